@@ -1,0 +1,34 @@
+package dev.seqvfs.actors.dir;
+
+import dev.seqvfs.actors.inode.Inode;
+import dev.seqvfs.protocol.Errno;
+
+/**
+ * The reply of every namespace command: an errno, or success with the inode concerned.
+ *
+ * @param error {@code null} on success
+ * @param inode the created, linked, found or removed inode; {@code null} on failure
+ * @param existed for {@code Create} without {@code exclusive}: the name already existed and
+ *                {@code inode} is the existing inode (the {@code O_CREAT} without {@code O_EXCL} case)
+ */
+public record DirReply(Errno error, Inode inode, boolean existed) {
+    /** Success, naming an inode. */
+    public static DirReply ok(Inode inode) {
+        return new DirReply(null, inode, false);
+    }
+
+    /** Success: the name existed already and {@code inode} is what it names. */
+    public static DirReply existing(Inode inode) {
+        return new DirReply(null, inode, true);
+    }
+
+    /** Failure with an errno. */
+    public static DirReply error(Errno e) {
+        return new DirReply(e, null, false);
+    }
+
+    /** Returns whether the command succeeded. */
+    public boolean isOk() {
+        return error == null;
+    }
+}

@@ -1,0 +1,68 @@
+package dev.seqvfs.actors.inode;
+
+import dev.seqvfs.protocol.Credentials;
+import dev.seqvfs.protocol.VfsException;
+
+/**
+ * What a file-system type may override for its inodes ({@code struct inode_operations}).
+ *
+ * <p>Every method has a default that the generic code replaces with its own fast path;
+ * a type says which ones it overrides through the {@code has...} methods, which
+ * {@link IopFlags#compute} reads once per inode. tmpfs overrides nothing; procfs
+ * overrides lookup and getLink. Implementations must be thread-safe and must not block.
+ */
+public interface InodeOperations {
+    /** The operations of a type that overrides nothing (tmpfs). */
+    InodeOperations GENERIC = new InodeOperations() { };
+
+    /** Returns whether {@link #lookup} is overridden. */
+    default boolean hasLookup() {
+        return false;
+    }
+
+    /** Returns whether {@link #getLink} is overridden. */
+    default boolean hasGetLink() {
+        return false;
+    }
+
+    /** Returns whether {@link #permission} is overridden. */
+    default boolean hasPermission() {
+        return false;
+    }
+
+    /**
+     * Looks a name up in a directory whose entries are computed, not stored.
+     *
+     * @param dir the directory
+     * @param name one path component
+     * @param caller the task's identity, for entries that depend on who asks ({@code /proc/self})
+     * @return the child, or {@code null} when absent (the walk reports {@code ENOENT})
+     */
+    default Inode lookup(Inode dir, String name, Object caller) {
+        return null;
+    }
+
+    /**
+     * Returns the target of a symbolic link whose target is computed.
+     *
+     * @param link the link
+     * @param caller the task following it
+     * @return the target path (internal form)
+     * @throws VfsException with the errno the link reports
+     */
+    default String getLink(Inode link, Object caller) {
+        throw new UnsupportedOperationException("getLink is not overridden");
+    }
+
+    /**
+     * Checks access to an inode when the generic mode-bit check does not fit.
+     *
+     * @param inode the inode
+     * @param mask {@code R_OK | W_OK | X_OK} bits
+     * @param cred who asks
+     * @return whether access is granted
+     */
+    default boolean permission(Inode inode, int mask, Credentials cred) {
+        return Permission.generic(inode.attrsAcquire(), mask, cred);
+    }
+}

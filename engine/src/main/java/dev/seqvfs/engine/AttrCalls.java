@@ -1,0 +1,172 @@
+package dev.seqvfs.engine;
+
+import dev.seqvfs.actors.dir.DirReply;
+import dev.seqvfs.actors.dir.DirectoryActor;
+import dev.seqvfs.actors.dir.DirectoryInode;
+import dev.seqvfs.actors.inode.AttrChange;
+import dev.seqvfs.actors.inode.Inode;
+import dev.seqvfs.actors.inode.InodeAttrs;
+import dev.seqvfs.actors.inode.IopFlags;
+import dev.seqvfs.actors.inode.Permission;
+import dev.seqvfs.actors.inode.SymlinkInode;
+import dev.seqvfs.actors.sb.Superblock;
+import dev.seqvfs.engine.walk.Nameidata;
+import dev.seqvfs.engine.walk.PathNames;
+import dev.seqvfs.engine.walk.VfsPath;
+import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.FileType;
+import dev.seqvfs.protocol.Mode;
+import dev.seqvfs.protocol.OpenFlags;
+import dev.seqvfs.protocol.Stat;
+import dev.seqvfs.protocol.StatFs;
+import dev.seqvfs.protocol.Timespec;
+import dev.seqvfs.protocol.VfsException;
+import java.util.concurrent.CompletableFuture;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * The attribute calls: {@code stat} family, {@code readlink}, {@code access},
+ * {@code statfs} (lock-free reads, no message), and {@code chmod}, {@code chown},
+ * {@code utimensat} (a CAS on the inode's attributes; for a directory, a message to its
+ * actor, which owns them).
+ */
+final class AttrCalls {
+    /** tmpfs's {@code BOGO_DIRENT_SIZE}: a directory's size is 20 bytes per entry plus two. */
+    static final int BOGO_DIRENT_SIZE = 20;
+
+    private final VfsTask t;
+
+    AttrCalls(VfsTask t) {
+        this.t = t;
+    }
+
+    VfsPath resolve(int dirfd, String path, String op, int flags, int lookupExtra) {
+        String ip = PathNames.toInternal(path, op);
+        boolean empty = (flags & OpenFlags.AT_EMPTY_PATH) != 0;
+        int lf = ((flags & OpenFlags.AT_SYMLINK_NOFOLLOW) != 0 ? 0 : Nameidata.LOOKUP_FOLLOW)
+                | (empty ? Nameidata.LOOKUP_EMPTY : 0) | lookupExtra;
+        return t.walk(t.startFor(dirfd, ip, op, path, empty), ip, op, nd -> nd.walkFull(lf));
+    }
+
+    Stat fstatat(int dirfd, String path, int flags) {
+        if ((flags & ~(OpenFlags.AT_SYMLINK_NOFOLLOW | OpenFlags.AT_EMPTY_PATH | 0x800)) != 0) {
+            throw new VfsException(Errno.EINVAL, "stat", path);
+        }
+        return stat(resolve(dirfd, path, "stat", flags, 0).inode());
+    }
+
+    /** Builds a {@link Stat} from one attribute snapshot (and, for a directory, its entry count). */
+    static Stat stat(Inode i) {
+        InodeAttrs a = i.attrsAcquire();
+        long size = a.size();
+        if (i instanceof DirectoryInode d) {
+            size = (2L + d.snapshotAcquire().size()) * BOGO_DIRENT_SIZE;
+        }
+        int blksize = i.owner() instanceof Superblock sb ? sb.config().blockSize() : 4096;
+        return new Stat(i.owner().dev(), i.ino(), a.mode(), a.nlink(), a.uid(), a.gid(), a.rdev(), size, blksize,
+                a.blocks(), a.atime(), a.mtime(), a.ctime());
+    }
+
+    String readlinkat(int dirfd, String path) {
+        Inode i = resolve(dirfd, path, "readlink", OpenFlags.AT_SYMLINK_NOFOLLOW | OpenFlags.AT_EMPTY_PATH, 0)
+                .inode();
+        if ((i.iopFlags() & IopFlags.IOP_FOLLOW_LINK) == 0) {
+            throw new VfsException(Errno.EINVAL, "readlink", path);
+        }
+        String target = (i.iopFlags() & IopFlags.IOP_CUSTOM_LINK) != 0 ? i.ops().getLink(i, t)
+                : ((SymlinkInode) i).target();
+        return target;
+    }
+
+    void faccessat(int dirfd, String path, int mode, int flags) {
+        if ((mode & ~(Mode.R_OK | Mode.W_OK | Mode.X_OK)) != 0) {
+            throw new VfsException(Errno.EINVAL, "access", path);
+        }
+        if ((flags & ~(OpenFlags.AT_EACCESS | OpenFlags.AT_SYMLINK_NOFOLLOW | OpenFlags.AT_EMPTY_PATH)) != 0) {
+            throw new VfsException(Errno.EINVAL, "access", path);
+        }
+        VfsPath p = resolve(dirfd, path, "access", flags & ~OpenFlags.AT_EACCESS, 0);
+        if (mode == Mode.F_OK) {
+            return;
+        }
+        if (!Permission.check(p.inode(), mode, t.cred())) {
+            throw new VfsException(Errno.EACCES, "access", path);
+        }
+        FileType type = p.inode().type();
+        if ((mode & Mode.W_OK) != 0 && p.mnt().isReadOnly()
+                && (type == FileType.REGULAR || type == FileType.DIRECTORY || type == FileType.SYMLINK)) {
+            throw new VfsException(Errno.EROFS, "access", path);
+        }
+    }
+
+    StatFs statfs(VfsPath p) {
+        Superblock sb = (Superblock) p.mnt().superblock();
+        return sb.statfs(p.mnt().mountReadOnly());
+    }
+
+    CompletableFuture<Void> fchmodat(int dirfd, String path, int mode, int flags) {
+        if ((flags & ~OpenFlags.AT_SYMLINK_NOFOLLOW) != 0) {
+            throw new VfsException(Errno.EINVAL, "chmod", path);
+        }
+        VfsPath p = resolve(dirfd, path, "chmod", flags, 0);
+        if (p.inode().type() == FileType.SYMLINK) {
+            throw new VfsException(Errno.EOPNOTSUPP, "chmod", path);
+        }
+        return setAttrs(p, new AttrChange.Chmod(mode), "chmod", path);
+    }
+
+    CompletableFuture<Void> fchownat(int dirfd, String path, int uid, int gid, int flags) {
+        if ((flags & ~(OpenFlags.AT_SYMLINK_NOFOLLOW | OpenFlags.AT_EMPTY_PATH)) != 0) {
+            throw new VfsException(Errno.EINVAL, "chown", path);
+        }
+        VfsPath p = resolve(dirfd, path, "chown", flags, 0);
+        return setAttrs(p, new AttrChange.Chown(uid, gid), "chown", path);
+    }
+
+    CompletableFuture<Void> utimensat(int dirfd, String path, Timespec atime, Timespec mtime, int flags) {
+        if ((flags & ~(OpenFlags.AT_SYMLINK_NOFOLLOW | OpenFlags.AT_EMPTY_PATH)) != 0) {
+            throw new VfsException(Errno.EINVAL, "utimensat", path);
+        }
+        Timespec a = atime == null ? Timespec.NOW : atime;
+        Timespec m = mtime == null ? Timespec.NOW : mtime;
+        if (!a.isValid() || !m.isValid()) {
+            throw new VfsException(Errno.EINVAL, "utimensat", path);
+        }
+        VfsPath p;
+        if (path == null) {
+            if (dirfd == OpenFlags.AT_FDCWD) {
+                throw new VfsException(Errno.EFAULT, "utimensat", null);
+            }
+            p = t.fdPath(dirfd, "utimensat");
+        } else {
+            p = resolve(dirfd, path, "utimensat", flags, 0);
+        }
+        return setAttrs(p, new AttrChange.SetTimes(a, m), "utimensat", path);
+    }
+
+    /**
+     * Applies an attribute change: {@code EROFS} on a read-only mount, then by message for
+     * a directory (its actor owns its attributes) or by CAS for anything else.
+     */
+    CompletableFuture<Void> setAttrs(VfsPath p, AttrChange change, String op, String path) {
+        if (p.mnt() != null && p.mnt().isReadOnly()) {
+            throw new VfsException(Errno.EROFS, op, path);
+        }
+        Inode i = p.inode();
+        if (i instanceof DirectoryInode d && (d.iopFlags() & IopFlags.IOP_MUTABLE_DIR) != 0) {
+            return t.asker().askDir(d, (ActorRef<DirReply> r) -> new DirectoryActor.SetAttrs(change, t.cred(), r))
+                    .thenApply(r -> {
+                        Asker.check(r, op, path, null);
+                        return null;
+                    });
+        }
+        long now = t.vfs().clock().nowNanos();
+        boolean writable = Permission.check(i, Mode.W_OK, t.cred());
+        try {
+            i.updateAttrs(a -> change.apply(a, t.cred(), now, writable));
+        } catch (VfsException e) {
+            throw e.withContext(op, path, null);
+        }
+        return CompletableFuture.completedFuture(null);
+    }
+}

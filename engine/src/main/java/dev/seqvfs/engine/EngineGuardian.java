@@ -1,0 +1,83 @@
+package dev.seqvfs.engine;
+
+import dev.seqvfs.actors.fdtable.FdTableActor;
+import dev.seqvfs.actors.fdtable.FilesStruct;
+import dev.seqvfs.actors.sb.Superblock;
+import dev.seqvfs.actors.sb.SuperblockActor;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.SupervisorStrategy;
+import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.Receive;
+
+/**
+ * The user guardian of a SeqVFS actor system: parent of every superblock actor and every
+ * descriptor-table actor. They are spawned as its children (not as top-level actors) so
+ * that the calling-thread dispatcher runs them inline without Pekko's pre-start lock.
+ *
+ * <p>Supervision: children are supervised by their own behaviors (resume); the guardian
+ * itself restarts on failure, which keeps its children (their state is in published
+ * snapshots, not in the guardian).
+ */
+final class EngineGuardian extends AbstractBehavior<EngineGuardian.Command> {
+    sealed interface Command {
+    }
+
+    /** Spawns the actor of {@code sb} and publishes it in the superblock. */
+    record SpawnSuperblock(Superblock sb, ActorRef<Superblock> replyTo) implements Command {
+    }
+
+    /** Spawns the actor of a descriptor table and attaches it. */
+    record SpawnFdTable(FilesStruct files, ActorRef<FilesStruct> replyTo) implements Command {
+    }
+
+    /** Stops a descriptor table's actor (its task exited); its open files are released. */
+    record StopFdTable(FilesStruct files) implements Command {
+    }
+
+    private final DispatcherSelector dispatcher;
+    private long fdTables;
+
+    private EngineGuardian(ActorContext<Command> ctx, DispatcherSelector dispatcher) {
+        super(ctx);
+        this.dispatcher = dispatcher;
+    }
+
+    static Behavior<Command> create(DispatcherSelector dispatcher) {
+        return Behaviors.supervise(Behaviors.<Command>setup(ctx -> new EngineGuardian(ctx, dispatcher)))
+                .onFailure(SupervisorStrategy.restart().withStopChildren(false));
+    }
+
+    @Override
+    public Receive<Command> createReceive() {
+        return newReceiveBuilder()
+                .onMessage(SpawnSuperblock.class, this::onSpawnSuperblock)
+                .onMessage(SpawnFdTable.class, this::onSpawnFdTable)
+                .onMessage(StopFdTable.class, this::onStopFdTable)
+                .build();
+    }
+
+    private Behavior<Command> onSpawnSuperblock(SpawnSuperblock m) {
+        ActorRef<SuperblockActor.Command> ref = getContext().spawn(
+                SuperblockActor.create(m.sb(), dispatcher), "sb-" + m.sb().dev(), dispatcher);
+        m.sb().publishActorRelease(ref);
+        m.replyTo().tell(m.sb());
+        return this;
+    }
+
+    private Behavior<Command> onSpawnFdTable(SpawnFdTable m) {
+        ActorRef<FdTableActor.Command> ref = getContext().spawn(
+                FdTableActor.create(m.files()), "files-" + (++fdTables), dispatcher);
+        m.files().attach(ref);
+        m.replyTo().tell(m.files());
+        return this;
+    }
+
+    private Behavior<Command> onStopFdTable(StopFdTable m) {
+        getContext().stop(m.files().actor());
+        return this;
+    }
+}

@@ -1,0 +1,242 @@
+package dev.seqvfs.engine;
+
+import dev.seqvfs.actors.dir.Dentry;
+import dev.seqvfs.actors.dir.DirReply;
+import dev.seqvfs.actors.dir.DirectoryActor;
+import dev.seqvfs.actors.dir.DirectoryInode;
+import dev.seqvfs.actors.inode.Inode;
+import dev.seqvfs.actors.sb.Superblock;
+import dev.seqvfs.actors.sb.SuperblockActor;
+import dev.seqvfs.engine.walk.LastType;
+import dev.seqvfs.engine.walk.Nameidata;
+import dev.seqvfs.engine.walk.PathNames;
+import dev.seqvfs.engine.walk.VfsPath;
+import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Limits;
+import dev.seqvfs.protocol.Mode;
+import dev.seqvfs.protocol.OpenFlags;
+import dev.seqvfs.protocol.VfsException;
+import java.util.concurrent.CompletableFuture;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * The namespace-changing calls: {@code mkdir}, {@code mknod}, {@code symlink},
+ * {@code link}, {@code unlink}, {@code rmdir}, {@code rename}. Each walks without locks,
+ * checks what the kernel checks before it takes the parent's lock (in the kernel's
+ * order), then sends one command to the parent directory's actor (or, for a
+ * cross-directory rename, to the superblock's coordinator), which checks the rest
+ * against the directory's current state and publishes.
+ */
+final class NamespaceCalls {
+    private final VfsTask t;
+
+    NamespaceCalls(VfsTask t) {
+        this.t = t;
+    }
+
+    /** Where a new name goes: the parent and the final component. */
+    record CreateTarget(VfsPath parent, String name) {
+        DirectoryInode dir() {
+            return (DirectoryInode) parent.inode();
+        }
+    }
+
+    /**
+     * The part of {@code filename_create} before the parent is locked: {@code EEXIST} for
+     * "." / ".." / "/" and existing names, {@code ENOENT} for a trailing slash on a
+     * non-directory create, then {@code EROFS}.
+     */
+    CreateTarget filenameCreate(int dirfd, String ip, String op, String extPath, boolean wantDir) {
+        VfsPath start = t.startFor(dirfd, ip, op, extPath, false);
+        CreateTarget ct = t.walk(start, ip, op, nd -> {
+            VfsPath parent = nd.walkParent();
+            if (nd.lastType() != LastType.NORM) {
+                throw nd.error(Errno.EEXIST);
+            }
+            Dentry d = nd.lookupLast();
+            if (d != null) {
+                throw nd.error(Errno.EEXIST);
+            }
+            if (nd.trailingSlash() && !wantDir) {
+                throw nd.error(Errno.ENOENT);
+            }
+            return new CreateTarget(parent, nd.last());
+        });
+        if (ct.parent().mnt().isReadOnly()) {
+            throw new VfsException(Errno.EROFS, op, extPath);
+        }
+        return ct;
+    }
+
+    CompletableFuture<Void> mkdirat(int dirfd, String path, int mode) {
+        String ip = PathNames.toInternal(path, "mkdir");
+        CreateTarget ct = filenameCreate(dirfd, ip, "mkdir", path, true);
+        int m = Mode.S_IFDIR | (mode & ~t.umask() & 01777);
+        return create(ct, m, 0, null, "mkdir", path);
+    }
+
+    CompletableFuture<Void> mknodat(int dirfd, String path, int mode, long dev) {
+        int type = mode & Mode.S_IFMT;
+        if (type == 0) {
+            type = Mode.S_IFREG;
+        }
+        switch (type) {
+            case Mode.S_IFREG:
+            case Mode.S_IFIFO:
+            case Mode.S_IFSOCK:
+                break;
+            case Mode.S_IFCHR:
+            case Mode.S_IFBLK:
+                if (!t.cred().isRoot()) {
+                    throw new VfsException(Errno.EPERM, "mknod", path);
+                }
+                break;
+            case Mode.S_IFDIR:
+                throw new VfsException(Errno.EPERM, "mknod", path);
+            default:
+                throw new VfsException(Errno.EINVAL, "mknod", path);
+        }
+        String ip = PathNames.toInternal(path, "mknod");
+        CreateTarget ct = filenameCreate(dirfd, ip, "mknod", path, false);
+        int m = type | (mode & ~t.umask() & 07777);
+        return create(ct, m, type == Mode.S_IFCHR || type == Mode.S_IFBLK ? dev : 0, null, "mknod", path);
+    }
+
+    CompletableFuture<Void> symlinkat(String target, int newdirfd, String linkpath) {
+        String it = PathNames.toInternal(target, "symlink");
+        if (it.isEmpty()) {
+            throw new VfsException(Errno.ENOENT, "symlink", target, linkpath);
+        }
+        if (it.length() >= Limits.PATH_MAX) {
+            throw new VfsException(Errno.ENAMETOOLONG, "symlink", target, linkpath);
+        }
+        String ip = PathNames.toInternal(linkpath, "symlink");
+        CreateTarget ct = filenameCreate(newdirfd, ip, "symlink", linkpath, false);
+        return create(ct, Mode.S_IFLNK | 0777, 0, it, "symlink", linkpath);
+    }
+
+    private CompletableFuture<Void> create(CreateTarget ct, int mode, long rdev, String linkTarget, String op,
+                                           String path) {
+        return t.asker().askDir(ct.dir(),
+                        (ActorRef<DirReply> r) -> new DirectoryActor.Create(ct.name(), mode, rdev, linkTarget, true,
+                                t.cred(), r))
+                .thenApply(r -> {
+                    Asker.check(r, op, path, null);
+                    return null;
+                });
+    }
+
+    CompletableFuture<Void> linkat(int olddirfd, String oldpath, int newdirfd, String newpath, int flags) {
+        if ((flags & ~(OpenFlags.AT_SYMLINK_FOLLOW | OpenFlags.AT_EMPTY_PATH)) != 0) {
+            throw new VfsException(Errno.EINVAL, "link", oldpath, newpath);
+        }
+        String io = PathNames.toInternal(oldpath, "link");
+        boolean empty = (flags & OpenFlags.AT_EMPTY_PATH) != 0;
+        if (empty && io.isEmpty() && !t.cred().isRoot()) {
+            throw new VfsException(Errno.ENOENT, "link", oldpath, newpath);
+        }
+        int lf = ((flags & OpenFlags.AT_SYMLINK_FOLLOW) != 0 ? Nameidata.LOOKUP_FOLLOW : 0)
+                | (empty ? Nameidata.LOOKUP_EMPTY : 0);
+        VfsPath src = t.walk(t.startFor(olddirfd, io, "link", oldpath, empty), io, "link",
+                nd -> nd.walkFull(lf));
+        String in = PathNames.toInternal(newpath, "link");
+        CreateTarget ct = filenameCreate(newdirfd, in, "link", newpath, false);
+        if (src.mnt() != ct.parent().mnt()) {
+            throw new VfsException(Errno.EXDEV, "link", oldpath, newpath);
+        }
+        Inode target = src.inode();
+        return t.asker().askDir(ct.dir(),
+                        (ActorRef<DirReply> r) -> new DirectoryActor.Link(ct.name(), target, t.cred(), r))
+                .thenApply(r -> {
+                    Asker.check(r, "link", oldpath, newpath);
+                    return null;
+                });
+    }
+
+    /** The parent of a name to remove or rename, and what the final component was. */
+    record ParentTarget(VfsPath parent, String name, LastType type, boolean trailingSlash) {
+        DirectoryInode dir() {
+            return (DirectoryInode) parent.inode();
+        }
+    }
+
+    ParentTarget parentOf(int dirfd, String ip, String op, String extPath) {
+        VfsPath start = t.startFor(dirfd, ip, op, extPath, false);
+        return t.walk(start, ip, op, nd -> {
+            VfsPath p = nd.walkParent();
+            return new ParentTarget(p, nd.last(), nd.lastType(), nd.trailingSlash());
+        });
+    }
+
+    CompletableFuture<Void> unlinkat(int dirfd, String path, int flags) {
+        if ((flags & ~OpenFlags.AT_REMOVEDIR) != 0) {
+            throw new VfsException(Errno.EINVAL, "unlink", path);
+        }
+        boolean rmdir = (flags & OpenFlags.AT_REMOVEDIR) != 0;
+        String op = rmdir ? "rmdir" : "unlink";
+        String ip = PathNames.toInternal(path, op);
+        ParentTarget pt = parentOf(dirfd, ip, op, path);
+        if (rmdir) {
+            switch (pt.type()) {
+                case DOT:
+                    throw new VfsException(Errno.EINVAL, op, path);
+                case DOTDOT:
+                    throw new VfsException(Errno.ENOTEMPTY, op, path);
+                case ROOT:
+                    throw new VfsException(Errno.EBUSY, op, path);
+                default:
+                    break;
+            }
+        } else if (pt.type() != LastType.NORM) {
+            throw new VfsException(Errno.EISDIR, op, path);
+        }
+        if (pt.parent().mnt().isReadOnly()) {
+            throw new VfsException(Errno.EROFS, op, path);
+        }
+        return t.asker().askDir(pt.dir(),
+                        (ActorRef<DirReply> r) -> new DirectoryActor.Unlink(pt.name(), rmdir, pt.trailingSlash(),
+                                t.cred(), r))
+                .thenApply(r -> {
+                    Asker.check(r, op, path, null);
+                    return null;
+                });
+    }
+
+    CompletableFuture<Void> renameat2(int olddirfd, String oldpath, int newdirfd, String newpath, int flags) {
+        int known = OpenFlags.RENAME_NOREPLACE | OpenFlags.RENAME_EXCHANGE;
+        if ((flags & ~known) != 0 || flags == known) {
+            throw new VfsException(Errno.EINVAL, "rename", oldpath, newpath);
+        }
+        String io = PathNames.toInternal(oldpath, "rename");
+        String in = PathNames.toInternal(newpath, "rename");
+        ParentTarget from = parentOf(olddirfd, io, "rename", oldpath);
+        ParentTarget to = parentOf(newdirfd, in, "rename", newpath);
+        if (from.parent().mnt() != to.parent().mnt()) {
+            throw new VfsException(Errno.EXDEV, "rename", oldpath, newpath);
+        }
+        if (from.type() != LastType.NORM) {
+            throw new VfsException(Errno.EBUSY, "rename", oldpath, newpath);
+        }
+        if (to.type() != LastType.NORM) {
+            throw new VfsException((flags & OpenFlags.RENAME_NOREPLACE) != 0 ? Errno.EEXIST : Errno.EBUSY,
+                    "rename", oldpath, newpath);
+        }
+        if (from.parent().mnt().isReadOnly()) {
+            throw new VfsException(Errno.EROFS, "rename", oldpath, newpath);
+        }
+        CompletableFuture<DirReply> f;
+        if (from.dir() == to.dir()) {
+            f = t.asker().askDir(from.dir(), (ActorRef<DirReply> r) -> new DirectoryActor.Rename(from.name(),
+                    to.name(), flags, from.trailingSlash(), to.trailingSlash(), t.cred(), r));
+        } else {
+            Superblock sb = (Superblock) from.dir().owner();
+            f = t.asker().ask(sb.actorAcquire(), (ActorRef<DirReply> r) -> new SuperblockActor.CrossRename(
+                    from.dir(), from.name(), to.dir(), to.name(), flags, from.trailingSlash(), to.trailingSlash(),
+                    t.cred(), r));
+        }
+        return f.thenApply(r -> {
+            Asker.check(r, "rename", oldpath, newpath);
+            return null;
+        });
+    }
+}

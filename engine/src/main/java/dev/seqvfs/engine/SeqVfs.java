@@ -1,0 +1,169 @@
+package dev.seqvfs.engine;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import dev.seqvfs.actors.fdtable.FdTable;
+import dev.seqvfs.actors.fdtable.FilesStruct;
+import dev.seqvfs.actors.inode.InodeOperations;
+import dev.seqvfs.actors.sb.NamespaceLocks;
+import dev.seqvfs.actors.sb.Superblock;
+import dev.seqvfs.actors.sb.SuperblockConfig;
+import dev.seqvfs.actors.sb.VfsClock;
+import dev.seqvfs.engine.mount.Namespace;
+import dev.seqvfs.engine.walk.PathWalk;
+import dev.seqvfs.protocol.Credentials;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.DispatcherSelector;
+
+/**
+ * One embedded SeqVFS instance: an actor system, a mount namespace whose root is a tmpfs
+ * superblock, and the path walker. Create tasks with {@link #newTask(Credentials)} and
+ * call the file system through them.
+ *
+ * <pre>{@code
+ * try (SeqVfs vfs = SeqVfs.create()) {
+ *     VfsTask t = vfs.newTask(Credentials.ROOT);
+ *     t.mkdir("/data", 0755);
+ *     int fd = t.open("/data/a", O_CREAT | O_WRONLY, 0644);
+ *     t.close(fd);
+ *     Stat st = t.stat("/data/a");
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe: any number of threads may create tasks and call through them.
+ * {@link #close()} stops the actor system; calls after it fail.
+ */
+public final class SeqVfs implements AutoCloseable {
+    private final VfsConfig config;
+    private final ActorSystem<EngineGuardian.Command> system;
+    private final NamespaceLocks locks = new NamespaceLocks();
+    private final AtomicLong devs = new AtomicLong();
+    private final VfsClock clock;
+    private final Namespace namespace;
+    private final PathWalk walker;
+    private final Asker asker;
+
+    private SeqVfs(Config raw, VfsConfig config, VfsClock clock) {
+        this.config = config;
+        this.clock = clock;
+        DispatcherSelector dispatcher = DispatcherSelector.fromConfig(config.dispatcher());
+        this.system = ActorSystem.create(EngineGuardian.create(dispatcher), "seqvfs", raw);
+        this.asker = new Asker(system.scheduler(), config.askTimeout());
+        Superblock root = newSuperblock("tmpfs", config.tmpfs(), config.rootMode(), config.rootUid(),
+                config.rootGid());
+        this.namespace = new Namespace(locks, root);
+        this.walker = new PathWalk(namespace, config.optimisticAttempts());
+    }
+
+    /** Creates an instance with the default configuration ({@code ConfigFactory.load()}). */
+    public static SeqVfs create() {
+        return create(ConfigFactory.load());
+    }
+
+    /**
+     * Creates an instance from a configuration holding a {@code seqvfs} section (see
+     * {@code reference.conf}) and any Pekko settings.
+     */
+    public static SeqVfs create(Config config) {
+        return create(config, VfsClock.SYSTEM);
+    }
+
+    /** Creates an instance with an explicit clock (tests). */
+    public static SeqVfs create(Config config, VfsClock clock) {
+        Config full = config.withFallback(ConfigFactory.defaultReference()).resolve();
+        return new SeqVfs(full, VfsConfig.from(full), clock);
+    }
+
+    /**
+     * Creates a task (a process) with its own descriptor table, the root as its working and
+     * root directory, and umask {@code 022}. Blocks for one message to the guardian.
+     *
+     * @param cred the task's identity
+     */
+    public VfsTask newTask(Credentials cred) {
+        FilesStruct files = newFilesStruct();
+        return new VfsTask(this, files, cred);
+    }
+
+    FilesStruct newFilesStruct() {
+        FilesStruct files = new FilesStruct(FdTable.empty(), config.rlimitNofile());
+        return asker.join(asker.ask(system, (org.apache.pekko.actor.typed.ActorRef<FilesStruct> r) ->
+                new EngineGuardian.SpawnFdTable(files, r)), "newTask", null);
+    }
+
+    void stopFilesStruct(FilesStruct files) {
+        system.tell(new EngineGuardian.StopFdTable(files));
+    }
+
+    /** Creates a superblock and spawns its actor; blocks for one message to the guardian. */
+    Superblock newSuperblock(String type, SuperblockConfig sbConfig, int rootMode, int uid, int gid) {
+        Superblock sb = new Superblock(devs.incrementAndGet(), type, InodeOperations.GENERIC, sbConfig, clock,
+                locks, rootMode, uid, gid);
+        return asker.join(asker.ask(system, (org.apache.pekko.actor.typed.ActorRef<Superblock> r) ->
+                new EngineGuardian.SpawnSuperblock(sb, r)), "mount", null);
+    }
+
+    /** Returns the configuration. */
+    public VfsConfig config() {
+        return config;
+    }
+
+    /** Returns the mount namespace. */
+    public Namespace namespace() {
+        return namespace;
+    }
+
+    /** Returns the instance's rename and mount sequence locks, with the walk counters. */
+    public NamespaceLocks locks() {
+        return locks;
+    }
+
+    /** Returns the number of optimistic walks that failed validation and were retried. */
+    public long walkRetries() {
+        return locks.walkRetries.sum();
+    }
+
+    /** Returns the number of walks that fell back to the locked ref-walk. */
+    public long refWalks() {
+        return locks.refWalks.sum();
+    }
+
+    PathWalk walker() {
+        return walker;
+    }
+
+    Asker asker() {
+        return asker;
+    }
+
+    VfsClock clock() {
+        return clock;
+    }
+
+    /** Returns the actor system (for message-driven callers that ask actors directly). */
+    public ActorSystem<?> system() {
+        return system;
+    }
+
+    /** Stops the actor system and waits up to 10 seconds for it to terminate. */
+    @Override
+    public void close() {
+        system.terminate();
+        try {
+            system.getWhenTerminated().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException | TimeoutException e) {
+            // Termination is best effort; the system is unusable either way.
+        }
+    }
+
+    /** Returns a duration of the configured ask timeout, for callers that wait on async results. */
+    public Duration askTimeout() {
+        return config.askTimeout();
+    }
+}

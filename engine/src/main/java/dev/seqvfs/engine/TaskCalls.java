@@ -1,0 +1,234 @@
+package dev.seqvfs.engine;
+
+import dev.seqvfs.actors.dir.Dentry;
+import dev.seqvfs.actors.dir.DirLink;
+import dev.seqvfs.actors.dir.DirReply;
+import dev.seqvfs.actors.dir.DirectoryInode;
+import dev.seqvfs.actors.inode.Inode;
+import dev.seqvfs.actors.inode.Permission;
+import dev.seqvfs.actors.mount.VfsMount;
+import dev.seqvfs.actors.sb.Superblock;
+import dev.seqvfs.actors.sb.SuperblockActor;
+import dev.seqvfs.actors.sb.SuperblockConfig;
+import dev.seqvfs.engine.walk.Nameidata;
+import dev.seqvfs.engine.walk.PathNames;
+import dev.seqvfs.engine.walk.VfsPath;
+import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Mode;
+import dev.seqvfs.protocol.MountFlags;
+import dev.seqvfs.protocol.VfsException;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.concurrent.CompletableFuture;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * The calls on the task itself and on the namespace: {@code chdir}, {@code fchdir},
+ * {@code getcwd}, {@code mount}, {@code umount2}.
+ */
+final class TaskCalls {
+    private final VfsTask t;
+
+    TaskCalls(VfsTask t) {
+        this.t = t;
+    }
+
+    void chdir(String path) {
+        String ip = PathNames.toInternal(path, "chdir");
+        for (int attempt = 0; attempt < 100; attempt++) {
+            VfsPath p = t.walk(t.startFor(VfsTask.AT_FDCWD, ip, "chdir", path, false), ip, "chdir",
+                    nd -> nd.walkFull(Nameidata.LOOKUP_FOLLOW | Nameidata.LOOKUP_DIRECTORY));
+            if (!Permission.check(p.inode(), Mode.X_OK, t.cred())) {
+                throw new VfsException(Errno.EACCES, "chdir", path);
+            }
+            if (t.setCwd(p)) {
+                return;
+            }
+        }
+        throw new VfsException(Errno.ENOENT, "chdir", path);
+    }
+
+    void fchdir(int fd) {
+        VfsPath p = t.fdPath(fd, "fchdir");
+        if (!(p.inode() instanceof DirectoryInode)) {
+            throw new VfsException(Errno.ENOTDIR, "fchdir", null);
+        }
+        if (!Permission.check(p.inode(), Mode.X_OK, t.cred())) {
+            throw new VfsException(Errno.EACCES, "fchdir", null);
+        }
+        if (!t.setCwd(p)) {
+            throw new VfsException(Errno.ENOENT, "fchdir", null);
+        }
+    }
+
+    /**
+     * {@code getcwd(2)}: climbs parent links and mounts from the working directory to the
+     * root, recording each (parent, name) lookup so that the path walk's validation makes
+     * the answer one consistent cut. {@code ENOENT} if the directory was removed.
+     */
+    String getcwd() {
+        VfsPath cwd = t.cwd();
+        VfsPath root = t.root();
+        return t.walk(cwd, "", "getcwd", nd -> {
+            if (cwd.inode() instanceof DirectoryInode d && d.isDead()) {
+                throw nd.error(Errno.ENOENT);
+            }
+            Deque<String> names = new ArrayDeque<>();
+            VfsMount mnt = cwd.mnt();
+            Inode cur = cwd.inode();
+            int guard = 0;
+            while (!(cur == root.inode() && mnt == root.mnt())) {
+                if (++guard > 100_000) {
+                    throw nd.error(Errno.ELOOP);
+                }
+                if (cur == mnt.root()) {
+                    if (mnt.parent() == null) {
+                        names.clear();
+                        names.push("(unreachable)");
+                        break;
+                    }
+                    cur = mnt.mountpoint();
+                    mnt = mnt.parent();
+                    continue;
+                }
+                DirectoryInode d = (DirectoryInode) cur;
+                DirLink l = d.linkAcquire();
+                if (l == null) {
+                    throw nd.error(Errno.ENOENT);
+                }
+                Dentry e = nd.lookupRecorded(l.parent(), l.name());
+                if (e == null || e.inode() != d) {
+                    throw nd.error(Errno.ENOENT);
+                }
+                names.push(l.name());
+                cur = l.parent();
+            }
+            if (names.isEmpty()) {
+                return "/";
+            }
+            StringBuilder sb = new StringBuilder();
+            for (String n : names) {
+                if (!n.startsWith("(")) {
+                    sb.append('/');
+                }
+                sb.append(n);
+            }
+            return PathNames.toExternal(sb.toString());
+        });
+    }
+
+    CompletableFuture<Void> mount(String source, String target, String fstype, long flags, String data) {
+        if (!t.cred().isRoot()) {
+            throw new VfsException(Errno.EPERM, "mount", target);
+        }
+        if ((flags & MountFlags.MS_REMOUNT) != 0) {
+            VfsPath p = t.attrs().resolve(VfsTask.AT_FDCWD, target, "mount", 0, 0);
+            if (p.inode() != p.mnt().root()) {
+                throw new VfsException(Errno.EINVAL, "mount", target);
+            }
+            boolean ro = (flags & MountFlags.MS_RDONLY) != 0;
+            if ((flags & MountFlags.MS_BIND) != 0) {
+                t.vfs().namespace().setMountReadOnly(p.mnt(), ro);
+                return CompletableFuture.completedFuture(null);
+            }
+            Superblock sb = p.mnt().superblock();
+            return t.asker().ask(sb.actorAcquire(), (ActorRef<DirReply> r) -> new SuperblockActor.Remount(ro, r))
+                    .thenApply(r -> {
+                        Asker.check(r, "mount", target, null);
+                        return null;
+                    });
+        }
+        VfsPath where = t.attrs().resolve(VfsTask.AT_FDCWD, target, "mount", 0, Nameidata.LOOKUP_DIRECTORY);
+        DirectoryInode mp = (DirectoryInode) where.inode();
+        if ((flags & MountFlags.MS_BIND) != 0) {
+            VfsPath src = t.attrs().resolve(VfsTask.AT_FDCWD, source, "mount", 0, 0);
+            if (!(src.inode() instanceof DirectoryInode sd)) {
+                throw new VfsException(Errno.EINVAL, "mount", source, target);
+            }
+            t.vfs().namespace().attach(where.mnt(), mp, src.mnt().superblock(), sd, false);
+            return CompletableFuture.completedFuture(null);
+        }
+        if (!"tmpfs".equals(fstype)) {
+            throw new VfsException(Errno.ENODEV, "mount", target);
+        }
+        TmpfsOptions o = TmpfsOptions.parse(data, t.vfs().config().tmpfs(), target);
+        Superblock sb = t.vfs().newSuperblock("tmpfs", o.config(), o.mode(), o.uid(), o.gid());
+        t.vfs().namespace().attach(where.mnt(), mp, sb, sb.root(), (flags & MountFlags.MS_RDONLY) != 0);
+        return CompletableFuture.completedFuture(null);
+    }
+
+    void umount2(String target, int flags) {
+        if (!t.cred().isRoot()) {
+            throw new VfsException(Errno.EPERM, "umount", target);
+        }
+        if ((flags & ~(MountFlags.MNT_FORCE | MountFlags.MNT_DETACH | MountFlags.UMOUNT_NOFOLLOW)) != 0) {
+            throw new VfsException(Errno.EINVAL, "umount", target);
+        }
+        int at = (flags & MountFlags.UMOUNT_NOFOLLOW) != 0 ? dev.seqvfs.protocol.OpenFlags.AT_SYMLINK_NOFOLLOW : 0;
+        VfsPath p = t.attrs().resolve(VfsTask.AT_FDCWD, target, "umount", at, 0);
+        if (p.inode() != p.mnt().root()) {
+            throw new VfsException(Errno.EINVAL, "umount", target);
+        }
+        try {
+            t.vfs().namespace().detach(p.mnt(), flags);
+        } catch (VfsException e) {
+            throw e.withContext("umount", target, null);
+        }
+    }
+
+    /** tmpfs mount options: {@code size=BYTES[k|m|g]}, {@code nr_inodes=N}, {@code mode=OCTAL}, {@code uid=N}, {@code gid=N}. */
+    record TmpfsOptions(SuperblockConfig config, int mode, int uid, int gid) {
+        static TmpfsOptions parse(String data, SuperblockConfig defaults, String target) {
+            long maxBytes = defaults.maxBytes();
+            long maxInodes = defaults.maxInodes();
+            int mode = 01777;
+            int uid = 0;
+            int gid = 0;
+            if (data != null && !data.isBlank()) {
+                for (String opt : data.split(",")) {
+                    String[] kv = opt.split("=", 2);
+                    try {
+                        switch (kv[0].trim()) {
+                            case "size":
+                                maxBytes = parseSize(kv[1]);
+                                break;
+                            case "nr_inodes":
+                                maxInodes = parseSize(kv[1]);
+                                break;
+                            case "mode":
+                                mode = Integer.parseInt(kv[1].trim(), 8);
+                                break;
+                            case "uid":
+                                uid = Integer.parseInt(kv[1].trim());
+                                break;
+                            case "gid":
+                                gid = Integer.parseInt(kv[1].trim());
+                                break;
+                            default:
+                                throw new VfsException(Errno.EINVAL, "mount", target);
+                        }
+                    } catch (RuntimeException e) {
+                        if (e instanceof VfsException v) {
+                            throw v;
+                        }
+                        throw new VfsException(Errno.EINVAL, "mount", target);
+                    }
+                }
+            }
+            return new TmpfsOptions(new SuperblockConfig(maxInodes <= 0 ? Long.MAX_VALUE : maxInodes,
+                    maxBytes <= 0 ? Long.MAX_VALUE : maxBytes, defaults.blockSize(), defaults.inodeBatch()),
+                    mode, uid, gid);
+        }
+
+        private static long parseSize(String s) {
+            s = s.trim().toLowerCase(java.util.Locale.ROOT);
+            long mul = 1;
+            char c = s.charAt(s.length() - 1);
+            if (c == 'k' || c == 'm' || c == 'g') {
+                mul = c == 'k' ? 1024L : c == 'm' ? 1024L * 1024 : 1024L * 1024 * 1024;
+                s = s.substring(0, s.length() - 1);
+            }
+            return Math.multiplyExact(Long.parseLong(s), mul);
+        }
+    }
+}

@@ -1,0 +1,676 @@
+package dev.seqvfs.engine;
+
+import dev.seqvfs.actors.fdtable.FdTable;
+import dev.seqvfs.actors.fdtable.FilesStruct;
+import dev.seqvfs.actors.fdtable.OpenFile;
+import dev.seqvfs.actors.mount.VfsMount;
+import dev.seqvfs.engine.walk.PathNames;
+import dev.seqvfs.engine.walk.VfsPath;
+import dev.seqvfs.engine.walk.WalkContext;
+import dev.seqvfs.engine.walk.WalkFunction;
+import dev.seqvfs.protocol.Credentials;
+import dev.seqvfs.protocol.DirEntry;
+import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.OpenFlags;
+import dev.seqvfs.protocol.Stat;
+import dev.seqvfs.protocol.StatFs;
+import dev.seqvfs.protocol.Timespec;
+import dev.seqvfs.protocol.VfsException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+
+/**
+ * A task ({@code task_struct}): the POSIX-style API of SeqVFS, with the caller's
+ * credentials, umask, working and root directories, and descriptor table.
+ *
+ * <p>Every call follows its Linux man page (section 2): same arguments, same results,
+ * same errno, raised as a {@link VfsException} that names the call and its path(s). Paths
+ * are Java strings (encoded as UTF-8) or, through the {@code byte[]} overloads, raw bytes.
+ * A failed call has changed nothing.
+ *
+ * <p><b>Blocking and async.</b> Calls that change the namespace or the descriptor table
+ * send one message to the actor that owns the state; each has an {@code ...Async} twin
+ * returning a {@link CompletionStage} that message-driven callers can compose without
+ * blocking (a failure completes it exceptionally with the {@link VfsException}). The
+ * blocking form waits for the same stage; with the calling-thread dispatcher the actor
+ * usually runs on the caller's thread, so it rarely parks. Calls that only read
+ * ({@code stat}, {@code readlink}, {@code access}, {@code getdents}, {@code getcwd},
+ * {@code statfs}) never send a message, never lock and never block, so they have no twin.
+ *
+ * <p><b>Thread-safety.</b> A task may be used by several threads at once (they then share
+ * its descriptor table, like threads of a process). {@code cwd}, {@code root} and
+ * {@code umask} are volatile fields, read with acquire and written with release by the
+ * task's own calls.
+ *
+ * <p>This class is the system-call table, so it is long: each call is a few lines that
+ * delegate to {@code NamespaceCalls}, {@code OpenCalls}, {@code AttrCalls} or
+ * {@code TaskCalls}, where the logic lives.
+ */
+public final class VfsTask implements WalkContext, AutoCloseable {
+    /** {@code AT_FDCWD}: resolve relative paths against the working directory. */
+    public static final int AT_FDCWD = OpenFlags.AT_FDCWD;
+    /** {@code lseek(2)}: from the start. */
+    public static final int SEEK_SET = 0;
+    /** {@code lseek(2)}: from the current offset. */
+    public static final int SEEK_CUR = 1;
+    /** {@code lseek(2)}: from the end. */
+    public static final int SEEK_END = 2;
+
+    private final SeqVfs vfs;
+    private final FilesStruct files;
+    private final Credentials cred;
+    private final NamespaceCalls ns = new NamespaceCalls(this);
+    private final OpenCalls opens = new OpenCalls(this);
+    private final AttrCalls attrs = new AttrCalls(this);
+    private final TaskCalls task = new TaskCalls(this);
+    private volatile VfsPath cwd;
+    private volatile VfsPath root;
+    private volatile int umask = 022;
+    private volatile boolean exited;
+
+    VfsTask(SeqVfs vfs, FilesStruct files, Credentials cred) {
+        this.vfs = vfs;
+        this.files = files;
+        this.cred = cred;
+        VfsMount rm = vfs.namespace().rootMount();
+        VfsPath r = new VfsPath(rm, rm.root());
+        rm.pinAgain();
+        rm.pinAgain();
+        this.cwd = r;
+        this.root = r;
+    }
+
+    // ---------------------------------------------------------------- plumbing
+
+    SeqVfs vfs() {
+        return vfs;
+    }
+
+    Asker asker() {
+        return vfs.asker();
+    }
+
+    FilesStruct files() {
+        return files;
+    }
+
+    AttrCalls attrs() {
+        return attrs;
+    }
+
+    int umask() {
+        return umask;
+    }
+
+    @Override
+    public Credentials cred() {
+        return cred;
+    }
+
+    @Override
+    public VfsPath root() {
+        return root;
+    }
+
+    @Override
+    public VfsPath cwd() {
+        return cwd;
+    }
+
+    /** Pins {@code p}'s mount, makes it the working directory, unpins the old one. */
+    synchronized boolean setCwd(VfsPath p) {
+        if (!p.mnt().tryPin()) {
+            return false;
+        }
+        VfsPath old = cwd;
+        cwd = p;
+        old.mnt().unpin();
+        return true;
+    }
+
+    <T> T walk(VfsPath start, String internalPath, String op, WalkFunction<T> fn) {
+        return vfs.walker().walk(this, start, internalPath, op, fn);
+    }
+
+    /**
+     * Returns where a relative path starts: the working directory for {@code AT_FDCWD},
+     * else the directory open on {@code dirfd}. Absolute paths ignore it (but a bad
+     * {@code dirfd} is still {@code EBADF} only when it is used, as in Linux).
+     */
+    VfsPath startFor(int dirfd, String internalPath, String op, String extPath, boolean emptyOk) {
+        if (dirfd == AT_FDCWD || (!internalPath.isEmpty() && internalPath.charAt(0) == '/')) {
+            return cwd;
+        }
+        OpenFile f = fget(dirfd, op);
+        VfsPath p = new VfsPath(f.mount(), f.inode());
+        if (!(internalPath.isEmpty() && emptyOk) && p.dir() == null) {
+            throw new VfsException(Errno.ENOTDIR, op, extPath);
+        }
+        return p;
+    }
+
+    /** Returns the open file on {@code fd} ({@code fget}), lock-free. */
+    OpenFile fget(int fd, String op) {
+        FdTable.Entry e = files.tableAcquire().get(fd);
+        if (e == null) {
+            throw new VfsException(Errno.EBADF, op, null);
+        }
+        return e.file();
+    }
+
+    VfsPath fdPath(int fd, String op) {
+        OpenFile f = fget(fd, op);
+        return new VfsPath(f.mount(), f.inode());
+    }
+
+    private static <T> CompletableFuture<T> async(Supplier<CompletableFuture<T>> body) {
+        try {
+            return body.get();
+        } catch (VfsException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private <T> T await(CompletableFuture<T> f, String op, String path) {
+        return asker().join(f, op, path);
+    }
+
+    private static String str(byte[] path) {
+        return path == null ? null : PathNames.toExternal(new String(path, java.nio.charset.StandardCharsets.ISO_8859_1));
+    }
+
+    // ---------------------------------------------------------------- open, close
+
+    /**
+     * {@code open(2)}: opens (and with {@code O_CREAT}, creates) a file and returns the
+     * lowest free descriptor. Flags are {@link OpenFlags} values. Creation applies the
+     * umask. Follows a final symlink unless {@code O_NOFOLLOW} ({@code ELOOP}) or
+     * {@code O_CREAT | O_EXCL} ({@code EEXIST}); a dangling symlink with {@code O_CREAT}
+     * creates its target.
+     *
+     * @param path the path
+     * @param flags access mode and flags
+     * @param mode permission bits for a created file
+     * @return the descriptor
+     * @throws VfsException {@code ENOENT}, {@code EEXIST}, {@code EISDIR}, {@code ENOTDIR},
+     *         {@code EACCES}, {@code ELOOP}, {@code EROFS}, {@code EMFILE}, {@code ENOSPC},
+     *         {@code ENAMETOOLONG}, {@code EINVAL} (O_CREAT|O_DIRECTORY, bad access mode)
+     */
+    public int open(String path, int flags, int mode) {
+        return openat(AT_FDCWD, path, flags, mode);
+    }
+
+    /** {@code open(2)} without a mode (no {@code O_CREAT}). */
+    public int open(String path, int flags) {
+        return openat(AT_FDCWD, path, flags, 0);
+    }
+
+    /** {@code open(2)} with a raw-byte path. */
+    public int open(byte[] path, int flags, int mode) {
+        return openat(AT_FDCWD, str(path), flags, mode);
+    }
+
+    /** {@code openat(2)}: {@link #open} relative to {@code dirfd} ({@code EBADF}, {@code ENOTDIR}). */
+    public int openat(int dirfd, String path, int flags, int mode) {
+        return await(openatAsync(dirfd, path, flags, mode), "open", path);
+    }
+
+    /** The async twin of {@link #openat}. */
+    public CompletableFuture<Integer> openatAsync(int dirfd, String path, int flags, int mode) {
+        return async(() -> opens.openat(dirfd, path, flags, mode));
+    }
+
+    /** The async twin of {@link #open(String, int, int)}. */
+    public CompletableFuture<Integer> openAsync(String path, int flags, int mode) {
+        return openatAsync(AT_FDCWD, path, flags, mode);
+    }
+
+    /**
+     * {@code close(2)}: closes a descriptor; the open file is released when its last
+     * descriptor closes, and an unlinked inode is freed when its last open file is.
+     *
+     * @throws VfsException {@code EBADF} if {@code fd} is not open
+     */
+    public void close(int fd) {
+        await(closeAsync(fd), "close", null);
+    }
+
+    /** The async twin of {@link #close}. */
+    public CompletableFuture<Void> closeAsync(int fd) {
+        return async(() -> opens.close(fd));
+    }
+
+    /**
+     * {@code getdents64(2)}: reads up to {@code max} entries of the directory open on
+     * {@code fd}, from its offset, and advances the offset (a cookie, see
+     * {@link DirEntry#cookie()}). "." and ".." come first. Entries come from one snapshot.
+     *
+     * @return the entries; empty at the end
+     * @throws VfsException {@code EBADF}, {@code ENOTDIR}, {@code ENOENT} (directory removed), {@code EINVAL} (max &lt;= 0)
+     */
+    public List<DirEntry> getdents(int fd, int max) {
+        return opens.getdents(fd, max);
+    }
+
+    /**
+     * {@code lseek(2)} with {@code SEEK_SET}, {@code SEEK_CUR}, {@code SEEK_END}; on a
+     * directory the offset is a readdir cookie ({@code telldir}/{@code seekdir}).
+     *
+     * @return the new offset in bytes (or the cookie)
+     * @throws VfsException {@code EBADF}, {@code EINVAL} (bad whence, negative result)
+     */
+    public long lseek(int fd, long offset, int whence) {
+        return opens.lseek(fd, offset, whence);
+    }
+
+    /**
+     * Lists a whole directory by path ({@code opendir} + {@code readdir} + {@code closedir}),
+     * without "." and "..".
+     */
+    public List<DirEntry> readdir(String path) {
+        int fd = open(path, OpenFlags.O_RDONLY | OpenFlags.O_DIRECTORY);
+        try {
+            List<DirEntry> out = new ArrayList<>();
+            while (true) {
+                List<DirEntry> chunk = getdents(fd, 256);
+                if (chunk.isEmpty()) {
+                    return out;
+                }
+                for (DirEntry e : chunk) {
+                    if (!e.name().equals(".") && !e.name().equals("..")) {
+                        out.add(e);
+                    }
+                }
+            }
+        } finally {
+            close(fd);
+        }
+    }
+
+    // ---------------------------------------------------------------- namespace
+
+    /**
+     * {@code mkdir(2)}: creates a directory with {@code mode & ~umask & 01777}; in a
+     * set-group-ID directory it takes the directory's group and the set-group-ID bit.
+     *
+     * @throws VfsException {@code EEXIST}, {@code ENOENT}, {@code ENOTDIR}, {@code EACCES},
+     *         {@code EROFS}, {@code ENOSPC}, {@code ENAMETOOLONG}, {@code ELOOP}
+     */
+    public void mkdir(String path, int mode) {
+        mkdirat(AT_FDCWD, path, mode);
+    }
+
+    /** {@code mkdir(2)} with a raw-byte path. */
+    public void mkdir(byte[] path, int mode) {
+        mkdirat(AT_FDCWD, str(path), mode);
+    }
+
+    /** {@code mkdirat(2)}. */
+    public void mkdirat(int dirfd, String path, int mode) {
+        await(mkdiratAsync(dirfd, path, mode), "mkdir", path);
+    }
+
+    /** The async twin of {@link #mkdirat}. */
+    public CompletableFuture<Void> mkdiratAsync(int dirfd, String path, int mode) {
+        return async(() -> ns.mkdirat(dirfd, path, mode));
+    }
+
+    /** The async twin of {@link #mkdir(String, int)}. */
+    public CompletableFuture<Void> mkdirAsync(String path, int mode) {
+        return mkdiratAsync(AT_FDCWD, path, mode);
+    }
+
+    /**
+     * {@code mknod(2)}: creates a regular file ({@code S_IFREG} or 0), FIFO, socket, or (root
+     * only) device node. {@code S_IFDIR} is {@code EPERM}; an unknown type {@code EINVAL}.
+     *
+     * @param mode type and permission bits
+     * @param dev device number for {@code S_IFCHR}/{@code S_IFBLK}
+     */
+    public void mknod(String path, int mode, long dev) {
+        mknodat(AT_FDCWD, path, mode, dev);
+    }
+
+    /** {@code mknodat(2)}. */
+    public void mknodat(int dirfd, String path, int mode, long dev) {
+        await(mknodatAsync(dirfd, path, mode, dev), "mknod", path);
+    }
+
+    /** The async twin of {@link #mknodat}. */
+    public CompletableFuture<Void> mknodatAsync(int dirfd, String path, int mode, long dev) {
+        return async(() -> ns.mknodat(dirfd, path, mode, dev));
+    }
+
+    /**
+     * {@code symlink(2)}: creates {@code linkpath} pointing at {@code target} (stored
+     * as given, not resolved).
+     *
+     * @throws VfsException {@code ENOENT} (empty target), {@code ENAMETOOLONG}, {@code EEXIST}, ...
+     */
+    public void symlink(String target, String linkpath) {
+        symlinkat(target, AT_FDCWD, linkpath);
+    }
+
+    /** {@code symlinkat(2)}. */
+    public void symlinkat(String target, int newdirfd, String linkpath) {
+        await(symlinkatAsync(target, newdirfd, linkpath), "symlink", linkpath);
+    }
+
+    /** The async twin of {@link #symlinkat}. */
+    public CompletableFuture<Void> symlinkatAsync(String target, int newdirfd, String linkpath) {
+        return async(() -> ns.symlinkat(target, newdirfd, linkpath));
+    }
+
+    /**
+     * {@code link(2)}: gives {@code oldpath}'s inode another name. Does not follow a final
+     * symlink of {@code oldpath} (as Linux's {@code link}).
+     *
+     * @throws VfsException {@code EPERM} (a directory), {@code EXDEV}, {@code EEXIST}, {@code ENOENT}, ...
+     */
+    public void link(String oldpath, String newpath) {
+        linkat(AT_FDCWD, oldpath, AT_FDCWD, newpath, 0);
+    }
+
+    /** {@code linkat(2)} with {@code AT_SYMLINK_FOLLOW} and {@code AT_EMPTY_PATH}. */
+    public void linkat(int olddirfd, String oldpath, int newdirfd, String newpath, int flags) {
+        await(linkatAsync(olddirfd, oldpath, newdirfd, newpath, flags), "link", oldpath);
+    }
+
+    /** The async twin of {@link #linkat}. */
+    public CompletableFuture<Void> linkatAsync(int olddirfd, String oldpath, int newdirfd, String newpath,
+                                               int flags) {
+        return async(() -> ns.linkat(olddirfd, oldpath, newdirfd, newpath, flags));
+    }
+
+    /**
+     * {@code unlink(2)}: removes a name; the inode is freed when its last link and last open
+     * file are gone.
+     *
+     * @throws VfsException {@code ENOENT}, {@code EISDIR}, {@code ENOTDIR}, {@code EACCES},
+     *         {@code EPERM} (sticky directory), {@code EROFS}, {@code EBUSY}
+     */
+    public void unlink(String path) {
+        unlinkat(AT_FDCWD, path, 0);
+    }
+
+    /** {@code unlink(2)} with a raw-byte path. */
+    public void unlink(byte[] path) {
+        unlinkat(AT_FDCWD, str(path), 0);
+    }
+
+    /** {@code unlinkat(2)}, with {@code AT_REMOVEDIR} for {@code rmdir}. */
+    public void unlinkat(int dirfd, String path, int flags) {
+        await(unlinkatAsync(dirfd, path, flags), (flags & OpenFlags.AT_REMOVEDIR) != 0 ? "rmdir" : "unlink", path);
+    }
+
+    /** The async twin of {@link #unlinkat}. */
+    public CompletableFuture<Void> unlinkatAsync(int dirfd, String path, int flags) {
+        return async(() -> ns.unlinkat(dirfd, path, flags));
+    }
+
+    /** The async twin of {@link #unlink(String)}. */
+    public CompletableFuture<Void> unlinkAsync(String path) {
+        return unlinkatAsync(AT_FDCWD, path, 0);
+    }
+
+    /**
+     * {@code rmdir(2)}: removes an empty directory.
+     *
+     * @throws VfsException {@code ENOTEMPTY}, {@code EINVAL} (".") , {@code EBUSY}
+     *         (a mountpoint or "/"), {@code ENOTDIR}, {@code ENOENT}, {@code EACCES}, {@code EROFS}
+     */
+    public void rmdir(String path) {
+        unlinkat(AT_FDCWD, path, OpenFlags.AT_REMOVEDIR);
+    }
+
+    /** The async twin of {@link #rmdir}. */
+    public CompletableFuture<Void> rmdirAsync(String path) {
+        return unlinkatAsync(AT_FDCWD, path, OpenFlags.AT_REMOVEDIR);
+    }
+
+    /**
+     * {@code rename(2)}: atomically renames, replacing an existing target (an empty
+     * directory if the source is a directory).
+     *
+     * @throws VfsException {@code EINVAL} (a directory into its own subtree),
+     *         {@code ENOTEMPTY}, {@code EISDIR}, {@code ENOTDIR}, {@code EXDEV}, {@code EBUSY},
+     *         {@code ENOENT}, {@code EACCES}, {@code EPERM}, {@code EROFS}
+     */
+    public void rename(String oldpath, String newpath) {
+        renameat2(AT_FDCWD, oldpath, AT_FDCWD, newpath, 0);
+    }
+
+    /** {@code renameat2(2)} with {@code RENAME_NOREPLACE} ({@code EEXIST}) and {@code RENAME_EXCHANGE}. */
+    public void renameat2(int olddirfd, String oldpath, int newdirfd, String newpath, int flags) {
+        await(renameat2Async(olddirfd, oldpath, newdirfd, newpath, flags), "rename", oldpath);
+    }
+
+    /** The async twin of {@link #renameat2}. */
+    public CompletableFuture<Void> renameat2Async(int olddirfd, String oldpath, int newdirfd, String newpath,
+                                                  int flags) {
+        return async(() -> ns.renameat2(olddirfd, oldpath, newdirfd, newpath, flags));
+    }
+
+    /** The async twin of {@link #rename}. */
+    public CompletableFuture<Void> renameAsync(String oldpath, String newpath) {
+        return renameat2Async(AT_FDCWD, oldpath, AT_FDCWD, newpath, 0);
+    }
+
+    /**
+     * {@code readlink(2)}: returns a symbolic link's target.
+     *
+     * @throws VfsException {@code EINVAL} (not a symlink), {@code ENOENT}, ...
+     */
+    public String readlink(String path) {
+        return readlinkat(AT_FDCWD, path);
+    }
+
+    /** {@code readlinkat(2)}; an empty path reads the link open on {@code dirfd} with {@code O_PATH | O_NOFOLLOW}. */
+    public String readlinkat(int dirfd, String path) {
+        return PathNames.toExternal(attrs.readlinkat(dirfd, path));
+    }
+
+    /** {@code readlink(2)} returning the target's raw bytes. */
+    public byte[] readlinkBytes(String path) {
+        return PathNames.toBytes(attrs.readlinkat(AT_FDCWD, path));
+    }
+
+    // ---------------------------------------------------------------- attributes
+
+    /**
+     * {@code stat(2)}: follows a final symlink. Lock-free; never blocks.
+     *
+     * @throws VfsException {@code ENOENT}, {@code ENOTDIR}, {@code EACCES}, {@code ELOOP}, {@code ENAMETOOLONG}
+     */
+    public Stat stat(String path) {
+        return attrs.fstatat(AT_FDCWD, path, 0);
+    }
+
+    /** {@code stat(2)} with a raw-byte path. */
+    public Stat stat(byte[] path) {
+        return attrs.fstatat(AT_FDCWD, str(path), 0);
+    }
+
+    /** {@code lstat(2)}: does not follow a final symlink. */
+    public Stat lstat(String path) {
+        return attrs.fstatat(AT_FDCWD, path, OpenFlags.AT_SYMLINK_NOFOLLOW);
+    }
+
+    /** {@code fstatat(2)} with {@code AT_SYMLINK_NOFOLLOW} and {@code AT_EMPTY_PATH}. */
+    public Stat fstatat(int dirfd, String path, int flags) {
+        return attrs.fstatat(dirfd, path, flags);
+    }
+
+    /** {@code fstat(2)} ({@code EBADF}); works on {@code O_PATH} descriptors. */
+    public Stat fstat(int fd) {
+        return AttrCalls.stat(fget(fd, "fstat").inode());
+    }
+
+    /** {@code chmod(2)}: sets permission bits (owner or root, else {@code EPERM}). */
+    public void chmod(String path, int mode) {
+        fchmodat(AT_FDCWD, path, mode, 0);
+    }
+
+    /** {@code fchmodat(2)}; {@code AT_SYMLINK_NOFOLLOW} on a symlink is {@code EOPNOTSUPP}. */
+    public void fchmodat(int dirfd, String path, int mode, int flags) {
+        await(fchmodatAsync(dirfd, path, mode, flags), "chmod", path);
+    }
+
+    /** The async twin of {@link #fchmodat}. */
+    public CompletableFuture<Void> fchmodatAsync(int dirfd, String path, int mode, int flags) {
+        return async(() -> attrs.fchmodat(dirfd, path, mode, flags));
+    }
+
+    /** {@code fchmod(2)}. */
+    public void fchmod(int fd, int mode) {
+        await(async(() -> attrs.setAttrs(fdPath(fd, "fchmod"),
+                new dev.seqvfs.actors.inode.AttrChange.Chmod(mode), "fchmod", null)), "fchmod", null);
+    }
+
+    /** {@code chown(2)}: -1 leaves an id unchanged; follows symlinks. */
+    public void chown(String path, int uid, int gid) {
+        fchownat(AT_FDCWD, path, uid, gid, 0);
+    }
+
+    /** {@code lchown(2)}: changes a symlink itself. */
+    public void lchown(String path, int uid, int gid) {
+        fchownat(AT_FDCWD, path, uid, gid, OpenFlags.AT_SYMLINK_NOFOLLOW);
+    }
+
+    /** {@code fchownat(2)}. */
+    public void fchownat(int dirfd, String path, int uid, int gid, int flags) {
+        await(fchownatAsync(dirfd, path, uid, gid, flags), "chown", path);
+    }
+
+    /** The async twin of {@link #fchownat}. */
+    public CompletableFuture<Void> fchownatAsync(int dirfd, String path, int uid, int gid, int flags) {
+        return async(() -> attrs.fchownat(dirfd, path, uid, gid, flags));
+    }
+
+    /**
+     * {@code utimensat(2)}: sets access and modification times; {@code null} means now;
+     * {@link Timespec#NOW} and {@link Timespec#OMIT} as in the man page. A {@code null}
+     * path operates on {@code dirfd} itself ({@code futimens}).
+     */
+    public void utimensat(int dirfd, String path, Timespec atime, Timespec mtime, int flags) {
+        await(utimensatAsync(dirfd, path, atime, mtime, flags), "utimensat", path);
+    }
+
+    /** The async twin of {@link #utimensat}. */
+    public CompletableFuture<Void> utimensatAsync(int dirfd, String path, Timespec atime, Timespec mtime,
+                                                  int flags) {
+        return async(() -> attrs.utimensat(dirfd, path, atime, mtime, flags));
+    }
+
+    /**
+     * {@code access(2)}: checks {@code R_OK|W_OK|X_OK} (or {@code F_OK}) with the task's
+     * ids; root passes read/write always and execute when any x bit is set.
+     *
+     * @throws VfsException {@code EACCES}, {@code EROFS} (write on a read-only mount), {@code ENOENT}, {@code EINVAL}
+     */
+    public void access(String path, int mode) {
+        attrs.faccessat(AT_FDCWD, path, mode, 0);
+    }
+
+    /** {@code faccessat(2)} with {@code AT_EACCESS}, {@code AT_SYMLINK_NOFOLLOW}. */
+    public void faccessat(int dirfd, String path, int mode, int flags) {
+        attrs.faccessat(dirfd, path, mode, flags);
+    }
+
+    /** {@code statfs(2)}: the file system holding {@code path}: sizes, free inodes, flags. */
+    public StatFs statfs(String path) {
+        return attrs.statfs(attrs.resolve(AT_FDCWD, path, "statfs", 0, 0));
+    }
+
+    /** {@code fstatfs(2)}. */
+    public StatFs fstatfs(int fd) {
+        return attrs.statfs(fdPath(fd, "fstatfs"));
+    }
+
+    // ---------------------------------------------------------------- the task
+
+    /**
+     * {@code umask(2)}: sets the creation mask ({@code & 0777}) and returns the old one.
+     */
+    public int umask(int mask) {
+        int old = umask;
+        umask = mask & 0777;
+        return old;
+    }
+
+    /**
+     * {@code chdir(2)}: needs search permission on the directory.
+     *
+     * @throws VfsException {@code ENOENT}, {@code ENOTDIR}, {@code EACCES}, ...
+     */
+    public void chdir(String path) {
+        task.chdir(path);
+    }
+
+    /** {@code fchdir(2)} ({@code EBADF}, {@code ENOTDIR}, {@code EACCES}). */
+    public void fchdir(int fd) {
+        task.fchdir(fd);
+    }
+
+    /**
+     * {@code getcwd(2)}: the working directory's path from the task's root; lock-free.
+     *
+     * @throws VfsException {@code ENOENT} if the working directory was removed
+     */
+    public String getcwd() {
+        return task.getcwd();
+    }
+
+    /**
+     * {@code mount(2)}: {@code fstype "tmpfs"} mounts a new instance (data: {@code size=},
+     * {@code nr_inodes=}, {@code mode=}, {@code uid=}, {@code gid=}); {@code MS_BIND}
+     * binds a directory's subtree; {@code MS_REMOUNT [| MS_BIND] [| MS_RDONLY]} changes
+     * the superblock's (or, with {@code MS_BIND}, the mount's) read-only flag. Root only.
+     *
+     * @throws VfsException {@code EPERM}, {@code ENOENT}, {@code ENOTDIR}, {@code ENODEV}
+     *         (unknown type), {@code EINVAL} (bad options, remount of a non-mount, bind of a
+     *         non-directory)
+     */
+    public void mount(String source, String target, String fstype, long flags, String data) {
+        await(mountAsync(source, target, fstype, flags, data), "mount", target);
+    }
+
+    /** The async twin of {@link #mount}. */
+    public CompletableFuture<Void> mountAsync(String source, String target, String fstype, long flags,
+                                              String data) {
+        return async(() -> task.mount(source, target, fstype, flags, data));
+    }
+
+    /** {@code umount(2)}. */
+    public void umount(String target) {
+        umount2(target, 0);
+    }
+
+    /**
+     * {@code umount2(2)}: detaches the mount whose root {@code target} names.
+     *
+     * @throws VfsException {@code EINVAL} (not a mount root), {@code EBUSY} (open files,
+     *         working directories or submounts, unless {@code MNT_DETACH}), {@code EPERM}
+     */
+    public void umount2(String target, int flags) {
+        task.umount2(target, flags);
+    }
+
+    /**
+     * Ends the task ({@code exit}): closes every descriptor and releases its working and
+     * root directories. Further calls fail. Idempotent.
+     */
+    @Override
+    public synchronized void close() {
+        if (exited) {
+            return;
+        }
+        exited = true;
+        vfs.stopFilesStruct(files);
+        cwd.mnt().unpin();
+        root.mnt().unpin();
+    }
+}

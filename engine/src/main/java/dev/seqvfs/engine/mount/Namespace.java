@@ -1,0 +1,147 @@
+package dev.seqvfs.engine.mount;
+
+import dev.seqvfs.actors.dir.DirectoryInode;
+import dev.seqvfs.actors.mount.MountTable;
+import dev.seqvfs.actors.mount.VfsMount;
+import dev.seqvfs.actors.sb.NamespaceLocks;
+import dev.seqvfs.actors.sb.Superblock;
+import dev.seqvfs.engine.walk.MountSource;
+import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.MountFlags;
+import dev.seqvfs.protocol.VfsException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A mount namespace: the owner of the published {@link MountTable}.
+ *
+ * <h2>Concurrency</h2>
+ * {@code table} is read with acquire by every walk ({@link #mountTableAcquire()}) and
+ * replaced with release, only inside the mount write lock, together with the mountpoint
+ * counts of the directories concerned. Mount changes are rare and short: a writer holds
+ * the lock for a few stores and sends no message, so this class takes it directly rather
+ * than through an actor (walks are never blocked by it: they read optimistically).
+ * {@link #mount} and {@link #umount} may spin briefly on the lock; they never park.
+ *
+ * <h2>Invariants</h2>
+ * A directory's mount count equals the number of mounts in the table whose mountpoint it
+ * is. A mount is in the table iff it is not doomed, except inside a failing umount.
+ */
+public final class Namespace implements MountSource {
+    private static final VarHandle TABLE;
+
+    static {
+        try {
+            TABLE = MethodHandles.lookup().findVarHandle(Namespace.class, "table", MountTable.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final NamespaceLocks locks;
+    private final AtomicInteger mountIds = new AtomicInteger();
+    @SuppressWarnings("unused") // accessed through TABLE
+    private volatile MountTable table;
+
+    /**
+     * Creates a namespace whose root is {@code rootSb}'s root directory.
+     *
+     * @param locks the instance's sequence locks
+     * @param rootSb the superblock mounted at "/"
+     */
+    public Namespace(NamespaceLocks locks, Superblock rootSb) {
+        this.locks = locks;
+        VfsMount root = new VfsMount(mountIds.incrementAndGet(), rootSb, rootSb.root(), null, null, false);
+        TABLE.setRelease(this, MountTable.of(root));
+    }
+
+    @Override
+    public MountTable mountTableAcquire() {
+        return (MountTable) TABLE.getAcquire(this);
+    }
+
+    @Override
+    public NamespaceLocks locks() {
+        return locks;
+    }
+
+    /** Returns the mount at "/". */
+    public VfsMount rootMount() {
+        return mountTableAcquire().rootMount();
+    }
+
+    private long writeLock() {
+        long s;
+        while ((s = locks.mount.tryWriteLock()) == 0) {
+            Thread.onSpinWait();
+        }
+        return s;
+    }
+
+    /**
+     * Attaches {@code root} of {@code sb} at directory {@code mountpoint} of mount
+     * {@code parent} (a new tmpfs instance, or a bind mount of a subtree).
+     *
+     * @param readOnly whether the new mount is read-only
+     * @return the new mount
+     * @throws VfsException {@code ENOENT} if the mountpoint directory was removed
+     */
+    public VfsMount attach(VfsMount parent, DirectoryInode mountpoint, Superblock sb, DirectoryInode root,
+                           boolean readOnly) {
+        long stamp = writeLock();
+        try {
+            if (mountpoint.isDead() || parent.isDoomed()) {
+                throw new VfsException(Errno.ENOENT, "mount", null);
+            }
+            VfsMount m = new VfsMount(mountIds.incrementAndGet(), sb, root, parent, mountpoint, readOnly);
+            mountpoint.addMounts(1);
+            TABLE.setRelease(this, mountTableAcquire().with(m));
+            return m;
+        } finally {
+            locks.mount.unlockWrite(stamp);
+        }
+    }
+
+    /**
+     * Detaches mount {@code m} ({@code umount2(2)}).
+     *
+     * @param flags {@link MountFlags#MNT_DETACH} to detach even while busy
+     * @throws VfsException {@code EBUSY} for the namespace root, if it has child mounts,
+     *         or if it is pinned (open files, working directories) without
+     *         {@code MNT_DETACH}; nothing changes
+     */
+    public void detach(VfsMount m, int flags) {
+        long stamp = writeLock();
+        try {
+            MountTable t = mountTableAcquire();
+            if (m.parent() == null) {
+                throw new VfsException(Errno.EBUSY, "umount", null);
+            }
+            if (!t.childrenOf(m).isEmpty()) {
+                throw new VfsException(Errno.EBUSY, "umount", null);
+            }
+            m.setDoomed(true);
+            if ((flags & MountFlags.MNT_DETACH) == 0 && m.pinCount() > 0) {
+                m.setDoomed(false);
+                throw new VfsException(Errno.EBUSY, "umount", null);
+            }
+            m.mountpoint().addMounts(-1);
+            TABLE.setRelease(this, t.without(m));
+        } finally {
+            locks.mount.unlockWrite(stamp);
+        }
+    }
+
+    /**
+     * Sets a mount's own read-only flag ({@code MS_REMOUNT | MS_BIND [| MS_RDONLY]}).
+     */
+    public void setMountReadOnly(VfsMount m, boolean ro) {
+        long stamp = writeLock();
+        try {
+            m.setReadOnly(ro);
+        } finally {
+            locks.mount.unlockWrite(stamp);
+        }
+    }
+}

@@ -1,0 +1,15 @@
+package dev.seqvfs.engine.walk;
+
+import dev.seqvfs.actors.mount.MountTable;
+import dev.seqvfs.actors.sb.NamespaceLocks;
+
+/**
+ * Where a walk reads the mount table and the sequence locks from (the namespace).
+ */
+public interface MountSource {
+    /** Loads the current mount table with acquire. */
+    MountTable mountTableAcquire();
+
+    /** Returns the instance's rename and mount locks. */
+    NamespaceLocks locks();
+}

@@ -1,0 +1,454 @@
+package dev.seqvfs.engine.walk;
+
+import dev.seqvfs.actors.dir.Dentry;
+import dev.seqvfs.actors.dir.DirLink;
+import dev.seqvfs.actors.dir.DirSnapshot;
+import dev.seqvfs.actors.dir.DirectoryInode;
+import dev.seqvfs.actors.inode.Inode;
+import dev.seqvfs.actors.inode.IopFlags;
+import dev.seqvfs.actors.inode.Permission;
+import dev.seqvfs.actors.inode.SymlinkInode;
+import dev.seqvfs.actors.mount.MountTable;
+import dev.seqvfs.actors.mount.VfsMount;
+import dev.seqvfs.protocol.Credentials;
+import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Limits;
+import dev.seqvfs.protocol.Mode;
+import dev.seqvfs.protocol.VfsException;
+
+/**
+ * The state of one path walk ({@code struct nameidata}): where it stands, how many links
+ * it has followed, and the trail of lookups it must validate. Confined to the calling
+ * thread; never shared, so its fields are plain.
+ *
+ * <h2>The fast-path / slow-path invariant</h2>
+ * The optimistic walk may only return an answer the locked walk could have returned. It
+ * reads published snapshots without locking or writing shared memory, records every
+ * (directory, snapshot, name, dentry) it used, and {@link PathWalk} validates at the end:
+ * the rename and mount sequences have not moved, and every recorded lookup but the last
+ * still holds (the directory's snapshot is the same object, or its entry for that name is
+ * the same {@link Dentry} object, which is never re-inserted once removed). Then every
+ * lookup held over an interval that contains the instant of the last one, so the walk's
+ * answer was true at that instant: it is linearizable. On any doubt it restarts; after
+ * the configured number of optimistic attempts it restarts in ref-walk mode (holding the
+ * read sides of both sequence locks) and never switches back.
+ *
+ * <p>Follows {@code path_resolution(7)} and {@code link_path_walk} in {@code fs/namei.c}:
+ * search permission on every directory component, {@code "."} and {@code ".."}, {@code ".."}
+ * stays at the task's root and climbs out of mounts, at most {@link Limits#SYMLOOP_MAX}
+ * links, {@code NAME_MAX} and {@code PATH_MAX}, trailing slashes.
+ */
+public final class Nameidata {
+    /** Follow a final symbolic link. */
+    public static final int LOOKUP_FOLLOW = 1;
+    /** The result must be a directory ({@code ENOTDIR}). */
+    public static final int LOOKUP_DIRECTORY = 1 << 1;
+    /** An empty path names the start directory ({@code AT_EMPTY_PATH}). */
+    public static final int LOOKUP_EMPTY = 1 << 2;
+
+    private final PathWalk walker;
+    private final WalkContext ctx;
+    private final VfsPath start;
+    private final String path;
+    private final String op;
+    private final Credentials cred;
+
+    private MountTable mounts;
+    private VfsMount mnt;
+    private Inode inode;
+    private int linkCount;
+
+    private String cur;
+    private int pos;
+    private String[] stackPath = new String[4];
+    private int[] stackPos = new int[4];
+    private int sp;
+
+    private String last;
+    private LastType lastType;
+    private boolean trailingSlash;
+
+    private DirectoryInode[] trailDir = new DirectoryInode[8];
+    private DirSnapshot[] trailSnap = new DirSnapshot[8];
+    private String[] trailName = new String[8];
+    private Dentry[] trailDentry = new Dentry[8];
+    private int trailLen;
+
+    Nameidata(PathWalk walker, WalkContext ctx, VfsPath start, String path, String op) {
+        this.walker = walker;
+        this.ctx = ctx;
+        this.start = start;
+        this.path = path;
+        this.op = op;
+        this.cred = ctx.cred();
+    }
+
+    void reset(MountTable table) {
+        mounts = table;
+        mnt = null;
+        inode = null;
+        linkCount = 0;
+        sp = 0;
+        last = null;
+        lastType = null;
+        trailingSlash = false;
+        trailLen = 0;
+    }
+
+    /** Returns the path being walked (internal form). */
+    public String path() {
+        return path;
+    }
+
+    /** Returns the credentials the walk checks permissions with. */
+    public Credentials cred() {
+        return cred;
+    }
+
+    /**
+     * Walks the whole path.
+     *
+     * @param flags {@link #LOOKUP_FOLLOW}, {@link #LOOKUP_DIRECTORY}, {@link #LOOKUP_EMPTY}
+     * @return where the path leads
+     * @throws VfsException {@code ENOENT}, {@code ENOTDIR}, {@code EACCES}, {@code ELOOP},
+     *         {@code ENAMETOOLONG}, as {@code path_resolution(7)} lists
+     */
+    public VfsPath walkFull(int flags) {
+        if (!begin(flags)) {
+            return new VfsPath(mnt, inode);
+        }
+        run(false, flags);
+        return new VfsPath(mnt, inode);
+    }
+
+    /**
+     * Walks to the parent of the final component and stops there; {@link #last()},
+     * {@link #lastType()} and {@link #trailingSlash()} describe the final component.
+     *
+     * @return the parent directory
+     */
+    public VfsPath walkParent() {
+        if (!begin(0)) {
+            lastType = LastType.ROOT;
+            return new VfsPath(mnt, inode);
+        }
+        run(true, 0);
+        return new VfsPath(mnt, inode);
+    }
+
+    /**
+     * After {@link #walkParent()}: looks the final component up in the parent, checking
+     * search permission, and records the lookup for validation.
+     *
+     * @return the dentry, or {@code null} when the name is absent
+     */
+    public Dentry lookupLast() {
+        mayLookup(inode);
+        return lookupIn((DirectoryInode) inode, last);
+    }
+
+    /**
+     * After {@link #lookupLast()} returned a symbolic link that must be followed: walks its
+     * body as a new parent walk, so that the caller can look up, or create, its final
+     * component.
+     *
+     * @return the new parent
+     * @throws VfsException {@code ELOOP} past {@link Limits#SYMLOOP_MAX} links
+     */
+    public VfsPath followLast(Inode link) {
+        boolean slash = trailingSlash;
+        enterLink(link);
+        run(true, 0);
+        trailingSlash |= slash;
+        return new VfsPath(mnt, inode);
+    }
+
+    /**
+     * Steps from the parent into a child found by {@link #lookupLast()}, crossing mounts.
+     *
+     * @return the child's path
+     */
+    public VfsPath stepIntoLast(Inode child) {
+        stepInto(child);
+        return new VfsPath(mnt, inode);
+    }
+
+    /**
+     * Looks {@code name} up in {@code dir} and records the lookup for validation, for
+     * callers that read the tree other than by walking down a path ({@code getcwd}).
+     *
+     * @return the dentry, or {@code null}
+     */
+    public Dentry lookupRecorded(DirectoryInode dir, String name) {
+        return lookupIn(dir, name);
+    }
+
+    /** Returns the mount table this attempt reads. */
+    public MountTable mounts() {
+        return mounts;
+    }
+
+    /** Returns the final component after {@link #walkParent()} (internal form). */
+    public String last() {
+        return last;
+    }
+
+    /** Returns the kind of final component after {@link #walkParent()}. */
+    public LastType lastType() {
+        return lastType;
+    }
+
+    /** Returns whether the final component was followed by a slash. */
+    public boolean trailingSlash() {
+        return trailingSlash;
+    }
+
+    private boolean begin(int flags) {
+        if (path.isEmpty()) {
+            if ((flags & LOOKUP_EMPTY) != 0) {
+                mnt = start.mnt();
+                inode = start.inode();
+                return false;
+            }
+            throw error(Errno.ENOENT);
+        }
+        if (path.length() >= Limits.PATH_MAX) {
+            throw error(Errno.ENAMETOOLONG);
+        }
+        cur = path;
+        pos = 0;
+        if (path.charAt(0) == '/') {
+            VfsPath r = ctx.root();
+            mnt = r.mnt();
+            inode = r.inode();
+        } else {
+            mnt = start.mnt();
+            inode = start.inode();
+            if ((inode.iopFlags() & IopFlags.IOP_LOOKUP) == 0) {
+                throw error(Errno.ENOTDIR);
+            }
+        }
+        return true;
+    }
+
+    private void run(boolean parentMode, int flags) {
+        while (true) {
+            String s = cur;
+            int len = s.length();
+            int p = pos;
+            while (p < len && s.charAt(p) == '/') {
+                p++;
+            }
+            if (p == len) {
+                if (sp > 0) {
+                    sp--;
+                    cur = stackPath[sp];
+                    pos = stackPos[sp];
+                    stackPath[sp] = null;
+                    continue;
+                }
+                if (parentMode) {
+                    lastType = LastType.ROOT;
+                    last = null;
+                }
+                return;
+            }
+            int end = s.indexOf('/', p);
+            if (end < 0) {
+                end = len;
+            }
+            if (end - p > Limits.NAME_MAX) {
+                throw error(Errno.ENAMETOOLONG);
+            }
+            int after = end;
+            while (after < len && s.charAt(after) == '/') {
+                after++;
+            }
+            boolean lastInFrame = after == len;
+            boolean isLast = lastInFrame && sp == 0;
+            boolean slashAfter = end < len;
+            pos = after;
+            LastType type = typeOf(s, p, end);
+            if (isLast && parentMode) {
+                last = s.substring(p, end);
+                lastType = type;
+                trailingSlash = slashAfter;
+                return;
+            }
+            mayLookup(inode);
+            if (type == LastType.DOT) {
+                if (isLast) {
+                    checkFinalDir(flags, slashAfter);
+                }
+                continue;
+            }
+            if (type == LastType.DOTDOT) {
+                followDotdot();
+                if (isLast) {
+                    checkFinalDir(flags, slashAfter);
+                }
+                continue;
+            }
+            String name = s.substring(p, end);
+            DirectoryInode dir = (DirectoryInode) inode;
+            Inode child;
+            if ((dir.iopFlags() & IopFlags.IOP_CUSTOM_LOOKUP) != 0) {
+                child = dir.ops().lookup(dir, name, ctx);
+            } else {
+                Dentry d = lookupIn(dir, name);
+                child = d == null ? null : d.inode();
+            }
+            if (child == null) {
+                throw error(Errno.ENOENT);
+            }
+            int f = child.iopFlags();
+            if ((f & IopFlags.IOP_FOLLOW_LINK) != 0
+                    && (!isLast || (flags & LOOKUP_FOLLOW) != 0 || slashAfter)) {
+                if (!lastInFrame) {
+                    push(s, after);
+                }
+                enterLink(child);
+                continue;
+            }
+            if (isLast) {
+                stepInto(child);
+                checkFinalDir(flags, slashAfter);
+                return;
+            }
+            if ((f & IopFlags.IOP_LOOKUP) == 0) {
+                throw error(Errno.ENOTDIR);
+            }
+            stepInto(child);
+        }
+    }
+
+    private void checkFinalDir(int flags, boolean slashAfter) {
+        if (((flags & LOOKUP_DIRECTORY) != 0 || slashAfter) && (inode.iopFlags() & IopFlags.IOP_LOOKUP) == 0) {
+            throw error(Errno.ENOTDIR);
+        }
+    }
+
+    private static LastType typeOf(String s, int p, int end) {
+        int n = end - p;
+        if (n == 1 && s.charAt(p) == '.') {
+            return LastType.DOT;
+        }
+        if (n == 2 && s.charAt(p) == '.' && s.charAt(p + 1) == '.') {
+            return LastType.DOTDOT;
+        }
+        return LastType.NORM;
+    }
+
+    private void push(String s, int p) {
+        if (sp == stackPath.length) {
+            stackPath = java.util.Arrays.copyOf(stackPath, sp * 2);
+            stackPos = java.util.Arrays.copyOf(stackPos, sp * 2);
+        }
+        stackPath[sp] = s;
+        stackPos[sp] = p;
+        sp++;
+    }
+
+    private void enterLink(Inode link) {
+        if (++linkCount > Limits.SYMLOOP_MAX) {
+            throw error(Errno.ELOOP);
+        }
+        String target = (link.iopFlags() & IopFlags.IOP_CUSTOM_LINK) != 0
+                ? link.ops().getLink(link, ctx) : ((SymlinkInode) link).target();
+        if (target.isEmpty()) {
+            throw error(Errno.ENOENT);
+        }
+        cur = target;
+        pos = 0;
+        if (target.charAt(0) == '/') {
+            VfsPath r = ctx.root();
+            mnt = r.mnt();
+            inode = r.inode();
+        }
+    }
+
+    private void mayLookup(Inode dir) {
+        if (cred.uid() != 0 || (dir.iopFlags() & IopFlags.IOP_PERMISSION) != 0) {
+            if (!Permission.check(dir, Mode.X_OK, cred)) {
+                throw error(Errno.EACCES);
+            }
+        }
+    }
+
+    private Dentry lookupIn(DirectoryInode dir, String name) {
+        DirSnapshot s = dir.snapshotAcquire();
+        Dentry d = s.lookup(name);
+        int n = trailLen;
+        if (n == trailDir.length) {
+            trailDir = java.util.Arrays.copyOf(trailDir, n * 2);
+            trailSnap = java.util.Arrays.copyOf(trailSnap, n * 2);
+            trailName = java.util.Arrays.copyOf(trailName, n * 2);
+            trailDentry = java.util.Arrays.copyOf(trailDentry, n * 2);
+        }
+        trailDir[n] = dir;
+        trailSnap[n] = s;
+        trailName[n] = name;
+        trailDentry[n] = d;
+        trailLen = n + 1;
+        return d;
+    }
+
+    private void stepInto(Inode child) {
+        if (child instanceof DirectoryInode d && d.mountCount() > 0) {
+            VfsMount m;
+            while (d.mountCount() > 0 && (m = mounts.childAt(mnt, d)) != null) {
+                mnt = m;
+                d = m.root();
+            }
+            inode = d;
+            return;
+        }
+        inode = child;
+    }
+
+    private void followDotdot() {
+        VfsPath root = ctx.root();
+        while (true) {
+            if (inode == root.inode() && mnt == root.mnt()) {
+                return;
+            }
+            if (inode != mnt.root()) {
+                DirLink l = ((DirectoryInode) inode).linkAcquire();
+                if (l != null) {
+                    stepInto(l.parent());
+                }
+                return;
+            }
+            if (mnt.parent() == null) {
+                return;
+            }
+            inode = mnt.mountpoint();
+            mnt = mnt.parent();
+        }
+    }
+
+    /**
+     * Checks that every recorded lookup but the last still holds.
+     *
+     * @return {@code true} if the walk's reads form one consistent cut
+     */
+    boolean validateTrail() {
+        for (int i = 0; i < trailLen - 1; i++) {
+            DirectoryInode d = trailDir[i];
+            DirSnapshot now = d.snapshotAcquire();
+            if (now != trailSnap[i] && now.lookup(trailName[i]) != trailDentry[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Returns an exception for {@code e} naming the walk's operation and path. */
+    public VfsException error(Errno e) {
+        return new VfsException(e, op, PathNames.toExternal(path));
+    }
+
+    PathWalk walker() {
+        return walker;
+    }
+}

@@ -1,0 +1,120 @@
+package dev.seqvfs.engine.walk;
+
+import dev.seqvfs.actors.sb.NamespaceLocks;
+import dev.seqvfs.protocol.VfsException;
+import java.util.concurrent.locks.StampedLock;
+
+/**
+ * Runs path walks: optimistic ("RCU-walk", seed 004) first, then the locked ref-walk.
+ *
+ * <h2>Protocol</h2>
+ * <ol>
+ *   <li>Sample the rename and mount sequences ({@code tryOptimisticRead}); a zero stamp
+ *       (a writer is publishing) counts as a failed attempt.</li>
+ *   <li>Run the caller's {@link WalkFunction} over published snapshots: no lock, no
+ *       message, no store to shared memory. An error it raises is held, not yet
+ *       reported: a negative answer needs the same validation as a positive one.</li>
+ *   <li>Validate both stamps and the walk's trail ({@link Nameidata}); if all hold,
+ *       return the answer or throw the held error.</li>
+ *   <li>After {@code optimisticAttempts} failures, take the read sides of both locks
+ *       (spinning, never parking: writers hold them for a few stores) and walk again,
+ *       repeating only while the trail fails (a same-directory change hit a name on the
+ *       path). Cross-directory renames and mount changes cannot happen meanwhile.</li>
+ * </ol>
+ * Retries and ref-walks are counted in {@link NamespaceLocks#walkRetries} and
+ * {@link NamespaceLocks#refWalks} (striped counters, touched only on the slow paths).
+ *
+ * <p>Thread-safe; holds no state of its own besides configuration.
+ */
+public final class PathWalk {
+    private final MountSource ns;
+    private final int optimisticAttempts;
+
+    /**
+     * Creates a walker.
+     *
+     * @param ns mount table and locks
+     * @param optimisticAttempts optimistic tries before the ref-walk (at least 1)
+     */
+    public PathWalk(MountSource ns, int optimisticAttempts) {
+        this.ns = ns;
+        this.optimisticAttempts = Math.max(1, optimisticAttempts);
+    }
+
+    /**
+     * Walks {@code path} from {@code start} (or the task's root for absolute paths) and
+     * returns what {@code fn} computed from a validated walk.
+     *
+     * @param ctx the task
+     * @param start where relative paths start (the cwd or a directory descriptor)
+     * @param path the path, internal form
+     * @param op the system call's name, for errors
+     * @param fn the reading part of the call
+     * @return {@code fn}'s answer
+     * @throws VfsException the error {@code fn} raised in a validated walk
+     */
+    public <T> T walk(WalkContext ctx, VfsPath start, String path, String op, WalkFunction<T> fn) {
+        NamespaceLocks locks = ns.locks();
+        StampedLock rl = locks.rename;
+        StampedLock ml = locks.mount;
+        Nameidata nd = new Nameidata(this, ctx, start, path, op);
+        for (int attempt = 0; attempt < optimisticAttempts; attempt++) {
+            long rs = rl.tryOptimisticRead();
+            long ms = ml.tryOptimisticRead();
+            if (rs != 0 && ms != 0) {
+                nd.reset(ns.mountTableAcquire());
+                T answer = null;
+                RuntimeException error = null;
+                try {
+                    answer = fn.apply(nd);
+                } catch (RuntimeException e) {
+                    error = e;
+                }
+                if (rl.validate(rs) && ml.validate(ms) && nd.validateTrail()) {
+                    if (error != null) {
+                        throw error;
+                    }
+                    return answer;
+                }
+            } else {
+                Thread.onSpinWait();
+            }
+            locks.walkRetries.increment();
+        }
+        return refWalk(nd, locks, fn);
+    }
+
+    private <T> T refWalk(Nameidata nd, NamespaceLocks locks, WalkFunction<T> fn) {
+        locks.refWalks.increment();
+        long rs;
+        while ((rs = locks.rename.tryReadLock()) == 0) {
+            Thread.onSpinWait();
+        }
+        try {
+            long ms = locks.mountReadLockSpin();
+            try {
+                while (true) {
+                    nd.reset(ns.mountTableAcquire());
+                    T answer = null;
+                    VfsException error = null;
+                    try {
+                        answer = fn.apply(nd);
+                    } catch (VfsException e) {
+                        error = e;
+                    }
+                    if (nd.validateTrail()) {
+                        if (error != null) {
+                            throw error;
+                        }
+                        return answer;
+                    }
+                    locks.walkRetries.increment();
+                }
+            } finally {
+                locks.mount.unlockRead(ms);
+            }
+        } finally {
+            locks.rename.unlockRead(rs);
+        }
+    }
+}

@@ -1,0 +1,19 @@
+package dev.seqvfs.engine.walk;
+
+import dev.seqvfs.actors.dir.DirectoryInode;
+import dev.seqvfs.actors.inode.Inode;
+import dev.seqvfs.actors.mount.VfsMount;
+
+/**
+ * A position in the namespace ({@code struct path}): a mount and an inode reached through
+ * it. The same inode reached through two bind mounts gives two different paths.
+ *
+ * @param mnt the mount
+ * @param inode the inode
+ */
+public record VfsPath(VfsMount mnt, Inode inode) {
+    /** Returns the inode as a directory, or {@code null} if it is not one. */
+    public DirectoryInode dir() {
+        return inode instanceof DirectoryInode d ? d : null;
+    }
+}
