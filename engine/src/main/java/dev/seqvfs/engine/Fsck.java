@@ -1,0 +1,129 @@
+package dev.seqvfs.engine;
+
+import dev.seqvfs.actors.dir.Dentry;
+import dev.seqvfs.actors.dir.DirLink;
+import dev.seqvfs.actors.dir.DirSnapshot;
+import dev.seqvfs.actors.dir.DirectoryInode;
+import dev.seqvfs.actors.inode.Inode;
+import dev.seqvfs.actors.inode.InodeAttrs;
+import dev.seqvfs.actors.inode.InodeState;
+import dev.seqvfs.actors.mount.VfsMount;
+import dev.seqvfs.actors.sb.Superblock;
+import dev.seqvfs.protocol.FileType;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A consistency check of every mounted superblock, like {@code fsck}: run it on a quiet
+ * instance (no call in flight) and it lists every broken invariant.
+ *
+ * <ul>
+ *   <li>each directory's link count is {@code 2 +} its subdirectories, and its snapshot's
+ *       subdirectory count matches its entries;</li>
+ *   <li>each subdirectory's parent link names the directory and the entry's name;</li>
+ *   <li>no dead directory and no freed inode is reachable; no directory is reachable twice;</li>
+ *   <li>each non-directory's link count equals the number of names it has;</li>
+ *   <li>the superblock's inode count is at least the number of reachable inodes, and equal
+ *       to it when no file is open.</li>
+ * </ul>
+ *
+ * <p>Reads published snapshots only; safe to call at any time, but only meaningful when
+ * nothing is changing.
+ */
+public final class Fsck {
+    private Fsck() {
+    }
+
+    /**
+     * Checks every superblock mounted in {@code vfs}'s namespace.
+     *
+     * @param expectNoOpenFiles whether every file is closed (then inode counts must be exact)
+     * @return the problems found, empty when consistent
+     */
+    public static List<String> check(SeqVfs vfs, boolean expectNoOpenFiles) {
+        List<String> problems = new ArrayList<>();
+        Map<Superblock, Boolean> seen = new IdentityHashMap<>();
+        for (VfsMount m : vfs.namespace().mountTableAcquire().mounts()) {
+            Superblock sb = m.superblock();
+            if (seen.put(sb, Boolean.TRUE) == null) {
+                checkSuperblock(sb, expectNoOpenFiles, problems);
+            }
+        }
+        return problems;
+    }
+
+    private static void checkSuperblock(Superblock sb, boolean exact, List<String> problems) {
+        Map<Inode, Integer> names = new IdentityHashMap<>();
+        Map<DirectoryInode, String> dirs = new IdentityHashMap<>();
+        Deque<DirectoryInode> todo = new ArrayDeque<>();
+        Deque<String> paths = new ArrayDeque<>();
+        todo.add(sb.root());
+        paths.add("/");
+        dirs.put(sb.root(), "/");
+        boolean anyOpen = false;
+        while (!todo.isEmpty()) {
+            DirectoryInode d = todo.poll();
+            String path = paths.poll();
+            DirSnapshot s = d.snapshotAcquire();
+            if (s.isDead()) {
+                problems.add(sb + ": dead directory reachable at " + path);
+                continue;
+            }
+            int subdirs = 0;
+            for (Dentry e : s.entries()) {
+                Inode c = e.inode();
+                String cpath = path.equals("/") ? "/" + e.name() : path + "/" + e.name();
+                if (c.state() == InodeState.FREED) {
+                    problems.add(sb + ": freed inode " + c.ino() + " reachable at " + cpath);
+                }
+                if (c.openCount() > 0) {
+                    anyOpen = true;
+                }
+                if (c.type() == FileType.DIRECTORY) {
+                    subdirs++;
+                    DirectoryInode cd = (DirectoryInode) c;
+                    DirLink l = cd.linkAcquire();
+                    if (l == null || l.parent() != d || !l.name().equals(e.name())) {
+                        problems.add(sb + ": parent link of " + cpath + " is "
+                                + (l == null ? "null" : l.parent().ino() + "/" + l.name()) + ", expected "
+                                + d.ino() + "/" + e.name());
+                    }
+                    if (dirs.put(cd, cpath) != null) {
+                        problems.add(sb + ": directory " + cd.ino() + " reachable twice: " + cpath);
+                        continue;
+                    }
+                    todo.add(cd);
+                    paths.add(cpath);
+                } else {
+                    names.merge(c, 1, Integer::sum);
+                }
+            }
+            if (subdirs != s.subdirs()) {
+                problems.add(sb + ": " + path + " snapshot counts " + s.subdirs() + " subdirectories, has " + subdirs);
+            }
+            InodeAttrs a = d.attrsAcquire();
+            if (a.nlink() != 2L + subdirs) {
+                problems.add(sb + ": " + path + " nlink " + a.nlink() + ", expected " + (2 + subdirs));
+            }
+            if (d.openCount() > 0) {
+                anyOpen = true;
+            }
+        }
+        for (Map.Entry<Inode, Integer> e : names.entrySet()) {
+            long nlink = e.getKey().attrsAcquire().nlink();
+            if (nlink != e.getValue()) {
+                problems.add(sb + ": inode " + e.getKey().ino() + " has nlink " + nlink + " but "
+                        + e.getValue() + " names");
+            }
+        }
+        long reachable = dirs.size() + names.size();
+        long used = sb.usedInodes();
+        if (used < reachable || (exact && !anyOpen && used != reachable)) {
+            problems.add(sb + ": superblock counts " + used + " inodes, " + reachable + " are reachable");
+        }
+    }
+}
