@@ -60,18 +60,16 @@ public final class Nameidata {
 
     private String cur;
     private int pos;
-    private String[] stackPath = new String[4];
-    private int[] stackPos = new int[4];
+    private String[] stackPath;
+    private int[] stackPos;
     private int sp;
 
     private String last;
     private LastType lastType;
     private boolean trailingSlash;
 
-    private DirectoryInode[] trailDir = new DirectoryInode[8];
-    private DirSnapshot[] trailSnap = new DirSnapshot[8];
-    private String[] trailName = new String[8];
-    private Dentry[] trailDentry = new Dentry[8];
+    /** The trail: per lookup, four slots (directory, snapshot, name, dentry). */
+    private Object[] trail = new Object[4 * 8];
     private int trailLen;
 
     Nameidata(PathWalk walker, WalkContext ctx, VfsPath start, String path, String op) {
@@ -340,7 +338,10 @@ public final class Nameidata {
     }
 
     private void push(String s, int p) {
-        if (sp == stackPath.length) {
+        if (stackPath == null) {
+            stackPath = new String[4];
+            stackPos = new int[4];
+        } else if (sp == stackPath.length) {
             stackPath = java.util.Arrays.copyOf(stackPath, sp * 2);
             stackPos = java.util.Arrays.copyOf(stackPos, sp * 2);
         }
@@ -378,18 +379,16 @@ public final class Nameidata {
     private Dentry lookupIn(DirectoryInode dir, String name) {
         DirSnapshot s = dir.snapshotAcquire();
         Dentry d = s.lookup(name);
-        int n = trailLen;
-        if (n == trailDir.length) {
-            trailDir = java.util.Arrays.copyOf(trailDir, n * 2);
-            trailSnap = java.util.Arrays.copyOf(trailSnap, n * 2);
-            trailName = java.util.Arrays.copyOf(trailName, n * 2);
-            trailDentry = java.util.Arrays.copyOf(trailDentry, n * 2);
+        int k = trailLen * 4;
+        Object[] tr = trail;
+        if (k == tr.length) {
+            tr = trail = java.util.Arrays.copyOf(tr, k * 2);
         }
-        trailDir[n] = dir;
-        trailSnap[n] = s;
-        trailName[n] = name;
-        trailDentry[n] = d;
-        trailLen = n + 1;
+        tr[k] = dir;
+        tr[k + 1] = s;
+        tr[k + 2] = name;
+        tr[k + 3] = d;
+        trailLen++;
         return d;
     }
 
@@ -433,10 +432,10 @@ public final class Nameidata {
      * @return {@code true} if the walk's reads form one consistent cut
      */
     boolean validateTrail() {
-        for (int i = 0; i < trailLen - 1; i++) {
-            DirectoryInode d = trailDir[i];
-            DirSnapshot now = d.snapshotAcquire();
-            if (now != trailSnap[i] && now.lookup(trailName[i]) != trailDentry[i]) {
+        Object[] tr = trail;
+        for (int i = 0, k = 0; i < trailLen - 1; i++, k += 4) {
+            DirSnapshot now = ((DirectoryInode) tr[k]).snapshotAcquire();
+            if (now != tr[k + 1] && now.lookup((String) tr[k + 2]) != tr[k + 3]) {
                 return false;
             }
         }
