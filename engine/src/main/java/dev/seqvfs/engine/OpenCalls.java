@@ -170,8 +170,12 @@ final class OpenCalls {
         }
         OpenFile file = newOpenFile(p, flags, null);
         if (file != null && trunc && regular && write) {
-            long now = t.vfs().clock().nowNanos();
-            i.updateAttrs(a -> a.size() == 0 ? a.withTimes(a.atime(), now, now) : a.withSize(0, 0, now));
+            try {
+                t.io().truncateInode((dev.seqvfs.actors.inode.RegularInode) i, 0, "open");
+            } catch (VfsException e) {
+                file.release();
+                throw e.withContext("open", path, null);
+            }
         }
         return file;
     }
@@ -263,6 +267,22 @@ final class OpenCalls {
                     base = file.inode().type() == FileType.DIRECTORY ? Long.MAX_VALUE / 2
                             : file.inode().attrsAcquire().size();
                     break;
+                case VfsTask.SEEK_DATA:
+                case VfsTask.SEEK_HOLE: {
+                    if (!(file.inode() instanceof dev.seqvfs.actors.inode.RegularInode ri)) {
+                        throw new VfsException(Errno.EINVAL, "lseek", null);
+                    }
+                    dev.seqvfs.actors.file.FileData d = ri.dataAcquire();
+                    if (offset < 0 || offset >= d.size()) {
+                        throw new VfsException(offset < 0 ? Errno.EINVAL : Errno.ENXIO, "lseek", null);
+                    }
+                    long at = whence == VfsTask.SEEK_DATA ? d.nextData(offset) : d.nextHole(offset);
+                    if (at < 0) {
+                        throw new VfsException(Errno.ENXIO, "lseek", null);
+                    }
+                    file.setOffset(at);
+                    return at;
+                }
                 default:
                     throw new VfsException(Errno.EINVAL, "lseek", null);
             }

@@ -58,6 +58,10 @@ public final class VfsTask implements WalkContext, AutoCloseable {
     public static final int SEEK_CUR = 1;
     /** {@code lseek(2)}: from the end. */
     public static final int SEEK_END = 2;
+    /** {@code lseek(2)}: to the next data at or after the offset ({@code ENXIO} if none). */
+    public static final int SEEK_DATA = 3;
+    /** {@code lseek(2)}: to the next hole at or after the offset (the end counts as one). */
+    public static final int SEEK_HOLE = 4;
 
     private final SeqVfs vfs;
     private final FilesStruct files;
@@ -66,6 +70,7 @@ public final class VfsTask implements WalkContext, AutoCloseable {
     private final OpenCalls opens = new OpenCalls(this);
     private final AttrCalls attrs = new AttrCalls(this);
     private final TaskCalls task = new TaskCalls(this);
+    private final IoCalls io = new IoCalls(this);
     private volatile VfsPath cwd;
     private volatile VfsPath root;
     private volatile int umask = 022;
@@ -99,6 +104,10 @@ public final class VfsTask implements WalkContext, AutoCloseable {
 
     AttrCalls attrs() {
         return attrs;
+    }
+
+    IoCalls io() {
+        return io;
     }
 
     int umask() {
@@ -256,11 +265,13 @@ public final class VfsTask implements WalkContext, AutoCloseable {
     }
 
     /**
-     * {@code lseek(2)} with {@code SEEK_SET}, {@code SEEK_CUR}, {@code SEEK_END}; on a
-     * directory the offset is a readdir cookie ({@code telldir}/{@code seekdir}).
+     * {@code lseek(2)} with {@code SEEK_SET}, {@code SEEK_CUR}, {@code SEEK_END}, and on
+     * regular files {@code SEEK_DATA} / {@code SEEK_HOLE}; on a directory the offset is a
+     * readdir cookie ({@code telldir}/{@code seekdir}).
      *
      * @return the new offset in bytes (or the cookie)
-     * @throws VfsException {@code EBADF}, {@code EINVAL} (bad whence, negative result)
+     * @throws VfsException {@code EBADF}, {@code EINVAL} (bad whence, negative result),
+     *         {@code ENXIO} ({@code SEEK_DATA}/{@code SEEK_HOLE} at or past the end, no data after)
      */
     public long lseek(int fd, long offset, int whence) {
         return opens.lseek(fd, offset, whence);
@@ -288,6 +299,84 @@ public final class VfsTask implements WalkContext, AutoCloseable {
         } finally {
             close(fd);
         }
+    }
+
+    // ---------------------------------------------------------------- file data
+
+    /**
+     * {@code read(2)}: reads up to {@code len} bytes at the file offset into
+     * {@code buf[off..]}, advancing the offset. Lock-free on the data; a read sees each
+     * write whole or not at all. Holes read as zeros.
+     *
+     * @return the bytes read, 0 at end of file
+     * @throws VfsException {@code EBADF} (not open for reading, {@code O_PATH}),
+     *         {@code EISDIR}, {@code EINVAL} (not a regular file), {@code EFAULT} (bad range)
+     */
+    public int read(int fd, byte[] buf, int off, int len) {
+        return io.read(fd, buf, off, len);
+    }
+
+    /** {@code pread(2)}: {@link #read} at {@code pos} bytes, without moving the offset ({@code EINVAL} if negative). */
+    public int pread(int fd, byte[] buf, int off, int len, long pos) {
+        return io.pread(fd, buf, off, len, pos);
+    }
+
+    /** {@code readv(2)}: fills the buffers in order from one version of the file. */
+    public long readv(int fd, byte[][] iov) {
+        return io.readv(fd, iov);
+    }
+
+    /**
+     * {@code write(2)}: writes {@code len} bytes at the file offset (at the end with
+     * {@code O_APPEND}, atomically with respect to other writers), advancing it; sets
+     * mtime and ctime.
+     *
+     * @return {@code len}
+     * @throws VfsException {@code EBADF} (not open for writing), {@code EISDIR},
+     *         {@code EINVAL} (not a regular file), {@code EFBIG}, {@code ENOSPC} (nothing written)
+     */
+    public int write(int fd, byte[] buf, int off, int len) {
+        return io.write(fd, buf, off, len);
+    }
+
+    /** {@code write(2)} of the whole array. */
+    public int write(int fd, byte[] buf) {
+        return io.write(fd, buf, 0, buf.length);
+    }
+
+    /** {@code pwrite(2)}: writes at {@code pos} without moving the offset (with {@code O_APPEND}, at the end, as Linux). */
+    public int pwrite(int fd, byte[] buf, int off, int len, long pos) {
+        return io.pwrite(fd, buf, off, len, pos);
+    }
+
+    /** {@code writev(2)}: writes the buffers as one atomic write. */
+    public long writev(int fd, byte[][] iov) {
+        return io.writev(fd, iov);
+    }
+
+    /**
+     * {@code ftruncate(2)}: sets the size; shrinking frees pages, growing adds a hole.
+     *
+     * @throws VfsException {@code EBADF}, {@code EINVAL} (not open for writing, not a
+     *         regular file, negative length), {@code EFBIG}, {@code ENOSPC}
+     */
+    public void ftruncate(int fd, long length) {
+        io.ftruncate(fd, length);
+    }
+
+    /** {@code truncate(2)}: by path; needs write permission ({@code EACCES}), {@code EISDIR}, {@code EROFS}. */
+    public void truncate(String path, long length) {
+        io.truncate(path, length);
+    }
+
+    /** {@code fsync(2)}: every published write is already stable in memory; checks the descriptor. */
+    public void fsync(int fd) {
+        io.fsync(fd, "fsync");
+    }
+
+    /** {@code fdatasync(2)}. */
+    public void fdatasync(int fd) {
+        io.fsync(fd, "fdatasync");
     }
 
     // ---------------------------------------------------------------- namespace

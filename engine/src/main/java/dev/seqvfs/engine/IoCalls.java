@@ -1,0 +1,294 @@
+package dev.seqvfs.engine;
+
+import dev.seqvfs.actors.fdtable.OpenFile;
+import dev.seqvfs.actors.file.FileData;
+import dev.seqvfs.actors.inode.Inode;
+import dev.seqvfs.actors.inode.InodeAttrs;
+import dev.seqvfs.actors.inode.Permission;
+import dev.seqvfs.actors.inode.RegularInode;
+import dev.seqvfs.actors.sb.Superblock;
+import dev.seqvfs.engine.walk.VfsPath;
+import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.FileType;
+import dev.seqvfs.protocol.Mode;
+import dev.seqvfs.protocol.OpenFlags;
+import dev.seqvfs.protocol.VfsException;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Regular-file I/O: {@code read}, {@code pread}, {@code readv}, {@code write},
+ * {@code pwrite}, {@code writev}, {@code truncate}, {@code ftruncate}, {@code fsync}.
+ *
+ * <p>Readers load the file's published {@link FileData} and never lock it; the offset of
+ * an open file description is guarded by its monitor (the {@code f_pos} lock). Writers
+ * take the per-inode write lock, build the new version by path copying, charge new pages
+ * against the superblock's byte limit, publish the data, then the attributes. Lock order:
+ * the {@code OpenFile} monitor before the inode write lock. Neither is held across a
+ * message.
+ *
+ * <p>Times follow POSIX with Linux's {@code relatime}: a write sets mtime and ctime; a
+ * read sets atime only if atime is not newer than mtime or ctime, or is a day old, so a
+ * read rarely writes shared memory.
+ */
+final class IoCalls {
+    private static final long DAY_NANOS = 24L * 3600 * 1_000_000_000L;
+
+    private final VfsTask t;
+
+    IoCalls(VfsTask t) {
+        this.t = t;
+    }
+
+    private static RegularInode regularForRead(OpenFile f, String op) {
+        if (f.isPath() || !f.readable()) {
+            throw new VfsException(Errno.EBADF, op, null);
+        }
+        return regular(f.inode(), op);
+    }
+
+    private static RegularInode regularForWrite(OpenFile f, String op) {
+        if (f.isPath() || !f.writable()) {
+            throw new VfsException(Errno.EBADF, op, null);
+        }
+        return regular(f.inode(), op);
+    }
+
+    private static RegularInode regular(Inode i, String op) {
+        if (i instanceof RegularInode r) {
+            return r;
+        }
+        throw new VfsException(i.type() == FileType.DIRECTORY ? Errno.EISDIR : Errno.EINVAL, op, null);
+    }
+
+    private static void checkRange(byte[] buf, int off, int len, String op) {
+        if (buf == null) {
+            throw new VfsException(Errno.EFAULT, op, null);
+        }
+        if (off < 0 || len < 0 || off > buf.length - len) {
+            throw new VfsException(Errno.EFAULT, op, null);
+        }
+    }
+
+    int read(int fd, byte[] buf, int off, int len) {
+        checkRange(buf, off, len, "read");
+        OpenFile f = t.fget(fd, "read");
+        RegularInode ri = regularForRead(f, "read");
+        int n;
+        synchronized (f) {
+            long pos = f.offset();
+            n = Math.max(0, ri.dataAcquire().read(pos, buf, off, len));
+            f.setOffset(pos + n);
+        }
+        touchAtime(ri);
+        return n;
+    }
+
+    int pread(int fd, byte[] buf, int off, int len, long pos) {
+        checkRange(buf, off, len, "pread");
+        if (pos < 0) {
+            throw new VfsException(Errno.EINVAL, "pread", null);
+        }
+        OpenFile f = t.fget(fd, "pread");
+        RegularInode ri = regularForRead(f, "pread");
+        int n = Math.max(0, ri.dataAcquire().read(pos, buf, off, len));
+        touchAtime(ri);
+        return n;
+    }
+
+    long readv(int fd, byte[][] iov) {
+        if (iov == null) {
+            throw new VfsException(Errno.EFAULT, "readv", null);
+        }
+        OpenFile f = t.fget(fd, "readv");
+        RegularInode ri = regularForRead(f, "readv");
+        long total = 0;
+        synchronized (f) {
+            FileData d = ri.dataAcquire();
+            long pos = f.offset();
+            for (byte[] b : iov) {
+                checkRange(b, 0, b.length, "readv");
+                int n = Math.max(0, d.read(pos + total, b, 0, b.length));
+                total += n;
+                if (n < b.length) {
+                    break;
+                }
+            }
+            f.setOffset(pos + total);
+        }
+        touchAtime(ri);
+        return total;
+    }
+
+    int write(int fd, byte[] buf, int off, int len) {
+        checkRange(buf, off, len, "write");
+        OpenFile f = t.fget(fd, "write");
+        RegularInode ri = regularForWrite(f, "write");
+        synchronized (f) {
+            long pos = writeAt(ri, f, f.offset(), new byte[][] {buf}, new int[] {off}, new int[] {len}, "write");
+            f.setOffset(pos);
+        }
+        return len;
+    }
+
+    int pwrite(int fd, byte[] buf, int off, int len, long pos) {
+        checkRange(buf, off, len, "pwrite");
+        if (pos < 0) {
+            throw new VfsException(Errno.EINVAL, "pwrite", null);
+        }
+        OpenFile f = t.fget(fd, "pwrite");
+        RegularInode ri = regularForWrite(f, "pwrite");
+        writeAt(ri, f, pos, new byte[][] {buf}, new int[] {off}, new int[] {len}, "pwrite");
+        return len;
+    }
+
+    long writev(int fd, byte[][] iov) {
+        if (iov == null) {
+            throw new VfsException(Errno.EFAULT, "writev", null);
+        }
+        OpenFile f = t.fget(fd, "writev");
+        RegularInode ri = regularForWrite(f, "writev");
+        int[] offs = new int[iov.length];
+        int[] lens = new int[iov.length];
+        long total = 0;
+        for (int i = 0; i < iov.length; i++) {
+            checkRange(iov[i], 0, iov[i].length, "writev");
+            lens[i] = iov[i].length;
+            total += lens[i];
+        }
+        synchronized (f) {
+            f.setOffset(writeAt(ri, f, f.offset(), iov, offs, lens, "writev"));
+        }
+        return total;
+    }
+
+    /**
+     * Writes the buffers as one atomic change at {@code pos} (or at the end, with
+     * {@code O_APPEND}, even for {@code pwrite}, as Linux does), under the inode's write lock.
+     *
+     * @return the offset after the write
+     * @throws VfsException {@code EFBIG} past the maximum size, {@code ENOSPC} when the new
+     *         pages do not fit; nothing is written then
+     */
+    private long writeAt(RegularInode ri, OpenFile f, long pos, byte[][] bufs, int[] offs, int[] lens, String op) {
+        long total = 0;
+        for (int l : lens) {
+            total += l;
+        }
+        ReentrantLock lock = ri.writeLock();
+        lock.lock();
+        try {
+            FileData d = ri.dataAcquire();
+            long at = (f.statusFlagsAcquire() & OpenFlags.O_APPEND) != 0 ? d.size() : pos;
+            if (total == 0) {
+                return at;
+            }
+            if (at + total > FileData.MAX_SIZE || at + total < 0) {
+                throw new VfsException(Errno.EFBIG, op, null);
+            }
+            FileData next = d;
+            long p = at;
+            for (int i = 0; i < bufs.length; i++) {
+                next = next.write(p, bufs[i], offs[i], lens[i]);
+                p += lens[i];
+            }
+            publish(ri, d, next, op, true);
+            return p;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Charges the page difference, publishes {@code next}, then the attributes. The caller
+     * holds the write lock.
+     */
+    private void publish(RegularInode ri, FileData prev, FileData next, String op, boolean content) {
+        long delta = next.allocatedBytes() - prev.allocatedBytes();
+        Superblock sb = (Superblock) ri.owner();
+        if (delta > 0) {
+            sb.chargeBytes(delta, op);
+        }
+        ri.publishDataRelease(next);
+        if (delta < 0) {
+            sb.unchargeBytes(-delta);
+        }
+        long now = t.vfs().clock().nowNanos();
+        long blocks = next.allocatedBytes() / 512;
+        ri.updateAttrs(a -> a.withSize(next.size(), blocks, now));
+    }
+
+    /** Truncates (or extends) a regular file to {@code len} bytes; mtime and ctime change. */
+    void truncateInode(RegularInode ri, long len, String op) {
+        if (len > FileData.MAX_SIZE) {
+            throw new VfsException(Errno.EFBIG, op, null);
+        }
+        ReentrantLock lock = ri.writeLock();
+        lock.lock();
+        try {
+            FileData d = ri.dataAcquire();
+            publish(ri, d, d.truncate(len), op, false);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void ftruncate(int fd, long len) {
+        if (len < 0) {
+            throw new VfsException(Errno.EINVAL, "ftruncate", null);
+        }
+        OpenFile f = t.fget(fd, "ftruncate");
+        if (f.isPath()) {
+            throw new VfsException(Errno.EBADF, "ftruncate", null);
+        }
+        if (!f.writable() || !(f.inode() instanceof RegularInode ri)) {
+            throw new VfsException(Errno.EINVAL, "ftruncate", null);
+        }
+        truncateInode(ri, len, "ftruncate");
+    }
+
+    void truncate(String path, long len) {
+        if (len < 0) {
+            throw new VfsException(Errno.EINVAL, "truncate", path);
+        }
+        VfsPath p = t.attrs().resolve(VfsTask.AT_FDCWD, path, "truncate", 0, 0);
+        Inode i = p.inode();
+        if (i.type() == FileType.DIRECTORY) {
+            throw new VfsException(Errno.EISDIR, "truncate", path);
+        }
+        if (!(i instanceof RegularInode ri)) {
+            throw new VfsException(Errno.EINVAL, "truncate", path);
+        }
+        if (p.mnt().isReadOnly()) {
+            throw new VfsException(Errno.EROFS, "truncate", path);
+        }
+        if (!Permission.check(i, Mode.W_OK, t.cred())) {
+            throw new VfsException(Errno.EACCES, "truncate", path);
+        }
+        try {
+            truncateInode(ri, len, "truncate");
+        } catch (VfsException e) {
+            throw e.withContext("truncate", path, null);
+        }
+    }
+
+    void fsync(int fd, String op) {
+        OpenFile f = t.fget(fd, op);
+        if (f.isPath()) {
+            throw new VfsException(Errno.EBADF, op, null);
+        }
+        FileType type = f.inode().type();
+        if (type != FileType.REGULAR && type != FileType.DIRECTORY && type != FileType.SYMLINK) {
+            throw new VfsException(Errno.EINVAL, op, null);
+        }
+        // Memory is the medium: every published write is already as durable as it gets.
+    }
+
+    /** relatime: update atime only when it is not newer than mtime/ctime, or a day old. */
+    private void touchAtime(RegularInode ri) {
+        InodeAttrs a = ri.attrsAcquire();
+        long now = t.vfs().clock().nowNanos();
+        if (a.atime() <= a.mtime() || a.atime() <= a.ctime() || now - a.atime() >= DAY_NANOS) {
+            ri.updateAttrs(x -> x.accessed(now));
+        }
+    }
+}
