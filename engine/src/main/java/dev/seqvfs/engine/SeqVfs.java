@@ -85,12 +85,12 @@ public final class SeqVfs implements AutoCloseable {
      * @param cred the task's identity
      */
     public VfsTask newTask(Credentials cred) {
-        FilesStruct files = newFilesStruct();
+        FilesStruct files = newFilesStruct(FdTable.empty());
         return new VfsTask(this, files, cred);
     }
 
-    FilesStruct newFilesStruct() {
-        FilesStruct files = new FilesStruct(FdTable.empty(), config.rlimitNofile());
+    FilesStruct newFilesStruct(FdTable initial) {
+        FilesStruct files = new FilesStruct(initial, config.rlimitNofile());
         return asker.join(asker.ask(system, (org.apache.pekko.actor.typed.ActorRef<FilesStruct> r) ->
                 new EngineGuardian.SpawnFdTable(files, r)), "newTask", null);
     }

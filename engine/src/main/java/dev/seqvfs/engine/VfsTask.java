@@ -71,6 +71,7 @@ public final class VfsTask implements WalkContext, AutoCloseable {
     private final AttrCalls attrs = new AttrCalls(this);
     private final TaskCalls task = new TaskCalls(this);
     private final IoCalls io = new IoCalls(this);
+    private final FdCalls fds = new FdCalls(this);
     private volatile VfsPath cwd;
     private volatile VfsPath root;
     private volatile int umask = 022;
@@ -86,6 +87,19 @@ public final class VfsTask implements WalkContext, AutoCloseable {
         rm.pinAgain();
         this.cwd = r;
         this.root = r;
+    }
+
+    private VfsTask(VfsTask parent, FilesStruct files) {
+        this.vfs = parent.vfs;
+        this.files = files;
+        this.cred = parent.cred;
+        synchronized (parent) {
+            this.cwd = parent.cwd;
+            this.root = parent.root;
+            cwd.mnt().pinAgain();
+            root.mnt().pinAgain();
+        }
+        this.umask = parent.umask;
     }
 
     // ---------------------------------------------------------------- plumbing
@@ -749,8 +763,34 @@ public final class VfsTask implements WalkContext, AutoCloseable {
     }
 
     /**
-     * Ends the task ({@code exit}): closes every descriptor and releases its working and
-     * root directories. Further calls fail. Idempotent.
+     * {@code fork(2)}: a new task with a copy of this task's descriptor table (each open
+     * file description shared, gaining a reference), and the same working and root
+     * directories, umask and credentials. Blocks for two messages (the copy, the new
+     * table's actor).
+     */
+    public VfsTask fork() {
+        FdTable copy = fds.copyForFork();
+        return new VfsTask(this, vfs.newFilesStruct(copy));
+    }
+
+    /**
+     * A new thread of this task ({@code clone(CLONE_FILES)}): it shares this task's
+     * descriptor table; working directory and umask start as this task's.
+     */
+    public VfsTask newThread() {
+        files.retainUser();
+        return new VfsTask(this, files);
+    }
+
+    /** The descriptor side of {@code execve(2)}: closes every close-on-exec descriptor. */
+    public void exec() {
+        fds.exec();
+    }
+
+    /**
+     * Ends the task ({@code exit}): drops its use of the descriptor table (closing every
+     * descriptor when it was the last task sharing it) and releases its working and root
+     * directories. Further calls fail. Idempotent.
      */
     @Override
     public synchronized void close() {
@@ -758,8 +798,67 @@ public final class VfsTask implements WalkContext, AutoCloseable {
             return;
         }
         exited = true;
-        vfs.stopFilesStruct(files);
+        if (files.releaseUser()) {
+            vfs.stopFilesStruct(files);
+        }
         cwd.mnt().unpin();
         root.mnt().unpin();
+    }
+
+    // ---------------------------------------------------------------- descriptors
+
+    /**
+     * {@code dup(2)}: a new descriptor, the lowest free one, sharing {@code oldfd}'s open file.
+     *
+     * @throws VfsException {@code EBADF}, {@code EMFILE}
+     */
+    public int dup(int oldfd) {
+        return await(dupAsync(oldfd), "dup", null);
+    }
+
+    /** The async twin of {@link #dup}. */
+    public CompletableFuture<Integer> dupAsync(int oldfd) {
+        return async(() -> fds.dup(oldfd));
+    }
+
+    /**
+     * {@code dup2(2)}: makes {@code newfd} share {@code oldfd}'s open file, closing what
+     * {@code newfd} held, atomically; {@code dup2(fd, fd)} returns {@code fd} if it is open.
+     *
+     * @throws VfsException {@code EBADF} ({@code oldfd} not open, {@code newfd} out of range)
+     */
+    public int dup2(int oldfd, int newfd) {
+        return await(async(() -> fds.dup3(oldfd, newfd, 0, false)), "dup2", null);
+    }
+
+    /** {@code dup3(2)}: like {@link #dup2} with {@code O_CLOEXEC}; {@code oldfd == newfd} is {@code EINVAL}. */
+    public int dup3(int oldfd, int newfd, int flags) {
+        return await(async(() -> fds.dup3(oldfd, newfd, flags, true)), "dup3", null);
+    }
+
+    /**
+     * {@code fcntl(2)} with {@code F_DUPFD}, {@code F_DUPFD_CLOEXEC}, {@code F_GETFD},
+     * {@code F_SETFD}, {@code F_GETFL}, {@code F_SETFL} (see {@link dev.seqvfs.protocol.Fcntl}).
+     *
+     * @return the command's result (new descriptor, flags, or 0)
+     * @throws VfsException {@code EBADF}, {@code EINVAL} (unknown command, bad argument), {@code EMFILE}
+     */
+    public int fcntl(int fd, int cmd, long arg) {
+        return await(fcntlAsync(fd, cmd, arg), "fcntl", null);
+    }
+
+    /** The async twin of {@link #fcntl}. */
+    public CompletableFuture<Integer> fcntlAsync(int fd, int cmd, long arg) {
+        return async(() -> fds.fcntl(fd, cmd, arg));
+    }
+
+    /**
+     * {@code close_range(2)}: closes (or with {@code CLOSE_RANGE_CLOEXEC} marks) every
+     * descriptor from {@code first} to {@code last} (unsigned; -1 is "to the end").
+     *
+     * @throws VfsException {@code EINVAL} (first &gt; last, unknown flags)
+     */
+    public void closeRange(int first, int last, int flags) {
+        await(async(() -> fds.closeRange(first, last, flags)), "close_range", null);
     }
 }

@@ -49,6 +49,57 @@ public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
     public record Close(int fd, ActorRef<FdReply> replyTo) implements Command {
     }
 
+    /**
+     * Duplicates {@code oldFd} onto the lowest free descriptor {@code >= minFd}
+     * ({@code dup}, {@code F_DUPFD}, {@code F_DUPFD_CLOEXEC}). The new descriptor shares
+     * the open file description.
+     *
+     * @param replyTo {@code EBADF} if {@code oldFd} is not open, {@code EMFILE} at the limit,
+     *                {@code EINVAL} if {@code minFd} is negative or at the limit
+     */
+    public record DupFd(int oldFd, int minFd, boolean cloexec, ActorRef<FdReply> replyTo) implements Command {
+    }
+
+    /**
+     * {@code dup2}/{@code dup3}: makes {@code newFd} point at {@code oldFd}'s description,
+     * closing what {@code newFd} held, atomically (no moment where {@code newFd} is free).
+     *
+     * @param dup3 whether this is {@code dup3} ({@code oldFd == newFd} is then {@code EINVAL})
+     * @param replyTo {@code EBADF} if {@code oldFd} is not open or {@code newFd} is out of range
+     */
+    public record Dup2(int oldFd, int newFd, boolean cloexec, boolean dup3, ActorRef<FdReply> replyTo)
+            implements Command {
+    }
+
+    /**
+     * Sets or clears {@code FD_CLOEXEC} on a descriptor ({@code F_SETFD}).
+     *
+     * @param replyTo {@code EBADF} if not open
+     */
+    public record SetCloexec(int fd, boolean cloexec, ActorRef<FdReply> replyTo) implements Command {
+    }
+
+    /**
+     * {@code close_range(2)}: closes (or, with {@code cloexecOnly}, marks close-on-exec)
+     * every open descriptor in {@code [first, last]}.
+     *
+     * @param replyTo the reply's {@code fd} is the number of descriptors affected
+     */
+    public record CloseRange(int first, int last, boolean cloexecOnly, ActorRef<FdReply> replyTo)
+            implements Command {
+    }
+
+    /**
+     * {@code fork}: replies with a copy of the table in which every open file has one more
+     * reference (the child's), taken atomically with respect to this table's changes.
+     */
+    public record CopyForFork(ActorRef<FdTable> replyTo) implements Command {
+    }
+
+    /** {@code execve}: closes every close-on-exec descriptor; the reply's {@code fd} is how many. */
+    public record CloseOnExec(ActorRef<FdReply> replyTo) implements Command {
+    }
+
     private final FilesStruct files;
 
     private FdTableActor(ActorContext<Command> ctx, FilesStruct files) {
@@ -67,6 +118,12 @@ public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
         return newReceiveBuilder()
                 .onMessage(Install.class, this::onInstall)
                 .onMessage(Close.class, this::onClose)
+                .onMessage(DupFd.class, this::onDupFd)
+                .onMessage(Dup2.class, this::onDup2)
+                .onMessage(SetCloexec.class, this::onSetCloexec)
+                .onMessage(CloseRange.class, this::onCloseRange)
+                .onMessage(CopyForFork.class, this::onCopyForFork)
+                .onMessage(CloseOnExec.class, this::onCloseOnExec)
                 .onSignal(PostStop.class, s -> onPostStop())
                 .build();
     }
@@ -94,6 +151,121 @@ public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
         files.publishRelease(t.without(m.fd()));
         e.file().release();
         m.replyTo().tell(FdReply.ok(m.fd(), e.file()));
+        return this;
+    }
+
+    private Behavior<Command> onDupFd(DupFd m) {
+        FdTable t = files.tableAcquire();
+        FdTable.Entry e = t.get(m.oldFd());
+        if (e == null) {
+            m.replyTo().tell(FdReply.error(Errno.EBADF));
+            return this;
+        }
+        if (m.minFd() < 0 || m.minFd() >= files.rlimitNofile()) {
+            m.replyTo().tell(FdReply.error(Errno.EINVAL));
+            return this;
+        }
+        int fd = t.lowestFree(m.minFd());
+        if (fd >= files.rlimitNofile()) {
+            m.replyTo().tell(FdReply.error(Errno.EMFILE));
+            return this;
+        }
+        e.file().retain();
+        files.publishRelease(t.with(fd, new FdTable.Entry(e.file(), m.cloexec())));
+        m.replyTo().tell(FdReply.ok(fd, e.file()));
+        return this;
+    }
+
+    private Behavior<Command> onDup2(Dup2 m) {
+        FdTable t = files.tableAcquire();
+        FdTable.Entry e = t.get(m.oldFd());
+        if (e == null || m.newFd() < 0 || m.newFd() >= files.rlimitNofile()) {
+            m.replyTo().tell(FdReply.error(Errno.EBADF));
+            return this;
+        }
+        if (m.oldFd() == m.newFd()) {
+            m.replyTo().tell(m.dup3() ? FdReply.error(Errno.EINVAL) : FdReply.ok(m.newFd(), e.file()));
+            return this;
+        }
+        FdTable.Entry previous = t.get(m.newFd());
+        e.file().retain();
+        files.publishRelease(t.with(m.newFd(), new FdTable.Entry(e.file(), m.cloexec())));
+        if (previous != null) {
+            previous.file().release();
+        }
+        m.replyTo().tell(FdReply.ok(m.newFd(), e.file()));
+        return this;
+    }
+
+    private Behavior<Command> onSetCloexec(SetCloexec m) {
+        FdTable t = files.tableAcquire();
+        FdTable.Entry e = t.get(m.fd());
+        if (e == null) {
+            m.replyTo().tell(FdReply.error(Errno.EBADF));
+            return this;
+        }
+        if (e.cloexec() != m.cloexec()) {
+            files.publishRelease(t.with(m.fd(), new FdTable.Entry(e.file(), m.cloexec())));
+        }
+        m.replyTo().tell(FdReply.ok(m.fd(), e.file()));
+        return this;
+    }
+
+    private Behavior<Command> onCloseRange(CloseRange m) {
+        if (m.first() < 0 || Integer.compareUnsigned(m.first(), m.last()) > 0) {
+            m.replyTo().tell(FdReply.error(Errno.EINVAL));
+            return this;
+        }
+        FdTable t = files.tableAcquire();
+        FdTable next = t;
+        java.util.List<OpenFile> released = new java.util.ArrayList<>();
+        int affected = 0;
+        for (int fd : t.openFds()) {
+            if (fd < m.first() || (m.last() >= 0 && fd > m.last())) {
+                continue;
+            }
+            FdTable.Entry e = t.get(fd);
+            affected++;
+            if (m.cloexecOnly()) {
+                next = next.with(fd, new FdTable.Entry(e.file(), true));
+            } else {
+                next = next.without(fd);
+                released.add(e.file());
+            }
+        }
+        files.publishRelease(next);
+        for (OpenFile f : released) {
+            f.release();
+        }
+        m.replyTo().tell(FdReply.ok(affected, null));
+        return this;
+    }
+
+    private Behavior<Command> onCopyForFork(CopyForFork m) {
+        FdTable t = files.tableAcquire();
+        for (int fd : t.openFds()) {
+            t.get(fd).file().retain();
+        }
+        m.replyTo().tell(t);
+        return this;
+    }
+
+    private Behavior<Command> onCloseOnExec(CloseOnExec m) {
+        FdTable t = files.tableAcquire();
+        FdTable next = t;
+        java.util.List<OpenFile> released = new java.util.ArrayList<>();
+        for (int fd : t.openFds()) {
+            FdTable.Entry e = t.get(fd);
+            if (e.cloexec()) {
+                next = next.without(fd);
+                released.add(e.file());
+            }
+        }
+        files.publishRelease(next);
+        for (OpenFile f : released) {
+            f.release();
+        }
+        m.replyTo().tell(FdReply.ok(released.size(), null));
         return this;
     }
 

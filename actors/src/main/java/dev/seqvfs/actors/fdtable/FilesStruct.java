@@ -29,6 +29,7 @@ public final class FilesStruct {
     @SuppressWarnings("unused") // accessed through TABLE
     private volatile FdTable table;
     private final int rlimitNofile;
+    private final java.util.concurrent.atomic.AtomicInteger users = new java.util.concurrent.atomic.AtomicInteger(1);
     private volatile ActorRef<FdTableActor.Command> actor;
 
     /**
@@ -50,6 +51,23 @@ public final class FilesStruct {
     /** Publishes a table with release; only the table's actor calls this. */
     void publishRelease(FdTable t) {
         TABLE.setRelease(this, t);
+    }
+
+    /** Counts one more task sharing this table (a thread, {@code CLONE_FILES}). */
+    public void retainUser() {
+        if (users.getAndIncrement() <= 0) {
+            users.getAndDecrement();
+            throw new IllegalStateException("files struct already released");
+        }
+    }
+
+    /**
+     * Counts one task less.
+     *
+     * @return {@code true} if that was the last task: the table's actor must be stopped
+     */
+    public boolean releaseUser() {
+        return users.decrementAndGet() == 0;
     }
 
     /** Returns {@code RLIMIT_NOFILE}. */

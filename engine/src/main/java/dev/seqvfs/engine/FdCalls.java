@@ -1,0 +1,104 @@
+package dev.seqvfs.engine;
+
+import dev.seqvfs.actors.fdtable.FdReply;
+import dev.seqvfs.actors.fdtable.FdTable;
+import dev.seqvfs.actors.fdtable.FdTableActor;
+import dev.seqvfs.actors.fdtable.OpenFile;
+import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Fcntl;
+import dev.seqvfs.protocol.OpenFlags;
+import dev.seqvfs.protocol.VfsException;
+import java.util.concurrent.CompletableFuture;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * The descriptor-table calls: {@code dup}, {@code dup2}, {@code dup3}, {@code fcntl}
+ * (descriptor and status flags, duplication), {@code close_range}, and the table side of
+ * {@code fork} and {@code execve}. Every change is one message to the table's actor
+ * (seed 002: allocation and install together); {@code F_GETFD} and {@code F_GETFL} read
+ * the published table without a message.
+ */
+final class FdCalls {
+    private final VfsTask t;
+
+    FdCalls(VfsTask t) {
+        this.t = t;
+    }
+
+    private CompletableFuture<Integer> askFd(java.util.function.Function<ActorRef<FdReply>, FdTableActor.Command> m,
+                                             String op) {
+        return t.asker().ask(t.files().actor(), m::apply).thenApply(r -> {
+            if (r.error() != null) {
+                throw new VfsException(r.error(), op, null);
+            }
+            return r.fd();
+        });
+    }
+
+    CompletableFuture<Integer> dup(int oldfd) {
+        return askFd(r -> new FdTableActor.DupFd(oldfd, 0, false, r), "dup");
+    }
+
+    CompletableFuture<Integer> dup3(int oldfd, int newfd, int flags, boolean isDup3) {
+        if ((flags & ~OpenFlags.O_CLOEXEC) != 0) {
+            throw new VfsException(Errno.EINVAL, "dup3", null);
+        }
+        boolean cloexec = (flags & OpenFlags.O_CLOEXEC) != 0;
+        return askFd(r -> new FdTableActor.Dup2(oldfd, newfd, cloexec, isDup3, r), isDup3 ? "dup3" : "dup2");
+    }
+
+    CompletableFuture<Integer> fcntl(int fd, int cmd, long arg) {
+        switch (cmd) {
+            case Fcntl.F_DUPFD:
+            case Fcntl.F_DUPFD_CLOEXEC: {
+                int min = arg < 0 || arg > Integer.MAX_VALUE ? -1 : (int) arg;
+                boolean cloexec = cmd == Fcntl.F_DUPFD_CLOEXEC;
+                return askFd(r -> new FdTableActor.DupFd(fd, min, cloexec, r), "fcntl");
+            }
+            case Fcntl.F_GETFD: {
+                FdTable.Entry e = t.files().tableAcquire().get(fd);
+                if (e == null) {
+                    throw new VfsException(Errno.EBADF, "fcntl", null);
+                }
+                return CompletableFuture.completedFuture(e.cloexec() ? Fcntl.FD_CLOEXEC : 0);
+            }
+            case Fcntl.F_SETFD: {
+                boolean cloexec = (arg & Fcntl.FD_CLOEXEC) != 0;
+                return askFd(r -> new FdTableActor.SetCloexec(fd, cloexec, r), "fcntl").thenApply(x -> 0);
+            }
+            case Fcntl.F_GETFL:
+                return CompletableFuture.completedFuture(t.fget(fd, "fcntl").getFl());
+            case Fcntl.F_SETFL: {
+                OpenFile f = t.fget(fd, "fcntl");
+                if (f.isPath()) {
+                    throw new VfsException(Errno.EBADF, "fcntl", null);
+                }
+                int keep = f.statusFlagsAcquire() & ~Fcntl.SETFL_MASK;
+                f.publishStatusFlagsRelease(keep | ((int) arg & Fcntl.SETFL_MASK));
+                return CompletableFuture.completedFuture(0);
+            }
+            default:
+                t.fget(fd, "fcntl");
+                throw new VfsException(Errno.EINVAL, "fcntl", null);
+        }
+    }
+
+    CompletableFuture<Integer> closeRange(int first, int last, int flags) {
+        if ((flags & ~(Fcntl.CLOSE_RANGE_CLOEXEC | Fcntl.CLOSE_RANGE_UNSHARE)) != 0) {
+            throw new VfsException(Errno.EINVAL, "close_range", null);
+        }
+        boolean cloexecOnly = (flags & Fcntl.CLOSE_RANGE_CLOEXEC) != 0;
+        return askFd(r -> new FdTableActor.CloseRange(first, last, cloexecOnly, r), "close_range")
+                .thenApply(n -> 0);
+    }
+
+    /** Copies the table for a child, each open file gaining one reference. */
+    FdTable copyForFork() {
+        return t.asker().join(t.asker().ask(t.files().actor(),
+                (ActorRef<FdTable> r) -> new FdTableActor.CopyForFork(r)), "fork", null);
+    }
+
+    void exec() {
+        t.asker().join(askFd(r -> new FdTableActor.CloseOnExec(r), "execve"), "execve", null);
+    }
+}
