@@ -1,0 +1,397 @@
+package dev.seqvfs.engine.pipe;
+
+import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Limits;
+import dev.seqvfs.protocol.VfsException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A pipe's buffer, with the semantics of {@code pipe(7)}: a byte ring of
+ * {@link #DEFAULT_CAPACITY} bytes (changeable with {@code F_SETPIPE_SZ}), end of file once
+ * every writer has closed and the buffer is empty, {@code EPIPE} once every reader has
+ * closed, {@code EAGAIN} instead of waiting for non-blocking ends, and writes of at most
+ * {@link Limits#PIPE_BUF} bytes that are never interleaved with other writes.
+ *
+ * <h2>Concurrency</h2>
+ * All state is guarded by {@code lock} (the analogue of {@code pipe->mutex}); a pipe is a
+ * queue with two mutating sides, not a published snapshot. Waiting comes in two forms:
+ * plain threads park on {@code notEmpty}/{@code notFull}; asynchronous callers (actors,
+ * message-driven clients) get a {@link CompletableFuture} that a later write or read
+ * completes. Futures are always completed after {@code lock} is released, so no callback
+ * ever runs under it. Nothing here runs on an actor thread, and no actor ever waits here.
+ *
+ * <h2>Invariants</h2>
+ * {@code 0 <= count <= capacity}; a pending async write of at most {@code PIPE_BUF} bytes
+ * is taken only when it fits whole; pending operations are served in arrival order.
+ */
+public final class Pipe {
+    /** Default capacity in bytes (16 pages, as Linux). */
+    public static final int DEFAULT_CAPACITY = 65536;
+    /** Largest capacity {@code F_SETPIPE_SZ} accepts without privilege ({@code /proc/sys/fs/pipe-max-size}). */
+    public static final int MAX_CAPACITY = 1 << 20;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition notEmpty = lock.newCondition();
+    private final Condition notFull = lock.newCondition();
+    private byte[] buf = new byte[DEFAULT_CAPACITY];
+    private int head;
+    private int count;
+    private int readers;
+    private int writers;
+    private final ArrayDeque<PendingRead> pendingReads = new ArrayDeque<>();
+    private final ArrayDeque<PendingWrite> pendingWrites = new ArrayDeque<>();
+
+    private static final class PendingRead {
+        final byte[] dst;
+        final int off;
+        final int len;
+        final CompletableFuture<Integer> result = new CompletableFuture<>();
+
+        PendingRead(byte[] dst, int off, int len) {
+            this.dst = dst;
+            this.off = off;
+            this.len = len;
+        }
+    }
+
+    private static final class PendingWrite {
+        final byte[] src;
+        int off;
+        int remaining;
+        final int total;
+        final CompletableFuture<Integer> result = new CompletableFuture<>();
+
+        PendingWrite(byte[] src, int off, int len) {
+            this.src = src;
+            this.off = off;
+            this.remaining = len;
+            this.total = len;
+        }
+    }
+
+    /** A completion to run after the lock is released. */
+    private record Done(CompletableFuture<Integer> f, int value, Errno error) {
+        void fire() {
+            if (error != null) {
+                f.completeExceptionally(new VfsException(error, "pipe", null));
+            } else {
+                f.complete(value);
+            }
+        }
+    }
+
+    /** Creates a pipe with one reader and one writer (the two ends {@code pipe(2)} returns). */
+    public Pipe() {
+        readers = 1;
+        writers = 1;
+    }
+
+    /** Returns the capacity in bytes ({@code F_GETPIPE_SZ}). */
+    public int capacity() {
+        lock.lock();
+        try {
+            return buf.length;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Returns the number of bytes buffered ({@code FIONREAD}). */
+    public int available() {
+        lock.lock();
+        try {
+            return count;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Sets the capacity ({@code F_SETPIPE_SZ}): rounded up to a power of two of at least
+     * one page.
+     *
+     * @return the capacity set
+     * @throws VfsException {@code EINVAL} for a size below 1 or above {@link #MAX_CAPACITY}
+     *         ({@code EPERM} in Linux for unprivileged callers; SeqVFS has no privilege
+     *         here), {@code EBUSY} if the buffered bytes do not fit
+     */
+    public int setCapacity(long size) {
+        if (size < 1 || size > MAX_CAPACITY) {
+            throw new VfsException(size > MAX_CAPACITY ? Errno.EPERM : Errno.EINVAL, "fcntl", null);
+        }
+        int cap = Math.max(4096, Integer.highestOneBit((int) size - 1) << 1);
+        if (size <= 4096) {
+            cap = 4096;
+        }
+        List<Done> done = new ArrayList<>();
+        lock.lock();
+        try {
+            if (count > cap) {
+                throw new VfsException(Errno.EBUSY, "fcntl", null);
+            }
+            byte[] nb = new byte[cap];
+            copyOut(nb, 0, count);
+            buf = nb;
+            head = 0;
+            serveWrites(done);
+            notFull.signalAll();
+            return cap;
+        } finally {
+            lock.unlock();
+            done.forEach(Done::fire);
+        }
+    }
+
+    /** Adds a reader (an end opened or duplicated by {@code fork}). */
+    public void addReader() {
+        lock.lock();
+        try {
+            readers++;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Adds a writer. */
+    public void addWriter() {
+        lock.lock();
+        try {
+            writers++;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Drops a reader; at the last one, blocked and pending writers fail with {@code EPIPE}. */
+    public void releaseReader() {
+        List<Done> done = new ArrayList<>();
+        lock.lock();
+        try {
+            if (--readers == 0) {
+                for (PendingWrite w : pendingWrites) {
+                    int written = w.total - w.remaining;
+                    done.add(written > 0 ? new Done(w.result, written, null) : new Done(w.result, 0, Errno.EPIPE));
+                }
+                pendingWrites.clear();
+                notFull.signalAll();
+            }
+        } finally {
+            lock.unlock();
+            done.forEach(Done::fire);
+        }
+    }
+
+    /** Drops a writer; at the last one, blocked and pending readers see end of file. */
+    public void releaseWriter() {
+        List<Done> done = new ArrayList<>();
+        lock.lock();
+        try {
+            if (--writers == 0) {
+                serveReads(done);
+                for (PendingRead r : pendingReads) {
+                    done.add(new Done(r.result, 0, null));
+                }
+                pendingReads.clear();
+                notEmpty.signalAll();
+            }
+        } finally {
+            lock.unlock();
+            done.forEach(Done::fire);
+        }
+    }
+
+    /**
+     * Reads up to {@code len} bytes, waiting (parking this thread) while the pipe is empty
+     * and has writers, unless {@code nonblock}.
+     *
+     * @return the bytes read; 0 at end of file (no writer left, nothing buffered)
+     * @throws VfsException {@code EAGAIN} if {@code nonblock} and nothing is buffered while
+     *         writers remain; {@code EINTR} if the thread is interrupted while waiting
+     */
+    public int read(byte[] dst, int off, int len, boolean nonblock) {
+        if (len == 0) {
+            return 0;
+        }
+        List<Done> done = new ArrayList<>();
+        lock.lock();
+        try {
+            while (count == 0 || !pendingReads.isEmpty()) {
+                if (count == 0 && writers == 0) {
+                    return 0;
+                }
+                if (nonblock) {
+                    throw new VfsException(Errno.EAGAIN, "read", null);
+                }
+                awaitUninterruptiblyOrEintr(notEmpty, "read");
+            }
+            int n = Math.min(len, count);
+            copyOut(dst, off, n);
+            serveWrites(done);
+            notFull.signalAll();
+            return n;
+        } finally {
+            lock.unlock();
+            done.forEach(Done::fire);
+        }
+    }
+
+    /**
+     * Reads without blocking any thread: completes now if bytes are buffered (or at end of
+     * file), otherwise when a writer provides some, with the number of bytes read.
+     */
+    public CompletableFuture<Integer> readAsync(byte[] dst, int off, int len) {
+        List<Done> done = new ArrayList<>();
+        lock.lock();
+        try {
+            if (len == 0) {
+                return CompletableFuture.completedFuture(0);
+            }
+            if (pendingReads.isEmpty() && (count > 0 || writers == 0)) {
+                int n = Math.min(len, count);
+                copyOut(dst, off, n);
+                serveWrites(done);
+                notFull.signalAll();
+                return CompletableFuture.completedFuture(n);
+            }
+            PendingRead r = new PendingRead(dst, off, len);
+            pendingReads.add(r);
+            return r.result;
+        } finally {
+            lock.unlock();
+            done.forEach(Done::fire);
+        }
+    }
+
+    /**
+     * Writes {@code len} bytes, waiting while there is no room, unless {@code nonblock}.
+     * A write of at most {@code PIPE_BUF} bytes is atomic: it waits until it fits whole.
+     * A larger blocking write may be split between other writers' writes.
+     *
+     * @return the bytes written ({@code len}, or fewer for a non-blocking write of more
+     *         than {@code PIPE_BUF} bytes that partly fit)
+     * @throws VfsException {@code EPIPE} if no reader is left (before anything was
+     *         written), {@code EAGAIN} if {@code nonblock} and nothing could be written
+     */
+    public int write(byte[] src, int off, int len, boolean nonblock) {
+        List<Done> done = new ArrayList<>();
+        lock.lock();
+        try {
+            int written = 0;
+            boolean atomic = len <= Limits.PIPE_BUF;
+            while (written < len) {
+                if (readers == 0) {
+                    if (written > 0) {
+                        return written;
+                    }
+                    throw new VfsException(Errno.EPIPE, "write", null);
+                }
+                int room = buf.length - count;
+                boolean fits = pendingWrites.isEmpty() && (atomic ? room >= len - written : room > 0);
+                if (!fits) {
+                    if (nonblock) {
+                        if (written > 0) {
+                            return written;
+                        }
+                        throw new VfsException(Errno.EAGAIN, "write", null);
+                    }
+                    awaitUninterruptiblyOrEintr(notFull, "write");
+                    continue;
+                }
+                int n = Math.min(len - written, room);
+                copyIn(src, off + written, n);
+                written += n;
+                serveReads(done);
+                notEmpty.signalAll();
+            }
+            return written;
+        } finally {
+            lock.unlock();
+            done.forEach(Done::fire);
+        }
+    }
+
+    /**
+     * Writes without blocking any thread: completes when all {@code len} bytes are in the
+     * buffer (with {@code len}), or fails with {@code EPIPE} when the last reader leaves
+     * first (or completes with the bytes already written, if some were).
+     */
+    public CompletableFuture<Integer> writeAsync(byte[] src, int off, int len) {
+        List<Done> done = new ArrayList<>();
+        lock.lock();
+        try {
+            if (readers == 0) {
+                return CompletableFuture.failedFuture(new VfsException(Errno.EPIPE, "write", null));
+            }
+            PendingWrite w = new PendingWrite(src, off, len);
+            pendingWrites.add(w);
+            serveWrites(done);
+            return w.result;
+        } finally {
+            lock.unlock();
+            done.forEach(Done::fire);
+        }
+    }
+
+    /** Moves pending async writes into the buffer, in order, while they fit. Caller holds the lock. */
+    private void serveWrites(List<Done> done) {
+        while (!pendingWrites.isEmpty() && readers > 0) {
+            PendingWrite w = pendingWrites.peek();
+            int room = buf.length - count;
+            boolean atomic = w.total <= Limits.PIPE_BUF;
+            if (room == 0 || (atomic && room < w.remaining)) {
+                return;
+            }
+            int n = Math.min(w.remaining, room);
+            copyIn(w.src, w.off, n);
+            w.off += n;
+            w.remaining -= n;
+            serveReads(done);
+            notEmpty.signalAll();
+            if (w.remaining == 0) {
+                pendingWrites.poll();
+                done.add(new Done(w.result, w.total, null));
+            }
+        }
+    }
+
+    /** Hands buffered bytes to pending async reads, in order. Caller holds the lock. */
+    private void serveReads(List<Done> done) {
+        while (!pendingReads.isEmpty() && (count > 0 || writers == 0)) {
+            PendingRead r = pendingReads.poll();
+            int n = Math.min(r.len, count);
+            copyOut(r.dst, r.off, n);
+            done.add(new Done(r.result, n, null));
+        }
+    }
+
+    private void copyIn(byte[] src, int off, int n) {
+        int tail = (head + count) % buf.length;
+        int first = Math.min(n, buf.length - tail);
+        System.arraycopy(src, off, buf, tail, first);
+        System.arraycopy(src, off + first, buf, 0, n - first);
+        count += n;
+    }
+
+    private void copyOut(byte[] dst, int off, int n) {
+        int first = Math.min(n, buf.length - head);
+        System.arraycopy(buf, head, dst, off, first);
+        System.arraycopy(buf, 0, dst, off + first, n - first);
+        head = (head + n) % buf.length;
+        count -= n;
+    }
+
+    private static void awaitUninterruptiblyOrEintr(Condition c, String op) {
+        try {
+            c.await(1, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new VfsException(Errno.EINTR, op, null);
+        }
+    }
+}
