@@ -77,6 +77,15 @@ final class FdCalls {
                 f.publishStatusFlagsRelease(keep | ((int) arg & Fcntl.SETFL_MASK));
                 return CompletableFuture.completedFuture(0);
             }
+            case Fcntl.F_GETPIPE_SZ:
+            case Fcntl.F_SETPIPE_SZ: {
+                OpenFile f = t.fget(fd, "fcntl");
+                if (!(f.ops() instanceof dev.seqvfs.engine.pipe.StreamOps s) || s.pipe() == null) {
+                    throw new VfsException(Errno.EBADF, "fcntl", null);
+                }
+                return CompletableFuture.completedFuture(cmd == Fcntl.F_GETPIPE_SZ ? s.pipe().capacity()
+                        : s.pipe().setCapacity(arg));
+            }
             default:
                 t.fget(fd, "fcntl");
                 throw new VfsException(Errno.EINVAL, "fcntl", null);

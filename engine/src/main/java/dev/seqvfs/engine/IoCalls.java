@@ -7,6 +7,7 @@ import dev.seqvfs.actors.inode.InodeAttrs;
 import dev.seqvfs.actors.inode.Permission;
 import dev.seqvfs.actors.inode.RegularInode;
 import dev.seqvfs.actors.sb.Superblock;
+import dev.seqvfs.engine.pipe.StreamOps;
 import dev.seqvfs.engine.walk.VfsPath;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.FileType;
@@ -69,9 +70,19 @@ final class IoCalls {
         }
     }
 
+    private static boolean nonblock(OpenFile f) {
+        return (f.statusFlagsAcquire() & OpenFlags.O_NONBLOCK) != 0;
+    }
+
     int read(int fd, byte[] buf, int off, int len) {
         checkRange(buf, off, len, "read");
         OpenFile f = t.fget(fd, "read");
+        if (f.ops() instanceof StreamOps s) {
+            if (f.isPath() || !f.readable()) {
+                throw new VfsException(Errno.EBADF, "read", null);
+            }
+            return s.read(f, buf, off, len, nonblock(f));
+        }
         RegularInode ri = regularForRead(f, "read");
         int n;
         synchronized (f) {
@@ -89,6 +100,9 @@ final class IoCalls {
             throw new VfsException(Errno.EINVAL, "pread", null);
         }
         OpenFile f = t.fget(fd, "pread");
+        if (f.ops() instanceof StreamOps) {
+            throw new VfsException(Errno.ESPIPE, "pread", null);
+        }
         RegularInode ri = regularForRead(f, "pread");
         int n = Math.max(0, ri.dataAcquire().read(pos, buf, off, len));
         touchAtime(ri);
@@ -122,6 +136,12 @@ final class IoCalls {
     int write(int fd, byte[] buf, int off, int len) {
         checkRange(buf, off, len, "write");
         OpenFile f = t.fget(fd, "write");
+        if (f.ops() instanceof StreamOps s) {
+            if (f.isPath() || !f.writable()) {
+                throw new VfsException(Errno.EBADF, "write", null);
+            }
+            return s.write(f, buf, off, len, nonblock(f));
+        }
         RegularInode ri = regularForWrite(f, "write");
         synchronized (f) {
             long pos = writeAt(ri, f, f.offset(), new byte[][] {buf}, new int[] {off}, new int[] {len}, "write");
@@ -136,6 +156,9 @@ final class IoCalls {
             throw new VfsException(Errno.EINVAL, "pwrite", null);
         }
         OpenFile f = t.fget(fd, "pwrite");
+        if (f.ops() instanceof StreamOps) {
+            throw new VfsException(Errno.ESPIPE, "pwrite", null);
+        }
         RegularInode ri = regularForWrite(f, "pwrite");
         writeAt(ri, f, pos, new byte[][] {buf}, new int[] {off}, new int[] {len}, "pwrite");
         return len;
@@ -269,6 +292,37 @@ final class IoCalls {
         } catch (VfsException e) {
             throw e.withContext("truncate", path, null);
         }
+    }
+
+    /**
+     * Reads without blocking a thread: streams (pipes, sockets) complete when data arrives;
+     * regular files complete at once.
+     */
+    java.util.concurrent.CompletableFuture<Integer> readAsync(int fd, byte[] buf, int off, int len) {
+        checkRange(buf, off, len, "read");
+        OpenFile f = t.fget(fd, "read");
+        if (f.ops() instanceof StreamOps s) {
+            if (f.isPath() || !f.readable()) {
+                throw new VfsException(Errno.EBADF, "read", null);
+            }
+            return nonblock(f) ? java.util.concurrent.CompletableFuture.completedFuture(s.read(f, buf, off, len, true))
+                    : s.readAsync(f, buf, off, len);
+        }
+        return java.util.concurrent.CompletableFuture.completedFuture(read(fd, buf, off, len));
+    }
+
+    /** Writes without blocking a thread; see {@link #readAsync}. */
+    java.util.concurrent.CompletableFuture<Integer> writeAsync(int fd, byte[] buf, int off, int len) {
+        checkRange(buf, off, len, "write");
+        OpenFile f = t.fget(fd, "write");
+        if (f.ops() instanceof StreamOps s) {
+            if (f.isPath() || !f.writable()) {
+                throw new VfsException(Errno.EBADF, "write", null);
+            }
+            return nonblock(f) ? java.util.concurrent.CompletableFuture.completedFuture(s.write(f, buf, off, len, true))
+                    : s.writeAsync(f, buf, off, len);
+        }
+        return java.util.concurrent.CompletableFuture.completedFuture(write(fd, buf, off, len));
     }
 
     void fsync(int fd, String op) {

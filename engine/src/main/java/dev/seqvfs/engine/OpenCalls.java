@@ -254,6 +254,9 @@ final class OpenCalls {
         if (file.isPath()) {
             throw new VfsException(Errno.EBADF, "lseek", null);
         }
+        if (file.ops() instanceof dev.seqvfs.engine.pipe.StreamOps) {
+            throw new VfsException(Errno.ESPIPE, "lseek", null);
+        }
         synchronized (file) {
             long base;
             switch (whence) {

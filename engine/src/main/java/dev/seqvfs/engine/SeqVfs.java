@@ -46,6 +46,7 @@ public final class SeqVfs implements AutoCloseable {
     private final Namespace namespace;
     private final PathWalk walker;
     private final Asker asker;
+    private final dev.seqvfs.engine.anon.AnonFs anonFs;
 
     private SeqVfs(Config raw, VfsConfig config, VfsClock clock) {
         this.config = config;
@@ -56,6 +57,7 @@ public final class SeqVfs implements AutoCloseable {
         Superblock root = newSuperblock("tmpfs", config.tmpfs(), config.rootMode(), config.rootUid(),
                 config.rootGid());
         this.namespace = new Namespace(locks, root);
+        this.anonFs = new dev.seqvfs.engine.anon.AnonFs(devs.incrementAndGet(), clock, config.anonSharedRoot());
         this.walker = new PathWalk(namespace, config.optimisticAttempts());
     }
 
@@ -130,6 +132,11 @@ public final class SeqVfs implements AutoCloseable {
     /** Returns the number of walks that fell back to the locked ref-walk. */
     public long refWalks() {
         return locks.refWalks.sum();
+    }
+
+    /** Returns the anonymous-inode file system (pipes, sockets): counts for tests and benchmarks. */
+    public dev.seqvfs.engine.anon.AnonFs anonFs() {
+        return anonFs;
     }
 
     PathWalk walker() {

@@ -16,9 +16,10 @@ import java.time.Duration;
  * @param rootUid owner of the root directory
  * @param rootGid group of the root directory
  * @param dispatcher config path of the dispatcher the engine's actors run on
+ * @param anonSharedRoot whether anonymous inodes use the old shared pseudo-root (seed 000's "before")
  */
 public record VfsConfig(Duration askTimeout, int optimisticAttempts, int rlimitNofile, SuperblockConfig tmpfs,
-                        int rootMode, int rootUid, int rootGid, String dispatcher) {
+                        int rootMode, int rootUid, int rootGid, String dispatcher, boolean anonSharedRoot) {
 
     /** Reads the {@code seqvfs} section of {@code c}. */
     public static VfsConfig from(Config c) {
@@ -38,6 +39,7 @@ public record VfsConfig(Duration askTimeout, int optimisticAttempts, int rlimitN
                 Integer.parseInt(s.getString("root.mode"), 8),
                 s.getInt("root.uid"),
                 s.getInt("root.gid"),
-                "seqvfs.dispatcher");
+                "seqvfs.dispatcher",
+                s.getBoolean("anon.shared-root"));
     }
 }

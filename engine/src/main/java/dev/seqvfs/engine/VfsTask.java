@@ -72,6 +72,7 @@ public final class VfsTask implements WalkContext, AutoCloseable {
     private final TaskCalls task = new TaskCalls(this);
     private final IoCalls io = new IoCalls(this);
     private final FdCalls fds = new FdCalls(this);
+    private final AnonCalls anon = new AnonCalls(this);
     private volatile VfsPath cwd;
     private volatile VfsPath root;
     private volatile int umask = 022;
@@ -391,6 +392,72 @@ public final class VfsTask implements WalkContext, AutoCloseable {
     /** {@code fdatasync(2)}. */
     public void fdatasync(int fd) {
         io.fsync(fd, "fdatasync");
+    }
+
+    /**
+     * Reads without blocking a thread: on a pipe or socket the stage completes when data
+     * arrives (with 0 at end of stream); on a regular file at once.
+     */
+    public CompletableFuture<Integer> readAsync(int fd, byte[] buf, int off, int len) {
+        return async(() -> io.readAsync(fd, buf, off, len));
+    }
+
+    /** Writes without blocking a thread; on a pipe the stage completes when every byte is buffered. */
+    public CompletableFuture<Integer> writeAsync(int fd, byte[] buf, int off, int len) {
+        return async(() -> io.writeAsync(fd, buf, off, len));
+    }
+
+    // ---------------------------------------------------------------- pipes and sockets
+
+    /**
+     * {@code pipe(2)}: a pipe of 64 KiB; returns {read end, write end}. Its inode lives in
+     * no directory; {@code readlink("/proc/self/fd/N")} shows {@code pipe:[ino]}.
+     *
+     * @throws VfsException {@code EMFILE} (neither descriptor installed)
+     */
+    public int[] pipe() {
+        return pipe2(0);
+    }
+
+    /** {@code pipe2(2)} with {@code O_NONBLOCK} and {@code O_CLOEXEC} ({@code EINVAL} otherwise). */
+    public int[] pipe2(int flags) {
+        return await(pipe2Async(flags), "pipe2", null);
+    }
+
+    /** The async twin of {@link #pipe2}. */
+    public CompletableFuture<int[]> pipe2Async(int flags) {
+        return async(() -> anon.pipe2(flags));
+    }
+
+    /**
+     * {@code socket(2)}: an unconnected socket on a sockfs inode ({@code AF_UNIX},
+     * {@code AF_INET}, {@code AF_INET6}; {@code SOCK_STREAM}, {@code SOCK_DGRAM},
+     * {@code SOCK_SEQPACKET}, with {@code SOCK_NONBLOCK}/{@code SOCK_CLOEXEC}).
+     *
+     * @throws VfsException {@code EAFNOSUPPORT}, {@code EINVAL}, {@code EMFILE}
+     */
+    public int socket(int domain, int type, int protocol) {
+        return await(socketAsync(domain, type, protocol), "socket", null);
+    }
+
+    /** The async twin of {@link #socket}. */
+    public CompletableFuture<Integer> socketAsync(int domain, int type, int protocol) {
+        return async(() -> anon.socket(domain, type, protocol));
+    }
+
+    /**
+     * {@code socketpair(2)} for {@code AF_UNIX}: two connected sockets; data written on one
+     * is read on the other, both ways (stream semantics).
+     *
+     * @throws VfsException {@code EOPNOTSUPP} for other families, {@code EAFNOSUPPORT}, {@code EINVAL}, {@code EMFILE}
+     */
+    public int[] socketpair(int domain, int type, int protocol) {
+        return await(async(() -> anon.socketpair(domain, type, protocol)), "socketpair", null);
+    }
+
+    /** {@code shutdown(2)}: {@code SHUT_RD}, {@code SHUT_WR}, {@code SHUT_RDWR} ({@code ENOTSOCK}, {@code ENOTCONN}, {@code EINVAL}). */
+    public void shutdown(int fd, int how) {
+        anon.shutdown(fd, how);
     }
 
     // ---------------------------------------------------------------- namespace

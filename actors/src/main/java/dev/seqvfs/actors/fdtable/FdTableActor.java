@@ -41,6 +41,17 @@ public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
     }
 
     /**
+     * Installs several files on the lowest free descriptors, all or none (the two ends of
+     * {@code pipe(2)} or {@code socketpair(2)}): one message for the whole allocation.
+     *
+     * @param files the open files; this command owns one reference to each
+     * @param replyTo the reply's {@code fds} are the descriptors, in order; {@code EMFILE}
+     *                (every file released) if they do not all fit
+     */
+    public record InstallAll(OpenFile[] files, boolean cloexec, ActorRef<FdReply> replyTo) implements Command {
+    }
+
+    /**
      * Closes {@code fd} and drops the table's reference to its open file.
      *
      * @param fd the descriptor
@@ -118,6 +129,7 @@ public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
         return newReceiveBuilder()
                 .onMessage(Install.class, this::onInstall)
                 .onMessage(Close.class, this::onClose)
+                .onMessage(InstallAll.class, this::onInstallAll)
                 .onMessage(DupFd.class, this::onDupFd)
                 .onMessage(Dup2.class, this::onDup2)
                 .onMessage(SetCloexec.class, this::onSetCloexec)
@@ -138,6 +150,27 @@ public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
         }
         files.publishRelease(t.with(fd, new FdTable.Entry(m.file(), m.cloexec())));
         m.replyTo().tell(FdReply.ok(fd, m.file()));
+        return this;
+    }
+
+    private Behavior<Command> onInstallAll(InstallAll m) {
+        FdTable t = files.tableAcquire();
+        int[] fds = new int[m.files().length];
+        FdTable next = t;
+        for (int i = 0; i < fds.length; i++) {
+            int fd = next.lowestFree(0);
+            if (fd >= files.rlimitNofile()) {
+                for (OpenFile f : m.files()) {
+                    f.release();
+                }
+                m.replyTo().tell(FdReply.error(Errno.EMFILE));
+                return this;
+            }
+            fds[i] = fd;
+            next = next.with(fd, new FdTable.Entry(m.files()[i], m.cloexec()));
+        }
+        files.publishRelease(next);
+        m.replyTo().tell(FdReply.okAll(fds));
         return this;
     }
 

@@ -1,5 +1,6 @@
 package dev.seqvfs.actors.fdtable;
 
+import dev.seqvfs.actors.dir.Dentry;
 import dev.seqvfs.actors.inode.Inode;
 import dev.seqvfs.actors.mount.VfsMount;
 import dev.seqvfs.protocol.OpenFlags;
@@ -38,6 +39,8 @@ public final class OpenFile {
     private final Inode inode;
     private final VfsMount mount;
     private final String path;
+    private final FileOps ops;
+    private final Dentry dentry;
     private final int accessMode;
     @SuppressWarnings("unused") // accessed through STATUS
     private volatile int statusFlags;
@@ -56,9 +59,22 @@ public final class OpenFile {
      * @param flags the {@code open(2)} flags; access mode and status flags are kept, creation flags dropped
      */
     public OpenFile(Inode inode, VfsMount mount, String path, int flags) {
+        this(inode, mount, path, flags, FileOps.NONE, null);
+    }
+
+    /**
+     * Opens a description with its own file operations and dentry (anonymous inodes:
+     * pipe ends, sockets). Counts one open on the inode.
+     *
+     * @param ops what reads, writes and the last release do ({@code struct file_operations})
+     * @param dentry the file's dentry, for an anonymous inode a disconnected one, or {@code null}
+     */
+    public OpenFile(Inode inode, VfsMount mount, String path, int flags, FileOps ops, Dentry dentry) {
         this.inode = inode;
         this.mount = mount;
         this.path = path;
+        this.ops = ops;
+        this.dentry = dentry;
         this.accessMode = flags & (OpenFlags.O_ACCMODE | OpenFlags.O_PATH);
         STATUS.setRelease(this, flags & ~(OpenFlags.O_ACCMODE | OpenFlags.O_PATH | OpenFlags.O_CREAT
                 | OpenFlags.O_EXCL | OpenFlags.O_NOCTTY | OpenFlags.O_TRUNC | OpenFlags.O_CLOEXEC));
@@ -68,6 +84,16 @@ public final class OpenFile {
     /** Returns the inode. */
     public Inode inode() {
         return inode;
+    }
+
+    /** Returns the file operations. */
+    public FileOps ops() {
+        return ops;
+    }
+
+    /** Returns the dentry the file was opened through, or {@code null} for named files (see {@link #path()}). */
+    public Dentry dentry() {
+        return dentry;
     }
 
     /** Returns the mount, or {@code null}. */
@@ -155,6 +181,7 @@ public final class OpenFile {
             throw new IllegalStateException("release of a released open file on " + inode);
         }
         if (before == 1) {
+            ops.release(this);
             inode.openRelease();
             if (mount != null) {
                 mount.unpin();

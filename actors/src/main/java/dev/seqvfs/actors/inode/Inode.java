@@ -194,11 +194,20 @@ public class Inode {
         if ((int) FREED.getVolatile(this) != 0) {
             return InodeState.FREED;
         }
-        return attrsAcquire().nlink() > 0 ? InodeState.LIVE : InodeState.UNLINKED_OPEN;
+        return isLinked() ? InodeState.LIVE : InodeState.UNLINKED_OPEN;
+    }
+
+    /**
+     * Returns whether a name keeps this inode alive: true while its link count is positive.
+     * Anonymous inodes (pipes, sockets) override it to {@code false}: they live exactly as
+     * long as they are open, whatever link count {@code fstat} shows.
+     */
+    protected boolean isLinked() {
+        return attrsAcquire().nlink() > 0;
     }
 
     private void maybeFree() {
-        if (attrsAcquire().nlink() == 0 && (int) OPEN_COUNT.getVolatile(this) == 0
+        if (!isLinked() && (int) OPEN_COUNT.getVolatile(this) == 0
                 && FREED.compareAndSet(this, 0, 1)) {
             owner.inodeFreed(this);
         }

@@ -1,0 +1,124 @@
+package dev.seqvfs.engine.anon;
+
+import dev.seqvfs.actors.dir.Dentry;
+import dev.seqvfs.actors.inode.Inode;
+import dev.seqvfs.actors.inode.InodeAttrs;
+import dev.seqvfs.actors.inode.InodeOwner;
+import dev.seqvfs.actors.sb.VfsClock;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The internal superblock of anonymous inodes (pipefs, sockfs and anon_inodefs in one).
+ *
+ * <h2>Concurrency</h2>
+ * New layout (default): an inode number comes from the calling thread's batch of
+ * {@link #BATCH} numbers (one shared atomic add per batch); the live and created counts
+ * are {@link LongAdder}s; the dentry is its own parent, in no list. Nothing shared is
+ * written on the create/close path except one striped counter cell.
+ * Old layout ({@code shared-root}): one shared {@link AtomicLong} for inode numbers and one
+ * for the live count (Linux's {@code last_ino} and {@code nr_inodes} of 2008), and every
+ * dentry attached to the {@link PseudoRoot} under its lock.
+ */
+public final class AnonFs implements InodeOwner {
+    /** Inode numbers a thread takes at a time. */
+    public static final int BATCH = 1024;
+
+    private final long dev;
+    private final VfsClock clock;
+    private final boolean sharedRoot;
+    private final AtomicLong batches = new AtomicLong(1);
+    private final ThreadLocal<long[]> batch = ThreadLocal.withInitial(() -> new long[2]);
+    private final LongAdder live = new LongAdder();
+    private final LongAdder created = new LongAdder();
+    private final AtomicLong sharedLastIno = new AtomicLong();
+    private final AtomicLong sharedLive = new AtomicLong();
+    private final PseudoRoot root = new PseudoRoot();
+
+    /**
+     * Creates the anonymous file system.
+     *
+     * @param dev its device id
+     * @param clock time source
+     * @param sharedRoot whether to use the old shared-pseudo-root layout
+     */
+    public AnonFs(long dev, VfsClock clock, boolean sharedRoot) {
+        this.dev = dev;
+        this.clock = clock;
+        this.sharedRoot = sharedRoot;
+    }
+
+    @Override
+    public long dev() {
+        return dev;
+    }
+
+    @Override
+    public long now() {
+        return clock.nowNanos();
+    }
+
+    /** Returns whether the old shared-root layout is in use. */
+    public boolean sharedRoot() {
+        return sharedRoot;
+    }
+
+    /**
+     * Creates an anonymous inode and its disconnected dentry.
+     *
+     * @param mode type and permission bits ({@code S_IFIFO | 0600}, {@code S_IFSOCK | 0777}, ...)
+     * @param uid owner
+     * @param gid group
+     * @param kind {@code "pipe"}, {@code "socket"} or {@code "[name]"}
+     * @param state the object behind the file
+     */
+    public AnonInode create(int mode, int uid, int gid, String kind, Object state) {
+        long ino;
+        if (sharedRoot) {
+            ino = sharedLastIno.incrementAndGet();
+            sharedLive.incrementAndGet();
+        } else {
+            long[] b = batch.get();
+            if (b[0] == b[1]) {
+                b[0] = batches.getAndAdd(BATCH);
+                b[1] = b[0] + BATCH;
+            }
+            ino = b[0]++;
+            live.increment();
+        }
+        created.increment();
+        AnonInode inode = new AnonInode(ino, this, InodeAttrs.create(mode, 1, uid, gid, 0, 0, clock.nowNanos()),
+                kind, state);
+        Dentry d = new Dentry(inode.linkName(), inode, 0, Dentry.DCACHE_DISCONNECTED | Dentry.DCACHE_UNHASHED);
+        inode.setDentry(d);
+        if (sharedRoot) {
+            root.attach(d);
+        }
+        return inode;
+    }
+
+    @Override
+    public void inodeFreed(Inode inode) {
+        if (sharedRoot) {
+            root.detach(((AnonInode) inode).dentry());
+            sharedLive.decrementAndGet();
+        } else {
+            live.decrement();
+        }
+    }
+
+    /** Returns the number of anonymous inodes alive (a sum of striped cells; exact when quiet). */
+    public long liveInodes() {
+        return sharedRoot ? sharedLive.get() : live.sum();
+    }
+
+    /** Returns the number of anonymous inodes ever created. */
+    public long createdInodes() {
+        return created.sum();
+    }
+
+    /** Returns the number of dentries hanging off the pseudo-root (old layout; 0 otherwise). */
+    public int pseudoRootChildren() {
+        return root.size();
+    }
+}

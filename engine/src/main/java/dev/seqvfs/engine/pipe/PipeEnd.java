@@ -1,0 +1,71 @@
+package dev.seqvfs.engine.pipe;
+
+import dev.seqvfs.actors.fdtable.OpenFile;
+import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.VfsException;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The file operations of one end of a pipe: the read end reads, the write end writes,
+ * and releasing an end drops the pipe's reader or writer count (end of file or
+ * {@code EPIPE} for the other side). Immutable; thread-safe.
+ */
+public final class PipeEnd implements StreamOps {
+    private final Pipe pipe;
+    private final boolean readEnd;
+
+    /**
+     * @param pipe the pipe
+     * @param readEnd {@code true} for the read end, {@code false} for the write end
+     */
+    public PipeEnd(Pipe pipe, boolean readEnd) {
+        this.pipe = pipe;
+        this.readEnd = readEnd;
+    }
+
+    @Override
+    public Pipe pipe() {
+        return pipe;
+    }
+
+    @Override
+    public int read(OpenFile f, byte[] dst, int off, int len, boolean nonblock) {
+        if (!readEnd) {
+            throw new VfsException(Errno.EBADF, "read", null);
+        }
+        return pipe.read(dst, off, len, nonblock);
+    }
+
+    @Override
+    public int write(OpenFile f, byte[] src, int off, int len, boolean nonblock) {
+        if (readEnd) {
+            throw new VfsException(Errno.EBADF, "write", null);
+        }
+        return pipe.write(src, off, len, nonblock);
+    }
+
+    @Override
+    public CompletableFuture<Integer> readAsync(OpenFile f, byte[] dst, int off, int len) {
+        if (!readEnd) {
+            return CompletableFuture.failedFuture(new VfsException(Errno.EBADF, "read", null));
+        }
+        return pipe.readAsync(dst, off, len);
+    }
+
+    @Override
+    public CompletableFuture<Integer> writeAsync(OpenFile f, byte[] src, int off, int len) {
+        if (readEnd) {
+            return CompletableFuture.failedFuture(new VfsException(Errno.EBADF, "write", null));
+        }
+        return pipe.writeAsync(src, off, len);
+    }
+
+    @Override
+    public void release(OpenFile file) {
+        if (readEnd) {
+            pipe.releaseReader();
+        } else {
+            pipe.releaseWriter();
+        }
+    }
+}
