@@ -65,7 +65,19 @@ final class NamespaceCalls {
         if (ct.parent().mnt().isReadOnly()) {
             throw new VfsException(Errno.EROFS, op, extPath);
         }
+        requireMutable(ct.dir(), op, extPath);
         return ct;
+    }
+
+    /**
+     * Refuses namespace changes in a directory whose entries are computed (procfs): such a
+     * directory has no {@code ->mkdir}, {@code ->unlink}, ... so Linux's VFS answers
+     * {@code EPERM} before any file-system code runs.
+     */
+    static void requireMutable(DirectoryInode dir, String op, String path) {
+        if ((dir.iopFlags() & dev.seqvfs.actors.inode.IopFlags.IOP_MUTABLE_DIR) == 0) {
+            throw new VfsException(Errno.EPERM, op, path);
+        }
     }
 
     CompletableFuture<Void> mkdirat(int dirfd, String path, int mode) {
@@ -193,6 +205,7 @@ final class NamespaceCalls {
         if (pt.parent().mnt().isReadOnly()) {
             throw new VfsException(Errno.EROFS, op, path);
         }
+        requireMutable(pt.dir(), op, path);
         return t.asker().askDir(pt.dir(),
                         (ActorRef<DirReply> r) -> new DirectoryActor.Unlink(pt.name(), rmdir, pt.trailingSlash(),
                                 t.cred(), r))
@@ -224,6 +237,8 @@ final class NamespaceCalls {
         if (from.parent().mnt().isReadOnly()) {
             throw new VfsException(Errno.EROFS, "rename", oldpath, newpath);
         }
+        requireMutable(from.dir(), "rename", oldpath);
+        requireMutable(to.dir(), "rename", newpath);
         CompletableFuture<DirReply> f;
         if (from.dir() == to.dir()) {
             f = t.asker().askDir(from.dir(), (ActorRef<DirReply> r) -> new DirectoryActor.Rename(from.name(),

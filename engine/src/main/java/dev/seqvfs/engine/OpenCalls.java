@@ -43,8 +43,18 @@ final class OpenCalls {
         this.t = t;
     }
 
-    /** What the walk found: an existing file, or a parent and a name to create. */
-    private record OpenTarget(VfsPath existing, VfsPath parent, String name) {
+    /** What the walk found: an existing file (and where it was found), or a parent and a name to create. */
+    private record OpenTarget(VfsPath existing, VfsPath parent, String name, FileOrigin origin) {
+        OpenTarget(VfsPath existing, VfsPath parent, String name) {
+            this(existing, parent, name, null);
+        }
+    }
+
+    private static FileOrigin originOf(Nameidata nd, VfsPath p) {
+        if (p.inode() instanceof DirectoryInode d) {
+            return new FileOrigin(p.mnt(), d, null);
+        }
+        return nd.originDir() == null ? null : new FileOrigin(nd.originMnt(), nd.originDir(), nd.originName());
     }
 
     CompletableFuture<Integer> openat(int dirfd, String path, int flags, int mode) {
@@ -68,11 +78,17 @@ final class OpenCalls {
             if (target.existing() != null) {
                 OpenFile file = openExisting(target.existing(), f, path);
                 if (file != null) {
+                    if (file.origin() == null) {
+                        file.setOrigin(target.origin());
+                    }
                     return install(file, f, path);
                 }
             } else {
                 if (target.parent().mnt().isReadOnly()) {
                     throw new VfsException(Errno.EROFS, "open", path);
+                }
+                if ((target.parent().inode().iopFlags() & IopFlags.IOP_MUTABLE_DIR) == 0) {
+                    throw new VfsException(Errno.EACCES, "open", path);
                 }
                 int m = Mode.S_IFREG | (mode & ~t.umask() & 07777);
                 boolean excl = (f & OpenFlags.O_EXCL) != 0;
@@ -88,6 +104,8 @@ final class OpenCalls {
                             if (file == null) {
                                 throw new VfsException(Errno.ENOENT, "open", path);
                             }
+                            file.setOrigin(new FileOrigin(parent.mnt(), (DirectoryInode) parent.inode(),
+                                    target.name()));
                             return install(file, f, path);
                         });
             }
@@ -106,7 +124,7 @@ final class OpenCalls {
             if ((p.inode().iopFlags() & IopFlags.IOP_FOLLOW_LINK) != 0 && (flags & OpenFlags.O_PATH) == 0) {
                 throw nd.error(Errno.ELOOP);
             }
-            return new OpenTarget(p, null, null);
+            return new OpenTarget(p, null, null, nd.jumped() ? null : originOf(nd, p));
         }
         VfsPath parent = nd.walkParent();
         while (true) {
@@ -126,9 +144,14 @@ final class OpenCalls {
                     throw nd.error(Errno.ELOOP);
                 }
                 parent = nd.followLast(i);
+                if (nd.jumped() && nd.lastType() == LastType.ROOT) {
+                    return new OpenTarget(nd.current(), null, null);
+                }
                 continue;
             }
-            return new OpenTarget(nd.stepIntoLast(i), null, null);
+            VfsPath found = nd.stepIntoLast(i);
+            return new OpenTarget(found, null, null, i instanceof DirectoryInode ? originOf(nd, found)
+                    : new FileOrigin(parent.mnt(), (DirectoryInode) parent.inode(), nd.last()));
         }
     }
 
@@ -140,6 +163,9 @@ final class OpenCalls {
      */
     private OpenFile openExisting(VfsPath p, int flags, String path) {
         Inode i = p.inode();
+        if (i instanceof dev.seqvfs.engine.anon.AnonInode ai && (flags & OpenFlags.O_PATH) == 0) {
+            return reopenAnon(ai, p, flags, path);
+        }
         if ((flags & OpenFlags.O_PATH) != 0) {
             return newOpenFile(p, flags, null);
         }
@@ -178,6 +204,30 @@ final class OpenCalls {
             }
         }
         return file;
+    }
+
+    /**
+     * Opens an anonymous inode again, through {@code /proc/<pid>/fd/N}: a pipe opens like a
+     * FIFO end of the same pipe (read or write only); a socket is {@code ENXIO}, as Linux.
+     */
+    private OpenFile reopenAnon(dev.seqvfs.engine.anon.AnonInode ai, VfsPath p, int flags, String path) {
+        if (!(ai.privateData() instanceof dev.seqvfs.engine.pipe.Pipe pipe)) {
+            throw new VfsException(Errno.ENXIO, "open", path);
+        }
+        int acc = flags & OpenFlags.O_ACCMODE;
+        if (acc == OpenFlags.O_RDWR || acc == OpenFlags.O_ACCMODE) {
+            throw new VfsException(Errno.EINVAL, "open", path);
+        }
+        boolean readEnd = acc == OpenFlags.O_RDONLY;
+        if (!p.mnt().tryPin()) {
+            return null;
+        }
+        if (readEnd) {
+            pipe.addReader();
+        } else {
+            pipe.addWriter();
+        }
+        return new OpenFile(ai, p.mnt(), null, flags, new dev.seqvfs.engine.pipe.PipeEnd(pipe, readEnd), ai.dentry());
     }
 
     private OpenFile newOpenFile(VfsPath p, int flags, String internalPath) {
@@ -224,6 +274,7 @@ final class OpenCalls {
         if (snap.isDead()) {
             throw new VfsException(Errno.ENOENT, "getdents", null);
         }
+        boolean computed = (d.iopFlags() & IopFlags.IOP_CUSTOM_LOOKUP) != 0;
         List<DirEntry> out = new ArrayList<>();
         synchronized (file) {
             long cookie = file.offset();
@@ -238,7 +289,18 @@ final class OpenCalls {
                 cookie = DirSnapshot.COOKIE_DOTDOT;
             }
             if (out.size() < max) {
-                for (Dentry e : snap.entriesAfter(cookie, max - out.size())) {
+                List<Dentry> more;
+                if (computed) {
+                    more = new ArrayList<>();
+                    for (Dentry e : d.ops().list(d, t)) {
+                        if (e.cookie() > cookie && more.size() < max - out.size()) {
+                            more.add(e);
+                        }
+                    }
+                } else {
+                    more = snap.entriesAfter(cookie, max - out.size());
+                }
+                for (Dentry e : more) {
                     out.add(new DirEntry(PathNames.toExternal(e.name()), e.inode().ino(), e.inode().type(),
                             e.cookie()));
                     cookie = e.cookie();

@@ -47,6 +47,10 @@ public final class SeqVfs implements AutoCloseable {
     private final PathWalk walker;
     private final Asker asker;
     private final dev.seqvfs.engine.anon.AnonFs anonFs;
+    private final java.util.concurrent.ConcurrentHashMap<Integer, VfsTask> tasks =
+            new java.util.concurrent.ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.AtomicInteger pids = new java.util.concurrent.atomic.AtomicInteger();
+    private final ProcTasksView procTasks = new ProcTasksView();
 
     private SeqVfs(Config raw, VfsConfig config, VfsClock clock) {
         this.config = config;
@@ -103,7 +107,13 @@ public final class SeqVfs implements AutoCloseable {
 
     /** Creates a superblock and spawns its actor; blocks for one message to the guardian. */
     Superblock newSuperblock(String type, SuperblockConfig sbConfig, int rootMode, int uid, int gid) {
-        Superblock sb = new Superblock(devs.incrementAndGet(), type, InodeOperations.GENERIC, sbConfig, clock,
+        return newSuperblock(type, InodeOperations.GENERIC, sbConfig, rootMode, uid, gid);
+    }
+
+    /** Creates a superblock of a type with its own inode operations (procfs). */
+    Superblock newSuperblock(String type, InodeOperations ops, SuperblockConfig sbConfig, int rootMode, int uid,
+                             int gid) {
+        Superblock sb = new Superblock(devs.incrementAndGet(), type, ops, sbConfig, clock,
                 locks, rootMode, uid, gid);
         return asker.join(asker.ask(system, (org.apache.pekko.actor.typed.ActorRef<Superblock> r) ->
                 new EngineGuardian.SpawnSuperblock(sb, r)), "mount", null);
@@ -137,6 +147,69 @@ public final class SeqVfs implements AutoCloseable {
     /** Returns the anonymous-inode file system (pipes, sockets): counts for tests and benchmarks. */
     public dev.seqvfs.engine.anon.AnonFs anonFs() {
         return anonFs;
+    }
+
+    int register(VfsTask t) {
+        int pid = pids.incrementAndGet();
+        tasks.put(pid, t);
+        return pid;
+    }
+
+    void unregister(int pid) {
+        tasks.remove(pid);
+    }
+
+    dev.seqvfs.engine.proc.ProcTasks procTasks() {
+        return procTasks;
+    }
+
+    /** The task registry as procfs sees it. */
+    private final class ProcTasksView implements dev.seqvfs.engine.proc.ProcTasks {
+        @Override
+        public int pidOf(Object caller) {
+            return caller instanceof VfsTask t ? t.pid() : 0;
+        }
+
+        @Override
+        public java.util.List<Integer> pids() {
+            java.util.List<Integer> l = new java.util.ArrayList<>(tasks.keySet());
+            java.util.Collections.sort(l);
+            return l;
+        }
+
+        @Override
+        public FdTable fdTable(int pid) {
+            VfsTask t = tasks.get(pid);
+            return t == null ? null : t.files().tableAcquire();
+        }
+
+        @Override
+        public dev.seqvfs.engine.walk.VfsPath cwd(int pid) {
+            VfsTask t = tasks.get(pid);
+            return t == null ? null : t.cwd();
+        }
+
+        @Override
+        public int uid(int pid) {
+            VfsTask t = tasks.get(pid);
+            return t == null ? -1 : t.cred().uid();
+        }
+
+        @Override
+        public dev.seqvfs.actors.mount.MountTable mounts() {
+            return namespace.mountTableAcquire();
+        }
+
+        @Override
+        public String describe(dev.seqvfs.actors.fdtable.OpenFile f) {
+            if (f.inode() instanceof dev.seqvfs.engine.anon.AnonInode a) {
+                return a.linkName();
+            }
+            if (f.origin() instanceof FileOrigin o) {
+                return o.display(f.inode());
+            }
+            return f.path() == null ? "anon_inode:[unknown]" : dev.seqvfs.engine.walk.PathNames.toExternal(f.path());
+        }
     }
 
     PathWalk walker() {

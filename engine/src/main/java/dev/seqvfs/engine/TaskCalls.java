@@ -148,6 +148,13 @@ final class TaskCalls {
             t.vfs().namespace().attach(where.mnt(), mp, src.mnt().superblock(), sd, false);
             return CompletableFuture.completedFuture(null);
         }
+        if ("proc".equals(fstype)) {
+            dev.seqvfs.engine.proc.ProcFs proc = new dev.seqvfs.engine.proc.ProcFs(t.vfs().procTasks());
+            Superblock sb = t.vfs().newSuperblock("proc", proc.rootOps(), SuperblockConfig.UNLIMITED, 0555, 0, 0);
+            proc.bind(sb);
+            t.vfs().namespace().attach(where.mnt(), mp, sb, sb.root(), (flags & MountFlags.MS_RDONLY) != 0);
+            return CompletableFuture.completedFuture(null);
+        }
         if (!"tmpfs".equals(fstype)) {
             throw new VfsException(Errno.ENODEV, "mount", target);
         }

@@ -77,6 +77,7 @@ public final class VfsTask implements WalkContext, AutoCloseable {
     private volatile VfsPath root;
     private volatile int umask = 022;
     private volatile boolean exited;
+    private final int pid;
 
     VfsTask(SeqVfs vfs, FilesStruct files, Credentials cred) {
         this.vfs = vfs;
@@ -88,6 +89,7 @@ public final class VfsTask implements WalkContext, AutoCloseable {
         rm.pinAgain();
         this.cwd = r;
         this.root = r;
+        this.pid = vfs.register(this);
     }
 
     private VfsTask(VfsTask parent, FilesStruct files) {
@@ -101,6 +103,7 @@ public final class VfsTask implements WalkContext, AutoCloseable {
             root.mnt().pinAgain();
         }
         this.umask = parent.umask;
+        this.pid = vfs.register(this);
     }
 
     // ---------------------------------------------------------------- plumbing
@@ -127,6 +130,11 @@ public final class VfsTask implements WalkContext, AutoCloseable {
 
     int umask() {
         return umask;
+    }
+
+    /** Returns the task's process id, as {@code /proc/<pid>} and {@code /proc/self} show it. */
+    public int pid() {
+        return pid;
     }
 
     @Override
@@ -865,6 +873,7 @@ public final class VfsTask implements WalkContext, AutoCloseable {
             return;
         }
         exited = true;
+        vfs.unregister(pid);
         if (files.releaseUser()) {
             vfs.stopFilesStruct(files);
         }

@@ -46,6 +46,8 @@ public final class OpenFile {
     private volatile int statusFlags;
     @SuppressWarnings("unused") // accessed through REFS
     private volatile int refs = 1;
+    /** Where the file was opened from, for {@code /proc} (engine-defined); written once, before publication in a table. */
+    private volatile Object origin;
     /** The file offset in bytes; guarded by this object's monitor (the {@code f_pos} lock). */
     private long offset;
 
@@ -84,6 +86,16 @@ public final class OpenFile {
     /** Returns the inode. */
     public Inode inode() {
         return inode;
+    }
+
+    /** Returns where the file was opened from (set by the engine), or {@code null}. */
+    public Object origin() {
+        return origin;
+    }
+
+    /** Records where the file was opened from; called once, before the file is installed. */
+    public void setOrigin(Object o) {
+        origin = o;
     }
 
     /** Returns the file operations. */

@@ -55,6 +55,28 @@ public interface InodeOperations {
     }
 
     /**
+     * For a magic link: where following it leads, instead of resolving {@link #getLink}'s
+     * text. The walk calls it only on inodes whose {@code iopFlags} have
+     * {@link IopFlags#IOP_CUSTOM_LINK}.
+     *
+     * @return the jump, or {@code null} to resolve the text of {@link #getLink}
+     * @throws VfsException with the errno the link reports (for example {@code ENOENT} for a closed descriptor)
+     */
+    default LinkJump jump(Inode link, Object caller) {
+        return null;
+    }
+
+    /**
+     * Lists a directory whose entries are computed ({@code iterate_shared}), for
+     * {@code getdents}; called only where {@link #hasLookup()} is true.
+     *
+     * @return the entries (name, inode), in a stable order
+     */
+    default java.util.List<dev.seqvfs.actors.dir.Dentry> list(Inode dir, Object caller) {
+        return java.util.List.of();
+    }
+
+    /**
      * Checks access to an inode when the generic mode-bit check does not fit.
      *
      * @param inode the inode

@@ -6,6 +6,7 @@ import dev.seqvfs.actors.dir.DirSnapshot;
 import dev.seqvfs.actors.dir.DirectoryInode;
 import dev.seqvfs.actors.inode.Inode;
 import dev.seqvfs.actors.inode.IopFlags;
+import dev.seqvfs.actors.inode.LinkJump;
 import dev.seqvfs.actors.inode.Permission;
 import dev.seqvfs.actors.inode.SymlinkInode;
 import dev.seqvfs.actors.mount.MountTable;
@@ -64,6 +65,10 @@ public final class Nameidata {
     private int[] stackPos;
     private int sp;
 
+    private boolean jumped;
+    private VfsMount originMnt;
+    private DirectoryInode originDir;
+    private String originName;
     private String last;
     private LastType lastType;
     private boolean trailingSlash;
@@ -86,6 +91,7 @@ public final class Nameidata {
         mnt = null;
         inode = null;
         linkCount = 0;
+        jumped = false;
         sp = 0;
         last = null;
         lastType = null;
@@ -142,7 +148,12 @@ public final class Nameidata {
      */
     public Dentry lookupLast() {
         mayLookup(inode);
-        return lookupIn((DirectoryInode) inode, last);
+        DirectoryInode dir = (DirectoryInode) inode;
+        if ((dir.iopFlags() & IopFlags.IOP_CUSTOM_LOOKUP) != 0) {
+            Inode child = dir.ops().lookup(dir, last, ctx);
+            return child == null ? null : new Dentry(last, child, 0, 0);
+        }
+        return lookupIn(dir, last);
     }
 
     /**
@@ -184,6 +195,35 @@ public final class Nameidata {
     /** Returns the mount table this attempt reads. */
     public MountTable mounts() {
         return mounts;
+    }
+
+    /**
+     * Returns whether the last link followed was a magic link that jumped to an inode
+     * ({@code /proc/self/fd/N}); after {@link #followLast} the walk then stands on the
+     * target itself, returned by {@link #current()}, not on a parent.
+     */
+    public boolean jumped() {
+        return jumped;
+    }
+
+    /** Returns the mount of the directory the final inode was last looked up in, or {@code null}. */
+    public VfsMount originMnt() {
+        return originMnt;
+    }
+
+    /** Returns the directory the final inode was last looked up in, or {@code null}. */
+    public DirectoryInode originDir() {
+        return originDir;
+    }
+
+    /** Returns the name the final inode was last looked up by, or {@code null}. */
+    public String originName() {
+        return originName;
+    }
+
+    /** Returns where the walk stands. */
+    public VfsPath current() {
+        return new VfsPath(mnt, inode);
     }
 
     /** Returns the final component after {@link #walkParent()} (internal form). */
@@ -248,6 +288,8 @@ public final class Nameidata {
                 if (parentMode) {
                     lastType = LastType.ROOT;
                     last = null;
+                } else if ((flags & LOOKUP_DIRECTORY) != 0 && (inode.iopFlags() & IopFlags.IOP_LOOKUP) == 0) {
+                    throw error(Errno.ENOTDIR);
                 }
                 return;
             }
@@ -267,6 +309,10 @@ public final class Nameidata {
             boolean slashAfter = end < len;
             pos = after;
             LastType type = typeOf(s, p, end);
+            if ((inode.iopFlags() & IopFlags.IOP_LOOKUP) == 0) {
+                // only after a magic link jumped to a non-directory with components left
+                throw error(Errno.ENOTDIR);
+            }
             if (isLast && parentMode) {
                 last = s.substring(p, end);
                 lastType = type;
@@ -308,6 +354,9 @@ public final class Nameidata {
                 enterLink(child);
                 continue;
             }
+            originMnt = mnt;
+            originDir = dir;
+            originName = name;
             if (isLast) {
                 stepInto(child);
                 checkFinalDir(flags, slashAfter);
@@ -354,8 +403,29 @@ public final class Nameidata {
         if (++linkCount > Limits.SYMLOOP_MAX) {
             throw error(Errno.ELOOP);
         }
-        String target = (link.iopFlags() & IopFlags.IOP_CUSTOM_LINK) != 0
-                ? link.ops().getLink(link, ctx) : ((SymlinkInode) link).target();
+        if ((link.iopFlags() & IopFlags.IOP_CUSTOM_LINK) != 0) {
+            LinkJump j;
+            try {
+                j = link.ops().jump(link, ctx);
+            } catch (VfsException e) {
+                throw error(e.errno());
+            }
+            if (j != null) {
+                mnt = j.mnt() != null ? j.mnt() : mnt;
+                inode = j.inode();
+                cur = "";
+                pos = 0;
+                jumped = true;
+                return;
+            }
+        }
+        String target;
+        try {
+            target = (link.iopFlags() & IopFlags.IOP_CUSTOM_LINK) != 0
+                    ? link.ops().getLink(link, ctx) : ((SymlinkInode) link).target();
+        } catch (VfsException e) {
+            throw error(e.errno());
+        }
         if (target.isEmpty()) {
             throw error(Errno.ENOENT);
         }

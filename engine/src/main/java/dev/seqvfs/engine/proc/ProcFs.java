@@ -1,0 +1,333 @@
+package dev.seqvfs.engine.proc;
+
+import dev.seqvfs.actors.dir.Dentry;
+import dev.seqvfs.actors.dir.DirectoryInode;
+import dev.seqvfs.actors.fdtable.FdTable;
+import dev.seqvfs.actors.fdtable.OpenFile;
+import dev.seqvfs.actors.file.FileData;
+import dev.seqvfs.actors.inode.Inode;
+import dev.seqvfs.actors.inode.InodeAttrs;
+import dev.seqvfs.actors.inode.InodeOperations;
+import dev.seqvfs.actors.inode.InodeOwner;
+import dev.seqvfs.actors.inode.LinkJump;
+import dev.seqvfs.actors.inode.RegularInode;
+import dev.seqvfs.actors.inode.SymlinkInode;
+import dev.seqvfs.actors.mount.VfsMount;
+import dev.seqvfs.engine.walk.DPath;
+import dev.seqvfs.engine.walk.VfsPath;
+import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Mode;
+import dev.seqvfs.protocol.OpenFlags;
+import dev.seqvfs.protocol.VfsException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The inode operations of procfs. Every inode is made on lookup from the task registry
+ * and descriptor tables, which it reads without locking (published snapshots), so
+ * {@code /proc} costs nothing until it is read.
+ *
+ * <p>Inode numbers are derived from what an inode shows (pid, descriptor, kind), so two
+ * lookups of the same name give the same number. The files' contents are produced when
+ * they are looked up (a snapshot at open time).
+ */
+public final class ProcFs {
+    private static final long INO_SELF = 2;
+    private static final long INO_MOUNTS = 3;
+
+    private final ProcTasks tasks;
+    private InodeOwner owner;
+
+    /** Creates the operations over {@code tasks}; {@link #bind} must follow before use. */
+    public ProcFs(ProcTasks tasks) {
+        this.tasks = tasks;
+    }
+
+    /** Returns the operations of the root directory (for the superblock). */
+    public InodeOperations rootOps() {
+        return rootOps;
+    }
+
+    /** Binds the superblock that accounts for proc inodes. */
+    public void bind(InodeOwner sb) {
+        this.owner = sb;
+    }
+
+    private long now() {
+        return owner.now();
+    }
+
+    private static long pidIno(int pid, int kind, long n) {
+        return (1L << 40) | ((long) pid << 24) | ((long) kind << 20) | (n & 0xFFFFF);
+    }
+
+    private DirectoryInode dir(long ino, int perm, int uid, InodeOperations ops, DirectoryInode parent, String name) {
+        return new DirectoryInode(ino, owner, ops, InodeAttrs.create(Mode.S_IFDIR | perm, 2, uid, 0, 0, 0, now()),
+                parent, name);
+    }
+
+    private SymlinkInode link(long ino, int perm, int uid, InodeOperations ops) {
+        return new SymlinkInode(ino, owner, ops, InodeAttrs.create(Mode.S_IFLNK | perm, 1, uid, 0, 0, 0, now()), "");
+    }
+
+    private RegularInode file(long ino, int perm, int uid, String content) {
+        byte[] b = content.getBytes(StandardCharsets.UTF_8);
+        RegularInode r = new RegularInode(ino, owner, InodeOperations.GENERIC,
+                InodeAttrs.create(Mode.S_IFREG | perm, 1, uid, 0, 0, 0, now()));
+        r.writeLock().lock();
+        try {
+            r.publishDataRelease(FileData.empty().write(0, b, 0, b.length));
+        } finally {
+            r.writeLock().unlock();
+        }
+        return r;
+    }
+
+    private static int parseInt(String s) {
+        if (s.isEmpty() || s.length() > 9) {
+            return -1;
+        }
+        int v = 0;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < '0' || c > '9' || (i == 0 && c == '0' && s.length() > 1)) {
+                return -1;
+            }
+            v = v * 10 + (c - '0');
+        }
+        return v;
+    }
+
+    private final InodeOperations rootOps = new InodeOperations() {
+        @Override
+        public boolean hasLookup() {
+            return true;
+        }
+
+        @Override
+        public Inode lookup(Inode dir, String name, Object caller) {
+            switch (name) {
+                case "self":
+                    return link(INO_SELF, 0777, 0, selfOps);
+                case "mounts":
+                    return file(INO_MOUNTS, 0444, 0, mountsText());
+                default:
+                    int pid = parseInt(name);
+                    if (pid < 0 || tasks.fdTable(pid) == null) {
+                        return null;
+                    }
+                    return dir(pidIno(pid, 0, 0), 0555, tasks.uid(pid), new PidOps(pid), (DirectoryInode) dir, name);
+            }
+        }
+
+        @Override
+        public List<Dentry> list(Inode dir, Object caller) {
+            List<Dentry> out = new ArrayList<>();
+            out.add(new Dentry("self", lookup(dir, "self", caller), 3, 0));
+            out.add(new Dentry("mounts", lookup(dir, "mounts", caller), 4, 0));
+            for (int pid : tasks.pids()) {
+                Inode d = lookup(dir, Integer.toString(pid), caller);
+                if (d != null) {
+                    out.add(new Dentry(Integer.toString(pid), d, 5L + pid, 0));
+                }
+            }
+            return out;
+        }
+    };
+
+    private final InodeOperations selfOps = new InodeOperations() {
+        @Override
+        public boolean hasGetLink() {
+            return true;
+        }
+
+        @Override
+        public String getLink(Inode link, Object caller) {
+            return Integer.toString(tasks.pidOf(caller));
+        }
+    };
+
+    private String mountsText() {
+        StringBuilder sb = new StringBuilder();
+        for (VfsMount m : tasks.mounts().mounts()) {
+            String where = m.parent() == null ? "/" : DPath.of(m.parent(), m.mountpoint(), null);
+            String type = m.superblock().typeName();
+            sb.append(type).append(' ').append(where).append(' ').append(type).append(' ')
+                    .append(m.isReadOnly() ? "ro" : "rw").append(" 0 0\n");
+        }
+        return sb.toString();
+    }
+
+    /** {@code /proc/<pid>}. */
+    private final class PidOps implements InodeOperations {
+        private final int pid;
+
+        PidOps(int pid) {
+            this.pid = pid;
+        }
+
+        @Override
+        public boolean hasLookup() {
+            return true;
+        }
+
+        @Override
+        public Inode lookup(Inode dir, String name, Object caller) {
+            int uid = tasks.uid(pid);
+            switch (name) {
+                case "fd":
+                    return ProcFs.this.dir(pidIno(pid, 1, 0), 0500, uid, new FdDirOps(pid, false), (DirectoryInode) dir,
+                            name);
+                case "fdinfo":
+                    return ProcFs.this.dir(pidIno(pid, 2, 0), 0500, uid, new FdDirOps(pid, true), (DirectoryInode) dir,
+                            name);
+                case "cwd":
+                    return link(pidIno(pid, 3, 0), 0777, uid, new CwdOps(pid));
+                default:
+                    return null;
+            }
+        }
+
+        @Override
+        public List<Dentry> list(Inode dir, Object caller) {
+            List<Dentry> out = new ArrayList<>();
+            long c = 3;
+            for (String n : new String[] {"cwd", "fd", "fdinfo"}) {
+                out.add(new Dentry(n, lookup(dir, n, caller), c++, 0));
+            }
+            return out;
+        }
+    }
+
+    /** {@code /proc/<pid>/cwd}: a magic link to the task's working directory. */
+    private final class CwdOps implements InodeOperations {
+        private final int pid;
+
+        CwdOps(int pid) {
+            this.pid = pid;
+        }
+
+        @Override
+        public boolean hasGetLink() {
+            return true;
+        }
+
+        @Override
+        public String getLink(Inode link, Object caller) {
+            VfsPath p = cwd();
+            return DPath.of(p.mnt(), p.inode(), null);
+        }
+
+        @Override
+        public LinkJump jump(Inode link, Object caller) {
+            VfsPath p = cwd();
+            return new LinkJump(p.mnt(), p.inode());
+        }
+
+        private VfsPath cwd() {
+            VfsPath p = tasks.cwd(pid);
+            if (p == null) {
+                throw new VfsException(Errno.ENOENT, "readlink", null);
+            }
+            return p;
+        }
+    }
+
+    /** {@code /proc/<pid>/fd} and {@code /proc/<pid>/fdinfo}. */
+    private final class FdDirOps implements InodeOperations {
+        private final int pid;
+        private final boolean info;
+
+        FdDirOps(int pid, boolean info) {
+            this.pid = pid;
+            this.info = info;
+        }
+
+        @Override
+        public boolean hasLookup() {
+            return true;
+        }
+
+        @Override
+        public Inode lookup(Inode dir, String name, Object caller) {
+            int fd = parseInt(name);
+            FdTable t = tasks.fdTable(pid);
+            if (fd < 0 || t == null) {
+                return null;
+            }
+            FdTable.Entry e = t.get(fd);
+            if (e == null) {
+                return null;
+            }
+            int uid = tasks.uid(pid);
+            if (info) {
+                OpenFile f = e.file();
+                long pos;
+                synchronized (f) {
+                    pos = f.offset();
+                }
+                int flags = f.getFl() | (e.cloexec() ? OpenFlags.O_CLOEXEC : 0);
+                String text = "pos:\t" + pos + "\nflags:\t0" + Integer.toOctalString(flags) + "\nmnt_id:\t"
+                        + (f.mount() == null ? 0 : f.mount().id()) + "\nino:\t" + f.inode().ino() + "\n";
+                return file(pidIno(pid, 5, fd), 0400, uid, text);
+            }
+            int acc = e.file().accessMode() & OpenFlags.O_ACCMODE;
+            int perm = (e.file().isPath() ? 0 : (acc == OpenFlags.O_WRONLY ? 0200 : acc == OpenFlags.O_RDWR ? 0600 : 0400))
+                    | 0100;
+            return link(pidIno(pid, 4, fd), perm, uid, new FdLinkOps(pid, fd));
+        }
+
+        @Override
+        public List<Dentry> list(Inode dir, Object caller) {
+            List<Dentry> out = new ArrayList<>();
+            FdTable t = tasks.fdTable(pid);
+            if (t == null) {
+                return out;
+            }
+            for (int fd : t.openFds()) {
+                Inode i = lookup(dir, Integer.toString(fd), caller);
+                if (i != null) {
+                    out.add(new Dentry(Integer.toString(fd), i, 3L + fd, 0));
+                }
+            }
+            return out;
+        }
+    }
+
+    /** {@code /proc/<pid>/fd/N}: shows the file's path (or {@code pipe:[ino]}) and jumps to the file. */
+    private final class FdLinkOps implements InodeOperations {
+        private final int pid;
+        private final int fd;
+
+        FdLinkOps(int pid, int fd) {
+            this.pid = pid;
+            this.fd = fd;
+        }
+
+        @Override
+        public boolean hasGetLink() {
+            return true;
+        }
+
+        private OpenFile file() {
+            FdTable t = tasks.fdTable(pid);
+            FdTable.Entry e = t == null ? null : t.get(fd);
+            if (e == null) {
+                throw new VfsException(Errno.ENOENT, "readlink", null);
+            }
+            return e.file();
+        }
+
+        @Override
+        public String getLink(Inode link, Object caller) {
+            return dev.seqvfs.engine.walk.PathNames.toInternal(tasks.describe(file()), "readlink");
+        }
+
+        @Override
+        public LinkJump jump(Inode link, Object caller) {
+            OpenFile f = file();
+            return new LinkJump(f.mount(), f.inode());
+        }
+    }
+}

@@ -1,0 +1,33 @@
+package dev.seqvfs.engine.proc;
+
+import dev.seqvfs.actors.fdtable.FdTable;
+import dev.seqvfs.actors.mount.MountTable;
+import dev.seqvfs.engine.walk.VfsPath;
+import java.util.List;
+
+/**
+ * What procfs needs to know about the instance's tasks and mounts. Implemented by the
+ * engine; thread-safe, lock-free reads.
+ */
+public interface ProcTasks {
+    /** Returns the process id of the task asking ({@code caller} is the walking task). */
+    int pidOf(Object caller);
+
+    /** Returns the ids of live tasks, ascending. */
+    List<Integer> pids();
+
+    /** Returns the descriptor table of task {@code pid}, or {@code null} if there is none. */
+    FdTable fdTable(int pid);
+
+    /** Returns the working directory of task {@code pid}, or {@code null}. */
+    VfsPath cwd(int pid);
+
+    /** Returns the uid of task {@code pid}, or -1. */
+    int uid(int pid);
+
+    /** Returns the mount table. */
+    MountTable mounts();
+
+    /** Returns what {@code readlink} shows for an open file: its path, {@code pipe:[ino]}, ... */
+    String describe(dev.seqvfs.actors.fdtable.OpenFile f);
+}

@@ -1,0 +1,65 @@
+package dev.seqvfs.engine.walk;
+
+import dev.seqvfs.actors.dir.DirLink;
+import dev.seqvfs.actors.dir.DirectoryInode;
+import dev.seqvfs.actors.inode.Inode;
+import dev.seqvfs.actors.mount.VfsMount;
+import java.util.ArrayDeque;
+import java.util.Deque;
+
+/**
+ * {@code d_path}: the absolute path of a directory (and optionally a final name in it),
+ * climbing parent links and mounts to the namespace root. Best effort, for display
+ * ({@code /proc/self/fd}, {@code /proc/mounts}): it reads published links without
+ * validation, so a rename racing it may show either name. Internal form in, internal form
+ * out. Thread-safe; stateless.
+ */
+public final class DPath {
+    private DPath() {
+    }
+
+    /**
+     * Returns the path of {@code dir} reached through {@code mnt}, with {@code name}
+     * appended when not {@code null}; {@code " (deleted)"} is appended when the directory
+     * was removed.
+     */
+    public static String of(VfsMount mnt, Inode dir, String name) {
+        Deque<String> parts = new ArrayDeque<>();
+        if (name != null) {
+            parts.push(name);
+        }
+        VfsMount m = mnt;
+        Inode cur = dir;
+        boolean deleted = dir instanceof DirectoryInode d && d.isDead();
+        for (int guard = 0; guard < 10_000 && m != null; guard++) {
+            if (cur == m.root()) {
+                if (m.parent() == null) {
+                    break;
+                }
+                cur = m.mountpoint();
+                m = m.parent();
+                continue;
+            }
+            if (!(cur instanceof DirectoryInode d)) {
+                break;
+            }
+            DirLink l = d.linkAcquire();
+            if (l == null) {
+                break;
+            }
+            parts.push(l.name());
+            cur = l.parent();
+        }
+        StringBuilder sb = new StringBuilder();
+        for (String p : parts) {
+            sb.append('/').append(p);
+        }
+        if (sb.length() == 0) {
+            sb.append('/');
+        }
+        if (deleted) {
+            sb.append(" (deleted)");
+        }
+        return sb.toString();
+    }
+}
