@@ -93,6 +93,11 @@ class ReadlinkTest {
     }
 
     @Test
+    void readlink_trailingSlashOnLinkToFile_failsWithENOTDIR() {
+        assertErrno(Errno.ENOTDIR, () -> t.readlink("/lf/"));
+    }
+
+    @Test
     void readlink_fileAsPathComponent_failsWithENOTDIR() {
         assertErrno(Errno.ENOTDIR, () -> t.readlink("/d/f/x"));
     }
