@@ -71,7 +71,9 @@ final class AttrCalls {
         Inode i = resolve(dirfd, path, "readlink", OpenFlags.AT_SYMLINK_NOFOLLOW | OpenFlags.AT_EMPTY_PATH, 0)
                 .inode();
         if ((i.iopFlags() & IopFlags.IOP_FOLLOW_LINK) == 0) {
-            throw new VfsException(Errno.EINVAL, "readlink", path);
+            // An empty path names the descriptor (or the cwd); Linux answers ENOENT, not
+            // EINVAL, when that is not a symlink (do_readlinkat).
+            throw new VfsException(path != null && path.isEmpty() ? Errno.ENOENT : Errno.EINVAL, "readlink", path);
         }
         String target = (i.iopFlags() & IopFlags.IOP_CUSTOM_LINK) != 0 ? i.ops().getLink(i, t)
                 : ((SymlinkInode) i).target();

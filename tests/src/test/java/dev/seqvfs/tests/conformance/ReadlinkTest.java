@@ -93,6 +93,11 @@ class ReadlinkTest {
     }
 
     @Test
+    void readlink_emptyPath_failsWithENOENT() {
+        assertErrno(Errno.ENOENT, () -> t.readlink(""));
+    }
+
+    @Test
     void readlink_trailingSlashOnLinkToFile_failsWithENOTDIR() {
         assertErrno(Errno.ENOTDIR, () -> t.readlink("/lf/"));
     }
@@ -137,6 +142,19 @@ class ReadlinkTest {
             assertEquals("/d/f", t.readlinkat(fd, ""));
         } finally {
             t.close(fd);
+        }
+    }
+
+    @Test
+    void readlinkat_emptyPathOnNonSymlinkDescriptor_failsWithENOENT() {
+        int f = t.open("/d/f", OpenFlags.O_RDONLY);
+        int d = t.open("/d", OpenFlags.O_RDONLY);
+        try {
+            assertErrno(Errno.ENOENT, () -> t.readlinkat(f, ""));
+            assertErrno(Errno.ENOENT, () -> t.readlinkat(d, ""));
+        } finally {
+            t.close(f);
+            t.close(d);
         }
     }
 
