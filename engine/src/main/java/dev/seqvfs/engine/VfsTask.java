@@ -138,9 +138,14 @@ public final class VfsTask implements WalkContext, AutoCloseable {
     /**
      * Returns where a relative path starts: the working directory for {@code AT_FDCWD},
      * else the directory open on {@code dirfd}. Absolute paths ignore it (but a bad
-     * {@code dirfd} is still {@code EBADF} only when it is used, as in Linux).
+     * {@code dirfd} is still {@code EBADF} only when it is used, as in Linux). An empty
+     * path without {@code emptyOk} is {@code ENOENT} whatever {@code dirfd} is.
      */
     VfsPath startFor(int dirfd, String internalPath, String op, String extPath, boolean emptyOk) {
+        if (internalPath.isEmpty() && !emptyOk) {
+            // Linux rejects the empty name itself (getname) before it looks at dirfd.
+            throw new VfsException(Errno.ENOENT, op, extPath);
+        }
         if (dirfd == AT_FDCWD || (!internalPath.isEmpty() && internalPath.charAt(0) == '/')) {
             return cwd;
         }

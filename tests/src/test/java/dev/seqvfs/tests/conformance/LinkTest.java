@@ -293,6 +293,16 @@ class LinkTest {
     }
 
     @Test
+    void linkat_emptyPathWithoutFlag_failsWithENOENT() {
+        int fd = t.open("/d/f", OpenFlags.O_RDONLY);
+        try {
+            assertErrno(Errno.ENOENT, () -> t.linkat(fd, "", VfsTask.AT_FDCWD, "/g", 0));
+        } finally {
+            t.close(fd);
+        }
+    }
+
+    @Test
     void linkat_emptyPathAsNonRoot_failsWithENOENT() {
         VfsTask u = fs.task(1000, 1000);
         t.chmod("/e", 0777);

@@ -208,6 +208,17 @@ class MkdirTest {
     }
 
     @Test
+    void mkdirat_emptyPathWithBadOrFileDescriptor_failsWithENOENT() {
+        assertErrno(Errno.ENOENT, () -> t.mkdirat(999, "", 0755));
+        int fd = t.open("/f", OpenFlags.O_RDONLY);
+        try {
+            assertErrno(Errno.ENOENT, () -> t.mkdirat(fd, "", 0755));
+        } finally {
+            t.close(fd);
+        }
+    }
+
+    @Test
     void mkdirat_fileDescriptorWithRelativePath_failsWithENOTDIR() {
         int fd = t.open("/f", OpenFlags.O_RDONLY);
         try {
