@@ -169,7 +169,7 @@ final class OpenCalls {
             throw new VfsException(Errno.EROFS, "open", path);
         }
         OpenFile file = newOpenFile(p, flags, null);
-        if (file != null && trunc && regular && write) {
+        if (file != null && trunc && regular) {
             long now = t.vfs().clock().nowNanos();
             i.updateAttrs(a -> a.size() == 0 ? a.withTimes(a.atime(), now, now) : a.withSize(0, 0, now));
         }
