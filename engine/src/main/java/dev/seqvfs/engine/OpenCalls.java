@@ -165,6 +165,9 @@ final class OpenCalls {
         if (mask != 0 && !Permission.check(i, mask, t.cred())) {
             throw new VfsException(Errno.EACCES, "open", path);
         }
+        if ((flags & OpenFlags.O_NOATIME) != 0 && !Permission.ownerOrRoot(i.attrsAcquire(), t.cred())) {
+            throw new VfsException(Errno.EPERM, "open", path);
+        }
         if (write && (regular || type == FileType.DIRECTORY) && p.mnt().isReadOnly()) {
             throw new VfsException(Errno.EROFS, "open", path);
         }
