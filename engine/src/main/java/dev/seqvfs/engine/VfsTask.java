@@ -202,7 +202,9 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      * @return the descriptor
      * @throws VfsException {@code ENOENT}, {@code EEXIST}, {@code EISDIR}, {@code ENOTDIR},
      *         {@code EACCES}, {@code ELOOP}, {@code EROFS}, {@code EMFILE}, {@code ENOSPC},
-     *         {@code ENAMETOOLONG}, {@code EINVAL} (O_CREAT|O_DIRECTORY, bad access mode)
+     *         {@code ENAMETOOLONG}, {@code EINVAL} (O_CREAT|O_DIRECTORY); access mode 3
+     *         ({@code O_ACCMODE}) checks read and write permission and gives a descriptor
+     *         that can do neither, as in Linux
      */
     public int open(String path, int flags, int mode) {
         return openat(AT_FDCWD, path, flags, mode);
