@@ -1,6 +1,8 @@
 package dev.seqvfs.engine;
 
+import dev.seqvfs.actors.fdtable.FdReply;
 import dev.seqvfs.actors.fdtable.FdTable;
+import dev.seqvfs.actors.fdtable.FdTableActor;
 import dev.seqvfs.actors.fdtable.FilesStruct;
 import dev.seqvfs.actors.fdtable.OpenFile;
 import dev.seqvfs.actors.mount.VfsMount;
@@ -21,6 +23,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
+import org.apache.pekko.actor.typed.ActorRef;
 
 /**
  * A task ({@code task_struct}): the POSIX-style API of SeqVFS, with the caller's
@@ -667,8 +670,8 @@ public final class VfsTask implements WalkContext, AutoCloseable {
     }
 
     /**
-     * Ends the task ({@code exit}): closes every descriptor and releases its working and
-     * root directories. Further calls fail. Idempotent.
+     * Ends the task ({@code exit}): closes every descriptor (released before this returns)
+     * and releases its working and root directories. Further calls fail. Idempotent.
      */
     @Override
     public synchronized void close() {
@@ -676,6 +679,10 @@ public final class VfsTask implements WalkContext, AutoCloseable {
             return;
         }
         exited = true;
+        // Release the open files before returning, so that an observer sees them closed
+        // once exit() has returned; stopping the actor alone would do it later.
+        asker().join(asker().ask(files.actor(), (ActorRef<FdReply> r) -> new FdTableActor.CloseAll(r)), "exit",
+                null);
         vfs.stopFilesStruct(files);
         cwd.mnt().unpin();
         root.mnt().unpin();

@@ -49,6 +49,15 @@ public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
     public record Close(int fd, ActorRef<FdReply> replyTo) implements Command {
     }
 
+    /**
+     * Closes every descriptor ({@code exit}), releasing their open files, and replies once
+     * they are released. The table stays usable (it is empty).
+     *
+     * @param replyTo where the reply goes (its fd is the number of descriptors closed)
+     */
+    public record CloseAll(ActorRef<FdReply> replyTo) implements Command {
+    }
+
     private final FilesStruct files;
 
     private FdTableActor(ActorContext<Command> ctx, FilesStruct files) {
@@ -67,6 +76,7 @@ public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
         return newReceiveBuilder()
                 .onMessage(Install.class, this::onInstall)
                 .onMessage(Close.class, this::onClose)
+                .onMessage(CloseAll.class, this::onCloseAll)
                 .onSignal(PostStop.class, s -> onPostStop())
                 .build();
     }
@@ -94,6 +104,13 @@ public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
         files.publishRelease(t.without(m.fd()));
         e.file().release();
         m.replyTo().tell(FdReply.ok(m.fd(), e.file()));
+        return this;
+    }
+
+    private Behavior<Command> onCloseAll(CloseAll m) {
+        int n = files.tableAcquire().count();
+        onPostStop();
+        m.replyTo().tell(FdReply.ok(n, null));
         return this;
     }
 

@@ -117,6 +117,19 @@ class CloseTest {
     }
 
     @Test
+    void taskExit_closesEveryDescriptorAndFreesUnlinkedFiles() {
+        VfsTask u = fs.task(0, 0);
+        long free = t.statfs("/").ffree();
+        u.open("/f", OpenFlags.O_RDONLY);
+        u.open("/f", OpenFlags.O_RDONLY);
+        t.unlink("/f");
+        assertEquals(free, t.statfs("/").ffree());
+        u.close();
+        u.close();
+        assertEquals(free + 1, t.statfs("/").ffree());
+    }
+
+    @Test
     void closeAsync_badDescriptor_completesExceptionallyWithEBADF() {
         Throwable cause = org.junit.jupiter.api.Assertions.assertThrows(java.util.concurrent.CompletionException.class,
                 () -> t.closeAsync(9).join()).getCause();
