@@ -263,8 +263,12 @@ final class OpenCalls {
                     base = file.offset();
                     break;
                 case VfsTask.SEEK_END:
-                    base = file.inode().type() == FileType.DIRECTORY ? Long.MAX_VALUE / 2
-                            : file.inode().attrsAcquire().size();
+                    if (file.inode().type() == FileType.DIRECTORY) {
+                        // A directory offset is a readdir cookie; tmpfs (dcache_dir_lseek)
+                        // accepts only SEEK_SET and SEEK_CUR.
+                        throw new VfsException(Errno.EINVAL, "lseek", null);
+                    }
+                    base = file.inode().attrsAcquire().size();
                     break;
                 default:
                     throw new VfsException(Errno.EINVAL, "lseek", null);

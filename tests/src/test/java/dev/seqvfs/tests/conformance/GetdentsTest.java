@@ -265,6 +265,12 @@ class GetdentsTest {
     }
 
     @Test
+    void lseek_directoryFromEnd_failsWithEINVAL() {
+        int fd = openDir("/d");
+        assertErrno(Errno.EINVAL, () -> t.lseek(fd, 0, VfsTask.SEEK_END));
+    }
+
+    @Test
     void lseek_negativeResultOrBadWhence_failsWithEINVAL() {
         int fd = openDir("/d");
         assertErrno(Errno.EINVAL, () -> t.lseek(fd, -1, VfsTask.SEEK_SET));
