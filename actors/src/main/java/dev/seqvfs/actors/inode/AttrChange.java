@@ -33,7 +33,8 @@ public sealed interface AttrChange {
 
     /**
      * {@code chmod(2)}: set the permission bits. Only the owner or root may; a non-root
-     * caller who is not in the file's group loses {@code S_ISGID} on a non-directory.
+     * caller who is not in the file's group loses {@code S_ISGID}, on a directory too
+     * ({@code setattr_prepare} in Linux 6.18).
      *
      * @param mode the new permission bits (type bits ignored)
      */
@@ -44,7 +45,7 @@ public sealed interface AttrChange {
                 throw new VfsException(Errno.EPERM, operation(), null);
             }
             int perm = mode & Mode.PERMISSION_MASK;
-            if (!cred.isRoot() && !cred.inGroup(cur.gid()) && cur.type() != FileType.DIRECTORY) {
+            if (!cred.isRoot() && !cred.inGroup(cur.gid())) {
                 perm &= ~Mode.S_ISGID;
             }
             return cur.withPermissions(perm, now);

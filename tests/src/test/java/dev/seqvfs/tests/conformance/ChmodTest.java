@@ -118,6 +118,13 @@ class ChmodTest {
     }
 
     @Test
+    void chmod_setgidOnDirectoryByOwnerOutsideItsGroup_isSilentlyCleared() {
+        t.chown("/d/sub", 1000, 50);
+        owner.chmod("/d/sub", 02755);
+        assertEquals(0755, t.stat("/d/sub").permissions());
+    }
+
+    @Test
     void chmod_setgidByOwnerInFileGroupViaSupplementaryGroup_isKept() {
         t.chown("/d/f", 1000, 50);
         fs.task(1000, 1000, 50).chmod("/d/f", 02755);
