@@ -174,6 +174,15 @@ public final class VfsTask implements WalkContext, AutoCloseable {
         return new VfsPath(f.mount(), f.inode());
     }
 
+    /** Like {@link #fdPath}, for calls that an {@code O_PATH} descriptor may not make ({@code EBADF}). */
+    VfsPath fileFdPath(int fd, String op) {
+        OpenFile f = fget(fd, op);
+        if (f.isPath()) {
+            throw new VfsException(Errno.EBADF, op, null);
+        }
+        return new VfsPath(f.mount(), f.inode());
+    }
+
     private static <T> CompletableFuture<T> async(Supplier<CompletableFuture<T>> body) {
         try {
             return body.get();
@@ -534,9 +543,9 @@ public final class VfsTask implements WalkContext, AutoCloseable {
         return async(() -> attrs.fchmodat(dirfd, path, mode, flags));
     }
 
-    /** {@code fchmod(2)}. */
+    /** {@code fchmod(2)} ({@code EBADF} also for an {@code O_PATH} descriptor). */
     public void fchmod(int fd, int mode) {
-        await(async(() -> attrs.setAttrs(fdPath(fd, "fchmod"),
+        await(async(() -> attrs.setAttrs(fileFdPath(fd, "fchmod"),
                 new dev.seqvfs.actors.inode.AttrChange.Chmod(mode), "fchmod", null)), "fchmod", null);
     }
 

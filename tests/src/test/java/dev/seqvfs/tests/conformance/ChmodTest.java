@@ -214,6 +214,17 @@ class ChmodTest {
     }
 
     @Test
+    void fchmod_pathDescriptor_failsWithEBADF() {
+        int fd = t.open("/d/f", OpenFlags.O_PATH);
+        try {
+            assertErrno(Errno.EBADF, () -> t.fchmod(fd, 0600));
+        } finally {
+            t.close(fd);
+        }
+        assertEquals(0644, t.stat("/d/f").permissions());
+    }
+
+    @Test
     void fchmodat_symlinkNoFollowOnSymlink_failsWithEOPNOTSUPP() {
         assertErrno(Errno.EOPNOTSUPP,
                 () -> t.fchmodat(VfsTask.AT_FDCWD, "/lf", 0600, OpenFlags.AT_SYMLINK_NOFOLLOW));
