@@ -126,11 +126,15 @@ final class AttrCalls {
     }
 
     CompletableFuture<Void> utimensat(int dirfd, String path, Timespec atime, Timespec mtime, int flags) {
+        Timespec a = atime == null ? Timespec.NOW : atime;
+        Timespec m = mtime == null ? Timespec.NOW : mtime;
+        if (a.isOmit() && m.isOmit()) {
+            // "Nothing to do, we must not even check the path" (sys_utimensat).
+            return CompletableFuture.completedFuture(null);
+        }
         if ((flags & ~(OpenFlags.AT_SYMLINK_NOFOLLOW | OpenFlags.AT_EMPTY_PATH)) != 0) {
             throw new VfsException(Errno.EINVAL, "utimensat", path);
         }
-        Timespec a = atime == null ? Timespec.NOW : atime;
-        Timespec m = mtime == null ? Timespec.NOW : mtime;
         if (!a.isValid() || !m.isValid()) {
             throw new VfsException(Errno.EINVAL, "utimensat", path);
         }

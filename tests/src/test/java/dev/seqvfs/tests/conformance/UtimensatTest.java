@@ -126,6 +126,12 @@ class UtimensatTest {
     }
 
     @Test
+    void utimensat_omitBothOnMissingPath_succeedsWithoutLookingItUp() {
+        set(t, "/d/missing", Timespec.OMIT, Timespec.OMIT);
+        assertErrno(Errno.ENOENT, () -> t.stat("/d/missing"));
+    }
+
+    @Test
     void utimensat_directory_setsItsTimes() {
         set(t, "/d", T1, T2);
         assertEquals(T1.toNanos(), t.stat("/d").atimeNanos());
