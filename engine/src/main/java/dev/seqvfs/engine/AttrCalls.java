@@ -135,9 +135,6 @@ final class AttrCalls {
         if ((flags & ~(OpenFlags.AT_SYMLINK_NOFOLLOW | OpenFlags.AT_EMPTY_PATH)) != 0) {
             throw new VfsException(Errno.EINVAL, "utimensat", path);
         }
-        if (!a.isValid() || !m.isValid()) {
-            throw new VfsException(Errno.EINVAL, "utimensat", path);
-        }
         VfsPath p;
         if (path == null) {
             if (dirfd == OpenFlags.AT_FDCWD) {
@@ -146,6 +143,10 @@ final class AttrCalls {
             p = t.fdPath(dirfd, "utimensat");
         } else {
             p = resolve(dirfd, path, "utimensat", flags, 0);
+        }
+        if (!a.isValid() || !m.isValid()) {
+            // Checked after the lookup, as vfs_utimes does: a bad path wins over a bad time.
+            throw new VfsException(Errno.EINVAL, "utimensat", path);
         }
         return setAttrs(p, new AttrChange.SetTimes(a, m), "utimensat", path);
     }

@@ -191,6 +191,11 @@ class UtimensatTest {
     }
 
     @Test
+    void utimensat_nanosecondsOutOfRangeOnMissingPath_failsWithENOENTFirst() {
+        assertErrno(Errno.ENOENT, () -> set(t, "/d/missing", new Timespec(1, 1_000_000_000), Timespec.NOW));
+    }
+
+    @Test
     void utimensat_unknownFlag_failsWithEINVAL() {
         assertErrno(Errno.EINVAL, () -> t.utimensat(VfsTask.AT_FDCWD, "/d/f", T1, T1, OpenFlags.AT_REMOVEDIR));
     }
