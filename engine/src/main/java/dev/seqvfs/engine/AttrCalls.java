@@ -140,7 +140,10 @@ final class AttrCalls {
             if (dirfd == OpenFlags.AT_FDCWD) {
                 throw new VfsException(Errno.EFAULT, "utimensat", null);
             }
-            p = t.fdPath(dirfd, "utimensat");
+            if (flags != 0) {
+                throw new VfsException(Errno.EINVAL, "utimensat", null);
+            }
+            p = t.fileFdPath(dirfd, "utimensat");
         } else {
             p = resolve(dirfd, path, "utimensat", flags, 0);
         }

@@ -212,6 +212,28 @@ class UtimensatTest {
     }
 
     @Test
+    void futimens_withSymlinkNoFollowFlag_failsWithEINVAL() {
+        int fd = t.open("/d/f", OpenFlags.O_RDONLY);
+        try {
+            assertErrno(Errno.EINVAL, () -> t.utimensat(fd, null, T1, T2, OpenFlags.AT_SYMLINK_NOFOLLOW));
+        } finally {
+            t.close(fd);
+        }
+        assertEquals(OLD, t.stat("/d/f").mtimeNanos());
+    }
+
+    @Test
+    void futimens_pathDescriptor_failsWithEBADF() {
+        int fd = t.open("/d/f", OpenFlags.O_PATH);
+        try {
+            assertErrno(Errno.EBADF, () -> t.utimensat(fd, null, T1, T2, 0));
+        } finally {
+            t.close(fd);
+        }
+        assertEquals(OLD, t.stat("/d/f").mtimeNanos());
+    }
+
+    @Test
     void futimens_badDescriptor_failsWithEBADF() {
         assertErrno(Errno.EBADF, () -> t.utimensat(88, null, T1, T2, 0));
     }
