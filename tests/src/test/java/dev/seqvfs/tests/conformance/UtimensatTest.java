@@ -176,6 +176,13 @@ class UtimensatTest {
     }
 
     @Test
+    void utimensat_nonOwnerNowWithOmit_failsWithEPERMEvenWithWritePermission() {
+        assertErrno(Errno.EPERM, () -> set(other, "/w", Timespec.NOW, Timespec.OMIT));
+        assertErrno(Errno.EPERM, () -> set(other, "/r", Timespec.OMIT, Timespec.NOW));
+        assertEquals(OLD, t.stat("/w").atimeNanos());
+    }
+
+    @Test
     void utimensat_rootSetsAnything() {
         set(t, "/d/f", T1, T2);
         set(t, "/r", Timespec.NOW, Timespec.OMIT);
