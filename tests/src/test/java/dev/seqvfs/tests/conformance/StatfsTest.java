@@ -95,6 +95,15 @@ class StatfsTest {
     }
 
     @Test
+    void statfs_readOnlySuperblock_reportsRdonly() {
+        t.mount("none", "/d", "tmpfs", MountFlags.MS_RDONLY, null);
+        assertEquals(MountFlags.ST_RDONLY, t.statfs("/d").flags() & MountFlags.ST_RDONLY);
+        t.mount(null, "/d", null, MountFlags.MS_REMOUNT, null);
+        assertEquals(0, t.statfs("/d").flags() & MountFlags.ST_RDONLY);
+        t.umount("/d");
+    }
+
+    @Test
     void statfs_readOnlyBindMount_reportsRdonlyOnlyThere() {
         t.mkdir("/b", 0755);
         t.mount("/d", "/b", null, MountFlags.MS_BIND, null);
