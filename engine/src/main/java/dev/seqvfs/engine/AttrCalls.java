@@ -71,7 +71,9 @@ final class AttrCalls {
         Inode i = resolve(dirfd, path, "readlink", OpenFlags.AT_SYMLINK_NOFOLLOW | OpenFlags.AT_EMPTY_PATH, 0)
                 .inode();
         if ((i.iopFlags() & IopFlags.IOP_FOLLOW_LINK) == 0) {
-            throw new VfsException(Errno.EINVAL, "readlink", path);
+            // An empty path names the descriptor (or the cwd); Linux answers ENOENT, not
+            // EINVAL, when that is not a symlink (do_readlinkat).
+            throw new VfsException(path != null && path.isEmpty() ? Errno.ENOENT : Errno.EINVAL, "readlink", path);
         }
         String target = (i.iopFlags() & IopFlags.IOP_CUSTOM_LINK) != 0 ? i.ops().getLink(i, t)
                 : ((SymlinkInode) i).target();
@@ -124,12 +126,13 @@ final class AttrCalls {
     }
 
     CompletableFuture<Void> utimensat(int dirfd, String path, Timespec atime, Timespec mtime, int flags) {
-        if ((flags & ~(OpenFlags.AT_SYMLINK_NOFOLLOW | OpenFlags.AT_EMPTY_PATH)) != 0) {
-            throw new VfsException(Errno.EINVAL, "utimensat", path);
-        }
         Timespec a = atime == null ? Timespec.NOW : atime;
         Timespec m = mtime == null ? Timespec.NOW : mtime;
-        if (!a.isValid() || !m.isValid()) {
+        if (a.isOmit() && m.isOmit()) {
+            // "Nothing to do, we must not even check the path" (sys_utimensat).
+            return CompletableFuture.completedFuture(null);
+        }
+        if ((flags & ~(OpenFlags.AT_SYMLINK_NOFOLLOW | OpenFlags.AT_EMPTY_PATH)) != 0) {
             throw new VfsException(Errno.EINVAL, "utimensat", path);
         }
         VfsPath p;
@@ -137,9 +140,16 @@ final class AttrCalls {
             if (dirfd == OpenFlags.AT_FDCWD) {
                 throw new VfsException(Errno.EFAULT, "utimensat", null);
             }
-            p = t.fdPath(dirfd, "utimensat");
+            if (flags != 0) {
+                throw new VfsException(Errno.EINVAL, "utimensat", null);
+            }
+            p = t.fileFdPath(dirfd, "utimensat");
         } else {
             p = resolve(dirfd, path, "utimensat", flags, 0);
+        }
+        if (!a.isValid() || !m.isValid()) {
+            // Checked after the lookup, as vfs_utimes does: a bad path wins over a bad time.
+            throw new VfsException(Errno.EINVAL, "utimensat", path);
         }
         return setAttrs(p, new AttrChange.SetTimes(a, m), "utimensat", path);
     }

@@ -67,9 +67,6 @@ final class OpenCalls {
         if ((flags & (OpenFlags.O_CREAT | OpenFlags.O_DIRECTORY)) == (OpenFlags.O_CREAT | OpenFlags.O_DIRECTORY)) {
             throw new VfsException(Errno.EINVAL, "open", path);
         }
-        if ((flags & OpenFlags.O_ACCMODE) == OpenFlags.O_ACCMODE && (flags & OpenFlags.O_PATH) == 0) {
-            throw new VfsException(Errno.EINVAL, "open", path);
-        }
         String ip = PathNames.toInternal(path, "open");
         final int f = flags;
         for (int attempt = 0; ; attempt++) {
@@ -169,7 +166,10 @@ final class OpenCalls {
         if ((flags & OpenFlags.O_PATH) != 0) {
             return newOpenFile(p, flags, null);
         }
-        boolean write = OpenFlags.writable(flags);
+        // Access mode 3 (O_ACCMODE) is Linux's "ioctl only" mode: it needs read and write
+        // permission and allows neither (open(2), "File access mode").
+        boolean ioctlOnly = (flags & OpenFlags.O_ACCMODE) == OpenFlags.O_ACCMODE;
+        boolean write = OpenFlags.writable(flags) || ioctlOnly;
         boolean trunc = (flags & OpenFlags.O_TRUNC) != 0;
         FileType type = i.type();
         if (type == FileType.SYMLINK) {
@@ -187,15 +187,18 @@ final class OpenCalls {
         if (trunc && regular && p.mnt().isReadOnly()) {
             throw new VfsException(Errno.EROFS, "open", path);
         }
-        int mask = (OpenFlags.readable(flags) ? Mode.R_OK : 0) | (write || (trunc && regular) ? Mode.W_OK : 0);
+        int mask = (OpenFlags.readable(flags) || ioctlOnly ? Mode.R_OK : 0) | (write || (trunc && regular) ? Mode.W_OK : 0);
         if (mask != 0 && !Permission.check(i, mask, t.cred())) {
             throw new VfsException(Errno.EACCES, "open", path);
+        }
+        if ((flags & OpenFlags.O_NOATIME) != 0 && !Permission.ownerOrRoot(i.attrsAcquire(), t.cred())) {
+            throw new VfsException(Errno.EPERM, "open", path);
         }
         if (write && (regular || type == FileType.DIRECTORY) && p.mnt().isReadOnly()) {
             throw new VfsException(Errno.EROFS, "open", path);
         }
         OpenFile file = newOpenFile(p, flags, null);
-        if (file != null && trunc && regular && write) {
+        if (file != null && trunc && regular) {
             try {
                 t.io().truncateInode((dev.seqvfs.actors.inode.RegularInode) i, 0, "open");
             } catch (VfsException e) {
@@ -329,8 +332,12 @@ final class OpenCalls {
                     base = file.offset();
                     break;
                 case VfsTask.SEEK_END:
-                    base = file.inode().type() == FileType.DIRECTORY ? Long.MAX_VALUE / 2
-                            : file.inode().attrsAcquire().size();
+                    if (file.inode().type() == FileType.DIRECTORY) {
+                        // A directory offset is a readdir cookie; tmpfs (dcache_dir_lseek)
+                        // accepts only SEEK_SET and SEEK_CUR.
+                        throw new VfsException(Errno.EINVAL, "lseek", null);
+                    }
+                    base = file.inode().attrsAcquire().size();
                     break;
                 case VfsTask.SEEK_DATA:
                 case VfsTask.SEEK_HOLE: {

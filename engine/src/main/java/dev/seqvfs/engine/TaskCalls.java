@@ -135,6 +135,9 @@ final class TaskCalls {
             return t.asker().ask(sb.actorAcquire(), (ActorRef<DirReply> r) -> new SuperblockActor.Remount(ro, r))
                     .thenApply(r -> {
                         Asker.check(r, "mount", target, null);
+                        // Like do_remount, a plain remount sets the mount's flags too, so
+                        // "remount,rw" also undoes the MS_RDONLY a mount was created with.
+                        t.vfs().namespace().setMountReadOnly(p.mnt(), ro);
                         return null;
                     });
         }

@@ -1,6 +1,8 @@
 package dev.seqvfs.engine;
 
+import dev.seqvfs.actors.fdtable.FdReply;
 import dev.seqvfs.actors.fdtable.FdTable;
+import dev.seqvfs.actors.fdtable.FdTableActor;
 import dev.seqvfs.actors.fdtable.FilesStruct;
 import dev.seqvfs.actors.fdtable.OpenFile;
 import dev.seqvfs.actors.mount.VfsMount;
@@ -21,6 +23,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
+import org.apache.pekko.actor.typed.ActorRef;
 
 /**
  * A task ({@code task_struct}): the POSIX-style API of SeqVFS, with the caller's
@@ -170,9 +173,14 @@ public final class VfsTask implements WalkContext, AutoCloseable {
     /**
      * Returns where a relative path starts: the working directory for {@code AT_FDCWD},
      * else the directory open on {@code dirfd}. Absolute paths ignore it (but a bad
-     * {@code dirfd} is still {@code EBADF} only when it is used, as in Linux).
+     * {@code dirfd} is still {@code EBADF} only when it is used, as in Linux). An empty
+     * path without {@code emptyOk} is {@code ENOENT} whatever {@code dirfd} is.
      */
     VfsPath startFor(int dirfd, String internalPath, String op, String extPath, boolean emptyOk) {
+        if (internalPath.isEmpty() && !emptyOk) {
+            // Linux rejects the empty name itself (getname) before it looks at dirfd.
+            throw new VfsException(Errno.ENOENT, op, extPath);
+        }
         if (dirfd == AT_FDCWD || (!internalPath.isEmpty() && internalPath.charAt(0) == '/')) {
             return cwd;
         }
@@ -195,6 +203,15 @@ public final class VfsTask implements WalkContext, AutoCloseable {
 
     VfsPath fdPath(int fd, String op) {
         OpenFile f = fget(fd, op);
+        return new VfsPath(f.mount(), f.inode());
+    }
+
+    /** Like {@link #fdPath}, for calls that an {@code O_PATH} descriptor may not make ({@code EBADF}). */
+    VfsPath fileFdPath(int fd, String op) {
+        OpenFile f = fget(fd, op);
+        if (f.isPath()) {
+            throw new VfsException(Errno.EBADF, op, null);
+        }
         return new VfsPath(f.mount(), f.inode());
     }
 
@@ -229,7 +246,9 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      * @return the descriptor
      * @throws VfsException {@code ENOENT}, {@code EEXIST}, {@code EISDIR}, {@code ENOTDIR},
      *         {@code EACCES}, {@code ELOOP}, {@code EROFS}, {@code EMFILE}, {@code ENOSPC},
-     *         {@code ENAMETOOLONG}, {@code EINVAL} (O_CREAT|O_DIRECTORY, bad access mode)
+     *         {@code ENAMETOOLONG}, {@code EINVAL} (O_CREAT|O_DIRECTORY); access mode 3
+     *         ({@code O_ACCMODE}) checks read and write permission and gives a descriptor
+     *         that can do neither, as in Linux
      */
     public int open(String path, int flags, int mode) {
         return openat(AT_FDCWD, path, flags, mode);
@@ -702,9 +721,9 @@ public final class VfsTask implements WalkContext, AutoCloseable {
         return async(() -> attrs.fchmodat(dirfd, path, mode, flags));
     }
 
-    /** {@code fchmod(2)}. */
+    /** {@code fchmod(2)} ({@code EBADF} also for an {@code O_PATH} descriptor). */
     public void fchmod(int fd, int mode) {
-        await(async(() -> attrs.setAttrs(fdPath(fd, "fchmod"),
+        await(async(() -> attrs.setAttrs(fileFdPath(fd, "fchmod"),
                 new dev.seqvfs.actors.inode.AttrChange.Chmod(mode), "fchmod", null)), "fchmod", null);
     }
 
@@ -864,8 +883,8 @@ public final class VfsTask implements WalkContext, AutoCloseable {
 
     /**
      * Ends the task ({@code exit}): drops its use of the descriptor table (closing every
-     * descriptor when it was the last task sharing it) and releases its working and root
-     * directories. Further calls fail. Idempotent.
+     * descriptor, released before this returns, when it was the last task sharing it) and
+     * releases its working and root directories. Further calls fail. Idempotent.
      */
     @Override
     public synchronized void close() {
@@ -875,6 +894,10 @@ public final class VfsTask implements WalkContext, AutoCloseable {
         exited = true;
         vfs.unregister(pid);
         if (files.releaseUser()) {
+            // Release the open files before returning, so that an observer sees them closed
+            // once exit() has returned; stopping the actor alone would do it later.
+            asker().join(asker().ask(files.actor(), (ActorRef<FdReply> r) -> new FdTableActor.CloseAll(r)), "exit",
+                    null);
             vfs.stopFilesStruct(files);
         }
         cwd.mnt().unpin();

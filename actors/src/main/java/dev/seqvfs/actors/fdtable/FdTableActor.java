@@ -111,6 +111,15 @@ public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
     public record CloseOnExec(ActorRef<FdReply> replyTo) implements Command {
     }
 
+    /**
+     * Closes every descriptor ({@code exit}), releasing their open files, and replies once
+     * they are released. The table stays usable (it is empty).
+     *
+     * @param replyTo where the reply goes (its fd is the number of descriptors closed)
+     */
+    public record CloseAll(ActorRef<FdReply> replyTo) implements Command {
+    }
+
     private final FilesStruct files;
 
     private FdTableActor(ActorContext<Command> ctx, FilesStruct files) {
@@ -136,6 +145,7 @@ public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
                 .onMessage(CloseRange.class, this::onCloseRange)
                 .onMessage(CopyForFork.class, this::onCopyForFork)
                 .onMessage(CloseOnExec.class, this::onCloseOnExec)
+                .onMessage(CloseAll.class, this::onCloseAll)
                 .onSignal(PostStop.class, s -> onPostStop())
                 .build();
     }
@@ -299,6 +309,13 @@ public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
             f.release();
         }
         m.replyTo().tell(FdReply.ok(released.size(), null));
+        return this;
+    }
+
+    private Behavior<Command> onCloseAll(CloseAll m) {
+        int n = files.tableAcquire().count();
+        onPostStop();
+        m.replyTo().tell(FdReply.ok(n, null));
         return this;
     }
 

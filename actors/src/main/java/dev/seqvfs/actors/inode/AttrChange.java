@@ -33,7 +33,8 @@ public sealed interface AttrChange {
 
     /**
      * {@code chmod(2)}: set the permission bits. Only the owner or root may; a non-root
-     * caller who is not in the file's group loses {@code S_ISGID} on a non-directory.
+     * caller who is not in the file's group loses {@code S_ISGID}, on a directory too
+     * ({@code setattr_prepare} in Linux 6.18).
      *
      * @param mode the new permission bits (type bits ignored)
      */
@@ -44,7 +45,7 @@ public sealed interface AttrChange {
                 throw new VfsException(Errno.EPERM, operation(), null);
             }
             int perm = mode & Mode.PERMISSION_MASK;
-            if (!cred.isRoot() && !cred.inGroup(cur.gid()) && cur.type() != FileType.DIRECTORY) {
+            if (!cred.isRoot() && !cred.inGroup(cur.gid())) {
                 perm &= ~Mode.S_ISGID;
             }
             return cur.withPermissions(perm, now);
@@ -98,8 +99,9 @@ public sealed interface AttrChange {
     /**
      * {@code utimensat(2)}: set access and modification times, each a {@link Timespec}
      * (possibly {@code UTIME_NOW} or {@code UTIME_OMIT}). Setting both to now needs
-     * ownership, root or write permission ({@code EACCES}); any explicit time needs
-     * ownership or root ({@code EPERM}). Both omitted changes nothing, not even ctime.
+     * ownership, root or write permission ({@code EACCES}); anything else (an explicit
+     * time, or now with omit) needs ownership or root ({@code EPERM}). Both omitted
+     * changes nothing, not even ctime.
      *
      * @param atime new access time
      * @param mtime new modification time
@@ -110,7 +112,9 @@ public sealed interface AttrChange {
             if (atime.isOmit() && mtime.isOmit()) {
                 return cur;
             }
-            boolean explicit = (!atime.isNow() && !atime.isOmit()) || (!mtime.isNow() && !mtime.isOmit());
+            // Only "both now" is a plain touch that write permission allows; anything else,
+            // UTIME_NOW with UTIME_OMIT included, sets times explicitly (vfs_utimes: ATTR_TIMES_SET).
+            boolean explicit = !(atime.isNow() && mtime.isNow());
             if (!Permission.ownerOrRoot(cur, cred)) {
                 if (explicit) {
                     throw new VfsException(Errno.EPERM, operation(), null);

@@ -307,6 +307,12 @@ public final class Nameidata {
             boolean lastInFrame = after == len;
             boolean isLast = lastInFrame && sp == 0;
             boolean slashAfter = end < len;
+            if (isLast && slashAfter) {
+                // A trailing slash makes the final component a directory that must be
+                // followed, through however many links (link_path_walk's LOOKUP_FOLLOW |
+                // LOOKUP_DIRECTORY), even after the slash itself has been consumed.
+                flags |= LOOKUP_FOLLOW | LOOKUP_DIRECTORY;
+            }
             pos = after;
             LastType type = typeOf(s, p, end);
             if ((inode.iopFlags() & IopFlags.IOP_LOOKUP) == 0) {
