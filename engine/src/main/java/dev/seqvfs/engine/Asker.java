@@ -10,7 +10,6 @@ import dev.seqvfs.protocol.VfsException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
@@ -42,10 +41,48 @@ final class Asker {
         this.timeout = timeout;
     }
 
-    /** Sends {@code make(replyTo)} to {@code target} and returns the reply's future. */
+    /** Runs a callback on the thread that completes the future: no hand-off. */
+    private static final java.util.concurrent.Executor DIRECT = Runnable::run;
+
+    /**
+     * Sends {@code make(replyTo)} to {@code target} and returns the reply's future: a plain
+     * {@link CompletableFuture} whose dependent stages run synchronously.
+     *
+     * <p>The stage {@link AskPattern#ask} returns is Scala's {@code CompletableFuture}
+     * adapter, which turns every {@code thenApply}/{@code whenComplete} into its
+     * {@code ...Async} form on the default executor; on a 2-CPU machine that executor
+     * starts a new thread per task (the common pool has parallelism 1). So this method
+     * never chains on it directly: when the reply is already there (the usual case with the
+     * calling-thread dispatcher) it copies the outcome, otherwise it bridges once through an
+     * explicit direct executor.
+     */
     <Req, Rep> CompletableFuture<Rep> ask(RecipientRef<Req> target, Function<ActorRef<Rep>, Req> make) {
-        CompletionStage<Rep> s = AskPattern.ask(target, make::apply, timeout, scheduler);
-        return s.toCompletableFuture();
+        CompletableFuture<Rep> scalaCf = AskPattern.ask(target, make::apply, timeout, scheduler)
+                .toCompletableFuture();
+        CompletableFuture<Rep> plain = new CompletableFuture<>();
+        if (scalaCf.isDone()) {
+            copy(scalaCf, plain);
+        } else {
+            scalaCf.whenCompleteAsync((v, e) -> {
+                if (e != null) {
+                    plain.completeExceptionally(e instanceof CompletionException && e.getCause() != null
+                            ? e.getCause() : e);
+                } else {
+                    plain.complete(v);
+                }
+            }, DIRECT);
+        }
+        return plain;
+    }
+
+    private static <T> void copy(CompletableFuture<T> done, CompletableFuture<T> into) {
+        try {
+            into.complete(done.join());
+        } catch (CompletionException e) {
+            into.completeExceptionally(e.getCause() != null ? e.getCause() : e);
+        } catch (java.util.concurrent.CancellationException e) {
+            into.completeExceptionally(e);
+        }
     }
 
     /**
