@@ -1,0 +1,37 @@
+package dev.seqvfs.tests.differential;
+
+import static dev.seqvfs.protocol.OpenFlags.AT_FDCWD;
+import static dev.seqvfs.protocol.OpenFlags.O_RDONLY;
+import static dev.seqvfs.tests.differential.Op.mkdirat;
+import static dev.seqvfs.tests.differential.Op.openat;
+
+import java.util.List;
+import net.jqwik.api.Example;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
+
+/**
+ * Shrunk sequences on which SeqVFS once disagreed with the host kernel, each replayed
+ * against both (every result and the final tree must be equal). One example per distinct
+ * mismatch, named after the case; the comment says what SeqVFS did wrong and which kernel
+ * rule decides it. The kernel is the reference ({@code path_resolution(7)} and the
+ * section-2 page of the call).
+ */
+@AddLifecycleHook(HostKernelHooks.class)
+class DifferentialRegressionTest {
+
+    private static void replay(Op... ops) {
+        Differential.check(List.of(ops));
+    }
+
+    /** SeqVFS said EBADF: getname() rejects an empty path (ENOENT) before the dirfd is looked up. */
+    @Example
+    void mkdirat_emptyPathAndClosedDirfd_matchesHost() {
+        replay(mkdirat(0, "", 0755), mkdirat(AT_FDCWD, "", 0755));
+    }
+
+    /** SeqVFS said EBADF: getname() rejects a path of PATH_MAX bytes (ENAMETOOLONG) before the dirfd. */
+    @Example
+    void openat_overlongPathAndClosedDirfd_matchesHost() {
+        replay(openat(0, OpArbitraries.TOO_LONG_PATH, O_RDONLY, 0));
+    }
+}
