@@ -57,9 +57,6 @@ final class OpenCalls {
         if ((flags & (OpenFlags.O_CREAT | OpenFlags.O_DIRECTORY)) == (OpenFlags.O_CREAT | OpenFlags.O_DIRECTORY)) {
             throw new VfsException(Errno.EINVAL, "open", path);
         }
-        if ((flags & OpenFlags.O_ACCMODE) == OpenFlags.O_ACCMODE && (flags & OpenFlags.O_PATH) == 0) {
-            throw new VfsException(Errno.EINVAL, "open", path);
-        }
         String ip = PathNames.toInternal(path, "open");
         final int f = flags;
         for (int attempt = 0; ; attempt++) {
@@ -143,7 +140,10 @@ final class OpenCalls {
         if ((flags & OpenFlags.O_PATH) != 0) {
             return newOpenFile(p, flags, null);
         }
-        boolean write = OpenFlags.writable(flags);
+        // Access mode 3 (O_ACCMODE) is Linux's "check read and write, allow neither": it
+        // needs both permissions and fails on a directory like a write, see open(2).
+        boolean special = (flags & OpenFlags.O_ACCMODE) == OpenFlags.O_ACCMODE;
+        boolean write = OpenFlags.writable(flags) || special;
         boolean trunc = (flags & OpenFlags.O_TRUNC) != 0;
         FileType type = i.type();
         if (type == FileType.SYMLINK) {
@@ -161,7 +161,8 @@ final class OpenCalls {
         if (trunc && regular && p.mnt().isReadOnly()) {
             throw new VfsException(Errno.EROFS, "open", path);
         }
-        int mask = (OpenFlags.readable(flags) ? Mode.R_OK : 0) | (write || (trunc && regular) ? Mode.W_OK : 0);
+        int mask = (OpenFlags.readable(flags) || special ? Mode.R_OK : 0)
+                | (write || (trunc && regular) ? Mode.W_OK : 0);
         if (mask != 0 && !Permission.check(i, mask, t.cred())) {
             throw new VfsException(Errno.EACCES, "open", path);
         }

@@ -207,7 +207,7 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      * @return the descriptor
      * @throws VfsException {@code ENOENT}, {@code EEXIST}, {@code EISDIR}, {@code ENOTDIR},
      *         {@code EACCES}, {@code ELOOP}, {@code EROFS}, {@code EMFILE}, {@code ENOSPC},
-     *         {@code ENAMETOOLONG}, {@code EINVAL} (O_CREAT|O_DIRECTORY, bad access mode)
+     *         {@code ENAMETOOLONG}, {@code EINVAL} (O_CREAT|O_DIRECTORY)
      */
     public int open(String path, int flags, int mode) {
         return openat(AT_FDCWD, path, flags, mode);

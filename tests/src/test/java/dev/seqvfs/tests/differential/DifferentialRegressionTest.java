@@ -1,8 +1,16 @@
 package dev.seqvfs.tests.differential;
 
 import static dev.seqvfs.protocol.OpenFlags.AT_FDCWD;
+import static dev.seqvfs.protocol.OpenFlags.O_ACCMODE;
+import static dev.seqvfs.protocol.OpenFlags.O_CREAT;
 import static dev.seqvfs.protocol.OpenFlags.O_RDONLY;
+import static dev.seqvfs.protocol.OpenFlags.O_TRUNC;
+import static dev.seqvfs.tests.differential.Op.close;
+import static dev.seqvfs.tests.differential.Op.fstat;
+import static dev.seqvfs.tests.differential.Op.getdents;
+import static dev.seqvfs.tests.differential.Op.mkdir;
 import static dev.seqvfs.tests.differential.Op.mkdirat;
+import static dev.seqvfs.tests.differential.Op.open;
 import static dev.seqvfs.tests.differential.Op.openat;
 
 import java.util.List;
@@ -33,5 +41,22 @@ class DifferentialRegressionTest {
     @Example
     void openat_overlongPathAndClosedDirfd_matchesHost() {
         replay(openat(0, OpArbitraries.TOO_LONG_PATH, O_RDONLY, 0));
+    }
+
+    /**
+     * SeqVFS said EINVAL: access mode 3 is Linux's "check read and write permission, allow
+     * neither" (open(2)); it opens files and fails on a directory with EISDIR.
+     */
+    @Example
+    void open_accessModeThree_matchesHost() {
+        replay(open("a", O_ACCMODE, 0644),
+                open("a", O_ACCMODE | O_CREAT, 0644),
+                fstat(0),
+                getdents(0),
+                open("a", O_ACCMODE | O_TRUNC, 0),
+                mkdir("d", 0755),
+                open("d", O_ACCMODE, 0),
+                close(0),
+                close(1));
     }
 }
