@@ -124,6 +124,10 @@ final class AttrCalls {
     }
 
     CompletableFuture<Void> utimensat(int dirfd, String path, Timespec atime, Timespec mtime, int flags) {
+        if (atime != null && mtime != null && atime.isOmit() && mtime.isOmit()) {
+            // Nothing to do: like the utimensat syscall, check neither the flags nor the path.
+            return CompletableFuture.completedFuture(null);
+        }
         if ((flags & ~(OpenFlags.AT_SYMLINK_NOFOLLOW | OpenFlags.AT_EMPTY_PATH)) != 0) {
             throw new VfsException(Errno.EINVAL, "utimensat", path);
         }

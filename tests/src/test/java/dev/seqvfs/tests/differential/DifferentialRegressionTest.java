@@ -1,6 +1,7 @@
 package dev.seqvfs.tests.differential;
 
 import static dev.seqvfs.protocol.OpenFlags.AT_FDCWD;
+import static dev.seqvfs.protocol.OpenFlags.AT_REMOVEDIR;
 import static dev.seqvfs.protocol.OpenFlags.O_ACCMODE;
 import static dev.seqvfs.protocol.OpenFlags.O_CREAT;
 import static dev.seqvfs.protocol.OpenFlags.O_RDONLY;
@@ -12,6 +13,8 @@ import static dev.seqvfs.tests.differential.Op.mkdir;
 import static dev.seqvfs.tests.differential.Op.mkdirat;
 import static dev.seqvfs.tests.differential.Op.open;
 import static dev.seqvfs.tests.differential.Op.openat;
+import static dev.seqvfs.tests.differential.Op.TIMES_OMIT;
+import static dev.seqvfs.tests.differential.Op.utimensat;
 
 import java.util.List;
 import net.jqwik.api.Example;
@@ -58,5 +61,12 @@ class DifferentialRegressionTest {
                 open("d", O_ACCMODE, 0),
                 close(0),
                 close(1));
+    }
+
+    /** SeqVFS said ENOENT: utimensat with both times UTIME_OMIT returns 0 before it checks flags or path. */
+    @Example
+    void utimensat_bothOmitOnMissingPathAndBadFlags_matchesHost() {
+        replay(utimensat(AT_FDCWD, "a", TIMES_OMIT, 0),
+                utimensat(99, "a", TIMES_OMIT, AT_REMOVEDIR));
     }
 }
