@@ -138,13 +138,19 @@ public final class Nameidata {
 
     /**
      * After {@link #walkParent()}: looks the final component up in the parent, checking
-     * search permission, and records the lookup for validation.
+     * search permission, and records the lookup for validation. A final component longer
+     * than {@code NAME_MAX} is {@code ENAMETOOLONG} here ({@code ENOENT} in a removed
+     * directory), not during {@link #walkParent()}.
      *
      * @return the dentry, or {@code null} when the name is absent
      */
     public Dentry lookupLast() {
         mayLookup(inode);
-        return lookupIn((DirectoryInode) inode, last);
+        DirectoryInode dir = (DirectoryInode) inode;
+        if (last.length() > Limits.NAME_MAX) {
+            throw error(dir.snapshotAcquire().isDead() ? Errno.ENOENT : Errno.ENAMETOOLONG);
+        }
+        return lookupIn(dir, last);
     }
 
     /**
@@ -257,9 +263,6 @@ public final class Nameidata {
             if (end < 0) {
                 end = len;
             }
-            if (end - p > Limits.NAME_MAX) {
-                throw error(Errno.ENAMETOOLONG);
-            }
             int after = end;
             while (after < len && s.charAt(after) == '/') {
                 after++;
@@ -270,10 +273,15 @@ public final class Nameidata {
             pos = after;
             LastType type = typeOf(s, p, end);
             if (isLast && parentMode) {
+                // NAME_MAX is checked where the final component is looked up (lookupLast, the
+                // directory actor), as Linux's lookup does, after the caller's earlier checks.
                 last = s.substring(p, end);
                 lastType = type;
                 trailingSlash = slashAfter;
                 return;
+            }
+            if (end - p > Limits.NAME_MAX) {
+                throw error(Errno.ENAMETOOLONG);
             }
             mayLookup(inode);
             if (type == LastType.DOT) {

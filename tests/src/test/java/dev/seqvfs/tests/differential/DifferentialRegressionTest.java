@@ -13,6 +13,10 @@ import static dev.seqvfs.tests.differential.Op.mkdir;
 import static dev.seqvfs.tests.differential.Op.mkdirat;
 import static dev.seqvfs.tests.differential.Op.open;
 import static dev.seqvfs.tests.differential.Op.openat;
+import static dev.seqvfs.tests.differential.Op.rename;
+import static dev.seqvfs.tests.differential.Op.unlink;
+import static dev.seqvfs.tests.differential.Op.rmdir;
+import static dev.seqvfs.tests.differential.Op.stat;
 import static dev.seqvfs.tests.differential.Op.TIMES_OMIT;
 import static dev.seqvfs.tests.differential.Op.utimensat;
 
@@ -68,5 +72,25 @@ class DifferentialRegressionTest {
     void utimensat_bothOmitOnMissingPathAndBadFlags_matchesHost() {
         replay(utimensat(AT_FDCWD, "a", TIMES_OMIT, 0),
                 utimensat(99, "a", TIMES_OMIT, AT_REMOVEDIR));
+    }
+
+    /**
+     * SeqVFS said ENAMETOOLONG for every over-long final component at once; Linux finds it
+     * only in the file system's lookup, so earlier checks win: EISDIR for open(O_CREAT) with
+     * a trailing slash, ENOENT for a missing rename source before the over-long target.
+     */
+    @Example
+    void open_overlongFinalNameWithTrailingSlashAndCreate_matchesHost() {
+        String tooLong = OpArbitraries.TOO_LONG_NAME;
+        replay(open(tooLong + "/", O_RDONLY | O_CREAT, 0644),
+                open(tooLong, O_RDONLY | O_CREAT, 0644),
+                rename("missing", tooLong),
+                rename(tooLong, "b"),
+                mkdir("a", 0755),
+                rename("a", tooLong),
+                unlink(tooLong + "/"),
+                rmdir(tooLong),
+                stat(tooLong + "/a"),
+                mkdir(tooLong + "/", 0755));
     }
 }
