@@ -133,9 +133,6 @@ final class AttrCalls {
         }
         Timespec a = atime == null ? Timespec.NOW : atime;
         Timespec m = mtime == null ? Timespec.NOW : mtime;
-        if (!a.isValid() || !m.isValid()) {
-            throw new VfsException(Errno.EINVAL, "utimensat", path);
-        }
         VfsPath p;
         if (path == null) {
             if (dirfd == OpenFlags.AT_FDCWD) {
@@ -144,6 +141,10 @@ final class AttrCalls {
             p = t.fdPath(dirfd, "utimensat");
         } else {
             p = resolve(dirfd, path, "utimensat", flags, 0);
+        }
+        // Linux checks tv_nsec in vfs_utimes, after the path walk.
+        if (!a.isValid() || !m.isValid()) {
+            throw new VfsException(Errno.EINVAL, "utimensat", path);
         }
         return setAttrs(p, new AttrChange.SetTimes(a, m), "utimensat", path);
     }

@@ -17,6 +17,7 @@ import static dev.seqvfs.tests.differential.Op.rename;
 import static dev.seqvfs.tests.differential.Op.unlink;
 import static dev.seqvfs.tests.differential.Op.rmdir;
 import static dev.seqvfs.tests.differential.Op.stat;
+import static dev.seqvfs.tests.differential.Op.TIMES_BAD_NSEC;
 import static dev.seqvfs.tests.differential.Op.TIMES_OMIT;
 import static dev.seqvfs.tests.differential.Op.utimensat;
 
@@ -92,5 +93,13 @@ class DifferentialRegressionTest {
                 rmdir(tooLong),
                 stat(tooLong + "/a"),
                 mkdir(tooLong + "/", 0755));
+    }
+
+    /** SeqVFS said EINVAL: Linux checks tv_nsec in vfs_utimes, after the path walk (ENOENT first). */
+    @Example
+    void utimensat_badNanosecondsOnMissingPath_matchesHost() {
+        replay(utimensat(AT_FDCWD, "a", TIMES_BAD_NSEC, 0),
+                mkdir("a", 0755),
+                utimensat(AT_FDCWD, "a", TIMES_BAD_NSEC, 0));
     }
 }
