@@ -71,7 +71,8 @@ final class AttrCalls {
         Inode i = resolve(dirfd, path, "readlink", OpenFlags.AT_SYMLINK_NOFOLLOW | OpenFlags.AT_EMPTY_PATH, 0)
                 .inode();
         if ((i.iopFlags() & IopFlags.IOP_FOLLOW_LINK) == 0) {
-            throw new VfsException(Errno.EINVAL, "readlink", path);
+            // As do_readlinkat: an empty path naming a non-link is ENOENT, any other path EINVAL.
+            throw new VfsException(path.isEmpty() ? Errno.ENOENT : Errno.EINVAL, "readlink", path);
         }
         String target = (i.iopFlags() & IopFlags.IOP_CUSTOM_LINK) != 0 ? i.ops().getLink(i, t)
                 : ((SymlinkInode) i).target();

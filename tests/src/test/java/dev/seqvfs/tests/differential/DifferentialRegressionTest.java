@@ -4,6 +4,8 @@ import static dev.seqvfs.protocol.OpenFlags.AT_FDCWD;
 import static dev.seqvfs.protocol.OpenFlags.AT_REMOVEDIR;
 import static dev.seqvfs.protocol.OpenFlags.O_ACCMODE;
 import static dev.seqvfs.protocol.OpenFlags.O_CREAT;
+import static dev.seqvfs.protocol.OpenFlags.O_NOFOLLOW;
+import static dev.seqvfs.protocol.OpenFlags.O_PATH;
 import static dev.seqvfs.protocol.OpenFlags.O_RDONLY;
 import static dev.seqvfs.protocol.OpenFlags.O_TRUNC;
 import static dev.seqvfs.tests.differential.Op.close;
@@ -13,7 +15,10 @@ import static dev.seqvfs.tests.differential.Op.mkdir;
 import static dev.seqvfs.tests.differential.Op.mkdirat;
 import static dev.seqvfs.tests.differential.Op.open;
 import static dev.seqvfs.tests.differential.Op.openat;
+import static dev.seqvfs.tests.differential.Op.readlink;
+import static dev.seqvfs.tests.differential.Op.readlinkat;
 import static dev.seqvfs.tests.differential.Op.rename;
+import static dev.seqvfs.tests.differential.Op.symlink;
 import static dev.seqvfs.tests.differential.Op.unlink;
 import static dev.seqvfs.tests.differential.Op.rmdir;
 import static dev.seqvfs.tests.differential.Op.stat;
@@ -101,5 +106,21 @@ class DifferentialRegressionTest {
         replay(utimensat(AT_FDCWD, "a", TIMES_BAD_NSEC, 0),
                 mkdir("a", 0755),
                 utimensat(AT_FDCWD, "a", TIMES_BAD_NSEC, 0));
+    }
+
+    /**
+     * SeqVFS said EINVAL: readlink of an empty path that names a non-link (the working
+     * directory, a directory fd) is ENOENT in do_readlinkat; on an O_PATH link fd it reads the link.
+     */
+    @Example
+    void readlink_emptyPathOnDirectoryOrLinkFd_matchesHost() {
+        replay(readlink(""),
+                open(".", O_RDONLY, 0),
+                readlinkat(0, ""),
+                symlink("target", "l"),
+                open("l", O_PATH | O_NOFOLLOW, 0),
+                readlinkat(1, ""),
+                close(0),
+                close(1));
     }
 }
