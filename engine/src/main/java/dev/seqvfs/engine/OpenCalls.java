@@ -107,7 +107,11 @@ final class OpenCalls {
         }
         VfsPath parent = nd.walkParent();
         while (true) {
-            if (nd.lastType() != LastType.NORM || nd.trailingSlash()) {
+            if (nd.lastType() != LastType.NORM) {
+                // "/", "." or "..": an existing directory, so do_open says EEXIST for O_EXCL.
+                throw nd.error((flags & OpenFlags.O_EXCL) != 0 ? Errno.EEXIST : Errno.EISDIR);
+            }
+            if (nd.trailingSlash()) {
                 throw nd.error(Errno.EISDIR);
             }
             Dentry d = nd.lookupLast();

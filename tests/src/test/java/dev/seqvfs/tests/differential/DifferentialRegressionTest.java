@@ -4,6 +4,7 @@ import static dev.seqvfs.protocol.OpenFlags.AT_FDCWD;
 import static dev.seqvfs.protocol.OpenFlags.AT_REMOVEDIR;
 import static dev.seqvfs.protocol.OpenFlags.O_ACCMODE;
 import static dev.seqvfs.protocol.OpenFlags.O_CREAT;
+import static dev.seqvfs.protocol.OpenFlags.O_EXCL;
 import static dev.seqvfs.protocol.OpenFlags.O_NOFOLLOW;
 import static dev.seqvfs.protocol.OpenFlags.O_PATH;
 import static dev.seqvfs.protocol.OpenFlags.O_RDONLY;
@@ -122,5 +123,15 @@ class DifferentialRegressionTest {
                 readlinkat(1, ""),
                 close(0),
                 close(1));
+    }
+
+    /** SeqVFS said EISDIR: open("/", "." or "..", O_CREAT | O_EXCL) finds an existing directory, so EEXIST. */
+    @Example
+    void open_createExclusiveOnRootDotAndDotDot_matchesHost() {
+        replay(open("/", O_RDONLY | O_CREAT | O_EXCL, 0644),
+                open(".", O_RDONLY | O_CREAT | O_EXCL, 0644),
+                open("..", O_RDONLY | O_CREAT | O_EXCL, 0644),
+                open("..", O_RDONLY | O_CREAT, 0644),
+                open("a/", O_RDONLY | O_CREAT | O_EXCL, 0644));
     }
 }
