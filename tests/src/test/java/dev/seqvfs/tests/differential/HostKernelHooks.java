@@ -2,6 +2,7 @@ package dev.seqvfs.tests.differential;
 
 import net.jqwik.api.lifecycle.AroundPropertyHook;
 import net.jqwik.api.lifecycle.LifecycleContext;
+import net.jqwik.api.lifecycle.PropagationMode;
 import net.jqwik.api.lifecycle.PropertyExecutionResult;
 import net.jqwik.api.lifecycle.PropertyExecutor;
 import net.jqwik.api.lifecycle.PropertyLifecycleContext;
@@ -15,6 +16,12 @@ import net.jqwik.api.lifecycle.SkipExecutionHook;
 public final class HostKernelHooks implements SkipExecutionHook, AroundPropertyHook {
     /** The system property that overrides the tries of the differential properties. */
     public static final String TRIES_PROPERTY = "seqvfs.diff.tries";
+
+    /** Applies to the annotated class and to each of its properties and examples. */
+    @Override
+    public PropagationMode propagateTo() {
+        return PropagationMode.ALL_DESCENDANTS;
+    }
 
     @Override
     public SkipResult shouldBeSkipped(LifecycleContext context) {
