@@ -283,6 +283,11 @@ public final class Nameidata {
             if (end - p > Limits.NAME_MAX) {
                 throw error(Errno.ENAMETOOLONG);
             }
+            if (isLast && slashAfter) {
+                // As lookup_last: a trailing slash makes the rest of the walk, including the
+                // bodies of links it follows, follow links and require a directory.
+                flags |= LOOKUP_FOLLOW | LOOKUP_DIRECTORY;
+            }
             mayLookup(inode);
             if (type == LastType.DOT) {
                 if (isLast) {

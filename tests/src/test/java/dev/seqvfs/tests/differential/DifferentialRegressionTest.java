@@ -12,6 +12,8 @@ import static dev.seqvfs.protocol.OpenFlags.O_TRUNC;
 import static dev.seqvfs.tests.differential.Op.close;
 import static dev.seqvfs.tests.differential.Op.fstat;
 import static dev.seqvfs.tests.differential.Op.getdents;
+import static dev.seqvfs.tests.differential.Op.link;
+import static dev.seqvfs.tests.differential.Op.lstat;
 import static dev.seqvfs.tests.differential.Op.mkdir;
 import static dev.seqvfs.tests.differential.Op.mkdirat;
 import static dev.seqvfs.tests.differential.Op.open;
@@ -133,5 +135,27 @@ class DifferentialRegressionTest {
                 open("..", O_RDONLY | O_CREAT | O_EXCL, 0644),
                 open("..", O_RDONLY | O_CREAT, 0644),
                 open("a/", O_RDONLY | O_CREAT | O_EXCL, 0644));
+    }
+
+    /**
+     * SeqVFS did not follow the link a trailing slash leads into: link("a/", "b") with a -> a
+     * said EEXIST instead of ELOOP, and "l/" with l -> file found the file instead of ENOTDIR.
+     * In Linux (lookup_last) a trailing slash turns on LOOKUP_FOLLOW | LOOKUP_DIRECTORY for
+     * the rest of the walk, link bodies included.
+     */
+    @Example
+    void link_trailingSlashThroughSelfLoopAndLinkToFile_matchesHost() {
+        replay(symlink("a", "a"),
+                link("a/", "a"),
+                link("a/", "b"),
+                open("f", O_RDONLY | O_CREAT, 0644),
+                close(0),
+                symlink("f", "l"),
+                stat("l/"),
+                lstat("l/"),
+                link("l/", "x"),
+                symlink("l", "ll"),
+                lstat("ll/"),
+                open("ll/", O_RDONLY, 0));
     }
 }
