@@ -173,6 +173,10 @@ final class OpenCalls {
         if (write && (regular || type == FileType.DIRECTORY) && p.mnt().isReadOnly()) {
             throw new VfsException(Errno.EROFS, "open", path);
         }
+        if (type == FileType.SOCKET) {
+            // A socket inode in a file system cannot be opened (sock_no_open), only connected to.
+            throw new VfsException(Errno.ENXIO, "open", path);
+        }
         OpenFile file = newOpenFile(p, flags, null);
         if (file != null && trunc && regular && write) {
             long now = t.vfs().clock().nowNanos();

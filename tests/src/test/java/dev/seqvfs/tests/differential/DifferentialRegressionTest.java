@@ -2,11 +2,13 @@ package dev.seqvfs.tests.differential;
 
 import static dev.seqvfs.protocol.OpenFlags.AT_FDCWD;
 import static dev.seqvfs.protocol.OpenFlags.AT_REMOVEDIR;
+import static dev.seqvfs.protocol.Mode.S_IFSOCK;
 import static dev.seqvfs.protocol.OpenFlags.O_ACCMODE;
 import static dev.seqvfs.protocol.OpenFlags.O_CREAT;
 import static dev.seqvfs.protocol.OpenFlags.O_EXCL;
 import static dev.seqvfs.protocol.OpenFlags.O_NOFOLLOW;
 import static dev.seqvfs.protocol.OpenFlags.O_PATH;
+import static dev.seqvfs.protocol.OpenFlags.O_RDWR;
 import static dev.seqvfs.protocol.OpenFlags.O_RDONLY;
 import static dev.seqvfs.protocol.OpenFlags.O_TRUNC;
 import static dev.seqvfs.tests.differential.Op.close;
@@ -16,6 +18,7 @@ import static dev.seqvfs.tests.differential.Op.link;
 import static dev.seqvfs.tests.differential.Op.lstat;
 import static dev.seqvfs.tests.differential.Op.mkdir;
 import static dev.seqvfs.tests.differential.Op.mkdirat;
+import static dev.seqvfs.tests.differential.Op.mknod;
 import static dev.seqvfs.tests.differential.Op.open;
 import static dev.seqvfs.tests.differential.Op.openat;
 import static dev.seqvfs.tests.differential.Op.readlink;
@@ -157,5 +160,16 @@ class DifferentialRegressionTest {
                 symlink("l", "ll"),
                 lstat("ll/"),
                 open("ll/", O_RDONLY, 0));
+    }
+
+    /** SeqVFS opened it: a socket inode made by mknod cannot be opened (ENXIO), except with O_PATH. */
+    @Example
+    void open_socketInode_matchesHost() {
+        replay(mknod("s", S_IFSOCK | 0644),
+                open("s", O_RDONLY, 0),
+                open("s", O_RDWR | O_CREAT, 0644),
+                open("s", O_PATH, 0),
+                fstat(0),
+                close(0));
     }
 }
