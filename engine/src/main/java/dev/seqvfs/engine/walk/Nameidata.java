@@ -148,9 +148,14 @@ public final class Nameidata {
         mayLookup(inode);
         DirectoryInode dir = (DirectoryInode) inode;
         if (last.length() > Limits.NAME_MAX) {
-            throw error(dir.snapshotAcquire().isDead() ? Errno.ENOENT : Errno.ENAMETOOLONG);
+            throw error(isDeadDir(dir) ? Errno.ENOENT : Errno.ENAMETOOLONG);
         }
         return lookupIn(dir, last);
+    }
+
+    /** Whether {@code dir} was removed: Linux's lookup says ENOENT there before it looks at the name. */
+    private static boolean isDeadDir(Inode dir) {
+        return dir instanceof DirectoryInode d && d.snapshotAcquire().isDead();
     }
 
     /**
@@ -280,15 +285,15 @@ public final class Nameidata {
                 trailingSlash = slashAfter;
                 return;
             }
-            if (end - p > Limits.NAME_MAX) {
-                throw error(Errno.ENAMETOOLONG);
-            }
             if (isLast && slashAfter) {
                 // As lookup_last: a trailing slash makes the rest of the walk, including the
                 // bodies of links it follows, follow links and require a directory.
                 flags |= LOOKUP_FOLLOW | LOOKUP_DIRECTORY;
             }
             mayLookup(inode);
+            if (end - p > Limits.NAME_MAX) {
+                throw error(isDeadDir(inode) ? Errno.ENOENT : Errno.ENAMETOOLONG);
+            }
             if (type == LastType.DOT) {
                 if (isLast) {
                     checkFinalDir(flags, slashAfter);

@@ -12,6 +12,7 @@ import static dev.seqvfs.protocol.OpenFlags.O_RDWR;
 import static dev.seqvfs.protocol.OpenFlags.O_RDONLY;
 import static dev.seqvfs.protocol.OpenFlags.O_TRUNC;
 import static dev.seqvfs.tests.differential.Op.close;
+import static dev.seqvfs.tests.differential.Op.chdir;
 import static dev.seqvfs.tests.differential.Op.fstat;
 import static dev.seqvfs.tests.differential.Op.getdents;
 import static dev.seqvfs.tests.differential.Op.link;
@@ -170,6 +171,27 @@ class DifferentialRegressionTest {
                 open("s", O_RDWR | O_CREAT, 0644),
                 open("s", O_PATH, 0),
                 fstat(0),
+                close(0));
+    }
+
+    /**
+     * SeqVFS said ENAMETOOLONG: in a removed directory Linux's lookup says ENOENT before it
+     * looks at the name (__lookup_slow), for a middle component, a final one, and a create.
+     */
+    @Example
+    void openat_overlongNameInRemovedDirectory_matchesHost() {
+        String tooLong = OpArbitraries.TOO_LONG_NAME;
+        replay(mkdir("a", 0755),
+                open("a", O_RDONLY, 0),
+                chdir("a"),
+                rmdir("/a"),
+                openat(0, tooLong, O_RDONLY, 0),
+                stat(tooLong + "/b"),
+                mkdir(tooLong, 0755),
+                open(tooLong, O_RDONLY | O_CREAT, 0644),
+                unlink(tooLong),
+                rename(tooLong, "b"),
+                rename("b", tooLong),
                 close(0));
     }
 }
