@@ -25,6 +25,7 @@ import static dev.seqvfs.tests.differential.Op.openat;
 import static dev.seqvfs.tests.differential.Op.readlink;
 import static dev.seqvfs.tests.differential.Op.readlinkat;
 import static dev.seqvfs.tests.differential.Op.rename;
+import static dev.seqvfs.tests.differential.Op.renameat2;
 import static dev.seqvfs.tests.differential.Op.symlink;
 import static dev.seqvfs.tests.differential.Op.unlink;
 import static dev.seqvfs.tests.differential.Op.rmdir;
@@ -192,6 +193,20 @@ class DifferentialRegressionTest {
                 unlink(tooLong),
                 rename(tooLong, "b"),
                 rename("b", tooLong),
+                close(0));
+    }
+
+    /** SeqVFS said EIO: a cross-directory rename out of a removed directory is ENOENT. */
+    @Example
+    void renameat2_overlongNameOutOfRemovedDirectory_matchesHost() {
+        String tooLong = OpArbitraries.TOO_LONG_NAME;
+        replay(mkdir("a", 0755),
+                open("a", O_RDONLY, 0),
+                rmdir("a"),
+                renameat2(0, tooLong, AT_FDCWD, "/" + tooLong, 0),
+                renameat2(0, "x", AT_FDCWD, "/y", 0),
+                mkdir("b", 0755),
+                renameat2(AT_FDCWD, "b", 0, "b", 0),
                 close(0));
     }
 }
