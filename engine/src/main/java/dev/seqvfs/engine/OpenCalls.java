@@ -125,7 +125,11 @@ final class OpenCalls {
         }
         VfsPath parent = nd.walkParent();
         while (true) {
-            if (nd.lastType() != LastType.NORM || nd.trailingSlash()) {
+            if (nd.lastType() != LastType.NORM) {
+                // "/", "." or "..": an existing directory, so do_open says EEXIST for O_EXCL.
+                throw nd.error((flags & OpenFlags.O_EXCL) != 0 ? Errno.EEXIST : Errno.EISDIR);
+            }
+            if (nd.trailingSlash()) {
                 throw nd.error(Errno.EISDIR);
             }
             Dentry d = nd.lookupLast();
@@ -196,6 +200,10 @@ final class OpenCalls {
         }
         if (write && (regular || type == FileType.DIRECTORY) && p.mnt().isReadOnly()) {
             throw new VfsException(Errno.EROFS, "open", path);
+        }
+        if (type == FileType.SOCKET) {
+            // A socket inode in a file system cannot be opened (sock_no_open), only connected to.
+            throw new VfsException(Errno.ENXIO, "open", path);
         }
         OpenFile file = newOpenFile(p, flags, null);
         if (file != null && trunc && regular) {

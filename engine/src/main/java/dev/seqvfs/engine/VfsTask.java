@@ -13,6 +13,7 @@ import dev.seqvfs.engine.walk.WalkFunction;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.DirEntry;
 import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Limits;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.Stat;
 import dev.seqvfs.protocol.StatFs;
@@ -174,12 +175,16 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      * Returns where a relative path starts: the working directory for {@code AT_FDCWD},
      * else the directory open on {@code dirfd}. Absolute paths ignore it (but a bad
      * {@code dirfd} is still {@code EBADF} only when it is used, as in Linux). An empty
-     * path without {@code emptyOk} is {@code ENOENT} whatever {@code dirfd} is.
+     * path (without {@code emptyOk}) is {@code ENOENT} and a path of {@code PATH_MAX} bytes
+     * or more {@code ENAMETOOLONG} before {@code dirfd} is looked at, as {@code getname}
+     * rejects them before {@code path_init}.
      */
     VfsPath startFor(int dirfd, String internalPath, String op, String extPath, boolean emptyOk) {
         if (internalPath.isEmpty() && !emptyOk) {
-            // Linux rejects the empty name itself (getname) before it looks at dirfd.
             throw new VfsException(Errno.ENOENT, op, extPath);
+        }
+        if (internalPath.length() >= Limits.PATH_MAX) {
+            throw new VfsException(Errno.ENAMETOOLONG, op, extPath);
         }
         if (dirfd == AT_FDCWD || (!internalPath.isEmpty() && internalPath.charAt(0) == '/')) {
             return cwd;

@@ -11,6 +11,7 @@ import dev.seqvfs.actors.sb.Superblock;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.FileType;
+import dev.seqvfs.protocol.Limits;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.VfsException;
 import java.time.Duration;
@@ -355,6 +356,10 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         DirSnapshot snap = dir.snapshotAcquire();
         if (snap.isDead()) {
             return failDead(c);
+        }
+        if (c.name().length() > Limits.NAME_MAX) {
+            c.fail(Errno.ENAMETOOLONG);
+            return this;
         }
         Dentry d = snap.lookup(c.name());
         if (d == null) {

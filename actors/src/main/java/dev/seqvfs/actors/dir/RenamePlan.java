@@ -6,6 +6,7 @@ import dev.seqvfs.actors.sb.NamespaceLocks;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.FileType;
+import dev.seqvfs.protocol.Limits;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.VfsException;
@@ -59,12 +60,23 @@ public final class RenamePlan {
                                   DirectoryInode newDir, DirSnapshot newSnap, String newName,
                                   int flags, boolean oldSlash, boolean newSlash, Credentials cred) {
         boolean exchange = (flags & OpenFlags.RENAME_EXCHANGE) != 0;
-        if (oldSnap.isDead() || newSnap.isDead()) {
+        // Linux looks up the source (ENOENT in a removed directory, ENAMETOOLONG), then the
+        // target, each by the file system's lookup.
+        if (oldSnap.isDead()) {
             throw err(Errno.ENOENT);
+        }
+        if (oldName.length() > Limits.NAME_MAX) {
+            throw err(Errno.ENAMETOOLONG);
         }
         Dentry src = oldSnap.lookup(oldName);
         if (src == null) {
             throw err(Errno.ENOENT);
+        }
+        if (newSnap.isDead()) {
+            throw err(Errno.ENOENT);
+        }
+        if (newName.length() > Limits.NAME_MAX) {
+            throw err(Errno.ENAMETOOLONG);
         }
         Dentry tgt = newSnap.lookup(newName);
         if ((flags & OpenFlags.RENAME_NOREPLACE) != 0 && tgt != null) {

@@ -159,7 +159,13 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
         ActorRef<DirectoryActor.Command> ref = dir.actorAcquire();
         if (ref == null) {
             if (dir.isDead()) {
-                m.cmd().fail(Errno.ENOENT);
+                if (m.cmd() instanceof DirectoryActor.PrepareRename pr) {
+                    // Answer as a dead directory's actor does: with the dead snapshot, so that
+                    // the coordinator can tell which parent answered (RenamePlan says ENOENT).
+                    pr.replyTo().tell(new DirectoryActor.Prepared(pr.renameId(), dir, dir.snapshotAcquire()));
+                } else {
+                    m.cmd().fail(Errno.ENOENT);
+                }
                 return this;
             }
             ref = getContext().spawn(DirectoryActor.create(dir, sb), "d" + dir.ino(), dirDispatcher);

@@ -142,18 +142,28 @@ public final class Nameidata {
 
     /**
      * After {@link #walkParent()}: looks the final component up in the parent, checking
-     * search permission, and records the lookup for validation.
+     * search permission, and records the lookup for validation. A final component longer
+     * than {@code NAME_MAX} is {@code ENAMETOOLONG} here ({@code ENOENT} in a removed
+     * directory), not during {@link #walkParent()}.
      *
      * @return the dentry, or {@code null} when the name is absent
      */
     public Dentry lookupLast() {
         mayLookup(inode);
         DirectoryInode dir = (DirectoryInode) inode;
+        if (last.length() > Limits.NAME_MAX) {
+            throw error(isDeadDir(dir) ? Errno.ENOENT : Errno.ENAMETOOLONG);
+        }
         if ((dir.iopFlags() & IopFlags.IOP_CUSTOM_LOOKUP) != 0) {
             Inode child = dir.ops().lookup(dir, last, ctx);
             return child == null ? null : new Dentry(last, child, 0, 0);
         }
         return lookupIn(dir, last);
+    }
+
+    /** Whether {@code dir} was removed: Linux's lookup says ENOENT there before it looks at the name. */
+    private static boolean isDeadDir(Inode dir) {
+        return dir instanceof DirectoryInode d && d.snapshotAcquire().isDead();
     }
 
     /**
@@ -297,9 +307,6 @@ public final class Nameidata {
             if (end < 0) {
                 end = len;
             }
-            if (end - p > Limits.NAME_MAX) {
-                throw error(Errno.ENAMETOOLONG);
-            }
             int after = end;
             while (after < len && s.charAt(after) == '/') {
                 after++;
@@ -320,12 +327,22 @@ public final class Nameidata {
                 throw error(Errno.ENOTDIR);
             }
             if (isLast && parentMode) {
+                // NAME_MAX is checked where the final component is looked up (lookupLast, the
+                // directory actor), as Linux's lookup does, after the caller's earlier checks.
                 last = s.substring(p, end);
                 lastType = type;
                 trailingSlash = slashAfter;
                 return;
             }
+            if (isLast && slashAfter) {
+                // As lookup_last: a trailing slash makes the rest of the walk, including the
+                // bodies of links it follows, follow links and require a directory.
+                flags |= LOOKUP_FOLLOW | LOOKUP_DIRECTORY;
+            }
             mayLookup(inode);
+            if (end - p > Limits.NAME_MAX) {
+                throw error(isDeadDir(inode) ? Errno.ENOENT : Errno.ENAMETOOLONG);
+            }
             if (type == LastType.DOT) {
                 if (isLast) {
                     checkFinalDir(flags, slashAfter);
