@@ -1,6 +1,7 @@
 package dev.seqvfs.engine;
 
 import dev.seqvfs.actors.dir.DirReply;
+import dev.seqvfs.actors.dir.DirSnapshot;
 import dev.seqvfs.actors.dir.DirectoryActor;
 import dev.seqvfs.actors.dir.DirectoryInode;
 import dev.seqvfs.actors.inode.AttrChange;
@@ -52,18 +53,33 @@ final class AttrCalls {
         if ((flags & ~(OpenFlags.AT_SYMLINK_NOFOLLOW | OpenFlags.AT_EMPTY_PATH | 0x800)) != 0) {
             throw new VfsException(Errno.EINVAL, "stat", path);
         }
-        return stat(resolve(dirfd, path, "stat", flags, 0).inode());
+        String ip = PathNames.toInternal(path, "stat");
+        boolean empty = (flags & OpenFlags.AT_EMPTY_PATH) != 0;
+        int lf = ((flags & OpenFlags.AT_SYMLINK_NOFOLLOW) != 0 ? 0 : Nameidata.LOOKUP_FOLLOW)
+                | (empty ? Nameidata.LOOKUP_EMPTY : 0);
+        // The attributes are read inside the validated walk, so that the path and what it
+        // names hold at one instant (stat("/t/n/..") never shows t without n's link).
+        return t.walk(t.startFor(dirfd, ip, "stat", path, empty), ip, "stat", nd -> {
+            Stat st = stat(nd.walkFull(lf).inode());
+            nd.readAfterWalk();
+            return st;
+        });
     }
 
     /** Builds a {@link Stat} from one attribute snapshot (and, for a directory, its entry count). */
     static Stat stat(Inode i) {
         InodeAttrs a = i.attrsAcquire();
         long size = a.size();
+        long nlink = a.nlink();
         if (i instanceof DirectoryInode d) {
-            size = (2L + d.snapshotAcquire().size()) * BOGO_DIRENT_SIZE;
+            // A directory's link count and size come from the snapshot that holds its
+            // entries, published in the same store: they always agree with its entries.
+            DirSnapshot s = d.snapshotAcquire();
+            size = (2L + s.size()) * BOGO_DIRENT_SIZE;
+            nlink = s.isDead() ? 0 : 2L + s.subdirs();
         }
         int blksize = i.owner() instanceof Superblock sb ? sb.config().blockSize() : 4096;
-        return new Stat(i.owner().dev(), i.ino(), a.mode(), a.nlink(), a.uid(), a.gid(), a.rdev(), size, blksize,
+        return new Stat(i.owner().dev(), i.ino(), a.mode(), nlink, a.uid(), a.gid(), a.rdev(), size, blksize,
                 a.blocks(), a.atime(), a.mtime(), a.ctime());
     }
 

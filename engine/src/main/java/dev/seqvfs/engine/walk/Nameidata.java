@@ -76,6 +76,7 @@ public final class Nameidata {
     /** The trail: per lookup, four slots (directory, snapshot, name, dentry). */
     private Object[] trail = new Object[4 * 8];
     private int trailLen;
+    private boolean validateAll;
 
     Nameidata(PathWalk walker, WalkContext ctx, VfsPath start, String path, String op) {
         this.walker = walker;
@@ -97,6 +98,7 @@ public final class Nameidata {
         lastType = null;
         trailingSlash = false;
         trailLen = 0;
+        validateAll = false;
     }
 
     /** Returns the path being walked (internal form). */
@@ -520,13 +522,24 @@ public final class Nameidata {
     }
 
     /**
-     * Checks that every recorded lookup but the last still holds.
+     * Tells the walk that the caller read more after the last lookup (the attributes of
+     * the inode it reached): validation then checks every recorded lookup, the last one
+     * included, so that the caller's read and the path it came through hold at one instant.
+     */
+    public void readAfterWalk() {
+        validateAll = true;
+    }
+
+    /**
+     * Checks that every recorded lookup but the last (all of them after
+     * {@link #readAfterWalk()}) still holds.
      *
      * @return {@code true} if the walk's reads form one consistent cut
      */
     boolean validateTrail() {
         Object[] tr = trail;
-        for (int i = 0, k = 0; i < trailLen - 1; i++, k += 4) {
+        int n = validateAll ? trailLen : trailLen - 1;
+        for (int i = 0, k = 0; i < n; i++, k += 4) {
             DirSnapshot now = ((DirectoryInode) tr[k]).snapshotAcquire();
             if (now != tr[k + 1] && now.lookup((String) tr[k + 2]) != tr[k + 3]) {
                 return false;
