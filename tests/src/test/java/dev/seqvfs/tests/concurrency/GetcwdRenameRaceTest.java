@@ -7,6 +7,7 @@ import dev.seqvfs.engine.VfsTask;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.VfsException;
 import dev.seqvfs.tests.support.VfsFixture;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -51,25 +52,31 @@ class GetcwdRenameRaceTest {
                 renames[0] += 2;
             }
         };
-        Stress.Worker inSub = c -> {
+        List<Stress.Worker> workers = new ArrayList<>(List.of(renamer));
+        for (int i = 1; i < Stress.threads(); i++) {
             VfsTask t = fs.vfs().newTask(Credentials.ROOT);
             t.chdir("/A/D/sub");
-            while (c.running() && wrong.size() < 10) {
-                try {
-                    String cwd = t.getcwd();
-                    if (!places.contains(cwd)) {
-                        wrong.add("getcwd() returned " + cwd);
-                    }
-                } catch (VfsException e) {
-                    wrong.add("getcwd() failed with " + e.errno());
-                }
-                calls.increment();
-            }
-        };
-        Stress.run(Stress.sliceNanos(), List.of(renamer, inSub, inSub, inSub));
+            workers.add(c -> inSub(c, t, places, wrong, calls));
+        }
+        Stress.run(Stress.sliceNanos(), workers);
         System.out.printf("getcwd vs same-directory renames: %d renames, %d getcwd calls%n", renames[0],
                 calls.sum());
         assertEquals(List.of(), List.copyOf(wrong));
         assertTrue(renames[0] >= 20 && calls.sum() >= 20, "the race did not run");
+    }
+
+    private static void inSub(Stress.Control c, VfsTask t, Set<String> places, ConcurrentLinkedQueue<String> wrong,
+                              LongAdder calls) {
+        while (c.running() && wrong.size() < 10) {
+            try {
+                String cwd = t.getcwd();
+                if (!places.contains(cwd)) {
+                    wrong.add("getcwd() returned " + cwd);
+                }
+            } catch (VfsException e) {
+                wrong.add("getcwd() failed with " + e.errno());
+            }
+            calls.increment();
+        }
     }
 }

@@ -26,9 +26,14 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 final class Stress {
     /** How many tests of this package share the budget. */
-    static final int TIMED_TESTS = 11;
+    static final int TIMED_TESTS = 10;
     /** How long after the deadline a worker may still be finishing its last call. */
     private static final long GRACE_NANOS = TimeUnit.SECONDS.toNanos(60);
+
+    static {
+        System.out.printf("concurrency tier: seqvfs.stress.seconds = %d, %d ms per time-bounded test, %d threads%n",
+                budgetSeconds(), TimeUnit.NANOSECONDS.toMillis(sliceNanos()), threads());
+    }
 
     private Stress() {
     }
