@@ -98,9 +98,12 @@ final class TaskCalls {
                 }
                 Dentry e = nd.lookupRecorded(l.parent(), l.name());
                 if (e == null || e.inode() != d) {
-                    throw nd.error(Errno.ENOENT);
+                    e = entryByInode(nd, l.parent(), d);
+                    if (e == null) {
+                        throw nd.error(Errno.ENOENT);
+                    }
                 }
-                names.push(l.name());
+                names.push(e.name());
                 cur = l.parent();
             }
             if (names.isEmpty()) {
@@ -115,6 +118,34 @@ final class TaskCalls {
             }
             return PathNames.toExternal(sb.toString());
         });
+    }
+
+    /**
+     * Finds {@code d}'s entry in {@code parent} by inode and records its lookup. A
+     * same-directory rename publishes the parent's snapshot before the moved directory's
+     * new link (outside the rename lock), so the link's name can lag behind a directory
+     * that is still there under its new name.
+     *
+     * @return the entry, or {@code null} if {@code parent} holds {@code d} under no name
+     */
+    private static Dentry entryByInode(Nameidata nd, DirectoryInode parent, DirectoryInode d) {
+        for (int attempt = 0; attempt < 100; attempt++) {
+            Dentry found = null;
+            for (Dentry x : parent.snapshotAcquire().entries()) {
+                if (x.inode() == d) {
+                    found = x;
+                    break;
+                }
+            }
+            if (found == null) {
+                return null;
+            }
+            Dentry e = nd.lookupRecorded(parent, found.name());
+            if (e != null && e.inode() == d) {
+                return e;
+            }
+        }
+        return null;
     }
 
     CompletableFuture<Void> mount(String source, String target, String fstype, long flags, String data) {
