@@ -76,7 +76,9 @@ final class AttrCalls {
             // entries, published in the same store: they always agree with its entries.
             DirSnapshot s = d.snapshotAcquire();
             size = (2L + s.size()) * BOGO_DIRENT_SIZE;
-            nlink = s.isDead() ? 0 : 2L + s.subdirs();
+            // A removed directory is killed before its parent drops the entry, and its
+            // attributes' link count drops after: until then it still counts as linked.
+            nlink = s.isDead() ? a.nlink() : 2L + s.subdirs();
         }
         int blksize = i.owner() instanceof Superblock sb ? sb.config().blockSize() : 4096;
         return new Stat(i.owner().dev(), i.ino(), a.mode(), nlink, a.uid(), a.gid(), a.rdev(), size, blksize,
@@ -180,7 +182,8 @@ final class AttrCalls {
         }
         Inode i = p.inode();
         if (i instanceof DirectoryInode d && (d.iopFlags() & IopFlags.IOP_MUTABLE_DIR) != 0) {
-            return t.asker().askDir(d, (ActorRef<DirReply> r) -> new DirectoryActor.SetAttrs(change, t.cred(), r))
+            return t.asker().askDir(d, (ActorRef<DirReply> r) -> new DirectoryActor.SetAttrs(change, t.cred(),
+                            dev.seqvfs.actors.dir.PathProof.NONE, r))
                     .thenApply(r -> {
                         Asker.check(r, op, path, null);
                         return null;

@@ -11,6 +11,7 @@ import dev.seqvfs.engine.walk.LastType;
 import dev.seqvfs.engine.walk.Nameidata;
 import dev.seqvfs.engine.walk.PathNames;
 import dev.seqvfs.engine.walk.VfsPath;
+import dev.seqvfs.engine.walk.WalkProof;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Limits;
 import dev.seqvfs.protocol.Mode;
@@ -35,7 +36,7 @@ final class NamespaceCalls {
     }
 
     /** Where a new name goes: the parent and the final component. */
-    record CreateTarget(VfsPath parent, String name) {
+    record CreateTarget(VfsPath parent, String name, WalkProof proof) {
         DirectoryInode dir() {
             return (DirectoryInode) parent.inode();
         }
@@ -60,7 +61,7 @@ final class NamespaceCalls {
             if (nd.trailingSlash() && !wantDir) {
                 throw nd.error(Errno.ENOENT);
             }
-            return new CreateTarget(parent, nd.last());
+            return new CreateTarget(parent, nd.last(), nd.proof());
         });
         if (ct.parent().mnt().isReadOnly()) {
             throw new VfsException(Errno.EROFS, op, extPath);
@@ -131,7 +132,7 @@ final class NamespaceCalls {
                                            String path) {
         return t.asker().askDir(ct.dir(),
                         (ActorRef<DirReply> r) -> new DirectoryActor.Create(ct.name(), mode, rdev, linkTarget, true,
-                                t.cred(), r))
+                                t.cred(), ct.proof(), r))
                 .thenApply(r -> {
                     Asker.check(r, op, path, null);
                     return null;
@@ -149,8 +150,12 @@ final class NamespaceCalls {
         }
         int lf = ((flags & OpenFlags.AT_SYMLINK_FOLLOW) != 0 ? Nameidata.LOOKUP_FOLLOW : 0)
                 | (empty ? Nameidata.LOOKUP_EMPTY : 0);
-        VfsPath src = t.walk(t.startFor(olddirfd, io, "link", oldpath, empty), io, "link",
-                nd -> nd.walkFull(lf));
+        WalkProof[] srcProof = new WalkProof[1];
+        VfsPath src = t.walk(t.startFor(olddirfd, io, "link", oldpath, empty), io, "link", nd -> {
+            VfsPath p = nd.walkFull(lf);
+            srcProof[0] = nd.proof();
+            return p;
+        });
         String in = PathNames.toInternal(newpath, "link");
         CreateTarget ct = filenameCreate(newdirfd, in, "link", newpath, false);
         if (src.mnt() != ct.parent().mnt()) {
@@ -158,7 +163,8 @@ final class NamespaceCalls {
         }
         Inode target = src.inode();
         return t.asker().askDir(ct.dir(),
-                        (ActorRef<DirReply> r) -> new DirectoryActor.Link(ct.name(), target, t.cred(), r))
+                        (ActorRef<DirReply> r) -> new DirectoryActor.Link(ct.name(), target, t.cred(),
+                                ct.proof().and(srcProof[0]), r))
                 .thenApply(r -> {
                     Asker.check(r, "link", oldpath, newpath);
                     return null;
@@ -166,7 +172,7 @@ final class NamespaceCalls {
     }
 
     /** The parent of a name to remove or rename, and what the final component was. */
-    record ParentTarget(VfsPath parent, String name, LastType type, boolean trailingSlash) {
+    record ParentTarget(VfsPath parent, String name, LastType type, boolean trailingSlash, WalkProof proof) {
         DirectoryInode dir() {
             return (DirectoryInode) parent.inode();
         }
@@ -176,7 +182,7 @@ final class NamespaceCalls {
         VfsPath start = t.startFor(dirfd, ip, op, extPath, false);
         return t.walk(start, ip, op, nd -> {
             VfsPath p = nd.walkParent();
-            return new ParentTarget(p, nd.last(), nd.lastType(), nd.trailingSlash());
+            return new ParentTarget(p, nd.last(), nd.lastType(), nd.trailingSlash(), nd.proof());
         });
     }
 
@@ -208,7 +214,7 @@ final class NamespaceCalls {
         requireMutable(pt.dir(), op, path);
         return t.asker().askDir(pt.dir(),
                         (ActorRef<DirReply> r) -> new DirectoryActor.Unlink(pt.name(), rmdir, pt.trailingSlash(),
-                                t.cred(), r))
+                                t.cred(), pt.proof(), r))
                 .thenApply(r -> {
                     Asker.check(r, op, path, null);
                     return null;
@@ -242,12 +248,13 @@ final class NamespaceCalls {
         CompletableFuture<DirReply> f;
         if (from.dir() == to.dir()) {
             f = t.asker().askDir(from.dir(), (ActorRef<DirReply> r) -> new DirectoryActor.Rename(from.name(),
-                    to.name(), flags, from.trailingSlash(), to.trailingSlash(), t.cred(), r));
+                    to.name(), flags, from.trailingSlash(), to.trailingSlash(), t.cred(),
+                    from.proof().and(to.proof()), r));
         } else {
             Superblock sb = (Superblock) from.dir().owner();
             f = t.asker().ask(sb.actorAcquire(), (ActorRef<DirReply> r) -> new SuperblockActor.CrossRename(
                     from.dir(), from.name(), to.dir(), to.name(), flags, from.trailingSlash(), to.trailingSlash(),
-                    t.cred(), r));
+                    t.cred(), from.proof().and(to.proof()), r));
         }
         return f.thenApply(r -> {
             Asker.check(r, "rename", oldpath, newpath);

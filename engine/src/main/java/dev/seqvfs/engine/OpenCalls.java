@@ -16,6 +16,7 @@ import dev.seqvfs.engine.walk.LastType;
 import dev.seqvfs.engine.walk.Nameidata;
 import dev.seqvfs.engine.walk.PathNames;
 import dev.seqvfs.engine.walk.VfsPath;
+import dev.seqvfs.engine.walk.WalkProof;
 import dev.seqvfs.protocol.DirEntry;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.FileType;
@@ -44,9 +45,9 @@ final class OpenCalls {
     }
 
     /** What the walk found: an existing file (and where it was found), or a parent and a name to create. */
-    private record OpenTarget(VfsPath existing, VfsPath parent, String name, FileOrigin origin) {
-        OpenTarget(VfsPath existing, VfsPath parent, String name) {
-            this(existing, parent, name, null);
+    private record OpenTarget(VfsPath existing, VfsPath parent, String name, FileOrigin origin, WalkProof proof) {
+        OpenTarget(VfsPath existing, VfsPath parent, String name, FileOrigin origin) {
+            this(existing, parent, name, origin, null);
         }
     }
 
@@ -92,7 +93,7 @@ final class OpenCalls {
                 VfsPath parent = target.parent();
                 return t.asker().askDir((DirectoryInode) parent.inode(),
                                 (ActorRef<DirReply> r) -> new DirectoryActor.Create(target.name(), m, 0, null, excl,
-                                        t.cred(), r))
+                                        t.cred(), target.proof(), r))
                         .thenCompose(r -> {
                             Asker.check(r, "open", path, null);
                             OpenFile file = r.existed()
@@ -134,7 +135,7 @@ final class OpenCalls {
             }
             Dentry d = nd.lookupLast();
             if (d == null) {
-                return new OpenTarget(null, parent, nd.last());
+                return new OpenTarget(null, parent, nd.last(), null, nd.proof());
             }
             if ((flags & OpenFlags.O_EXCL) != 0) {
                 throw nd.error(Errno.EEXIST);
@@ -146,7 +147,7 @@ final class OpenCalls {
                 }
                 parent = nd.followLast(i);
                 if (nd.jumped() && nd.lastType() == LastType.ROOT) {
-                    return new OpenTarget(nd.current(), null, null);
+                    return new OpenTarget(nd.current(), null, null, null);
                 }
                 continue;
             }

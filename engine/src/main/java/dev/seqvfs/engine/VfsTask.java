@@ -276,7 +276,7 @@ public final class VfsTask implements WalkContext, AutoCloseable {
 
     /** The async twin of {@link #openat}. */
     public CompletableFuture<Integer> openatAsync(int dirfd, String path, int flags, int mode) {
-        return async(() -> opens.openat(dirfd, path, flags, mode));
+        return Revalidate.retrying(() -> opens.openat(dirfd, path, flags, mode));
     }
 
     /** The async twin of {@link #open(String, int, int)}. */
@@ -517,7 +517,7 @@ public final class VfsTask implements WalkContext, AutoCloseable {
 
     /** The async twin of {@link #mkdirat}. */
     public CompletableFuture<Void> mkdiratAsync(int dirfd, String path, int mode) {
-        return async(() -> ns.mkdirat(dirfd, path, mode));
+        return Revalidate.retrying(() -> ns.mkdirat(dirfd, path, mode));
     }
 
     /** The async twin of {@link #mkdir(String, int)}. */
@@ -543,7 +543,7 @@ public final class VfsTask implements WalkContext, AutoCloseable {
 
     /** The async twin of {@link #mknodat}. */
     public CompletableFuture<Void> mknodatAsync(int dirfd, String path, int mode, long dev) {
-        return async(() -> ns.mknodat(dirfd, path, mode, dev));
+        return Revalidate.retrying(() -> ns.mknodat(dirfd, path, mode, dev));
     }
 
     /**
@@ -563,7 +563,7 @@ public final class VfsTask implements WalkContext, AutoCloseable {
 
     /** The async twin of {@link #symlinkat}. */
     public CompletableFuture<Void> symlinkatAsync(String target, int newdirfd, String linkpath) {
-        return async(() -> ns.symlinkat(target, newdirfd, linkpath));
+        return Revalidate.retrying(() -> ns.symlinkat(target, newdirfd, linkpath));
     }
 
     /**
@@ -584,7 +584,7 @@ public final class VfsTask implements WalkContext, AutoCloseable {
     /** The async twin of {@link #linkat}. */
     public CompletableFuture<Void> linkatAsync(int olddirfd, String oldpath, int newdirfd, String newpath,
                                                int flags) {
-        return async(() -> ns.linkat(olddirfd, oldpath, newdirfd, newpath, flags));
+        return Revalidate.retrying(() -> ns.linkat(olddirfd, oldpath, newdirfd, newpath, flags));
     }
 
     /**
@@ -610,7 +610,7 @@ public final class VfsTask implements WalkContext, AutoCloseable {
 
     /** The async twin of {@link #unlinkat}. */
     public CompletableFuture<Void> unlinkatAsync(int dirfd, String path, int flags) {
-        return async(() -> ns.unlinkat(dirfd, path, flags));
+        return Revalidate.retrying(() -> ns.unlinkat(dirfd, path, flags));
     }
 
     /** The async twin of {@link #unlink(String)}. */
@@ -653,7 +653,7 @@ public final class VfsTask implements WalkContext, AutoCloseable {
     /** The async twin of {@link #renameat2}. */
     public CompletableFuture<Void> renameat2Async(int olddirfd, String oldpath, int newdirfd, String newpath,
                                                   int flags) {
-        return async(() -> ns.renameat2(olddirfd, oldpath, newdirfd, newpath, flags));
+        return Revalidate.retrying(() -> ns.renameat2(olddirfd, oldpath, newdirfd, newpath, flags));
     }
 
     /** The async twin of {@link #rename}. */

@@ -72,10 +72,11 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      * @param linkTarget target for a symlink (internal form), else {@code null}
      * @param exclusive whether an existing name is an error ({@code EEXIST}); when false the existing inode is returned
      * @param cred who asks
+     * @param proof the walk that found this directory, checked when the command applies ({@code ESTALE} if stale)
      * @param replyTo where the {@link DirReply} goes
      */
     public record Create(String name, int mode, long rdev, String linkTarget, boolean exclusive, Credentials cred,
-                         ActorRef<DirReply> replyTo) implements Command {
+                         PathProof proof, ActorRef<DirReply> replyTo) implements Command {
         @Override
         public void fail(Errno e) {
             replyTo.tell(DirReply.error(e));
@@ -88,9 +89,11 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      * @param name the new component
      * @param target the inode, not a directory
      * @param cred who asks
+     * @param proof the walks of both paths, checked when the command applies
      * @param replyTo where the reply goes
      */
-    public record Link(String name, Inode target, Credentials cred, ActorRef<DirReply> replyTo) implements Command {
+    public record Link(String name, Inode target, Credentials cred, PathProof proof, ActorRef<DirReply> replyTo)
+            implements Command {
         @Override
         public void fail(Errno e) {
             replyTo.tell(DirReply.error(e));
@@ -104,9 +107,10 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      * @param rmdir whether this is rmdir (the name must be an empty directory)
      * @param mustBeDir whether the path had a trailing slash (a non-directory is {@code ENOTDIR})
      * @param cred who asks
+     * @param proof the walk that found this directory, checked when the command applies
      * @param replyTo where the reply goes; its inode is the removed one
      */
-    public record Unlink(String name, boolean rmdir, boolean mustBeDir, Credentials cred,
+    public record Unlink(String name, boolean rmdir, boolean mustBeDir, Credentials cred, PathProof proof,
                          ActorRef<DirReply> replyTo) implements Command {
         @Override
         public void fail(Errno e) {
@@ -123,10 +127,11 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      * @param oldSlash whether the source path had a trailing slash
      * @param newSlash whether the target path had a trailing slash
      * @param cred who asks
+     * @param proof the walks of both paths, checked when the command applies
      * @param replyTo where the reply goes; its inode is the moved one
      */
     public record Rename(String oldName, String newName, int flags, boolean oldSlash, boolean newSlash,
-                         Credentials cred, ActorRef<DirReply> replyTo) implements Command {
+                         Credentials cred, PathProof proof, ActorRef<DirReply> replyTo) implements Command {
         @Override
         public void fail(Errno e) {
             replyTo.tell(DirReply.error(e));
@@ -138,9 +143,11 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      *
      * @param change what to change
      * @param cred who asks
+     * @param proof the walk that found this directory, checked when the command applies
      * @param replyTo where the reply goes
      */
-    public record SetAttrs(AttrChange change, Credentials cred, ActorRef<DirReply> replyTo) implements Command {
+    public record SetAttrs(AttrChange change, Credentials cred, PathProof proof, ActorRef<DirReply> replyTo)
+            implements Command {
         @Override
         public void fail(Errno e) {
             replyTo.tell(DirReply.error(e));
@@ -236,7 +243,19 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                 .build();
     }
 
+    /** Answers {@code ESTALE} if the walk behind a command no longer holds; the caller walks again. */
+    private static boolean stale(PathProof proof, Command c) {
+        if (proof != null && !proof.stillHolds()) {
+            c.fail(Errno.ESTALE);
+            return true;
+        }
+        return false;
+    }
+
     private Behavior<Command> onCreate(Create c) {
+        if (stale(c.proof(), c)) {
+            return this;
+        }
         DirSnapshot snap = dir.snapshotAcquire();
         if (snap.isDead()) {
             return failDead(c);
@@ -324,6 +343,9 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
     }
 
     private Behavior<Command> onLink(Link c) {
+        if (stale(c.proof(), c)) {
+            return this;
+        }
         DirSnapshot snap = dir.snapshotAcquire();
         if (snap.lookup(c.name()) != null) {
             c.fail(Errno.EEXIST);
@@ -353,6 +375,9 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
     }
 
     private Behavior<Command> onUnlink(Unlink c) {
+        if (stale(c.proof(), c)) {
+            return this;
+        }
         DirSnapshot snap = dir.snapshotAcquire();
         if (snap.isDead()) {
             return failDead(c);
@@ -419,6 +444,9 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
     }
 
     private Behavior<Command> onRename(Rename c) {
+        if (stale(c.proof(), c)) {
+            return this;
+        }
         DirSnapshot snap = dir.snapshotAcquire();
         if (snap.isDead()) {
             return failDead(c);
@@ -438,6 +466,9 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
     }
 
     private Behavior<Command> onSetAttrs(SetAttrs c) {
+        if (stale(c.proof(), c)) {
+            return this;
+        }
         return guarded(c, () -> {
             long now = sb.now();
             boolean writable = Permission.check(dir, Mode.W_OK, c.cred());

@@ -78,11 +78,13 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
      * @param oldSlash whether the source path had a trailing slash
      * @param newSlash whether the target path had a trailing slash
      * @param cred who asks
+     * @param proof the walks of both parents, checked inside the rename write lock just
+     *              before publishing ({@code ESTALE} if they no longer hold)
      * @param replyTo where the reply goes
      */
     public record CrossRename(DirectoryInode oldDir, String oldName, DirectoryInode newDir, String newName,
                               int flags, boolean oldSlash, boolean newSlash, Credentials cred,
-                              ActorRef<DirReply> replyTo) implements Command {
+                              dev.seqvfs.actors.dir.PathProof proof, ActorRef<DirReply> replyTo) implements Command {
     }
 
     /**
@@ -228,6 +230,9 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
             if (os == null || ns == null) {
                 throw new VfsException(Errno.ENOENT, "rename", null);
             }
+            if (r.proof() != null && !r.proof().stillHolds()) {
+                throw new VfsException(Errno.ESTALE, "rename", null);
+            }
             RenamePlan plan = RenamePlan.plan(r.oldDir(), os, r.oldName(), r.newDir(), ns, r.newName(),
                     r.flags(), r.oldSlash(), r.newSlash(), r.cred());
             long stamp;
@@ -235,6 +240,9 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
                 Thread.onSpinWait();
             }
             try {
+                if (r.proof() != null && !r.proof().stillHoldsHoldingRenameLock()) {
+                    throw new VfsException(Errno.ESTALE, "rename", null);
+                }
                 plan.publish(sb.locks(), sb.now());
             } finally {
                 sb.locks().rename.unlockWrite(stamp);

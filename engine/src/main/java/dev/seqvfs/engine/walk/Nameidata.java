@@ -531,6 +531,14 @@ public final class Nameidata {
     }
 
     /**
+     * Returns a proof of this walk (every lookup so far), for a writer to check when it
+     * applies the call. Call it at the end of the walk function.
+     */
+    public WalkProof proof() {
+        return new WalkProof(walker.locks(), java.util.Arrays.copyOf(trail, trailLen * 4), null);
+    }
+
+    /**
      * Checks that every recorded lookup but the last (all of them after
      * {@link #readAfterWalk()}) still holds.
      *

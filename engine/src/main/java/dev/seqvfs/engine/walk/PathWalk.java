@@ -41,6 +41,10 @@ public final class PathWalk {
         this.optimisticAttempts = Math.max(1, optimisticAttempts);
     }
 
+    NamespaceLocks locks() {
+        return ns.locks();
+    }
+
     /**
      * Walks {@code path} from {@code start} (or the task's root for absolute paths) and
      * returns what {@code fn} computed from a validated walk.

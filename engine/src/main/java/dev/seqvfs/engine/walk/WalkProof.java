@@ -1,0 +1,64 @@
+package dev.seqvfs.engine.walk;
+
+import dev.seqvfs.actors.dir.DirSnapshot;
+import dev.seqvfs.actors.dir.DirectoryInode;
+import dev.seqvfs.actors.dir.PathProof;
+import dev.seqvfs.actors.sb.NamespaceLocks;
+
+/**
+ * A {@link PathProof} made from a validated walk: an immutable copy of its trail of
+ * lookups, (directory, snapshot, name, dentry) each.
+ *
+ * <p>{@link #stillHolds()} samples both sequence locks, checks every lookup (the
+ * directory's snapshot is the same object, or its entry for the name is the same dentry),
+ * then validates the samples: if all hold, the path resolved to the same place at one
+ * instant during the check, with no cross-directory rename or mount change half
+ * published. Proofs of several walks (the two parents of a rename, the two paths of a
+ * link) are combined with {@link #and} so that they are checked at one instant too.
+ */
+public final class WalkProof implements PathProof {
+    private final NamespaceLocks locks;
+    private final Object[] trail;
+    private final WalkProof other;
+
+    WalkProof(NamespaceLocks locks, Object[] trail, WalkProof other) {
+        this.locks = locks;
+        this.trail = trail;
+        this.other = other;
+    }
+
+    /** Returns a proof that holds when both this one and {@code o} hold, checked together. */
+    public WalkProof and(WalkProof o) {
+        if (o == null) {
+            return this;
+        }
+        return new WalkProof(locks, trail, other == null ? o : other.and(o));
+    }
+
+    private boolean trailHolds() {
+        Object[] tr = trail;
+        for (int k = 0; k < tr.length; k += 4) {
+            DirSnapshot now = ((DirectoryInode) tr[k]).snapshotAcquire();
+            if (now != tr[k + 1] && now.lookup((String) tr[k + 2]) != tr[k + 3]) {
+                return false;
+            }
+        }
+        return other == null || other.trailHolds();
+    }
+
+    @Override
+    public boolean stillHolds() {
+        long rs = locks.rename.tryOptimisticRead();
+        long ms = locks.mount.tryOptimisticRead();
+        if (rs == 0 || ms == 0) {
+            return false;
+        }
+        return trailHolds() && locks.rename.validate(rs) && locks.mount.validate(ms);
+    }
+
+    @Override
+    public boolean stillHoldsHoldingRenameLock() {
+        long ms = locks.mount.tryOptimisticRead();
+        return ms != 0 && trailHolds() && locks.mount.validate(ms);
+    }
+}
