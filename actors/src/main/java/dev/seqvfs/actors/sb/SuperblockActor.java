@@ -159,7 +159,14 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
         ActorRef<DirectoryActor.Command> ref = dir.actorAcquire();
         if (ref == null) {
             if (dir.isDead()) {
-                m.cmd().fail(Errno.ENOENT);
+                if (m.cmd() instanceof DirectoryActor.PrepareRename p) {
+                    // As a dead directory's actor answers: its dead snapshot, which the
+                    // coordinator's plan turns into ENOENT. A failure reply would carry no
+                    // directory, and the coordinator could not tell which parent it was.
+                    p.replyTo().tell(new DirectoryActor.Prepared(p.renameId(), dir, dir.snapshotAcquire()));
+                } else {
+                    m.cmd().fail(Errno.ENOENT);
+                }
                 return this;
             }
             ref = getContext().spawn(DirectoryActor.create(dir, sb), "d" + dir.ino(), dirDispatcher);
