@@ -76,14 +76,19 @@ class NamespaceLinearizabilityTest {
             workers.add(c -> {
                 control[0] = c;
                 VfsTask t = fs.vfs().newTask(Credentials.ROOT);
-                while (true) {
-                    barrier.await();
-                    if (stop[0]) {
-                        return;
+                try {
+                    while (true) {
+                        barrier.await();
+                        if (stop[0]) {
+                            return;
+                        }
+                        for (int k = 0; k < opsPerThread; k++) {
+                            history.record(w.randomOp(t, id));
+                        }
                     }
-                    for (int k = 0; k < opsPerThread; k++) {
-                        history.record(w.randomOp(t, id));
-                    }
+                } catch (RuntimeException | Error e) {
+                    barrier.reset(); // release the others instead of leaving them at the barrier
+                    throw e;
                 }
             });
         }

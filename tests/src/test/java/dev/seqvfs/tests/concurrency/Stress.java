@@ -134,6 +134,7 @@ final class Stress {
                 stuck.add(t);
             }
         }
+        Throwable f = failure.get();
         if (!stuck.isEmpty()) {
             StringBuilder sb = new StringBuilder("workers still running 60 s after the deadline (liveness failure):\n");
             for (Thread t : stuck) {
@@ -141,9 +142,8 @@ final class Stress {
                         true, true)[0];
                 sb.append(info == null ? t.getName() : info.toString());
             }
-            fail(sb.toString());
+            fail(sb.toString(), f);
         }
-        Throwable f = failure.get();
         if (f instanceof AssertionError a) {
             throw a;
         }
