@@ -13,6 +13,7 @@ import dev.seqvfs.engine.walk.WalkFunction;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.DirEntry;
 import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Flock;
 import dev.seqvfs.protocol.Limits;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.Stat;
@@ -77,6 +78,7 @@ public final class VfsTask implements WalkContext, AutoCloseable {
     private final IoCalls io = new IoCalls(this);
     private final FdCalls fds = new FdCalls(this);
     private final AnonCalls anon = new AnonCalls(this);
+    private final LockCalls locks = new LockCalls(this);
     private volatile VfsPath cwd;
     private volatile VfsPath root;
     private volatile int umask = 022;
@@ -437,6 +439,36 @@ public final class VfsTask implements WalkContext, AutoCloseable {
     /** Writes without blocking a thread; on a pipe the stage completes when every byte is buffered. */
     public CompletableFuture<Integer> writeAsync(int fd, byte[] buf, int off, int len) {
         return async(() -> io.writeAsync(fd, buf, off, len));
+    }
+
+    // ---------------------------------------------------------------- advisory locks
+
+    /**
+     * {@code flock(2)}: {@code LOCK_SH}, {@code LOCK_EX} or {@code LOCK_UN}, with
+     * {@code LOCK_NB} to fail instead of waiting. The lock belongs to the open file
+     * description: duplicated descriptors share it, and it is dropped when the last of them
+     * closes. Waiting parks the calling thread.
+     *
+     * @throws VfsException {@code EBADF}, {@code EINVAL} (bad operation), {@code EAGAIN}
+     *         ({@code EWOULDBLOCK}: conflict with {@code LOCK_NB}), {@code EINTR}
+     */
+    public void flock(int fd, int operation) {
+        locks.flock(fd, operation);
+    }
+
+    /**
+     * {@code fcntl(2)} record locks: {@code F_GETLK} (returns the blocking lock, or the
+     * request with type {@code F_UNLCK}), {@code F_SETLK}, {@code F_SETLKW} (waits, parking
+     * the calling thread). Locks belong to the process (the descriptor table): closing any
+     * of its descriptors of the file releases them all, as POSIX says.
+     *
+     * @throws VfsException {@code EBADF} (bad descriptor, or lock type not allowed by its
+     *         access mode), {@code EINVAL} (bad command, type, whence or range),
+     *         {@code EAGAIN} (conflict with {@code F_SETLK}), {@code EDEADLK} (waiting would
+     *         deadlock), {@code EINTR}
+     */
+    public Flock fcntlLock(int fd, int cmd, Flock lock) {
+        return locks.fcntlLock(fd, cmd, lock);
     }
 
     // ---------------------------------------------------------------- pipes and sockets

@@ -192,7 +192,7 @@ public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
             return this;
         }
         files.publishRelease(t.without(m.fd()));
-        e.file().release();
+        dropEntry(e.file());
         m.replyTo().tell(FdReply.ok(m.fd(), e.file()));
         return this;
     }
@@ -234,7 +234,7 @@ public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
         e.file().retain();
         files.publishRelease(t.with(m.newFd(), new FdTable.Entry(e.file(), m.cloexec())));
         if (previous != null) {
-            previous.file().release();
+            dropEntry(previous.file());
         }
         m.replyTo().tell(FdReply.ok(m.newFd(), e.file()));
         return this;
@@ -278,7 +278,7 @@ public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
         }
         files.publishRelease(next);
         for (OpenFile f : released) {
-            f.release();
+            dropEntry(f);
         }
         m.replyTo().tell(FdReply.ok(affected, null));
         return this;
@@ -306,7 +306,7 @@ public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
         }
         files.publishRelease(next);
         for (OpenFile f : released) {
-            f.release();
+            dropEntry(f);
         }
         m.replyTo().tell(FdReply.ok(released.size(), null));
         return this;
@@ -319,10 +319,22 @@ public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
         return this;
     }
 
+    /**
+     * Drops a descriptor's reference: first the process's POSIX locks on the file (POSIX:
+     * closing any descriptor of a file releases the process's locks on it), then the open
+     * file (whose last release drops its flock lock).
+     */
+    private void dropEntry(OpenFile f) {
+        if (f.inode().fileLocksIfAny() instanceof dev.seqvfs.actors.inode.FileLockContext locks) {
+            locks.releasePosix(files);
+        }
+        f.release();
+    }
+
     private Behavior<Command> onPostStop() {
         FdTable t = files.tableAcquire();
         for (int fd : t.openFds()) {
-            t.get(fd).file().release();
+            dropEntry(t.get(fd).file());
         }
         files.publishRelease(FdTable.empty());
         return this;

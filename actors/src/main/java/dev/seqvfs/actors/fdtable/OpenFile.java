@@ -194,6 +194,9 @@ public final class OpenFile {
         }
         if (before == 1) {
             ops.release(this);
+            if (inode.fileLocksIfAny() instanceof dev.seqvfs.actors.inode.FileLockContext locks) {
+                locks.releaseFlock(this);
+            }
             inode.openRelease();
             if (mount != null) {
                 mount.unpin();

@@ -38,6 +38,7 @@ public class Inode {
     private static final VarHandle ATTRS;
     private static final VarHandle OPEN_COUNT;
     private static final VarHandle FREED;
+    private static final VarHandle LOCKS;
 
     static {
         try {
@@ -45,6 +46,7 @@ public class Inode {
             ATTRS = l.findVarHandle(Inode.class, "attrs", InodeAttrs.class);
             OPEN_COUNT = l.findVarHandle(Inode.class, "openCount", int.class);
             FREED = l.findVarHandle(Inode.class, "freed", int.class);
+            LOCKS = l.findVarHandle(Inode.class, "fileLocks", Object.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -61,6 +63,8 @@ public class Inode {
     private volatile int openCount;
     @SuppressWarnings("unused") // accessed through FREED
     private volatile int freed;
+    @SuppressWarnings("unused") // accessed through LOCKS
+    private volatile Object fileLocks;
 
     /**
      * Instantiates an inode; computes its {@code iopFlags} once from {@code ops}.
@@ -187,6 +191,26 @@ public class Inode {
     /** Returns the number of open file descriptions on this inode (for tests and {@code /proc}). */
     public final int openCount() {
         return (int) OPEN_COUNT.getVolatile(this);
+    }
+
+    /**
+     * Returns the inode's file-lock table ({@code i_flctx}), creating it with
+     * {@code factory} on first use (CAS, so every caller gets the same table). The engine
+     * owns its type; until a lock is taken the field stays {@code null} and costs nothing.
+     */
+    public final Object fileLocks(java.util.function.Supplier<Object> factory) {
+        Object cur = LOCKS.getAcquire(this);
+        if (cur != null) {
+            return cur;
+        }
+        Object fresh = factory.get();
+        Object witness = LOCKS.compareAndExchange(this, null, fresh);
+        return witness == null ? fresh : witness;
+    }
+
+    /** Returns the file-lock table if one was ever created, else {@code null}. */
+    public final Object fileLocksIfAny() {
+        return LOCKS.getAcquire(this);
     }
 
     /** Returns the lifecycle state, read from the counters and the freed flag. */

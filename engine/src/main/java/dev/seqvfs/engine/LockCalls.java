@@ -1,0 +1,122 @@
+package dev.seqvfs.engine;
+
+import dev.seqvfs.actors.fdtable.OpenFile;
+import dev.seqvfs.actors.inode.Inode;
+import dev.seqvfs.engine.lock.FileLockTable;
+import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Fcntl;
+import dev.seqvfs.protocol.Flock;
+import dev.seqvfs.protocol.VfsException;
+
+/**
+ * {@code flock(2)} and the record-lock commands of {@code fcntl(2)}. A lock table is
+ * attached to an inode the first time a lock is asked for; until then locks cost nothing.
+ * Owners: the open file description for {@code flock}; the descriptor table (the process)
+ * for POSIX locks. {@code F_SETLKW} and {@code flock} without {@code LOCK_NB} park the
+ * calling thread while they wait (they are for plain threads, as in Linux).
+ */
+final class LockCalls {
+    private final VfsTask t;
+
+    LockCalls(VfsTask t) {
+        this.t = t;
+    }
+
+    static FileLockTable table(Inode i) {
+        return (FileLockTable) i.fileLocks(FileLockTable::new);
+    }
+
+    void flock(int fd, int operation) {
+        OpenFile f = t.fget(fd, "flock");
+        if (f.isPath()) {
+            throw new VfsException(Errno.EBADF, "flock", null);
+        }
+        boolean nb = (operation & Flock.LOCK_NB) != 0;
+        int type;
+        switch (operation & ~Flock.LOCK_NB) {
+            case Flock.LOCK_SH:
+                type = FileLockTable.READ;
+                break;
+            case Flock.LOCK_EX:
+                type = FileLockTable.WRITE;
+                break;
+            case Flock.LOCK_UN:
+                type = FileLockTable.UNLOCK;
+                break;
+            default:
+                throw new VfsException(Errno.EINVAL, "flock", null);
+        }
+        table(f.inode()).flock(f, type, !nb);
+    }
+
+    Flock fcntlLock(int fd, int cmd, Flock req) {
+        OpenFile f = t.fget(fd, "fcntl");
+        if (f.isPath()) {
+            throw new VfsException(Errno.EBADF, "fcntl", null);
+        }
+        if (cmd != Fcntl.F_GETLK && cmd != Fcntl.F_SETLK && cmd != Fcntl.F_SETLKW) {
+            throw new VfsException(Errno.EINVAL, "fcntl", null);
+        }
+        if (req == null) {
+            throw new VfsException(Errno.EFAULT, "fcntl", null);
+        }
+        int type = req.type();
+        if (type != Flock.F_RDLCK && type != Flock.F_WRLCK && type != Flock.F_UNLCK) {
+            throw new VfsException(Errno.EINVAL, "fcntl", null);
+        }
+        long base;
+        switch (req.whence()) {
+            case VfsTask.SEEK_SET:
+                base = 0;
+                break;
+            case VfsTask.SEEK_CUR:
+                synchronized (f) {
+                    base = f.offset();
+                }
+                break;
+            case VfsTask.SEEK_END:
+                base = f.inode().attrsAcquire().size();
+                break;
+            default:
+                throw new VfsException(Errno.EINVAL, "fcntl", null);
+        }
+        long start = base + req.start();
+        long end;
+        if (req.len() > 0) {
+            end = start + req.len() - 1;
+        } else if (req.len() == 0) {
+            end = Long.MAX_VALUE;
+        } else {
+            end = start - 1;
+            start = start + req.len();
+        }
+        if (start < 0 || end < start) {
+            throw new VfsException(Errno.EINVAL, "fcntl", null);
+        }
+        FileLockTable table = table(f.inode());
+        Object owner = t.files();
+        if (cmd == Fcntl.F_GETLK) {
+            if (type == Flock.F_UNLCK) {
+                throw new VfsException(Errno.EINVAL, "fcntl", null);
+            }
+            FileLockTable.Lock l = table.test(owner, type == Flock.F_WRLCK ? FileLockTable.WRITE : FileLockTable.READ,
+                    start, end);
+            if (l == null) {
+                return new Flock(Flock.F_UNLCK, req.whence(), req.start(), req.len(), 0);
+            }
+            long len = l.end() == Long.MAX_VALUE ? 0 : l.end() - l.start() + 1;
+            return new Flock(l.type() == FileLockTable.WRITE ? Flock.F_WRLCK : Flock.F_RDLCK, VfsTask.SEEK_SET,
+                    l.start(), len, l.pid());
+        }
+        if (type == Flock.F_RDLCK && !f.readable()) {
+            throw new VfsException(Errno.EBADF, "fcntl", null);
+        }
+        if (type == Flock.F_WRLCK && !f.writable()) {
+            throw new VfsException(Errno.EBADF, "fcntl", null);
+        }
+        int kind = type == Flock.F_UNLCK ? FileLockTable.UNLOCK
+                : type == Flock.F_WRLCK ? FileLockTable.WRITE : FileLockTable.READ;
+        table.setPosix(owner, t.pid(), kind, start, end, cmd == Fcntl.F_SETLKW);
+        return req;
+    }
+}

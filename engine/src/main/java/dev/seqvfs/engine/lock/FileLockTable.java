@@ -1,0 +1,236 @@
+package dev.seqvfs.engine.lock;
+
+import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.VfsException;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The advisory locks of one inode ({@code struct file_lock_context}): whole-file
+ * {@code flock} locks owned by open file descriptions, and POSIX byte-range locks owned by
+ * processes (descriptor tables).
+ *
+ * <h2>Semantics</h2>
+ * <ul>
+ *   <li>{@code flock}: shared or exclusive, one per owner; a new request replaces the
+ *       owner's lock (conversion is not atomic, as in Linux: the old lock is dropped
+ *       first).</li>
+ *   <li>POSIX: read (shared) or write (exclusive) ranges {@code [start, end]} (inclusive,
+ *       {@code end == Long.MAX_VALUE} for "to end of file"); an owner's own ranges never
+ *       conflict, and setting a range splits or merges its existing ones; unlocking a
+ *       range may split one. A blocking request that would wait for an owner who (through
+ *       a chain of waits) waits for this owner fails with {@code EDEADLK}.</li>
+ *   <li>{@code flock} and POSIX locks do not interact (Linux).</li>
+ * </ul>
+ *
+ * <h2>Concurrency</h2>
+ * Guarded by this object's monitor; blocked callers wait on it ({@code wait}/{@code notifyAll})
+ * and are woken by every release. Waiting is interruptible ({@code EINTR}). The global
+ * "who waits for whom" map for deadlock detection is {@link #WAITS_FOR}, guarded by its own
+ * monitor, taken after a table's monitor, never before (lock order: table, then graph).
+ */
+public final class FileLockTable implements dev.seqvfs.actors.inode.FileLockContext {
+    /** Shared lock ({@code F_RDLCK} / {@code LOCK_SH}). */
+    public static final int READ = 0;
+    /** Exclusive lock ({@code F_WRLCK} / {@code LOCK_EX}). */
+    public static final int WRITE = 1;
+    /** Unlock ({@code F_UNLCK} / {@code LOCK_UN}). */
+    public static final int UNLOCK = 2;
+
+    /** For deadlock detection: POSIX owner → the owner it waits for. */
+    private static final Map<Object, Object> WAITS_FOR = new IdentityHashMap<>();
+
+    /** One held lock. */
+    public record Lock(Object owner, int type, long start, long end, int pid) {
+        boolean overlaps(long s, long e) {
+            return start <= e && s <= end;
+        }
+    }
+
+    private final List<Lock> flocks = new ArrayList<>();
+    private final List<Lock> posix = new ArrayList<>();
+
+    // ---------------------------------------------------------------- flock
+
+    /**
+     * {@code flock(2)}: takes, converts or drops {@code owner}'s whole-file lock.
+     *
+     * @param type {@link #READ}, {@link #WRITE} or {@link #UNLOCK}
+     * @param wait whether to wait for a conflicting lock ({@code false}: {@code LOCK_NB})
+     * @throws VfsException {@code EAGAIN} ({@code EWOULDBLOCK}) without {@code wait} on a
+     *         conflict; {@code EINTR} if interrupted while waiting
+     */
+    public synchronized void flock(Object owner, int type, boolean wait) {
+        flocks.removeIf(l -> l.owner() == owner);
+        notifyAll();
+        if (type == UNLOCK) {
+            return;
+        }
+        while (true) {
+            Lock blocker = null;
+            for (Lock l : flocks) {
+                if (type == WRITE || l.type() == WRITE) {
+                    blocker = l;
+                    break;
+                }
+            }
+            if (blocker == null) {
+                flocks.add(new Lock(owner, type, 0, Long.MAX_VALUE, 0));
+                return;
+            }
+            if (!wait) {
+                throw new VfsException(Errno.EAGAIN, "flock", null);
+            }
+            waitHere("flock");
+        }
+    }
+
+    /** Drops {@code owner}'s {@code flock} lock (last close of its open file description). */
+    @Override
+    public synchronized void releaseFlock(Object owner) {
+        if (flocks.removeIf(l -> l.owner() == owner)) {
+            notifyAll();
+        }
+    }
+
+    // ---------------------------------------------------------------- POSIX
+
+    /**
+     * {@code F_GETLK}: returns the first lock that would block a {@code type} lock of
+     * {@code owner} on {@code [start, end]}, or {@code null} if none would.
+     */
+    public synchronized Lock test(Object owner, int type, long start, long end) {
+        return conflict(owner, type, start, end);
+    }
+
+    /**
+     * {@code F_SETLK} / {@code F_SETLKW}: sets, changes or removes {@code owner}'s locks on
+     * {@code [start, end]}.
+     *
+     * @param pid the owner's process id, reported by {@code F_GETLK}
+     * @throws VfsException {@code EAGAIN} on a conflict without {@code wait};
+     *         {@code EDEADLK} if waiting would deadlock; {@code EINTR} if interrupted
+     */
+    public void setPosix(Object owner, int pid, int type, long start, long end, boolean wait) {
+        synchronized (this) {
+            if (type == UNLOCK) {
+                carve(owner, start, end);
+                notifyAll();
+                return;
+            }
+            while (true) {
+                Lock blocker = conflict(owner, type, start, end);
+                if (blocker == null) {
+                    carve(owner, start, end);
+                    posix.add(new Lock(owner, type, start, end, pid));
+                    mergeAdjacent(owner);
+                    return;
+                }
+                if (!wait) {
+                    throw new VfsException(Errno.EAGAIN, "fcntl", null);
+                }
+                synchronized (WAITS_FOR) {
+                    if (wouldDeadlock(owner, blocker.owner())) {
+                        throw new VfsException(Errno.EDEADLK, "fcntl", null);
+                    }
+                    WAITS_FOR.put(owner, blocker.owner());
+                }
+                try {
+                    waitHere("fcntl");
+                } finally {
+                    synchronized (WAITS_FOR) {
+                        WAITS_FOR.remove(owner);
+                    }
+                }
+            }
+        }
+    }
+
+    /** Drops every POSIX lock of {@code owner} (it closed a descriptor of this file, or exited). */
+    @Override
+    public synchronized void releasePosix(Object owner) {
+        if (posix.removeIf(l -> l.owner() == owner)) {
+            notifyAll();
+        }
+    }
+
+    /** Returns a copy of the POSIX locks, for tests and {@code /proc/locks}. */
+    public synchronized List<Lock> posixLocks() {
+        return List.copyOf(posix);
+    }
+
+    private Lock conflict(Object owner, int type, long start, long end) {
+        for (Lock l : posix) {
+            if (l.owner() != owner && l.overlaps(start, end) && (type == WRITE || l.type() == WRITE)) {
+                return l;
+            }
+        }
+        return null;
+    }
+
+    /** Removes {@code [start, end]} from {@code owner}'s ranges, splitting where needed. */
+    private void carve(Object owner, long start, long end) {
+        List<Lock> added = new ArrayList<>();
+        for (Iterator<Lock> it = posix.iterator(); it.hasNext(); ) {
+            Lock l = it.next();
+            if (l.owner() != owner || !l.overlaps(start, end)) {
+                continue;
+            }
+            it.remove();
+            if (l.start() < start) {
+                added.add(new Lock(owner, l.type(), l.start(), start - 1, l.pid()));
+            }
+            if (l.end() > end) {
+                added.add(new Lock(owner, l.type(), end + 1, l.end(), l.pid()));
+            }
+        }
+        posix.addAll(added);
+    }
+
+    /** Merges {@code owner}'s touching ranges of the same type. */
+    private void mergeAdjacent(Object owner) {
+        boolean merged = true;
+        while (merged) {
+            merged = false;
+            outer:
+            for (Lock a : posix) {
+                if (a.owner() != owner) {
+                    continue;
+                }
+                for (Lock b : posix) {
+                    if (a != b && b.owner() == owner && a.type() == b.type()
+                            && a.end() != Long.MAX_VALUE && a.end() + 1 == b.start()) {
+                        posix.remove(a);
+                        posix.remove(b);
+                        posix.add(new Lock(owner, a.type(), a.start(), b.end(), a.pid()));
+                        merged = true;
+                        break outer;
+                    }
+                }
+            }
+        }
+    }
+
+    private static boolean wouldDeadlock(Object waiter, Object blocker) {
+        Object cur = blocker;
+        for (int hops = 0; cur != null && hops < 1000; hops++) {
+            if (cur == waiter) {
+                return true;
+            }
+            cur = WAITS_FOR.get(cur);
+        }
+        return false;
+    }
+
+    private void waitHere(String op) {
+        try {
+            wait(1000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new VfsException(Errno.EINTR, op, null);
+        }
+    }
+}
