@@ -649,9 +649,9 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      * binds a directory's subtree; {@code MS_REMOUNT [| MS_BIND] [| MS_RDONLY]} changes
      * the superblock's (or, with {@code MS_BIND}, the mount's) read-only flag. Root only.
      *
-     * @throws VfsException {@code EPERM}, {@code ENOENT}, {@code ENOTDIR}, {@code ENODEV}
-     *         (unknown type), {@code EINVAL} (bad options, remount of a non-mount, bind of a
-     *         non-directory)
+     * @throws VfsException {@code EPERM}, {@code ENOENT}, {@code ENOTDIR} (also a bind of a
+     *         non-directory onto the directory target), {@code ENODEV} (unknown type),
+     *         {@code EINVAL} (bad options, remount of a non-mount)
      */
     public void mount(String source, String target, String fstype, long flags, String data) {
         await(mountAsync(source, target, fstype, flags, data), "mount", target);

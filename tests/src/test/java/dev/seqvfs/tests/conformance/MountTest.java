@@ -211,6 +211,13 @@ class MountTest {
         assertErrno(Errno.ENOENT, () -> t.mount("/missing", "/m", null, MS_BIND, null));
     }
 
+    @Test
+    void mount_bindFileOntoDirectory_failsWithENOTDIR() {
+        assertErrno(Errno.ENOTDIR, () -> t.mount("/f", "/m", null, MS_BIND, null));
+        assertEquals(t.stat("/").dev(), t.stat("/m").dev());
+        assertTrue(t.stat("/m").isDirectory());
+    }
+
     // ---------------------------------------------------------------- read-only
 
     @Test
