@@ -93,6 +93,13 @@ class MknodTest {
     }
 
     @Test
+    void mknod_deviceByUnprivilegedCallerOnExistingOrMissingPath_reportsThePathFirst() {
+        VfsTask u = fs.task(1000, 1000);
+        assertErrno(Errno.EEXIST, () -> u.mknod("/f", Mode.S_IFCHR | 0600, (1L << 8) | 3));
+        assertErrno(Errno.ENOENT, () -> u.mknod("/missing/c", Mode.S_IFBLK | 0600, (8L << 8)));
+    }
+
+    @Test
     void mknod_directory_failsWithEPERMEvenForRoot() {
         assertErrno(Errno.EPERM, () -> t.mknod("/d/x", Mode.S_IFDIR | 0755, 0));
         assertFalse(exists(t, "/d/x"));
