@@ -373,6 +373,19 @@ class MountTest {
     }
 
     @Test
+    void umount_detachWithSubmount_detachesTheWholeTree() {
+        tmpfs("/m", null);
+        t.mkdir("/m/d", 0755);
+        tmpfs("/m/d", "nr_inodes=9");
+        t.umount2("/m", MNT_DETACH);
+        assertEquals(t.stat("/").dev(), t.stat("/m").dev());
+        assertFalse(exists(t, "/m/d"));
+        t.mkdir("/m/d", 0755);
+        tmpfs("/m/d", null);
+        t.umount("/m/d");
+    }
+
+    @Test
     void umount_notAMountRoot_failsWithEINVAL() {
         assertErrno(Errno.EINVAL, () -> t.umount("/a"));
         tmpfs("/m", null);
