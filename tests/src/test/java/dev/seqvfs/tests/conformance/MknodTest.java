@@ -5,7 +5,6 @@ import static dev.seqvfs.tests.conformance.Sys.exists;
 import static dev.seqvfs.tests.conformance.Sys.touch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.seqvfs.engine.VfsTask;
 import dev.seqvfs.protocol.Errno;
@@ -169,7 +168,7 @@ class MknodTest {
         } finally {
             t.close(fd);
         }
-        assertTrue(t.stat("/d/p").type() == FileType.FIFO);
+        assertEquals(FileType.FIFO, t.stat("/d/p").type());
     }
 
     @Test
