@@ -203,6 +203,16 @@ class AccessTest {
     }
 
     @Test
+    void access_writeOnReadOnlyBindMountWithoutPermission_failsWithEACCESBeforeEROFS() {
+        t.mkdir("/b", 0755);
+        t.mount("/d", "/b", null, MountFlags.MS_BIND, null);
+        t.mount(null, "/b", null, MountFlags.MS_REMOUNT | MountFlags.MS_BIND | MountFlags.MS_RDONLY, null);
+        assertErrno(Errno.EACCES, () -> stranger.access("/b/f", W_OK));
+        assertErrno(Errno.EROFS, () -> owner.access("/b/f", W_OK));
+        t.umount("/b");
+    }
+
+    @Test
     void access_writeOnReadOnlyMount_failsWithEROFSForFilesButNotForFifos() {
         t.mkdir("/m", 0755);
         t.mount("none", "/m", "tmpfs", 0, null);
