@@ -161,6 +161,11 @@ final class OpenCalls {
         if (trunc && regular && p.mnt().isReadOnly()) {
             throw new VfsException(Errno.EROFS, "open", path);
         }
+        if (write && regular && p.mnt().superblock().isReadOnly()) {
+            // inode_permission refuses MAY_WRITE on a read-only superblock before it looks
+            // at the mode bits; a read-only mount alone is checked later (EACCES first).
+            throw new VfsException(Errno.EROFS, "open", path);
+        }
         int mask = (OpenFlags.readable(flags) || ioctlOnly ? Mode.R_OK : 0) | (write || (trunc && regular) ? Mode.W_OK : 0);
         if (mask != 0 && !Permission.check(i, mask, t.cred())) {
             throw new VfsException(Errno.EACCES, "open", path);
