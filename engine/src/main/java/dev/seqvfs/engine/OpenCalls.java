@@ -176,6 +176,10 @@ final class OpenCalls {
         if (write && (regular || type == FileType.DIRECTORY) && p.mnt().isReadOnly()) {
             throw new VfsException(Errno.EROFS, "open", path);
         }
+        if (type == FileType.SOCKET) {
+            // open(2): "ENXIO The file is a UNIX domain socket" (only O_PATH may open one).
+            throw new VfsException(Errno.ENXIO, "open", path);
+        }
         OpenFile file = newOpenFile(p, flags, null);
         if (file != null && trunc && regular) {
             long now = t.vfs().clock().nowNanos();
