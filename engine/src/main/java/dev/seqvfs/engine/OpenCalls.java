@@ -262,6 +262,10 @@ final class OpenCalls {
         if (file.isPath()) {
             throw new VfsException(Errno.EBADF, "lseek", null);
         }
+        FileType type = file.inode().type();
+        if (type == FileType.FIFO || type == FileType.SOCKET) {
+            throw new VfsException(Errno.ESPIPE, "lseek", null);
+        }
         synchronized (file) {
             long base;
             switch (whence) {

@@ -279,7 +279,8 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      * directory the offset is a readdir cookie ({@code telldir}/{@code seekdir}).
      *
      * @return the new offset in bytes (or the cookie)
-     * @throws VfsException {@code EBADF}, {@code EINVAL} (bad whence, negative result)
+     * @throws VfsException {@code EBADF}, {@code EINVAL} (bad whence, negative result,
+     *         {@code SEEK_END} on a directory), {@code ESPIPE} (a FIFO or socket)
      */
     public long lseek(int fd, long offset, int whence) {
         return opens.lseek(fd, offset, whence);

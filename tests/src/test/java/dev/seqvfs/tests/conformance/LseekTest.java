@@ -108,4 +108,10 @@ class LseekTest {
         assertErrno(Errno.EBADF, () -> t.lseek(fd, 0, VfsTask.SEEK_SET));
     }
 
+    @Test
+    void lseek_fifo_failsWithESPIPE() {
+        fd = t.open("/fifo", OpenFlags.O_RDWR);
+        assertErrno(Errno.ESPIPE, () -> t.lseek(fd, 0, VfsTask.SEEK_SET));
+        assertErrno(Errno.ESPIPE, () -> t.lseek(fd, 0, VfsTask.SEEK_CUR));
+    }
 }
