@@ -106,17 +106,6 @@ class QuotaTest {
         }
 
         @Test
-        void hardLink_usesNoInode() {
-            VfsTask t = fill();
-            t.link("/f0", "/h");
-            assertEquals(0, t.statfs("/").ffree());
-            t.unlink("/f0");
-            assertEquals(0, t.statfs("/").ffree());
-            t.unlink("/h");
-            assertEquals(1, t.statfs("/").ffree());
-        }
-
-        @Test
         void limitIsPerFileSystem_aNewMountHasItsOwn() {
             VfsTask t = fs.root();
             t.mkdir("/m", 0755);
