@@ -109,12 +109,16 @@ final class AttrCalls {
         if (mode == Mode.F_OK) {
             return;
         }
+        FileType type = p.inode().type();
+        boolean writableType = type == FileType.REGULAR || type == FileType.DIRECTORY || type == FileType.SYMLINK;
+        if ((mode & Mode.W_OK) != 0 && writableType && p.mnt().superblock().isReadOnly()) {
+            // inode_permission: a read-only superblock is EROFS before the mode bits count.
+            throw new VfsException(Errno.EROFS, "access", path);
+        }
         if (!Permission.check(p.inode(), mode, t.cred())) {
             throw new VfsException(Errno.EACCES, "access", path);
         }
-        FileType type = p.inode().type();
-        if ((mode & Mode.W_OK) != 0 && p.mnt().isReadOnly()
-                && (type == FileType.REGULAR || type == FileType.DIRECTORY || type == FileType.SYMLINK)) {
+        if ((mode & Mode.W_OK) != 0 && p.mnt().isReadOnly() && writableType) {
             throw new VfsException(Errno.EROFS, "access", path);
         }
     }

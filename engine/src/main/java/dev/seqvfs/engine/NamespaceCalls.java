@@ -100,9 +100,6 @@ final class NamespaceCalls {
                 break;
             case Mode.S_IFCHR:
             case Mode.S_IFBLK:
-                if (!t.cred().isRoot()) {
-                    throw new VfsException(Errno.EPERM, "mknod", path);
-                }
                 break;
             case Mode.S_IFDIR:
                 throw new VfsException(Errno.EPERM, "mknod", path);
@@ -111,6 +108,10 @@ final class NamespaceCalls {
         }
         String ip = PathNames.toInternal(path, "mknod");
         CreateTarget ct = filenameCreate(dirfd, ip, "mknod", path, false);
+        if ((type == Mode.S_IFCHR || type == Mode.S_IFBLK) && !t.cred().isRoot()) {
+            // CAP_MKNOD is checked in vfs_mknod, after the lookup (EEXIST, ENOENT first).
+            throw new VfsException(Errno.EPERM, "mknod", path);
+        }
         int m = type | (mode & ~t.umask() & 07777);
         return create(ct, m, type == Mode.S_IFCHR || type == Mode.S_IFBLK ? dev : 0, null, "mknod", path);
     }

@@ -192,6 +192,11 @@ final class OpenCalls {
         if (trunc && regular && p.mnt().isReadOnly()) {
             throw new VfsException(Errno.EROFS, "open", path);
         }
+        if (write && regular && p.mnt().superblock().isReadOnly()) {
+            // inode_permission refuses MAY_WRITE on a read-only superblock before it looks
+            // at the mode bits; a read-only mount alone is checked later (EACCES first).
+            throw new VfsException(Errno.EROFS, "open", path);
+        }
         int mask = (OpenFlags.readable(flags) || ioctlOnly ? Mode.R_OK : 0) | (write || (trunc && regular) ? Mode.W_OK : 0);
         if (mask != 0 && !Permission.check(i, mask, t.cred())) {
             throw new VfsException(Errno.EACCES, "open", path);
@@ -203,7 +208,7 @@ final class OpenCalls {
             throw new VfsException(Errno.EROFS, "open", path);
         }
         if (type == FileType.SOCKET) {
-            // A socket inode in a file system cannot be opened (sock_no_open), only connected to.
+            // open(2): "ENXIO The file is a UNIX domain socket" (only O_PATH may open one).
             throw new VfsException(Errno.ENXIO, "open", path);
         }
         OpenFile file = newOpenFile(p, flags, null);
@@ -328,7 +333,8 @@ final class OpenCalls {
         if (file.isPath()) {
             throw new VfsException(Errno.EBADF, "lseek", null);
         }
-        if (file.ops() instanceof dev.seqvfs.engine.pipe.StreamOps) {
+        FileType type = file.inode().type();
+        if (type == FileType.FIFO || type == FileType.SOCKET || file.ops() instanceof dev.seqvfs.engine.pipe.StreamOps) {
             throw new VfsException(Errno.ESPIPE, "lseek", null);
         }
         synchronized (file) {

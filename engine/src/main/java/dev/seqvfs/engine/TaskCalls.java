@@ -177,7 +177,9 @@ final class TaskCalls {
         if ((flags & MountFlags.MS_BIND) != 0) {
             VfsPath src = t.attrs().resolve(VfsTask.AT_FDCWD, source, "mount", 0, 0);
             if (!(src.inode() instanceof DirectoryInode sd)) {
-                throw new VfsException(Errno.EINVAL, "mount", source, target);
+                // The target is a directory; Linux refuses a source of another type with
+                // ENOTDIR (graft_tree). SeqVFS has no file bind mounts.
+                throw new VfsException(Errno.ENOTDIR, "mount", source, target);
             }
             t.vfs().namespace().attach(where.mnt(), mp, src.mnt().superblock(), sd, false);
             return CompletableFuture.completedFuture(null);

@@ -319,7 +319,8 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      * readdir cookie ({@code telldir}/{@code seekdir}).
      *
      * @return the new offset in bytes (or the cookie)
-     * @throws VfsException {@code EBADF}, {@code EINVAL} (bad whence, negative result),
+     * @throws VfsException {@code EBADF}, {@code EINVAL} (bad whence, negative result,
+     *         {@code SEEK_END} on a directory), {@code ESPIPE} (a pipe, FIFO or socket),
      *         {@code ENXIO} ({@code SEEK_DATA}/{@code SEEK_HOLE} at or past the end, no data after)
      */
     public long lseek(int fd, long offset, int whence) {
@@ -864,9 +865,9 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      * binds a directory's subtree; {@code MS_REMOUNT [| MS_BIND] [| MS_RDONLY]} changes
      * the superblock's (or, with {@code MS_BIND}, the mount's) read-only flag. Root only.
      *
-     * @throws VfsException {@code EPERM}, {@code ENOENT}, {@code ENOTDIR}, {@code ENODEV}
-     *         (unknown type), {@code EINVAL} (bad options, remount of a non-mount, bind of a
-     *         non-directory)
+     * @throws VfsException {@code EPERM}, {@code ENOENT}, {@code ENOTDIR} (also a bind of a
+     *         non-directory onto the directory target), {@code ENODEV} (unknown type),
+     *         {@code EINVAL} (bad options, remount of a non-mount)
      */
     public void mount(String source, String target, String fstype, long flags, String data) {
         await(mountAsync(source, target, fstype, flags, data), "mount", target);

@@ -106,10 +106,11 @@ public final class Namespace implements MountSource {
     /**
      * Detaches mount {@code m} ({@code umount2(2)}).
      *
-     * @param flags {@link MountFlags#MNT_DETACH} to detach even while busy
-     * @throws VfsException {@code EBUSY} for the namespace root, if it has child mounts,
-     *         or if it is pinned (open files, working directories) without
-     *         {@code MNT_DETACH}; nothing changes
+     * @param flags {@link MountFlags#MNT_DETACH} to detach even while busy, with every
+     *         mount below it
+     * @throws VfsException {@code EBUSY} for the namespace root, or without
+     *         {@code MNT_DETACH} if it has child mounts or is pinned (open files, working
+     *         directories); nothing changes
      */
     public void detach(VfsMount m, int flags) {
         long stamp = writeLock();
@@ -118,19 +119,29 @@ public final class Namespace implements MountSource {
             if (m.parent() == null) {
                 throw new VfsException(Errno.EBUSY, "umount", null);
             }
-            if (!t.childrenOf(m).isEmpty()) {
+            boolean lazy = (flags & MountFlags.MNT_DETACH) != 0;
+            if (!lazy && !t.childrenOf(m).isEmpty()) {
                 throw new VfsException(Errno.EBUSY, "umount", null);
             }
             m.setDoomed(true);
-            if ((flags & MountFlags.MNT_DETACH) == 0 && m.pinCount() > 0) {
+            if (!lazy && m.pinCount() > 0) {
                 m.setDoomed(false);
                 throw new VfsException(Errno.EBUSY, "umount", null);
             }
-            m.mountpoint().addMounts(-1);
-            TABLE.setRelease(this, t.without(m));
+            TABLE.setRelease(this, withoutTree(t, m));
         } finally {
             locks.mount.unlockWrite(stamp);
         }
+    }
+
+    /** Removes {@code m} and, first, every mount below it (a lazy unmount takes the whole tree). */
+    private static MountTable withoutTree(MountTable t, VfsMount m) {
+        for (VfsMount c : t.childrenOf(m)) {
+            c.setDoomed(true);
+            t = withoutTree(t, c);
+        }
+        m.mountpoint().addMounts(-1);
+        return t.without(m);
     }
 
     /**

@@ -203,6 +203,28 @@ class AccessTest {
     }
 
     @Test
+    void access_writeOnReadOnlySuperblockWithoutPermission_failsWithEROFSBeforeEACCES() {
+        t.mkdir("/m", 0755);
+        t.mount("none", "/m", "tmpfs", 0, "mode=0755");
+        touch(t, "/m/f", 0444);
+        t.mount(null, "/m", null, MountFlags.MS_REMOUNT | MountFlags.MS_RDONLY, null);
+        assertErrno(Errno.EROFS, () -> stranger.access("/m/f", W_OK));
+        t.mount(null, "/m", null, MountFlags.MS_REMOUNT, null);
+        t.unlink("/m/f");
+        t.umount("/m");
+    }
+
+    @Test
+    void access_writeOnReadOnlyBindMountWithoutPermission_failsWithEACCESBeforeEROFS() {
+        t.mkdir("/b", 0755);
+        t.mount("/d", "/b", null, MountFlags.MS_BIND, null);
+        t.mount(null, "/b", null, MountFlags.MS_REMOUNT | MountFlags.MS_BIND | MountFlags.MS_RDONLY, null);
+        assertErrno(Errno.EACCES, () -> stranger.access("/b/f", W_OK));
+        assertErrno(Errno.EROFS, () -> owner.access("/b/f", W_OK));
+        t.umount("/b");
+    }
+
+    @Test
     void access_writeOnReadOnlyMount_failsWithEROFSForFilesButNotForFifos() {
         t.mkdir("/m", 0755);
         t.mount("none", "/m", "tmpfs", 0, null);

@@ -3,11 +3,14 @@ package dev.seqvfs.tests.conformance;
 import static dev.seqvfs.tests.conformance.Sys.assertErrno;
 import static dev.seqvfs.tests.conformance.Sys.touch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.seqvfs.engine.VfsTask;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.OpenFlags;
+import dev.seqvfs.protocol.VfsException;
 import dev.seqvfs.tests.support.VfsFixture;
+import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -131,8 +134,7 @@ class CloseTest {
 
     @Test
     void closeAsync_badDescriptor_completesExceptionallyWithEBADF() {
-        Throwable cause = org.junit.jupiter.api.Assertions.assertThrows(java.util.concurrent.CompletionException.class,
-                () -> t.closeAsync(9).join()).getCause();
-        assertEquals(Errno.EBADF, ((dev.seqvfs.protocol.VfsException) cause).errno());
+        Throwable cause = assertThrows(CompletionException.class, () -> t.closeAsync(9).join()).getCause();
+        assertEquals(Errno.EBADF, ((VfsException) cause).errno());
     }
 }
