@@ -61,6 +61,21 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
     public sealed interface Command {
         /** Replies to the sender with {@code e}; no-op for commands without a reply address. */
         void fail(Errno e);
+
+        /** Returns the proof of the walk behind this command, or {@code null} if it has none. */
+        default PathProof proof() {
+            return null;
+        }
+
+        /**
+         * Fails the command because its directory is gone: {@code ESTALE} if the walk that
+         * found the directory no longer holds (the path now leads elsewhere, so the caller
+         * must walk again), else {@code ENOENT}.
+         */
+        default void failGone() {
+            PathProof p = proof();
+            fail(p != null && !p.stillHolds() ? Errno.ESTALE : Errno.ENOENT);
+        }
     }
 
     /**
@@ -511,7 +526,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                     return Behaviors.same();
                 })
                 .onMessage(Command.class, m -> {
-                    m.fail(Errno.ENOENT);
+                    m.failGone();
                     return Behaviors.same();
                 })
                 .onSignal(PostStop.class, s -> onPostStop())
@@ -519,7 +534,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
     }
 
     private Behavior<Command> failDead(Command c) {
-        c.fail(Errno.ENOENT);
+        c.failGone();
         return dead();
     }
 

@@ -166,7 +166,7 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
                     // the coordinator can tell which parent answered (RenamePlan says ENOENT).
                     pr.replyTo().tell(new DirectoryActor.Prepared(pr.renameId(), dir, dir.snapshotAcquire()));
                 } else {
-                    m.cmd().fail(Errno.ENOENT);
+                    m.cmd().failGone();
                 }
                 return this;
             }
