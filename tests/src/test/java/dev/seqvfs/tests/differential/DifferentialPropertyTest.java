@@ -2,6 +2,7 @@ package dev.seqvfs.tests.differential;
 
 import java.util.List;
 import net.jqwik.api.Arbitrary;
+import net.jqwik.api.EdgeCasesMode;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
@@ -20,12 +21,12 @@ import net.jqwik.api.lifecycle.AddLifecycleHook;
  * ({@code path_resolution(7)}, {@code open(2)}, {@code rename(2)}, ...). A failure prints the
  * shrunk sequence as Java source; keep it in {@link DifferentialRegressionTest}.
  *
- * <p>Tries: 300 by default, {@code -Dseqvfs.diff.tries=N} to change.
+ * <p>Tries: 400 by default (about 20 s on 2 cores), {@code -Dseqvfs.diff.tries=N} to change.
  */
 @AddLifecycleHook(HostKernelHooks.class)
 class DifferentialPropertyTest {
 
-    @Property(tries = 300)
+    @Property(tries = 400, edgeCases = EdgeCasesMode.NONE)
     void namespaceCalls_randomSequences_matchHostKernel(@ForAll("sequences") List<Op> ops) {
         Differential.check(ops);
     }
