@@ -45,6 +45,8 @@ import net.jqwik.api.Tuple;
  * <p>Not generated (deliberate differences or calls that would block the host):
  * {@code RENAME_WHITEOUT}, {@code O_TMPFILE}, device nodes; FIFOs are made but the host
  * never opens one (see {@link Outcomes#SKIPPED}); times and inode numbers are never compared.
+ * Where the host sets {@code fs.protected_regular} or {@code fs.protected_fifos}, files are
+ * never given to another user ({@link HostKernel#protectsStickyFiles()}).
  */
 final class OpArbitraries {
     /** A 255-byte name: the longest allowed ({@code NAME_MAX}). */
@@ -89,13 +91,13 @@ final class OpArbitraries {
                 Tuple.of(4, Combinators.combine(name, name).as((x, y) -> x + "/" + y)));
         return Arbitraries.frequencyOf(
                 Tuple.of(5, Combinators.combine(shortPath, mkdirMode()).as(Op::mkdir)),
-                Tuple.of(3, Combinators.combine(shortPath,
+                Tuple.of(4, Combinators.combine(shortPath,
                         Arbitraries.of(O_RDONLY | O_CREAT, O_WRONLY | O_CREAT, O_RDONLY | O_DIRECTORY, O_PATH))
                         .as((p, f) -> Op.open(p, f, 0644))),
                 Tuple.of(2, Combinators.combine(path(), shortPath).as(Op::symlink)),
-                Tuple.of(1, Combinators.combine(shortPath, Arbitraries.of(Mode.S_IFREG | 0644, Mode.S_IFIFO | 0600))
+                Tuple.of(2, Combinators.combine(shortPath, Arbitraries.of(Mode.S_IFREG | 0644, Mode.S_IFIFO | 0600))
                         .as(Op::mknod)),
-                Tuple.of(1, Combinators.combine(shortPath, shortPath).as(Op::link)));
+                Tuple.of(3, Combinators.combine(shortPath, shortPath).as(Op::link)));
     }
 
     @SuppressWarnings("unchecked")
@@ -132,6 +134,46 @@ final class OpArbitraries {
                 Tuple.of(1, fd().map(Op::fchdir)),
                 Tuple.of(2, Arbitraries.just(Op.getcwd())),
                 Tuple.of(1, Arbitraries.of(022, 0, 077, 0777, 027).map(Op::umask)));
+    }
+
+    /**
+     * Returns rename-heavy sequences: mostly mkdir and renameat2 (all flag combinations) over
+     * paths of two names, one to three deep, with links, symlinks, removals and working
+     * directory changes between, so that renames hit existing sources and targets: a
+     * directory into its own subtree, over a non-empty directory, exchanges of a file and a
+     * directory across parents, hard links to the same inode, renames of the cwd's ancestors.
+     */
+    @SuppressWarnings("unchecked")
+    static Arbitrary<List<Op>> renameSequences(int minCalls, int maxCalls) {
+        Arbitrary<String> name = Arbitraries.frequency(Tuple.of(45, "a"), Tuple.of(45, "b"), Tuple.of(5, "."),
+                Tuple.of(5, ".."));
+        Arbitrary<String> p = Combinators.combine(
+                Arbitraries.frequency(Tuple.of(8, false), Tuple.of(2, true)),
+                Arbitraries.frequencyOf(
+                        Tuple.of(40, name.list().ofSize(1)),
+                        Tuple.of(40, name.list().ofSize(2)),
+                        Tuple.of(20, name.list().ofSize(3))),
+                Arbitraries.frequency(Tuple.of(9, ""), Tuple.of(1, "/")))
+                .as((abs, names, trailing) -> (abs ? "/" : "") + String.join("/", names) + trailing);
+        Arbitrary<Op> op = Arbitraries.frequencyOf(
+                Tuple.of(25, p.map(x -> Op.mkdir(x, 0755))),
+                Tuple.of(35, Combinators.combine(p, p, renameFlags()).as(
+                        (x, y, f) -> Op.renameat2(AT_FDCWD, x, AT_FDCWD, y, f))),
+                Tuple.of(6, Combinators.combine(p, p).as(Op::symlink)),
+                Tuple.of(6, Combinators.combine(p, p).as(Op::link)),
+                Tuple.of(10, p.map(x -> Op.open(x, O_WRONLY | O_CREAT, 0644))),
+                Tuple.of(5, p.map(Op::rmdir)),
+                Tuple.of(5, p.map(Op::unlink)),
+                Tuple.of(4, p.map(Op::chdir)),
+                Tuple.of(3, Arbitraries.just(Op.getcwd())),
+                Tuple.of(4, p.map(Op::lstat)),
+                Tuple.of(2, Arbitraries.integers().between(0, 4).map(Op::close)));
+        RandomDistribution atLeastMin = (genSize, min, max, center) -> {
+            BigInteger lo = min.max(BigInteger.valueOf(minCalls)).min(max);
+            int span = max.subtract(lo).intValueExact() + 1;
+            return random -> lo.add(BigInteger.valueOf(random.nextInt(span)));
+        };
+        return op.list().ofMinSize(1).ofMaxSize(maxCalls).withSizeDistribution(atLeastMin);
     }
 
     // ------------------------------------------------------------------ names and paths
@@ -260,8 +302,9 @@ final class OpArbitraries {
     }
 
     static Arbitrary<Op> chown() {
-        Arbitrary<Integer> id = Arbitraries.of(0, 1000, -1);
-        return Combinators.combine(dirfd(), path(), id, id,
+        Arbitrary<Integer> uid = HostKernel.protectsStickyFiles() ? Arbitraries.of(0, -1) : Arbitraries.of(0, 1000, -1);
+        Arbitrary<Integer> gid = Arbitraries.of(0, 1000, -1);
+        return Combinators.combine(dirfd(), path(), uid, gid,
                 Arbitraries.frequency(Tuple.of(6, 0), Tuple.of(3, AT_SYMLINK_NOFOLLOW), Tuple.of(1, AT_EMPTY_PATH)))
                 .as(Op::fchownat);
     }
