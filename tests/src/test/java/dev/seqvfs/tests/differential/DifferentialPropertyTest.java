@@ -2,6 +2,7 @@ package dev.seqvfs.tests.differential;
 
 import java.util.List;
 import net.jqwik.api.Arbitrary;
+import net.jqwik.api.EdgeCasesMode;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
@@ -20,14 +21,26 @@ import net.jqwik.api.lifecycle.AddLifecycleHook;
  * ({@code path_resolution(7)}, {@code open(2)}, {@code rename(2)}, ...). A failure prints the
  * shrunk sequence as Java source; keep it in {@link DifferentialRegressionTest}.
  *
- * <p>Tries: 300 by default, {@code -Dseqvfs.diff.tries=N} to change.
+ * <p>Two properties: all calls over names {@code a b c} (400 tries), and rename-heavy
+ * sequences over names {@code a b} (200 tries); about 30 s together on 2 cores.
+ * {@code -Dseqvfs.diff.tries=N} sets the tries of both.
  */
 @AddLifecycleHook(HostKernelHooks.class)
 class DifferentialPropertyTest {
 
-    @Property(tries = 300)
+    @Property(tries = 400, edgeCases = EdgeCasesMode.NONE)
     void namespaceCalls_randomSequences_matchHostKernel(@ForAll("sequences") List<Op> ops) {
         Differential.check(ops);
+    }
+
+    @Property(tries = 200, edgeCases = EdgeCasesMode.NONE)
+    void renames_randomSequencesOverTwoNames_matchHostKernel(@ForAll("renameSequences") List<Op> ops) {
+        Differential.check(ops);
+    }
+
+    @Provide
+    Arbitrary<List<Op>> renameSequences() {
+        return OpArbitraries.renameSequences(20, 60);
     }
 
     @Provide

@@ -1,38 +1,8 @@
 package dev.seqvfs.tests.differential;
 
-import static dev.seqvfs.protocol.OpenFlags.AT_FDCWD;
-import static dev.seqvfs.protocol.OpenFlags.AT_REMOVEDIR;
-import static dev.seqvfs.protocol.Mode.S_IFSOCK;
-import static dev.seqvfs.protocol.OpenFlags.O_ACCMODE;
-import static dev.seqvfs.protocol.OpenFlags.O_CREAT;
-import static dev.seqvfs.protocol.OpenFlags.O_EXCL;
-import static dev.seqvfs.protocol.OpenFlags.O_NOFOLLOW;
-import static dev.seqvfs.protocol.OpenFlags.O_PATH;
-import static dev.seqvfs.protocol.OpenFlags.O_RDWR;
-import static dev.seqvfs.protocol.OpenFlags.O_RDONLY;
-import static dev.seqvfs.protocol.OpenFlags.O_TRUNC;
-import static dev.seqvfs.tests.differential.Op.close;
-import static dev.seqvfs.tests.differential.Op.chdir;
-import static dev.seqvfs.tests.differential.Op.fstat;
-import static dev.seqvfs.tests.differential.Op.getdents;
-import static dev.seqvfs.tests.differential.Op.link;
-import static dev.seqvfs.tests.differential.Op.lstat;
-import static dev.seqvfs.tests.differential.Op.mkdir;
-import static dev.seqvfs.tests.differential.Op.mkdirat;
-import static dev.seqvfs.tests.differential.Op.mknod;
-import static dev.seqvfs.tests.differential.Op.open;
-import static dev.seqvfs.tests.differential.Op.openat;
-import static dev.seqvfs.tests.differential.Op.readlink;
-import static dev.seqvfs.tests.differential.Op.readlinkat;
-import static dev.seqvfs.tests.differential.Op.rename;
-import static dev.seqvfs.tests.differential.Op.renameat2;
-import static dev.seqvfs.tests.differential.Op.symlink;
-import static dev.seqvfs.tests.differential.Op.unlink;
-import static dev.seqvfs.tests.differential.Op.rmdir;
-import static dev.seqvfs.tests.differential.Op.stat;
-import static dev.seqvfs.tests.differential.Op.TIMES_BAD_NSEC;
-import static dev.seqvfs.tests.differential.Op.TIMES_OMIT;
-import static dev.seqvfs.tests.differential.Op.utimensat;
+import static dev.seqvfs.protocol.Mode.*;
+import static dev.seqvfs.protocol.OpenFlags.*;
+import static dev.seqvfs.tests.differential.Op.*;
 
 import java.util.List;
 import net.jqwik.api.Example;
@@ -44,6 +14,9 @@ import net.jqwik.api.lifecycle.AddLifecycleHook;
  * mismatch, named after the case; the comment says what SeqVFS did wrong and which kernel
  * rule decides it. The kernel is the reference ({@code path_resolution(7)} and the
  * section-2 page of the call).
+ *
+ * <p>To add a case, paste the sequence a failing {@link DifferentialPropertyTest} prints
+ * (it is Java over these static imports) into {@code replay(...)}.
  */
 @AddLifecycleHook(HostKernelHooks.class)
 class DifferentialRegressionTest {

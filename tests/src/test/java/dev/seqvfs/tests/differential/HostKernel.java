@@ -53,6 +53,25 @@ final class HostKernel {
         return unavailable;
     }
 
+    /**
+     * Returns whether the host restricts O_CREAT opens of other users' files in sticky
+     * world-writable directories, even for root ({@code fs.protected_regular} or
+     * {@code fs.protected_fifos} non-zero, {@code may_create_in_sticky}). SeqVFS does not
+     * model these sysctls, so then the generators never give a file to a user other than root.
+     */
+    static boolean protectsStickyFiles() {
+        for (String knob : new String[] {"protected_regular", "protected_fifos"}) {
+            try {
+                if (!Files.readString(Path.of("/proc/sys/fs", knob)).trim().equals("0")) {
+                    return true;
+                }
+            } catch (IOException | RuntimeException e) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Returns the compiled op server. */
     static synchronized Path binary() {
         String why = unavailableReason();

@@ -17,6 +17,8 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -40,6 +42,13 @@ final class HostSide implements Side {
         return t;
     });
     private static final HexFormat HEX = HexFormat.of();
+    /** Sandboxes not yet removed; a shutdown hook removes them if the JVM exits mid-try (a shrinking timeout). */
+    private static final Set<Path> LIVE = ConcurrentHashMap.newKeySet();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> LIVE.forEach(HostSide::deleteQuietly),
+                "hostops-sandbox-cleanup"));
+    }
 
     private final Path sandbox;
     private final Process proc;
@@ -50,6 +59,7 @@ final class HostSide implements Side {
     HostSide() {
         try {
             sandbox = Files.createTempDirectory(HostKernel.SHM, "seqvfs-diff-");
+            LIVE.add(sandbox);
             proc = new ProcessBuilder(HostKernel.binary().toString(), sandbox.toString())
                     .redirectError(ProcessBuilder.Redirect.DISCARD).start();
         } catch (IOException e) {
@@ -246,6 +256,15 @@ final class HostSide implements Side {
             Thread.currentThread().interrupt();
         }
         deleteTree(sandbox);
+        LIVE.remove(sandbox);
+    }
+
+    private static void deleteQuietly(Path root) {
+        try {
+            deleteTree(root);
+        } catch (RuntimeException e) {
+            // best effort at exit
+        }
     }
 
     private static void deleteTree(Path root) {

@@ -45,6 +45,8 @@ import net.jqwik.api.Tuple;
  * <p>Not generated (deliberate differences or calls that would block the host):
  * {@code RENAME_WHITEOUT}, {@code O_TMPFILE}, device nodes; FIFOs are made but the host
  * never opens one (see {@link Outcomes#SKIPPED}); times and inode numbers are never compared.
+ * Where the host sets {@code fs.protected_regular} or {@code fs.protected_fifos}, files are
+ * never given to another user ({@link HostKernel#protectsStickyFiles()}).
  */
 final class OpArbitraries {
     /** A 255-byte name: the longest allowed ({@code NAME_MAX}). */
@@ -67,36 +69,60 @@ final class OpArbitraries {
             int span = max.subtract(lo).intValueExact() + 1;
             return random -> lo.add(BigInteger.valueOf(random.nextInt(span)));
         };
-        return step().list().ofMinSize(1).ofMaxSize(maxSteps).withSizeDistribution(atLeastMin).map(steps -> {
-            List<Op> ops = new ArrayList<>();
+        Arbitrary<List<List<Op>>> body = step().list().ofMinSize(1).ofMaxSize(maxSteps)
+                .withSizeDistribution(atLeastMin);
+        return Combinators.combine(populate().list().ofMaxSize(10), body).as((prelude, steps) -> {
+            List<Op> ops = new ArrayList<>(prelude);
             steps.forEach(ops::addAll);
             return ops;
         });
     }
 
+    /**
+     * Calls that make names with short relative paths (from "/", where every sequence
+     * starts), put before the random steps so that these find a tree to work on: without
+     * them most paths miss and renames and links rarely succeed.
+     */
+    @SuppressWarnings("unchecked")
+    static Arbitrary<Op> populate() {
+        Arbitrary<String> name = Arbitraries.of("a", "b", "c");
+        Arbitrary<String> shortPath = Arbitraries.frequencyOf(
+                Tuple.of(6, name),
+                Tuple.of(4, Combinators.combine(name, name).as((x, y) -> x + "/" + y)));
+        return Arbitraries.frequencyOf(
+                Tuple.of(5, Combinators.combine(shortPath, mkdirMode()).as(Op::mkdir)),
+                Tuple.of(4, Combinators.combine(shortPath,
+                        Arbitraries.of(O_RDONLY | O_CREAT, O_WRONLY | O_CREAT, O_RDONLY | O_DIRECTORY, O_PATH))
+                        .as((p, f) -> Op.open(p, f, 0644))),
+                Tuple.of(2, Combinators.combine(path(), shortPath).as(Op::symlink)),
+                Tuple.of(2, Combinators.combine(shortPath, Arbitraries.of(Mode.S_IFREG | 0644, Mode.S_IFIFO | 0600))
+                        .as(Op::mknod)),
+                Tuple.of(3, Combinators.combine(shortPath, shortPath).as(Op::link)));
+    }
+
     @SuppressWarnings("unchecked")
     static Arbitrary<List<Op>> step() {
         return Arbitraries.frequencyOf(
-                Tuple.of(199, op().map(List::of)),
+                Tuple.of(399, op().map(List::of)),
                 Tuple.of(1, symlinkChain()));
     }
 
     @SuppressWarnings("unchecked")
     static Arbitrary<Op> op() {
         return Arbitraries.frequencyOf(
-                Tuple.of(14, Combinators.combine(dirfd(), path(), mkdirMode()).as(Op::mkdirat)),
+                Tuple.of(18, Combinators.combine(dirfd(), path(), mkdirMode()).as(Op::mkdirat)),
                 Tuple.of(12, Combinators.combine(dirfd(), path(), openFlags(), createMode()).as(Op::openat)),
                 Tuple.of(9, Combinators.combine(path(), dirfd(), path()).as(Op::symlinkat)),
                 Tuple.of(12, Combinators.combine(dirfd(), path(), dirfd(), path(), renameFlags()).as(Op::renameat2)),
                 Tuple.of(5, link()),
                 Tuple.of(6, Combinators.combine(dirfd(), path()).as((d, p) -> Op.unlinkat(d, p, 0))),
                 Tuple.of(5, Combinators.combine(dirfd(), path()).as((d, p) -> Op.unlinkat(d, p, AT_REMOVEDIR))),
-                Tuple.of(4, Combinators.combine(dirfd(), path(), nodeMode()).as(Op::mknodat)),
+                Tuple.of(6, Combinators.combine(dirfd(), path(), nodeMode()).as(Op::mknodat)),
                 Tuple.of(8, stat()),
                 Tuple.of(3, Combinators.combine(dirfd(), path()).as(Op::readlinkat)),
-                Tuple.of(5, fd().map(Op::close)),
+                Tuple.of(4, fd().map(Op::close)),
                 Tuple.of(2, fd().map(Op::fstat)),
-                Tuple.of(3, fd().map(Op::getdents)),
+                Tuple.of(2, fd().map(Op::getdents)),
                 Tuple.of(3, Combinators.combine(dirfd(), path(), chmodMode(),
                         Arbitraries.frequency(Tuple.of(8, 0), Tuple.of(2, AT_SYMLINK_NOFOLLOW))).as(Op::fchmodat)),
                 Tuple.of(3, chown()),
@@ -110,12 +136,52 @@ final class OpArbitraries {
                 Tuple.of(1, Arbitraries.of(022, 0, 077, 0777, 027).map(Op::umask)));
     }
 
+    /**
+     * Returns rename-heavy sequences: mostly mkdir and renameat2 (all flag combinations) over
+     * paths of two names, one to three deep, with links, symlinks, removals and working
+     * directory changes between, so that renames hit existing sources and targets: a
+     * directory into its own subtree, over a non-empty directory, exchanges of a file and a
+     * directory across parents, hard links to the same inode, renames of the cwd's ancestors.
+     */
+    @SuppressWarnings("unchecked")
+    static Arbitrary<List<Op>> renameSequences(int minCalls, int maxCalls) {
+        Arbitrary<String> name = Arbitraries.frequency(Tuple.of(45, "a"), Tuple.of(45, "b"), Tuple.of(5, "."),
+                Tuple.of(5, ".."));
+        Arbitrary<String> p = Combinators.combine(
+                Arbitraries.frequency(Tuple.of(8, false), Tuple.of(2, true)),
+                Arbitraries.frequencyOf(
+                        Tuple.of(40, name.list().ofSize(1)),
+                        Tuple.of(40, name.list().ofSize(2)),
+                        Tuple.of(20, name.list().ofSize(3))),
+                Arbitraries.frequency(Tuple.of(9, ""), Tuple.of(1, "/")))
+                .as((abs, names, trailing) -> (abs ? "/" : "") + String.join("/", names) + trailing);
+        Arbitrary<Op> op = Arbitraries.frequencyOf(
+                Tuple.of(25, p.map(x -> Op.mkdir(x, 0755))),
+                Tuple.of(35, Combinators.combine(p, p, renameFlags()).as(
+                        (x, y, f) -> Op.renameat2(AT_FDCWD, x, AT_FDCWD, y, f))),
+                Tuple.of(6, Combinators.combine(p, p).as(Op::symlink)),
+                Tuple.of(6, Combinators.combine(p, p).as(Op::link)),
+                Tuple.of(10, p.map(x -> Op.open(x, O_WRONLY | O_CREAT, 0644))),
+                Tuple.of(5, p.map(Op::rmdir)),
+                Tuple.of(5, p.map(Op::unlink)),
+                Tuple.of(4, p.map(Op::chdir)),
+                Tuple.of(3, Arbitraries.just(Op.getcwd())),
+                Tuple.of(4, p.map(Op::lstat)),
+                Tuple.of(2, Arbitraries.integers().between(0, 4).map(Op::close)));
+        RandomDistribution atLeastMin = (genSize, min, max, center) -> {
+            BigInteger lo = min.max(BigInteger.valueOf(minCalls)).min(max);
+            int span = max.subtract(lo).intValueExact() + 1;
+            return random -> lo.add(BigInteger.valueOf(random.nextInt(span)));
+        };
+        return op.list().ofMinSize(1).ofMaxSize(maxCalls).withSizeDistribution(atLeastMin);
+    }
+
     // ------------------------------------------------------------------ names and paths
 
     static Arbitrary<String> name() {
         return Arbitraries.frequency(
-                Tuple.of(30, "a"), Tuple.of(30, "b"), Tuple.of(18, "c"),
-                Tuple.of(6, "."), Tuple.of(8, ".."),
+                Tuple.of(70, "a"), Tuple.of(70, "b"), Tuple.of(40, "c"),
+                Tuple.of(10, "."), Tuple.of(14, ".."),
                 Tuple.of(1, NAME_MAX_NAME), Tuple.of(1, TOO_LONG_NAME));
     }
 
@@ -123,7 +189,11 @@ final class OpArbitraries {
     static Arbitrary<String> path() {
         Arbitrary<String> composed = Combinators.combine(
                 Arbitraries.frequency(Tuple.of(7, false), Tuple.of(3, true)),
-                name().list().ofMinSize(1).ofMaxSize(4),
+                Arbitraries.frequencyOf(
+                        Tuple.of(45, name().list().ofSize(1)),
+                        Tuple.of(35, name().list().ofSize(2)),
+                        Tuple.of(14, name().list().ofSize(3)),
+                        Tuple.of(6, name().list().ofSize(4))),
                 Arbitraries.frequency(Tuple.of(85, 0), Tuple.of(15, 1)),
                 Arbitraries.frequency(Tuple.of(85, ""), Tuple.of(10, "/"), Tuple.of(5, "//"))
         ).as((absolute, names, doubled, trailing) -> {
@@ -141,8 +211,8 @@ final class OpArbitraries {
     /** Mostly {@code AT_FDCWD}; sometimes a small descriptor that may be open on anything, or not open. */
     static Arbitrary<Integer> dirfd() {
         return Arbitraries.frequencyOf(
-                Tuple.of(85, Arbitraries.just(AT_FDCWD)),
-                Tuple.of(14, Arbitraries.integers().between(0, 3)),
+                Tuple.of(90, Arbitraries.just(AT_FDCWD)),
+                Tuple.of(9, Arbitraries.integers().between(0, 3)),
                 Tuple.of(1, Arbitraries.just(99)));
     }
 
@@ -232,8 +302,9 @@ final class OpArbitraries {
     }
 
     static Arbitrary<Op> chown() {
-        Arbitrary<Integer> id = Arbitraries.of(0, 1000, -1);
-        return Combinators.combine(dirfd(), path(), id, id,
+        Arbitrary<Integer> uid = HostKernel.protectsStickyFiles() ? Arbitraries.of(0, -1) : Arbitraries.of(0, 1000, -1);
+        Arbitrary<Integer> gid = Arbitraries.of(0, 1000, -1);
+        return Combinators.combine(dirfd(), path(), uid, gid,
                 Arbitraries.frequency(Tuple.of(6, 0), Tuple.of(3, AT_SYMLINK_NOFOLLOW), Tuple.of(1, AT_EMPTY_PATH)))
                 .as(Op::fchownat);
     }
