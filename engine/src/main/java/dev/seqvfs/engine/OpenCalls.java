@@ -143,6 +143,8 @@ final class OpenCalls {
             Inode i = d.inode();
             if ((i.iopFlags() & IopFlags.IOP_FOLLOW_LINK) != 0) {
                 if (nofollow) {
+                    // may_create_in_sticky runs before may_open's ELOOP for the link itself.
+                    mayCreateInSticky((DirectoryInode) parent.inode(), i, nd);
                     throw nd.error(Errno.ELOOP);
                 }
                 parent = nd.followLast(i);
@@ -151,9 +153,37 @@ final class OpenCalls {
                 }
                 continue;
             }
+            if (!(i instanceof DirectoryInode)) {
+                mayCreateInSticky((DirectoryInode) parent.inode(), i, nd);
+            }
             VfsPath found = nd.stepIntoLast(i);
             return new OpenTarget(found, null, null, i instanceof DirectoryInode ? originOf(nd, found)
                     : new FileOrigin(parent.mnt(), (DirectoryInode) parent.inode(), nd.last()));
+        }
+    }
+
+    /**
+     * {@code may_create_in_sticky} of {@code fs/namei.c}: {@code open(O_CREAT)} of an
+     * existing file in a sticky, world-writable directory fails with {@code EACCES} (even
+     * for root) unless the file belongs to the directory's owner or to the caller. Regular
+     * files and FIFOs are exempt while {@code fs.protected_regular} and
+     * {@code fs.protected_fifos} are 0, the values SeqVFS models.
+     */
+    private static void mayCreateInSticky(DirectoryInode dir, Inode inode, Nameidata nd) {
+        dev.seqvfs.actors.inode.InodeAttrs d = dir.attrsAcquire();
+        if ((d.mode() & Mode.S_ISVTX) == 0) {
+            return;
+        }
+        FileType type = inode.type();
+        if (type == FileType.REGULAR || type == FileType.FIFO) {
+            return;
+        }
+        int owner = inode.attrsAcquire().uid();
+        if (owner == d.uid() || owner == nd.cred().uid()) {
+            return;
+        }
+        if ((d.mode() & 0002) != 0) {
+            throw nd.error(Errno.EACCES);
         }
     }
 

@@ -182,4 +182,17 @@ class DifferentialRegressionTest {
                 renameat2(AT_FDCWD, "b", 0, "b", 0),
                 close(0));
     }
+
+    /**
+     * SeqVFS said ELOOP: open(O_CREAT) of an existing symlink owned by another user in a
+     * sticky world-writable directory is EACCES even for root (may_create_in_sticky), checked
+     * before O_NOFOLLOW's ELOOP.
+     */
+    @Example
+    void openCreatNofollow_foreignSymlinkInStickyRoot_matchesHost() {
+        replay(symlink("a", "a"), lchown("a", 1000, 0),
+                open("./a", O_RDWR | O_CREAT | O_NOFOLLOW, 07777),
+                open("./a", O_RDWR | O_NOFOLLOW, 0),
+                open("./a", O_RDWR | O_CREAT, 0644));
+    }
 }
