@@ -17,8 +17,9 @@ import jdk.jfr.consumer.RecordingFile;
 
 /**
  * Summarises the CPU samples ({@code jdk.ExecutionSample}) of a JFR recording, such as
- * the one JMH's {@code -prof jfr} writes per benchmark: the hottest methods by self
- * time, by the nearest frame of the engine's code (the SeqVFS method that the time was
+ * the one JMH's {@code -prof jfr} writes per benchmark: GC pauses, the CPU each thread got
+ * ({@code jdk.ThreadCPULoad}, to tell a starved thread from a slow one), the hottest
+ * methods by self time, by the nearest frame of the engine's code (the SeqVFS method that the time was
  * spent under), and the engine's methods by inclusive time.
  *
  * <pre>
@@ -48,10 +49,31 @@ public final class JfrTop {
         Map<String, Integer> nearest = new HashMap<>();
         Map<String, Integer> inclusive = new HashMap<>();
         int samples = 0;
+        Map<String, double[]> cpu = new HashMap<>();
+        double gcPauseMillis = 0;
+        int gcs = 0;
+        double start = Double.MAX_VALUE;
+        double end = 0;
         for (RecordedEvent e : RecordingFile.readAllEvents(file)) {
-            if (!"jdk.ExecutionSample".equals(e.getEventType().getName())) {
+            String type = e.getEventType().getName();
+            if ("jdk.ThreadCPULoad".equals(type)) {
+                RecordedThread t = e.getThread("eventThread");
+                String tn = t == null || t.getJavaName() == null ? "(native)" : t.getJavaName();
+                double[] acc = cpu.computeIfAbsent(tn.replaceAll("\\d+", "N"), k -> new double[2]);
+                acc[0] += e.getFloat("user") + e.getFloat("system");
+                acc[1]++;
                 continue;
             }
+            if ("jdk.GarbageCollection".equals(type)) {
+                gcPauseMillis += e.getDuration("sumOfPauses").toNanos() / 1e6;
+                gcs++;
+                continue;
+            }
+            if (!"jdk.ExecutionSample".equals(type)) {
+                continue;
+            }
+            start = Math.min(start, e.getStartTime().toEpochMilli() / 1e3);
+            end = Math.max(end, e.getStartTime().toEpochMilli() / 1e3);
             RecordedThread t = e.getThread("sampledThread");
             String tname = t == null ? "" : t.getJavaName();
             if (tname == null || !tname.contains(threadFilter)) {
@@ -81,6 +103,15 @@ public final class JfrTop {
         }
         System.out.printf(Locale.ROOT, "%s: %d execution samples of threads matching '%s'%n", file, samples,
                 threadFilter);
+        System.out.printf(Locale.ROOT, "GC: %d collections, %.1f ms of pauses over %.1f s of samples%n", gcs,
+                gcPauseMillis, Math.max(0, end - start));
+        System.out.println("mean CPU load per thread (of the machine, jdk.ThreadCPULoad; digits in names as N):");
+        cpu.entrySet().stream()
+                .filter(en -> en.getValue()[0] / en.getValue()[1] >= 0.005)
+                .sorted((a, b) -> Double.compare(b.getValue()[0] / b.getValue()[1], a.getValue()[0] / a.getValue()[1]))
+                .limit(top)
+                .forEach(en -> System.out.printf(Locale.ROOT, "  %5.1f%%  %s%n",
+                        100 * en.getValue()[0] / en.getValue()[1], en.getKey()));
         print("self (top frame)", self, samples, top);
         print("nearest SeqVFS frame (time spent in or under it, below any other engine frame)", nearest, samples,
                 top);
