@@ -1,0 +1,193 @@
+package dev.seqvfs.bench;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.openjdk.jmh.infra.BenchmarkParams;
+import org.openjdk.jmh.results.Result;
+import org.openjdk.jmh.results.RunResult;
+
+/**
+ * Turns JMH run results into the report: one row per workload and thread count with the
+ * three targets' ops/s, SeqVFS's ratios to Jimfs and to the host, the 2-thread/1-thread
+ * scaling of each target; then the renamer section (loss of lookups, renames measured)
+ * and the goals, each met or missed. Missing results print as {@code -}.
+ */
+final class ResultTable {
+    private static final String[] FS = {FsTarget.SEQVFS, FsTarget.JIMFS, FsTarget.HOST};
+
+    /** A row: which results, and which 1-thread row its scaling divides by (or null). */
+    private record Row(String label, String bench, String variant, int threads, Key base) {
+    }
+
+    private record Key(String bench, String variant, int threads) {
+    }
+
+    private record Score(double ops, double error) {
+    }
+
+    private static final List<Row> ROWS = List.of(
+            new Row("stat 5-deep, same path", "StatBench", "same", 1, null),
+            new Row("stat 5-deep, same path", "StatBench", "same", 2, new Key("StatBench", "same", 1)),
+            new Row("stat 5-deep, distinct paths", "StatBench", "distinct", 2, new Key("StatBench", "same", 1)),
+            new Row("create+unlink, own dir", "CreateUnlinkBench", "own", 1, null),
+            new Row("create+unlink, own dirs", "CreateUnlinkBench", "own", 2,
+                    new Key("CreateUnlinkBench", "own", 1)),
+            new Row("create+unlink, shared dir", "CreateUnlinkBench", "shared", 2,
+                    new Key("CreateUnlinkBench", "own", 1)),
+            new Row("stat 5-deep, no renamer", "RenameLookupBench", "off", 1, null),
+            new Row("stat 5-deep, renamer running", "RenameLookupBench", "on", 1, null));
+
+    private final Map<Key, Map<String, Score>> scores = new HashMap<>();
+    private final Map<String, String[]> renamers = new HashMap<>();
+
+    ResultTable(Iterable<RunResult> results, List<String[]> report) {
+        for (RunResult r : results) {
+            BenchmarkParams p = r.getParams();
+            String name = p.getBenchmark();
+            String[] parts = name.split("\\.");
+            String bench = parts[parts.length - 2];
+            String variant = first(p.getParam("paths"), p.getParam("dir"), p.getParam("renamer"));
+            Result<?> primary = r.getPrimaryResult();
+            scores.computeIfAbsent(new Key(bench, variant, p.getThreads()), k -> new HashMap<>())
+                    .put(p.getParam("fs"), new Score(primary.getScore(), primary.getScoreError()));
+        }
+        for (String[] line : report) {
+            if (line.length >= 6 && "renamer".equals(line[0])) {
+                renamers.put(line[1] + "/" + line[2], line);
+            }
+        }
+    }
+
+    private static String first(String... values) {
+        for (String v : values) {
+            if (v != null) {
+                return v;
+            }
+        }
+        return "";
+    }
+
+    private double ops(Key k, String fs) {
+        Map<String, Score> m = scores.get(k);
+        Score s = m == null ? null : m.get(fs);
+        return s == null ? Double.NaN : s.ops();
+    }
+
+    private double ops(String bench, String variant, int threads, String fs) {
+        return ops(new Key(bench, variant, threads), fs);
+    }
+
+    String render(String header) {
+        StringBuilder out = new StringBuilder();
+        out.append(header).append('\n').append('\n');
+        String fmt = "%-30s %3s  %-20s %-20s %-20s %8s %8s   %-23s%n";
+        out.append(String.format(fmt, "benchmark", "thr", "SeqVFS ops/s", "Jimfs ops/s", "host ops/s",
+                "S/Jimfs", "S/host", "2T/1T SeqVFS Jimfs host"));
+        for (Row row : ROWS) {
+            Key k = new Key(row.bench(), row.variant(), row.threads());
+            if (!scores.containsKey(k)) {
+                continue;
+            }
+            Map<String, Score> m = scores.get(k);
+            String scaling = "";
+            if (row.base() != null) {
+                StringBuilder sc = new StringBuilder();
+                for (String fs : FS) {
+                    sc.append(String.format(Locale.ROOT, "%6s", factor(ops(k, fs) / ops(row.base(), fs))));
+                }
+                scaling = sc.toString();
+            }
+            out.append(String.format(Locale.ROOT, fmt, row.label(), row.threads(),
+                    withError(m.get(FsTarget.SEQVFS)), withError(m.get(FsTarget.JIMFS)),
+                    withError(m.get(FsTarget.HOST)),
+                    factor(ops(k, FsTarget.SEQVFS) / ops(k, FsTarget.JIMFS)),
+                    factor(ops(k, FsTarget.SEQVFS) / ops(k, FsTarget.HOST)), scaling));
+        }
+        renderRenamer(out);
+        renderGoals(out);
+        return out.toString();
+    }
+
+    private void renderRenamer(StringBuilder out) {
+        if (!scores.containsKey(new Key("RenameLookupBench", "on", 1))) {
+            return;
+        }
+        out.append('\n').append("lookups under a concurrent renamer (1 stat thread; 1 thread renaming"
+                + " /r1/x <-> /r2/x):\n");
+        String fmt = "%-8s %16s %16s %9s %14s %14s  %s%n";
+        out.append(String.format(fmt, "target", "stat/s off", "stat/s on", "loss", "renames",
+                "renames/s", "counters (on)"));
+        for (String fs : FS) {
+            double off = ops("RenameLookupBench", "off", 1, fs);
+            double on = ops("RenameLookupBench", "on", 1, fs);
+            String[] line = renamers.get(fs + "/on");
+            String renames = "-";
+            String rate = "-";
+            String counters = "";
+            if (line != null) {
+                long n = Long.parseLong(line[3]);
+                double secs = Long.parseLong(line[4]) / 1e9;
+                renames = String.format(Locale.ROOT, "%,d", n);
+                rate = secs > 0 ? String.format(Locale.ROOT, "%,.0f", n / secs) : "-";
+                counters = line[5];
+            }
+            out.append(String.format(Locale.ROOT, fmt, fs, count(off), count(on), percent(1 - on / off),
+                    renames, rate, counters));
+        }
+    }
+
+    private void renderGoals(StringBuilder out) {
+        List<String[]> goals = new ArrayList<>();
+        double stat1 = ops("StatBench", "same", 1, FsTarget.SEQVFS);
+        goal(goals, "stat 1T >= 1.5x Jimfs", stat1 / ops("StatBench", "same", 1, FsTarget.JIMFS), 1.5, true);
+        goal(goals, "stat 1T >= 8x host", stat1 / ops("StatBench", "same", 1, FsTarget.HOST), 8, true);
+        goal(goals, "stat 2T same path >= 1.8x 1T",
+                ops("StatBench", "same", 2, FsTarget.SEQVFS) / stat1, 1.8, true);
+        goal(goals, "stat 2T distinct paths >= 1.8x 1T",
+                ops("StatBench", "distinct", 2, FsTarget.SEQVFS) / stat1, 1.8, true);
+        goal(goals, "create+unlink 1T >= Jimfs", ops("CreateUnlinkBench", "own", 1, FsTarget.SEQVFS)
+                / ops("CreateUnlinkBench", "own", 1, FsTarget.JIMFS), 1, true);
+        goal(goals, "create+unlink 2T own dirs >= 2x Jimfs 2T", ops("CreateUnlinkBench", "own", 2, FsTarget.SEQVFS)
+                / ops("CreateUnlinkBench", "own", 2, FsTarget.JIMFS), 2, true);
+        double loss = 1 - ops("RenameLookupBench", "on", 1, FsTarget.SEQVFS)
+                / ops("RenameLookupBench", "off", 1, FsTarget.SEQVFS);
+        String status = Double.isNaN(loss) ? "n/a" : loss < 0.10 ? "met" : "MISSED";
+        goals.add(new String[] {"lookup loss to a renamer < 10%", percent(loss), status});
+        out.append('\n').append("goals (SeqVFS):\n");
+        for (String[] g : goals) {
+            out.append(String.format(Locale.ROOT, "  %-42s %9s  %s%n", g[0], g[1], g[2]));
+        }
+    }
+
+    private static void goal(List<String[]> goals, String name, double value, double target, boolean atLeast) {
+        String status = Double.isNaN(value) ? "n/a" : (atLeast ? value >= target : value <= target) ? "met" : "MISSED";
+        goals.add(new String[] {name, factor(value), status});
+    }
+
+    private static String withError(Score s) {
+        if (s == null) {
+            return "-";
+        }
+        String err = Double.isNaN(s.error()) || s.ops() == 0 ? ""
+                : String.format(Locale.ROOT, " ±%.0f%%", 100 * s.error() / s.ops());
+        return count(s.ops()) + err;
+    }
+
+    private static String count(double v) {
+        return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%,.0f", v);
+    }
+
+    private static String factor(double v) {
+        if (Double.isNaN(v) || Double.isInfinite(v)) {
+            return "-";
+        }
+        return String.format(Locale.ROOT, v >= 0.1 ? "%.2fx" : "%.2gx", v);
+    }
+
+    private static String percent(double v) {
+        return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.1f%%", 100 * v);
+    }
+}
