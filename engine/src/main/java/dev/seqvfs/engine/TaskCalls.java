@@ -92,7 +92,7 @@ final class TaskCalls {
                     continue;
                 }
                 DirectoryInode d = (DirectoryInode) cur;
-                DirLink l = d.linkAcquire();
+                DirLink l = nd.linkRecorded(d);
                 if (l == null) {
                     throw nd.error(Errno.ENOENT);
                 }

@@ -204,6 +204,18 @@ public final class Nameidata {
         return lookupIn(dir, name);
     }
 
+    /**
+     * Reads {@code dir}'s parent link and records the read for validation, for callers that
+     * climb the tree ({@code getcwd}).
+     *
+     * @return the link, or {@code null} for a superblock root
+     */
+    public DirLink linkRecorded(DirectoryInode dir) {
+        DirLink l = dir.linkAcquire();
+        recordLink(dir, l);
+        return l;
+    }
+
     /** Returns the mount table this attempt reads. */
     public MountTable mounts() {
         return mounts;
@@ -487,6 +499,23 @@ public final class Nameidata {
         return d;
     }
 
+    /** Records a read of a directory's parent link ("..") for validation: slot 3 marks the kind. */
+    private void recordLink(DirectoryInode dir, DirLink l) {
+        int k = trailLen * 4;
+        Object[] tr = trail;
+        if (k == tr.length) {
+            tr = trail = java.util.Arrays.copyOf(tr, k * 2);
+        }
+        tr[k] = dir;
+        tr[k + 1] = l;
+        tr[k + 2] = null;
+        tr[k + 3] = LINK_READ;
+        trailLen++;
+    }
+
+    /** Marks a trail entry as a parent-link read rather than a lookup. */
+    static final Object LINK_READ = new Object();
+
     private void stepInto(Inode child) {
         if (child instanceof DirectoryInode d && d.mountCount() > 0) {
             VfsMount m;
@@ -507,7 +536,9 @@ public final class Nameidata {
                 return;
             }
             if (inode != mnt.root()) {
-                DirLink l = ((DirectoryInode) inode).linkAcquire();
+                DirectoryInode d = (DirectoryInode) inode;
+                DirLink l = d.linkAcquire();
+                recordLink(d, l);
                 if (l != null) {
                     stepInto(l.parent());
                 }
@@ -548,12 +579,26 @@ public final class Nameidata {
         Object[] tr = trail;
         int n = validateAll ? trailLen : trailLen - 1;
         for (int i = 0, k = 0; i < n; i++, k += 4) {
-            DirSnapshot now = ((DirectoryInode) tr[k]).snapshotAcquire();
-            if (now != tr[k + 1] && now.lookup((String) tr[k + 2]) != tr[k + 3]) {
+            if (!entryHolds(tr, k)) {
                 return false;
             }
         }
         return true;
+    }
+
+    /**
+     * Returns whether trail entry {@code k} still holds: a lookup's directory has the same
+     * snapshot or the same dentry for the name; a parent-link read finds the same link.
+     * Snapshots, dentries and links are new objects each time they are published and are
+     * never published again, so "the same object" means "unchanged since it was read".
+     */
+    static boolean entryHolds(Object[] tr, int k) {
+        DirectoryInode d = (DirectoryInode) tr[k];
+        if (tr[k + 3] == LINK_READ) {
+            return d.linkAcquire() == tr[k + 1];
+        }
+        DirSnapshot now = d.snapshotAcquire();
+        return now == tr[k + 1] || now.lookup((String) tr[k + 2]) == tr[k + 3];
     }
 
     /** Returns an exception for {@code e} naming the walk's operation and path. */

@@ -9,19 +9,33 @@ import java.util.concurrent.locks.StampedLock;
  *
  * <h2>Protocol</h2>
  * <ol>
- *   <li>Sample the rename and mount sequences ({@code tryOptimisticRead}); a zero stamp
- *       (a writer is publishing) counts as a failed attempt.</li>
+ *   <li>Sample the mount sequence ({@code tryOptimisticRead}); a zero stamp (a writer is
+ *       publishing) counts as a failed attempt.</li>
  *   <li>Run the caller's {@link WalkFunction} over published snapshots: no lock, no
- *       message, no store to shared memory. An error it raises is held, not yet
+ *       message, no store to shared memory. Every lookup and every parent-link read
+ *       ({@code ..}) goes into the walk's trail. An error it raises is held, not yet
  *       reported: a negative answer needs the same validation as a positive one.</li>
- *   <li>Validate both stamps and the walk's trail ({@link Nameidata}); if all hold,
- *       return the answer or throw the held error.</li>
+ *   <li>Sample the rename sequence, check the trail ({@link Nameidata}), then validate
+ *       both stamps; if all hold, return the answer or throw the held error.</li>
  *   <li>After {@code optimisticAttempts} failures, take the read sides of both locks
  *       (spinning, never parking: writers hold them for a few stores) and walk again,
  *       repeating only while the trail fails (a same-directory change hit a name on the
  *       path). Cross-directory renames and mount changes cannot happen meanwhile.</li>
  * </ol>
- * Retries and ref-walks are counted in {@link NamespaceLocks#walkRetries} and
+ * <h2>Why the rename sequence only covers the validation</h2>
+ * Every value the walk read that can change (a directory's entry for a name, a directory's
+ * parent link) is re-read by the trail check; snapshots, dentries and links are new objects
+ * at each publication and never come back, so an unchanged one was unchanged all along.
+ * Positive reads therefore held together at every instant between the walk's last read and
+ * the start of the check, and a negative lookup ends the walk (it is the last read). The one
+ * thing the trail cannot see is a cross-directory rename that is half published (its two
+ * parents' snapshots are two stores): that needs the rename write lock to be free over the
+ * check, which the stamp sampled just before it proves. A rename that began and ended while
+ * the walk ran therefore costs the walk nothing unless it touched a name the walk used
+ * (Linux's per-dentry {@code d_seq} gives the same property). The mount sequence still
+ * covers the whole walk: mount changes are rare, and the walk reads the mount table once.
+ *
+ * <p>Retries and ref-walks are counted in {@link NamespaceLocks#walkRetries} and
  * {@link NamespaceLocks#refWalks} (striped counters, touched only on the slow paths).
  *
  * <p>Thread-safe; holds no state of its own besides configuration.
@@ -63,9 +77,8 @@ public final class PathWalk {
         StampedLock ml = locks.mount;
         Nameidata nd = new Nameidata(this, ctx, start, path, op);
         for (int attempt = 0; attempt < optimisticAttempts; attempt++) {
-            long rs = rl.tryOptimisticRead();
             long ms = ml.tryOptimisticRead();
-            if (rs != 0 && ms != 0) {
+            if (ms != 0) {
                 nd.reset(ns.mountTableAcquire());
                 T answer = null;
                 RuntimeException error = null;
@@ -74,7 +87,9 @@ public final class PathWalk {
                 } catch (RuntimeException e) {
                     error = e;
                 }
-                if (rl.validate(rs) && ml.validate(ms) && nd.validateTrail()) {
+                // The rename sequence only has to cover the validation itself: see the class comment.
+                long rs = rl.tryOptimisticRead();
+                if (rs != 0 && nd.validateTrail() && rl.validate(rs) && ml.validate(ms)) {
                     if (error != null) {
                         throw error;
                     }

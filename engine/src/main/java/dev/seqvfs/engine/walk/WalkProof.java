@@ -1,7 +1,5 @@
 package dev.seqvfs.engine.walk;
 
-import dev.seqvfs.actors.dir.DirSnapshot;
-import dev.seqvfs.actors.dir.DirectoryInode;
 import dev.seqvfs.actors.dir.PathProof;
 import dev.seqvfs.actors.sb.NamespaceLocks;
 
@@ -38,8 +36,7 @@ public final class WalkProof implements PathProof {
     private boolean trailHolds() {
         Object[] tr = trail;
         for (int k = 0; k < tr.length; k += 4) {
-            DirSnapshot now = ((DirectoryInode) tr[k]).snapshotAcquire();
-            if (now != tr[k + 1] && now.lookup((String) tr[k + 2]) != tr[k + 3]) {
+            if (!Nameidata.entryHolds(tr, k)) {
                 return false;
             }
         }
