@@ -34,6 +34,9 @@ public final class RenamePlan {
     final Inode source;
     final Inode target;
     final boolean noop;
+    private DirSnapshot oldNext;
+    private DirSnapshot newNext;
+    private boolean published;
 
     private RenamePlan(DirectoryInode oldDir, DirSnapshot oldSnap, String oldName, DirectoryInode newDir,
                        DirSnapshot newSnap, String newName, int flags, Inode source, Inode target, boolean noop) {
@@ -182,6 +185,19 @@ public final class RenamePlan {
      *         meanwhile); in every case nothing was published
      */
     public void publish(NamespaceLocks locks, long now) {
+        publishEntries(locks);
+        finish(now);
+    }
+
+    /**
+     * Publishes what a path walk can observe: kills a replaced directory, CASes the target
+     * parent's snapshot, then the source parent's, then the moved directories' parent
+     * links. For a cross-directory rename the caller holds the rename write lock around
+     * exactly this, and nothing more, so walks are held off as briefly as possible.
+     *
+     * @throws VfsException as {@link #publish}; nothing was published then
+     */
+    public void publishEntries(NamespaceLocks locks) {
         if (noop) {
             return;
         }
@@ -227,6 +243,22 @@ public final class RenamePlan {
         if (exchange && isDir(target)) {
             ((DirectoryInode) target).publishLinkRelease(new DirLink(oldDir, oldName));
         }
+        this.oldNext = oldNext;
+        this.newNext = newNext;
+        this.published = true;
+    }
+
+    /**
+     * After {@link #publishEntries}: the link counts and times (ctime of the moved inodes,
+     * the replaced inode's links, the parents' mtime, ctime and link counts). Nothing a
+     * walk validates depends on them, so they happen outside the rename lock.
+     */
+    public void finish(long now) {
+        if (!published) {
+            return;
+        }
+        boolean exchange = (flags & OpenFlags.RENAME_EXCHANGE) != 0;
+        Inode victim = exchange ? null : target;
         source.updateAttrs(a -> a.touchedCtime(now));
         if (exchange) {
             target.updateAttrs(a -> a.touchedCtime(now));
@@ -234,7 +266,7 @@ public final class RenamePlan {
             victim.dropLinks(isDir(victim) ? 2 : 1, now);
         }
         DirectoryActor.afterEntriesChanged(oldDir, oldNext, now);
-        if (!same) {
+        if (oldDir != newDir) {
             DirectoryActor.afterEntriesChanged(newDir, newNext, now);
         }
     }

@@ -38,8 +38,9 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  *       ({@link RenamePlan#publish}), releases it;</li>
  *   <li>sends {@link DirectoryActor.RenameFinished} to both and replies.</li>
  * </ol>
- * If a parent does not answer within {@link #PREPARE_TIMEOUT}, the rename is abandoned
- * with {@code EIO} and both parents are released. No lock is held while waiting.
+ * If a parent does not answer within {@link #PREPARE_TIMEOUT} (checked by a periodic
+ * tick, so the within-time case costs no timer), the rename is abandoned with
+ * {@code EIO} and both parents are released. No lock is held while waiting.
  *
  * <h2>States</h2>
  * idle; renaming (one {@code InFlight}); both handle {@link SpawnAndForward} and
@@ -99,12 +100,14 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
     private record WrappedPrepared(DirectoryActor.Prepared prepared) implements Command {
     }
 
-    private record PrepareTimedOut(long renameId) implements Command {
+    /** The coordinator's watchdog tick: abandons a rename whose parents did not prepare in time. */
+    private record Tick() implements Command {
     }
 
     private static final class InFlight {
         final long id;
         final CrossRename request;
+        final long startedNanos = System.nanoTime();
         DirectoryActor.Prepared oldPrepared;
         DirectoryActor.Prepared newPrepared;
 
@@ -130,6 +133,10 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
         this.stash = stash;
         this.timers = timers;
         this.preparedAdapter = ctx.messageAdapter(DirectoryActor.Prepared.class, WrappedPrepared::new);
+        // One periodic tick instead of a timer per rename: a timer per rename left a
+        // cancelled task in Pekko's scheduler for PREPARE_TIMEOUT, hundreds of thousands of
+        // them under a busy renamer.
+        timers.startTimerAtFixedRate(new Tick(), PREPARE_TIMEOUT.dividedBy(5));
     }
 
     /**
@@ -152,7 +159,7 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
                 .onMessage(Remount.class, this::onRemount)
                 .onMessage(CrossRename.class, this::onCrossRename)
                 .onMessage(WrappedPrepared.class, this::onPrepared)
-                .onMessage(PrepareTimedOut.class, this::onPrepareTimedOut)
+                .onMessage(Tick.class, this::onTick)
                 .build();
     }
 
@@ -203,7 +210,6 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
         inFlight = new InFlight(++renameIds, r);
         sb.tellDirectory(r.oldDir(), new DirectoryActor.PrepareRename(inFlight.id, preparedAdapter));
         sb.tellDirectory(r.newDir(), new DirectoryActor.PrepareRename(inFlight.id, preparedAdapter));
-        timers.startSingleTimer(new PrepareTimedOut(inFlight.id), PREPARE_TIMEOUT);
         return this;
     }
 
@@ -221,7 +227,6 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
         if (f.oldPrepared == null || f.newPrepared == null) {
             return this;
         }
-        timers.cancel(new PrepareTimedOut(f.id));
         CrossRename r = f.request;
         DirReply reply;
         try {
@@ -243,10 +248,11 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
                 if (r.proof() != null && !r.proof().stillHoldsHoldingRenameLock()) {
                     throw new VfsException(Errno.ESTALE, "rename", null);
                 }
-                plan.publish(sb.locks(), sb.now());
+                plan.publishEntries(sb.locks());
             } finally {
                 sb.locks().rename.unlockWrite(stamp);
             }
+            plan.finish(sb.now());
             reply = DirReply.ok(plan.isNoop() ? null : r.oldDir());
         } catch (VfsException e) {
             reply = DirReply.error(e.errno());
@@ -257,8 +263,8 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
         return finish(reply);
     }
 
-    private Behavior<Command> onPrepareTimedOut(PrepareTimedOut t) {
-        if (inFlight == null || inFlight.id != t.renameId()) {
+    private Behavior<Command> onTick(Tick t) {
+        if (inFlight == null || System.nanoTime() - inFlight.startedNanos < PREPARE_TIMEOUT.toNanos()) {
             return this;
         }
         getContext().getLog().error("rename coordinator of {}: parents did not prepare within {}", sb,

@@ -41,6 +41,9 @@ import java.util.concurrent.locks.StampedLock;
  * <p>Thread-safe; holds no state of its own besides configuration.
  */
 public final class PathWalk {
+    /** Validation re-checks per attempt while a cross-directory rename holds the sequence. */
+    private static final int VALIDATION_SPINS = 64;
+
     private final MountSource ns;
     private final int optimisticAttempts;
 
@@ -87,13 +90,23 @@ public final class PathWalk {
                 } catch (RuntimeException e) {
                     error = e;
                 }
-                // The rename sequence only has to cover the validation itself: see the class comment.
-                long rs = rl.tryOptimisticRead();
-                if (rs != 0 && nd.validateTrail() && rl.validate(rs) && ml.validate(ms)) {
-                    if (error != null) {
-                        throw error;
+                // The rename sequence only has to cover the validation itself (class comment).
+                // While only the sequence fails and the trail holds, re-check; do not re-walk.
+                for (int check = 0; check < VALIDATION_SPINS; check++) {
+                    long rs = rl.tryOptimisticRead();
+                    if (rs == 0) {
+                        Thread.onSpinWait();
+                        continue;
                     }
-                    return answer;
+                    if (!nd.validateTrail() || !ml.validate(ms)) {
+                        break;
+                    }
+                    if (rl.validate(rs)) {
+                        if (error != null) {
+                            throw error;
+                        }
+                        return answer;
+                    }
                 }
             } else {
                 Thread.onSpinWait();
