@@ -486,30 +486,26 @@ public final class Nameidata {
     private Dentry lookupIn(DirectoryInode dir, String name) {
         DirSnapshot s = dir.snapshotAcquire();
         Dentry d = s.lookup(name);
-        int k = trailLen * 4;
-        Object[] tr = trail;
-        if (k == tr.length) {
-            tr = trail = java.util.Arrays.copyOf(tr, k * 2);
-        }
-        tr[k] = dir;
-        tr[k + 1] = s;
-        tr[k + 2] = name;
-        tr[k + 3] = d;
-        trailLen++;
+        appendTrail(dir, s, name, d);
         return d;
     }
 
     /** Records a read of a directory's parent link ("..") for validation: slot 3 marks the kind. */
     private void recordLink(DirectoryInode dir, DirLink l) {
+        appendTrail(dir, l, null, LINK_READ);
+    }
+
+    /** Appends one trail entry of four slots, growing the trail when full. */
+    private void appendTrail(Object a, Object b, Object c, Object d) {
         int k = trailLen * 4;
         Object[] tr = trail;
         if (k == tr.length) {
             tr = trail = java.util.Arrays.copyOf(tr, k * 2);
         }
-        tr[k] = dir;
-        tr[k + 1] = l;
-        tr[k + 2] = null;
-        tr[k + 3] = LINK_READ;
+        tr[k] = a;
+        tr[k + 1] = b;
+        tr[k + 2] = c;
+        tr[k + 3] = d;
         trailLen++;
     }
 
