@@ -88,6 +88,21 @@ final class AnonCalls {
         return base;
     }
 
+    /**
+     * {@code anon_inode_getfd}: a file on a new anonymous inode named {@code [name]} whose
+     * reads and writes are {@code ops}.
+     */
+    CompletableFuture<Integer> anonInodeGetFd(String name, dev.seqvfs.engine.pipe.StreamOps ops, int flags) {
+        if ((flags & ~(OpenFlags.O_NONBLOCK | OpenFlags.O_CLOEXEC | OpenFlags.O_ACCMODE)) != 0) {
+            throw new VfsException(Errno.EINVAL, "anon_inode_getfd", null);
+        }
+        AnonInode inode = anon().create(0600, t.cred().uid(), t.cred().gid(), "[" + name + "]", ops);
+        int acc = (flags & OpenFlags.O_ACCMODE) == 0 ? OpenFlags.O_RDWR : flags & OpenFlags.O_ACCMODE;
+        OpenFile f = new OpenFile(inode, null, null, acc | (flags & OpenFlags.O_NONBLOCK), ops, inode.dentry());
+        return installAll(new OpenFile[] {f}, (flags & OpenFlags.O_CLOEXEC) != 0, "anon_inode_getfd")
+                .thenApply(fds -> fds[0]);
+    }
+
     void shutdown(int fd, int how) {
         OpenFile f = t.fget(fd, "shutdown");
         if (!(f.ops() instanceof SocketEnd s)) {

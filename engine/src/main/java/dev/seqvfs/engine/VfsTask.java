@@ -520,6 +520,25 @@ public final class VfsTask implements WalkContext, AutoCloseable {
         return await(async(() -> anon.socketpair(domain, type, protocol)), "socketpair", null);
     }
 
+    /**
+     * {@code anon_inode_getfd}: a descriptor for a new anonymous inode named {@code name}
+     * (shown as {@code anon_inode:[name]}) whose reads and writes are {@code ops}; flags are
+     * an access mode (default {@code O_RDWR}), {@code O_NONBLOCK} and {@code O_CLOEXEC}.
+     * Creating it touches no shared structure (seeds 000, 003).
+     */
+    public int anonInodeGetFd(String name, dev.seqvfs.engine.pipe.StreamOps ops, int flags) {
+        return await(async(() -> anon.anonInodeGetFd(name, ops, flags)), "anon_inode_getfd", null);
+    }
+
+    /**
+     * {@code eventfd(2)}: a counter file, {@code anon_inode:[eventfd]}; flags
+     * {@code EFD_SEMAPHORE} (1), {@code O_NONBLOCK}, {@code O_CLOEXEC}.
+     */
+    public int eventfd(long initial, int flags) {
+        int efd = flags & dev.seqvfs.engine.anon.EventFd.EFD_SEMAPHORE;
+        return anonInodeGetFd("eventfd", new dev.seqvfs.engine.anon.EventFd(initial, efd), flags & ~efd);
+    }
+
     /** {@code shutdown(2)}: {@code SHUT_RD}, {@code SHUT_WR}, {@code SHUT_RDWR} ({@code ENOTSOCK}, {@code ENOTCONN}, {@code EINVAL}). */
     public void shutdown(int fd, int how) {
         anon.shutdown(fd, how);

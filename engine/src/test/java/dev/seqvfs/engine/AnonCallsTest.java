@@ -166,4 +166,30 @@ class AnonCallsTest {
             t.close(p[1]);
         });
     }
+
+    @Test
+    void eventfd_countsWritesAndResetsOnRead_semaphoreModeDecrements_andNonblockIsEAGAIN() {
+        withVfs(false, (vfs, t) -> {
+            int efd = t.eventfd(0, OpenFlags.O_NONBLOCK);
+            byte[] b = new byte[8];
+            assertEquals(Errno.EAGAIN, errno(() -> t.read(efd, b, 0, 8)));
+            byte[] three = {3, 0, 0, 0, 0, 0, 0, 0};
+            t.write(efd, three);
+            t.write(efd, three);
+            assertEquals(8, t.read(efd, b, 0, 8));
+            assertEquals(6, b[0]);
+            assertEquals(Errno.EINVAL, errno(() -> t.read(efd, b, 0, 4)));
+            int sem = t.eventfd(2, 1 | OpenFlags.O_NONBLOCK);
+            t.read(sem, b, 0, 8);
+            assertEquals(1, b[0]);
+            t.read(sem, b, 0, 8);
+            assertEquals(Errno.EAGAIN, errno(() -> t.read(sem, b, 0, 8)));
+            t.mkdir("/proc", 0555);
+            t.mount("proc", "/proc", "proc", 0, null);
+            assertEquals("anon_inode:[eventfd]", t.readlink("/proc/self/fd/" + efd));
+            t.close(efd);
+            t.close(sem);
+            assertEquals(0, vfs.anonFs().liveInodes());
+        });
+    }
 }

@@ -1,0 +1,143 @@
+package dev.seqvfs.engine.anon;
+
+import dev.seqvfs.actors.fdtable.OpenFile;
+import dev.seqvfs.engine.pipe.StreamOps;
+import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.VfsException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * An {@code eventfd(2)} counter, the file operations of an {@code anon_inode:[eventfd]}
+ * file: a {@code write} of an 8-byte little-endian value adds it to the counter (waiting
+ * while the sum would exceed {@code 0xfffffffffffffffe}); a {@code read} of at least 8
+ * bytes waits while the counter is 0, then returns it and resets it to 0, or with
+ * {@code EFD_SEMAPHORE} returns 1 and decrements it.
+ *
+ * <h2>Concurrency</h2>
+ * Guarded by this object's monitor; blocking callers wait on it, asynchronous readers are
+ * queued and completed after the monitor is released.
+ */
+public final class EventFd implements StreamOps {
+    /** {@code EFD_SEMAPHORE}. */
+    public static final int EFD_SEMAPHORE = 1;
+    private static final long MAX = 0xfffffffffffffffeL;
+
+    private final boolean semaphore;
+    private long count;
+    private final ArrayDeque<Object[]> pendingReads = new ArrayDeque<>();
+
+    /** Creates a counter with an initial value. */
+    public EventFd(long initial, int flags) {
+        this.count = initial;
+        this.semaphore = (flags & EFD_SEMAPHORE) != 0;
+    }
+
+    private long take() {
+        long v = semaphore ? 1 : count;
+        count -= v;
+        return v;
+    }
+
+    private static void put(long v, byte[] dst, int off) {
+        for (int i = 0; i < 8; i++) {
+            dst[off + i] = (byte) (v >>> (8 * i));
+        }
+    }
+
+    @Override
+    public int read(OpenFile f, byte[] dst, int off, int len, boolean nonblock) {
+        if (len < 8) {
+            throw new VfsException(Errno.EINVAL, "read", null);
+        }
+        synchronized (this) {
+            while (count == 0) {
+                if (nonblock) {
+                    throw new VfsException(Errno.EAGAIN, "read", null);
+                }
+                try {
+                    wait();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new VfsException(Errno.EINTR, "read", null);
+                }
+            }
+            put(take(), dst, off);
+            notifyAll();
+            return 8;
+        }
+    }
+
+    @Override
+    public int write(OpenFile f, byte[] src, int off, int len, boolean nonblock) {
+        if (len < 8) {
+            throw new VfsException(Errno.EINVAL, "write", null);
+        }
+        long v = 0;
+        for (int i = 0; i < 8; i++) {
+            v |= (src[off + i] & 0xffL) << (8 * i);
+        }
+        if (v == -1L) {
+            throw new VfsException(Errno.EINVAL, "write", null);
+        }
+        List<Runnable> done = new ArrayList<>();
+        synchronized (this) {
+            while (Long.compareUnsigned(MAX - count, v) < 0) {
+                if (nonblock) {
+                    throw new VfsException(Errno.EAGAIN, "write", null);
+                }
+                try {
+                    wait();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new VfsException(Errno.EINTR, "write", null);
+                }
+            }
+            count += v;
+            while (count != 0 && !pendingReads.isEmpty()) {
+                Object[] r = pendingReads.poll();
+                long got = take();
+                put(got, (byte[]) r[0], (Integer) r[1]);
+                @SuppressWarnings("unchecked")
+                CompletableFuture<Integer> fut = (CompletableFuture<Integer>) r[2];
+                done.add(() -> fut.complete(8));
+            }
+            notifyAll();
+        }
+        done.forEach(Runnable::run);
+        return 8;
+    }
+
+    @Override
+    public CompletableFuture<Integer> readAsync(OpenFile f, byte[] dst, int off, int len) {
+        if (len < 8) {
+            return CompletableFuture.failedFuture(new VfsException(Errno.EINVAL, "read", null));
+        }
+        synchronized (this) {
+            if (count != 0 && pendingReads.isEmpty()) {
+                put(take(), dst, off);
+                notifyAll();
+                return CompletableFuture.completedFuture(8);
+            }
+            CompletableFuture<Integer> fut = new CompletableFuture<>();
+            pendingReads.add(new Object[] {dst, off, fut});
+            return fut;
+        }
+    }
+
+    @Override
+    public CompletableFuture<Integer> writeAsync(OpenFile f, byte[] src, int off, int len) {
+        try {
+            return CompletableFuture.completedFuture(write(f, src, off, len, true));
+        } catch (VfsException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** Returns the current counter value. */
+    public synchronized long value() {
+        return count;
+    }
+}
