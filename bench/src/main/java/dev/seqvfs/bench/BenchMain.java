@@ -28,7 +28,7 @@ import org.openjdk.jmh.runner.options.TimeValue;
  *   --forks N            JMH forks per benchmark (1)
  *   --warmup N           warmup iterations (3)      --warmup-time S   seconds each (1)
  *   --iterations N       measurement iterations (5) --time S          seconds each (1)
- *   --only a,b           runs among: stat, create, renamer (all)
+ *   --only a,b           runs among: stat, create, renamer, anon (all)
  *   --fs a,b             targets among: seqvfs, jimfs, host (all)
  *   --prof NAME[:OPTS]   a JMH profiler, e.g. jfr:dir=/tmp/jfr (repeatable; a dir= gets a
  *                        subdirectory per run, such as stat-2t; read a .jfr with {@link JfrTop})
@@ -37,8 +37,14 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * </pre>
  */
 public final class BenchMain {
-    /** One JMH invocation: a benchmark class at one thread count with its parameter values. */
-    record Plan(String group, Class<?> bench, int threads, String param, String... values) {
+    /**
+     * One JMH invocation: a benchmark class (or one method of it) at one thread count with
+     * its parameter values.
+     */
+    record Plan(String group, Class<?> bench, String method, int threads, String param, String... values) {
+        Plan(String group, Class<?> bench, int threads, String param, String... values) {
+            this(group, bench, null, threads, param, values);
+        }
     }
 
     static final List<Plan> PLANS = List.of(
@@ -46,7 +52,11 @@ public final class BenchMain {
             new Plan("stat", StatBench.class, 2, "paths", "same", "distinct"),
             new Plan("create", CreateUnlinkBench.class, 1, "dir", "own"),
             new Plan("create", CreateUnlinkBench.class, 2, "dir", "own", "shared"),
-            new Plan("renamer", RenameLookupBench.class, 1, "renamer", "off", "on"));
+            new Plan("renamer", RenameLookupBench.class, 1, "renamer", "off", "on"),
+            new Plan("anon", AnonBench.class, "socketClose", 1, null),
+            new Plan("anon", AnonBench.class, "socketClose", 2, null),
+            new Plan("anon", AnonBench.class, "socketClose", 4, null),
+            new Plan("anon", AnonBench.class, "pipeClose", 16, null));
 
     private BenchMain() {
     }
@@ -70,19 +80,23 @@ public final class BenchMain {
             if (!s.only.isEmpty() && !s.only.contains(p.group())) {
                 continue;
             }
+            boolean anon = p.bench() == AnonBench.class;
             ChainedOptionsBuilder ob = new OptionsBuilder()
-                    .include("^" + Pattern.quote(p.bench().getName()) + "\\.")
+                    .include("^" + Pattern.quote(p.bench().getName()) + "\\."
+                            + (p.method() == null ? "" : Pattern.quote(p.method()) + "$"))
                     .threads(p.threads())
                     .forks(s.forks)
                     .warmupIterations(s.warmup)
                     .warmupTime(TimeValue.milliseconds(s.warmupMillis))
                     .measurementIterations(s.iterations)
                     .measurementTime(TimeValue.milliseconds(s.measureMillis))
-                    .param("fs", s.fs.toArray(String[]::new))
-                    .param(p.param(), p.values())
+                    .param("fs", anon ? s.anonTargets() : s.fs.toArray(String[]::new))
                     .jvmArgs(s.jvmArgs().toArray(String[]::new))
                     .jvmArgsAppend("-D" + Report.PROPERTY + "=" + report)
                     .shouldFailOnError(true);
+            if (p.param() != null) {
+                ob.param(p.param(), p.values());
+            }
             for (String spec : s.profilers) {
                 // A profiler's output directory gets one subdirectory per plan: JMH names its
                 // files by benchmark and parameters only, so the 2-thread run would overwrite
@@ -123,7 +137,7 @@ public final class BenchMain {
     static String usage() {
         String doc = """
                 usage: bench/run [--quick] [--forks N] [--warmup N] [--warmup-time S]
-                                 [--iterations N] [--time S] [--only stat,create,renamer]
+                                 [--iterations N] [--time S] [--only stat,create,renamer,anon]
                                  [--fs seqvfs,jimfs,host] [--prof NAME[:OPTS]]...
                                  [--jvm-arg ARG]... [--out FILE]
                 Each option is also a system property: -Dbench.forks=2, -Dbench.quick=true, ...""";
@@ -177,7 +191,7 @@ public final class BenchMain {
             }
             for (String g : s.only) {
                 if (PLANS.stream().noneMatch(p -> p.group().equals(g))) {
-                    throw new IllegalArgumentException("--only takes stat, create, renamer; not " + g);
+                    throw new IllegalArgumentException("--only takes stat, create, renamer, anon; not " + g);
                 }
             }
             return s;
@@ -188,6 +202,19 @@ public final class BenchMain {
             warmupMillis = 1000;
             iterations = 2;
             measureMillis = 1000;
+        }
+
+        /** The targets of the anonymous-inode benchmarks: SeqVFS's two layouts and the host, as --fs allows. */
+        String[] anonTargets() {
+            List<String> t = new ArrayList<>();
+            if (fs.contains(FsTarget.SEQVFS)) {
+                t.add(FsTarget.SEQVFS);
+                t.add(AnonBench.SEQVFS_OLD);
+            }
+            if (fs.contains(FsTarget.HOST)) {
+                t.add(FsTarget.HOST);
+            }
+            return t.toArray(String[]::new);
         }
 
         /** The forks' JVM arguments: a fixed heap (no resizing during measurement), then the extras. */

@@ -49,7 +49,8 @@ final class ResultTable {
             String name = p.getBenchmark();
             String[] parts = name.split("\\.");
             String bench = parts[parts.length - 2];
-            String variant = first(p.getParam("paths"), p.getParam("dir"), p.getParam("renamer"));
+            String variant = first(p.getParam("paths"), p.getParam("dir"), p.getParam("renamer"),
+                    "AnonBench".equals(bench) ? parts[parts.length - 1] : null);
             Result<?> primary = r.getPrimaryResult();
             scores.computeIfAbsent(new Key(bench, variant, p.getThreads()), k -> new HashMap<>())
                     .put(p.getParam("fs"), new Score(primary.getScore(), primary.getScoreError()));
@@ -107,8 +108,46 @@ final class ResultTable {
                     factor(ops(k, FsTarget.SEQVFS) / ops(k, FsTarget.HOST)), scaling));
         }
         renderRenamer(out);
+        renderAnon(out);
         renderGoals(out);
         return out.toString();
+    }
+
+    /** The seed workloads on anonymous inodes: SeqVFS's two layouts against the host. */
+    private void renderAnon(StringBuilder out) {
+        boolean any = false;
+        for (int thr : new int[] {1, 2, 4}) {
+            any |= scores.containsKey(new Key("AnonBench", "socketClose", thr));
+        }
+        any |= scores.containsKey(new Key("AnonBench", "pipeClose", 16));
+        if (!any) {
+            return;
+        }
+        out.append('\n').append("anonymous inodes (seeds 000, 002, 003): new layout, old shared-root layout, host"
+                + " kernel through the JDK\n");
+        String fmt = "%-34s %3s  %-20s %-20s %-20s %8s %8s  %s%n";
+        out.append(String.format(fmt, "workload", "thr", "SeqVFS ops/s", "SeqVFS old ops/s", "host ops/s",
+                "new/old", "new/host", "time for thr x 1M ops: new / old / host"));
+        for (int thr : new int[] {1, 2, 4, 16}) {
+            String bench = thr == 16 ? "pipeClose" : "socketClose";
+            Key k = new Key("AnonBench", bench, thr);
+            Map<String, Score> m = scores.get(k);
+            if (m == null) {
+                continue;
+            }
+            double nw = ops(k, FsTarget.SEQVFS);
+            double old = ops(k, AnonBench.SEQVFS_OLD);
+            double host = ops(k, FsTarget.HOST);
+            String times = String.format(Locale.ROOT, "%s / %s / %s", secs(thr, nw), secs(thr, old), secs(thr, host));
+            out.append(String.format(Locale.ROOT, fmt,
+                    thr == 16 ? "pipe() + 2 x close(), one fd table" : "close(socket()), own fd tables", thr,
+                    withError(m.get(FsTarget.SEQVFS)), withError(m.get(AnonBench.SEQVFS_OLD)),
+                    withError(m.get(FsTarget.HOST)), factor(nw / old), factor(nw / host), times));
+        }
+    }
+
+    private static String secs(int clients, double opsPerSec) {
+        return Double.isNaN(opsPerSec) ? "-" : String.format(Locale.ROOT, "%.2fs", clients * 1e6 / opsPerSec);
     }
 
     private void renderRenamer(StringBuilder out) {
@@ -156,6 +195,15 @@ final class ResultTable {
                 / ops("RenameLookupBench", "off", 1, FsTarget.SEQVFS);
         String status = Double.isNaN(loss) ? "n/a" : loss < 0.10 ? "met" : "MISSED";
         goals.add(new String[] {"lookup loss to a renamer < 10%", percent(loss), status});
+        Key sock2 = new Key("AnonBench", "socketClose", 2);
+        goal(goals, "close(socket()) 2 clients: new >= 1.2x old",
+                ops(sock2, FsTarget.SEQVFS) / ops(sock2, AnonBench.SEQVFS_OLD), 1.2, true);
+        Key sock1 = new Key("AnonBench", "socketClose", 1);
+        goal(goals, "close(socket()) 1 client >= 10x host",
+                ops(sock1, FsTarget.SEQVFS) / ops(sock1, FsTarget.HOST), 10, true);
+        Key pipe16 = new Key("AnonBench", "pipeClose", 16);
+        goal(goals, "pipe+2 close, 16 clients >= 10x host",
+                ops(pipe16, FsTarget.SEQVFS) / ops(pipe16, FsTarget.HOST), 10, true);
         out.append('\n').append("goals (SeqVFS):\n");
         for (String[] g : goals) {
             out.append(String.format(Locale.ROOT, "  %-42s %9s  %s%n", g[0], g[1], g[2]));
