@@ -93,7 +93,8 @@ final class AnonCalls {
      * reads and writes are {@code ops}.
      */
     CompletableFuture<Integer> anonInodeGetFd(String name, dev.seqvfs.engine.pipe.StreamOps ops, int flags) {
-        if ((flags & ~(OpenFlags.O_NONBLOCK | OpenFlags.O_CLOEXEC | OpenFlags.O_ACCMODE)) != 0) {
+        if ((flags & ~(OpenFlags.O_NONBLOCK | OpenFlags.O_CLOEXEC | OpenFlags.O_ACCMODE)) != 0
+                || name == null || ops == null) {
             throw new VfsException(Errno.EINVAL, "anon_inode_getfd", null);
         }
         AnonInode inode = anon().create(0600, t.cred().uid(), t.cred().gid(), "[" + name + "]", ops);

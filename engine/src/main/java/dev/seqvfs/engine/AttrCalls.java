@@ -178,14 +178,15 @@ final class AttrCalls {
 
     /**
      * Applies an attribute change: {@code EROFS} on a read-only mount, then by message for
-     * a directory (its actor owns its attributes) or by CAS for anything else.
+     * a live directory (its actor owns its attributes) or by CAS for anything else (a removed
+     * directory has no writer left, and Linux still lets its attributes change).
      */
     CompletableFuture<Void> setAttrs(VfsPath p, AttrChange change, String op, String path) {
         if (p.mnt() != null && p.mnt().isReadOnly()) {
             throw new VfsException(Errno.EROFS, op, path);
         }
         Inode i = p.inode();
-        if (i instanceof DirectoryInode d && (d.iopFlags() & IopFlags.IOP_MUTABLE_DIR) != 0) {
+        if (i instanceof DirectoryInode d && (d.iopFlags() & IopFlags.IOP_MUTABLE_DIR) != 0 && !d.isDead()) {
             return t.asker().askDir(d, (ActorRef<DirReply> r) -> new DirectoryActor.SetAttrs(change, t.cred(),
                             dev.seqvfs.actors.dir.PathProof.NONE, r))
                     .thenApply(r -> {

@@ -27,8 +27,9 @@ import java.util.Map;
  *   <li>each subdirectory's parent link names the directory and the entry's name;</li>
  *   <li>no dead directory and no freed inode is reachable; no directory is reachable twice;</li>
  *   <li>each non-directory's link count equals the number of names it has;</li>
- *   <li>the superblock's inode count is at least the number of reachable inodes, and equal
- *       to it when no file is open.</li>
+ *   <li>the superblock's inode-slot count is at least the number of reachable directories
+ *       plus names of files (tmpfs charges a slot per hard link), and equal to it when no file
+ *       is open.</li>
  * </ul>
  *
  * <p>Reads published snapshots only; safe to call at any time, but only meaningful when
@@ -120,10 +121,16 @@ public final class Fsck {
                         + e.getValue() + " names");
             }
         }
-        long reachable = dirs.size() + names.size();
+        long links = 0;
+        for (int n : names.values()) {
+            links += n;
+        }
+        // tmpfs charges each name of a file (one inode slot per hard link), and each directory once.
+        long reachable = dirs.size() + links;
         long used = sb.usedInodes();
         if (used < reachable || (exact && !anyOpen && used != reachable)) {
-            problems.add(sb + ": superblock counts " + used + " inodes, " + reachable + " are reachable");
+            problems.add(sb + ": superblock counts " + used + " inode slots, " + reachable
+                    + " are reachable (directories + names of files)");
         }
     }
 }

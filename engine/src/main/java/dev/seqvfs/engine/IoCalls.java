@@ -120,7 +120,7 @@ final class IoCalls {
             FileData d = ri.dataAcquire();
             long pos = f.offset();
             for (byte[] b : iov) {
-                checkRange(b, 0, b.length, "readv");
+                checkRange(b, 0, b == null ? 0 : b.length, "readv");
                 int n = Math.max(0, d.read(pos + total, b, 0, b.length));
                 total += n;
                 if (n < b.length) {
@@ -174,7 +174,7 @@ final class IoCalls {
         int[] lens = new int[iov.length];
         long total = 0;
         for (int i = 0; i < iov.length; i++) {
-            checkRange(iov[i], 0, iov[i].length, "writev");
+            checkRange(iov[i], 0, iov[i] == null ? 0 : iov[i].length, "writev");
             lens[i] = iov[i].length;
             total += lens[i];
         }
@@ -205,8 +205,9 @@ final class IoCalls {
             if (total == 0) {
                 return at;
             }
-            if (at + total > FileData.MAX_SIZE || at + total < 0) {
-                throw new VfsException(Errno.EFBIG, op, null);
+            if (at + total < 0) {
+                // rw_verify_area: the end of the write overflows the offset type
+                throw new VfsException(Errno.EINVAL, op, null);
             }
             FileData next = d;
             long p = at;
@@ -237,7 +238,18 @@ final class IoCalls {
         }
         long now = t.vfs().clock().nowNanos();
         long blocks = next.allocatedBytes() / 512;
-        ri.updateAttrs(a -> a.withSize(next.size(), blocks, now));
+        boolean killPrivs = !t.cred().isRoot();
+        ri.updateAttrs(a -> {
+            InodeAttrs sized = a.withSize(next.size(), blocks, now);
+            // file_remove_privs: a write or truncate by an unprivileged caller clears
+            // set-user-ID, and set-group-ID when group-execute is set.
+            int perm = sized.permissions();
+            int kept = perm & ~Mode.S_ISUID;
+            if ((perm & 010) != 0) {
+                kept &= ~Mode.S_ISGID;
+            }
+            return killPrivs && kept != perm ? sized.withPermissions(kept, now) : sized;
+        });
     }
 
     /** Truncates (or extends) a regular file to {@code len} bytes; mtime and ctime change. */

@@ -88,6 +88,13 @@ final class OpenCalls {
                 if ((target.parent().inode().iopFlags() & IopFlags.IOP_MUTABLE_DIR) == 0) {
                     throw new VfsException(Errno.EACCES, "open", path);
                 }
+                // Linux reserves the descriptor before it creates (get_unused_fd_flags): a
+                // full table must not leave a new file behind. Checked on the published table;
+                // a concurrent open filling the last slot meanwhile is the one race left.
+                dev.seqvfs.actors.fdtable.FdTable table = t.files().tableAcquire();
+                if (table.lowestFree(0) >= t.files().rlimitNofile()) {
+                    throw new VfsException(Errno.EMFILE, "open", path);
+                }
                 int m = Mode.S_IFREG | (mode & ~t.umask() & 07777);
                 boolean excl = (f & OpenFlags.O_EXCL) != 0;
                 VfsPath parent = target.parent();

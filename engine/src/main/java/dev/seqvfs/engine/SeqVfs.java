@@ -91,6 +91,7 @@ public final class SeqVfs implements AutoCloseable {
      * @param cred the task's identity
      */
     public VfsTask newTask(Credentials cred) {
+        java.util.Objects.requireNonNull(cred, "cred");
         FilesStruct files = newFilesStruct(FdTable.empty());
         return new VfsTask(this, files, cred);
     }

@@ -116,6 +116,10 @@ final class TaskCalls {
                 }
                 sb.append(n);
             }
+            if (sb.length() >= dev.seqvfs.protocol.Limits.PATH_MAX) {
+                // getcwd(2): the path does not fit in a page.
+                throw nd.error(Errno.ENAMETOOLONG);
+            }
             return PathNames.toExternal(sb.toString());
         });
     }
@@ -183,6 +187,9 @@ final class TaskCalls {
             }
             t.vfs().namespace().attach(where.mnt(), mp, src.mnt().superblock(), sd, false);
             return CompletableFuture.completedFuture(null);
+        }
+        if (fstype == null) {
+            throw new VfsException(Errno.EINVAL, "mount", target);
         }
         if ("proc".equals(fstype)) {
             dev.seqvfs.engine.proc.ProcFs proc = new dev.seqvfs.engine.proc.ProcFs(t.vfs().procTasks());
@@ -271,7 +278,11 @@ final class TaskCalls {
                 mul = c == 'k' ? 1024L : c == 'm' ? 1024L * 1024 : 1024L * 1024 * 1024;
                 s = s.substring(0, s.length() - 1);
             }
-            return Math.multiplyExact(Long.parseLong(s), mul);
+            long v = Math.multiplyExact(Long.parseLong(s), mul);
+            if (v < 0) {
+                throw new NumberFormatException("negative size " + s);
+            }
+            return v;
         }
     }
 }

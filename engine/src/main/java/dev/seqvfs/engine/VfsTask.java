@@ -119,6 +119,7 @@ public final class VfsTask implements WalkContext, AutoCloseable {
     }
 
     Asker asker() {
+        alive("call");
         return vfs.asker();
     }
 
@@ -170,7 +171,18 @@ public final class VfsTask implements WalkContext, AutoCloseable {
     }
 
     <T> T walk(VfsPath start, String internalPath, String op, WalkFunction<T> fn) {
+        alive(op);
         return vfs.walker().walk(this, start, internalPath, op, fn);
+    }
+
+    /**
+     * Refuses calls on a task that has exited: {@code ESRCH}, as a call on a process that is
+     * gone would be. Every call passes here through {@link #walk}, {@link #fget} or {@link #asker}.
+     */
+    void alive(String op) {
+        if (exited) {
+            throw new VfsException(Errno.ESRCH, op, null);
+        }
     }
 
     /**
@@ -201,6 +213,7 @@ public final class VfsTask implements WalkContext, AutoCloseable {
 
     /** Returns the open file on {@code fd} ({@code fget}), lock-free. */
     OpenFile fget(int fd, String op) {
+        alive(op);
         FdTable.Entry e = files.tableAcquire().get(fd);
         if (e == null) {
             throw new VfsException(Errno.EBADF, op, null);
@@ -231,11 +244,12 @@ public final class VfsTask implements WalkContext, AutoCloseable {
     }
 
     private <T> T await(CompletableFuture<T> f, String op, String path) {
-        return asker().join(f, op, path);
+        return vfs.asker().join(f, op, path);
     }
 
+    /** A raw path as the caller's {@code String} that stands for it exactly (see {@link PathNames}). */
     private static String str(byte[] path) {
-        return path == null ? null : PathNames.toExternal(new String(path, java.nio.charset.StandardCharsets.ISO_8859_1));
+        return PathNames.fromBytes(path);
     }
 
     // ---------------------------------------------------------------- open, close
@@ -391,7 +405,7 @@ public final class VfsTask implements WalkContext, AutoCloseable {
 
     /** {@code write(2)} of the whole array. */
     public int write(int fd, byte[] buf) {
-        return io.write(fd, buf, 0, buf.length);
+        return io.write(fd, buf, 0, buf == null ? 0 : buf.length);
     }
 
     /** {@code pwrite(2)}: writes at {@code pos} without moving the offset (with {@code O_APPEND}, at the end, as Linux). */
@@ -535,6 +549,10 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      * {@code EFD_SEMAPHORE} (1), {@code O_NONBLOCK}, {@code O_CLOEXEC}.
      */
     public int eventfd(long initial, int flags) {
+        if (initial < 0 || initial > 0xFFFFFFFFL) {
+            // eventfd(2) takes an unsigned int
+            throw new VfsException(Errno.EINVAL, "eventfd", null);
+        }
         int efd = flags & dev.seqvfs.engine.anon.EventFd.EFD_SEMAPHORE;
         return anonInodeGetFd("eventfd", new dev.seqvfs.engine.anon.EventFd(initial, efd), flags & ~efd);
     }
@@ -850,6 +868,7 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      * {@code umask(2)}: sets the creation mask ({@code & 0777}) and returns the old one.
      */
     public int umask(int mask) {
+        alive("umask");
         int old = umask;
         umask = mask & 0777;
         return old;
@@ -920,6 +939,7 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      * table's actor).
      */
     public VfsTask fork() {
+        alive("fork");
         FdTable copy = fds.copyForFork();
         return new VfsTask(this, vfs.newFilesStruct(copy));
     }
@@ -929,6 +949,7 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      * descriptor table; working directory and umask start as this task's.
      */
     public VfsTask newThread() {
+        alive("clone");
         files.retainUser();
         return new VfsTask(this, files);
     }
@@ -953,12 +974,69 @@ public final class VfsTask implements WalkContext, AutoCloseable {
         if (files.releaseUser()) {
             // Release the open files before returning, so that an observer sees them closed
             // once exit() has returned; stopping the actor alone would do it later.
-            asker().join(asker().ask(files.actor(), (ActorRef<FdReply> r) -> new FdTableActor.CloseAll(r)), "exit",
+            vfs.asker().join(vfs.asker().ask(files.actor(), (ActorRef<FdReply> r) -> new FdTableActor.CloseAll(r)), "exit",
                     null);
             vfs.stopFilesStruct(files);
         }
         cwd.mnt().unpin();
         root.mnt().unpin();
+    }
+
+    // ---------------------------------------------------------------- raw-byte paths
+
+    /** {@code rmdir(2)} with a raw-byte path. */
+    public void rmdir(byte[] path) {
+        rmdir(str(path));
+    }
+
+    /** {@code lstat(2)} with a raw-byte path. */
+    public Stat lstat(byte[] path) {
+        return lstat(str(path));
+    }
+
+    /** {@code rename(2)} with raw-byte paths. */
+    public void rename(byte[] oldpath, byte[] newpath) {
+        rename(str(oldpath), str(newpath));
+    }
+
+    /** {@code link(2)} with raw-byte paths. */
+    public void link(byte[] oldpath, byte[] newpath) {
+        link(str(oldpath), str(newpath));
+    }
+
+    /** {@code symlink(2)} with a raw-byte target and link path. */
+    public void symlink(byte[] target, byte[] linkpath) {
+        symlink(str(target), str(linkpath));
+    }
+
+    /** {@code readlink(2)} with a raw-byte path, returning the target's raw bytes. */
+    public byte[] readlink(byte[] path) {
+        return PathNames.toBytes(attrs.readlinkat(AT_FDCWD, str(path)));
+    }
+
+    /** {@code chdir(2)} with a raw-byte path. */
+    public void chdir(byte[] path) {
+        chdir(str(path));
+    }
+
+    /** {@code access(2)} with a raw-byte path. */
+    public void access(byte[] path, int mode) {
+        access(str(path), mode);
+    }
+
+    /** {@code chmod(2)} with a raw-byte path. */
+    public void chmod(byte[] path, int mode) {
+        chmod(str(path), mode);
+    }
+
+    /** {@code mknod(2)} with a raw-byte path. */
+    public void mknod(byte[] path, int mode, long dev) {
+        mknod(str(path), mode, dev);
+    }
+
+    /** Returns a directory entry's name as raw bytes (names are UTF-8 with surrogateescape in {@link DirEntry#name()}). */
+    public static byte[] nameBytes(DirEntry e) {
+        return PathNames.toBytes(PathNames.toInternal(e.name(), "getdents"));
     }
 
     // ---------------------------------------------------------------- descriptors

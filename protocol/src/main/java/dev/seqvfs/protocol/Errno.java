@@ -9,6 +9,7 @@ package dev.seqvfs.protocol;
 public enum Errno {
     EPERM(1, "Operation not permitted"),
     ENOENT(2, "No such file or directory"),
+    ESRCH(3, "No such process"),
     EINTR(4, "Interrupted system call"),
     EIO(5, "Input/output error"),
     ENXIO(6, "No such device or address"),

@@ -377,7 +377,14 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                 throw new VfsException(Errno.EPERM, "link", null);
             }
             long now = sb.now();
-            c.target().addLink(now);
+            // tmpfs charges every extra name against nr_inodes (shmem_reserve_inode in link).
+            sb.chargeInode("link");
+            try {
+                c.target().addLink(now);
+            } catch (VfsException e) {
+                sb.unchargeInode();
+                throw e;
+            }
             DirSnapshot next = snap.with(c.name(), c.target());
             if (!dir.casSnapshot(snap, next)) {
                 c.target().dropLinks(1, now);

@@ -325,10 +325,16 @@ public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
      * file (whose last release drops its flock lock).
      */
     private void dropEntry(OpenFile f) {
-        if (f.inode().fileLocksIfAny() instanceof dev.seqvfs.actors.inode.FileLockContext locks) {
-            locks.releasePosix(files);
+        try {
+            if (f.inode().fileLocksIfAny() instanceof dev.seqvfs.actors.inode.FileLockContext locks) {
+                locks.releasePosix(files);
+            }
+            f.release();
+        } catch (RuntimeException e) {
+            // A file's own release code failed (an embedder's FileOps): the descriptor is gone
+            // all the same, and the table must answer its caller.
+            getContext().getLog().error("release of {} failed: {}", f.inode(), e.toString());
         }
-        f.release();
     }
 
     private Behavior<Command> onPostStop() {

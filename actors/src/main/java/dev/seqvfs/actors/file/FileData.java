@@ -29,8 +29,8 @@ public final class FileData {
     private static final int SHIFT = 6;
     private static final int FANOUT = 1 << SHIFT;
     private static final int MASK = FANOUT - 1;
-    /** Largest file size in bytes ({@code MAX_LFS_FILESIZE}-like bound for the tree). */
-    public static final long MAX_SIZE = Long.MAX_VALUE / 2;
+    /** Largest file size in bytes: tmpfs's {@code MAX_LFS_FILESIZE}, {@code LLONG_MAX}. */
+    public static final long MAX_SIZE = Long.MAX_VALUE;
 
     private static final FileData EMPTY = new FileData(0, 0, null, 0);
 

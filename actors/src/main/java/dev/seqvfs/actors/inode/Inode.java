@@ -167,8 +167,24 @@ public class Inode {
      * @param now ctime to set, nanoseconds since the epoch
      */
     public final void dropLinks(int n, long now) {
-        updateAttrs(a -> a.withNlink(Math.max(0, a.nlink() - n), now));
+        InodeAttrs before = updateAttrsReturningPrevious(a -> a.withNlink(Math.max(0, a.nlink() - n), now));
+        if (type != FileType.DIRECTORY) {
+            long extra = Math.max(0, Math.min(n, before.nlink() - 1));
+            if (extra > 0) {
+                owner.extraLinksDropped(extra);
+            }
+        }
         maybeFree();
+    }
+
+    private InodeAttrs updateAttrsReturningPrevious(UnaryOperator<InodeAttrs> change) {
+        while (true) {
+            InodeAttrs cur = attrsAcquire();
+            InodeAttrs next = change.apply(cur);
+            if (next == cur || ATTRS.compareAndSet(this, cur, next)) {
+                return cur;
+            }
+        }
     }
 
     /** Counts one more open file description on this inode. */

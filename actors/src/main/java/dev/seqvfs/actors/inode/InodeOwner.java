@@ -13,4 +13,11 @@ public interface InodeOwner {
 
     /** Takes back the inode's quota (one inode and its {@link Inode#chargedBytes()}); called exactly once per inode. */
     void inodeFreed(Inode inode);
+
+    /**
+     * Takes back the inode slots of {@code n} extra hard links that were removed (tmpfs
+     * charges every name of a file beyond its first against {@code nr_inodes}).
+     */
+    default void extraLinksDropped(long n) {
+    }
 }

@@ -226,7 +226,12 @@ public final class Superblock implements InodeOwner {
         usedInodes.decrementAndGet();
     }
 
-    /** Returns the number of inodes alive (the root included). */
+    @Override
+    public void extraLinksDropped(long n) {
+        usedInodes.addAndGet(-n);
+    }
+
+    /** Returns the number of inode slots in use: inodes alive (the root included) plus extra hard links. */
     public long usedInodes() {
         return usedInodes.get();
     }

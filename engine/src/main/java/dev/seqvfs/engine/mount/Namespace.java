@@ -123,22 +123,29 @@ public final class Namespace implements MountSource {
             if (!lazy && !t.childrenOf(m).isEmpty()) {
                 throw new VfsException(Errno.EBUSY, "umount", null);
             }
-            m.setDoomed(true);
-            if (!lazy && m.pinCount() > 0) {
-                m.setDoomed(false);
-                throw new VfsException(Errno.EBUSY, "umount", null);
+            if (!lazy) {
+                // A plain unmount must see every pin: mark first, then count (see VfsMount).
+                m.setDoomed(true);
+                if (m.pinCount() > 0) {
+                    m.setDoomed(false);
+                    throw new VfsException(Errno.EBUSY, "umount", null);
+                }
             }
-            TABLE.setRelease(this, withoutTree(t, m));
+            // A lazy unmount only detaches: descriptors and working directories inside keep
+            // working, and may open more files there, as in Linux.
+            TABLE.setRelease(this, withoutTree(t, m, lazy));
         } finally {
             locks.mount.unlockWrite(stamp);
         }
     }
 
     /** Removes {@code m} and, first, every mount below it (a lazy unmount takes the whole tree). */
-    private static MountTable withoutTree(MountTable t, VfsMount m) {
+    private static MountTable withoutTree(MountTable t, VfsMount m, boolean lazy) {
         for (VfsMount c : t.childrenOf(m)) {
-            c.setDoomed(true);
-            t = withoutTree(t, c);
+            if (!lazy) {
+                c.setDoomed(true);
+            }
+            t = withoutTree(t, c, lazy);
         }
         m.mountpoint().addMounts(-1);
         return t.without(m);

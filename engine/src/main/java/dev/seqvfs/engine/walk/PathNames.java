@@ -9,10 +9,12 @@ import java.nio.charset.StandardCharsets;
  * kernel sees them) and SeqVFS's internal form: a {@code String} with one {@code char}
  * per byte ({@code '\u0000'..'\u00ff'}, that is ISO-8859-1 over the raw bytes).
  *
- * <p>Linux names are bytes; the internal form keeps them exact (an invalid UTF-8 name
- * survives a round trip through the byte API), makes {@code NAME_MAX} and
- * {@code PATH_MAX} plain length checks, and costs nothing for ASCII names, which are
- * their own internal form. Caller strings are encoded as UTF-8.
+ * <p>Linux names are bytes; the internal form keeps them exact, makes {@code NAME_MAX}
+ * and {@code PATH_MAX} plain length checks, and costs nothing for ASCII names, which are
+ * their own internal form. Caller strings are UTF-8 with Python's <i>surrogateescape</i>
+ * convention: a byte that is not part of valid UTF-8 is written as the lone surrogate
+ * {@code U+DC80..U+DCFF}, so every byte sequence has a {@code String} that stands for it
+ * exactly, and {@link #fromBytes} / {@link #toInternal(String, String)} are inverses.
  *
  * <p>Stateless; thread-safe.
  */
@@ -21,12 +23,14 @@ public final class PathNames {
     }
 
     /**
-     * Converts a caller's path to internal form (UTF-8 bytes, one char each).
+     * Converts a caller's path to internal form (UTF-8 bytes, one char each; escaped bytes
+     * {@code U+DC80..U+DCFF} as themselves).
      *
      * @param path the caller's path
      * @param op the system call, for the error
-     * @throws VfsException {@code EFAULT} for {@code null}; {@code EINVAL} for a path with a
-     *         NUL character, which a C caller could not pass
+     * @throws VfsException {@code EFAULT} for {@code null}; {@code EINVAL} for a NUL
+     *         character (a C caller could not pass it) or an unpaired surrogate that is not
+     *         an escaped byte
      */
     public static String toInternal(String path, String op) {
         if (path == null) {
@@ -43,10 +47,31 @@ public final class PathNames {
     }
 
     private static String slowToInternal(String path, String op) {
-        if (path.indexOf('\0') >= 0) {
-            throw new VfsException(Errno.EINVAL, op, path);
+        StringBuilder sb = new StringBuilder(path.length() + 8);
+        int n = path.length();
+        for (int i = 0; i < n; i++) {
+            char c = path.charAt(i);
+            if (c == 0) {
+                throw new VfsException(Errno.EINVAL, op, path);
+            }
+            if (c < 0x80) {
+                sb.append(c);
+            } else if (c < 0x800) {
+                sb.append((char) (0xC0 | (c >> 6))).append((char) (0x80 | (c & 0x3F)));
+            } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(path.charAt(i + 1))) {
+                int cp = Character.toCodePoint(c, path.charAt(++i));
+                sb.append((char) (0xF0 | (cp >> 18))).append((char) (0x80 | ((cp >> 12) & 0x3F)))
+                        .append((char) (0x80 | ((cp >> 6) & 0x3F))).append((char) (0x80 | (cp & 0x3F)));
+            } else if (c >= 0xDC80 && c <= 0xDCFF) {
+                sb.append((char) (c & 0xFF));
+            } else if (Character.isSurrogate(c)) {
+                throw new VfsException(Errno.EINVAL, op, path);
+            } else {
+                sb.append((char) (0xE0 | (c >> 12))).append((char) (0x80 | ((c >> 6) & 0x3F)))
+                        .append((char) (0x80 | (c & 0x3F)));
+            }
         }
-        return new String(path.getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1);
+        return sb.toString();
     }
 
     /** Converts raw path bytes to internal form; a NUL byte is {@code EINVAL}. */
@@ -62,15 +87,69 @@ public final class PathNames {
         return new String(path, StandardCharsets.ISO_8859_1);
     }
 
-    /** Converts an internal-form name or path to a caller's {@code String} (decoding UTF-8). */
+    /** Converts raw bytes to the caller's {@code String} that stands for them exactly (surrogateescape). */
+    public static String fromBytes(byte[] raw) {
+        return raw == null ? null : toExternal(new String(raw, StandardCharsets.ISO_8859_1));
+    }
+
+    /**
+     * Converts an internal-form name or path to a caller's {@code String}: UTF-8 decoded,
+     * each byte that is not part of valid UTF-8 as {@code U+DC00 + byte}.
+     */
     public static String toExternal(String internal) {
         int n = internal.length();
-        for (int i = 0; i < n; i++) {
-            if (internal.charAt(i) >= 0x80) {
-                return new String(internal.getBytes(StandardCharsets.ISO_8859_1), StandardCharsets.UTF_8);
+        int i = 0;
+        while (i < n && internal.charAt(i) < 0x80) {
+            i++;
+        }
+        if (i == n) {
+            return internal;
+        }
+        StringBuilder sb = new StringBuilder(n);
+        sb.append(internal, 0, i);
+        while (i < n) {
+            int b0 = internal.charAt(i);
+            if (b0 < 0x80) {
+                sb.append((char) b0);
+                i++;
+                continue;
+            }
+            int len = b0 >= 0xC2 && b0 <= 0xDF ? 2 : b0 >= 0xE0 && b0 <= 0xEF ? 3 : b0 >= 0xF0 && b0 <= 0xF4 ? 4 : 0;
+            int cp = -1;
+            if (len > 0 && i + len <= n) {
+                int lo = 0x80;
+                int hi = 0xBF;
+                if (b0 == 0xE0) {
+                    lo = 0xA0;
+                } else if (b0 == 0xED) {
+                    hi = 0x9F;
+                } else if (b0 == 0xF0) {
+                    lo = 0x90;
+                } else if (b0 == 0xF4) {
+                    hi = 0x8F;
+                }
+                int b1 = internal.charAt(i + 1);
+                boolean ok = b1 >= lo && b1 <= hi;
+                int v = len == 2 ? b0 & 0x1F : len == 3 ? b0 & 0x0F : b0 & 0x07;
+                v = (v << 6) | (b1 & 0x3F);
+                for (int k = 2; ok && k < len; k++) {
+                    int bk = internal.charAt(i + k);
+                    ok = (bk & 0xC0) == 0x80;
+                    v = (v << 6) | (bk & 0x3F);
+                }
+                if (ok) {
+                    cp = v;
+                }
+            }
+            if (cp < 0) {
+                sb.append((char) (0xDC00 + b0));
+                i++;
+            } else {
+                sb.appendCodePoint(cp);
+                i += len;
             }
         }
-        return internal;
+        return sb.toString();
     }
 
     /** Returns the raw bytes of an internal-form name or path. */
