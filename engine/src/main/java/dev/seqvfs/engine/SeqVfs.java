@@ -38,6 +38,12 @@ import org.apache.pekko.actor.typed.DispatcherSelector;
  * {@link #close()} stops the actor system; calls after it fail.
  */
 public final class SeqVfs implements AutoCloseable {
+    static {
+        // Bind SLF4J before Pekko's threads log concurrently, so that no early call is
+        // queued and replayed (SLF4J then prints three "replay" warnings to stderr).
+        org.slf4j.LoggerFactory.getILoggerFactory();
+    }
+
     private final VfsConfig config;
     private final ActorSystem<EngineGuardian.Command> system;
     private final NamespaceLocks locks = new NamespaceLocks();
