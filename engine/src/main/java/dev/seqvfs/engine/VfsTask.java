@@ -802,6 +802,18 @@ public final class VfsTask implements WalkContext, AutoCloseable {
                 new dev.seqvfs.actors.inode.AttrChange.Chmod(mode), "fchmod", null)), "fchmod", null);
     }
 
+    /** {@code fchown(2)}: -1 leaves an id unchanged ({@code EBADF}, {@code EPERM}, {@code EROFS}). */
+    public void fchown(int fd, int uid, int gid) {
+        await(async(() -> {
+            dev.seqvfs.actors.fdtable.OpenFile f = fget(fd, "fchown");
+            if (f.isPath()) {
+                throw new VfsException(Errno.EBADF, "fchown", null);
+            }
+            return attrs.setAttrs(new VfsPath(f.mount(), f.inode()),
+                    new dev.seqvfs.actors.inode.AttrChange.Chown(uid, gid), "fchown", null);
+        }), "fchown", null);
+    }
+
     /** {@code chown(2)}: -1 leaves an id unchanged; follows symlinks. */
     public void chown(String path, int uid, int gid) {
         fchownat(AT_FDCWD, path, uid, gid, 0);

@@ -173,4 +173,17 @@ class FdCallsTest {
         t.close(b);
         t.close(target);
     }
+
+    @Test
+    void fchown_changesOwnerThroughTheDescriptor_andNeedsAnOpenNonPathFd() {
+        int fd = t.open("/f", O_CREAT | O_RDWR, 0644);
+        t.fchown(fd, 1000, 1000);
+        assertEquals(1000, t.stat("/f").uid());
+        assertEquals(1000, t.stat("/f").gid());
+        int path = t.open("/f", OpenFlags.O_PATH);
+        assertEquals(Errno.EBADF, errno(() -> t.fchown(path, 0, 0)));
+        assertEquals(Errno.EBADF, errno(() -> t.fchown(99, 0, 0)));
+        t.close(fd);
+        t.close(path);
+    }
 }
