@@ -69,6 +69,13 @@ public final class SeqVfs implements AutoCloseable {
         this.namespace = new Namespace(locks, root);
         this.anonFs = new dev.seqvfs.engine.anon.AnonFs(devs.incrementAndGet(), clock, config.anonSharedRoot());
         this.walker = new PathWalk(namespace, config.optimisticAttempts());
+        if (config.mountProc()) {
+            // As a booted system's init does: the first task (pid 1) mounts /proc and exits.
+            try (VfsTask init = newTask(Credentials.ROOT)) {
+                init.mkdir("/proc", 0555);
+                init.mount("proc", "/proc", "proc", 0, null);
+            }
+        }
     }
 
     /** Creates an instance with the default configuration ({@code ConfigFactory.load()}). */
@@ -92,7 +99,8 @@ public final class SeqVfs implements AutoCloseable {
 
     /**
      * Creates a task (a process) with its own descriptor table, the root as its working and
-     * root directory, and umask {@code 022}. Blocks for one message to the guardian.
+     * root directory, and umask {@code 022}. Blocks for one message to the guardian. With
+     * {@code seqvfs.proc.mount = on} (the default) the instance has procfs at {@code /proc}.
      *
      * @param cred the task's identity
      */

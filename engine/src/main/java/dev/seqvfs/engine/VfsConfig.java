@@ -17,9 +17,11 @@ import java.time.Duration;
  * @param rootGid group of the root directory
  * @param dispatcher config path of the dispatcher the engine's actors run on
  * @param anonSharedRoot whether anonymous inodes use the old shared pseudo-root (seed 000's "before")
+ * @param mountProc whether a new instance mounts procfs at /proc
  */
 public record VfsConfig(Duration askTimeout, int optimisticAttempts, int rlimitNofile, SuperblockConfig tmpfs,
-                        int rootMode, int rootUid, int rootGid, String dispatcher, boolean anonSharedRoot) {
+                        int rootMode, int rootUid, int rootGid, String dispatcher, boolean anonSharedRoot,
+                        boolean mountProc) {
 
     /** Reads the {@code seqvfs} section of {@code c}. */
     public static VfsConfig from(Config c) {
@@ -40,6 +42,7 @@ public record VfsConfig(Duration askTimeout, int optimisticAttempts, int rlimitN
                 s.getInt("root.uid"),
                 s.getInt("root.gid"),
                 "seqvfs.dispatcher",
-                s.getBoolean("anon.shared-root"));
+                s.getBoolean("anon.shared-root"),
+                s.getBoolean("proc.mount"));
     }
 }

@@ -34,7 +34,8 @@ class NewcomerFindingsTest {
 
     @BeforeEach
     void up() {
-        vfs = SeqVfs.create(ConfigFactory.parseString("seqvfs.fd.rlimit-nofile = 8\nseqvfs.tmpfs.max-inodes = 64"));
+        vfs = SeqVfs.create(ConfigFactory.parseString(
+                "seqvfs.fd.rlimit-nofile = 8\nseqvfs.tmpfs.max-inodes = 64\nseqvfs.proc.mount = off"));
         t = vfs.newTask(Credentials.ROOT);
     }
 

@@ -30,10 +30,8 @@ class ProcFsTest {
 
     @BeforeEach
     void up() {
-        vfs = SeqVfs.create();
+        vfs = SeqVfs.create(); // mounts procfs at /proc (seqvfs.proc.mount = on by default)
         t = vfs.newTask(Credentials.ROOT);
-        t.mkdir("/proc", 0555);
-        t.mount("proc", "/proc", "proc", 0, null);
     }
 
     @AfterEach

@@ -13,7 +13,8 @@ import java.util.List;
 
 /** SeqVFS's side: a fresh instance with one root task, umask 022, working directory "/". */
 final class VfsSide implements Side {
-    private final SeqVfs vfs = SeqVfs.create();
+    // An empty root, like the host sandbox: no /proc.
+    private final SeqVfs vfs = SeqVfs.create(com.typesafe.config.ConfigFactory.parseString("seqvfs.proc.mount = off"));
     private final VfsTask task = vfs.newTask(Credentials.ROOT);
     private final Outcomes out = new Outcomes();
 

@@ -39,7 +39,8 @@ public final class VfsFixture implements BeforeEachCallback, AfterEachCallback {
     }
 
     private VfsFixture(Config config) {
-        this.config = config;
+        // Suites specify trees from an empty root: no /proc unless a test asks for it.
+        this.config = config.withFallback(ConfigFactory.parseString("seqvfs.proc.mount = off"));
     }
 
     /** Returns the instance. */
