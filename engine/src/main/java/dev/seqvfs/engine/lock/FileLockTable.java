@@ -127,9 +127,14 @@ public final class FileLockTable implements dev.seqvfs.actors.inode.FileLockCont
             while (true) {
                 Lock blocker = conflict(owner, type, start, end);
                 if (blocker == null) {
-                    carve(owner, start, end);
+                    boolean replaced = carve(owner, start, end);
                     posix.add(new Lock(owner, type, start, end, pid));
                     mergeAdjacent(owner);
+                    if (replaced) {
+                        // A downgrade (or a change of type inside a range) may let waiters in.
+                        forgetWaitsFor(owner);
+                        notifyAll();
+                    }
                     return;
                 }
                 if (!wait) {
@@ -198,8 +203,13 @@ public final class FileLockTable implements dev.seqvfs.actors.inode.FileLockCont
         return null;
     }
 
-    /** Removes {@code [start, end]} from {@code owner}'s ranges, splitting where needed. */
-    private void carve(Object owner, long start, long end) {
+    /**
+     * Removes {@code [start, end]} from {@code owner}'s ranges, splitting where needed.
+     *
+     * @return whether any of {@code owner}'s ranges overlapped it
+     */
+    private boolean carve(Object owner, long start, long end) {
+        boolean any = false;
         List<Lock> added = new ArrayList<>();
         for (Iterator<Lock> it = posix.iterator(); it.hasNext(); ) {
             Lock l = it.next();
@@ -207,6 +217,7 @@ public final class FileLockTable implements dev.seqvfs.actors.inode.FileLockCont
                 continue;
             }
             it.remove();
+            any = true;
             if (l.start() < start) {
                 added.add(new Lock(owner, l.type(), l.start(), start - 1, l.pid()));
             }
@@ -215,6 +226,7 @@ public final class FileLockTable implements dev.seqvfs.actors.inode.FileLockCont
             }
         }
         posix.addAll(added);
+        return any;
     }
 
     /** Merges {@code owner}'s touching ranges of the same type. */

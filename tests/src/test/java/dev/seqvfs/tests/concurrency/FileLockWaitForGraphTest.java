@@ -101,6 +101,75 @@ class FileLockWaitForGraphTest {
         }
     }
 
+    /**
+     * Regression: a downgrade (a write lock replaced by a read lock on the same range) let
+     * waiting readers in without waking them (they slept until their 1 s poll) and left
+     * them in the wait-for graph, so the downgrader's next blocking request failed with
+     * {@code EDEADLK} though nobody waited for it any more.
+     *
+     * <pre>
+     * /f  b holds a write lock on [0,9]; a waits for a read lock on it; b downgrades to read
+     * /g  a holds [0,9]; b asks F_SETLKW [0,9] while a has not run yet
+     * </pre>
+     * As above, the test thread holds /f's lock-table monitor while b downgrades and asks.
+     * The missing wake-up is checked here only as liveness (it cost a waiter its 1 s poll,
+     * not a hang); the stale edge fails the test.
+     */
+    @Test
+    void setlkw_byADowngraderBeforeTheUnblockedReaderRuns_waitsInsteadOfEDEADLK() throws Exception {
+        VfsTask root = fs.root();
+        root.close(root.open("/f", OpenFlags.O_CREAT | OpenFlags.O_RDWR, 0666));
+        root.close(root.open("/g", OpenFlags.O_CREAT | OpenFlags.O_RDWR, 0666));
+        VfsTask a = fs.vfs().newTask(Credentials.ROOT);
+        VfsTask b = fs.vfs().newTask(Credentials.ROOT);
+        int af = a.open("/f", OpenFlags.O_RDWR);
+        int ag = a.open("/g", OpenFlags.O_RDWR);
+        int bf = b.open("/f", OpenFlags.O_RDWR);
+        int bg = b.open("/g", OpenFlags.O_RDWR);
+        a.fcntlLock(ag, Fcntl.F_SETLK, Flock.of(Flock.F_WRLCK, 0, 10));
+        b.fcntlLock(bf, Fcntl.F_SETLK, Flock.of(Flock.F_WRLCK, 0, 10));
+        Object fLocks = fs.vfs().namespace().rootMount().root().snapshotAcquire().lookup("f").inode()
+                .fileLocksIfAny();
+        VfsTask b2 = b.newThread();
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Thread[] aThread = new Thread[1];
+            Future<?> aGot = pool.submit(() -> {
+                aThread[0] = Thread.currentThread();
+                a.fcntlLock(af, Fcntl.F_SETLKW, Flock.of(Flock.F_RDLCK, 0, 10));
+                return null;
+            });
+            awaitState(aThread, Thread.State.TIMED_WAITING);
+            Future<?> bGot;
+            Thread[] bThread = new Thread[1];
+            synchronized (fLocks) {
+                b.fcntlLock(bf, Fcntl.F_SETLK, Flock.of(Flock.F_RDLCK, 0, 10));
+                // a's read lock is now grantable, but a cannot run: this thread holds /f's table.
+                bGot = pool.submit(() -> {
+                    bThread[0] = Thread.currentThread();
+                    b2.fcntlLock(bg, Fcntl.F_SETLKW, Flock.of(Flock.F_WRLCK, 0, 10));
+                    return null;
+                });
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (!bGot.isDone() && (bThread[0] == null || bThread[0].getState() != Thread.State.TIMED_WAITING)
+                        && System.nanoTime() < deadline) {
+                    Thread.onSpinWait();
+                }
+                if (bGot.isDone()) {
+                    bGot.get();
+                }
+            }
+            aGot.get(10, TimeUnit.SECONDS);
+            a.fcntlLock(ag, Fcntl.F_SETLK, Flock.of(Flock.F_UNLCK, 0, 0));
+            bGot.get(10, TimeUnit.SECONDS);
+        } finally {
+            pool.shutdownNow();
+            a.close();
+            b2.close();
+            b.close();
+        }
+    }
+
     private static void awaitState(Thread[] t, Thread.State s) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while ((t[0] == null || t[0].getState() != s) && System.nanoTime() < deadline) {
