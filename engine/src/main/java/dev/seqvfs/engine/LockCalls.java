@@ -46,7 +46,14 @@ final class LockCalls {
             default:
                 throw new VfsException(Errno.EINVAL, "flock", null);
         }
-        table(f.inode()).flock(f, type, !nb);
+        FileLockTable table = table(f.inode());
+        table.flock(f, type, !nb);
+        if (type != FileLockTable.UNLOCK && f.refs() == 0) {
+            // Close race: the description's last descriptor closed while we looked it up or
+            // waited, and its release already dropped its locks; nobody would drop this one.
+            table.releaseFlock(f);
+            throw new VfsException(Errno.EBADF, "flock", null);
+        }
     }
 
     Flock fcntlLock(int fd, int cmd, Flock req) {
@@ -117,6 +124,16 @@ final class LockCalls {
         int kind = type == Flock.F_UNLCK ? FileLockTable.UNLOCK
                 : type == Flock.F_WRLCK ? FileLockTable.WRITE : FileLockTable.READ;
         table.setPosix(owner, t.pid(), kind, start, end, cmd == Fcntl.F_SETLKW);
+        if (kind != FileLockTable.UNLOCK) {
+            // Close race (as Linux's fcntl_setlk): if fd was closed or replaced while we
+            // looked it up or waited, its close already dropped the process's locks on the
+            // file; drop the one just taken too.
+            dev.seqvfs.actors.fdtable.FdTable.Entry now = t.files().tableAcquire().get(fd);
+            if (now == null || now.file() != f) {
+                table.setPosix(owner, t.pid(), FileLockTable.UNLOCK, start, end, false);
+                throw new VfsException(Errno.EBADF, "fcntl", null);
+            }
+        }
         return req;
     }
 }

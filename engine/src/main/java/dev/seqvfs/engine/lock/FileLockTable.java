@@ -52,6 +52,8 @@ public final class FileLockTable implements dev.seqvfs.actors.inode.FileLockCont
 
     private final List<Lock> flocks = new ArrayList<>();
     private final List<Lock> posix = new ArrayList<>();
+    /** POSIX owners waiting in this table, once per waiting call; their edges are in {@link #WAITS_FOR}. */
+    private final List<Object> posixWaiters = new ArrayList<>();
 
     // ---------------------------------------------------------------- flock
 
@@ -118,15 +120,21 @@ public final class FileLockTable implements dev.seqvfs.actors.inode.FileLockCont
         synchronized (this) {
             if (type == UNLOCK) {
                 carve(owner, start, end);
+                forgetWaitsFor(owner);
                 notifyAll();
                 return;
             }
             while (true) {
                 Lock blocker = conflict(owner, type, start, end);
                 if (blocker == null) {
-                    carve(owner, start, end);
+                    boolean replaced = carve(owner, start, end);
                     posix.add(new Lock(owner, type, start, end, pid));
                     mergeAdjacent(owner);
+                    if (replaced) {
+                        // A downgrade (or a change of type inside a range) may let waiters in.
+                        forgetWaitsFor(owner);
+                        notifyAll();
+                    }
                     return;
                 }
                 if (!wait) {
@@ -138,9 +146,11 @@ public final class FileLockTable implements dev.seqvfs.actors.inode.FileLockCont
                     }
                     WAITS_FOR.put(owner, blocker.owner());
                 }
+                posixWaiters.add(owner);
                 try {
                     waitHere("fcntl");
                 } finally {
+                    posixWaiters.remove(owner);
                     synchronized (WAITS_FOR) {
                         WAITS_FOR.remove(owner);
                     }
@@ -153,7 +163,29 @@ public final class FileLockTable implements dev.seqvfs.actors.inode.FileLockCont
     @Override
     public synchronized void releasePosix(Object owner) {
         if (posix.removeIf(l -> l.owner() == owner)) {
+            forgetWaitsFor(owner);
             notifyAll();
+        }
+    }
+
+    /**
+     * Takes this table's waiters that wait for {@code owner} off the wait-for graph, because
+     * {@code owner}'s locks here just shrank: until they run again nobody knows that they
+     * still wait, and a stale edge would make {@code owner}'s next request see a cycle that
+     * is not there. A waiter still blocked puts its edge back when it re-checks (Linux's
+     * {@code locks_wake_up_blocks} likewise takes waiters off the blocker). Caller holds
+     * this monitor.
+     */
+    private void forgetWaitsFor(Object owner) {
+        if (posixWaiters.isEmpty()) {
+            return;
+        }
+        synchronized (WAITS_FOR) {
+            for (Object w : posixWaiters) {
+                if (WAITS_FOR.get(w) == owner) {
+                    WAITS_FOR.remove(w);
+                }
+            }
         }
     }
 
@@ -171,8 +203,13 @@ public final class FileLockTable implements dev.seqvfs.actors.inode.FileLockCont
         return null;
     }
 
-    /** Removes {@code [start, end]} from {@code owner}'s ranges, splitting where needed. */
-    private void carve(Object owner, long start, long end) {
+    /**
+     * Removes {@code [start, end]} from {@code owner}'s ranges, splitting where needed.
+     *
+     * @return whether any of {@code owner}'s ranges overlapped it
+     */
+    private boolean carve(Object owner, long start, long end) {
+        boolean any = false;
         List<Lock> added = new ArrayList<>();
         for (Iterator<Lock> it = posix.iterator(); it.hasNext(); ) {
             Lock l = it.next();
@@ -180,6 +217,7 @@ public final class FileLockTable implements dev.seqvfs.actors.inode.FileLockCont
                 continue;
             }
             it.remove();
+            any = true;
             if (l.start() < start) {
                 added.add(new Lock(owner, l.type(), l.start(), start - 1, l.pid()));
             }
@@ -188,6 +226,7 @@ public final class FileLockTable implements dev.seqvfs.actors.inode.FileLockCont
             }
         }
         posix.addAll(added);
+        return any;
     }
 
     /** Merges {@code owner}'s touching ranges of the same type. */
