@@ -231,9 +231,14 @@ final class IoCalls {
         Superblock sb = (Superblock) ri.owner();
         if (delta > 0) {
             sb.chargeBytes(delta, op);
+            if (!ri.addCharge(delta)) {
+                // The file was freed (unlinked, last descriptor closed) while this write
+                // waited: its account is settled, so this charge goes straight back.
+                sb.unchargeBytes(delta);
+            }
         }
         ri.publishDataRelease(next);
-        if (delta < 0) {
+        if (delta < 0 && ri.addCharge(delta)) {
             sb.unchargeBytes(-delta);
         }
         long now = t.vfs().clock().nowNanos();

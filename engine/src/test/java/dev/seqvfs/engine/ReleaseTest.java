@@ -80,4 +80,31 @@ class ReleaseTest {
         collect(first);
         assertNull(first.get(), "a closed socket's inode is still reachable");
     }
+
+    /** Reproducer from the concurrency tier: the write's charge outlived the file it was for. */
+    @Test
+    void writeRacingTheLastCloseOfAnUnlinkedFile_leavesNoBytesCharged() throws Exception {
+        int fd = t.open("/u", O_CREAT | O_RDWR, 0644);
+        dev.seqvfs.actors.inode.RegularInode ri = (dev.seqvfs.actors.inode.RegularInode) t.fget(fd, "test").inode();
+        t.unlink("/u");
+        VfsTask thread = t.newThread();
+        java.util.concurrent.CompletableFuture<Integer> written;
+        ri.writeLock().lock();
+        try {
+            written = java.util.concurrent.CompletableFuture.supplyAsync(() -> thread.write(fd, new byte[8192]),
+                    r -> new Thread(r).start());
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (!ri.writeLock().hasQueuedThreads() && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            assertTrue(ri.writeLock().hasQueuedThreads(), "the writer never reached the inode's lock");
+            t.close(fd);
+            assertEquals(InodeState.FREED, ri.state());
+        } finally {
+            ri.writeLock().unlock();
+        }
+        assertEquals(8192, written.get(10, java.util.concurrent.TimeUnit.SECONDS));
+        assertEquals(0, vfs.namespace().rootMount().superblock().usedBytes());
+        thread.close();
+    }
 }

@@ -27,7 +27,16 @@ public class RegularInode extends Inode {
         }
     }
 
+    /** The terminal value of {@link #charged}: the inode was freed and returned its charge. */
+    private static final long FREED_MARK = Long.MIN_VALUE;
+
     private final ReentrantLock writeLock = new ReentrantLock();
+    /**
+     * Bytes charged to the superblock on this file's behalf: the ledger that makes the
+     * last free and a racing write agree. Changed by CAS only; {@link #chargedBytes()}
+     * swaps it to {@link #FREED_MARK} once, atomically taking what it must return.
+     */
+    private final java.util.concurrent.atomic.AtomicLong charged = new java.util.concurrent.atomic.AtomicLong();
     @SuppressWarnings("unused") // accessed through DATA
     private volatile FileData data;
 
@@ -55,9 +64,32 @@ public class RegularInode extends Inode {
         return writeLock;
     }
 
-    /** The data pages are charged against the superblock's byte limit. */
+    /**
+     * Records that {@code delta} bytes were charged (or, negative, returned) for this file.
+     *
+     * @return {@code false} if the file was freed meanwhile: the caller must return the
+     *         {@code delta} it charged (or must not return the one it would have), since the
+     *         free already settled this file's account
+     */
+    public boolean addCharge(long delta) {
+        while (true) {
+            long c = charged.get();
+            if (c == FREED_MARK) {
+                return false;
+            }
+            if (charged.compareAndSet(c, c + delta)) {
+                return true;
+            }
+        }
+    }
+
+    /**
+     * Returns, once, the bytes this file holds against the superblock's limit, and closes
+     * its account: later {@link #addCharge} calls fail. Called when the inode is freed.
+     */
     @Override
     public long chargedBytes() {
-        return dataAcquire().allocatedBytes();
+        long c = charged.getAndSet(FREED_MARK);
+        return c == FREED_MARK ? 0 : c;
     }
 }

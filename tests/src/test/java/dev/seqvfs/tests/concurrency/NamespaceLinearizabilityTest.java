@@ -27,9 +27,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * round's tree to this one. Short rounds keep each check small. A failure prints the
  * round's history (intervals in microseconds) with the states it had to connect.
  *
- * <p>Known failure (not fixed): with directories moving, calls that resolve a parent by
- * a walk and then apply the change in that directory's actor take effect where the path
- * no longer leads; {@link PathThenApplyRaceTest} is the minimal reproducer.
+ * <p>With directories moving, a call that resolves its parent by a walk and applies the
+ * change later in that directory's actor used to take effect where its path no longer led
+ * ({@link PathThenApplyRaceTest} is the minimal reproducer). Commands now carry a proof of
+ * their walk that the writer checks when it applies them (see CONCURRENCY.md).
  */
 class NamespaceLinearizabilityTest {
     @RegisterExtension
