@@ -18,7 +18,8 @@ import java.util.Map;
  * reference ops/s, higher is better; {@code null} without {@code --compare});
  * {@code ratio_of} (which runs it divides); {@code latency_us} of the primary run
  * ({@code mean}, {@code p50}, {@code p99}, {@code max}, microseconds, from HdrHistogram);
- * {@code partial} (the run was interrupted); {@code runs}: every run with
+ * {@code partial} (the run was interrupted); {@code load_average} of the host
+ * ({@code before} and {@code after} the command, "1m 5m 15m"); {@code runs}: every run with
  * {@code target}, {@code variant}, {@code clients}, {@code ops}, {@code seconds},
  * {@code ops_per_sec}, {@code latency_us} and {@code per_second}
  * ({@code [seconds since start, ops/s]} pairs).
@@ -81,6 +82,10 @@ public final class JsonReport {
             }
         }
         root.put("partial", partial);
+        ObjectNode load = root.putObject("load_average");
+        String[] la = report.loadAverages();
+        load.put("before", la[0]);
+        load.put("after", la[1]);
         return root;
     }
 

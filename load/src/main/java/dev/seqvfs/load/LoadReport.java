@@ -33,6 +33,8 @@ public final class LoadReport {
     private Double mbPerSec;
     private Long mismatches;
     private Function<LoadReport, List<String>> extraLines = r -> List.of();
+    private String loadBefore;
+    private String loadAfter;
 
     /**
      * Creates an empty report.
@@ -117,6 +119,20 @@ public final class LoadReport {
         this.extraLines = lines;
     }
 
+    /** Records the host's load averages ({@code "1m 5m 15m"}) when the command started or ended. */
+    public synchronized void loadAverage(boolean before, String value) {
+        if (before) {
+            loadBefore = value;
+        } else {
+            loadAfter = value;
+        }
+    }
+
+    /** Returns the load averages {@code {before, after}} (either may be null). */
+    public synchronized String[] loadAverages() {
+        return new String[] {loadBefore, loadAfter};
+    }
+
     /** Adds a run. */
     public synchronized void add(RunResult run) {
         runs.add(run);
@@ -177,6 +193,9 @@ public final class LoadReport {
     /** Prints the human-readable summary: title, notes, one line per run, the workload's lines, the ratio. */
     public synchronized void print(PrintWriter out) {
         out.println(workload + ": " + title);
+        out.println(String.format("  %d CPUs, Java %s; load average before %s, after %s",
+                Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"),
+                loadBefore == null ? "?" : loadBefore, loadAfter == null ? "?" : loadAfter));
         for (String n : notes) {
             out.println("  " + n);
         }

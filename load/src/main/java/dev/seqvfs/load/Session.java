@@ -58,6 +58,7 @@ public final class Session implements AutoCloseable {
         this.chart = chart;
         this.progress = progress;
         this.hook = new Thread(this::interrupted, "seqvfs-load-interrupt");
+        report.loadAverage(true, loadAverage());
         Runtime.getRuntime().addShutdownHook(hook);
     }
 
@@ -176,6 +177,7 @@ public final class Session implements AutoCloseable {
         if (!reported.compareAndSet(false, true)) {
             return;
         }
+        report.loadAverage(false, loadAverage());
         report.print(out);
         writeFiles(true);
     }
@@ -209,11 +211,26 @@ public final class Session implements AutoCloseable {
             if (m != null && m.recorded()) {
                 addOnce(m, m.partial());
             }
+            report.loadAverage(false, loadAverage());
             out.println("interrupted: partial summary");
             report.print(out);
             writeFiles(false);
         }
         cleanup();
+    }
+
+    /**
+     * Returns the host's load averages over 1, 5 and 15 minutes ({@code /proc/loadavg}), or
+     * null where there is none: figures measured while other work shares the CPUs mean
+     * little, so the summary shows them.
+     */
+    static String loadAverage() {
+        try {
+            String[] f = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).trim().split("\\s+");
+            return f[0] + " " + f[1] + " " + f[2];
+        } catch (java.io.IOException | RuntimeException e) {
+            return null;
+        }
     }
 
     private void cleanup() {
