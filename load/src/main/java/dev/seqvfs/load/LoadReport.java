@@ -212,7 +212,8 @@ public final class LoadReport {
         Double ratio = ratio();
         RunResult p = primary();
         if (ratio != null) {
-            out.printf("ratio (%s / %s, %d clients): %.2fx%n", p.name(), referenceRun().name(), p.clients(), ratio);
+            out.printf("ratio (%s / %s, %d %s): %.2fx%n", p.name(), referenceRun().name(), p.clients(),
+                    p.clients() == 1 ? "client" : "clients", ratio);
         }
         out.flush();
     }

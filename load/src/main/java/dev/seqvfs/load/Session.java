@@ -154,9 +154,10 @@ public final class Session implements AutoCloseable {
             if (now >= next) {
                 double rate = meter.tick();
                 if (progress && print) {
-                    err.printf("[%4ds] %s, %d clients: %,.0f ops/s (%,d ops, p99 %.1f us)%n",
+                    err.printf("[%4ds] %s, %d %s: %,.0f ops/s (%,d ops, p99 %.1f us)%n",
                             Math.round((now - start) / 1e9), meter.variant().isEmpty() ? meter.target()
-                                    : meter.target() + " " + meter.variant(), meter.clients(), rate, meter.opsSoFar(),
+                                    : meter.target() + " " + meter.variant(), meter.clients(),
+                            meter.clients() == 1 ? "client" : "clients", rate, meter.opsSoFar(),
                             meter.p99SoFar() / 1000.0);
                     err.flush();
                 }
