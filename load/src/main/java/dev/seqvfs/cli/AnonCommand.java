@@ -19,9 +19,10 @@ abstract class AnonCommand extends WorkloadCommand {
     @Option(names = "--ops", paramLabel = "M", description = "Ops per client in each measured run.")
     Long ops;
 
-    @Option(names = "--warmup", paramLabel = "W",
-            description = "Unmeasured ops per client before each measured run (default: a tenth of --ops).")
-    Long warmup;
+    @Option(names = "--warmup", paramLabel = "S", defaultValue = "1",
+            description = "Seconds of unmeasured ops before each measured run, by the same clients (default:"
+                    + " ${DEFAULT-VALUE}).")
+    double warmup;
 
     @Option(names = "--shared-fd-table",
             description = "Clients are threads of one task sharing one descriptor table (seed 002), instead of"
@@ -57,7 +58,7 @@ abstract class AnonCommand extends WorkloadCommand {
     private AnonLoad.Settings settings() {
         List<Integer> c = checkClients(clients == null ? List.of(defaultClients()) : clients);
         long n = checkAtLeast("--ops", ops == null ? defaultOps() : ops, 1);
-        long w = checkAtLeast("--warmup", warmup == null ? n / 10 : warmup, 0);
+        double w = checkNotNegative("--warmup", warmup);
         AnonLoad.Driver d = switch (driver) {
             case "actors" -> AnonLoad.Driver.ACTORS;
             case "threads" -> AnonLoad.Driver.THREADS;

@@ -22,9 +22,10 @@ final class LookupCommand extends WorkloadCommand {
             description = "Stats per client in each measured run (default: ${DEFAULT-VALUE}).")
     long ops;
 
-    @Option(names = "--warmup", paramLabel = "W",
-            description = "Unmeasured stats per client before each measured run (default: a tenth of --ops).")
-    Long warmup;
+    @Option(names = "--warmup", paramLabel = "S", defaultValue = "0.5",
+            description = "Seconds of unmeasured stats before each measured run, by the same clients (default:"
+                    + " ${DEFAULT-VALUE}).")
+    double warmup;
 
     @Option(names = "--depth", paramLabel = "D", defaultValue = "8",
             description = "Directories between the cwd and the file (default: ${DEFAULT-VALUE}).")
@@ -43,7 +44,7 @@ final class LookupCommand extends WorkloadCommand {
         }
         long n = checkAtLeast("--ops", ops, 1);
         settings = new LookupLoad.Settings(checkClients(clients), n,
-                checkAtLeast("--warmup", warmup == null ? n / 10 : warmup, 0), depth, compare != null);
+                checkNotNegative("--warmup", warmup), depth, compare != null);
         LoadReport r = new LoadReport("lookup", "deep-path stat, same cwd and distinct cwds (seed 004)");
         r.parameter("clients", settings.clients()).parameter("ops", n).parameter("warmup", settings.warmup())
                 .parameter("depth", depth).parameter("compare", compare);

@@ -30,7 +30,7 @@ final class MakestatCommand extends WorkloadCommand {
             description = "Seconds each run lasts (default: ${DEFAULT-VALUE}).")
     double seconds;
 
-    @Option(names = "--warmup", paramLabel = "S", defaultValue = "1",
+    @Option(names = "--warmup", paramLabel = "S", defaultValue = "2",
             description = "Seconds of unmeasured stats before each run (default: ${DEFAULT-VALUE}).")
     double warmup;
 
@@ -51,10 +51,8 @@ final class MakestatCommand extends WorkloadCommand {
         if (!(seconds > 0)) {
             throw new LoadException("--time " + seconds + ": must be positive");
         }
-        if (!(warmup >= 0)) {
-            throw new LoadException("--warmup " + warmup + ": must not be negative");
-        }
-        settings = new MakestatLoad.Settings(tree, checkClients(clients), seconds, warmup, contents,
+        settings = new MakestatLoad.Settings(tree, checkClients(clients), seconds, checkNotNegative("--warmup", warmup),
+                contents,
                 compare != null);
         LoadReport r = new LoadReport("makestat", "stat every file of a real tree, repeatedly (seed 001); ops are"
                 + " files stat'ed");

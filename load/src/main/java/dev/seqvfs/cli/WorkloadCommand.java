@@ -60,6 +60,14 @@ abstract class WorkloadCommand implements Callable<Integer> {
         return List.copyOf(clients);
     }
 
+    /** Checks that a seconds option is not negative (nor NaN). */
+    static double checkNotNegative(String option, double value) {
+        if (!(value >= 0)) {
+            throw new LoadException(option + " " + value + ": must not be negative");
+        }
+        return value;
+    }
+
     /** Checks that a count option is at least {@code min}. */
     static long checkAtLeast(String option, long value, long min) {
         if (value < min) {

@@ -28,7 +28,7 @@ class AnonCommandTest {
     void socketClose_clientListWithCompareSharedRoot_runsNewAndOldAtEachCountWithExactOps() throws IOException {
         Path json = tmp.resolve("sc.json");
         Path svg = tmp.resolve("sc.svg");
-        Cli.Result r = Cli.run("load", "socket-close", "--clients", "1,2", "--ops", "3000", "--warmup", "500",
+        Cli.Result r = Cli.run("load", "socket-close", "--clients", "1,2", "--ops", "3000", "--warmup", "0.05",
                 "--compare", "shared-root", "--json", json.toString(), "--chart", svg.toString(), "--no-progress");
         assertEquals(0, r.exit(), r.err());
         JsonNode j = new ObjectMapper().readTree(json.toFile());
@@ -51,8 +51,8 @@ class AnonCommandTest {
     @Test
     void pipeClose_sharedFdTableThreadsDriverWithCompareHost_runsBothWithExactOps() throws IOException {
         Path json = tmp.resolve("pc.json");
-        Cli.Result r = Cli.run("load", "pipe-close", "--clients", "4", "--ops", "1000", "--shared-fd-table",
-                "--driver", "threads", "--compare", "host", "--json", json.toString(), "--no-progress");
+        Cli.Result r = Cli.run("load", "pipe-close", "--clients", "4", "--ops", "1000", "--warmup", "0.05",
+                "--shared-fd-table", "--driver", "threads", "--compare", "host", "--json", json.toString(), "--no-progress");
         assertEquals(0, r.exit(), r.err());
         JsonNode j = new ObjectMapper().readTree(json.toFile());
         assertEquals(2, j.get("runs").size());

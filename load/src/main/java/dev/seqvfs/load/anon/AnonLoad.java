@@ -84,11 +84,11 @@ public final class AnonLoad {
      *
      * @param clients the client counts to run, in order
      * @param ops ops per client in each measured run
-     * @param warmup ops per client run, unmeasured, before each measured run
+     * @param warmup seconds of unmeasured ops by the same clients before each measured run
      * @param actorThreads the client dispatcher's threads (0: {@code min(largest client count, CPUs)})
      * @param compare {@code shared-root} and/or {@code host}; the first is the ratio's reference
      */
-    public record Settings(Kind kind, List<Integer> clients, long ops, long warmup, boolean sharedFdTable,
+    public record Settings(Kind kind, List<Integer> clients, long ops, double warmup, boolean sharedFdTable,
                            Driver driver, int actorThreads, List<String> compare) {
     }
 
@@ -128,7 +128,7 @@ public final class AnonLoad {
                 SeqVfs vfs = instances.get(t);
                 if (s.warmup() > 0) {
                     Meter w = new Meter(t, "", clients);
-                    session.warmUp(w, 0, () -> runOnce(s, vfs, w, s.warmup()));
+                    session.warmUp(w, s.warmup(), () -> runOnce(s, vfs, w, Long.MAX_VALUE));
                 }
                 Meter meter = new Meter(t, "", clients);
                 session.measure(meter, 0, () -> runOnce(s, vfs, meter, s.ops()));
@@ -147,7 +147,7 @@ public final class AnonLoad {
                 + "; host clients: one thread each, " + (s.kind() == Kind.SOCKET_CLOSE
                 ? "SocketChannel.open() + close()" : "Pipe.open() + closing both ends"));
         if (s.warmup() > 0) {
-            report.note("each measured run follows an unmeasured warm-up of " + s.warmup() + " ops per client");
+            report.note("each measured run follows an unmeasured warm-up of " + s.warmup() + " s by the same clients");
         }
     }
 

@@ -53,11 +53,11 @@ public final class LookupLoad {
      *
      * @param clients the client counts, in order
      * @param ops stats per client in each measured run
-     * @param warmup stats per client, unmeasured, before each measured run
+     * @param warmup seconds of unmeasured stats by the same clients before each measured run
      * @param depth directories between the cwd and the file (at least 1)
      * @param compareHost whether to run the same on the host
      */
-    public record Settings(List<Integer> clients, long ops, long warmup, int depth, boolean compareHost) {
+    public record Settings(List<Integer> clients, long ops, double warmup, int depth, boolean compareHost) {
     }
 
     private LookupLoad() {
@@ -82,7 +82,7 @@ public final class LookupLoad {
                     + " (absolute: Java cannot chdir)");
         }
         report.note("latency: every " + SAMPLE_EVERY + "th stat timed" + (s.warmup() > 0
-                ? "; each measured run follows an unmeasured warm-up of " + s.warmup() + " ops per client" : ""));
+                ? "; each measured run follows an unmeasured warm-up of " + s.warmup() + " s by the same clients" : ""));
         report.primary("seqvfs", MODES.get(0));
         report.reference(s.compareHost() ? "host" : null);
         report.extraLines(r -> scaling(s, r));
@@ -127,7 +127,7 @@ public final class LookupLoad {
             }
             if (s.warmup() > 0) {
                 Meter w = new Meter("seqvfs", mode, clients, SAMPLE_EVERY);
-                session.warmUp(w, 0, () -> Clients.threads(w, ops, s.warmup()));
+                session.warmUp(w, s.warmup(), () -> Clients.threads(w, ops, Long.MAX_VALUE));
             }
             Meter m = new Meter("seqvfs", mode, clients, SAMPLE_EVERY);
             session.measure(m, 0, () -> Clients.threads(m, ops, s.ops()));
@@ -148,7 +148,7 @@ public final class LookupLoad {
         }
         if (s.warmup() > 0) {
             Meter w = new Meter("host", mode, clients, SAMPLE_EVERY);
-            session.warmUp(w, 0, () -> Clients.threads(w, ops, s.warmup()));
+            session.warmUp(w, s.warmup(), () -> Clients.threads(w, ops, Long.MAX_VALUE));
         }
         Meter m = new Meter("host", mode, clients, SAMPLE_EVERY);
         session.measure(m, 0, () -> Clients.threads(m, ops, s.ops()));
