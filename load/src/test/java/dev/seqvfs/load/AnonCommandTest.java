@@ -52,7 +52,8 @@ class AnonCommandTest {
     void pipeClose_sharedFdTableThreadsDriverWithCompareHost_runsBothWithExactOps() throws IOException {
         Path json = tmp.resolve("pc.json");
         Cli.Result r = Cli.run("load", "pipe-close", "--clients", "4", "--ops", "1000", "--warmup", "0.05",
-                "--shared-fd-table", "--driver", "threads", "--compare", "host", "--json", json.toString(), "--no-progress");
+                "--shared-fd-table", "--driver", "threads", "--compare", "host", "--json", json.toString(),
+                "--no-progress");
         assertEquals(0, r.exit(), r.err());
         JsonNode j = new ObjectMapper().readTree(json.toFile());
         assertEquals(2, j.get("runs").size());

@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Specifies Ctrl-C handling ({@link Session}'s shutdown hook): a {@code seqvfs} process
- * interrupted in the middle of a run (SIGINT, as Ctrl-C sends) prints the partial summary, with the run in progress marked interrupted, and stops.
+ * interrupted in the middle of a run (SIGINT, as Ctrl-C sends) prints the partial
+ * summary, with the run in progress marked interrupted, and stops.
  */
 class InterruptTest {
     @Test

@@ -24,8 +24,8 @@ class LookupCommandTest {
     @Test
     void lookup_twoCountsWithCompareHost_runsBothModesOnBothTargetsAndReportsScaling() throws IOException {
         Path json = tmp.resolve("l.json");
-        Cli.Result r = Cli.run("load", "lookup", "--clients", "1,2", "--ops", "4000", "--warmup", "0.02", "--depth", "4",
-                "--compare", "host", "--json", json.toString(), "--no-progress");
+        Cli.Result r = Cli.run("load", "lookup", "--clients", "1,2", "--ops", "4000", "--warmup", "0.02",
+                "--depth", "4", "--compare", "host", "--json", json.toString(), "--no-progress");
         assertEquals(0, r.exit(), r.err());
         JsonNode j = new ObjectMapper().readTree(json.toFile());
         List<String> runs = new ArrayList<>();

@@ -34,7 +34,8 @@ class SourceTreeTest {
             assertEquals(List.of("top", "top/sub", "top/sub/deep"), t.dirs());
             Map<String, Long> sizes = t.files().stream()
                     .collect(Collectors.toMap(SourceTree.FileEntry::path, SourceTree.FileEntry::size));
-            assertEquals(Map.of("top/a.txt", 5L, "top/sub/b.java", 11L, "top/sub/deep/c.bin", 1000L, "README", 0L), sizes);
+            assertEquals(Map.of("top/a.txt", 5L, "top/sub/b.java", 11L, "top/sub/deep/c.bin", 1000L, "README", 0L),
+                    sizes);
             assertEquals(1016, t.bytes());
             for (SourceTree.FileEntry f : t.files()) {
                 assertEquals(Cli.mtimeMillis(f.size()), f.mtimeMillis(), f.path());

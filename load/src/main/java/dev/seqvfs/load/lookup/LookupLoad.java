@@ -82,7 +82,8 @@ public final class LookupLoad {
                     + " (absolute: Java cannot chdir)");
         }
         report.note("latency: every " + SAMPLE_EVERY + "th stat timed" + (s.warmup() > 0
-                ? "; each measured run follows an unmeasured warm-up of " + s.warmup() + " s by the same clients" : ""));
+                ? "; each measured run follows an unmeasured warm-up of " + s.warmup() + " s by the same clients"
+                : ""));
         report.primary("seqvfs", MODES.get(0));
         report.reference(s.compareHost() ? "host" : null);
         report.extraLines(r -> scaling(s, r));
