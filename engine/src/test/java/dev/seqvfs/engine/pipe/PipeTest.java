@@ -138,4 +138,19 @@ class PipeTest {
         assertEquals(10_000, p.available());
         assertTrue(p.capacity() >= 10_000);
     }
+
+    @Test
+    void setCapacity_withBufferedBytes_keepsThemReadableInOrder() {
+        // F_SETPIPE_SZ on a pipe holding data (pipe(7): the new size must hold it)
+        Pipe p = new Pipe();
+        p.write(new byte[] {1, 2, 3, 4, 5}, 0, 5, false);
+        byte[] two = new byte[2];
+        assertEquals(2, p.read(two, 0, 2, false));
+        p.write(new byte[] {6, 7}, 0, 2, false);
+        assertEquals(8192, p.setCapacity(5000));
+        assertEquals(5, p.available());
+        byte[] b = new byte[10];
+        assertEquals(5, p.read(b, 0, 10, true));
+        org.junit.jupiter.api.Assertions.assertArrayEquals(new byte[] {3, 4, 5, 6, 7}, java.util.Arrays.copyOf(b, 5));
+    }
 }
