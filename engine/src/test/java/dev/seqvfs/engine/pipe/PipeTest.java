@@ -153,4 +153,28 @@ class PipeTest {
         assertEquals(5, p.read(b, 0, 10, true));
         org.junit.jupiter.api.Assertions.assertArrayEquals(new byte[] {3, 4, 5, 6, 7}, java.util.Arrays.copyOf(b, 5));
     }
+
+    @Test
+    void pipe_createdAndClosedWithoutAWrite_allocatesNoBuffer() {
+        // close(pipe()) in a loop (seed 002): Linux allocates a pipe's pages on write; a
+        // 64 KiB buffer per pipe made pipe() + 2 close() allocate 64 KiB each
+        com.sun.management.ThreadMXBean mx =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long tid = Thread.currentThread().getId();
+        new Pipe().releaseReader();
+        long before = mx.getThreadAllocatedBytes(tid);
+        for (int i = 0; i < 64; i++) {
+            Pipe p = new Pipe();
+            p.releaseReader();
+            p.releaseWriter();
+        }
+        long perPipe = (mx.getThreadAllocatedBytes(tid) - before) / 64;
+        assertTrue(perPipe < 4096, perPipe + " bytes allocated per pipe");
+        Pipe p = new Pipe();
+        assertEquals(Pipe.DEFAULT_CAPACITY, p.capacity());
+        p.write(new byte[] {9}, 0, 1, false);
+        byte[] b = new byte[1];
+        assertEquals(1, p.read(b, 0, 1, false));
+        assertEquals(9, b[0]);
+    }
 }
