@@ -35,7 +35,8 @@ abstract class AnonCommand extends WorkloadCommand {
     String driver;
 
     @Option(names = "--actor-threads", paramLabel = "T", defaultValue = "0",
-            description = "Threads of the client actors' dispatcher (default: min(largest --clients, CPUs)).")
+            description = "Threads of the client actors' dispatcher (default: min(largest --clients, CPUs); 1 with"
+                    + " --shared-fd-table, whose one table actor serializes every call).")
     int actorThreads;
 
     @Option(names = "--compare", split = ",", paramLabel = "TARGET",
