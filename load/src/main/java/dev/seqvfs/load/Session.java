@@ -111,6 +111,12 @@ public final class Session implements AutoCloseable {
             meter.requestStop();
             return meter.finish();
         }
+        if (record) {
+            // Start every measured run from a collected heap, as JMH's -gc does: garbage and
+            // survivors a previous run (or warm-up) left would otherwise be collected, and
+            // their pause counted, in whichever run comes next.
+            System.gc();
+        }
         AtomicBoolean running = new AtomicBoolean(true);
         Thread ticker = new Thread(() -> tick(meter, seconds, running, record), "seqvfs-load-ticker");
         ticker.setDaemon(true);
