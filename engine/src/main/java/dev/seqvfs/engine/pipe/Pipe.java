@@ -39,7 +39,9 @@ public final class Pipe {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition notEmpty = lock.newCondition();
     private final Condition notFull = lock.newCondition();
-    private byte[] buf = new byte[DEFAULT_CAPACITY];
+    private int capacity = DEFAULT_CAPACITY;
+    /** The ring of {@code capacity} bytes; null while empty since creation or a resize (allocated by the first write). */
+    private byte[] buf;
     private int head;
     private int count;
     private int readers;
@@ -96,7 +98,7 @@ public final class Pipe {
     public int capacity() {
         lock.lock();
         try {
-            return buf.length;
+            return capacity;
         } finally {
             lock.unlock();
         }
@@ -135,10 +137,17 @@ public final class Pipe {
             if (count > cap) {
                 throw new VfsException(Errno.EBUSY, "fcntl", null);
             }
-            byte[] nb = new byte[cap];
-            copyOut(nb, 0, count);
-            buf = nb;
+            if (count > 0) {
+                byte[] nb = new byte[cap];
+                int buffered = count;
+                copyOut(nb, 0, buffered);
+                buf = nb;
+                count = buffered;
+            } else {
+                buf = null;
+            }
             head = 0;
+            capacity = cap;
             serveWrites(done);
             notFull.signalAll();
             return cap;
@@ -291,7 +300,7 @@ public final class Pipe {
                     }
                     throw new VfsException(Errno.EPIPE, "write", null);
                 }
-                int room = buf.length - count;
+                int room = capacity - count;
                 boolean fits = pendingWrites.isEmpty() && (atomic ? room >= len - written : room > 0);
                 if (!fits) {
                     if (nonblock) {
@@ -342,7 +351,7 @@ public final class Pipe {
     private void serveWrites(List<Done> done) {
         while (!pendingWrites.isEmpty() && readers > 0) {
             PendingWrite w = pendingWrites.peek();
-            int room = buf.length - count;
+            int room = capacity - count;
             boolean atomic = w.total <= Limits.PIPE_BUF;
             if (room == 0 || (atomic && room < w.remaining)) {
                 return;
@@ -371,6 +380,9 @@ public final class Pipe {
     }
 
     private void copyIn(byte[] src, int off, int n) {
+        if (buf == null) {
+            buf = new byte[capacity];
+        }
         int tail = (head + count) % buf.length;
         int first = Math.min(n, buf.length - tail);
         System.arraycopy(src, off, buf, tail, first);
@@ -379,6 +391,9 @@ public final class Pipe {
     }
 
     private void copyOut(byte[] dst, int off, int n) {
+        if (n == 0) {
+            return;
+        }
         int first = Math.min(n, buf.length - head);
         System.arraycopy(buf, head, dst, off, first);
         System.arraycopy(buf, 0, dst, off + first, n - first);

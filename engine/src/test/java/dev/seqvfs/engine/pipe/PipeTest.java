@@ -138,4 +138,43 @@ class PipeTest {
         assertEquals(10_000, p.available());
         assertTrue(p.capacity() >= 10_000);
     }
+
+    @Test
+    void setCapacity_withBufferedBytes_keepsThemReadableInOrder() {
+        // F_SETPIPE_SZ on a pipe holding data (pipe(7): the new size must hold it)
+        Pipe p = new Pipe();
+        p.write(new byte[] {1, 2, 3, 4, 5}, 0, 5, false);
+        byte[] two = new byte[2];
+        assertEquals(2, p.read(two, 0, 2, false));
+        p.write(new byte[] {6, 7}, 0, 2, false);
+        assertEquals(8192, p.setCapacity(5000));
+        assertEquals(5, p.available());
+        byte[] b = new byte[10];
+        assertEquals(5, p.read(b, 0, 10, true));
+        org.junit.jupiter.api.Assertions.assertArrayEquals(new byte[] {3, 4, 5, 6, 7}, java.util.Arrays.copyOf(b, 5));
+    }
+
+    @Test
+    void pipe_createdAndClosedWithoutAWrite_allocatesNoBuffer() {
+        // close(pipe()) in a loop (seed 002): Linux allocates a pipe's pages on write; a
+        // 64 KiB buffer per pipe made pipe() + 2 close() allocate 64 KiB each
+        com.sun.management.ThreadMXBean mx =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long tid = Thread.currentThread().getId();
+        new Pipe().releaseReader();
+        long before = mx.getThreadAllocatedBytes(tid);
+        for (int i = 0; i < 64; i++) {
+            Pipe p = new Pipe();
+            p.releaseReader();
+            p.releaseWriter();
+        }
+        long perPipe = (mx.getThreadAllocatedBytes(tid) - before) / 64;
+        assertTrue(perPipe < 4096, perPipe + " bytes allocated per pipe");
+        Pipe p = new Pipe();
+        assertEquals(Pipe.DEFAULT_CAPACITY, p.capacity());
+        p.write(new byte[] {9}, 0, 1, false);
+        byte[] b = new byte[1];
+        assertEquals(1, p.read(b, 0, 1, false));
+        assertEquals(9, b[0]);
+    }
 }
