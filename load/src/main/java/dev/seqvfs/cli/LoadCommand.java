@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "load", mixinStandardHelpOptions = true,
         description = "Run a load test on an embedded SeqVFS (default configuration).",
-        subcommands = {})
+        subcommands = {DbenchCommand.class})
 public final class LoadCommand implements Runnable {
     @Override
     public void run() {

@@ -1,0 +1,41 @@
+package dev.seqvfs.load.dbench;
+
+/**
+ * The figures of one replay.
+ *
+ * @param target what was replayed on ({@code "SeqVFS"}, {@code "host"})
+ * @param clients how many clients ran
+ * @param nanos how long they ran, in nanoseconds (start of the clients to the last one's stop)
+ * @param total every client's figures added up
+ * @param loops how many times the clients went through the whole file, added up
+ * @param walkRetries optimistic walks retried during the run (SeqVFS; 0 for the host)
+ * @param refWalks walks that fell back to the locked ref-walk during the run (SeqVFS; 0 for the host)
+ * @param interrupted whether the run was cut short (Ctrl-C)
+ */
+public record ReplayResult(String target, int clients, long nanos, ClientStats total, long loops, long walkRetries,
+                           long refWalks, boolean interrupted) {
+    /** Returns the run's length in seconds. */
+    public double seconds() {
+        return nanos / 1e9;
+    }
+
+    /** Returns the lines run. */
+    public long ops() {
+        return total.ops();
+    }
+
+    /** Returns the lines run per second. */
+    public double opsPerSec() {
+        return nanos == 0 ? 0 : total.ops() / seconds();
+    }
+
+    /** Returns dbench's throughput: bytes read and written per second, in MB (10^6 bytes). */
+    public double mbPerSec() {
+        return nanos == 0 ? 0 : total.bytes() / seconds() / 1e6;
+    }
+
+    /** Returns the lines whose outcome differed from the capture. */
+    public long mismatches() {
+        return total.mismatches();
+    }
+}
