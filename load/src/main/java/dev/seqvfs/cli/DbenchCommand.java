@@ -1,35 +1,84 @@
 package dev.seqvfs.cli;
 
+import dev.seqvfs.load.dbench.DbenchBinary;
+import dev.seqvfs.load.dbench.DbenchJson;
 import dev.seqvfs.load.dbench.DbenchReport;
 import dev.seqvfs.load.dbench.DbenchRunner;
 import dev.seqvfs.load.dbench.Loadfile;
 import dev.seqvfs.load.dbench.LoadfileException;
 import dev.seqvfs.load.dbench.ReplayResult;
+import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Locale;
+import java.util.OptionalDouble;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code seqvfs load dbench}: replays a dbench client loadfile. */
-@Command(name = "dbench", mixinStandardHelpOptions = true,
-        description = "Replay a dbench client loadfile on SeqVFS, one actor per client.")
+/**
+ * {@code seqvfs load dbench}: replays a dbench client loadfile on an embedded SeqVFS,
+ * one actor per client, and optionally the same replay on the host and the real
+ * {@code dbench} binary for comparison.
+ *
+ * <p>Exit status: 0 when every line ended with the status the capture recorded, 1 when
+ * any did not, 2 for bad input (a missing or malformed loadfile, bad options). Ctrl-C
+ * stops the run and prints the summary of what ran.
+ */
+@Command(name = "dbench", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Replay a dbench client loadfile on SeqVFS: each client a Pekko actor in its own",
+            "directory /clients/clientN, lines run as fast as possible, the file looped until the",
+            "time is up, every line's NT status checked against the capture."})
 public final class DbenchCommand implements Callable<Integer> {
-    @Option(names = "--clients", defaultValue = "1", description = "clients (default ${DEFAULT-VALUE})")
+    @Option(names = "--clients", defaultValue = "1", paramLabel = "N",
+            description = "number of clients (default ${DEFAULT-VALUE})")
     int clients;
 
-    @Option(names = "--time", defaultValue = "20", description = "seconds to run (default ${DEFAULT-VALUE})")
+    @Option(names = "--time", defaultValue = "20", paramLabel = "SECONDS",
+            description = "how long to run (default ${DEFAULT-VALUE})")
     int time;
 
-    @Option(names = "--loadfile", defaultValue = "/usr/share/dbench/client.txt",
-            description = "loadfile (default ${DEFAULT-VALUE})")
+    @Option(names = "--loadfile", defaultValue = "/usr/share/dbench/client.txt", paramLabel = "PATH",
+            description = "the loadfile (default ${DEFAULT-VALUE}, from Debian's dbench package)")
     Path loadfile;
 
-    @Option(names = "--threads", defaultValue = "0", hidden = true)
+    @Option(names = "--once", description = "run the loadfile once per client instead of looping until --time "
+            + "(which then only limits the run)")
+    boolean once;
+
+    @Option(names = "--json", paramLabel = "FILE", description = "also write the results as JSON")
+    Path json;
+
+    @Option(names = "--compare", paramLabel = "host",
+            description = {"run the same replay on the host's tmpfs (/dev/shm, java.nio, a thread per client)",
+                "and, if installed, the dbench binary; print SeqVFS/reference ratios"})
+    String compare;
+
+    @Option(names = "--host-dir", defaultValue = "/dev/shm", paramLabel = "DIR",
+            description = "where --compare host works (default ${DEFAULT-VALUE})")
+    Path hostDir;
+
+    @Option(names = "--show-mismatches", defaultValue = "10", paramLabel = "N",
+            description = "print the first N mismatching lines (default ${DEFAULT-VALUE})")
+    int showMismatches;
+
+    @Option(names = "--threads", defaultValue = "0", paramLabel = "N",
+            description = "threads for the client actors (default: clients, at most the CPUs)")
     int threads;
 
     @Override
     public Integer call() throws Exception {
+        PrintStream out = System.out;
+        if (clients < 1 || time < 1 || threads < 0 || showMismatches < 0) {
+            System.err.println("seqvfs load dbench: --clients and --time must be at least 1");
+            return 2;
+        }
+        if (compare != null && !compare.equals("host")) {
+            System.err.println("seqvfs load dbench: --compare takes 'host', not '" + compare + "'");
+            return 2;
+        }
         Loadfile lf;
         try {
             lf = Loadfile.read(loadfile);
@@ -37,9 +86,91 @@ public final class DbenchCommand implements Callable<Integer> {
             System.err.println("seqvfs load dbench: " + e.getMessage());
             return 2;
         }
-        DbenchRunner runner = new DbenchRunner(System.out, 10, threads);
-        ReplayResult r = runner.runSeqVfs(lf.ops(), clients, Duration.ofSeconds(time));
-        DbenchReport.print(System.out, r);
-        return r.mismatches() == 0 ? 0 : 1;
+        if (lf.ops().isEmpty()) {
+            System.err.println("seqvfs load dbench: loadfile " + loadfile + " holds no operations");
+            return 2;
+        }
+        DbenchRunner runner = new DbenchRunner(out, showMismatches, threads);
+        DbenchBinary binary = compare != null ? DbenchBinary.find() : null;
+        CountDownLatch reported = new CountDownLatch(1);
+        Thread hook = new Thread(() -> {
+            runner.stop();
+            if (binary != null) {
+                binary.stop();
+            }
+            try {
+                reported.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "dbench-ctrl-c");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            return run(out, lf, runner, binary);
+        } finally {
+            reported.countDown();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // Ctrl-C: the hook is running and waits for this summary
+            }
+        }
+    }
+
+    private int run(PrintStream out, Loadfile lf, DbenchRunner runner, DbenchBinary binary) throws Exception {
+        out.println(String.format(Locale.ROOT, "dbench replay on SeqVFS: %d clients, %d s, loadfile %s (%d lines)",
+                clients, time, loadfile, lf.ops().size()));
+        ReplayResult seq = runner.runSeqVfs(lf.ops(), clients, Duration.ofSeconds(time), once);
+        DbenchReport.print(out, seq);
+        Double hostMbps = null;
+        Double binaryMbps = null;
+        if (compare != null && !runner.stopRequested()) {
+            out.println();
+            out.println("reference: the same replay on the host, " + hostDir + " through java.nio, a thread per client");
+            ReplayResult host = runner.runHost(lf.ops(), clients, Duration.ofSeconds(time), hostDir, once);
+            if (host != null) {
+                DbenchReport.print(out, host);
+                hostMbps = host.mbPerSec();
+            }
+            if (binary == null) {
+                out.println();
+                out.println("reference: no dbench binary on PATH (apt-get install dbench), skipped");
+            } else if (!runner.stopRequested()) {
+                out.println();
+                out.println("reference: the dbench binary (" + binary.path() + "), its own warm-up of "
+                        + (time / 5) + " s first");
+                OptionalDouble b = binary.run(loadfile.toAbsolutePath(), clients, time, hostDir, out);
+                if (b.isPresent()) {
+                    binaryMbps = b.getAsDouble();
+                } else {
+                    out.println("  dbench printed no throughput");
+                }
+            }
+            printComparison(out, seq, hostMbps, binaryMbps);
+        }
+        if (json != null) {
+            DbenchJson.of(seq, time, loadfile, hostMbps, binaryMbps).write(json);
+            out.println("wrote " + json);
+        }
+        if (seq.mismatches() != 0) {
+            out.println(seq.mismatches() + " line(s) ended with another status than the capture's");
+            return 1;
+        }
+        return 0;
+    }
+
+    private static void printComparison(PrintStream out, ReplayResult seq, Double hostMbps, Double binaryMbps) {
+        out.println();
+        out.println(String.format(Locale.ROOT, "comparison (%d clients, same machine, one after the other):",
+                seq.clients()));
+        out.println(String.format(Locale.ROOT, "  SeqVFS (actors, async API)  %9.2f MB/sec", seq.mbPerSec()));
+        if (hostMbps != null) {
+            out.println(String.format(Locale.ROOT, "  host replay (java.nio)      %9.2f MB/sec   SeqVFS/host   = %.2fx",
+                    hostMbps, hostMbps == 0 ? Double.NaN : seq.mbPerSec() / hostMbps));
+        }
+        if (binaryMbps != null) {
+            out.println(String.format(Locale.ROOT, "  dbench binary (tmpfs)       %9.2f MB/sec   SeqVFS/dbench = %.2fx",
+                    binaryMbps, binaryMbps == 0 ? Double.NaN : seq.mbPerSec() / binaryMbps));
+        }
     }
 }

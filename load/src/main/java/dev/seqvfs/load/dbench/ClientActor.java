@@ -23,7 +23,7 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
  * <p><b>States.</b> running (a line in flight or a {@code Continue} queued) &rarr;
  * stopping (a {@code Stop} arrived while a line was in flight) &rarr; stopped (reported
  * {@link ReplayGuardian.ClientFinished} to its parent). A {@code Stop} between lines stops
- * at once.
+ * at once; a client told to run the file once stops after its last line.
  */
 public final class ClientActor extends AbstractBehavior<ClientActor.Command> {
     /** Lines run per mailbox turn before yielding the thread. */
@@ -61,14 +61,16 @@ public final class ClientActor extends AbstractBehavior<ClientActor.Command> {
     private final ClientStats stats;
     private final MismatchLog log;
     private final ActorRef<ReplayGuardian.Command> parent;
+    private final boolean once;
     private int next;
     private long loops;
     private boolean inFlight;
     private boolean stopping;
 
     private ClientActor(ActorContext<Command> ctx, int id, DbenchClient<?> client, List<LoadOp> ops, ClientStats stats,
-                        MismatchLog log, ActorRef<ReplayGuardian.Command> parent) {
+                        MismatchLog log, ActorRef<ReplayGuardian.Command> parent, boolean once) {
         super(ctx);
+        this.once = once;
         this.id = id;
         this.client = client;
         this.ops = ops;
@@ -86,12 +88,13 @@ public final class ClientActor extends AbstractBehavior<ClientActor.Command> {
      * @param stats where the client records (it is their only writer)
      * @param log where mismatches are reported
      * @param parent told {@link ReplayGuardian.ClientFinished} when the client stops
+     * @param once stop after one pass over the file instead of looping until told to stop
      */
     public static Behavior<Command> create(int id, DbenchClient<?> client, List<LoadOp> ops, ClientStats stats,
-                                           MismatchLog log, ActorRef<ReplayGuardian.Command> parent) {
+                                           MismatchLog log, ActorRef<ReplayGuardian.Command> parent, boolean once) {
         return Behaviors.setup(ctx -> {
             ctx.getSelf().tell(Continue.INSTANCE);
-            return new ClientActor(ctx, id, client, ops, stats, log, parent);
+            return new ClientActor(ctx, id, client, ops, stats, log, parent, once);
         });
     }
 
@@ -127,6 +130,9 @@ public final class ClientActor extends AbstractBehavior<ClientActor.Command> {
 
     private Behavior<Command> runBatch() {
         for (int k = 0; k < BATCH; k++) {
+            if (once && loops > 0) {
+                return finish();
+            }
             LoadOp op = ops.get(next);
             advance();
             long start = System.nanoTime();

@@ -1,5 +1,6 @@
 package dev.seqvfs.load.dbench;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
 import java.io.PrintStream;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -25,7 +26,9 @@ public final class DbenchReport {
      * @param p99Us 99th percentile
      * @param maxUs maximum
      */
-    public record OpLatency(long count, long mismatches, double meanUs, double p50Us, double p99Us, double maxUs) {
+    public record OpLatency(long count, long mismatches, @JsonProperty("mean_us") double meanUs,
+                            @JsonProperty("p50_us") double p50Us, @JsonProperty("p99_us") double p99Us,
+                            @JsonProperty("max_us") double maxUs) {
     }
 
     /** Returns the per-operation latencies of {@code r}, in {@link OpType} order, for the operations that ran. */

@@ -83,9 +83,10 @@ public final class DbenchRunner {
 
     /**
      * Replays {@code ops} on a new SeqVFS (default configuration), {@code clients}
-     * client actors, for {@code time} (or until {@link #stop()}).
+     * client actors, for {@code time} (or until {@link #stop()}); with {@code once}, each
+     * client runs the file once ({@code time} then only limits the run).
      */
-    public ReplayResult runSeqVfs(List<LoadOp> ops, int clients, Duration time) {
+    public ReplayResult runSeqVfs(List<LoadOp> ops, int clients, Duration time, boolean once) {
         if (stopRequested) {
             return null;
         }
@@ -105,7 +106,7 @@ public final class DbenchRunner {
             List<ClientStats> stats = specs.stream().map(ReplayGuardian.ClientSpec::stats).toList();
             long start = System.nanoTime();
             ActorSystem<ReplayGuardian.Command> system = ActorSystem.create(
-                    ReplayGuardian.create(specs, ops, log, time, done), "dbench", clientSystemConfig(clients));
+                    ReplayGuardian.create(specs, ops, log, time, once, done), "dbench", clientSystemConfig(clients));
             stopper.set(() -> system.tell(ReplayGuardian.Stop.INSTANCE));
             if (stopRequested) {
                 system.tell(ReplayGuardian.Stop.INSTANCE);
@@ -140,9 +141,11 @@ public final class DbenchRunner {
 
     /**
      * Replays {@code ops} on the host: a fresh directory under {@code hostDir} (removed
-     * afterwards), one thread per client, blocking {@code java.nio} calls.
+     * afterwards), one thread per client, blocking {@code java.nio} calls; {@code once} as
+     * for {@link #runSeqVfs}.
      */
-    public ReplayResult runHost(List<LoadOp> ops, int clients, Duration time, Path hostDir) throws IOException {
+    public ReplayResult runHost(List<LoadOp> ops, int clients, Duration time, Path hostDir, boolean once)
+            throws IOException {
         if (stopRequested) {
             return null;
         }
@@ -164,7 +167,7 @@ public final class DbenchRunner {
                 DbenchClient<HostClientFs.Handle> client = new DbenchClient<>(fs, id);
                 Thread t = new Thread(() -> {
                     try (fs) {
-                        loops[id - 1] = hostLoop(id, client, ops, st, log, deadline);
+                        loops[id - 1] = hostLoop(id, client, ops, st, log, deadline, once);
                     }
                 }, "dbench-host-" + id);
                 workers.add(t);
@@ -190,10 +193,10 @@ public final class DbenchRunner {
     }
 
     private long hostLoop(int id, DbenchClient<?> client, List<LoadOp> ops, ClientStats st, MismatchLog log,
-                          long deadline) {
+                          long deadline, boolean once) {
         int next = 0;
         long loops = 0;
-        while (!stopRequested && System.nanoTime() < deadline) {
+        while (!stopRequested && System.nanoTime() < deadline && !(once && loops > 0)) {
             LoadOp op = ops.get(next);
             if (++next == ops.size()) {
                 next = 0;

@@ -67,14 +67,15 @@ public final class ReplayGuardian extends AbstractBehavior<ReplayGuardian.Comman
      * @param ops the loadfile's lines
      * @param log where mismatches are reported
      * @param time how long to run
+     * @param once whether each client stops after one pass over the file (then {@code time} is a limit)
      * @param done completed with every client's report when all have stopped
      */
     public static Behavior<Command> create(List<ClientSpec> specs, List<LoadOp> ops, MismatchLog log, Duration time,
-                                           CompletableFuture<List<ClientFinished>> done) {
+                                           boolean once, CompletableFuture<List<ClientFinished>> done) {
         return Behaviors.setup(ctx -> Behaviors.withTimers((TimerScheduler<Command> timers) -> {
             ReplayGuardian g = new ReplayGuardian(ctx, done);
             for (ClientSpec s : specs) {
-                g.clients.add(ctx.spawn(ClientActor.create(s.id(), s.client(), ops, s.stats(), log, ctx.getSelf()),
+                g.clients.add(ctx.spawn(ClientActor.create(s.id(), s.client(), ops, s.stats(), log, ctx.getSelf(), once),
                         "client" + s.id()));
             }
             timers.startSingleTimer(Stop.INSTANCE, time);

@@ -1,0 +1,91 @@
+package dev.seqvfs.load.dbench;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The {@code --json} result of {@code seqvfs load dbench}.
+ *
+ * @param workload always {@code "dbench"}
+ * @param parameters clients, seconds asked for, loadfile
+ * @param ops lines run by all clients
+ * @param opsPerSec lines per second
+ * @param mbPerSec dbench's throughput (bytes read and written, 10^6 per MB, per second)
+ * @param mismatches lines whose status differed from the capture
+ * @param seconds how long the clients ran
+ * @param interrupted whether Ctrl-C cut the run short
+ * @param walkRetries optimistic walks retried during the run
+ * @param refWalks walks that fell back to the locked ref-walk
+ * @param ratio SeqVFS's MB/s over the reference's (the dbench binary when it ran, else the
+ *        host replay), higher is better; {@code null} without {@code --compare}
+ * @param reference what {@code ratio} divides by ({@code "dbench-binary"}, {@code "host-nio"}), or {@code null}
+ * @param compare the reference figures: {@code host_nio_mb_per_sec}, {@code ratio_host_nio},
+ *        {@code dbench_binary_mb_per_sec}, {@code ratio_dbench_binary}
+ * @param latencyUs per operation: count, mismatches, mean, p50, p99, max (microseconds)
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record DbenchJson(
+        String workload,
+        Map<String, Object> parameters,
+        long ops,
+        @JsonProperty("ops_per_sec") double opsPerSec,
+        @JsonProperty("mb_per_sec") double mbPerSec,
+        long mismatches,
+        double seconds,
+        boolean interrupted,
+        @JsonProperty("walk_retries") long walkRetries,
+        @JsonProperty("ref_walks") long refWalks,
+        Double ratio,
+        String reference,
+        Map<String, Double> compare,
+        @JsonProperty("latency_us") Map<String, DbenchReport.OpLatency> latencyUs) {
+
+    /**
+     * Builds the record of a SeqVFS run and its references.
+     *
+     * @param hostMbps the host replay's MB/s, or {@code null}
+     * @param binaryMbps the dbench binary's MB/s, or {@code null}
+     */
+    public static DbenchJson of(ReplayResult r, int seconds, Path loadfile, Double hostMbps, Double binaryMbps) {
+        Map<String, Object> params = new LinkedHashMap<>();
+        params.put("clients", r.clients());
+        params.put("time", seconds);
+        params.put("loadfile", loadfile.toString());
+        Map<String, Double> compare = null;
+        Double ratio = null;
+        String reference = null;
+        if (hostMbps != null || binaryMbps != null) {
+            compare = new LinkedHashMap<>();
+            if (hostMbps != null) {
+                compare.put("host_nio_mb_per_sec", hostMbps);
+                compare.put("ratio_host_nio", ratioOf(r.mbPerSec(), hostMbps));
+                ratio = ratioOf(r.mbPerSec(), hostMbps);
+                reference = "host-nio";
+            }
+            if (binaryMbps != null) {
+                compare.put("dbench_binary_mb_per_sec", binaryMbps);
+                compare.put("ratio_dbench_binary", ratioOf(r.mbPerSec(), binaryMbps));
+                ratio = ratioOf(r.mbPerSec(), binaryMbps);
+                reference = "dbench-binary";
+            }
+        }
+        return new DbenchJson("dbench", params, r.ops(), r.opsPerSec(), r.mbPerSec(), r.mismatches(), r.seconds(),
+                r.interrupted(), r.walkRetries(), r.refWalks(), ratio, reference, compare, DbenchReport.latencies(r));
+    }
+
+    /** Returns {@code a / b}, or {@code null} when {@code b} is zero. */
+    static Double ratioOf(double a, double b) {
+        return b == 0 ? null : a / b;
+    }
+
+    /** Writes this record to {@code file}, pretty-printed. */
+    public void write(Path file) throws IOException {
+        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(file.toFile(), this);
+    }
+}
