@@ -39,6 +39,15 @@ import org.apache.pekko.actor.typed.ActorSystem;
  * thread (a shutdown hook) and ends the current run early.
  */
 public final class DbenchRunner {
+    /**
+     * Keeps Pekko's JVM shutdown hooks out of both actor systems: on Ctrl-C this runner's
+     * own hook stops the clients and the summary is printed while the engine still runs
+     * (a shaded jar's merged {@code reference.conf} may hold Pekko's {@code on} after
+     * SeqVFS's {@code off}).
+     */
+    private static final Config NO_JVM_HOOKS = ConfigFactory.parseString(
+            "pekko.jvm-shutdown-hooks = off\npekko.coordinated-shutdown.run-by-jvm-shutdown-hook = off");
+
     private final PrintStream out;
     private final int mismatchLimit;
     private final int threads;
@@ -91,7 +100,7 @@ public final class DbenchRunner {
             return null;
         }
         int buf = bufferBytes(ops);
-        try (SeqVfs vfs = SeqVfs.create()) {
+        try (SeqVfs vfs = SeqVfs.create(NO_JVM_HOOKS.withFallback(ConfigFactory.load()))) {
             List<ReplayGuardian.ClientSpec> specs = new ArrayList<>();
             List<SeqVfsClientFs> fss = new ArrayList<>();
             for (int i = 1; i <= clients; i++) {
@@ -134,9 +143,8 @@ public final class DbenchRunner {
         return ConfigFactory.parseString(String.format(Locale.ROOT, String.join("\n",
                 "pekko.actor.default-dispatcher.executor = thread-pool-executor",
                 "pekko.actor.default-dispatcher.thread-pool-executor.fixed-pool-size = %d",
-                "pekko.actor.default-dispatcher.throughput = 1",
-                "pekko.coordinated-shutdown.run-by-jvm-shutdown-hook = off"), n))
-                .withFallback(ConfigFactory.load());
+                "pekko.actor.default-dispatcher.throughput = 1"), n))
+                .withFallback(NO_JVM_HOOKS).withFallback(ConfigFactory.load());
     }
 
     /**
