@@ -44,6 +44,10 @@ public final class DbenchCommand implements Callable<Integer> {
             description = "the loadfile (default ${DEFAULT-VALUE}, from Debian's dbench package)")
     Path loadfile;
 
+    @Option(names = "--warmup", defaultValue = "-1", paramLabel = "SECONDS",
+            description = "run this long first, unmeasured (default: a fifth of --time, as dbench)")
+    int warmup;
+
     @Option(names = "--once", description = "run the loadfile once per client instead of looping until --time "
             + "(which then only limits the run)")
     boolean once;
@@ -74,6 +78,9 @@ public final class DbenchCommand implements Callable<Integer> {
         if (clients < 1 || time < 1 || threads < 0 || showMismatches < 0) {
             System.err.println("seqvfs load dbench: --clients and --time must be at least 1");
             return 2;
+        }
+        if (warmup < 0) {
+            warmup = time / 5; // dbench: options.warmup = options.timelimit / 5
         }
         if (compare != null && !compare.equals("host")) {
             System.err.println("seqvfs load dbench: --compare takes 'host', not '" + compare + "'");
@@ -118,16 +125,22 @@ public final class DbenchCommand implements Callable<Integer> {
     }
 
     private int run(PrintStream out, Loadfile lf, DbenchRunner runner, DbenchBinary binary) throws Exception {
-        out.println(String.format(Locale.ROOT, "dbench replay on SeqVFS: %d clients, %d s, loadfile %s (%d lines)",
-                clients, time, loadfile, lf.ops().size()));
-        ReplayResult seq = runner.runSeqVfs(lf.ops(), clients, Duration.ofSeconds(time), once);
+        DbenchRunner.Schedule schedule = new DbenchRunner.Schedule(Duration.ofSeconds(warmup),
+                Duration.ofSeconds(time), once);
+        out.println(String.format(Locale.ROOT, "dbench replay on SeqVFS: %d clients, %s, loadfile %s (%d lines)",
+                clients, once ? "the file once each" : "warm-up " + warmup + " s (not measured, as dbench), then "
+                        + time + " s", loadfile, lf.ops().size()));
+        ReplayResult seq = runner.runSeqVfs(lf.ops(), clients, schedule);
+        if (seq == null) {
+            return 130;
+        }
         DbenchReport.print(out, seq);
         Double hostMbps = null;
         Double binaryMbps = null;
         if (compare != null && !runner.stopRequested()) {
             out.println();
             out.println("reference: the same replay on the host, " + hostDir + " through java.nio, a thread per client");
-            ReplayResult host = runner.runHost(lf.ops(), clients, Duration.ofSeconds(time), hostDir, once);
+            ReplayResult host = runner.runHost(lf.ops(), clients, schedule, hostDir);
             if (host != null) {
                 DbenchReport.print(out, host);
                 hostMbps = host.mbPerSec();
@@ -138,7 +151,7 @@ public final class DbenchCommand implements Callable<Integer> {
             } else if (!runner.stopRequested()) {
                 out.println();
                 out.println("reference: the dbench binary (" + binary.path() + "), its own warm-up of "
-                        + (time / 5) + " s first");
+                        + (time / 5) + " s first (not measured)");
                 OptionalDouble b = binary.run(loadfile.toAbsolutePath(), clients, time, hostDir, out);
                 if (b.isPresent()) {
                     binaryMbps = b.getAsDouble();
@@ -149,7 +162,7 @@ public final class DbenchCommand implements Callable<Integer> {
             printComparison(out, seq, hostMbps, binaryMbps);
         }
         if (json != null) {
-            DbenchJson.of(seq, time, loadfile, hostMbps, binaryMbps).write(json);
+            DbenchJson.of(seq, time, once ? 0 : warmup, loadfile, hostMbps, binaryMbps).write(json);
             out.println("wrote " + json);
         }
         if (seq.mismatches() != 0) {

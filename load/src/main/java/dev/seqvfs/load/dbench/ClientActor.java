@@ -13,6 +13,9 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
  * One dbench client as an actor: replays the loadfile's lines in order, looping over the
  * file, on its {@link DbenchClient}, until told to stop.
  *
+ * <p>Before each pass after the first, the client closes what the previous pass left
+ * open ({@link DbenchClient#closeAll()}).
+ *
  * <p><b>Never blocks.</b> A line's stage that is already complete (the usual case: SeqVFS
  * runs an idle actor's mailbox on the sender's thread) is recorded at once and the next
  * line runs; one that is not is handed to {@code pipeToSelf} and the actor returns,
@@ -30,7 +33,17 @@ public final class ClientActor extends AbstractBehavior<ClientActor.Command> {
     static final int BATCH = 64;
 
     /** The client's protocol. */
-    public sealed interface Command permits Continue, LineDone, Stop {
+    public sealed interface Command permits Continue, LineDone, Stop, EndWarmup, PassClosed {
+    }
+
+    /** The handles left open at the end of a pass are closed. */
+    public enum PassClosed implements Command {
+        INSTANCE
+    }
+
+    /** The warm-up is over: start measuring afresh (latencies, lines, bytes; mismatches are kept). */
+    public enum EndWarmup implements Command {
+        INSTANCE
     }
 
     /** Run the next batch of lines. */
@@ -104,6 +117,8 @@ public final class ClientActor extends AbstractBehavior<ClientActor.Command> {
                 .onMessageEquals(Continue.INSTANCE, this::onContinue)
                 .onMessage(LineDone.class, this::onLineDone)
                 .onMessageEquals(Stop.INSTANCE, this::onStop)
+                .onMessageEquals(EndWarmup.INSTANCE, this::onEndWarmup)
+                .onMessageEquals(PassClosed.INSTANCE, this::onPassClosed)
                 .build();
     }
 
@@ -119,6 +134,16 @@ public final class ClientActor extends AbstractBehavior<ClientActor.Command> {
         return inFlight ? this : finish();
     }
 
+    private Behavior<Command> onEndWarmup() {
+        stats.reset(client.bytes());
+        return this;
+    }
+
+    private Behavior<Command> onPassClosed() {
+        inFlight = false;
+        return stopping ? finish() : runBatch();
+    }
+
     private Behavior<Command> onLineDone(LineDone d) {
         inFlight = false;
         record(d.op(), d.startNanos(), d.outcome(), d.failure());
@@ -132,6 +157,14 @@ public final class ClientActor extends AbstractBehavior<ClientActor.Command> {
         for (int k = 0; k < BATCH; k++) {
             if (once && loops > 0) {
                 return finish();
+            }
+            if (next == 0 && loops > 0 && client.openHandles() > 0) {
+                CompletableFuture<Void> closed = client.closeAll();
+                if (!closed.isDone()) {
+                    inFlight = true;
+                    getContext().pipeToSelf(closed, (v, x) -> PassClosed.INSTANCE);
+                    return this;
+                }
             }
             LoadOp op = ops.get(next);
             advance();

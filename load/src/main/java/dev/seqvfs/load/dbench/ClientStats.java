@@ -23,6 +23,7 @@ public final class ClientStats {
     private final AtomicLong ops = new AtomicLong();
     private final AtomicLong bytes = new AtomicLong();
     private long opsPlain;
+    private long bytesBase;
 
     /** Records one finished line. */
     public void record(OpType type, long nanos, boolean mismatch, long bytesTotal) {
@@ -36,7 +37,24 @@ public final class ClientStats {
             mismatches[type.ordinal()]++;
         }
         ops.lazySet(++opsPlain);
-        bytes.lazySet(bytesTotal);
+        bytes.lazySet(bytesTotal - bytesBase);
+    }
+
+    /**
+     * Starts measuring afresh at the end of the warm-up: latencies, lines and bytes restart
+     * from zero; mismatches are kept (a wrong status counts whenever it happens). Called by
+     * the writer.
+     *
+     * @param bytesTotal the client's byte count so far, which becomes the new zero
+     */
+    public void reset(long bytesTotal) {
+        for (Histogram h : latency.values()) {
+            h.reset();
+        }
+        bytesBase = bytesTotal;
+        opsPlain = 0;
+        ops.lazySet(0);
+        bytes.lazySet(0);
     }
 
     /** Returns the lines run so far (acquire load: any thread). */

@@ -129,6 +129,24 @@ public final class DbenchClient<H> {
     }
 
     /**
+     * Closes every handle still open, as a server does when a client's session ends: a
+     * client calls it before going through the file again. Debian's {@code client.txt}
+     * closes all it opens; a file cut short (its first N lines) does not, and its next pass
+     * would reuse the handle numbers.
+     *
+     * @return completes when all are closed (close failures are ignored)
+     */
+    public CompletableFuture<Void> closeAll() {
+        CompletableFuture<?>[] closes = new CompletableFuture<?>[handles.size()];
+        int i = 0;
+        for (Open<H> h : handles.values()) {
+            closes[i++] = fs.close(h.file()).exceptionally(x -> null);
+        }
+        handles.clear();
+        return CompletableFuture.allOf(closes);
+    }
+
+    /**
      * Runs one line. The stage completes with the line's outcome, normally; it completes
      * exceptionally only on a failure that is not a file-system answer (a bug).
      */

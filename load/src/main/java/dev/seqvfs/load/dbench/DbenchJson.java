@@ -13,7 +13,7 @@ import java.util.Map;
  * The {@code --json} result of {@code seqvfs load dbench}.
  *
  * @param workload always {@code "dbench"}
- * @param parameters clients, seconds asked for, loadfile
+ * @param parameters clients, seconds asked for (measured), warm-up seconds (not measured), loadfile
  * @param ops lines run by all clients
  * @param opsPerSec lines per second
  * @param mbPerSec dbench's throughput (bytes read and written, 10^6 per MB, per second)
@@ -52,10 +52,12 @@ public record DbenchJson(
      * @param hostMbps the host replay's MB/s, or {@code null}
      * @param binaryMbps the dbench binary's MB/s, or {@code null}
      */
-    public static DbenchJson of(ReplayResult r, int seconds, Path loadfile, Double hostMbps, Double binaryMbps) {
+    public static DbenchJson of(ReplayResult r, int seconds, int warmup, Path loadfile, Double hostMbps,
+                                Double binaryMbps) {
         Map<String, Object> params = new LinkedHashMap<>();
         params.put("clients", r.clients());
         params.put("time", seconds);
+        params.put("warmup", warmup);
         params.put("loadfile", loadfile.toString());
         Map<String, Double> compare = null;
         Double ratio = null;

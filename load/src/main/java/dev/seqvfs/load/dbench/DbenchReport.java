@@ -52,6 +52,11 @@ public final class DbenchReport {
                         + "  %d loadfile passes  mismatches %d%s",
                 r.target(), r.mbPerSec(), r.clients(), r.seconds(), r.ops(), r.opsPerSec(), r.loops(),
                 r.mismatches(), r.interrupted() ? "  (interrupted: partial)" : ""));
+        if (r.cpuNanos() >= 0) {
+            out.println(String.format(Locale.ROOT, " process CPU %.1f s (%.0f%% of %d CPUs), %.2f us per op", r.cpuNanos() / 1e9,
+                    100.0 * r.cpuNanos() / r.nanos() / Runtime.getRuntime().availableProcessors(),
+                    Runtime.getRuntime().availableProcessors(), r.cpuMicrosPerOp()));
+        }
         out.println(" Operation        Count  Mismatch   Mean(us)    p50(us)    p99(us)     Max(us)");
         out.println(" ------------------------------------------------------------------------------");
         for (Map.Entry<String, OpLatency> e : latencies(r).entrySet()) {

@@ -91,11 +91,42 @@ public final class DbenchRunner {
     }
 
     /**
-     * Replays {@code ops} on a new SeqVFS (default configuration), {@code clients}
-     * client actors, for {@code time} (or until {@link #stop()}); with {@code once}, each
-     * client runs the file once ({@code time} then only limits the run).
+     * How long a replay runs.
+     *
+     * @param warmup run this long first, unmeasured (dbench's default is a fifth of the time)
+     * @param time then run this long, measured
+     * @param once instead, run the file once per client ({@code time} then only limits the
+     *        run, and there is no warm-up)
      */
-    public ReplayResult runSeqVfs(List<LoadOp> ops, int clients, Duration time, boolean once) {
+    public record Schedule(Duration warmup, Duration time, boolean once) {
+        /** The time the clients are let run at most, in nanoseconds. */
+        long totalNanos() {
+            return (once ? Duration.ZERO : warmup).plus(time).toNanos();
+        }
+    }
+
+    /** When measuring started, and the counters then (written once by one thread, read after the run). */
+    private static final class Mark {
+        volatile long nanos;
+        volatile long cpu;
+        volatile long retries;
+        volatile long refWalks;
+
+        void set(long retries, long refWalks) {
+            this.cpu = ReplayResult.processCpuNanos();
+            this.retries = retries;
+            this.refWalks = refWalks;
+            this.nanos = System.nanoTime();
+        }
+    }
+
+    /**
+     * Replays {@code ops} on a new SeqVFS (default configuration), {@code clients} client
+     * actors, as {@code schedule} says (or until {@link #stop()}).
+     *
+     * @return the measured figures, or {@code null} if {@link #stop()} came first
+     */
+    public ReplayResult runSeqVfs(List<LoadOp> ops, int clients, Schedule schedule) {
         if (stopRequested) {
             return null;
         }
@@ -108,33 +139,39 @@ public final class DbenchRunner {
                 fss.add(fs);
                 specs.add(new ReplayGuardian.ClientSpec(i, new DbenchClient<>(fs, i), new ClientStats()));
             }
-            long retries0 = vfs.walkRetries();
-            long refWalks0 = vfs.refWalks();
             MismatchLog log = new MismatchLog(out, mismatchLimit);
             CompletableFuture<List<ReplayGuardian.ClientFinished>> done = new CompletableFuture<>();
             List<ClientStats> stats = specs.stream().map(ReplayGuardian.ClientSpec::stats).toList();
-            long start = System.nanoTime();
+            Mark start = new Mark();
+            Mark measured = new Mark();
+            start.set(vfs.walkRetries(), vfs.refWalks());
             ActorSystem<ReplayGuardian.Command> system = ActorSystem.create(
-                    ReplayGuardian.create(specs, ops, log, time, once, done), "dbench", clientSystemConfig(clients));
+                    ReplayGuardian.create(specs, ops, log, schedule.warmup(), schedule.time(), schedule.once(),
+                            () -> measured.set(vfs.walkRetries(), vfs.refWalks()), done),
+                    "dbench", clientSystemConfig(clients));
             stopper.set(() -> system.tell(ReplayGuardian.Stop.INSTANCE));
             if (stopRequested) {
                 system.tell(ReplayGuardian.Stop.INSTANCE);
             }
             List<ReplayGuardian.ClientFinished> finished;
-            try (Progress p = new Progress(stats, start)) {
+            try (Progress p = new Progress(stats, start, measured)) {
                 finished = await(done);
             } finally {
                 stopper.set(null);
             }
-            long nanos = System.nanoTime() - start;
+            Mark from = measured.nanos != 0 ? measured : start;
+            long nanos = System.nanoTime() - from.nanos;
+            long cpu = from.cpu < 0 ? -1 : ReplayResult.processCpuNanos() - from.cpu;
+            long retries = vfs.walkRetries() - from.retries;
+            long refWalks = vfs.refWalks() - from.refWalks;
             system.terminate();
             await(system.getWhenTerminated().toCompletableFuture());
             for (SeqVfsClientFs fs : fss) {
                 fs.close();
             }
             long loops = finished.stream().mapToLong(ReplayGuardian.ClientFinished::loops).sum();
-            return new ReplayResult("SeqVFS", clients, nanos, sum(stats), loops, vfs.walkRetries() - retries0,
-                    vfs.refWalks() - refWalks0, stopRequested);
+            return new ReplayResult("SeqVFS", clients, nanos, sum(stats), loops, retries, refWalks, stopRequested,
+                    cpu);
         }
     }
 
@@ -149,11 +186,12 @@ public final class DbenchRunner {
 
     /**
      * Replays {@code ops} on the host: a fresh directory under {@code hostDir} (removed
-     * afterwards), one thread per client, blocking {@code java.nio} calls; {@code once} as
-     * for {@link #runSeqVfs}.
+     * afterwards), one thread per client, blocking {@code java.nio} calls, as
+     * {@code schedule} says.
+     *
+     * @return the measured figures, or {@code null} if {@link #stop()} came first
      */
-    public ReplayResult runHost(List<LoadOp> ops, int clients, Duration time, Path hostDir, boolean once)
-            throws IOException {
+    public ReplayResult runHost(List<LoadOp> ops, int clients, Schedule schedule, Path hostDir) throws IOException {
         if (stopRequested) {
             return null;
         }
@@ -163,8 +201,15 @@ public final class DbenchRunner {
         List<ClientStats> stats = new ArrayList<>();
         List<Thread> workers = new ArrayList<>();
         long[] loops = new long[clients];
-        long deadline = System.nanoTime() + time.toNanos();
-        long start = System.nanoTime();
+        Mark start = new Mark();
+        Mark measured = new Mark();
+        start.set(0, 0);
+        long warmupEnd = schedule.once() || schedule.warmup().isZero() ? start.nanos
+                : start.nanos + schedule.warmup().toNanos();
+        long deadline = start.nanos + schedule.totalNanos();
+        if (warmupEnd == start.nanos) {
+            measured.set(0, 0);
+        }
         stopper.set(() -> { });
         try {
             for (int i = 1; i <= clients; i++) {
@@ -175,12 +220,13 @@ public final class DbenchRunner {
                 DbenchClient<HostClientFs.Handle> client = new DbenchClient<>(fs, id);
                 Thread t = new Thread(() -> {
                     try (fs) {
-                        loops[id - 1] = hostLoop(id, client, ops, st, log, deadline, once);
+                        loops[id - 1] = hostLoop(id, client, ops, st, log, warmupEnd, deadline, schedule.once(),
+                                measured);
                     }
                 }, "dbench-host-" + id);
                 workers.add(t);
             }
-            try (Progress p = new Progress(stats, start)) {
+            try (Progress p = new Progress(stats, start, measured)) {
                 workers.forEach(Thread::start);
                 for (Thread t : workers) {
                     t.join();
@@ -188,12 +234,14 @@ public final class DbenchRunner {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            long nanos = System.nanoTime() - start;
+            Mark from = measured.nanos != 0 ? measured : start;
+            long nanos = System.nanoTime() - from.nanos;
+            long cpu = from.cpu < 0 ? -1 : ReplayResult.processCpuNanos() - from.cpu;
             long total = 0;
             for (long l : loops) {
                 total += l;
             }
-            return new ReplayResult("host", clients, nanos, sum(stats), total, 0, 0, stopRequested);
+            return new ReplayResult("host", clients, nanos, sum(stats), total, 0, 0, stopRequested, cpu);
         } finally {
             stopper.set(null);
             deleteTree(dir);
@@ -201,16 +249,32 @@ public final class DbenchRunner {
     }
 
     private long hostLoop(int id, DbenchClient<?> client, List<LoadOp> ops, ClientStats st, MismatchLog log,
-                          long deadline, boolean once) {
+                          long warmupEnd, long deadline, boolean once, Mark measured) {
         int next = 0;
         long loops = 0;
-        while (!stopRequested && System.nanoTime() < deadline && !(once && loops > 0)) {
+        boolean warm = warmupEnd <= System.nanoTime();
+        while (!stopRequested && !(once && loops > 0)) {
+            long t0 = System.nanoTime();
+            if (t0 >= deadline) {
+                break;
+            }
+            if (!warm && t0 >= warmupEnd) {
+                warm = true;
+                synchronized (measured) {
+                    if (measured.nanos == 0) {
+                        measured.set(0, 0);
+                    }
+                }
+                st.reset(client.bytes());
+            }
+            if (next == 0 && loops > 0 && client.openHandles() > 0) {
+                client.closeAll().join();
+            }
             LoadOp op = ops.get(next);
             if (++next == ops.size()) {
                 next = 0;
                 loops++;
             }
-            long t0 = System.nanoTime();
             boolean mismatch;
             try {
                 DbenchClient.Outcome o = client.run(op).join();
@@ -255,7 +319,10 @@ public final class DbenchRunner {
         }
     }
 
-    /** Prints {@code clients, seconds, lines, MB/s} once a second, as dbench does, until closed. */
+    /**
+     * Prints {@code clients, phase, seconds, lines, MB/s} once a second, as dbench does,
+     * until closed; seconds and MB/s count from the start of the phase.
+     */
     private final class Progress implements AutoCloseable {
         private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "dbench-progress");
@@ -263,7 +330,7 @@ public final class DbenchRunner {
             return t;
         });
 
-        Progress(List<ClientStats> stats, long start) {
+        Progress(List<ClientStats> stats, Mark start, Mark measured) {
             timer.scheduleAtFixedRate(() -> {
                 long ops = 0;
                 long bytes = 0;
@@ -271,9 +338,11 @@ public final class DbenchRunner {
                     ops += s.ops();
                     bytes += s.bytes();
                 }
-                double secs = (System.nanoTime() - start) / 1e9;
-                out.println(String.format(Locale.ROOT, "%4d clients  sec %4.0f  ops %10d  %9.2f MB/sec",
-                        stats.size(), secs, ops, bytes / secs / 1e6));
+                long m = measured.nanos;
+                boolean warm = m == 0;
+                double secs = (System.nanoTime() - (warm ? start.nanos : m)) / 1e9;
+                out.println(String.format(Locale.ROOT, "%4d clients  %s %4.0f s  ops %10d  %9.2f MB/sec",
+                        stats.size(), warm ? " warmup" : "execute", secs, ops, secs <= 0 ? 0 : bytes / secs / 1e6));
             }, 1, 1, TimeUnit.SECONDS);
         }
 

@@ -185,6 +185,16 @@ class DbenchClientTest {
     }
 
     @Test
+    void closeAll_closesEveryHandleLeftOpen() {
+        run("NTCreateX \"\\clients\\client1\\data\" 0x40 0x1 7 NT_STATUS_OK");
+        run("NTCreateX \"\\clients\\client1\\dir\" 0x1 0x2 8 NT_STATUS_OK");
+        client.closeAll().join();
+        assertEquals(0, client.openHandles());
+        assertEquals(NtStatus.INVALID_HANDLE, run("Close 7 NT_STATUS_OK").status());
+        assertStatus(NtStatus.OK, run("NTCreateX \"\\clients\\client1\\data\" 0x40 0x1 7 NT_STATUS_OK"));
+    }
+
+    @Test
     void close_ofAHandleNeverOpened_isInvalidHandle() {
         DbenchClient.Outcome o = run("Close 99 NT_STATUS_OK");
         assertEquals(NtStatus.INVALID_HANDLE, o.status());

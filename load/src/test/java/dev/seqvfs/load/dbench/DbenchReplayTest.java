@@ -24,6 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DbenchReplayTest {
     private static final int LINES = 2000;
+    private static final DbenchRunner.Schedule ONCE = new DbenchRunner.Schedule(Duration.ZERO, Duration.ofSeconds(60),
+            true);
     private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     private final PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
 
@@ -40,7 +42,7 @@ class DbenchReplayTest {
     @Test
     void replay_first2000DebianLines_onSeqVfs_haveNoMismatch() throws Exception {
         List<LoadOp> ops = debianHead();
-        ReplayResult r = new DbenchRunner(out, 10, 0).runSeqVfs(ops, 2, Duration.ofSeconds(60), true);
+        ReplayResult r = new DbenchRunner(out, 10, 0).runSeqVfs(ops, 2, ONCE);
 
         assertEquals(0, r.mismatches(), printed());
         assertEquals(2L * LINES, r.ops());
@@ -52,7 +54,7 @@ class DbenchReplayTest {
     @Test
     void replay_first2000DebianLines_onTheHost_haveNoMismatch(@TempDir Path dir) throws Exception {
         List<LoadOp> ops = debianHead();
-        ReplayResult r = new DbenchRunner(out, 10, 0).runHost(ops, 2, Duration.ofSeconds(60), dir, true);
+        ReplayResult r = new DbenchRunner(out, 10, 0).runHost(ops, 2, ONCE, dir);
 
         assertEquals(0, r.mismatches(), printed());
         assertEquals(2L * LINES, r.ops());
@@ -69,7 +71,7 @@ class DbenchReplayTest {
                 "NTCreateX \"\\clients\\client1\" 0x1 0x2 1 NT_STATUS_OK",
                 "Close 1 NT_STATUS_OK",
                 "Unlink \"\\clients\\client1\\never-made\" 0x6 NT_STATUS_OK")).ops();
-        ReplayResult r = new DbenchRunner(out, 10, 0).runSeqVfs(ops, 1, Duration.ofSeconds(60), true);
+        ReplayResult r = new DbenchRunner(out, 10, 0).runSeqVfs(ops, 1, ONCE);
 
         assertEquals(1, r.mismatches());
         assertEquals(1, r.total().mismatches(OpType.UNLINK));
@@ -78,10 +80,22 @@ class DbenchReplayTest {
     }
 
     @Test
+    void replay_withWarmup_measuresOnlyTheTimeAfterIt() throws Exception {
+        List<LoadOp> ops = debianHead();
+        DbenchRunner.Schedule s = new DbenchRunner.Schedule(Duration.ofSeconds(1), Duration.ofSeconds(1), false);
+        ReplayResult r = new DbenchRunner(out, 10, 0).runSeqVfs(ops, 1, s);
+
+        assertEquals(0, r.mismatches(), printed());
+        assertTrue(r.seconds() >= 1.0 && r.seconds() < 1.9, "measured " + r.seconds() + " s");
+        assertTrue(r.ops() > 0);
+        assertTrue(r.loops() > 0, "the file is looped");
+        assertTrue(printed().contains(" warmup ") || r.seconds() < 2, printed());
+    }
+
+    @Test
     void stop_beforeTheRun_refusesToStart() throws Exception {
         DbenchRunner runner = new DbenchRunner(out, 10, 0);
         runner.stop();
-        assertEquals(null, runner.runSeqVfs(Loadfile.parse("Mkdir \"\\clients\" NT_STATUS_OK").ops(), 1,
-                Duration.ofSeconds(1), true));
+        assertEquals(null, runner.runSeqVfs(Loadfile.parse("Mkdir \"\\clients\" NT_STATUS_OK").ops(), 1, ONCE));
     }
 }
