@@ -41,7 +41,8 @@ public final class DbenchCommand implements Callable<Integer> {
     int time;
 
     @Option(names = "--loadfile", defaultValue = "/usr/share/dbench/client.txt", paramLabel = "PATH",
-            description = "the loadfile (default ${DEFAULT-VALUE}, from Debian's dbench package)")
+            description = {"the loadfile (default ${DEFAULT-VALUE}, from Debian's dbench package;",
+                "when it is missing and this runs as root, apt-get installs dbench)"})
     Path loadfile;
 
     @Option(names = "--warmup", defaultValue = "-1", paramLabel = "SECONDS",
@@ -88,6 +89,9 @@ public final class DbenchCommand implements Callable<Integer> {
         }
         Loadfile lf;
         try {
+            if (loadfile.equals(Loadfile.DEFAULT) && !java.nio.file.Files.exists(loadfile)) {
+                fetchDefaultLoadfile(out);
+            }
             lf = Loadfile.read(loadfile);
         } catch (LoadfileException e) {
             System.err.println("seqvfs load dbench: " + e.getMessage());
@@ -122,6 +126,56 @@ public final class DbenchCommand implements Callable<Integer> {
                 // Ctrl-C: the hook is running and waits for this summary
             }
         }
+    }
+
+    /**
+     * Installs Debian's dbench package (which ships the default loadfile) when running as
+     * root with {@code apt-get} available, as the project's CI does; otherwise does nothing
+     * and the missing file is reported with how to get it.
+     */
+    private static void fetchDefaultLoadfile(PrintStream out) {
+        if (!isRoot() || !onPath("apt-get")) {
+            return;
+        }
+        out.println("the default loadfile " + Loadfile.DEFAULT + " is missing: running apt-get install dbench (as root)");
+        try {
+            ProcessBuilder update = new ProcessBuilder("apt-get", "update", "-qq").inheritIO();
+            ProcessBuilder install = new ProcessBuilder("apt-get", "install", "-y", "-qq", "dbench").inheritIO();
+            install.environment().put("DEBIAN_FRONTEND", "noninteractive");
+            if (update.start().waitFor() == 0) {
+                install.start().waitFor();
+            }
+        } catch (java.io.IOException e) {
+            out.println("apt-get failed: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static boolean isRoot() {
+        try {
+            for (String line : java.nio.file.Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("Uid:")) {
+                    return line.split("\\s+")[1].equals("0");
+                }
+            }
+        } catch (java.io.IOException e) {
+            // not Linux: do not guess
+        }
+        return false;
+    }
+
+    private static boolean onPath(String command) {
+        String path = System.getenv("PATH");
+        if (path == null) {
+            return false;
+        }
+        for (String dir : path.split(java.io.File.pathSeparator)) {
+            if (java.nio.file.Files.isExecutable(Path.of(dir.isEmpty() ? "." : dir, command))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private int run(PrintStream out, Loadfile lf, DbenchRunner runner, DbenchBinary binary) throws Exception {

@@ -3,6 +3,7 @@ package dev.seqvfs.load.dbench;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.VfsException;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -105,7 +106,11 @@ public final class DbenchClient<H> {
     private final ClientFs<H> fs;
     private final String base;
     private final String clientDir;
-    private final Map<Long, Open<H>> handles = new HashMap<>();
+    /** Open handles by number: SMB1 file ids are 16-bit, so an array; larger numbers go to {@link #bigHandles}. */
+    @SuppressWarnings("unchecked")
+    private final Open<H>[] handles = (Open<H>[]) new Open<?>[1 << 16];
+    private final Map<Long, Open<H>> bigHandles = new HashMap<>();
+    private int open;
     private long bytes;
 
     /**
@@ -125,7 +130,40 @@ public final class DbenchClient<H> {
 
     /** Returns how many handles are open. */
     public int openHandles() {
-        return handles.size();
+        return open;
+    }
+
+    private Open<H> handle(long n) {
+        return n >= 0 && n < handles.length ? handles[(int) n] : bigHandles.get(n);
+    }
+
+    /** Remembers {@code h} as handle {@code n}; returns what it replaces. */
+    private Open<H> putHandle(long n, Open<H> h) {
+        Open<H> old;
+        if (n >= 0 && n < handles.length) {
+            old = handles[(int) n];
+            handles[(int) n] = h;
+        } else {
+            old = bigHandles.put(n, h);
+        }
+        if (old == null) {
+            open++;
+        }
+        return old;
+    }
+
+    private Open<H> removeHandle(long n) {
+        Open<H> old;
+        if (n >= 0 && n < handles.length) {
+            old = handles[(int) n];
+            handles[(int) n] = null;
+        } else {
+            old = bigHandles.remove(n);
+        }
+        if (old != null) {
+            open--;
+        }
+        return old;
     }
 
     /**
@@ -137,13 +175,16 @@ public final class DbenchClient<H> {
      * @return completes when all are closed (close failures are ignored)
      */
     public CompletableFuture<Void> closeAll() {
-        CompletableFuture<?>[] closes = new CompletableFuture<?>[handles.size()];
-        int i = 0;
-        for (Open<H> h : handles.values()) {
-            closes[i++] = fs.close(h.file()).exceptionally(x -> null);
+        List<CompletableFuture<?>> closes = new ArrayList<>();
+        for (int n = 0; n < handles.length && open > 0; n++) {
+            if (handles[n] != null) {
+                closes.add(fs.close(removeHandle(n).file()).exceptionally(x -> null));
+            }
         }
-        handles.clear();
-        return CompletableFuture.allOf(closes);
+        for (Long n : List.copyOf(bigHandles.keySet())) {
+            closes.add(fs.close(removeHandle(n).file()).exceptionally(x -> null));
+        }
+        return CompletableFuture.allOf(closes.toArray(new CompletableFuture<?>[0]));
     }
 
     /**
@@ -257,12 +298,16 @@ public final class DbenchClient<H> {
     // ------------------------------------------------------------------ handles
 
     private CompletableFuture<Outcome> onHandle(LoadOp op, Function<Open<H>, CompletableFuture<Outcome>> body) {
-        Open<H> h = handles.get(op.arg(0));
+        Open<H> h = handle(op.arg(0));
         if (h == null) {
-            return CompletableFuture.completedFuture(new Outcome(NtStatus.INVALID_HANDLE,
-                    "handle " + op.arg(0) + " is not open"));
+            return notOpen(op);
         }
         return body.apply(h);
+    }
+
+    private static CompletableFuture<Outcome> notOpen(LoadOp op) {
+        return CompletableFuture.completedFuture(new Outcome(NtStatus.INVALID_HANDLE,
+                "handle " + op.arg(0) + " is not open"));
     }
 
     private CompletableFuture<Outcome> ntCreateX(LoadOp op) {
@@ -302,7 +347,7 @@ public final class DbenchClient<H> {
                 if (!op.expected().isOk()) {
                     return fs.close(file).handle((v, y) -> Outcome.OK);
                 }
-                Open<H> old = handles.put(handle, new Open<>(file, path));
+                Open<H> old = putHandle(handle, new Open<>(file, path));
                 fs.fstat(file);
                 if (old != null) {
                     return fs.close(old.file()).handle((v, y) -> new Outcome(NtStatus.OK,
@@ -314,33 +359,36 @@ public final class DbenchClient<H> {
     }
 
     private CompletableFuture<Outcome> close(LoadOp op) {
-        Open<H> h = handles.remove(op.arg(0));
+        Open<H> h = removeHandle(op.arg(0));
         if (h == null) {
-            return CompletableFuture.completedFuture(new Outcome(NtStatus.INVALID_HANDLE,
-                    "handle " + op.arg(0) + " is not open"));
+            return notOpen(op);
         }
         return fs.close(h.file()).handle((v, x) -> x == null ? Outcome.OK : outcome(NtStatus.fromErrno(errnoOf(x),
                 true)));
     }
 
     private CompletableFuture<Outcome> readX(LoadOp op) {
-        return onHandle(op, h -> {
-            int size = (int) op.arg(2);
-            bytes += size;
-            int n = fs.pread(h.file(), size, op.arg(1));
-            return n == op.arg(3) ? OK : CompletableFuture.completedFuture(new Outcome(NtStatus.OK,
-                    "read " + n + " bytes, the capture read " + op.arg(3)));
-        });
+        Open<H> h = handle(op.arg(0));
+        if (h == null) {
+            return notOpen(op);
+        }
+        int size = (int) op.arg(2);
+        bytes += size;
+        int n = fs.pread(h.file(), size, op.arg(1));
+        return n == op.arg(3) ? OK : CompletableFuture.completedFuture(new Outcome(NtStatus.OK,
+                "read " + n + " bytes, the capture read " + op.arg(3)));
     }
 
     private CompletableFuture<Outcome> writeX(LoadOp op) {
-        return onHandle(op, h -> {
-            int size = (int) op.arg(2);
-            bytes += size;
-            int n = fs.pwrite(h.file(), size, op.arg(1));
-            return n == op.arg(3) ? OK : CompletableFuture.completedFuture(new Outcome(NtStatus.OK,
-                    "wrote " + n + " bytes, the capture wrote " + op.arg(3)));
-        });
+        Open<H> h = handle(op.arg(0));
+        if (h == null) {
+            return notOpen(op);
+        }
+        int size = (int) op.arg(2);
+        bytes += size;
+        int n = fs.pwrite(h.file(), size, op.arg(1));
+        return n == op.arg(3) ? OK : CompletableFuture.completedFuture(new Outcome(NtStatus.OK,
+                "wrote " + n + " bytes, the capture wrote " + op.arg(3)));
     }
 
     private CompletableFuture<Outcome> setFileInformation(Open<H> h) {

@@ -5,7 +5,7 @@ import java.io.PrintStream;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
-import org.HdrHistogram.Histogram;
+import org.HdrHistogram.AbstractHistogram;
 
 /**
  * The final table of a replay: throughput as dbench prints it, then per operation the
@@ -35,7 +35,7 @@ public final class DbenchReport {
     public static Map<String, OpLatency> latencies(ReplayResult r) {
         Map<String, OpLatency> m = new LinkedHashMap<>();
         for (OpType t : OpType.values()) {
-            Histogram h = r.total().latency(t);
+            AbstractHistogram h = r.total().latency(t);
             if (h == null || h.getTotalCount() == 0) {
                 continue;
             }

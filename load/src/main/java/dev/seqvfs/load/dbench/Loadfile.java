@@ -84,8 +84,8 @@ public final class Loadfile {
     static String missingMessage(Path file) {
         String s = "loadfile " + file + " does not exist.";
         if (file.equals(DEFAULT)) {
-            s += " It comes with Debian's dbench package: apt-get install dbench"
-                    + " (as root), or pass another one with --loadfile PATH.";
+            s += " It comes with Debian's dbench package: apt-get install dbench (as root; run as root,"
+                    + " seqvfs load dbench installs it itself), or pass another one with --loadfile PATH.";
         }
         return s;
     }
