@@ -51,7 +51,10 @@ import java.util.function.Function;
  * <li>FIND_FIRST: a pattern with a wildcard lists its directory and matches each name
  *     ({@link Wildcard}, "." and ".." included, as an SMB search does): a match is
  *     {@code NT_STATUS_OK}, none {@code NT_STATUS_NO_SUCH_FILE}, a missing directory
- *     {@code NT_STATUS_OBJECT_PATH_NOT_FOUND}. A pattern without one is a lookup.</li>
+ *     {@code NT_STATUS_OBJECT_PATH_NOT_FOUND}; and the number of matches (at most the
+ *     line's max-count) must be the count the capture recorded, which dbench ignores (on
+ *     Debian's {@code client.txt} it agrees on every line, on the host as on SeqVFS). A
+ *     pattern without a wildcard is a lookup.</li>
  * </ul>
  *
  * <p>Not thread-safe: one caller at a time, one line at a time.
@@ -492,12 +495,18 @@ public final class DbenchClient<H> {
                 if (x != null) {
                     return outcome(NtStatus.fromErrno(errnoOf(x), false));
                 }
+                long matched = 0;
                 for (String n : names) {
                     if (Wildcard.matches(pattern, n)) {
-                        return Outcome.OK;
+                        matched++;
                     }
                 }
-                return outcome(NtStatus.NO_SUCH_FILE);
+                matched = Math.min(matched, op.arg(1)); // a search returns at most max-count entries
+                NtStatus s = matched > 0 ? NtStatus.OK : NtStatus.NO_SUCH_FILE;
+                if (matched != op.arg(2)) {
+                    return new Outcome(s, "listed " + matched + " matching entries, the capture listed " + op.arg(2));
+                }
+                return outcome(s);
             });
         });
     }

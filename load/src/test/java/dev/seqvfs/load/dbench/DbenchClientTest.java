@@ -217,8 +217,16 @@ class DbenchClientTest {
         assertStatus(NtStatus.OK, run("FIND_FIRST \"\\clients\\client1\\<.jnk\" 260 1366 1 NT_STATUS_OK"));
         assertStatus(NtStatus.NO_SUCH_FILE, run("FIND_FIRST \"\\clients\\client1\\dir\\<.JNK\" 260 1366 0 NT_STATUS_OK"));
         assertStatus(NtStatus.OK, run("FIND_FIRST \"\\clients\\client1\\dir\\*\" 260 1366 2 NT_STATUS_OK"));
+        assertStatus(NtStatus.OK, run("FIND_FIRST \"\\clients\\client1\\*\" 260 2 2 NT_STATUS_OK"));
         assertStatus(NtStatus.OBJECT_PATH_NOT_FOUND,
                 run("FIND_FIRST \"\\clients\\client1\\nodir\\*\" 260 1366 0 NT_STATUS_OK"));
+    }
+
+    @Test
+    void findFirst_matchCountOtherThanTheCaptures_isAMismatch() {
+        DbenchClient.Outcome o = run("FIND_FIRST \"\\clients\\client1\\*\" 260 1366 4 NT_STATUS_OK");
+        assertEquals(NtStatus.OK, o.status());
+        assertEquals("listed 5 matching entries, the capture listed 4", o.detail());
     }
 
     @Test
