@@ -11,7 +11,6 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
-import java.util.OptionalDouble;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -189,15 +188,14 @@ public final class DbenchCommand implements Callable<Integer> {
             return 130;
         }
         DbenchReport.print(out, seq);
-        Double hostMbps = null;
-        Double binaryMbps = null;
+        ReplayResult host = null;
+        DbenchBinary.Result bin = null;
         if (compare != null && !runner.stopRequested()) {
             out.println();
             out.println("reference: the same replay on the host, " + hostDir + " through java.nio, a thread per client");
-            ReplayResult host = runner.runHost(lf.ops(), clients, schedule, hostDir);
+            host = runner.runHost(lf.ops(), clients, schedule, hostDir);
             if (host != null) {
                 DbenchReport.print(out, host);
-                hostMbps = host.mbPerSec();
             }
             if (binary == null) {
                 out.println();
@@ -206,17 +204,18 @@ public final class DbenchCommand implements Callable<Integer> {
                 out.println();
                 out.println("reference: the dbench binary (" + binary.path() + "), its own warm-up of "
                         + (time / 5) + " s first (not measured)");
-                OptionalDouble b = binary.run(loadfile.toAbsolutePath(), clients, time, hostDir, out);
-                if (b.isPresent()) {
-                    binaryMbps = b.getAsDouble();
-                } else {
+                bin = binary.run(loadfile.toAbsolutePath(), clients, time, hostDir, out);
+                if (bin == null) {
                     out.println("  dbench printed no throughput");
+                } else if (bin.cpuSeconds() >= 0) {
+                    out.println(String.format(Locale.ROOT, "  | CPU (user + system, warm-up included) %.1f s over %d lines:"
+                            + " %.2f us per op", bin.cpuSeconds(), bin.lines(), bin.cpuMicrosPerOp()));
                 }
             }
-            printComparison(out, seq, hostMbps, binaryMbps);
+            printComparison(out, seq, host, bin);
         }
         if (json != null) {
-            DbenchJson.of(seq, time, once ? 0 : warmup, loadfile, hostMbps, binaryMbps).write(json);
+            DbenchJson.of(seq, time, once ? 0 : warmup, loadfile, host, bin).write(json);
             out.println("wrote " + json);
         }
         if (seq.mismatches() != 0) {
@@ -226,18 +225,37 @@ public final class DbenchCommand implements Callable<Integer> {
         return 0;
     }
 
-    private static void printComparison(PrintStream out, ReplayResult seq, Double hostMbps, Double binaryMbps) {
+    private static void printComparison(PrintStream out, ReplayResult seq, ReplayResult host,
+                                        DbenchBinary.Result bin) {
         out.println();
-        out.println(String.format(Locale.ROOT, "comparison (%d clients, same machine, one after the other):",
-                seq.clients()));
-        out.println(String.format(Locale.ROOT, "  SeqVFS (actors, async API)  %9.2f MB/sec", seq.mbPerSec()));
-        if (hostMbps != null) {
-            out.println(String.format(Locale.ROOT, "  host replay (java.nio)      %9.2f MB/sec   SeqVFS/host   = %.2fx",
-                    hostMbps, hostMbps == 0 ? Double.NaN : seq.mbPerSec() / hostMbps));
+        out.println(String.format(Locale.ROOT, "comparison (%d clients, same machine, one after the other; load "
+                + "average now %s):", seq.clients(), loadAverage()));
+        out.println("                              throughput     SeqVFS/ref   CPU per op   ref/SeqVFS CPU per op");
+        out.println(String.format(Locale.ROOT, "  SeqVFS (actors, async API)  %9.2f MB/s                %6.2f us",
+                seq.mbPerSec(), seq.cpuMicrosPerOp()));
+        if (host != null) {
+            out.println(String.format(Locale.ROOT, "  host replay (java.nio)      %9.2f MB/s    %6.2fx     %6.2f us     %6.2fx",
+                    host.mbPerSec(), ratio(seq.mbPerSec(), host.mbPerSec()), host.cpuMicrosPerOp(),
+                    ratio(host.cpuMicrosPerOp(), seq.cpuMicrosPerOp())));
         }
-        if (binaryMbps != null) {
-            out.println(String.format(Locale.ROOT, "  dbench binary (tmpfs)       %9.2f MB/sec   SeqVFS/dbench = %.2fx",
-                    binaryMbps, binaryMbps == 0 ? Double.NaN : seq.mbPerSec() / binaryMbps));
+        if (bin != null) {
+            out.println(String.format(Locale.ROOT, "  dbench binary (tmpfs)       %9.2f MB/s    %6.2fx     %6.2f us     %6.2fx",
+                    bin.mbPerSec(), ratio(seq.mbPerSec(), bin.mbPerSec()), bin.cpuMicrosPerOp(),
+                    ratio(bin.cpuMicrosPerOp(), seq.cpuMicrosPerOp())));
+        }
+        out.println("  (CPU per op counts every thread and process of the run, JIT and GC included; on a busy"
+                + " machine it is the steadier figure)");
+    }
+
+    private static double ratio(double a, double b) {
+        return a < 0 || b <= 0 ? Double.NaN : a / b;
+    }
+
+    private static String loadAverage() {
+        try {
+            return java.nio.file.Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+        } catch (java.io.IOException | RuntimeException e) {
+            return "unknown";
         }
     }
 }

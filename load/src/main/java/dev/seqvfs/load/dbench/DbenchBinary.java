@@ -25,6 +25,25 @@ import java.util.stream.Stream;
  */
 public final class DbenchBinary {
     private static final Pattern THROUGHPUT = Pattern.compile("Throughput ([0-9.]+) MB/sec");
+    /** A progress line: clients, lines per client since the start, MB/s, ... */
+    private static final Pattern PROGRESS = Pattern.compile("^\\s*(\\d+)\\s+(\\d+)\\s+[0-9.]+ MB/sec");
+    /** The shell's {@code times}: user and system time of its (reaped) children. */
+    private static final Pattern TIMES = Pattern.compile("^(\\d+)m([0-9.]+)s (\\d+)m([0-9.]+)s$");
+
+    /**
+     * What dbench reported.
+     *
+     * @param mbPerSec its throughput, measured after its warm-up
+     * @param lines loadfile lines its clients ran in all, warm-up included (0 if unknown)
+     * @param cpuSeconds CPU time (user + system) dbench and its client processes used, warm-up
+     *        and cleanup included (-1 if unknown)
+     */
+    public record Result(double mbPerSec, long lines, double cpuSeconds) {
+        /** Returns CPU time per line in microseconds, or -1. */
+        public double cpuMicrosPerOp() {
+            return lines <= 0 || cpuSeconds < 0 ? -1 : cpuSeconds * 1e6 / lines;
+        }
+    }
 
     private final Path binary;
     private volatile Process running;
@@ -55,19 +74,25 @@ public final class DbenchBinary {
 
     /**
      * Runs dbench in a fresh directory under {@code parent} (removed afterwards), printing
-     * its progress lines indented, and returns its throughput in MB/s (empty if it
-     * printed none, or was stopped).
+     * its progress lines indented, under {@code /bin/sh} whose {@code times} then reports
+     * the CPU time dbench's processes used.
+     *
+     * @return what it reported, or {@code null} if it printed no throughput (or was stopped)
      */
-    public OptionalDouble run(Path loadfile, int clients, int seconds, Path parent, PrintStream out)
+    public Result run(Path loadfile, int clients, int seconds, Path parent, PrintStream out)
             throws IOException, InterruptedException {
         Path dir = Files.createTempDirectory(parent, "seqvfs-dbench-bin-");
         try {
-            List<String> cmd = new ArrayList<>(List.of(binary.toString(), "-D", dir.toString(), "-c",
-                    loadfile.toString(), "-t", Integer.toString(seconds), Integer.toString(clients)));
-            out.println("$ " + String.join(" ", cmd));
+            List<String> args = List.of(binary.toString(), "-D", dir.toString(), "-c", loadfile.toString(), "-t",
+                    Integer.toString(seconds), Integer.toString(clients));
+            out.println("$ " + String.join(" ", args));
+            List<String> cmd = new ArrayList<>(List.of("/bin/sh", "-c", "\"$0\" \"$@\"; rc=$?; times; exit $rc"));
+            cmd.addAll(args);
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
             running = p;
             OptionalDouble mbps = OptionalDouble.empty();
+            long lines = 0;
+            double cpu = -1;
             try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(),
                     StandardCharsets.UTF_8))) {
                 String line;
@@ -75,6 +100,17 @@ public final class DbenchBinary {
                     Matcher m = THROUGHPUT.matcher(line);
                     if (m.find()) {
                         mbps = OptionalDouble.of(Double.parseDouble(m.group(1)));
+                    }
+                    Matcher pr = PROGRESS.matcher(line);
+                    if (pr.find()) {
+                        lines = Long.parseLong(pr.group(1)) * Long.parseLong(pr.group(2));
+                    }
+                    Matcher t = TIMES.matcher(line.strip());
+                    if (t.find()) {
+                        // the second line of times: the children's user and system time
+                        cpu = Long.parseLong(t.group(1)) * 60 + Double.parseDouble(t.group(2))
+                                + Long.parseLong(t.group(3)) * 60 + Double.parseDouble(t.group(4));
+                        continue;
                     }
                     if (line.contains("MB/sec") || line.contains("Throughput")) {
                         out.println("  | " + line.strip());
@@ -84,7 +120,7 @@ public final class DbenchBinary {
             if (!p.waitFor(60, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
             }
-            return mbps;
+            return mbps.isPresent() ? new Result(mbps.getAsDouble(), lines, cpu) : null;
         } finally {
             running = null;
             try (Stream<Path> all = Files.walk(dir)) {

@@ -20,13 +20,16 @@ import java.util.Map;
  * @param mismatches lines whose status differed from the capture
  * @param seconds how long the clients ran
  * @param interrupted whether Ctrl-C cut the run short
+ * @param cpuUsPerOp process CPU time per line (all threads, JIT and GC included), microseconds
  * @param walkRetries optimistic walks retried during the run
  * @param refWalks walks that fell back to the locked ref-walk
  * @param ratio SeqVFS's MB/s over the reference's (the dbench binary when it ran, else the
  *        host replay), higher is better; {@code null} without {@code --compare}
  * @param reference what {@code ratio} divides by ({@code "dbench-binary"}, {@code "host-nio"}), or {@code null}
  * @param compare the reference figures: {@code host_nio_mb_per_sec}, {@code ratio_host_nio},
- *        {@code dbench_binary_mb_per_sec}, {@code ratio_dbench_binary}
+ *        {@code host_nio_cpu_us_per_op}, {@code dbench_binary_mb_per_sec},
+ *        {@code ratio_dbench_binary}, {@code dbench_binary_cpu_us_per_op},
+ *        {@code cpu_ratio_dbench_binary} (the binary's CPU per op over SeqVFS's, higher is better)
  * @param latencyUs per operation: count, mismatches, mean, p50, p99, max (microseconds)
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -39,6 +42,7 @@ public record DbenchJson(
         long mismatches,
         double seconds,
         boolean interrupted,
+        @JsonProperty("cpu_us_per_op") double cpuUsPerOp,
         @JsonProperty("walk_retries") long walkRetries,
         @JsonProperty("ref_walks") long refWalks,
         Double ratio,
@@ -52,8 +56,8 @@ public record DbenchJson(
      * @param hostMbps the host replay's MB/s, or {@code null}
      * @param binaryMbps the dbench binary's MB/s, or {@code null}
      */
-    public static DbenchJson of(ReplayResult r, int seconds, int warmup, Path loadfile, Double hostMbps,
-                                Double binaryMbps) {
+    public static DbenchJson of(ReplayResult r, int seconds, int warmup, Path loadfile, ReplayResult host,
+                                DbenchBinary.Result binary) {
         Map<String, Object> params = new LinkedHashMap<>();
         params.put("clients", r.clients());
         params.put("time", seconds);
@@ -62,28 +66,32 @@ public record DbenchJson(
         Map<String, Double> compare = null;
         Double ratio = null;
         String reference = null;
-        if (hostMbps != null || binaryMbps != null) {
+        if (host != null || binary != null) {
             compare = new LinkedHashMap<>();
-            if (hostMbps != null) {
-                compare.put("host_nio_mb_per_sec", hostMbps);
-                compare.put("ratio_host_nio", ratioOf(r.mbPerSec(), hostMbps));
-                ratio = ratioOf(r.mbPerSec(), hostMbps);
+            if (host != null) {
+                compare.put("host_nio_mb_per_sec", host.mbPerSec());
+                compare.put("ratio_host_nio", ratioOf(r.mbPerSec(), host.mbPerSec()));
+                compare.put("host_nio_cpu_us_per_op", host.cpuMicrosPerOp());
+                ratio = ratioOf(r.mbPerSec(), host.mbPerSec());
                 reference = "host-nio";
             }
-            if (binaryMbps != null) {
-                compare.put("dbench_binary_mb_per_sec", binaryMbps);
-                compare.put("ratio_dbench_binary", ratioOf(r.mbPerSec(), binaryMbps));
-                ratio = ratioOf(r.mbPerSec(), binaryMbps);
+            if (binary != null) {
+                compare.put("dbench_binary_mb_per_sec", binary.mbPerSec());
+                compare.put("ratio_dbench_binary", ratioOf(r.mbPerSec(), binary.mbPerSec()));
+                compare.put("dbench_binary_cpu_us_per_op", binary.cpuMicrosPerOp());
+                compare.put("cpu_ratio_dbench_binary", ratioOf(binary.cpuMicrosPerOp(), r.cpuMicrosPerOp()));
+                ratio = ratioOf(r.mbPerSec(), binary.mbPerSec());
                 reference = "dbench-binary";
             }
         }
         return new DbenchJson("dbench", params, r.ops(), r.opsPerSec(), r.mbPerSec(), r.mismatches(), r.seconds(),
-                r.interrupted(), r.walkRetries(), r.refWalks(), ratio, reference, compare, DbenchReport.latencies(r));
+                r.interrupted(), r.cpuMicrosPerOp(), r.walkRetries(), r.refWalks(), ratio, reference, compare,
+                DbenchReport.latencies(r));
     }
 
     /** Returns {@code a / b}, or {@code null} when {@code b} is zero. */
     static Double ratioOf(double a, double b) {
-        return b == 0 ? null : a / b;
+        return a < 0 || b <= 0 ? null : a / b;
     }
 
     /** Writes this record to {@code file}, pretty-printed. */
