@@ -27,9 +27,9 @@ import picocli.CommandLine.Option;
  * stops the run and prints the summary of what ran.
  */
 @Command(name = "dbench", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Replay a dbench client loadfile on SeqVFS: each client a Pekko actor in its own",
-            "directory /clients/clientN, lines run as fast as possible, the file looped until the",
-            "time is up, every line's NT status checked against the capture."})
+        description = "Replay a dbench client loadfile on SeqVFS: each client a Pekko actor in its own directory"
+                + " /clients/clientN, lines run as fast as possible, the file looped until the time is up, every"
+                + " line's NT status checked against the capture.")
 public final class DbenchCommand implements Callable<Integer> {
     @Option(names = "--clients", defaultValue = "1", paramLabel = "N",
             description = "number of clients (default ${DEFAULT-VALUE})")
@@ -40,8 +40,8 @@ public final class DbenchCommand implements Callable<Integer> {
     int time;
 
     @Option(names = "--loadfile", defaultValue = "/usr/share/dbench/client.txt", paramLabel = "PATH",
-            description = {"the loadfile (default ${DEFAULT-VALUE}, from Debian's dbench package;",
-                "when it is missing and this runs as root, apt-get installs dbench)"})
+            description = "the loadfile (default ${DEFAULT-VALUE}, from Debian's dbench package; when it is missing"
+                    + " and this runs as root, apt-get installs dbench)")
     Path loadfile;
 
     @Option(names = "--warmup", defaultValue = "-1", paramLabel = "SECONDS",
@@ -56,8 +56,8 @@ public final class DbenchCommand implements Callable<Integer> {
     Path json;
 
     @Option(names = "--compare", paramLabel = "host",
-            description = {"run the same replay on the host's tmpfs (/dev/shm, java.nio, a thread per client)",
-                "and, if installed, the dbench binary; print SeqVFS/reference ratios"})
+            description = "run the same replay on the host's tmpfs (java.nio, a thread per client) and, if installed,"
+                    + " the dbench binary; print SeqVFS/reference ratios")
     String compare;
 
     @Option(names = "--host-dir", defaultValue = "/dev/shm", paramLabel = "DIR",
