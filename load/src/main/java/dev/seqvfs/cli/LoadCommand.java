@@ -8,8 +8,8 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "load", mixinStandardHelpOptions = true,
         description = "Run a load test on an embedded SeqVFS (default configuration).",
-        subcommands = {MakestatCommand.class, SocketCloseCommand.class, PipeCloseCommand.class,
-                LookupCommand.class})
+        subcommands = {DbenchCommand.class, MakestatCommand.class, SocketCloseCommand.class,
+                PipeCloseCommand.class, LookupCommand.class})
 public final class LoadCommand implements Runnable {
     @Override
     public void run() {

@@ -1,0 +1,54 @@
+package dev.seqvfs.load.dbench;
+
+/**
+ * The figures of one replay.
+ *
+ * @param target what was replayed on ({@code "SeqVFS"}, {@code "host"})
+ * @param clients how many clients ran
+ * @param nanos how long they ran, in nanoseconds (start of the clients to the last one's stop)
+ * @param total every client's figures added up
+ * @param loops how many times the clients went through the whole file, added up
+ * @param walkRetries optimistic walks retried during the run (SeqVFS; 0 for the host)
+ * @param refWalks walks that fell back to the locked ref-walk during the run (SeqVFS; 0 for the host)
+ * @param interrupted whether the run was cut short (Ctrl-C)
+ * @param cpuNanos CPU time the whole process used during the run (user + system, all threads), in
+ *        nanoseconds; -1 if the JVM cannot tell. Less sensitive than throughput to other load on the machine.
+ */
+public record ReplayResult(String target, int clients, long nanos, ClientStats total, long loops, long walkRetries,
+                           long refWalks, boolean interrupted, long cpuNanos) {
+    /** Returns the process's CPU time so far, in nanoseconds, or -1. */
+    static long processCpuNanos() {
+        java.lang.management.OperatingSystemMXBean os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        return os instanceof com.sun.management.OperatingSystemMXBean s ? s.getProcessCpuTime() : -1;
+    }
+
+    /** Returns the CPU time per line, in microseconds, or -1. */
+    public double cpuMicrosPerOp() {
+        return cpuNanos < 0 || total.ops() == 0 ? -1 : cpuNanos / 1e3 / total.ops();
+    }
+
+    /** Returns the run's length in seconds. */
+    public double seconds() {
+        return nanos / 1e9;
+    }
+
+    /** Returns the lines run. */
+    public long ops() {
+        return total.ops();
+    }
+
+    /** Returns the lines run per second. */
+    public double opsPerSec() {
+        return nanos == 0 ? 0 : total.ops() / seconds();
+    }
+
+    /** Returns dbench's throughput: bytes read and written per second, in MB (10^6 bytes). */
+    public double mbPerSec() {
+        return nanos == 0 ? 0 : total.bytes() / seconds() / 1e6;
+    }
+
+    /** Returns the lines whose outcome differed from the capture. */
+    public long mismatches() {
+        return total.mismatches();
+    }
+}

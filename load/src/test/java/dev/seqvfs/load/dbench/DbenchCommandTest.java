@@ -1,0 +1,117 @@
+package dev.seqvfs.load.dbench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.seqvfs.cli.DbenchCommand;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * Specifies the {@code seqvfs load dbench} command line: its exit status (0 when every
+ * line matched the capture, 1 when one did not, 2 for bad input), its messages for bad
+ * input, and the fields of {@code --json}.
+ */
+class DbenchCommandTest {
+    /** A loadfile whose lines all succeed, as a first pass of {@code client.txt} would. */
+    private static final String GOOD = String.join("\n",
+            "Deltree \"\\clients\\client1\" NT_STATUS_OK",
+            "Mkdir \"\\clients\" NT_STATUS_OK",
+            "NTCreateX \"\\clients\\client1\" 0x1 0x2 1 NT_STATUS_OK",
+            "Close 1 NT_STATUS_OK",
+            "NTCreateX \"\\clients\\client1\\f\" 0x40 0x2 2 NT_STATUS_OK",
+            "WriteX 2 0 1000 1000 NT_STATUS_OK",
+            "ReadX 2 0 1000 1000 NT_STATUS_OK",
+            "Close 2 NT_STATUS_OK",
+            "");
+
+    @TempDir
+    Path dir;
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    private PrintStream oldOut;
+    private PrintStream oldErr;
+
+    @BeforeEach
+    void capture() {
+        oldOut = System.out;
+        oldErr = System.err;
+        System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    @AfterEach
+    void restore() {
+        System.setOut(oldOut);
+        System.setErr(oldErr);
+    }
+
+    private int run(String... args) {
+        return new CommandLine(new DbenchCommand()).execute(args);
+    }
+
+    private Path loadfile(String text) throws Exception {
+        Path f = dir.resolve("load.txt");
+        Files.writeString(f, text);
+        return f;
+    }
+
+    @Test
+    void dbench_everyLineMatches_exitsZeroAndWritesJson() throws Exception {
+        Path json = dir.resolve("r.json");
+        int rc = run("--clients", "2", "--once", "--loadfile", loadfile(GOOD).toString(), "--json", json.toString());
+
+        assertEquals(0, rc, out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8));
+        JsonNode j = new ObjectMapper().readTree(json.toFile());
+        assertEquals("dbench", j.get("workload").asText());
+        assertEquals(2, j.get("parameters").get("clients").asInt());
+        assertEquals(16, j.get("ops").asLong());
+        assertEquals(0, j.get("mismatches").asLong());
+        assertEquals(4000.0 / 1e6, j.get("mb_per_sec").asDouble() * j.get("seconds").asDouble(), 1e-9);
+        assertTrue(j.get("ops_per_sec").asDouble() > 0);
+        assertTrue(j.get("latency_us").get("WriteX").get("p99_us").asDouble() > 0);
+        assertTrue(j.get("ratio") == null, "no ratio without --compare");
+    }
+
+    @Test
+    void dbench_aLineMismatches_exitsOne() throws Exception {
+        int rc = run("--once", "--loadfile", loadfile(GOOD + "Unlink \"\\clients\\client1\\none\" 0x6 NT_STATUS_OK\n")
+                .toString());
+
+        assertEquals(1, rc);
+        assertTrue(out.toString(StandardCharsets.UTF_8).contains("MISMATCH client 1 line 9"), out.toString());
+    }
+
+    @Test
+    void dbench_malformedLoadfile_exitsTwoNamingTheLine() throws Exception {
+        int rc = run("--loadfile", loadfile(GOOD + "ReadX 2 0 NT_STATUS_OK\n").toString());
+
+        assertEquals(2, rc);
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("loadfile line 9: ReadX takes 0 path(s) and 4 number(s)"),
+                err.toString());
+    }
+
+    @Test
+    void dbench_missingLoadfile_exitsTwoSayingSo() {
+        int rc = run("--loadfile", dir.resolve("absent.txt").toString());
+
+        assertEquals(2, rc);
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("absent.txt does not exist"), err.toString());
+    }
+
+    @Test
+    void dbench_compareWithSomethingElseThanHost_exitsTwo() throws Exception {
+        assertEquals(2, run("--compare", "jimfs", "--loadfile", loadfile(GOOD).toString()));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--compare takes 'host'"), err.toString());
+    }
+}
