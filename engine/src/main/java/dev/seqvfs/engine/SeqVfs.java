@@ -78,9 +78,12 @@ public final class SeqVfs implements AutoCloseable {
         }
     }
 
-    /** Creates an instance with the default configuration ({@code ConfigFactory.load()}). */
+    /**
+     * Creates an instance with the default configuration: {@code application.conf} (or
+     * the {@code config.resource}/{@code config.file} properties) over SeqVFS's defaults.
+     */
     public static SeqVfs create() {
-        return create(ConfigFactory.load());
+        return create(ConfigFactory.defaultOverrides().withFallback(ConfigFactory.defaultApplication()));
     }
 
     /**
@@ -91,9 +94,16 @@ public final class SeqVfs implements AutoCloseable {
         return create(config, VfsClock.SYSTEM);
     }
 
-    /** Creates an instance with an explicit clock (tests). */
+    /**
+     * Creates an instance with an explicit clock (tests). The configuration is layered:
+     * {@code config} first, then SeqVFS's Pekko settings ({@code seqvfs-pekko.conf}), then
+     * every {@code reference.conf} (SeqVFS's and Pekko's defaults).
+     */
     public static SeqVfs create(Config config, VfsClock clock) {
-        Config full = config.withFallback(ConfigFactory.defaultReference()).resolve();
+        Config full = config
+                .withFallback(ConfigFactory.parseResources(SeqVfs.class.getClassLoader(), "seqvfs-pekko.conf"))
+                .withFallback(ConfigFactory.defaultReference())
+                .resolve();
         return new SeqVfs(full, VfsConfig.from(full), clock);
     }
 

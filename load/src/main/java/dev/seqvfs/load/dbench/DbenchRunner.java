@@ -131,7 +131,7 @@ public final class DbenchRunner {
             return null;
         }
         int buf = bufferBytes(ops);
-        try (SeqVfs vfs = SeqVfs.create(NO_JVM_HOOKS.withFallback(ConfigFactory.load()))) {
+        try (SeqVfs vfs = SeqVfs.create(NO_JVM_HOOKS.withFallback(ConfigFactory.defaultApplication()))) {
             List<ReplayGuardian.ClientSpec> specs = new ArrayList<>();
             List<SeqVfsClientFs> fss = new ArrayList<>();
             for (int i = 1; i <= clients; i++) {
@@ -181,7 +181,7 @@ public final class DbenchRunner {
                 "pekko.actor.default-dispatcher.executor = thread-pool-executor",
                 "pekko.actor.default-dispatcher.thread-pool-executor.fixed-pool-size = %d",
                 "pekko.actor.default-dispatcher.throughput = 1"), n))
-                .withFallback(NO_JVM_HOOKS).withFallback(ConfigFactory.load());
+                .withFallback(NO_JVM_HOOKS).withFallback(ConfigFactory.defaultApplication());
     }
 
     /**

@@ -65,7 +65,7 @@ public final class VfsFixture implements BeforeEachCallback, AfterEachCallback {
 
     @Override
     public void beforeEach(ExtensionContext context) {
-        vfs = SeqVfs.create(config.withFallback(ConfigFactory.load()));
+        vfs = SeqVfs.create(config.withFallback(ConfigFactory.defaultApplication()));
         root = vfs.newTask(Credentials.ROOT);
         expectNoOpenFiles = true;
     }
