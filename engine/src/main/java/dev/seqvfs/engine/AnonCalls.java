@@ -14,6 +14,7 @@ import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.SocketFlags;
 import dev.seqvfs.protocol.VfsException;
 import java.util.concurrent.CompletableFuture;
+import dev.seqvfs.actors.reply.ReplyTo;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
@@ -114,7 +115,7 @@ final class AnonCalls {
 
     private CompletableFuture<int[]> installAll(OpenFile[] files, boolean cloexec, String op) {
         return t.asker().ask(t.files().actor(),
-                        (ActorRef<FdReply> r) -> new FdTableActor.InstallAll(files, cloexec, r))
+                        (ReplyTo<FdReply> r) -> new FdTableActor.InstallAll(files, cloexec, r))
                 .thenApply(r -> {
                     if (r.error() != null) {
                         throw new VfsException(r.error(), op, null);

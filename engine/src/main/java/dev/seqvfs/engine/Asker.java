@@ -1,6 +1,8 @@
 package dev.seqvfs.engine;
 
 import dev.seqvfs.actors.dir.DirReply;
+import dev.seqvfs.actors.reply.ReplyCollector;
+import dev.seqvfs.actors.reply.ReplyTo;
 import dev.seqvfs.actors.dir.DirectoryActor;
 import dev.seqvfs.actors.dir.DirectoryInode;
 import dev.seqvfs.actors.sb.Superblock;
@@ -21,84 +23,96 @@ import org.apache.pekko.actor.typed.javadsl.AskPattern;
 /**
  * Request-reply with the engine's actors, for the embedding API.
  *
- * <p>Uses Pekko's {@link AskPattern}: a temporary reply address and a timeout. Because the
- * engine's actors run on the calling-thread dispatcher (see
- * {@code dev.seqvfs.actors.dispatch}), an ask from a plain thread to an idle actor is
- * processed on the asking thread before {@code tell} returns, so the blocking twin's
- * {@code join} usually finds the future already complete and never parks.
+ * <p>A request registers a plain {@link CompletableFuture} with one of the instance's
+ * {@link ReplyCollector}s (chosen by the calling thread, so threads rarely share one) and
+ * sends the command with a {@link ReplyTo} naming that collector and the request's id; the
+ * actor's reply completes the future. Because the engine's actors run on the
+ * calling-thread dispatcher, a request from a plain thread to an idle actor is processed,
+ * and its reply delivered, on the asking thread before {@code tell} returns, so the
+ * blocking twin's {@code join} usually finds the future done and never parks.
+ *
+ * <p>Why not Pekko's ask pattern: it makes a temporary actor and schedules a timeout per
+ * request, and the scheduler keeps the cancelled timer until its deadline (10 s by
+ * default): millions of live objects and GC pauses under load. Here one periodic sweep per
+ * collector fails requests past {@code seqvfs.ask-timeout}. {@link #askPekko} remains for
+ * the rare requests to the guardian, whose replies are typed actor references.
  *
  * <p>Thread-safe.
  */
 final class Asker {
-    /** How long a blocked caller spins before parking, in nanoseconds (measured: 50 us). */
+    /** How long a blocked caller waits before parking, in nanoseconds (measured: 50 us). */
     static final long SPIN_NANOS = 50_000;
     /** Of which the first part spins on the CPU; the rest yields it between checks. */
     static final long PURE_SPIN_NANOS = 2_000;
 
+    /** Runs a callback on the thread that completes the future: no hand-off. */
+    private static final java.util.concurrent.Executor DIRECT = Runnable::run;
+
+    /** One collector: its actor and the registry it completes. */
+    record Slot(ActorRef<ReplyCollector.Command> ref, ReplyCollector.Pending pending) {
+    }
+
     private final Scheduler scheduler;
     private final Duration timeout;
+    private volatile Slot[] slots = new Slot[0];
 
     Asker(Scheduler scheduler, Duration timeout) {
         this.scheduler = scheduler;
         this.timeout = timeout;
     }
 
-    /** Runs a callback on the thread that completes the future: no hand-off. */
-    private static final java.util.concurrent.Executor DIRECT = Runnable::run;
+    /** Installs the collectors, once, before the first {@link #ask}. */
+    void attach(Slot[] collectors) {
+        this.slots = collectors.clone();
+    }
 
     /**
-     * Sends {@code make(replyTo)} to {@code target} and returns the reply's future: a plain
-     * {@link CompletableFuture} whose dependent stages run synchronously.
-     *
-     * <p>The stage {@link AskPattern#ask} returns is Scala's {@code CompletableFuture}
-     * adapter, which turns every {@code thenApply}/{@code whenComplete} into its
-     * {@code ...Async} form on the default executor; on a 2-CPU machine that executor
-     * starts a new thread per task (the common pool has parallelism 1). So this method
-     * never chains on it directly: when the reply is already there (the usual case with the
-     * calling-thread dispatcher) it copies the outcome, otherwise it bridges once through an
-     * explicit direct executor.
+     * Sends {@code make(replyTo)} to {@code target} and returns the reply's future, a plain
+     * {@link CompletableFuture} whose dependent stages run synchronously on the thread that
+     * delivers the reply. Fails with a {@link TimeoutException} after the ask timeout.
      */
-    <Req, Rep> CompletableFuture<Rep> ask(RecipientRef<Req> target, Function<ActorRef<Rep>, Req> make) {
+    <Req, Rep> CompletableFuture<Rep> ask(RecipientRef<Req> target, Function<ReplyTo<Rep>, Req> make) {
+        Slot[] s = slots;
+        Slot slot = s[(int) (Thread.currentThread().getId() % s.length)];
+        CompletableFuture<Rep> f = new CompletableFuture<>();
+        long id = slot.pending().register(f, System.nanoTime() + timeout.toNanos());
+        target.tell(make.apply(new ReplyTo<>(slot.ref(), id)));
+        return f;
+    }
+
+    /**
+     * Pekko's ask pattern, for requests whose reply address must be an actor reference
+     * (the guardian's spawn requests). The Scala stage it returns turns plain
+     * {@code thenApply} into {@code thenApplyAsync} on the default executor (a new thread
+     * per task with 2 CPUs), so the outcome is copied into a plain future.
+     */
+    <Req, Rep> CompletableFuture<Rep> askPekko(RecipientRef<Req> target, Function<ActorRef<Rep>, Req> make) {
         CompletableFuture<Rep> scalaCf = AskPattern.ask(target, make::apply, timeout, scheduler)
                 .toCompletableFuture();
         CompletableFuture<Rep> plain = new CompletableFuture<>();
-        if (scalaCf.isDone()) {
-            copy(scalaCf, plain);
-        } else {
-            scalaCf.whenCompleteAsync((v, e) -> {
-                if (e != null) {
-                    plain.completeExceptionally(e instanceof CompletionException && e.getCause() != null
-                            ? e.getCause() : e);
-                } else {
-                    plain.complete(v);
-                }
-            }, DIRECT);
-        }
+        scalaCf.whenCompleteAsync((v, e) -> {
+            if (e != null) {
+                plain.completeExceptionally(e instanceof CompletionException && e.getCause() != null
+                        ? e.getCause() : e);
+            } else {
+                plain.complete(v);
+            }
+        }, DIRECT);
         return plain;
-    }
-
-    private static <T> void copy(CompletableFuture<T> done, CompletableFuture<T> into) {
-        try {
-            into.complete(done.join());
-        } catch (CompletionException e) {
-            into.completeExceptionally(e.getCause() != null ? e.getCause() : e);
-        } catch (java.util.concurrent.CancellationException e) {
-            into.completeExceptionally(e);
-        }
     }
 
     /**
      * Sends a command to a directory's actor, going through the superblock actor (which
      * spawns the directory's actor) when the directory has none yet.
      */
-    CompletableFuture<DirReply> askDir(DirectoryInode dir, Function<ActorRef<DirReply>, DirectoryActor.Command> make) {
+    CompletableFuture<DirReply> askDir(DirectoryInode dir, Function<ReplyTo<DirReply>, DirectoryActor.Command> make) {
         ActorRef<DirectoryActor.Command> ref = dir.actorAcquire();
         if (ref != null) {
             return ask(ref, make);
         }
         Superblock sb = (Superblock) dir.owner();
         return ask(sb.actorAcquire(),
-                (ActorRef<DirReply> replyTo) -> (SuperblockActor.Command) new SuperblockActor.SpawnAndForward(
+                (ReplyTo<DirReply> replyTo) -> (SuperblockActor.Command) new SuperblockActor.SpawnAndForward(
                         dir, make.apply(replyTo)));
     }
 

@@ -23,6 +23,7 @@ import dev.seqvfs.protocol.StatFs;
 import dev.seqvfs.protocol.Timespec;
 import dev.seqvfs.protocol.VfsException;
 import java.util.concurrent.CompletableFuture;
+import dev.seqvfs.actors.reply.ReplyTo;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
@@ -187,7 +188,7 @@ final class AttrCalls {
         }
         Inode i = p.inode();
         if (i instanceof DirectoryInode d && (d.iopFlags() & IopFlags.IOP_MUTABLE_DIR) != 0 && !d.isDead()) {
-            return t.asker().askDir(d, (ActorRef<DirReply> r) -> new DirectoryActor.SetAttrs(change, t.cred(),
+            return t.asker().askDir(d, (ReplyTo<DirReply> r) -> new DirectoryActor.SetAttrs(change, t.cred(),
                             dev.seqvfs.actors.dir.PathProof.NONE, r))
                     .thenApply(r -> {
                         Asker.check(r, op, path, null);

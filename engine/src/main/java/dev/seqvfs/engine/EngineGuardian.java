@@ -14,8 +14,8 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 
 /**
- * The user guardian of a SeqVFS actor system: parent of every superblock actor and every
- * descriptor-table actor. They are spawned as its children (not as top-level actors) so
+ * The user guardian of a SeqVFS actor system: parent of every superblock actor, every
+ * descriptor-table actor and the reply collectors. They are spawned as its children (not as top-level actors) so
  * that the calling-thread dispatcher runs them inline without Pekko's pre-start lock.
  *
  * <p>Supervision: children are supervised by their own behaviors (resume); the guardian
@@ -34,12 +34,19 @@ final class EngineGuardian extends AbstractBehavior<EngineGuardian.Command> {
     record SpawnFdTable(FilesStruct files, ActorRef<FilesStruct> replyTo) implements Command {
     }
 
+    /** Spawns a reply collector over {@code pending}. */
+    record SpawnCollector(dev.seqvfs.actors.reply.ReplyCollector.Pending pending, java.time.Duration sweepEvery,
+                          ActorRef<ActorRef<dev.seqvfs.actors.reply.ReplyCollector.Command>> replyTo)
+            implements Command {
+    }
+
     /** Stops a descriptor table's actor (its task exited); its open files are released. */
     record StopFdTable(FilesStruct files) implements Command {
     }
 
     private final DispatcherSelector dispatcher;
     private long fdTables;
+    private long collectors;
 
     private EngineGuardian(ActorContext<Command> ctx, DispatcherSelector dispatcher) {
         super(ctx);
@@ -57,6 +64,7 @@ final class EngineGuardian extends AbstractBehavior<EngineGuardian.Command> {
                 .onMessage(SpawnSuperblock.class, this::onSpawnSuperblock)
                 .onMessage(SpawnFdTable.class, this::onSpawnFdTable)
                 .onMessage(StopFdTable.class, this::onStopFdTable)
+                .onMessage(SpawnCollector.class, this::onSpawnCollector)
                 .build();
     }
 
@@ -73,6 +81,12 @@ final class EngineGuardian extends AbstractBehavior<EngineGuardian.Command> {
                 FdTableActor.create(m.files()), "files-" + (++fdTables), dispatcher);
         m.files().attach(ref);
         m.replyTo().tell(m.files());
+        return this;
+    }
+
+    private Behavior<Command> onSpawnCollector(SpawnCollector m) {
+        m.replyTo().tell(getContext().spawn(dev.seqvfs.actors.reply.ReplyCollector.create(m.pending(), m.sweepEvery()),
+                "replies-" + (++collectors), dispatcher));
         return this;
     }
 

@@ -9,6 +9,7 @@ import dev.seqvfs.protocol.Fcntl;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.VfsException;
 import java.util.concurrent.CompletableFuture;
+import dev.seqvfs.actors.reply.ReplyTo;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
@@ -25,7 +26,7 @@ final class FdCalls {
         this.t = t;
     }
 
-    private CompletableFuture<Integer> askFd(java.util.function.Function<ActorRef<FdReply>, FdTableActor.Command> m,
+    private CompletableFuture<Integer> askFd(java.util.function.Function<ReplyTo<FdReply>, FdTableActor.Command> m,
                                              String op) {
         return t.asker().ask(t.files().actor(), m::apply).thenApply(r -> {
             if (r.error() != null) {
@@ -104,7 +105,7 @@ final class FdCalls {
     /** Copies the table for a child, each open file gaining one reference. */
     FdTable copyForFork() {
         return t.asker().join(t.asker().ask(t.files().actor(),
-                (ActorRef<FdTable> r) -> new FdTableActor.CopyForFork(r)), "fork", null);
+                (ReplyTo<FdTable> r) -> new FdTableActor.CopyForFork(r)), "fork", null);
     }
 
     void exec() {

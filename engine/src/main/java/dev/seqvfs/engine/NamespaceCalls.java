@@ -18,6 +18,7 @@ import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.VfsException;
 import java.util.concurrent.CompletableFuture;
+import dev.seqvfs.actors.reply.ReplyTo;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
@@ -132,7 +133,7 @@ final class NamespaceCalls {
     private CompletableFuture<Void> create(CreateTarget ct, int mode, long rdev, String linkTarget, String op,
                                            String path) {
         return t.asker().askDir(ct.dir(),
-                        (ActorRef<DirReply> r) -> new DirectoryActor.Create(ct.name(), mode, rdev, linkTarget, true,
+                        (ReplyTo<DirReply> r) -> new DirectoryActor.Create(ct.name(), mode, rdev, linkTarget, true,
                                 t.cred(), ct.proof(), r))
                 .thenApply(r -> {
                     Asker.check(r, op, path, null);
@@ -164,7 +165,7 @@ final class NamespaceCalls {
         }
         Inode target = src.inode();
         return t.asker().askDir(ct.dir(),
-                        (ActorRef<DirReply> r) -> new DirectoryActor.Link(ct.name(), target, t.cred(),
+                        (ReplyTo<DirReply> r) -> new DirectoryActor.Link(ct.name(), target, t.cred(),
                                 ct.proof().and(srcProof[0]), r))
                 .thenApply(r -> {
                     Asker.check(r, "link", oldpath, newpath);
@@ -214,7 +215,7 @@ final class NamespaceCalls {
         }
         requireMutable(pt.dir(), op, path);
         return t.asker().askDir(pt.dir(),
-                        (ActorRef<DirReply> r) -> new DirectoryActor.Unlink(pt.name(), rmdir, pt.trailingSlash(),
+                        (ReplyTo<DirReply> r) -> new DirectoryActor.Unlink(pt.name(), rmdir, pt.trailingSlash(),
                                 t.cred(), pt.proof(), r))
                 .thenApply(r -> {
                     Asker.check(r, op, path, null);
@@ -248,12 +249,12 @@ final class NamespaceCalls {
         requireMutable(to.dir(), "rename", newpath);
         CompletableFuture<DirReply> f;
         if (from.dir() == to.dir()) {
-            f = t.asker().askDir(from.dir(), (ActorRef<DirReply> r) -> new DirectoryActor.Rename(from.name(),
+            f = t.asker().askDir(from.dir(), (ReplyTo<DirReply> r) -> new DirectoryActor.Rename(from.name(),
                     to.name(), flags, from.trailingSlash(), to.trailingSlash(), t.cred(),
                     from.proof().and(to.proof()), r));
         } else {
             Superblock sb = (Superblock) from.dir().owner();
-            f = t.asker().ask(sb.actorAcquire(), (ActorRef<DirReply> r) -> new SuperblockActor.CrossRename(
+            f = t.asker().ask(sb.actorAcquire(), (ReplyTo<DirReply> r) -> new SuperblockActor.CrossRename(
                     from.dir(), from.name(), to.dir(), to.name(), flags, from.trailingSlash(), to.trailingSlash(),
                     t.cred(), from.proof().and(to.proof()), r));
         }

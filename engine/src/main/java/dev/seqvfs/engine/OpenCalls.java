@@ -26,6 +26,7 @@ import dev.seqvfs.protocol.VfsException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import dev.seqvfs.actors.reply.ReplyTo;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
@@ -99,7 +100,7 @@ final class OpenCalls {
                 boolean excl = (f & OpenFlags.O_EXCL) != 0;
                 VfsPath parent = target.parent();
                 return t.asker().askDir((DirectoryInode) parent.inode(),
-                                (ActorRef<DirReply> r) -> new DirectoryActor.Create(target.name(), m, 0, null, excl,
+                                (ReplyTo<DirReply> r) -> new DirectoryActor.Create(target.name(), m, 0, null, excl,
                                         t.cred(), target.proof(), r))
                         .thenCompose(r -> {
                             Asker.check(r, "open", path, null);
@@ -294,7 +295,7 @@ final class OpenCalls {
     private CompletableFuture<Integer> install(OpenFile file, int flags, String path) {
         boolean cloexec = (flags & OpenFlags.O_CLOEXEC) != 0;
         return t.asker().ask(t.files().actor(),
-                        (ActorRef<FdReply> r) -> new FdTableActor.Install(file, cloexec, 0, r))
+                        (ReplyTo<FdReply> r) -> new FdTableActor.Install(file, cloexec, 0, r))
                 .thenApply(r -> {
                     if (r.error() != null) {
                         throw new VfsException(r.error(), "open", path);
@@ -304,7 +305,7 @@ final class OpenCalls {
     }
 
     CompletableFuture<Void> close(int fd) {
-        return t.asker().ask(t.files().actor(), (ActorRef<FdReply> r) -> new FdTableActor.Close(fd, r))
+        return t.asker().ask(t.files().actor(), (ReplyTo<FdReply> r) -> new FdTableActor.Close(fd, r))
                 .thenApply(r -> {
                     if (r.error() != null) {
                         throw new VfsException(r.error(), "close", null);

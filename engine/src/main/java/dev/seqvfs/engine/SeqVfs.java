@@ -64,6 +64,7 @@ public final class SeqVfs implements AutoCloseable {
         DispatcherSelector dispatcher = DispatcherSelector.fromConfig(config.dispatcher());
         this.system = ActorSystem.create(EngineGuardian.create(dispatcher), "seqvfs", raw);
         this.asker = new Asker(system.scheduler(), config.askTimeout());
+        this.asker.attach(spawnCollectors());
         Superblock root = newSuperblock("tmpfs", config.tmpfs(), config.rootMode(), config.rootUid(),
                 config.rootGid());
         this.namespace = new Namespace(locks, root);
@@ -122,12 +123,33 @@ public final class SeqVfs implements AutoCloseable {
 
     FilesStruct newFilesStruct(FdTable initial) {
         FilesStruct files = new FilesStruct(initial, config.rlimitNofile());
-        return asker.join(asker.ask(system, (org.apache.pekko.actor.typed.ActorRef<FilesStruct> r) ->
+        return asker.join(asker.askPekko(system, (org.apache.pekko.actor.typed.ActorRef<FilesStruct> r) ->
                 new EngineGuardian.SpawnFdTable(files, r)), "newTask", null);
     }
 
     void stopFilesStruct(FilesStruct files) {
         system.tell(new EngineGuardian.StopFdTable(files));
+    }
+
+    /**
+     * Spawns the reply collectors: two per CPU (at least four), so that threads asking at
+     * the same time rarely share one. Each sweeps for overdue requests at a quarter of the
+     * ask timeout.
+     */
+    private Asker.Slot[] spawnCollectors() {
+        int n = Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
+        Duration sweep = config.askTimeout().dividedBy(4).isZero() ? Duration.ofMillis(1)
+                : config.askTimeout().dividedBy(4);
+        Asker.Slot[] slots = new Asker.Slot[n];
+        for (int i = 0; i < n; i++) {
+            dev.seqvfs.actors.reply.ReplyCollector.Pending pending = new dev.seqvfs.actors.reply.ReplyCollector.Pending();
+            org.apache.pekko.actor.typed.ActorRef<dev.seqvfs.actors.reply.ReplyCollector.Command> ref = asker.join(
+                    asker.askPekko(system, (org.apache.pekko.actor.typed.ActorRef<
+                            org.apache.pekko.actor.typed.ActorRef<dev.seqvfs.actors.reply.ReplyCollector.Command>> r) ->
+                            new EngineGuardian.SpawnCollector(pending, sweep, r)), "start", null);
+            slots[i] = new Asker.Slot(ref, pending);
+        }
+        return slots;
     }
 
     /** Creates a superblock and spawns its actor; blocks for one message to the guardian. */
@@ -140,7 +162,7 @@ public final class SeqVfs implements AutoCloseable {
                              int gid) {
         Superblock sb = new Superblock(devs.incrementAndGet(), type, ops, sbConfig, clock,
                 locks, rootMode, uid, gid);
-        return asker.join(asker.ask(system, (org.apache.pekko.actor.typed.ActorRef<Superblock> r) ->
+        return asker.join(asker.askPekko(system, (org.apache.pekko.actor.typed.ActorRef<Superblock> r) ->
                 new EngineGuardian.SpawnSuperblock(sb, r)), "mount", null);
     }
 

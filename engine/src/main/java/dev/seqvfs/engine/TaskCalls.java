@@ -20,6 +20,7 @@ import dev.seqvfs.protocol.VfsException;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.concurrent.CompletableFuture;
+import dev.seqvfs.actors.reply.ReplyTo;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
@@ -167,7 +168,7 @@ final class TaskCalls {
                 return CompletableFuture.completedFuture(null);
             }
             Superblock sb = p.mnt().superblock();
-            return t.asker().ask(sb.actorAcquire(), (ActorRef<DirReply> r) -> new SuperblockActor.Remount(ro, r))
+            return t.asker().ask(sb.actorAcquire(), (ReplyTo<DirReply> r) -> new SuperblockActor.Remount(ro, r))
                     .thenApply(r -> {
                         Asker.check(r, "mount", target, null);
                         // Like do_remount, a plain remount sets the mount's flags too, so

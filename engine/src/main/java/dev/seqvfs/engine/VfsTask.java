@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
+import dev.seqvfs.actors.reply.ReplyTo;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
@@ -986,7 +987,7 @@ public final class VfsTask implements WalkContext, AutoCloseable {
         if (files.releaseUser()) {
             // Release the open files before returning, so that an observer sees them closed
             // once exit() has returned; stopping the actor alone would do it later.
-            vfs.asker().join(vfs.asker().ask(files.actor(), (ActorRef<FdReply> r) -> new FdTableActor.CloseAll(r)), "exit",
+            vfs.asker().join(vfs.asker().ask(files.actor(), (ReplyTo<FdReply> r) -> new FdTableActor.CloseAll(r)), "exit",
                     null);
             vfs.stopFilesStruct(files);
         }

@@ -15,6 +15,7 @@ import dev.seqvfs.protocol.Limits;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.VfsException;
 import java.time.Duration;
+import dev.seqvfs.actors.reply.ReplyTo;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -91,7 +92,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      * @param replyTo where the {@link DirReply} goes
      */
     public record Create(String name, int mode, long rdev, String linkTarget, boolean exclusive, Credentials cred,
-                         PathProof proof, ActorRef<DirReply> replyTo) implements Command {
+                         PathProof proof, ReplyTo<DirReply> replyTo) implements Command {
         @Override
         public void fail(Errno e) {
             replyTo.tell(DirReply.error(e));
@@ -107,7 +108,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      * @param proof the walks of both paths, checked when the command applies
      * @param replyTo where the reply goes
      */
-    public record Link(String name, Inode target, Credentials cred, PathProof proof, ActorRef<DirReply> replyTo)
+    public record Link(String name, Inode target, Credentials cred, PathProof proof, ReplyTo<DirReply> replyTo)
             implements Command {
         @Override
         public void fail(Errno e) {
@@ -126,7 +127,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      * @param replyTo where the reply goes; its inode is the removed one
      */
     public record Unlink(String name, boolean rmdir, boolean mustBeDir, Credentials cred, PathProof proof,
-                         ActorRef<DirReply> replyTo) implements Command {
+                         ReplyTo<DirReply> replyTo) implements Command {
         @Override
         public void fail(Errno e) {
             replyTo.tell(DirReply.error(e));
@@ -146,7 +147,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      * @param replyTo where the reply goes; its inode is the moved one
      */
     public record Rename(String oldName, String newName, int flags, boolean oldSlash, boolean newSlash,
-                         Credentials cred, PathProof proof, ActorRef<DirReply> replyTo) implements Command {
+                         Credentials cred, PathProof proof, ReplyTo<DirReply> replyTo) implements Command {
         @Override
         public void fail(Errno e) {
             replyTo.tell(DirReply.error(e));
@@ -161,7 +162,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      * @param proof the walk that found this directory, checked when the command applies
      * @param replyTo where the reply goes
      */
-    public record SetAttrs(AttrChange change, Credentials cred, PathProof proof, ActorRef<DirReply> replyTo)
+    public record SetAttrs(AttrChange change, Credentials cred, PathProof proof, ReplyTo<DirReply> replyTo)
             implements Command {
         @Override
         public void fail(Errno e) {

@@ -1,6 +1,7 @@
 package dev.seqvfs.actors.fdtable;
 
 import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.actors.reply.ReplyTo;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -37,7 +38,7 @@ public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
      * @param minFd lowest acceptable descriptor (0 for open; the argument of {@code F_DUPFD})
      * @param replyTo where the {@link FdReply} goes
      */
-    public record Install(OpenFile file, boolean cloexec, int minFd, ActorRef<FdReply> replyTo) implements Command {
+    public record Install(OpenFile file, boolean cloexec, int minFd, ReplyTo<FdReply> replyTo) implements Command {
     }
 
     /**
@@ -48,7 +49,7 @@ public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
      * @param replyTo the reply's {@code fds} are the descriptors, in order; {@code EMFILE}
      *                (every file released) if they do not all fit
      */
-    public record InstallAll(OpenFile[] files, boolean cloexec, ActorRef<FdReply> replyTo) implements Command {
+    public record InstallAll(OpenFile[] files, boolean cloexec, ReplyTo<FdReply> replyTo) implements Command {
     }
 
     /**
@@ -57,7 +58,7 @@ public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
      * @param fd the descriptor
      * @param replyTo where the reply goes ({@code EBADF} if not open)
      */
-    public record Close(int fd, ActorRef<FdReply> replyTo) implements Command {
+    public record Close(int fd, ReplyTo<FdReply> replyTo) implements Command {
     }
 
     /**
@@ -68,7 +69,7 @@ public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
      * @param replyTo {@code EBADF} if {@code oldFd} is not open, {@code EMFILE} at the limit,
      *                {@code EINVAL} if {@code minFd} is negative or at the limit
      */
-    public record DupFd(int oldFd, int minFd, boolean cloexec, ActorRef<FdReply> replyTo) implements Command {
+    public record DupFd(int oldFd, int minFd, boolean cloexec, ReplyTo<FdReply> replyTo) implements Command {
     }
 
     /**
@@ -78,7 +79,7 @@ public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
      * @param dup3 whether this is {@code dup3} ({@code oldFd == newFd} is then {@code EINVAL})
      * @param replyTo {@code EBADF} if {@code oldFd} is not open or {@code newFd} is out of range
      */
-    public record Dup2(int oldFd, int newFd, boolean cloexec, boolean dup3, ActorRef<FdReply> replyTo)
+    public record Dup2(int oldFd, int newFd, boolean cloexec, boolean dup3, ReplyTo<FdReply> replyTo)
             implements Command {
     }
 
@@ -87,7 +88,7 @@ public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
      *
      * @param replyTo {@code EBADF} if not open
      */
-    public record SetCloexec(int fd, boolean cloexec, ActorRef<FdReply> replyTo) implements Command {
+    public record SetCloexec(int fd, boolean cloexec, ReplyTo<FdReply> replyTo) implements Command {
     }
 
     /**
@@ -96,7 +97,7 @@ public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
      *
      * @param replyTo the reply's {@code fd} is the number of descriptors affected
      */
-    public record CloseRange(int first, int last, boolean cloexecOnly, ActorRef<FdReply> replyTo)
+    public record CloseRange(int first, int last, boolean cloexecOnly, ReplyTo<FdReply> replyTo)
             implements Command {
     }
 
@@ -104,11 +105,11 @@ public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
      * {@code fork}: replies with a copy of the table in which every open file has one more
      * reference (the child's), taken atomically with respect to this table's changes.
      */
-    public record CopyForFork(ActorRef<FdTable> replyTo) implements Command {
+    public record CopyForFork(ReplyTo<FdTable> replyTo) implements Command {
     }
 
     /** {@code execve}: closes every close-on-exec descriptor; the reply's {@code fd} is how many. */
-    public record CloseOnExec(ActorRef<FdReply> replyTo) implements Command {
+    public record CloseOnExec(ReplyTo<FdReply> replyTo) implements Command {
     }
 
     /**
@@ -117,7 +118,7 @@ public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
      *
      * @param replyTo where the reply goes (its fd is the number of descriptors closed)
      */
-    public record CloseAll(ActorRef<FdReply> replyTo) implements Command {
+    public record CloseAll(ReplyTo<FdReply> replyTo) implements Command {
     }
 
     private final FilesStruct files;

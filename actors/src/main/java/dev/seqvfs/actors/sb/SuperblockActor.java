@@ -10,6 +10,7 @@ import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.VfsException;
 import java.time.Duration;
+import dev.seqvfs.actors.reply.ReplyTo;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
@@ -85,7 +86,7 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
      */
     public record CrossRename(DirectoryInode oldDir, String oldName, DirectoryInode newDir, String newName,
                               int flags, boolean oldSlash, boolean newSlash, Credentials cred,
-                              dev.seqvfs.actors.dir.PathProof proof, ActorRef<DirReply> replyTo) implements Command {
+                              dev.seqvfs.actors.dir.PathProof proof, ReplyTo<DirReply> replyTo) implements Command {
     }
 
     /**
@@ -94,7 +95,7 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
      * @param readOnly the new flag
      * @param replyTo where the reply goes
      */
-    public record Remount(boolean readOnly, ActorRef<DirReply> replyTo) implements Command {
+    public record Remount(boolean readOnly, ReplyTo<DirReply> replyTo) implements Command {
     }
 
     private record WrappedPrepared(DirectoryActor.Prepared prepared) implements Command {

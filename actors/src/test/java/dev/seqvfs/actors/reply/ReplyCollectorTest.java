@@ -1,0 +1,66 @@
+package dev.seqvfs.actors.reply;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link ReplyCollector}: a reply completes the future registered under its id exactly
+ * once; a request without a reply fails with a {@link TimeoutException} at the sweep after
+ * its deadline; stopping the collector fails what is still pending.
+ */
+class ReplyCollectorTest {
+    static final ActorTestKit KIT = ActorTestKit.create();
+
+    @AfterAll
+    static void down() {
+        KIT.shutdownTestKit();
+    }
+
+    @Test
+    void reply_completesTheRegisteredFuture_once() throws Exception {
+        ReplyCollector.Pending pending = new ReplyCollector.Pending();
+        ActorRef<ReplyCollector.Command> c = KIT.spawn(ReplyCollector.create(pending, Duration.ofSeconds(10)));
+        CompletableFuture<String> f = new CompletableFuture<>();
+        long id = pending.register(f, System.nanoTime() + TimeUnit.SECONDS.toNanos(10));
+        ReplyTo<String> to = new ReplyTo<>(c, id);
+        to.tell("first");
+        to.tell("second");
+        assertEquals("first", f.get(5, TimeUnit.SECONDS));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (pending.size() != 0 && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertEquals(0, pending.size());
+    }
+
+    @Test
+    void noReply_failsWithTimeoutAtTheSweepAfterTheDeadline() {
+        ReplyCollector.Pending pending = new ReplyCollector.Pending();
+        KIT.spawn(ReplyCollector.create(pending, Duration.ofMillis(20)));
+        CompletableFuture<String> f = new CompletableFuture<>();
+        pending.register(f, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50));
+        ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(5, TimeUnit.SECONDS));
+        assertTrue(e.getCause() instanceof TimeoutException, e.toString());
+    }
+
+    @Test
+    void stop_failsEveryPendingRequest() {
+        ReplyCollector.Pending pending = new ReplyCollector.Pending();
+        ActorRef<ReplyCollector.Command> c = KIT.spawn(ReplyCollector.create(pending, Duration.ofSeconds(10)));
+        CompletableFuture<String> f = new CompletableFuture<>();
+        pending.register(f, System.nanoTime() + TimeUnit.SECONDS.toNanos(60));
+        KIT.stop(c);
+        assertThrows(ExecutionException.class, () -> f.get(5, TimeUnit.SECONDS));
+    }
+}
