@@ -136,9 +136,11 @@ public final class Pipe {
                 throw new VfsException(Errno.EBUSY, "fcntl", null);
             }
             byte[] nb = new byte[cap];
-            copyOut(nb, 0, count);
+            int n = count;
+            copyOut(nb, 0, n);
             buf = nb;
             head = 0;
+            count = n;
             serveWrites(done);
             notFull.signalAll();
             return cap;

@@ -230,6 +230,15 @@ class PipeTest {
         assertEquals(2 * PAGE, t.fcntl(p[1], Fcntl.F_SETPIPE_SZ, 8192));
     }
 
+    @Test
+    void setPipeSz_keepsTheBufferedDataInOrder() {
+        t.fcntl(p[0], Fcntl.F_SETPIPE_SZ, PAGE);
+        write(t, p[1], "abc");
+        read(t, p[0], 2);
+        write(t, p[1], "def");
+        t.fcntl(p[0], Fcntl.F_SETPIPE_SZ, 3 * PAGE);
+        assertEquals("cdef", read(t, p[0], 10));
+    }
 
     @Test
     void pipeSz_notAPipe_failsWithEBADF() {
