@@ -220,7 +220,23 @@ class PipeTest {
         assertEquals(65536, t.fcntl(p[1], Fcntl.F_GETPIPE_SZ, 0));
     }
 
+    @Test
+    void setPipeSz_roundsUpToAPowerOfTwoOfAtLeastAPage() {
+        assertEquals(PAGE, t.fcntl(p[0], Fcntl.F_SETPIPE_SZ, 0));
+        assertEquals(PAGE, t.fcntl(p[0], Fcntl.F_SETPIPE_SZ, 1));
+        assertEquals(2 * PAGE, t.fcntl(p[1], Fcntl.F_SETPIPE_SZ, 5000));
+        assertEquals(2 * PAGE, t.fcntl(p[0], Fcntl.F_GETPIPE_SZ, 0));
+        assertEquals(1 << 20, t.fcntl(p[1], Fcntl.F_SETPIPE_SZ, 1 << 20));
+        assertEquals(65536, t.fcntl(p[1], Fcntl.F_SETPIPE_SZ, 65536));
+    }
 
+    @Test
+    void setPipeSz_aboveTheMaximum_failsWithEPERMOrEINVAL() {
+        assertErrno(Errno.EPERM, () -> t.fcntl(p[0], Fcntl.F_SETPIPE_SZ, (1 << 20) + 1));
+        assertErrno(Errno.EPERM, () -> t.fcntl(p[0], Fcntl.F_SETPIPE_SZ, 1L << 31));
+        assertErrno(Errno.EINVAL, () -> t.fcntl(p[0], Fcntl.F_SETPIPE_SZ, (1L << 31) + 1));
+        assertEquals(65536, t.fcntl(p[0], Fcntl.F_GETPIPE_SZ, 0));
+    }
 
     @Test
     void setPipeSz_smallerThanTheBufferedData_failsWithEBUSY() {
