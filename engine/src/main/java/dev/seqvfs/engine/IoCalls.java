@@ -70,6 +70,13 @@ final class IoCalls {
         }
     }
 
+    /** Whether positional I/O is {@code ESPIPE}: pipes, sockets and FIFOs (no {@code FMODE_PREAD}). */
+    private static boolean unseekable(OpenFile f) {
+        FileType type = f.inode().type();
+        return f.ops() instanceof StreamOps
+                || (!f.isPath() && (type == FileType.FIFO || type == FileType.SOCKET));
+    }
+
     private static boolean nonblock(OpenFile f) {
         return (f.statusFlagsAcquire() & OpenFlags.O_NONBLOCK) != 0;
     }
@@ -100,7 +107,7 @@ final class IoCalls {
             throw new VfsException(Errno.EINVAL, "pread", null);
         }
         OpenFile f = t.fget(fd, "pread");
-        if (f.ops() instanceof StreamOps) {
+        if (unseekable(f)) {
             throw new VfsException(Errno.ESPIPE, "pread", null);
         }
         RegularInode ri = regularForRead(f, "pread");
@@ -156,7 +163,7 @@ final class IoCalls {
             throw new VfsException(Errno.EINVAL, "pwrite", null);
         }
         OpenFile f = t.fget(fd, "pwrite");
-        if (f.ops() instanceof StreamOps) {
+        if (unseekable(f)) {
             throw new VfsException(Errno.ESPIPE, "pwrite", null);
         }
         RegularInode ri = regularForWrite(f, "pwrite");

@@ -335,6 +335,14 @@ class ReadWriteTest {
         t.close(u);
     }
 
+    @Test
+    void preadPwrite_namedFifo_failWithESPIPE() {
+        int fd = t.open("/fifo", OpenFlags.O_RDWR);
+        byte[] b = new byte[4];
+        assertErrno(Errno.ESPIPE, () -> t.pread(fd, b, 0, 4, 0));
+        assertErrno(Errno.ESPIPE, () -> t.pwrite(fd, b, 0, 4, 0));
+        t.close(fd);
+    }
 
     // ---------------------------------------------------------------- EFAULT
 
