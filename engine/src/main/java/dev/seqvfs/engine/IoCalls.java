@@ -94,6 +94,9 @@ final class IoCalls {
         int n;
         synchronized (f) {
             long pos = f.offset();
+            if (pos + len < 0) {
+                throw new VfsException(Errno.EINVAL, "read", null);
+            }
             n = Math.max(0, ri.dataAcquire().read(pos, buf, off, len));
             f.setOffset(pos + n);
         }
@@ -111,6 +114,10 @@ final class IoCalls {
             throw new VfsException(Errno.ESPIPE, "pread", null);
         }
         RegularInode ri = regularForRead(f, "pread");
+        if (pos + len < 0) {
+            // rw_verify_area: the end of the read overflows the offset type
+            throw new VfsException(Errno.EINVAL, "pread", null);
+        }
         int n = Math.max(0, ri.dataAcquire().read(pos, buf, off, len));
         touchAtime(ri);
         return n;

@@ -310,6 +310,19 @@ class ReadWriteTest {
         assertEquals("hello", content(t, "/f"));
     }
 
+    @Test
+    void readAndPread_positionPlusCountPastLlongMax_failWithEINVAL() {
+        int fd = t.open("/f", OpenFlags.O_RDONLY);
+        byte[] b = new byte[2];
+        assertErrno(Errno.EINVAL, () -> t.pread(fd, b, 0, 1, Long.MAX_VALUE));
+        assertErrno(Errno.EINVAL, () -> t.pread(fd, b, 0, 2, Long.MAX_VALUE - 1));
+        assertEquals(0, t.pread(fd, b, 0, 1, Long.MAX_VALUE - 1));
+        assertEquals(0, t.pread(fd, b, 0, 0, Long.MAX_VALUE));
+        t.lseek(fd, Long.MAX_VALUE, VfsTask.SEEK_SET);
+        assertErrno(Errno.EINVAL, () -> t.read(fd, b, 0, 1));
+        assertEquals(Long.MAX_VALUE, t.lseek(fd, 0, VfsTask.SEEK_CUR));
+        t.close(fd);
+    }
 
 
     @Test
