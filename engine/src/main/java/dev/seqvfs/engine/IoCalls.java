@@ -82,15 +82,17 @@ final class IoCalls {
     }
 
     int read(int fd, byte[] buf, int off, int len) {
-        checkRange(buf, off, len, "read");
+        // vfs_read checks the descriptor and its mode before the buffer (EBADF before EFAULT).
         OpenFile f = t.fget(fd, "read");
         if (f.ops() instanceof StreamOps s) {
             if (f.isPath() || !f.readable()) {
                 throw new VfsException(Errno.EBADF, "read", null);
             }
+            checkRange(buf, off, len, "read");
             return s.read(f, buf, off, len, nonblock(f));
         }
         RegularInode ri = regularForRead(f, "read");
+        checkRange(buf, off, len, "read");
         int n;
         synchronized (f) {
             long pos = f.offset();
@@ -105,7 +107,6 @@ final class IoCalls {
     }
 
     int pread(int fd, byte[] buf, int off, int len, long pos) {
-        checkRange(buf, off, len, "pread");
         if (pos < 0) {
             throw new VfsException(Errno.EINVAL, "pread", null);
         }
@@ -114,6 +115,7 @@ final class IoCalls {
             throw new VfsException(Errno.ESPIPE, "pread", null);
         }
         RegularInode ri = regularForRead(f, "pread");
+        checkRange(buf, off, len, "pread");
         if (pos + len < 0) {
             // rw_verify_area: the end of the read overflows the offset type
             throw new VfsException(Errno.EINVAL, "pread", null);
@@ -148,15 +150,16 @@ final class IoCalls {
     }
 
     int write(int fd, byte[] buf, int off, int len) {
-        checkRange(buf, off, len, "write");
         OpenFile f = t.fget(fd, "write");
         if (f.ops() instanceof StreamOps s) {
             if (f.isPath() || !f.writable()) {
                 throw new VfsException(Errno.EBADF, "write", null);
             }
+            checkRange(buf, off, len, "write");
             return s.write(f, buf, off, len, nonblock(f));
         }
         RegularInode ri = regularForWrite(f, "write");
+        checkRange(buf, off, len, "write");
         synchronized (f) {
             long pos = writeAt(ri, f, f.offset(), new byte[][] {buf}, new int[] {off}, new int[] {len}, "write");
             f.setOffset(pos);
@@ -165,7 +168,6 @@ final class IoCalls {
     }
 
     int pwrite(int fd, byte[] buf, int off, int len, long pos) {
-        checkRange(buf, off, len, "pwrite");
         if (pos < 0) {
             throw new VfsException(Errno.EINVAL, "pwrite", null);
         }
@@ -174,6 +176,7 @@ final class IoCalls {
             throw new VfsException(Errno.ESPIPE, "pwrite", null);
         }
         RegularInode ri = regularForWrite(f, "pwrite");
+        checkRange(buf, off, len, "pwrite");
         writeAt(ri, f, pos, new byte[][] {buf}, new int[] {off}, new int[] {len}, "pwrite");
         return len;
     }

@@ -387,6 +387,18 @@ class ReadWriteTest {
         assertEquals("hello", content(t, "/f"));
     }
 
+    @Test
+    void readWrite_badDescriptorAndNullBuffer_failWithEBADFFirst() {
+        // Linux looks the descriptor up (and checks its mode) before it touches the buffer.
+        int wr = t.open("/f", OpenFlags.O_WRONLY);
+        int dir = t.open("/d", OpenFlags.O_RDONLY);
+        assertErrno(Errno.EBADF, () -> t.read(99, null, 0, 1));
+        assertErrno(Errno.EBADF, () -> t.write(99, null, 0, 1));
+        assertErrno(Errno.EBADF, () -> t.read(wr, null, 0, 1));
+        assertErrno(Errno.EISDIR, () -> t.read(dir, null, 0, 1));
+        t.close(wr);
+        t.close(dir);
+    }
 
     // ---------------------------------------------------------------- size limit
 
