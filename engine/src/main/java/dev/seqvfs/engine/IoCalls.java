@@ -102,7 +102,7 @@ final class IoCalls {
             n = Math.max(0, ri.dataAcquire().read(pos, buf, off, len));
             f.setOffset(pos + n);
         }
-        touchAtime(ri);
+        touchAtime(f, ri);
         return n;
     }
 
@@ -121,7 +121,7 @@ final class IoCalls {
             throw new VfsException(Errno.EINVAL, "pread", null);
         }
         int n = Math.max(0, ri.dataAcquire().read(pos, buf, off, len));
-        touchAtime(ri);
+        touchAtime(f, ri);
         return n;
     }
 
@@ -145,7 +145,7 @@ final class IoCalls {
             }
             f.setOffset(pos + total);
         }
-        touchAtime(ri);
+        touchAtime(f, ri);
         return total;
     }
 
@@ -366,8 +366,14 @@ final class IoCalls {
         // Memory is the medium: every published write is already as durable as it gets.
     }
 
-    /** relatime: update atime only when it is not newer than mtime/ctime, or a day old. */
-    private void touchAtime(RegularInode ri) {
+    /**
+     * relatime: update atime only when it is not newer than mtime/ctime, or a day old; never
+     * through an {@code O_NOATIME} description ({@code file_accessed}).
+     */
+    private void touchAtime(OpenFile f, RegularInode ri) {
+        if ((f.statusFlagsAcquire() & OpenFlags.O_NOATIME) != 0) {
+            return;
+        }
         InodeAttrs a = ri.attrsAcquire();
         long now = t.vfs().clock().nowNanos();
         if (a.atime() <= a.mtime() || a.atime() <= a.ctime() || now - a.atime() >= DAY_NANOS) {

@@ -587,6 +587,13 @@ class ReadWriteTest {
             assertEquals(now.get(), atime());
         }
 
+        @Test
+        void read_withONoatime_leavesAtime() {
+            long created = atime();
+            now.addAndGet(SEC);
+            readOnce(OpenFlags.O_NOATIME);
+            assertEquals(created, atime());
+        }
     }
 
     /** A file system of 64 KiB (16 pages) of data. */
