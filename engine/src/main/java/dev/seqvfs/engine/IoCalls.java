@@ -33,6 +33,8 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class IoCalls {
     private static final long DAY_NANOS = 24L * 3600 * 1_000_000_000L;
+    /** Most buffers one {@code readv}/{@code writev} takes ({@code IOV_MAX}, {@code UIO_MAXIOV}). */
+    private static final int IOV_MAX = 1024;
 
     private final VfsTask t;
 
@@ -75,6 +77,13 @@ final class IoCalls {
         FileType type = f.inode().type();
         return f.ops() instanceof StreamOps
                 || (!f.isPath() && (type == FileType.FIFO || type == FileType.SOCKET));
+    }
+
+    /** {@code UIO_MAXIOV}: more buffers than {@code IOV_MAX} (1024) are {@code EINVAL}. */
+    private static void checkIovCount(byte[][] iov, String op) {
+        if (iov.length > IOV_MAX) {
+            throw new VfsException(Errno.EINVAL, op, null);
+        }
     }
 
     private static boolean nonblock(OpenFile f) {
@@ -131,6 +140,7 @@ final class IoCalls {
         }
         OpenFile f = t.fget(fd, "readv");
         RegularInode ri = regularForRead(f, "readv");
+        checkIovCount(iov, "readv");
         long total = 0;
         synchronized (f) {
             FileData d = ri.dataAcquire();
@@ -187,6 +197,7 @@ final class IoCalls {
         }
         OpenFile f = t.fget(fd, "writev");
         RegularInode ri = regularForWrite(f, "writev");
+        checkIovCount(iov, "writev");
         int[] offs = new int[iov.length];
         int[] lens = new int[iov.length];
         long total = 0;

@@ -324,6 +324,21 @@ class ReadWriteTest {
         t.close(fd);
     }
 
+    @Test
+    void readv_moreThanIovMaxBuffers_failsWithEINVAL() {
+        int fd = t.open("/f", OpenFlags.O_RDWR);
+        byte[][] many = new byte[IOV_MAX + 1][];
+        for (int i = 0; i < many.length; i++) {
+            many[i] = new byte[1];
+        }
+        assertErrno(Errno.EINVAL, () -> t.readv(fd, many));
+        assertErrno(Errno.EINVAL, () -> t.writev(fd, many));
+        assertEquals(0, t.lseek(fd, 0, VfsTask.SEEK_CUR));
+        byte[][] max = java.util.Arrays.copyOf(many, IOV_MAX);
+        assertEquals(5, t.readv(fd, max));
+        t.close(fd);
+        assertEquals("hello", content(t, "/f"));
+    }
 
     @Test
     void preadPwrite_pipe_failWithESPIPE() {
