@@ -171,10 +171,10 @@ final class IoCalls {
         RegularInode ri = regularForWrite(f, "write");
         checkRange(buf, off, len, "write");
         synchronized (f) {
-            long pos = writeAt(ri, f, f.offset(), new byte[][] {buf}, new int[] {off}, new int[] {len}, "write");
-            f.setOffset(pos);
+            Written w = writeAt(ri, f, f.offset(), new byte[][] {buf}, new int[] {off}, new int[] {len}, "write");
+            f.setOffset(w.end());
+            return (int) w.count();
         }
-        return len;
     }
 
     int pwrite(int fd, byte[] buf, int off, int len, long pos) {
@@ -187,8 +187,11 @@ final class IoCalls {
         }
         RegularInode ri = regularForWrite(f, "pwrite");
         checkRange(buf, off, len, "pwrite");
-        writeAt(ri, f, pos, new byte[][] {buf}, new int[] {off}, new int[] {len}, "pwrite");
-        return len;
+        return (int) writeAt(ri, f, pos, new byte[][] {buf}, new int[] {off}, new int[] {len}, "pwrite").count();
+    }
+
+    /** What a write did: the offset after it and the bytes written. */
+    private record Written(long end, long count) {
     }
 
     long writev(int fd, byte[][] iov) {
@@ -207,23 +210,31 @@ final class IoCalls {
             total += lens[i];
         }
         synchronized (f) {
-            f.setOffset(writeAt(ri, f, f.offset(), iov, offs, lens, "writev"));
+            Written w = writeAt(ri, f, f.offset(), iov, offs, lens, "writev");
+            f.setOffset(w.end());
+            return w.count();
         }
-        return total;
     }
 
     /**
      * Writes the buffers as one atomic change at {@code pos} (or at the end, with
      * {@code O_APPEND}, even for {@code pwrite}, as Linux does), under the inode's write lock.
      *
-     * @return the offset after the write
-     * @throws VfsException {@code EFBIG} past the maximum size, {@code ENOSPC} when the new
+     * @return the offset after the write and the bytes written (fewer than asked when the
+     *         write would cross the maximum size)
+     * @throws VfsException {@code EINVAL} if {@code pos} plus the count overflows,
+     *         {@code EFBIG} at the maximum size, {@code ENOSPC} when the new
      *         pages do not fit; nothing is written then
      */
-    private long writeAt(RegularInode ri, OpenFile f, long pos, byte[][] bufs, int[] offs, int[] lens, String op) {
+    private Written writeAt(RegularInode ri, OpenFile f, long pos, byte[][] bufs, int[] offs, int[] lens, String op) {
         long total = 0;
         for (int l : lens) {
             total += l;
+        }
+        if (pos + total < 0) {
+            // rw_verify_area: the end of the write overflows the offset type (checked on the
+            // position asked for, before O_APPEND moves it)
+            throw new VfsException(Errno.EINVAL, op, null);
         }
         ReentrantLock lock = ri.writeLock();
         lock.lock();
@@ -231,20 +242,25 @@ final class IoCalls {
             FileData d = ri.dataAcquire();
             long at = (f.statusFlagsAcquire() & OpenFlags.O_APPEND) != 0 ? d.size() : pos;
             if (total == 0) {
-                return at;
+                return new Written(at, 0);
             }
-            if (at + total < 0) {
-                // rw_verify_area: the end of the write overflows the offset type
-                throw new VfsException(Errno.EINVAL, op, null);
+            // generic_write_check_limits: nothing at or past the maximum size; a write
+            // crossing it is cut short there.
+            if (at >= FileData.MAX_SIZE) {
+                throw new VfsException(Errno.EFBIG, op, null);
             }
+            long left = Math.min(total, FileData.MAX_SIZE - at);
+            long count = left;
             FileData next = d;
             long p = at;
-            for (int i = 0; i < bufs.length; i++) {
-                next = next.write(p, bufs[i], offs[i], lens[i]);
-                p += lens[i];
+            for (int i = 0; i < bufs.length && left > 0; i++) {
+                int n = (int) Math.min(lens[i], left);
+                next = next.write(p, bufs[i], offs[i], n);
+                p += n;
+                left -= n;
             }
             publish(ri, d, next, op, true);
-            return p;
+            return new Written(p, count);
         } finally {
             lock.unlock();
         }

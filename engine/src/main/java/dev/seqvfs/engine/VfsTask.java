@@ -395,9 +395,11 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      * {@code O_APPEND}, atomically with respect to other writers), advancing it; sets
      * mtime and ctime.
      *
-     * @return {@code len}
+     * @return {@code len}, or fewer when an {@code O_APPEND} write would cross the maximum
+     *         file size ({@code LLONG_MAX})
      * @throws VfsException {@code EBADF} (not open for writing), {@code EISDIR},
-     *         {@code EINVAL} (not a regular file), {@code EFBIG}, {@code ENOSPC} (nothing written)
+     *         {@code EINVAL} (not a regular file, offset plus {@code len} past {@code LLONG_MAX}),
+     *         {@code EFBIG} (appending at the maximum size), {@code ENOSPC} (nothing written)
      */
     public int write(int fd, byte[] buf, int off, int len) {
         return io.write(fd, buf, off, len);

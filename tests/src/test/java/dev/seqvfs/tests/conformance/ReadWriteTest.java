@@ -439,7 +439,28 @@ class ReadWriteTest {
         t.close(fd);
     }
 
+    @Test
+    void write_appendAtTheSizeLimit_failsWithEFBIG() {
+        int fd = t.open("/f", OpenFlags.O_WRONLY | OpenFlags.O_APPEND);
+        t.ftruncate(fd, Long.MAX_VALUE);
+        assertErrno(Errno.EFBIG, () -> write(t, fd, "a"));
+        assertErrno(Errno.EFBIG, () -> t.pwrite(fd, bytes("a"), 0, 1, 0));
+        assertEquals(Long.MAX_VALUE, t.fstat(fd).size());
+        t.close(fd);
+    }
 
+    @Test
+    void write_appendCrossingTheSizeLimit_writesWhatFits() {
+        int fd = t.open("/f", OpenFlags.O_RDWR | OpenFlags.O_APPEND);
+        t.ftruncate(fd, Long.MAX_VALUE - 1);
+        assertEquals(1, write(t, fd, "ab"));
+        assertEquals(Long.MAX_VALUE, t.fstat(fd).size());
+        assertEquals(Long.MAX_VALUE, t.lseek(fd, 0, VfsTask.SEEK_CUR));
+        byte[] b = new byte[1];
+        assertEquals(1, t.pread(fd, b, 0, 1, Long.MAX_VALUE - 1));
+        assertEquals('a', b[0]);
+        t.close(fd);
+    }
 
     // ---------------------------------------------------------------- times and privileges
 
