@@ -286,10 +286,11 @@ final class IoCalls {
         ri.updateAttrs(a -> {
             InodeAttrs sized = a.withSize(next.size(), blocks, now);
             // file_remove_privs: a write or truncate by an unprivileged caller clears
-            // set-user-ID, and set-group-ID when group-execute is set.
+            // set-user-ID, and set-group-ID when group-execute is set or the caller is not
+            // in the file's group (setattr_should_drop_sgid).
             int perm = sized.permissions();
             int kept = perm & ~Mode.S_ISUID;
-            if ((perm & 010) != 0) {
+            if ((perm & 010) != 0 || !t.cred().inGroup(sized.gid())) {
                 kept &= ~Mode.S_ISGID;
             }
             return killPrivs && kept != perm ? sized.withPermissions(kept, now) : sized;

@@ -509,6 +509,17 @@ class ReadWriteTest {
         assertEquals(0666, t.stat("/f").permissions());
     }
 
+    @Test
+    void write_byUnprivilegedWriterOutsideTheGroup_clearsSetGidWithoutGroupExecute() {
+        // setattr_should_drop_sgid: S_ISGID without S_IXGRP is dropped too when the writer
+        // is not in the file's group (and not CAP_FSETID); measured on Linux 6.18.
+        t.chmod("/f", 02666);
+        VfsTask u = fs.task(1000, 1000);
+        int fd = u.open("/f", OpenFlags.O_WRONLY);
+        write(u, fd, "J");
+        u.close(fd);
+        assertEquals(0666, t.stat("/f").permissions());
+    }
 
     @Test
     void write_byGroupMember_keepsSetGidWithoutGroupExecute() {
