@@ -139,6 +139,9 @@ final class IoCalls {
             throw new VfsException(Errno.EFAULT, "readv", null);
         }
         OpenFile f = t.fget(fd, "readv");
+        if (f.ops() instanceof StreamOps s) {
+            return streamReadv(f, s, iov);
+        }
         RegularInode ri = regularForRead(f, "readv");
         checkIovCount(iov, "readv");
         long total = 0;
@@ -190,6 +193,51 @@ final class IoCalls {
         return (int) writeAt(ri, f, pos, new byte[][] {buf}, new int[] {off}, new int[] {len}, "pwrite").count();
     }
 
+    /** {@code readv} on a pipe or socket: one read, scattered over the buffers in order. */
+    private long streamReadv(OpenFile f, StreamOps s, byte[][] iov) {
+        if (f.isPath() || !f.readable()) {
+            throw new VfsException(Errno.EBADF, "readv", null);
+        }
+        checkIovCount(iov, "readv");
+        byte[] all = new byte[streamLength(iov, "readv")];
+        int n = s.read(f, all, 0, all.length, nonblock(f));
+        int done = 0;
+        for (int i = 0; i < iov.length && done < n; i++) {
+            int k = Math.min(iov[i].length, n - done);
+            System.arraycopy(all, done, iov[i], 0, k);
+            done += k;
+        }
+        return n;
+    }
+
+    /** {@code writev} on a pipe or socket: the buffers gathered into one write (atomic up to {@code PIPE_BUF}). */
+    private long streamWritev(OpenFile f, StreamOps s, byte[][] iov) {
+        if (f.isPath() || !f.writable()) {
+            throw new VfsException(Errno.EBADF, "writev", null);
+        }
+        checkIovCount(iov, "writev");
+        byte[] all = new byte[streamLength(iov, "writev")];
+        int at = 0;
+        for (byte[] b : iov) {
+            System.arraycopy(b, 0, all, at, b.length);
+            at += b.length;
+        }
+        return s.write(f, all, 0, all.length, nonblock(f));
+    }
+
+    /** The total length of the buffers ({@code EFAULT} for a null one, {@code EINVAL} past an int). */
+    private static int streamLength(byte[][] iov, String op) {
+        long total = 0;
+        for (byte[] b : iov) {
+            checkRange(b, 0, b == null ? 0 : b.length, op);
+            total += b.length;
+        }
+        if (total > Integer.MAX_VALUE) {
+            throw new VfsException(Errno.EINVAL, op, null);
+        }
+        return (int) total;
+    }
+
     /** What a write did: the offset after it and the bytes written. */
     private record Written(long end, long count) {
     }
@@ -199,6 +247,9 @@ final class IoCalls {
             throw new VfsException(Errno.EFAULT, "writev", null);
         }
         OpenFile f = t.fget(fd, "writev");
+        if (f.ops() instanceof StreamOps s) {
+            return streamWritev(f, s, iov);
+        }
         RegularInode ri = regularForWrite(f, "writev");
         checkIovCount(iov, "writev");
         int[] offs = new int[iov.length];

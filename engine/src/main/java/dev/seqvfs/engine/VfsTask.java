@@ -385,7 +385,7 @@ public final class VfsTask implements WalkContext, AutoCloseable {
         return io.pread(fd, buf, off, len, pos);
     }
 
-    /** {@code readv(2)}: fills the buffers in order from one version of the file. */
+    /** {@code readv(2)}: fills the buffers in order from one version of the file (on a pipe or socket, from one read). */
     public long readv(int fd, byte[][] iov) {
         return io.readv(fd, iov);
     }
@@ -415,7 +415,7 @@ public final class VfsTask implements WalkContext, AutoCloseable {
         return io.pwrite(fd, buf, off, len, pos);
     }
 
-    /** {@code writev(2)}: writes the buffers as one atomic write. */
+    /** {@code writev(2)}: writes the buffers as one atomic write (on a pipe or socket, as one {@code write}). */
     public long writev(int fd, byte[][] iov) {
         return io.writev(fd, iov);
     }

@@ -219,6 +219,18 @@ class ReadWriteTest {
         t.close(fd);
     }
 
+    @Test
+    void readvWritev_pipe_transferLikeReadAndWrite() {
+        int[] p = t.pipe();
+        assertEquals(5, t.writev(p[1], new byte[][] {bytes("ab"), bytes("cde")}));
+        byte[] a = new byte[3];
+        byte[] b = new byte[3];
+        assertEquals(5, t.readv(p[0], new byte[][] {a, b}));
+        assertEquals("abc", text(a, 3));
+        assertEquals("de", text(b, 2));
+        t.close(p[0]);
+        t.close(p[1]);
+    }
 
     // ---------------------------------------------------------------- EBADF
 
