@@ -398,7 +398,8 @@ final class OpenCalls {
                     }
                     dev.seqvfs.actors.file.FileData d = ri.dataAcquire();
                     if (offset < 0 || offset >= d.size()) {
-                        throw new VfsException(offset < 0 ? Errno.EINVAL : Errno.ENXIO, "lseek", null);
+                        // shmem_file_llseek: a negative offset is ENXIO too
+                        throw new VfsException(Errno.ENXIO, "lseek", null);
                     }
                     long at = whence == VfsTask.SEEK_DATA ? d.nextData(offset) : d.nextHole(offset);
                     if (at < 0) {

@@ -335,7 +335,7 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      * @return the new offset in bytes (or the cookie)
      * @throws VfsException {@code EBADF}, {@code EINVAL} (bad whence, negative result,
      *         {@code SEEK_END} on a directory), {@code ESPIPE} (a pipe, FIFO or socket),
-     *         {@code ENXIO} ({@code SEEK_DATA}/{@code SEEK_HOLE} at or past the end, no data after)
+     *         {@code ENXIO} ({@code SEEK_DATA}/{@code SEEK_HOLE} at or past the end or negative, no data after)
      */
     public long lseek(int fd, long offset, int whence) {
         return opens.lseek(fd, offset, whence);

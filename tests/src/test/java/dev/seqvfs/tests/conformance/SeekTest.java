@@ -93,6 +93,11 @@ class SeekTest {
         assertErrno(Errno.ENXIO, () -> t.lseek(fd, 1L << 40, VfsTask.SEEK_HOLE));
     }
 
+    @Test
+    void seekDataAndHole_negativeOffset_failWithENXIO() {
+        assertErrno(Errno.ENXIO, () -> t.lseek(fd, -1, VfsTask.SEEK_DATA));
+        assertErrno(Errno.ENXIO, () -> t.lseek(fd, -1, VfsTask.SEEK_HOLE));
+    }
 
     @Test
     void seekDataAndHole_emptyFile_failWithENXIO() {
