@@ -43,6 +43,10 @@ final class FdCalls {
         if ((flags & ~OpenFlags.O_CLOEXEC) != 0) {
             throw new VfsException(Errno.EINVAL, "dup3", null);
         }
+        if (isDup3 && oldfd == newfd) {
+            // ksys_dup3 refuses equal descriptors before it looks either up.
+            throw new VfsException(Errno.EINVAL, "dup3", null);
+        }
         boolean cloexec = (flags & OpenFlags.O_CLOEXEC) != 0;
         return askFd(r -> new FdTableActor.Dup2(oldfd, newfd, cloexec, isDup3, r), isDup3 ? "dup3" : "dup2");
     }

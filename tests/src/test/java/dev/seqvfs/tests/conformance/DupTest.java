@@ -217,6 +217,14 @@ class DupTest {
         t.close(f);
     }
 
+    @Test
+    void dup3_equalDescriptors_failsWithEINVAL_evenWhenClosed() {
+        int f = t.open("/f", OpenFlags.O_RDONLY);
+        assertErrno(Errno.EINVAL, () -> t.dup3(f, f, 0));
+        assertErrno(Errno.EINVAL, () -> t.dup3(f, f, OpenFlags.O_CLOEXEC));
+        t.close(f);
+        assertErrno(Errno.EINVAL, () -> t.dup3(f, f, 0));
+    }
 
     @Test
     void dup3_flagsOtherThanOCloexec_failWithEINVAL() {
