@@ -274,6 +274,16 @@ class DupTest {
         t.close(a);
     }
 
+    @Test
+    void closeRange_emptyOrUnsignedRanges_succeed() {
+        int a = t.open("/f", OpenFlags.O_RDONLY);
+        t.closeRange(100, 200, 0);
+        // ~0U to ~0U: unsigned bounds, nothing there.
+        t.closeRange(-1, -1, 0);
+        t.closeRange(a, a, 0);
+        assertFalse(open(a));
+        t.closeRange(a, a, 0);
+    }
 
     @Test
     void closeRange_firstAboveLast_failsWithEINVAL() {
