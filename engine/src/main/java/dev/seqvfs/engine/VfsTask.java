@@ -548,11 +548,16 @@ public final class VfsTask implements WalkContext, AutoCloseable {
 
     /**
      * {@code eventfd(2)}: a counter file, {@code anon_inode:[eventfd]}; flags
-     * {@code EFD_SEMAPHORE} (1), {@code O_NONBLOCK}, {@code O_CLOEXEC}.
+     * {@code EFD_SEMAPHORE} (1), {@code O_NONBLOCK}, {@code O_CLOEXEC} ({@code EINVAL} for
+     * any other flag, or an initial value that is not an unsigned int).
      */
     public int eventfd(long initial, int flags) {
         if (initial < 0 || initial > 0xFFFFFFFFL) {
             // eventfd(2) takes an unsigned int
+            throw new VfsException(Errno.EINVAL, "eventfd", null);
+        }
+        if ((flags & ~(dev.seqvfs.engine.anon.EventFd.EFD_SEMAPHORE | OpenFlags.O_NONBLOCK | OpenFlags.O_CLOEXEC)) != 0) {
+            // EFD_FLAGS_SET: no access mode or other open flag
             throw new VfsException(Errno.EINVAL, "eventfd", null);
         }
         int efd = flags & dev.seqvfs.engine.anon.EventFd.EFD_SEMAPHORE;

@@ -142,6 +142,15 @@ class EventfdTest {
         t.close(e);
     }
 
+    @Test
+    void eventfd_unknownFlags_failWithEINVAL() {
+        // O_RDWR (2); O_WRONLY is 1, which is EFD_SEMAPHORE.
+        assertErrno(Errno.EINVAL, () -> t.eventfd(0, OpenFlags.O_RDWR));
+        assertErrno(Errno.EINVAL, () -> t.eventfd(0, 8));
+        assertErrno(Errno.EINVAL, () -> t.eventfd(0, OpenFlags.O_APPEND));
+        assertEquals(0, t.eventfd(0, 0));
+        t.close(0);
+    }
 
     @Test
     void eventfd_flags_showInFcntl() {
