@@ -77,8 +77,14 @@ final class FdCalls {
                 if (f.isPath()) {
                     throw new VfsException(Errno.EBADF, "fcntl", null);
                 }
-                int keep = f.statusFlagsAcquire() & ~Fcntl.SETFL_MASK;
-                f.publishStatusFlagsRelease(keep | ((int) arg & Fcntl.SETFL_MASK));
+                int old = f.statusFlagsAcquire();
+                int set = (int) arg & Fcntl.SETFL_MASK;
+                if ((set & OpenFlags.O_NOATIME) != 0 && (old & OpenFlags.O_NOATIME) == 0
+                        && !dev.seqvfs.actors.inode.Permission.ownerOrRoot(f.inode().attrsAcquire(), t.cred())) {
+                    // setfl: O_NOATIME only for the file's owner (or CAP_FOWNER), as open(2)
+                    throw new VfsException(Errno.EPERM, "fcntl", null);
+                }
+                f.publishStatusFlagsRelease((old & ~Fcntl.SETFL_MASK) | set);
                 return CompletableFuture.completedFuture(0);
             }
             case Fcntl.F_GETPIPE_SZ:

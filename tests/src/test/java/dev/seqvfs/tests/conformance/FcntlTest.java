@@ -222,6 +222,20 @@ class FcntlTest {
         t.close(other);
     }
 
+    @Test
+    void setflNoatime_notTheOwner_failsWithEPERM() {
+        t.chmod("/f", 0666);
+        VfsTask u = fs.task(1000, 1000);
+        int fd = u.open("/f", OpenFlags.O_RDWR);
+        assertErrno(Errno.EPERM, () -> u.fcntl(fd, Fcntl.F_SETFL, OpenFlags.O_NOATIME | OpenFlags.O_APPEND));
+        assertEquals(OpenFlags.O_RDWR, u.fcntl(fd, Fcntl.F_GETFL, 0));
+        u.close(fd);
+        t.chown("/f", 1000, 1000);
+        int own = u.open("/f", OpenFlags.O_RDWR);
+        u.fcntl(own, Fcntl.F_SETFL, OpenFlags.O_NOATIME);
+        assertEquals(OpenFlags.O_RDWR | OpenFlags.O_NOATIME, u.fcntl(own, Fcntl.F_GETFL, 0));
+        u.close(own);
+    }
 
     @Test
     void getflSetfl_closedDescriptor_failWithEBADF() {
