@@ -97,7 +97,10 @@ final class FdCalls {
                         : s.pipe().setCapacity(arg));
             }
             default:
-                t.fget(fd, "fcntl");
+                if (t.fget(fd, "fcntl").isPath()) {
+                    // check_fcntl_cmd: an O_PATH descriptor knows only the dup and flag-query commands
+                    throw new VfsException(Errno.EBADF, "fcntl", null);
+                }
                 throw new VfsException(Errno.EINVAL, "fcntl", null);
         }
     }

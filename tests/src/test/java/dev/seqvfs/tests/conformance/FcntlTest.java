@@ -246,6 +246,21 @@ class FcntlTest {
     // ---------------------------------------------------------------- O_PATH, unknown commands
 
     @Test
+    void fcntl_pathDescriptor_allowsOnlyDupAndFlagQueries() {
+        int fd = t.open("/f", OpenFlags.O_PATH);
+        assertEquals(OpenFlags.O_PATH, t.fcntl(fd, Fcntl.F_GETFL, 0));
+        assertEquals(0, t.fcntl(fd, Fcntl.F_SETFD, Fcntl.FD_CLOEXEC));
+        assertEquals(Fcntl.FD_CLOEXEC, t.fcntl(fd, Fcntl.F_GETFD, 0));
+        int d = t.fcntl(fd, Fcntl.F_DUPFD, 0);
+        assertNotEquals(fd, d);
+        assertErrno(Errno.EBADF, () -> t.fcntl(fd, Fcntl.F_SETFL, OpenFlags.O_APPEND));
+        assertErrno(Errno.EBADF, () -> t.fcntl(fd, Fcntl.F_GETPIPE_SZ, 0));
+        assertErrno(Errno.EBADF, () -> t.fcntl(fd, 9999, 0));
+        t.close(d);
+        t.close(fd);
+    }
+
+    @Test
     void fcntl_unknownCommand_failsWithEINVAL() {
         int fd = t.open("/f", OpenFlags.O_RDONLY);
         assertErrno(Errno.EINVAL, () -> t.fcntl(fd, 9999, 0));
