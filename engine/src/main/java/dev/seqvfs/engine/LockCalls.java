@@ -27,10 +27,7 @@ final class LockCalls {
     }
 
     void flock(int fd, int operation) {
-        OpenFile f = t.fget(fd, "flock");
-        if (f.isPath()) {
-            throw new VfsException(Errno.EBADF, "flock", null);
-        }
+        // As sys_flock: the operation is checked before the descriptor is looked up.
         boolean nb = (operation & Flock.LOCK_NB) != 0;
         int type;
         switch (operation & ~Flock.LOCK_NB) {
@@ -45,6 +42,11 @@ final class LockCalls {
                 break;
             default:
                 throw new VfsException(Errno.EINVAL, "flock", null);
+        }
+        OpenFile f = t.fget(fd, "flock");
+        if (f.isPath() || (type != FileLockTable.UNLOCK && !f.readable() && !f.writable())) {
+            // Locking needs a descriptor open for reading or writing (not access mode 3).
+            throw new VfsException(Errno.EBADF, "flock", null);
         }
         table(f.inode()).flock(f, type, !nb);
     }

@@ -175,6 +175,18 @@ class LockTest {
         a.close(w);
     }
 
+    @Test
+    void flock_badOperation_failsWithEINVAL_beforeTheDescriptorIsLookedAt() {
+        int x = a.open("/f", OpenFlags.O_RDONLY);
+        assertErrno(Errno.EINVAL, () -> a.flock(x, 0));
+        assertErrno(Errno.EINVAL, () -> a.flock(x, Flock.LOCK_SH | Flock.LOCK_EX));
+        assertErrno(Errno.EINVAL, () -> a.flock(x, Flock.LOCK_NB));
+        assertErrno(Errno.EINVAL, () -> a.flock(x, 16));
+        a.flock(x, Flock.LOCK_UN | Flock.LOCK_NB);
+        a.close(x);
+        assertErrno(Errno.EINVAL, () -> a.flock(x, 0));
+        assertErrno(Errno.EINVAL, () -> a.flock(99, Flock.LOCK_SH | Flock.LOCK_EX));
+    }
 
     @Test
     void flock_closedOrPathDescriptor_failsWithEBADF() {
@@ -184,6 +196,14 @@ class LockTest {
         a.close(p);
     }
 
+    @Test
+    void flock_accessModeThree_failsWithEBADFExceptToUnlock() {
+        int x = a.open("/f", OpenFlags.O_ACCMODE);
+        assertErrno(Errno.EBADF, () -> a.flock(x, Flock.LOCK_SH));
+        assertErrno(Errno.EBADF, () -> a.flock(x, Flock.LOCK_EX | Flock.LOCK_NB));
+        a.flock(x, Flock.LOCK_UN);
+        a.close(x);
+    }
 
     @Test
     void flockAndRecordLocks_doNotInteract() {
