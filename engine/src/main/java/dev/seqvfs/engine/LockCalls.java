@@ -82,9 +82,16 @@ final class LockCalls {
             default:
                 throw new VfsException(Errno.EINVAL, "fcntl", null);
         }
+        // flock_to_posix_lock: a range past OFFSET_MAX (LLONG_MAX) is EOVERFLOW
+        if (req.start() > Long.MAX_VALUE - base) {
+            throw new VfsException(Errno.EOVERFLOW, "fcntl", null);
+        }
         long start = base + req.start();
         long end;
         if (req.len() > 0) {
+            if (start >= 0 && req.len() - 1 > Long.MAX_VALUE - start) {
+                throw new VfsException(Errno.EOVERFLOW, "fcntl", null);
+            }
             end = start + req.len() - 1;
         } else if (req.len() == 0) {
             end = Long.MAX_VALUE;

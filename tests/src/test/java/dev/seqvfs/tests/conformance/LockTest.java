@@ -489,6 +489,16 @@ class LockTest {
         a.close(x);
     }
 
+    @Test
+    void recordLock_rangePastLlongMax_failsWithEOVERFLOW() {
+        int x = a.open("/f", OpenFlags.O_RDWR);
+        assertErrno(Errno.EOVERFLOW, () -> a.fcntlLock(x, Fcntl.F_SETLK, range(Flock.F_RDLCK, Long.MAX_VALUE, 2)));
+        a.lseek(x, 10, VfsTask.SEEK_SET);
+        assertErrno(Errno.EOVERFLOW, () -> a.fcntlLock(x, Fcntl.F_SETLK,
+                new Flock(Flock.F_RDLCK, VfsTask.SEEK_CUR, Long.MAX_VALUE, 0, 0)));
+        a.fcntlLock(x, Fcntl.F_SETLK, range(Flock.F_RDLCK, Long.MAX_VALUE, 1));
+        a.close(x);
+    }
 
     @Test
     void recordLock_unknownCommand_failsWithEINVAL() {
