@@ -230,6 +230,15 @@ class SocketTest {
         t.close(s);
     }
 
+    @Test
+    void shutdown_unconnectedUnixSocket_succeeds() {
+        int s = t.socket(AF_UNIX, SOCK_STREAM, 0);
+        int d = t.socket(AF_UNIX, SOCK_DGRAM, 0);
+        t.shutdown(s, 0);
+        t.shutdown(d, 1);
+        t.close(s);
+        t.close(d);
+    }
 
     // ---------------------------------------------------------------- unconnected I/O
 
@@ -240,5 +249,18 @@ class SocketTest {
         t.close(s);
     }
 
+    @Test
+    void write_unconnectedInetStream_failsWithEPIPE() {
+        int s = t.socket(AF_INET, SOCK_STREAM, 0);
+        assertErrno(Errno.EPIPE, () -> write(t, s, "x"));
+        t.close(s);
+    }
 
+    @Test
+    void readWrite_unconnectedUnixStream_failWithEINVALAndENOTCONN() {
+        int s = t.socket(AF_UNIX, SOCK_STREAM, 0);
+        assertErrno(Errno.EINVAL, () -> read(t, s, 1));
+        assertErrno(Errno.ENOTCONN, () -> write(t, s, "x"));
+        t.close(s);
+    }
 }
