@@ -84,7 +84,7 @@ public final class SocketEnd implements StreamOps {
         }
         synchronized (this) {
             if (shutRead) {
-                return 0;
+                return drainAfterShutRead(dst, off, len);
             }
         }
         return in.read(dst, off, len, nonblock);
@@ -103,6 +103,22 @@ public final class SocketEnd implements StreamOps {
         return out.write(src, off, len, nonblock);
     }
 
+    /**
+     * A read after {@code SHUT_RD}: what was received before is still read (as
+     * {@code unix_stream_read_generic} takes queued data before it looks at the shutdown),
+     * then end of file; never waits.
+     */
+    private int drainAfterShutRead(byte[] dst, int off, int len) {
+        try {
+            return in.read(dst, off, len, true);
+        } catch (VfsException e) {
+            if (e.errno() == Errno.EAGAIN) {
+                return 0;
+            }
+            throw e;
+        }
+    }
+
     @Override
     public CompletableFuture<Integer> readAsync(OpenFile f, byte[] dst, int off, int len) {
         try {
@@ -111,7 +127,7 @@ public final class SocketEnd implements StreamOps {
             }
             synchronized (this) {
                 if (shutRead) {
-                    return CompletableFuture.completedFuture(0);
+                    return CompletableFuture.completedFuture(drainAfterShutRead(dst, off, len));
                 }
             }
             return in.readAsync(dst, off, len);
@@ -138,7 +154,8 @@ public final class SocketEnd implements StreamOps {
     }
 
     /**
-     * {@code shutdown(2)}: {@link #SHUT_RD} makes reads return end of file and the peer's
+     * {@code shutdown(2)}: {@link #SHUT_RD} makes reads return end of file once the data
+     * already received is read, and the peer's
      * writes fail with {@code EPIPE}; {@link #SHUT_WR} makes the peer read end of file and
      * this end's writes fail with {@code EPIPE}.
      *

@@ -164,6 +164,16 @@ class SocketTest {
         t.close(sp[1]);
     }
 
+    @Test
+    void shutdownRd_dataAlreadyReceivedIsStillRead_thenEndOfFile() {
+        int[] sp = t.socketpair(AF_UNIX, SOCK_STREAM, 0);
+        write(t, sp[1], "hello");
+        t.shutdown(sp[0], 0);
+        assertEquals("hello", read(t, sp[0], 10));
+        assertEquals(0, t.read(sp[0], new byte[4], 0, 4));
+        t.close(sp[0]);
+        t.close(sp[1]);
+    }
 
     @Test
     void shutdownRd_peerWritesFailWithEPIPE_ownWritesGoOn() {
