@@ -156,6 +156,22 @@ class ProcTest {
         t.close(p[0]);
     }
 
+    @Test
+    void open_pipeThroughProcReadWrite_opensBothDirections() {
+        int[] p = t.pipe();
+        int rw = t.open("/proc/self/fd/" + p[0], OpenFlags.O_RDWR);
+        assertEquals(OpenFlags.O_RDWR, t.fcntl(rw, dev.seqvfs.protocol.Fcntl.F_GETFL, 0));
+        write(t, rw, "ab");
+        assertEquals("a", read(t, rw, 1));
+        assertEquals("b", read(t, p[0], 1));
+        t.close(p[1]);
+        // rw is still a writer: no end of file for the read end.
+        t.fcntl(p[0], dev.seqvfs.protocol.Fcntl.F_SETFL, OpenFlags.O_NONBLOCK);
+        assertErrno(Errno.EAGAIN, () -> read(t, p[0], 1));
+        t.close(rw);
+        assertEquals(0, t.read(p[0], new byte[1], 0, 1));
+        t.close(p[0]);
+    }
 
     @Test
     void open_socketOrEventfdThroughProc_failsWithENXIO() {
