@@ -293,7 +293,8 @@ final class IoCalls {
             FileData d = ri.dataAcquire();
             long at = (f.statusFlagsAcquire() & OpenFlags.O_APPEND) != 0 ? d.size() : pos;
             if (total == 0) {
-                return new Written(at, 0);
+                // Nothing written: the offset stays where it was, even with O_APPEND.
+                return new Written(pos, 0);
             }
             // generic_write_check_limits: nothing at or past the maximum size; a write
             // crossing it is cut short there.

@@ -176,6 +176,16 @@ class ReadWriteTest {
     }
 
     @Test
+    void write_zeroBytesWithOAppend_keepsTheOffset() {
+        int fd = t.open("/f", OpenFlags.O_WRONLY | OpenFlags.O_APPEND);
+        t.lseek(fd, 1, VfsTask.SEEK_SET);
+        assertEquals(0, t.write(fd, new byte[0]));
+        assertEquals(0, t.writev(fd, new byte[][] {new byte[0]}));
+        assertEquals(1, t.lseek(fd, 0, VfsTask.SEEK_CUR));
+        t.close(fd);
+    }
+
+    @Test
     void pwrite_withOAppend_appendsIgnoringThePosition() {
         // pwrite(2) BUGS: "if a file is opened with O_APPEND, pwrite() appends data to the
         // end of the file, regardless of the value of offset".
