@@ -19,6 +19,7 @@ import org.apache.pekko.actor.typed.ActorRef;
  * the published table without a message.
  */
 final class FdCalls {
+    private static final int O_DIRECT = 040000;
     private final VfsTask t;
 
     FdCalls(VfsTask t) {
@@ -83,6 +84,12 @@ final class FdCalls {
                         && !dev.seqvfs.actors.inode.Permission.ownerOrRoot(f.inode().attrsAcquire(), t.cred())) {
                     // setfl: O_NOATIME only for the file's owner (or CAP_FOWNER), as open(2)
                     throw new VfsException(Errno.EPERM, "fcntl", null);
+                }
+                dev.seqvfs.protocol.FileType type = f.inode().type();
+                if ((set & O_DIRECT) != 0 && type != dev.seqvfs.protocol.FileType.FIFO
+                        && type != dev.seqvfs.protocol.FileType.REGULAR) {
+                    // setfl: O_DIRECT needs FMODE_CAN_ODIRECT (tmpfs files) or a pipe (packet mode)
+                    throw new VfsException(Errno.EINVAL, "fcntl", null);
                 }
                 f.publishStatusFlagsRelease((old & ~Fcntl.SETFL_MASK) | set);
                 return CompletableFuture.completedFuture(0);

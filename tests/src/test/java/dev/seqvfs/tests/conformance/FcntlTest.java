@@ -210,6 +210,24 @@ class FcntlTest {
     }
 
     @Test
+    void setflODirect_directorySocketOrEventfd_failsWithEINVAL() {
+        t.mkdir("/d", 0755);
+        int d = t.open("/d", OpenFlags.O_RDONLY);
+        int s = t.socket(dev.seqvfs.protocol.SocketFlags.AF_UNIX, dev.seqvfs.protocol.SocketFlags.SOCK_STREAM, 0);
+        int e = t.eventfd(0, 0);
+        for (int fd : new int[] {d, s, e}) {
+            int before = t.fcntl(fd, Fcntl.F_GETFL, 0);
+            assertErrno(Errno.EINVAL, () -> t.fcntl(fd, Fcntl.F_SETFL, O_DIRECT | OpenFlags.O_APPEND));
+            assertEquals(before, t.fcntl(fd, Fcntl.F_GETFL, 0));
+        }
+        // Pipes take it (packet mode), regular tmpfs files too (FMODE_CAN_ODIRECT).
+        int[] p = t.pipe();
+        t.fcntl(p[1], Fcntl.F_SETFL, O_DIRECT);
+        assertEquals(OpenFlags.O_WRONLY | O_DIRECT, t.fcntl(p[1], Fcntl.F_GETFL, 0));
+        t.closeRange(0, -1, 0);
+    }
+
+    @Test
     void setfl_belongsToTheOpenFileDescription() {
         int a = t.open("/f", OpenFlags.O_RDONLY);
         int dup = t.dup(a);
