@@ -28,6 +28,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * that is not an unsigned int, flags other than {@code EFD_SEMAPHORE},
  * {@code EFD_NONBLOCK}, {@code EFD_CLOEXEC}), EAGAIN, ESPIPE (positional I/O). The file is
  * an anonymous inode of mode 0600 with no type bits. Measured on Linux 6.18.
+ *
+ * <p>Known differences, not specified here: Linux 6.18 also refuses writes longer than 8
+ * bytes (EINVAL; the man page names only shorter ones, and SeqVFS follows it), and
+ * {@code lseek} on an eventfd returns 0 there ({@code noop_llseek}) where SeqVFS says
+ * ESPIPE.
  */
 @Timeout(10)
 class EventfdTest {

@@ -32,8 +32,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * {@code O_CLOEXEC} for {@code FD_CLOEXEC}), {@code mnt_id} and {@code ino}; a closed
  * descriptor is ENOENT in both. Values measured on Linux 6.18.
  *
- * <p>Known difference: x86-64 Linux adds {@code O_LARGEFILE} (0100000) to the flags of
- * files opened with {@code open(2)}; SeqVFS does not model that flag.
+ * <p>Known differences: x86-64 Linux adds {@code O_LARGEFILE} (0100000) to the flags of
+ * files opened with {@code open(2)}, which SeqVFS does not model; and the link of a file
+ * renamed after it was opened shows the new name on Linux ({@code d_path} of the moved
+ * dentry), the name it was opened by in SeqVFS (non-directory inodes keep no parent link).
  *
  * <pre>
  * /proc   procfs (mounted here unless the instance already has it)

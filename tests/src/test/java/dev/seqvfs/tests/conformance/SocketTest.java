@@ -1,5 +1,13 @@
 package dev.seqvfs.tests.conformance;
 
+import static dev.seqvfs.protocol.SocketFlags.AF_INET;
+import static dev.seqvfs.protocol.SocketFlags.AF_INET6;
+import static dev.seqvfs.protocol.SocketFlags.AF_UNIX;
+import static dev.seqvfs.protocol.SocketFlags.SOCK_CLOEXEC;
+import static dev.seqvfs.protocol.SocketFlags.SOCK_DGRAM;
+import static dev.seqvfs.protocol.SocketFlags.SOCK_NONBLOCK;
+import static dev.seqvfs.protocol.SocketFlags.SOCK_SEQPACKET;
+import static dev.seqvfs.protocol.SocketFlags.SOCK_STREAM;
 import static dev.seqvfs.tests.conformance.Io.read;
 import static dev.seqvfs.tests.conformance.Io.write;
 import static dev.seqvfs.tests.conformance.Io.writeFile;
@@ -18,15 +26,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
-
-import static dev.seqvfs.protocol.SocketFlags.AF_INET;
-import static dev.seqvfs.protocol.SocketFlags.AF_INET6;
-import static dev.seqvfs.protocol.SocketFlags.AF_UNIX;
-import static dev.seqvfs.protocol.SocketFlags.SOCK_CLOEXEC;
-import static dev.seqvfs.protocol.SocketFlags.SOCK_DGRAM;
-import static dev.seqvfs.protocol.SocketFlags.SOCK_NONBLOCK;
-import static dev.seqvfs.protocol.SocketFlags.SOCK_SEQPACKET;
-import static dev.seqvfs.protocol.SocketFlags.SOCK_STREAM;
 
 /**
  * Specifies {@code socket(2)}, {@code socketpair(2)} and {@code shutdown(2)} as far as a
