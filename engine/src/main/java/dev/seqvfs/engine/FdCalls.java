@@ -20,6 +20,7 @@ import org.apache.pekko.actor.typed.ActorRef;
  * the published table without a message.
  */
 final class FdCalls {
+    private static final int O_DIRECT = 040000;
     private final VfsTask t;
 
     FdCalls(VfsTask t) {
@@ -42,6 +43,10 @@ final class FdCalls {
 
     CompletableFuture<Integer> dup3(int oldfd, int newfd, int flags, boolean isDup3) {
         if ((flags & ~OpenFlags.O_CLOEXEC) != 0) {
+            throw new VfsException(Errno.EINVAL, "dup3", null);
+        }
+        if (isDup3 && oldfd == newfd) {
+            // ksys_dup3 refuses equal descriptors before it looks either up.
             throw new VfsException(Errno.EINVAL, "dup3", null);
         }
         boolean cloexec = (flags & OpenFlags.O_CLOEXEC) != 0;
@@ -74,8 +79,20 @@ final class FdCalls {
                 if (f.isPath()) {
                     throw new VfsException(Errno.EBADF, "fcntl", null);
                 }
-                int keep = f.statusFlagsAcquire() & ~Fcntl.SETFL_MASK;
-                f.publishStatusFlagsRelease(keep | ((int) arg & Fcntl.SETFL_MASK));
+                int old = f.statusFlagsAcquire();
+                int set = (int) arg & Fcntl.SETFL_MASK;
+                if ((set & OpenFlags.O_NOATIME) != 0 && (old & OpenFlags.O_NOATIME) == 0
+                        && !dev.seqvfs.actors.inode.Permission.ownerOrRoot(f.inode().attrsAcquire(), t.cred())) {
+                    // setfl: O_NOATIME only for the file's owner (or CAP_FOWNER), as open(2)
+                    throw new VfsException(Errno.EPERM, "fcntl", null);
+                }
+                dev.seqvfs.protocol.FileType type = f.inode().type();
+                if ((set & O_DIRECT) != 0 && type != dev.seqvfs.protocol.FileType.FIFO
+                        && type != dev.seqvfs.protocol.FileType.REGULAR) {
+                    // setfl: O_DIRECT needs FMODE_CAN_ODIRECT (tmpfs files) or a pipe (packet mode)
+                    throw new VfsException(Errno.EINVAL, "fcntl", null);
+                }
+                f.publishStatusFlagsRelease((old & ~Fcntl.SETFL_MASK) | set);
                 return CompletableFuture.completedFuture(0);
             }
             case Fcntl.F_GETPIPE_SZ:
@@ -88,7 +105,10 @@ final class FdCalls {
                         : s.pipe().setCapacity(arg));
             }
             default:
-                t.fget(fd, "fcntl");
+                if (t.fget(fd, "fcntl").isPath()) {
+                    // check_fcntl_cmd: an O_PATH descriptor knows only the dup and flag-query commands
+                    throw new VfsException(Errno.EBADF, "fcntl", null);
+                }
                 throw new VfsException(Errno.EINVAL, "fcntl", null);
         }
     }

@@ -33,6 +33,8 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class IoCalls {
     private static final long DAY_NANOS = 24L * 3600 * 1_000_000_000L;
+    /** Most buffers one {@code readv}/{@code writev} takes ({@code IOV_MAX}, {@code UIO_MAXIOV}). */
+    private static final int IOV_MAX = 1024;
 
     private final VfsTask t;
 
@@ -70,42 +72,65 @@ final class IoCalls {
         }
     }
 
+    /** Whether positional I/O is {@code ESPIPE}: pipes, sockets and FIFOs (no {@code FMODE_PREAD}). */
+    private static boolean unseekable(OpenFile f) {
+        FileType type = f.inode().type();
+        return f.ops() instanceof StreamOps
+                || (!f.isPath() && (type == FileType.FIFO || type == FileType.SOCKET));
+    }
+
+    /** {@code UIO_MAXIOV}: more buffers than {@code IOV_MAX} (1024) are {@code EINVAL}. */
+    private static void checkIovCount(byte[][] iov, String op) {
+        if (iov.length > IOV_MAX) {
+            throw new VfsException(Errno.EINVAL, op, null);
+        }
+    }
+
     private static boolean nonblock(OpenFile f) {
         return (f.statusFlagsAcquire() & OpenFlags.O_NONBLOCK) != 0;
     }
 
     int read(int fd, byte[] buf, int off, int len) {
-        checkRange(buf, off, len, "read");
+        // vfs_read checks the descriptor and its mode before the buffer (EBADF before EFAULT).
         OpenFile f = t.fget(fd, "read");
         if (f.ops() instanceof StreamOps s) {
             if (f.isPath() || !f.readable()) {
                 throw new VfsException(Errno.EBADF, "read", null);
             }
+            checkRange(buf, off, len, "read");
             return s.read(f, buf, off, len, nonblock(f));
         }
         RegularInode ri = regularForRead(f, "read");
+        checkRange(buf, off, len, "read");
         int n;
         synchronized (f) {
             long pos = f.offset();
+            if (pos + len < 0) {
+                throw new VfsException(Errno.EINVAL, "read", null);
+            }
             n = Math.max(0, ri.dataAcquire().read(pos, buf, off, len));
             f.setOffset(pos + n);
         }
-        touchAtime(ri);
+        touchAtime(f, ri);
         return n;
     }
 
     int pread(int fd, byte[] buf, int off, int len, long pos) {
-        checkRange(buf, off, len, "pread");
         if (pos < 0) {
             throw new VfsException(Errno.EINVAL, "pread", null);
         }
         OpenFile f = t.fget(fd, "pread");
-        if (f.ops() instanceof StreamOps) {
+        if (unseekable(f)) {
             throw new VfsException(Errno.ESPIPE, "pread", null);
         }
         RegularInode ri = regularForRead(f, "pread");
+        checkRange(buf, off, len, "pread");
+        if (pos + len < 0) {
+            // rw_verify_area: the end of the read overflows the offset type
+            throw new VfsException(Errno.EINVAL, "pread", null);
+        }
         int n = Math.max(0, ri.dataAcquire().read(pos, buf, off, len));
-        touchAtime(ri);
+        touchAtime(f, ri);
         return n;
     }
 
@@ -114,7 +139,11 @@ final class IoCalls {
             throw new VfsException(Errno.EFAULT, "readv", null);
         }
         OpenFile f = t.fget(fd, "readv");
+        if (f.ops() instanceof StreamOps s) {
+            return streamReadv(f, s, iov);
+        }
         RegularInode ri = regularForRead(f, "readv");
+        checkIovCount(iov, "readv");
         long total = 0;
         synchronized (f) {
             FileData d = ri.dataAcquire();
@@ -129,39 +158,88 @@ final class IoCalls {
             }
             f.setOffset(pos + total);
         }
-        touchAtime(ri);
+        touchAtime(f, ri);
         return total;
     }
 
     int write(int fd, byte[] buf, int off, int len) {
-        checkRange(buf, off, len, "write");
         OpenFile f = t.fget(fd, "write");
         if (f.ops() instanceof StreamOps s) {
             if (f.isPath() || !f.writable()) {
                 throw new VfsException(Errno.EBADF, "write", null);
             }
+            checkRange(buf, off, len, "write");
             return s.write(f, buf, off, len, nonblock(f));
         }
         RegularInode ri = regularForWrite(f, "write");
+        checkRange(buf, off, len, "write");
         synchronized (f) {
-            long pos = writeAt(ri, f, f.offset(), new byte[][] {buf}, new int[] {off}, new int[] {len}, "write");
-            f.setOffset(pos);
+            Written w = writeAt(ri, f, f.offset(), new byte[][] {buf}, new int[] {off}, new int[] {len}, "write");
+            f.setOffset(w.end());
+            return (int) w.count();
         }
-        return len;
     }
 
     int pwrite(int fd, byte[] buf, int off, int len, long pos) {
-        checkRange(buf, off, len, "pwrite");
         if (pos < 0) {
             throw new VfsException(Errno.EINVAL, "pwrite", null);
         }
         OpenFile f = t.fget(fd, "pwrite");
-        if (f.ops() instanceof StreamOps) {
+        if (unseekable(f)) {
             throw new VfsException(Errno.ESPIPE, "pwrite", null);
         }
         RegularInode ri = regularForWrite(f, "pwrite");
-        writeAt(ri, f, pos, new byte[][] {buf}, new int[] {off}, new int[] {len}, "pwrite");
-        return len;
+        checkRange(buf, off, len, "pwrite");
+        return (int) writeAt(ri, f, pos, new byte[][] {buf}, new int[] {off}, new int[] {len}, "pwrite").count();
+    }
+
+    /** {@code readv} on a pipe or socket: one read, scattered over the buffers in order. */
+    private long streamReadv(OpenFile f, StreamOps s, byte[][] iov) {
+        if (f.isPath() || !f.readable()) {
+            throw new VfsException(Errno.EBADF, "readv", null);
+        }
+        checkIovCount(iov, "readv");
+        byte[] all = new byte[streamLength(iov, "readv")];
+        int n = s.read(f, all, 0, all.length, nonblock(f));
+        int done = 0;
+        for (int i = 0; i < iov.length && done < n; i++) {
+            int k = Math.min(iov[i].length, n - done);
+            System.arraycopy(all, done, iov[i], 0, k);
+            done += k;
+        }
+        return n;
+    }
+
+    /** {@code writev} on a pipe or socket: the buffers gathered into one write (atomic up to {@code PIPE_BUF}). */
+    private long streamWritev(OpenFile f, StreamOps s, byte[][] iov) {
+        if (f.isPath() || !f.writable()) {
+            throw new VfsException(Errno.EBADF, "writev", null);
+        }
+        checkIovCount(iov, "writev");
+        byte[] all = new byte[streamLength(iov, "writev")];
+        int at = 0;
+        for (byte[] b : iov) {
+            System.arraycopy(b, 0, all, at, b.length);
+            at += b.length;
+        }
+        return s.write(f, all, 0, all.length, nonblock(f));
+    }
+
+    /** The total length of the buffers ({@code EFAULT} for a null one, {@code EINVAL} past an int). */
+    private static int streamLength(byte[][] iov, String op) {
+        long total = 0;
+        for (byte[] b : iov) {
+            checkRange(b, 0, b == null ? 0 : b.length, op);
+            total += b.length;
+        }
+        if (total > Integer.MAX_VALUE) {
+            throw new VfsException(Errno.EINVAL, op, null);
+        }
+        return (int) total;
+    }
+
+    /** What a write did: the offset after it and the bytes written. */
+    private record Written(long end, long count) {
     }
 
     long writev(int fd, byte[][] iov) {
@@ -169,7 +247,11 @@ final class IoCalls {
             throw new VfsException(Errno.EFAULT, "writev", null);
         }
         OpenFile f = t.fget(fd, "writev");
+        if (f.ops() instanceof StreamOps s) {
+            return streamWritev(f, s, iov);
+        }
         RegularInode ri = regularForWrite(f, "writev");
+        checkIovCount(iov, "writev");
         int[] offs = new int[iov.length];
         int[] lens = new int[iov.length];
         long total = 0;
@@ -179,23 +261,31 @@ final class IoCalls {
             total += lens[i];
         }
         synchronized (f) {
-            f.setOffset(writeAt(ri, f, f.offset(), iov, offs, lens, "writev"));
+            Written w = writeAt(ri, f, f.offset(), iov, offs, lens, "writev");
+            f.setOffset(w.end());
+            return w.count();
         }
-        return total;
     }
 
     /**
      * Writes the buffers as one atomic change at {@code pos} (or at the end, with
      * {@code O_APPEND}, even for {@code pwrite}, as Linux does), under the inode's write lock.
      *
-     * @return the offset after the write
-     * @throws VfsException {@code EFBIG} past the maximum size, {@code ENOSPC} when the new
+     * @return the offset after the write and the bytes written (fewer than asked when the
+     *         write would cross the maximum size)
+     * @throws VfsException {@code EINVAL} if {@code pos} plus the count overflows,
+     *         {@code EFBIG} at the maximum size, {@code ENOSPC} when the new
      *         pages do not fit; nothing is written then
      */
-    private long writeAt(RegularInode ri, OpenFile f, long pos, byte[][] bufs, int[] offs, int[] lens, String op) {
+    private Written writeAt(RegularInode ri, OpenFile f, long pos, byte[][] bufs, int[] offs, int[] lens, String op) {
         long total = 0;
         for (int l : lens) {
             total += l;
+        }
+        if (pos + total < 0) {
+            // rw_verify_area: the end of the write overflows the offset type (checked on the
+            // position asked for, before O_APPEND moves it)
+            throw new VfsException(Errno.EINVAL, op, null);
         }
         ReentrantLock lock = ri.writeLock();
         lock.lock();
@@ -203,20 +293,26 @@ final class IoCalls {
             FileData d = ri.dataAcquire();
             long at = (f.statusFlagsAcquire() & OpenFlags.O_APPEND) != 0 ? d.size() : pos;
             if (total == 0) {
-                return at;
+                // Nothing written: the offset stays where it was, even with O_APPEND.
+                return new Written(pos, 0);
             }
-            if (at + total < 0) {
-                // rw_verify_area: the end of the write overflows the offset type
-                throw new VfsException(Errno.EINVAL, op, null);
+            // generic_write_check_limits: nothing at or past the maximum size; a write
+            // crossing it is cut short there.
+            if (at >= FileData.MAX_SIZE) {
+                throw new VfsException(Errno.EFBIG, op, null);
             }
+            long left = Math.min(total, FileData.MAX_SIZE - at);
+            long count = left;
             FileData next = d;
             long p = at;
-            for (int i = 0; i < bufs.length; i++) {
-                next = next.write(p, bufs[i], offs[i], lens[i]);
-                p += lens[i];
+            for (int i = 0; i < bufs.length && left > 0; i++) {
+                int n = (int) Math.min(lens[i], left);
+                next = next.write(p, bufs[i], offs[i], n);
+                p += n;
+                left -= n;
             }
             publish(ri, d, next, op, true);
-            return p;
+            return new Written(p, count);
         } finally {
             lock.unlock();
         }
@@ -247,10 +343,11 @@ final class IoCalls {
         ri.updateAttrs(a -> {
             InodeAttrs sized = a.withSize(next.size(), blocks, now);
             // file_remove_privs: a write or truncate by an unprivileged caller clears
-            // set-user-ID, and set-group-ID when group-execute is set.
+            // set-user-ID, and set-group-ID when group-execute is set or the caller is not
+            // in the file's group (setattr_should_drop_sgid).
             int perm = sized.permissions();
             int kept = perm & ~Mode.S_ISUID;
-            if ((perm & 010) != 0) {
+            if ((perm & 010) != 0 || !t.cred().inGroup(sized.gid())) {
                 kept &= ~Mode.S_ISGID;
             }
             return killPrivs && kept != perm ? sized.withPermissions(kept, now) : sized;
@@ -354,8 +451,14 @@ final class IoCalls {
         // Memory is the medium: every published write is already as durable as it gets.
     }
 
-    /** relatime: update atime only when it is not newer than mtime/ctime, or a day old. */
-    private void touchAtime(RegularInode ri) {
+    /**
+     * relatime: update atime only when it is not newer than mtime/ctime, or a day old; never
+     * through an {@code O_NOATIME} description ({@code file_accessed}).
+     */
+    private void touchAtime(OpenFile f, RegularInode ri) {
+        if ((f.statusFlagsAcquire() & OpenFlags.O_NOATIME) != 0) {
+            return;
+        }
         InodeAttrs a = ri.attrsAcquire();
         long now = t.vfs().clock().nowNanos();
         if (a.atime() <= a.mtime() || a.atime() <= a.ctime() || now - a.atime() >= DAY_NANOS) {

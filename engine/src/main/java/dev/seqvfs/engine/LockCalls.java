@@ -27,10 +27,7 @@ final class LockCalls {
     }
 
     void flock(int fd, int operation) {
-        OpenFile f = t.fget(fd, "flock");
-        if (f.isPath()) {
-            throw new VfsException(Errno.EBADF, "flock", null);
-        }
+        // As sys_flock: the operation is checked before the descriptor is looked up.
         boolean nb = (operation & Flock.LOCK_NB) != 0;
         int type;
         switch (operation & ~Flock.LOCK_NB) {
@@ -45,6 +42,11 @@ final class LockCalls {
                 break;
             default:
                 throw new VfsException(Errno.EINVAL, "flock", null);
+        }
+        OpenFile f = t.fget(fd, "flock");
+        if (f.isPath() || (type != FileLockTable.UNLOCK && !f.readable() && !f.writable())) {
+            // Locking needs a descriptor open for reading or writing (not access mode 3).
+            throw new VfsException(Errno.EBADF, "flock", null);
         }
         FileLockTable table = table(f.inode());
         table.flock(f, type, !nb);
@@ -87,9 +89,16 @@ final class LockCalls {
             default:
                 throw new VfsException(Errno.EINVAL, "fcntl", null);
         }
+        // flock_to_posix_lock: a range past OFFSET_MAX (LLONG_MAX) is EOVERFLOW
+        if (req.start() > Long.MAX_VALUE - base) {
+            throw new VfsException(Errno.EOVERFLOW, "fcntl", null);
+        }
         long start = base + req.start();
         long end;
         if (req.len() > 0) {
+            if (start >= 0 && req.len() - 1 > Long.MAX_VALUE - start) {
+                throw new VfsException(Errno.EOVERFLOW, "fcntl", null);
+            }
             end = start + req.len() - 1;
         } else if (req.len() == 0) {
             end = Long.MAX_VALUE;

@@ -263,26 +263,31 @@ final class OpenCalls {
 
     /**
      * Opens an anonymous inode again, through {@code /proc/<pid>/fd/N}: a pipe opens like a
-     * FIFO end of the same pipe (read or write only); a socket is {@code ENXIO}, as Linux.
+     * FIFO end of the same pipe (for reading, writing or both; access mode 3 is
+     * {@code EINVAL}); a socket is {@code ENXIO}, as Linux.
      */
     private OpenFile reopenAnon(dev.seqvfs.engine.anon.AnonInode ai, VfsPath p, int flags, String path) {
         if (!(ai.privateData() instanceof dev.seqvfs.engine.pipe.Pipe pipe)) {
             throw new VfsException(Errno.ENXIO, "open", path);
         }
         int acc = flags & OpenFlags.O_ACCMODE;
-        if (acc == OpenFlags.O_RDWR || acc == OpenFlags.O_ACCMODE) {
+        if (acc == OpenFlags.O_ACCMODE) {
             throw new VfsException(Errno.EINVAL, "open", path);
         }
-        boolean readEnd = acc == OpenFlags.O_RDONLY;
+        // fifo_open: O_RDWR opens a reader and a writer at once (and never waits).
+        boolean reads = acc != OpenFlags.O_WRONLY;
+        boolean writes = acc != OpenFlags.O_RDONLY;
         if (!p.mnt().tryPin()) {
             return null;
         }
-        if (readEnd) {
+        if (reads) {
             pipe.addReader();
-        } else {
+        }
+        if (writes) {
             pipe.addWriter();
         }
-        return new OpenFile(ai, p.mnt(), null, flags, new dev.seqvfs.engine.pipe.PipeEnd(pipe, readEnd), ai.dentry());
+        return new OpenFile(ai, p.mnt(), null, flags, new dev.seqvfs.engine.pipe.PipeEnd(pipe, reads, writes),
+                ai.dentry());
     }
 
     private OpenFile newOpenFile(VfsPath p, int flags, String internalPath) {
@@ -399,7 +404,8 @@ final class OpenCalls {
                     }
                     dev.seqvfs.actors.file.FileData d = ri.dataAcquire();
                     if (offset < 0 || offset >= d.size()) {
-                        throw new VfsException(offset < 0 ? Errno.EINVAL : Errno.ENXIO, "lseek", null);
+                        // shmem_file_llseek: a negative offset is ENXIO too
+                        throw new VfsException(Errno.ENXIO, "lseek", null);
                     }
                     long at = whence == VfsTask.SEEK_DATA ? d.nextData(offset) : d.nextHole(offset);
                     if (at < 0) {

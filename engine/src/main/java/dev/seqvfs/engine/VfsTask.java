@@ -336,7 +336,7 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      * @return the new offset in bytes (or the cookie)
      * @throws VfsException {@code EBADF}, {@code EINVAL} (bad whence, negative result,
      *         {@code SEEK_END} on a directory), {@code ESPIPE} (a pipe, FIFO or socket),
-     *         {@code ENXIO} ({@code SEEK_DATA}/{@code SEEK_HOLE} at or past the end, no data after)
+     *         {@code ENXIO} ({@code SEEK_DATA}/{@code SEEK_HOLE} at or past the end or negative, no data after)
      */
     public long lseek(int fd, long offset, int whence) {
         return opens.lseek(fd, offset, whence);
@@ -386,7 +386,7 @@ public final class VfsTask implements WalkContext, AutoCloseable {
         return io.pread(fd, buf, off, len, pos);
     }
 
-    /** {@code readv(2)}: fills the buffers in order from one version of the file. */
+    /** {@code readv(2)}: fills the buffers in order from one version of the file (on a pipe or socket, from one read). */
     public long readv(int fd, byte[][] iov) {
         return io.readv(fd, iov);
     }
@@ -396,9 +396,11 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      * {@code O_APPEND}, atomically with respect to other writers), advancing it; sets
      * mtime and ctime.
      *
-     * @return {@code len}
+     * @return {@code len}, or fewer when an {@code O_APPEND} write would cross the maximum
+     *         file size ({@code LLONG_MAX})
      * @throws VfsException {@code EBADF} (not open for writing), {@code EISDIR},
-     *         {@code EINVAL} (not a regular file), {@code EFBIG}, {@code ENOSPC} (nothing written)
+     *         {@code EINVAL} (not a regular file, offset plus {@code len} past {@code LLONG_MAX}),
+     *         {@code EFBIG} (appending at the maximum size), {@code ENOSPC} (nothing written)
      */
     public int write(int fd, byte[] buf, int off, int len) {
         return io.write(fd, buf, off, len);
@@ -414,7 +416,7 @@ public final class VfsTask implements WalkContext, AutoCloseable {
         return io.pwrite(fd, buf, off, len, pos);
     }
 
-    /** {@code writev(2)}: writes the buffers as one atomic write. */
+    /** {@code writev(2)}: writes the buffers as one atomic write (on a pipe or socket, as one {@code write}). */
     public long writev(int fd, byte[][] iov) {
         return io.writev(fd, iov);
     }
@@ -547,11 +549,16 @@ public final class VfsTask implements WalkContext, AutoCloseable {
 
     /**
      * {@code eventfd(2)}: a counter file, {@code anon_inode:[eventfd]}; flags
-     * {@code EFD_SEMAPHORE} (1), {@code O_NONBLOCK}, {@code O_CLOEXEC}.
+     * {@code EFD_SEMAPHORE} (1), {@code O_NONBLOCK}, {@code O_CLOEXEC} ({@code EINVAL} for
+     * any other flag, or an initial value that is not an unsigned int).
      */
     public int eventfd(long initial, int flags) {
         if (initial < 0 || initial > 0xFFFFFFFFL) {
             // eventfd(2) takes an unsigned int
+            throw new VfsException(Errno.EINVAL, "eventfd", null);
+        }
+        if ((flags & ~(dev.seqvfs.engine.anon.EventFd.EFD_SEMAPHORE | OpenFlags.O_NONBLOCK | OpenFlags.O_CLOEXEC)) != 0) {
+            // EFD_FLAGS_SET: no access mode or other open flag
             throw new VfsException(Errno.EINVAL, "eventfd", null);
         }
         int efd = flags & dev.seqvfs.engine.anon.EventFd.EFD_SEMAPHORE;

@@ -256,7 +256,8 @@ public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
     }
 
     private Behavior<Command> onCloseRange(CloseRange m) {
-        if (m.first() < 0 || Integer.compareUnsigned(m.first(), m.last()) > 0) {
+        // Both bounds are unsigned ints, as close_range(2) takes them.
+        if (Integer.compareUnsigned(m.first(), m.last()) > 0) {
             m.replyTo().tell(FdReply.error(Errno.EINVAL));
             return this;
         }
@@ -265,7 +266,7 @@ public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
         java.util.List<OpenFile> released = new java.util.ArrayList<>();
         int affected = 0;
         for (int fd : t.openFds()) {
-            if (fd < m.first() || (m.last() >= 0 && fd > m.last())) {
+            if (Integer.compareUnsigned(fd, m.first()) < 0 || Integer.compareUnsigned(fd, m.last()) > 0) {
                 continue;
             }
             FdTable.Entry e = t.get(fd);

@@ -115,22 +115,25 @@ public final class Pipe {
     }
 
     /**
-     * Sets the capacity ({@code F_SETPIPE_SZ}): rounded up to a power of two of at least
-     * one page.
+     * Sets the capacity ({@code F_SETPIPE_SZ}): the argument is taken as an unsigned int,
+     * as {@code fcntl(2)} passes it, and rounded up to a power of two of at least one page
+     * ({@code round_pipe_size}: 0 gives one page).
      *
      * @return the capacity set
-     * @throws VfsException {@code EINVAL} for a size below 1 or above {@link #MAX_CAPACITY}
-     *         ({@code EPERM} in Linux for unprivileged callers; SeqVFS has no privilege
-     *         here), {@code EBUSY} if the buffered bytes do not fit
+     * @throws VfsException {@code EINVAL} above 2^31 bytes, {@code EPERM} above
+     *         {@link #MAX_CAPACITY} (Linux: without {@code CAP_SYS_RESOURCE}; SeqVFS has no
+     *         privilege here), {@code EBUSY} if the buffered bytes do not fit
      */
-    public int setCapacity(long size) {
-        if (size < 1 || size > MAX_CAPACITY) {
-            throw new VfsException(size > MAX_CAPACITY ? Errno.EPERM : Errno.EINVAL, "fcntl", null);
+    public int setCapacity(long arg) {
+        long size = arg & 0xFFFFFFFFL;
+        if (size > 1L << 31) {
+            throw new VfsException(Errno.EINVAL, "fcntl", null);
         }
-        int cap = Math.max(4096, Integer.highestOneBit((int) size - 1) << 1);
-        if (size <= 4096) {
-            cap = 4096;
+        long rounded = size <= 4096 ? 4096 : Long.highestOneBit(size - 1) << 1;
+        if (rounded > MAX_CAPACITY) {
+            throw new VfsException(Errno.EPERM, "fcntl", null);
         }
+        int cap = (int) rounded;
         List<Done> done = new ArrayList<>();
         lock.lock();
         try {

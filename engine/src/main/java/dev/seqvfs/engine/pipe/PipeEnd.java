@@ -12,15 +12,25 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class PipeEnd implements StreamOps {
     private final Pipe pipe;
-    private final boolean readEnd;
+    private final boolean reads;
+    private final boolean writes;
 
     /**
      * @param pipe the pipe
      * @param readEnd {@code true} for the read end, {@code false} for the write end
      */
     public PipeEnd(Pipe pipe, boolean readEnd) {
+        this(pipe, readEnd, !readEnd);
+    }
+
+    /**
+     * An end that may read, write or both: a FIFO opened {@code O_RDWR} (through
+     * {@code /proc/<pid>/fd/N}) counts as a reader and a writer of the pipe.
+     */
+    public PipeEnd(Pipe pipe, boolean reads, boolean writes) {
         this.pipe = pipe;
-        this.readEnd = readEnd;
+        this.reads = reads;
+        this.writes = writes;
     }
 
     @Override
@@ -30,7 +40,7 @@ public final class PipeEnd implements StreamOps {
 
     @Override
     public int read(OpenFile f, byte[] dst, int off, int len, boolean nonblock) {
-        if (!readEnd) {
+        if (!reads) {
             throw new VfsException(Errno.EBADF, "read", null);
         }
         return pipe.read(dst, off, len, nonblock);
@@ -38,7 +48,7 @@ public final class PipeEnd implements StreamOps {
 
     @Override
     public int write(OpenFile f, byte[] src, int off, int len, boolean nonblock) {
-        if (readEnd) {
+        if (!writes) {
             throw new VfsException(Errno.EBADF, "write", null);
         }
         return pipe.write(src, off, len, nonblock);
@@ -46,7 +56,7 @@ public final class PipeEnd implements StreamOps {
 
     @Override
     public CompletableFuture<Integer> readAsync(OpenFile f, byte[] dst, int off, int len) {
-        if (!readEnd) {
+        if (!reads) {
             return CompletableFuture.failedFuture(new VfsException(Errno.EBADF, "read", null));
         }
         return pipe.readAsync(dst, off, len);
@@ -54,7 +64,7 @@ public final class PipeEnd implements StreamOps {
 
     @Override
     public CompletableFuture<Integer> writeAsync(OpenFile f, byte[] src, int off, int len) {
-        if (readEnd) {
+        if (!writes) {
             return CompletableFuture.failedFuture(new VfsException(Errno.EBADF, "write", null));
         }
         return pipe.writeAsync(src, off, len);
@@ -62,9 +72,10 @@ public final class PipeEnd implements StreamOps {
 
     @Override
     public void release(OpenFile file) {
-        if (readEnd) {
+        if (reads) {
             pipe.releaseReader();
-        } else {
+        }
+        if (writes) {
             pipe.releaseWriter();
         }
     }
