@@ -119,6 +119,8 @@ class DirectoryLinksConcurrencyTest {
 
         Map<Long, String> paths = new HashMap<>();
         checkTree(root, "/", root.stat("/").ino(), violations, paths);
+        System.out.printf("directory links: longest directory path at quiescence %d bytes%n",
+                paths.values().stream().mapToInt(String::length).max().orElse(0));
         for (int k = 0; k < ANCHORS; k++) {
             String expected = paths.get(anchorIno[k]);
             if (expected == null || anchorTasks[k].stat(".").ino() != anchorIno[k]) {
