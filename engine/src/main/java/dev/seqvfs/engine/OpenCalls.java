@@ -56,7 +56,8 @@ final class OpenCalls {
         if (p.inode() instanceof DirectoryInode d) {
             return new FileOrigin(p.mnt(), d, null);
         }
-        return nd.originDir() == null ? null : new FileOrigin(nd.originMnt(), nd.originDir(), nd.originName());
+        return nd.originDir() == null ? null
+                : new FileOrigin(nd.originMnt(), nd.originDir(), nd.originName(), nd.originDentry());
     }
 
     CompletableFuture<Integer> openat(int dirfd, String path, int flags, int mode) {
@@ -111,7 +112,7 @@ final class OpenCalls {
                                 throw new VfsException(Errno.ENOENT, "open", path);
                             }
                             file.setOrigin(new FileOrigin(parent.mnt(), (DirectoryInode) parent.inode(),
-                                    target.name()));
+                                    target.name(), r.dentry()));
                             return install(file, f, path);
                         });
             }
@@ -165,8 +166,9 @@ final class OpenCalls {
                 mayCreateInSticky((DirectoryInode) parent.inode(), i, nd);
             }
             VfsPath found = nd.stepIntoLast(i);
+            boolean computed = (parent.inode().iopFlags() & IopFlags.IOP_CUSTOM_LOOKUP) != 0;
             return new OpenTarget(found, null, null, i instanceof DirectoryInode ? originOf(nd, found)
-                    : new FileOrigin(parent.mnt(), (DirectoryInode) parent.inode(), nd.last()));
+                    : new FileOrigin(parent.mnt(), (DirectoryInode) parent.inode(), nd.last(), computed ? null : d));
         }
     }
 
