@@ -12,6 +12,9 @@ import dev.seqvfs.actors.fdtable.OpenFile;
 import dev.seqvfs.actors.inode.Inode;
 import dev.seqvfs.actors.inode.IopFlags;
 import dev.seqvfs.actors.inode.Permission;
+import dev.seqvfs.actors.inode.SpecialInode;
+import dev.seqvfs.engine.pipe.Fifo;
+import dev.seqvfs.engine.pipe.PipeEnd;
 import dev.seqvfs.engine.walk.LastType;
 import dev.seqvfs.engine.walk.Nameidata;
 import dev.seqvfs.engine.walk.PathNames;
@@ -56,10 +59,16 @@ final class OpenCalls {
         if (p.inode() instanceof DirectoryInode d) {
             return new FileOrigin(p.mnt(), d, null);
         }
-        return nd.originDir() == null ? null : new FileOrigin(nd.originMnt(), nd.originDir(), nd.originName());
+        return nd.originDir() == null ? null
+                : new FileOrigin(nd.originMnt(), nd.originDir(), nd.originName(), nd.originDentry());
     }
 
-    CompletableFuture<Integer> openat(int dirfd, String path, int flags, int mode) {
+    /**
+     * @param block whether a FIFO open that must wait for the other side parks the calling
+     *        thread (the blocking {@code open}) or completes the returned future later (the
+     *        async twin)
+     */
+    CompletableFuture<Integer> openat(int dirfd, String path, int flags, int mode, boolean block) {
         if ((flags & OpenFlags.O_TMPFILE) == OpenFlags.O_TMPFILE) {
             throw new VfsException(Errno.EOPNOTSUPP, "open", path);
         }
@@ -75,6 +84,13 @@ final class OpenCalls {
             VfsPath start = t.startFor(dirfd, ip, "open", path, false);
             OpenTarget target = t.walk(start, ip, "open", nd -> walkOpen(nd, f));
             if (target.existing() != null) {
+                if (isFifo(target.existing(), f)) {
+                    CompletableFuture<Integer> fd = openFifo(target.existing(), f, path, block, target.origin());
+                    if (fd != null) {
+                        return fd;
+                    }
+                    continue;
+                }
                 OpenFile file = openExisting(target.existing(), f, path);
                 if (file != null) {
                     if (file.origin() == null) {
@@ -104,14 +120,25 @@ final class OpenCalls {
                                         t.cred(), target.proof(), r))
                         .thenCompose(r -> {
                             Asker.check(r, "open", path, null);
+                            VfsPath found = new VfsPath(parent.mnt(), r.inode());
+                            FileOrigin origin = new FileOrigin(parent.mnt(), (DirectoryInode) parent.inode(),
+                                    target.name(), r.dentry());
+                            if (r.existed() && isFifo(found, f)) {
+                                // open(O_CREAT) of an existing FIFO: fifo_open, in the async form
+                                // (this runs on whichever thread completed the reply).
+                                CompletableFuture<Integer> fd = openFifo(found, f, path, false, origin);
+                                if (fd == null) {
+                                    throw new VfsException(Errno.ENOENT, "open", path);
+                                }
+                                return fd;
+                            }
                             OpenFile file = r.existed()
                                     ? openExisting(new VfsPath(parent.mnt(), r.inode()), f, path)
                                     : newOpenFile(new VfsPath(parent.mnt(), r.inode()), f, ip);
                             if (file == null) {
                                 throw new VfsException(Errno.ENOENT, "open", path);
                             }
-                            file.setOrigin(new FileOrigin(parent.mnt(), (DirectoryInode) parent.inode(),
-                                    target.name()));
+                            file.setOrigin(origin);
                             return install(file, f, path);
                         });
             }
@@ -165,8 +192,9 @@ final class OpenCalls {
                 mayCreateInSticky((DirectoryInode) parent.inode(), i, nd);
             }
             VfsPath found = nd.stepIntoLast(i);
+            boolean computed = (parent.inode().iopFlags() & IopFlags.IOP_CUSTOM_LOOKUP) != 0;
             return new OpenTarget(found, null, null, i instanceof DirectoryInode ? originOf(nd, found)
-                    : new FileOrigin(parent.mnt(), (DirectoryInode) parent.inode(), nd.last()));
+                    : new FileOrigin(parent.mnt(), (DirectoryInode) parent.inode(), nd.last(), computed ? null : d));
         }
     }
 
@@ -195,6 +223,53 @@ final class OpenCalls {
         }
     }
 
+    private static boolean isFifo(VfsPath p, int flags) {
+        return p.inode() instanceof SpecialInode && p.inode().type() == FileType.FIFO
+                && (flags & OpenFlags.O_PATH) == 0;
+    }
+
+    /**
+     * {@code may_open}, then {@code fifo_open} ({@link Fifo}), then install.
+     *
+     * @param block park the calling thread while waiting for the other side, or complete
+     *        the returned future when it opens
+     * @return the descriptor's future, or {@code null} if the mount is being unmounted and
+     *         the walk must be repeated
+     */
+    private CompletableFuture<Integer> openFifo(VfsPath p, int flags, String path, boolean block,
+                                                FileOrigin origin) {
+        mayOpen(p, flags, path);
+        if (!p.mnt().tryPin()) {
+            return null;
+        }
+        SpecialInode fifo = (SpecialInode) p.inode();
+        if (block) {
+            PipeEnd end;
+            try {
+                end = Fifo.open(fifo, flags);
+            } catch (VfsException e) {
+                p.mnt().unpin();
+                throw e.withContext("open", path, null);
+            }
+            OpenFile file = new OpenFile(fifo, p.mnt(), null, flags, end, null);
+            file.setOrigin(origin);
+            return install(file, flags, path);
+        }
+        CompletableFuture<PipeEnd> opened = Fifo.openAsync(fifo, flags);
+        return opened.handle((end, e) -> {
+            if (e != null) {
+                p.mnt().unpin();
+                Throwable c = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+                        ? e.getCause() : e;
+                throw c instanceof VfsException v ? v.withContext("open", path, null)
+                        : new java.util.concurrent.CompletionException(c);
+            }
+            OpenFile file = new OpenFile(fifo, p.mnt(), null, flags, end, null);
+            file.setOrigin(origin);
+            return file;
+        }).thenCompose(file -> install(file, flags, path));
+    }
+
     /**
      * {@code may_open} and {@code O_TRUNC} on an existing inode.
      *
@@ -209,6 +284,29 @@ final class OpenCalls {
         if ((flags & OpenFlags.O_PATH) != 0) {
             return newOpenFile(p, flags, null);
         }
+        mayOpen(p, flags, path);
+        boolean trunc = (flags & OpenFlags.O_TRUNC) != 0;
+        OpenFile file = newOpenFile(p, flags, null);
+        if (file != null && trunc && i.type() == FileType.REGULAR) {
+            try {
+                t.io().truncateInode((dev.seqvfs.actors.inode.RegularInode) i, 0, "open");
+            } catch (VfsException e) {
+                file.release();
+                throw e.withContext("open", path, null);
+            }
+        }
+        return file;
+    }
+
+    /**
+     * {@code may_open}: the checks of an open of an existing, non-{@code O_PATH} inode
+     * before anything is held, in the kernel's order.
+     *
+     * @throws VfsException {@code ELOOP}, {@code EISDIR}, {@code ENOTDIR}, {@code EROFS},
+     *         {@code EACCES}, {@code EPERM} ({@code O_NOATIME}), {@code ENXIO} (a socket)
+     */
+    private void mayOpen(VfsPath p, int flags, String path) {
+        Inode i = p.inode();
         // Access mode 3 (O_ACCMODE) is Linux's "ioctl only" mode: it needs read and write
         // permission and allows neither (open(2), "File access mode").
         boolean ioctlOnly = (flags & OpenFlags.O_ACCMODE) == OpenFlags.O_ACCMODE;
@@ -249,16 +347,6 @@ final class OpenCalls {
             // open(2): "ENXIO The file is a UNIX domain socket" (only O_PATH may open one).
             throw new VfsException(Errno.ENXIO, "open", path);
         }
-        OpenFile file = newOpenFile(p, flags, null);
-        if (file != null && trunc && regular) {
-            try {
-                t.io().truncateInode((dev.seqvfs.actors.inode.RegularInode) i, 0, "open");
-            } catch (VfsException e) {
-                file.release();
-                throw e.withContext("open", path, null);
-            }
-        }
-        return file;
     }
 
     /**

@@ -270,7 +270,12 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      *         {@code EACCES}, {@code ELOOP}, {@code EROFS}, {@code EMFILE}, {@code ENOSPC},
      *         {@code ENAMETOOLONG}, {@code EINVAL} (O_CREAT|O_DIRECTORY); access mode 3
      *         ({@code O_ACCMODE}) checks read and write permission and gives a descriptor
-     *         that can do neither, as in Linux
+     *         that can do neither, as in Linux. A FIFO ({@code fifo(7)}) opens one end of
+     *         the pipe it shares with its other openers: {@code O_RDONLY} parks the calling
+     *         thread until a writer opens, {@code O_WRONLY} until a reader does
+     *         ({@code ENXIO} instead under {@code O_NONBLOCK}), {@code O_RDWR} and
+     *         {@code O_RDONLY|O_NONBLOCK} never wait; access mode 3 is {@code EINVAL};
+     *         an interrupted wait is {@code EINTR}
      */
     public int open(String path, int flags, int mode) {
         return openat(AT_FDCWD, path, flags, mode);
@@ -288,12 +293,19 @@ public final class VfsTask implements WalkContext, AutoCloseable {
 
     /** {@code openat(2)}: {@link #open} relative to {@code dirfd} ({@code EBADF}, {@code ENOTDIR}). */
     public int openat(int dirfd, String path, int flags, int mode) {
-        return await(openatAsync(dirfd, path, flags, mode), "open", path);
+        // Only the first attempt runs on this thread and may park it in a FIFO open; a retry
+        // after ESTALE runs on the thread that completed the failed attempt (maybe an actor's).
+        Thread caller = Thread.currentThread();
+        return await(Revalidate.retrying(() -> opens.openat(dirfd, path, flags, mode,
+                Thread.currentThread() == caller)), "open", path);
     }
 
-    /** The async twin of {@link #openat}. */
+    /**
+     * The async twin of {@link #openat}. Opening a FIFO that must wait for the other side
+     * ({@code fifo(7)}) blocks no thread: the future completes when the other side opens.
+     */
     public CompletableFuture<Integer> openatAsync(int dirfd, String path, int flags, int mode) {
-        return Revalidate.retrying(() -> opens.openat(dirfd, path, flags, mode));
+        return Revalidate.retrying(() -> opens.openat(dirfd, path, flags, mode, false));
     }
 
     /** The async twin of {@link #open(String, int, int)}. */

@@ -281,7 +281,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
             if (c.exclusive()) {
                 c.fail(Errno.EEXIST);
             } else {
-                c.replyTo().tell(DirReply.existing(existing.inode()));
+                c.replyTo().tell(DirReply.existing(existing));
             }
             return this;
         }
@@ -299,7 +299,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                 return failDead(c);
             }
             afterEntriesChanged(dir, next, child.attrsAcquire().ctime());
-            c.replyTo().tell(DirReply.ok(child));
+            c.replyTo().tell(DirReply.created(next.lookup(c.name())));
             return this;
         });
     }

@@ -226,13 +226,32 @@ public final class RenamePlan {
                     throw err(Errno.ENOTEMPTY);
                 }
             }
+            // Forwarding references for /proc (Dentry's class comment): each removed binding
+            // records where it went before the snapshot that removes it is published.
+            Dentry srcGone = oldSnap.lookup(oldName);
+            Dentry tgtGone = exchange ? newSnap.lookup(newName) : null;
+            if (tgtGone != null) {
+                tgtGone.publishMovedRelease(new Dentry.Moved(oldDir, oldNext.lookup(oldName)));
+            }
+            if (same) {
+                srcGone.publishMovedRelease(new Dentry.Moved(newDir, newNext.lookup(newName)));
+            }
             if (!newDir.casSnapshot(newSnap, newNext)) {
                 // Only a kill can race a prepared directory; a non-empty one cannot be killed,
                 // so there was no victim and nothing has been published.
+                if (tgtGone != null) {
+                    tgtGone.publishMovedRelease(null);
+                }
+                if (same) {
+                    srcGone.publishMovedRelease(null);
+                }
                 throw err(Errno.ENOENT);
             }
-            if (!same && !oldDir.casSnapshot(oldSnap, oldNext)) {
-                throw new IllegalStateException("source parent " + oldDir + " changed while prepared");
+            if (!same) {
+                srcGone.publishMovedRelease(new Dentry.Moved(newDir, newNext.lookup(newName)));
+                if (!oldDir.casSnapshot(oldSnap, oldNext)) {
+                    throw new IllegalStateException("source parent " + oldDir + " changed while prepared");
+                }
             }
         } finally {
             locks.mount.unlockRead(stamp);

@@ -26,6 +26,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * completes. Futures are always completed after {@code lock} is released, so no callback
  * ever runs under it. Nothing here runs on an actor thread, and no actor ever waits here.
  *
+ * <p>A named FIFO's pipe ({@link #forFifo()}) starts with no reader and no writer;
+ * {@link #openFifo} / {@link #openFifoAsync} count opens and make an open wait for its
+ * partner as {@code fifo_open} does: threads park on {@code partner}, async opens get a
+ * future completed (after unlocking) by the partner's open. The open counters
+ * {@code readOpens}/{@code writeOpens} ({@code r_counter}/{@code w_counter}) only grow, so a
+ * partner that opened and closed again while the waiter was parked still wakes it.
+ *
  * <h2>Invariants</h2>
  * {@code 0 <= count <= capacity}; a pending async write of at most {@code PIPE_BUF} bytes
  * is taken only when it fits whole; pending operations are served in arrival order.
@@ -46,6 +53,13 @@ public final class Pipe {
     private int count;
     private int readers;
     private int writers;
+    /** Opens for reading so far ({@code r_counter}): a FIFO writer waiting in open waits for it to move. */
+    private long readOpens;
+    /** Opens for writing so far ({@code w_counter}). */
+    private long writeOpens;
+    /** FIFO opens waiting for a partner: threads park here. */
+    private final Condition partner = lock.newCondition();
+    private final ArrayDeque<PendingOpen> pendingOpens = new ArrayDeque<>();
     private final ArrayDeque<PendingRead> pendingReads = new ArrayDeque<>();
     private final ArrayDeque<PendingWrite> pendingWrites = new ArrayDeque<>();
 
@@ -77,6 +91,18 @@ public final class Pipe {
         }
     }
 
+    /** An asynchronous FIFO open waiting for its partner: a writer if {@code forWriter}, else a reader. */
+    private static final class PendingOpen {
+        final boolean forWriter;
+        final long seen;
+        final CompletableFuture<Void> result = new CompletableFuture<>();
+
+        PendingOpen(boolean forWriter, long seen) {
+            this.forWriter = forWriter;
+            this.seen = seen;
+        }
+    }
+
     /** A completion to run after the lock is released. */
     private record Done(CompletableFuture<Integer> f, int value, Errno error) {
         void fire() {
@@ -92,6 +118,155 @@ public final class Pipe {
     public Pipe() {
         readers = 1;
         writers = 1;
+    }
+
+    private Pipe(int readers, int writers) {
+        this.readers = readers;
+        this.writers = writers;
+    }
+
+    /**
+     * Creates a named FIFO's pipe: no reader and no writer until {@link #openFifo} or
+     * {@link #openFifoAsync} counts them.
+     */
+    public static Pipe forFifo() {
+        return new Pipe(0, 0);
+    }
+
+    /**
+     * Counts a FIFO open ({@code fifo_open} in {@code fs/pipe.c}) and says what it must wait
+     * for. Caller holds the lock.
+     *
+     * @return the open's wait (a reader waits for a writer to open and vice versa), or
+     *         {@code null} if it is complete
+     * @throws VfsException {@code ENXIO} for a non-blocking write-only open with no reader
+     *         (nothing counted)
+     */
+    private PendingOpen enterFifo(boolean reads, boolean writes, boolean nonblock,
+                                  List<CompletableFuture<Void>> done) {
+        if (reads && writes) {
+            // O_RDWR never waits: it is its own partner (POSIX leaves it undefined; Linux allows it).
+            readers++;
+            writers++;
+            readOpens++;
+            writeOpens++;
+            wakePartners(done);
+            return null;
+        }
+        if (reads) {
+            readOpens++;
+            readers++;
+            wakePartners(done);
+            return writers == 0 && !nonblock ? new PendingOpen(true, writeOpens) : null;
+        }
+        if (nonblock && readers == 0) {
+            throw new VfsException(Errno.ENXIO, "open", null);
+        }
+        writeOpens++;
+        writers++;
+        wakePartners(done);
+        return readers == 0 ? new PendingOpen(false, readOpens) : null;
+    }
+
+    /** Whether the partner an open waits for has arrived since it started waiting. Caller holds the lock. */
+    private boolean partnerCame(PendingOpen w) {
+        return (w.forWriter ? writeOpens : readOpens) != w.seen;
+    }
+
+    /** Wakes FIFO opens whose partner has come. Caller holds the lock. */
+    private void wakePartners(List<CompletableFuture<Void>> done) {
+        partner.signalAll();
+        pendingOpens.removeIf(w -> {
+            if (partnerCame(w)) {
+                done.add(w.result);
+                return true;
+            }
+            return false;
+        });
+    }
+
+    /**
+     * Opens a named FIFO for reading, writing or both ({@code fifo_open}), parking the
+     * calling thread until the other side opens when {@code open(2)} says so: a read-only
+     * open without {@code O_NONBLOCK} waits for a writer, a write-only open for a reader;
+     * {@code O_RDONLY|O_NONBLOCK} and {@code O_RDWR} never wait. The caller must later drop
+     * what was counted with {@link #releaseReader()} / {@link #releaseWriter()} (as a
+     * {@link PipeEnd} does). Never call it on an actor thread.
+     *
+     * @throws VfsException {@code ENXIO} for {@code O_WRONLY|O_NONBLOCK} without a reader;
+     *         {@code EINTR} if the thread is interrupted while waiting. In both cases
+     *         nothing stays counted.
+     */
+    public void openFifo(boolean reads, boolean writes, boolean nonblock) {
+        List<CompletableFuture<Void>> done = new ArrayList<>();
+        boolean undo = false;
+        lock.lock();
+        try {
+            PendingOpen w = enterFifo(reads, writes, nonblock, done);
+            while (w != null && !partnerCame(w)) {
+                try {
+                    partner.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    undo = true;
+                    throw new VfsException(Errno.EINTR, "open", null);
+                }
+            }
+        } finally {
+            lock.unlock();
+            done.forEach(f -> f.complete(null));
+            if (undo) {
+                undoOpen(reads, writes);
+            }
+        }
+    }
+
+    /**
+     * The asynchronous twin of {@link #openFifo}: never blocks a thread. The future
+     * completes when the open is complete (at once, or when the partner opens). If the
+     * future is completed exceptionally by anyone else first (cancelled, timed out), the open
+     * is withdrawn and nothing stays counted.
+     *
+     * @return the open's future; failed with {@code ENXIO} as {@link #openFifo}
+     */
+    public CompletableFuture<Void> openFifoAsync(boolean reads, boolean writes, boolean nonblock) {
+        List<CompletableFuture<Void>> done = new ArrayList<>();
+        PendingOpen w;
+        lock.lock();
+        try {
+            w = enterFifo(reads, writes, nonblock, done);
+            if (w == null) {
+                return CompletableFuture.completedFuture(null);
+            }
+            pendingOpens.add(w);
+        } catch (VfsException e) {
+            return CompletableFuture.failedFuture(e);
+        } finally {
+            lock.unlock();
+            done.forEach(f -> f.complete(null));
+        }
+        PendingOpen waiting = w;
+        w.result.whenComplete((v, e) -> {
+            if (e != null) {
+                lock.lock();
+                try {
+                    pendingOpens.remove(waiting);
+                } finally {
+                    lock.unlock();
+                }
+                undoOpen(reads, writes);
+            }
+        });
+        return w.result;
+    }
+
+    private void undoOpen(boolean reads, boolean writes) {
+        if (reads) {
+            releaseReader();
+        }
+        if (writes) {
+            releaseWriter();
+        }
     }
 
     /** Returns the capacity in bytes ({@code F_GETPIPE_SZ}). */

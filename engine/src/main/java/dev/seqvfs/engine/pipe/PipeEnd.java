@@ -1,6 +1,7 @@
 package dev.seqvfs.engine.pipe;
 
 import dev.seqvfs.actors.fdtable.OpenFile;
+import dev.seqvfs.actors.inode.SpecialInode;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.VfsException;
 import java.util.concurrent.CompletableFuture;
@@ -8,12 +9,15 @@ import java.util.concurrent.CompletableFuture;
 /**
  * The file operations of one end of a pipe: the read end reads, the write end writes,
  * and releasing an end drops the pipe's reader or writer count (end of file or
- * {@code EPIPE} for the other side). Immutable; thread-safe.
+ * {@code EPIPE} for the other side); an end of a named FIFO also drops its hold on the
+ * FIFO inode's pipe, so the last close detaches it ({@link SpecialInode#releasePipe()}).
+ * Immutable; thread-safe.
  */
 public final class PipeEnd implements StreamOps {
     private final Pipe pipe;
     private final boolean reads;
     private final boolean writes;
+    private final SpecialInode fifo;
 
     /**
      * @param pipe the pipe
@@ -28,9 +32,18 @@ public final class PipeEnd implements StreamOps {
      * {@code /proc/<pid>/fd/N}) counts as a reader and a writer of the pipe.
      */
     public PipeEnd(Pipe pipe, boolean reads, boolean writes) {
+        this(pipe, reads, writes, null);
+    }
+
+    /**
+     * An end of a named FIFO's pipe, opened by {@link Fifo}: it holds one reference to the
+     * pipe attached to {@code fifo} ({@link SpecialInode#acquirePipe}), dropped at release.
+     */
+    public PipeEnd(Pipe pipe, boolean reads, boolean writes, SpecialInode fifo) {
         this.pipe = pipe;
         this.reads = reads;
         this.writes = writes;
+        this.fifo = fifo;
     }
 
     @Override
@@ -77,6 +90,9 @@ public final class PipeEnd implements StreamOps {
         }
         if (writes) {
             pipe.releaseWriter();
+        }
+        if (fifo != null) {
+            fifo.releasePipe();
         }
     }
 }

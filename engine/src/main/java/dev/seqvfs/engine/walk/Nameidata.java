@@ -69,6 +69,7 @@ public final class Nameidata {
     private VfsMount originMnt;
     private DirectoryInode originDir;
     private String originName;
+    private Dentry originDentry;
     private String last;
     private LastType lastType;
     private boolean trailingSlash;
@@ -245,6 +246,14 @@ public final class Nameidata {
         return originName;
     }
 
+    /**
+     * Returns the dentry the final inode was last looked up through, or {@code null} (none,
+     * or a computed lookup such as procfs, whose entries are made per lookup).
+     */
+    public Dentry originDentry() {
+        return originDentry;
+    }
+
     /** Returns where the walk stands. */
     public VfsPath current() {
         return new VfsPath(mnt, inode);
@@ -373,11 +382,12 @@ public final class Nameidata {
             String name = s.substring(p, end);
             DirectoryInode dir = (DirectoryInode) inode;
             Inode child;
+            Dentry found = null;
             if ((dir.iopFlags() & IopFlags.IOP_CUSTOM_LOOKUP) != 0) {
                 child = dir.ops().lookup(dir, name, ctx);
             } else {
-                Dentry d = lookupIn(dir, name);
-                child = d == null ? null : d.inode();
+                found = lookupIn(dir, name);
+                child = found == null ? null : found.inode();
             }
             if (child == null) {
                 throw error(Errno.ENOENT);
@@ -394,6 +404,7 @@ public final class Nameidata {
             originMnt = mnt;
             originDir = dir;
             originName = name;
+            originDentry = found;
             if (isLast) {
                 stepInto(child);
                 checkFinalDir(flags, slashAfter);

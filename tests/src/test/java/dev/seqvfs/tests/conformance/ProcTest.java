@@ -32,10 +32,15 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * {@code O_CLOEXEC} for {@code FD_CLOEXEC}), {@code mnt_id} and {@code ino}; a closed
  * descriptor is ENOENT in both. Values measured on Linux 6.18.
  *
- * <p>Known differences: x86-64 Linux adds {@code O_LARGEFILE} (0100000) to the flags of
- * files opened with {@code open(2)}, which SeqVFS does not model; and the link of a file
- * renamed after it was opened shows the new name on Linux ({@code d_path} of the moved
- * dentry), the name it was opened by in SeqVFS (non-directory inodes keep no parent link).
+ * <p>A file renamed after it was opened shows its new path ({@code d_path} of the moved
+ * dentry): with hard links, the path of the link it was opened through, followed through
+ * that link's own renames, and {@code " (deleted)"} once that link is unlinked or replaced,
+ * even while other links remain. Measured on the host with a C program on
+ * {@code /dev/shm} (renames within and across directories, twice, through a hard link,
+ * {@code RENAME_EXCHANGE}, a rename over the file, a removed parent directory).
+ *
+ * <p>Known difference: x86-64 Linux adds {@code O_LARGEFILE} (0100000) to the flags of
+ * files opened with {@code open(2)}, which SeqVFS does not model.
  *
  * <pre>
  * /proc   procfs (mounted here unless the instance already has it)
@@ -232,5 +237,135 @@ class ProcTest {
         other.close(f);
         assertErrno(Errno.ENOENT, () -> t.readlink("/proc/" + other.pid() + "/fd/" + f));
         other.close();
+    }
+
+    @Test
+    void fdLink_fileRenamedWithinItsDirectory_showsTheNewName() {
+        int f = t.open("/d/f", OpenFlags.O_RDONLY);
+        t.rename("/d/f", "/d/g");
+        assertEquals("/d/g", fdLink(f));
+        t.close(f);
+    }
+
+    @Test
+    void fdLink_fileRenamedAcrossDirectoriesTwice_showsTheLatestPath() {
+        t.mkdir("/e", 0755);
+        int f = t.open("/d/f", OpenFlags.O_RDONLY);
+        t.rename("/d/f", "/e/h");
+        assertEquals("/e/h", fdLink(f));
+        t.rename("/e/h", "/e/i");
+        assertEquals("/e/i", fdLink(f));
+        t.rename("/e/i", "/d/j");
+        assertEquals("/d/j", fdLink(f));
+        t.close(f);
+    }
+
+    @Test
+    void fdLink_openedThroughAHardLinkThenRenamed_followsThatLinkOnly() {
+        // /d/f and /d/hl name one inode; fd h was opened through /d/hl
+        t.link("/d/f", "/d/hl");
+        int f = t.open("/d/f", OpenFlags.O_RDONLY);
+        int h = t.open("/d/hl", OpenFlags.O_RDONLY);
+        t.mkdir("/e", 0755);
+        t.rename("/d/hl", "/e/hl2");
+        assertEquals("/e/hl2", fdLink(h));
+        assertEquals("/d/f", fdLink(f));
+        t.unlink("/e/hl2");
+        assertEquals("/e/hl2 (deleted)", fdLink(h));
+        assertEquals("/d/f", fdLink(f));
+        t.close(h);
+        t.close(f);
+    }
+
+    @Test
+    void fdLink_renamedThenUnlinked_showsTheNewNameDeleted() {
+        int f = t.open("/d/f", OpenFlags.O_RDONLY);
+        t.rename("/d/f", "/d/g");
+        t.unlink("/d/g");
+        assertEquals("/d/g (deleted)", fdLink(f));
+        t.close(f);
+    }
+
+    @Test
+    void fdLink_fileReplacedByARenameOverIt_showsDeleted_andTheMovedFileItsNewName() {
+        writeFile(t, "/d/victim", "v");
+        int v = t.open("/d/victim", OpenFlags.O_RDONLY);
+        int f = t.open("/d/f", OpenFlags.O_RDONLY);
+        t.rename("/d/f", "/d/victim");
+        assertEquals("/d/victim (deleted)", fdLink(v));
+        assertEquals("/d/victim", fdLink(f));
+        t.close(v);
+        t.close(f);
+    }
+
+    @Test
+    void fdLink_renameExchange_showsEachFilesNewName() {
+        writeFile(t, "/d/y", "y");
+        int x = t.open("/d/f", OpenFlags.O_RDONLY);
+        int y = t.open("/d/y", OpenFlags.O_RDONLY);
+        t.renameat2(VfsTask.AT_FDCWD, "/d/f", VfsTask.AT_FDCWD, "/d/y", OpenFlags.RENAME_EXCHANGE);
+        assertEquals("/d/y", fdLink(x));
+        assertEquals("/d/f", fdLink(y));
+        t.mkdir("/e", 0755);
+        writeFile(t, "/e/z", "z");
+        int z = t.open("/e/z", OpenFlags.O_RDONLY);
+        t.renameat2(VfsTask.AT_FDCWD, "/d/y", VfsTask.AT_FDCWD, "/e/z", OpenFlags.RENAME_EXCHANGE);
+        assertEquals("/e/z", fdLink(x));
+        assertEquals("/d/y", fdLink(z));
+        t.close(x);
+        t.close(y);
+        t.close(z);
+    }
+
+    @Test
+    void fdLink_directoryAboveRenamed_showsThePathThroughItsNewName() {
+        // /d/sub/f, opened, then /d renamed to /c
+        t.mkdir("/d/sub", 0755);
+        writeFile(t, "/d/sub/f", "x");
+        int f = t.open("/d/sub/f", OpenFlags.O_RDONLY);
+        t.rename("/d", "/c");
+        assertEquals("/c/sub/f", fdLink(f));
+        t.close(f);
+    }
+
+    @Test
+    void fdLink_createdByOpenThenRenamed_showsTheNewName() {
+        int f = t.open("/d/new", OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0644);
+        t.rename("/d/new", "/d/newer");
+        assertEquals("/d/newer", fdLink(f));
+        t.close(f);
+    }
+
+    @Test
+    void fdLink_unlinkedFileWhoseParentWasRemoved_showsItsLastPathDeletedOnce() {
+        // Linux shows "/d/e/f (deleted)": the parent's name, one " (deleted)" suffix
+        t.mkdir("/d/e", 0755);
+        writeFile(t, "/d/e/f", "x");
+        int f = t.open("/d/e/f", OpenFlags.O_RDONLY);
+        int dir = t.open("/d/e", OpenFlags.O_RDONLY);
+        t.unlink("/d/e/f");
+        t.rmdir("/d/e");
+        assertEquals("/d/e/f (deleted)", fdLink(f));
+        assertEquals("/d/e (deleted)", fdLink(dir));
+        t.close(f);
+        t.close(dir);
+    }
+
+    @Test
+    void fdLink_unlinkedThenParentRenamed_showsTheParentsNewNameDeleted() {
+        int f = t.open("/d/f", OpenFlags.O_RDONLY);
+        t.unlink("/d/f");
+        t.rename("/d", "/n");
+        assertEquals("/n/f (deleted)", fdLink(f));
+        t.close(f);
+    }
+
+    @Test
+    void fdLink_unlinkedThenSameNameRecreated_staysDeleted() {
+        int f = t.open("/d/f", OpenFlags.O_RDONLY);
+        t.unlink("/d/f");
+        writeFile(t, "/d/f", "new");
+        assertEquals("/d/f (deleted)", fdLink(f));
+        t.close(f);
     }
 }

@@ -49,9 +49,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  *
  * <p>Deliberate difference: a write that does not fit under
  * {@code seqvfs.tmpfs.max-bytes} fails whole with ENOSPC (SeqVFS writes are atomic),
- * where tmpfs writes what fits and returns a short count. Known gap: a FIFO made by
- * {@code mknod} opens as a plain file (no pipe behind it), so reading or writing it fails
- * with EINVAL instead of behaving as a pipe; only the ESPIPE of positional I/O is specified.
+ * where tmpfs writes what fits and returns a short count. Reads and writes on a FIFO made
+ * by {@code mknod} are specified by {@code FifoTest}; here only the ESPIPE of positional
+ * I/O is.
  *
  * <pre>
  * /f      regular file "hello", 0644, root

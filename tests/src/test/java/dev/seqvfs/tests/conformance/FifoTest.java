@@ -1,0 +1,335 @@
+package dev.seqvfs.tests.conformance;
+
+import static dev.seqvfs.tests.conformance.Io.awaitParked;
+import static dev.seqvfs.tests.conformance.Io.read;
+import static dev.seqvfs.tests.conformance.Io.write;
+import static dev.seqvfs.tests.conformance.Sys.assertErrno;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.seqvfs.actors.inode.SpecialInode;
+import dev.seqvfs.engine.VfsTask;
+import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Fcntl;
+import dev.seqvfs.protocol.FileType;
+import dev.seqvfs.protocol.Mode;
+import dev.seqvfs.protocol.OpenFlags;
+import dev.seqvfs.protocol.VfsException;
+import dev.seqvfs.tests.support.VfsFixture;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Specifies named FIFOs made by {@code mknod(2)} as {@code fifo(7)}, {@code open(2)} and
+ * {@code pipe(7)} describe them: every opener shares one pipe, attached at the first open
+ * and discarded (with any data left in it) at the last close; {@code O_RDONLY} waits for a
+ * writer and {@code O_WRONLY} for a reader; {@code O_RDONLY|O_NONBLOCK} opens at once (and
+ * reads end of file while no writer is open), {@code O_WRONLY|O_NONBLOCK} without a reader
+ * fails with ENXIO, {@code O_RDWR} never waits; access mode 3 is EINVAL; reads see end of
+ * file once every writer has closed, writes fail with EPIPE once every reader has; the
+ * size stays 0; {@code lseek}, {@code pread} and {@code pwrite} are ESPIPE;
+ * {@code F_GETPIPE_SZ}/{@code F_SETPIPE_SZ} work on any end. The asynchronous
+ * {@code openAsync} blocks no thread: its future completes when the other side opens.
+ *
+ * <p>Every value was measured on the host (Linux 6.18, a C program on {@code /dev/shm}
+ * with {@code mkfifo}): {@code O_RDONLY|O_NONBLOCK} = fd, {@code read} = 0;
+ * {@code O_WRONLY|O_NONBLOCK} then = fd; {@code fstat}/{@code stat} size 0;
+ * {@code lseek}/{@code pread}/{@code pwrite} ESPIPE; {@code F_GETPIPE_SZ} 65536,
+ * {@code F_SETPIPE_SZ(8192)} seen through the other end; empty read EAGAIN, after the
+ * writer's close 0, after a new writer's open EAGAIN again; {@code O_WRONLY|O_NONBLOCK}
+ * with no reader ENXIO; data written by an {@code O_RDWR} opener and closed is gone at the
+ * next open (EAGAIN, capacity back to 65536); a writer whose reader closed gets EPIPE;
+ * access mode 3 EINVAL; a FIFO unlinked while open still carries data.
+ *
+ * <pre>
+ * /p   FIFO, 0666
+ * </pre>
+ */
+@Timeout(20)
+class FifoTest {
+    private static final long WAIT_SECONDS = 10;
+
+    @RegisterExtension
+    final VfsFixture fs = new VfsFixture();
+    VfsTask t;
+
+    @BeforeEach
+    void makeFifo() {
+        t = fs.root();
+        t.mknod("/p", Mode.S_IFIFO | 0666, 0);
+    }
+
+    private SpecialInode fifoInode() {
+        return (SpecialInode) fs.vfs().namespace().rootMount().root().snapshotAcquire().lookup("p").inode();
+    }
+
+    /** Runs {@code open} on a new thread; the reference receives its fd or its exception. */
+    private Thread opener(AtomicReference<Object> result, VfsTask task, int flags) {
+        Thread th = new Thread(() -> {
+            try {
+                result.set(task.open("/p", flags));
+            } catch (RuntimeException e) {
+                result.set(e);
+            }
+        }, "fifo-opener");
+        th.setDaemon(true);
+        th.start();
+        return th;
+    }
+
+    private static int fdOf(Thread th, AtomicReference<Object> result) throws InterruptedException {
+        th.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+        assertFalse(th.isAlive(), "the open did not return");
+        Object r = result.get();
+        if (r instanceof RuntimeException e) {
+            throw e;
+        }
+        return (Integer) r;
+    }
+
+    // ---------------------------------------------------------------- open rules
+
+    @Test
+    void openReadOnlyNonblock_noWriter_opensAtOnce_andReadsEndOfFile() {
+        int r = t.open("/p", OpenFlags.O_RDONLY | OpenFlags.O_NONBLOCK);
+        assertEquals(0, t.read(r, new byte[10], 0, 10));
+        t.close(r);
+    }
+
+    @Test
+    void openWriteOnlyNonblock_noReader_failsWithENXIO_andLeavesNoPipe() {
+        assertErrno(Errno.ENXIO, () -> t.open("/p", OpenFlags.O_WRONLY | OpenFlags.O_NONBLOCK));
+        assertNull(fifoInode().pipeIfAny());
+    }
+
+    @Test
+    void openWriteOnlyNonblock_withAReader_opens_andTheReaderGetsTheData() {
+        int r = t.open("/p", OpenFlags.O_RDONLY | OpenFlags.O_NONBLOCK);
+        int w = t.open("/p", OpenFlags.O_WRONLY | OpenFlags.O_NONBLOCK);
+        assertEquals(5, write(t, w, "hello"));
+        assertEquals("hello", read(t, r, 10));
+        t.close(w);
+        t.close(r);
+    }
+
+    @Test
+    void openReadOnly_blocksUntilAWriterOpens() throws Exception {
+        AtomicReference<Object> result = new AtomicReference<>();
+        Thread th = opener(result, t, OpenFlags.O_RDONLY);
+        awaitParked(th);
+        assertNull(result.get());
+        int w = t.open("/p", OpenFlags.O_WRONLY);
+        int r = fdOf(th, result);
+        write(t, w, "ping");
+        assertEquals("ping", read(t, r, 10));
+        t.close(w);
+        assertEquals(0, t.read(r, new byte[4], 0, 4));
+        t.close(r);
+    }
+
+    @Test
+    void openWriteOnly_blocksUntilAReaderOpens() throws Exception {
+        AtomicReference<Object> result = new AtomicReference<>();
+        Thread th = opener(result, t, OpenFlags.O_WRONLY);
+        awaitParked(th);
+        assertNull(result.get());
+        int r = t.open("/p", OpenFlags.O_RDONLY);
+        int w = fdOf(th, result);
+        write(t, w, "pong");
+        assertEquals("pong", read(t, r, 10));
+        t.close(r);
+        t.close(w);
+    }
+
+    @Test
+    void openReadOnly_interrupted_failsWithEINTR_andCountsNoReader() throws Exception {
+        AtomicReference<Object> result = new AtomicReference<>();
+        Thread th = opener(result, t, OpenFlags.O_RDONLY);
+        awaitParked(th);
+        th.interrupt();
+        th.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+        assertFalse(th.isAlive());
+        assertTrue(result.get() instanceof VfsException e && e.errno() == Errno.EINTR, () -> "" + result.get());
+        assertErrno(Errno.ENXIO, () -> t.open("/p", OpenFlags.O_WRONLY | OpenFlags.O_NONBLOCK));
+        assertNull(fifoInode().pipeIfAny());
+    }
+
+    @Test
+    void openAsyncReadOnly_completesWhenAWriterOpens_withoutBlockingTheCaller() throws Exception {
+        CompletableFuture<Integer> reader = t.openAsync("/p", OpenFlags.O_RDONLY, 0);
+        assertFalse(reader.isDone());
+        int w = t.open("/p", OpenFlags.O_WRONLY | OpenFlags.O_NONBLOCK);
+        int r = reader.get(WAIT_SECONDS, TimeUnit.SECONDS);
+        write(t, w, "async");
+        assertEquals("async", read(t, r, 10));
+        t.close(w);
+        t.close(r);
+    }
+
+    @Test
+    void openAsyncWriteOnly_completesWhenAReaderOpens() throws Exception {
+        CompletableFuture<Integer> writer = t.openAsync("/p", OpenFlags.O_WRONLY, 0);
+        assertFalse(writer.isDone());
+        int r = t.open("/p", OpenFlags.O_RDONLY | OpenFlags.O_NONBLOCK);
+        int w = writer.get(WAIT_SECONDS, TimeUnit.SECONDS);
+        write(t, w, "x");
+        assertEquals("x", read(t, r, 10));
+        t.close(w);
+        t.close(r);
+    }
+
+    @Test
+    void openAsyncWriteOnlyNonblock_noReader_failsWithENXIO() {
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> t.openAsync("/p", OpenFlags.O_WRONLY | OpenFlags.O_NONBLOCK, 0).get(WAIT_SECONDS, TimeUnit.SECONDS));
+        assertEquals(Errno.ENXIO, ((VfsException) e.getCause()).errno());
+    }
+
+    @Test
+    void openReadWrite_neverBlocks_andIsItsOwnPartner() {
+        int rw = t.open("/p", OpenFlags.O_RDWR);
+        write(t, rw, "self");
+        assertEquals("self", read(t, rw, 10));
+        t.close(rw);
+    }
+
+    @Test
+    void openAccessMode3_failsWithEINVAL() {
+        assertErrno(Errno.EINVAL, () -> t.open("/p", OpenFlags.O_ACCMODE | OpenFlags.O_NONBLOCK));
+        assertNull(fifoInode().pipeIfAny());
+    }
+
+    @Test
+    void openCreatOfAnExistingFifo_opensItAsAFifo() {
+        assertErrno(Errno.ENXIO, () -> t.open("/p", OpenFlags.O_CREAT | OpenFlags.O_WRONLY | OpenFlags.O_NONBLOCK, 0644));
+        int r = t.open("/p", OpenFlags.O_CREAT | OpenFlags.O_RDONLY | OpenFlags.O_NONBLOCK, 0644);
+        int w = t.open("/p", OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0644);
+        write(t, w, "via creat");
+        assertEquals("via creat", read(t, r, 20));
+        t.close(w);
+        t.close(r);
+    }
+
+    // ---------------------------------------------------------------- data, EOF, EPIPE
+
+    @Test
+    void read_afterTheLastWriterClosed_isEndOfFile_untilANewWriterOpens() {
+        int r = t.open("/p", OpenFlags.O_RDONLY | OpenFlags.O_NONBLOCK);
+        int w = t.open("/p", OpenFlags.O_WRONLY);
+        assertErrno(Errno.EAGAIN, () -> t.read(r, new byte[10], 0, 10));
+        t.close(w);
+        assertEquals(0, t.read(r, new byte[10], 0, 10));
+        int w2 = t.open("/p", OpenFlags.O_WRONLY | OpenFlags.O_NONBLOCK);
+        assertErrno(Errno.EAGAIN, () -> t.read(r, new byte[10], 0, 10));
+        t.close(w2);
+        t.close(r);
+    }
+
+    @Test
+    void write_afterTheLastReaderClosed_failsWithEPIPE() {
+        int rw = t.open("/p", OpenFlags.O_RDWR);
+        int w = t.open("/p", OpenFlags.O_WRONLY);
+        t.close(rw);
+        assertErrno(Errno.EPIPE, () -> t.write(w, new byte[] {'x'}, 0, 1));
+        t.close(w);
+    }
+
+    @Test
+    void openers_inDifferentTasks_shareOnePipe() {
+        VfsTask other = fs.task(1000, 1000);
+        int r = other.open("/p", OpenFlags.O_RDONLY | OpenFlags.O_NONBLOCK);
+        int w = t.open("/p", OpenFlags.O_WRONLY);
+        write(t, w, "shared");
+        assertEquals("shared", read(other, r, 10));
+        t.close(w);
+        other.close(r);
+        other.close();
+    }
+
+    @Test
+    void fifoUnlinkedWhileOpen_stillCarriesData() {
+        int rw = t.open("/p", OpenFlags.O_RDWR);
+        t.unlink("/p");
+        write(t, rw, "z");
+        assertEquals("z", read(t, rw, 10));
+        t.close(rw);
+    }
+
+    // ---------------------------------------------------------------- size, seeking, capacity
+
+    @Test
+    void stat_ofAFifoHoldingData_showsSizeZero() {
+        int rw = t.open("/p", OpenFlags.O_RDWR);
+        write(t, rw, "abcdef");
+        assertEquals(0, t.fstat(rw).size());
+        assertEquals(FileType.FIFO, t.fstat(rw).type());
+        assertEquals(0, t.stat("/p").size());
+        t.close(rw);
+    }
+
+    @Test
+    void lseekPreadPwrite_onAFifo_failWithESPIPE() {
+        int rw = t.open("/p", OpenFlags.O_RDWR);
+        assertErrno(Errno.ESPIPE, () -> t.lseek(rw, 0, VfsTask.SEEK_SET));
+        assertErrno(Errno.ESPIPE, () -> t.pread(rw, new byte[1], 0, 1, 0));
+        assertErrno(Errno.ESPIPE, () -> t.pwrite(rw, new byte[1], 0, 1, 0));
+        t.close(rw);
+    }
+
+    @Test
+    void pipeSize_setThroughOneEnd_isSeenThroughTheOther() {
+        int r = t.open("/p", OpenFlags.O_RDONLY | OpenFlags.O_NONBLOCK);
+        int w = t.open("/p", OpenFlags.O_WRONLY | OpenFlags.O_NONBLOCK);
+        assertEquals(65536, t.fcntl(w, Fcntl.F_GETPIPE_SZ, 0));
+        assertEquals(8192, t.fcntl(r, Fcntl.F_SETPIPE_SZ, 8192));
+        assertEquals(8192, t.fcntl(w, Fcntl.F_GETPIPE_SZ, 0));
+        t.close(w);
+        t.close(r);
+    }
+
+    // ---------------------------------------------------------------- the pipe's lifetime
+
+    @Test
+    void lastClose_releasesThePipe_andDiscardsItsDataAndCapacity() {
+        SpecialInode inode = fifoInode();
+        int rw = t.open("/p", OpenFlags.O_RDWR);
+        Object pipe = inode.pipeIfAny();
+        assertNotNull(pipe);
+        write(t, rw, "abc");
+        t.fcntl(rw, Fcntl.F_SETPIPE_SZ, 8192);
+        t.close(rw);
+        assertNull(inode.pipeIfAny());
+        assertEquals(0, inode.openCount());
+
+        int again = t.open("/p", OpenFlags.O_RDWR | OpenFlags.O_NONBLOCK);
+        assertFalse(pipe == inode.pipeIfAny(), "a new pipe");
+        assertErrno(Errno.EAGAIN, () -> t.read(again, new byte[10], 0, 10));
+        assertEquals(65536, t.fcntl(again, Fcntl.F_GETPIPE_SZ, 0));
+        t.close(again);
+        assertNull(inode.pipeIfAny());
+    }
+
+    @Test
+    void pipe_staysWhileAnyOpenerRemains() {
+        SpecialInode inode = fifoInode();
+        int r = t.open("/p", OpenFlags.O_RDONLY | OpenFlags.O_NONBLOCK);
+        int w = t.open("/p", OpenFlags.O_WRONLY);
+        write(t, w, "kept");
+        t.close(w);
+        assertNotNull(inode.pipeIfAny());
+        assertEquals("kept", read(t, r, 10));
+        t.close(r);
+        assertNull(inode.pipeIfAny());
+        assertEquals(0, inode.openCount());
+    }
+}
