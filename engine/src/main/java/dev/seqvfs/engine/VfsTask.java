@@ -331,7 +331,9 @@ public final class VfsTask implements WalkContext, AutoCloseable {
     /**
      * {@code lseek(2)} with {@code SEEK_SET}, {@code SEEK_CUR}, {@code SEEK_END}, and on
      * regular files {@code SEEK_DATA} / {@code SEEK_HOLE}; on a directory the offset is a
-     * readdir cookie ({@code telldir}/{@code seekdir}).
+     * readdir cookie ({@code telldir}/{@code seekdir}); on a stream file its
+     * {@code StreamOps.llseek} decides (an eventfd returns 0 whatever the arguments, as
+     * {@code noop_llseek}). A {@code whence} above {@code SEEK_HOLE} is {@code EINVAL} first.
      *
      * @return the new offset in bytes (or the cookie)
      * @throws VfsException {@code EBADF}, {@code EINVAL} (bad whence, negative result,
