@@ -65,6 +65,9 @@ final class OpenCalls {
         }
         if ((flags & OpenFlags.O_PATH) != 0) {
             flags &= PATH_KEEP;
+        } else {
+            // force_o_largefile(): 64-bit open(2) files carry O_LARGEFILE (F_GETFL shows it)
+            flags |= OpenFlags.O_LARGEFILE;
         }
         if ((flags & (OpenFlags.O_CREAT | OpenFlags.O_DIRECTORY)) == (OpenFlags.O_CREAT | OpenFlags.O_DIRECTORY)) {
             throw new VfsException(Errno.EINVAL, "open", path);
