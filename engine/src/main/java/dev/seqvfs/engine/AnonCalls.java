@@ -25,6 +25,8 @@ import org.apache.pekko.actor.typed.ActorRef;
  * objects and one striped counter cell (seeds 000, 002, 003).
  */
 final class AnonCalls {
+    /** {@code O_DIRECT}: {@code pipe2(2)} packet mode. */
+    private static final int O_DIRECT = 040000;
     private final VfsTask t;
 
     AnonCalls(VfsTask t) {
@@ -36,7 +38,7 @@ final class AnonCalls {
     }
 
     CompletableFuture<int[]> pipe2(int flags) {
-        if ((flags & ~(OpenFlags.O_NONBLOCK | OpenFlags.O_CLOEXEC)) != 0) {
+        if ((flags & ~(OpenFlags.O_NONBLOCK | OpenFlags.O_CLOEXEC | O_DIRECT)) != 0) {
             throw new VfsException(Errno.EINVAL, "pipe2", null);
         }
         Pipe pipe = new Pipe();
@@ -44,7 +46,9 @@ final class AnonCalls {
         int status = flags & OpenFlags.O_NONBLOCK;
         OpenFile r = new OpenFile(inode, null, null, OpenFlags.O_RDONLY | status, new PipeEnd(pipe, true),
                 inode.dentry());
-        OpenFile w = new OpenFile(inode, null, null, OpenFlags.O_WRONLY | status, new PipeEnd(pipe, false),
+        // create_pipe_files: O_DIRECT (packet mode) goes to the write end only
+        OpenFile w = new OpenFile(inode, null, null, OpenFlags.O_WRONLY | status | (flags & O_DIRECT),
+                new PipeEnd(pipe, false),
                 inode.dentry());
         return installAll(new OpenFile[] {r, w}, (flags & OpenFlags.O_CLOEXEC) != 0, "pipe2");
     }

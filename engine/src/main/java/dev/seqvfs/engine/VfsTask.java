@@ -503,7 +503,10 @@ public final class VfsTask implements WalkContext, AutoCloseable {
         return pipe2(0);
     }
 
-    /** {@code pipe2(2)} with {@code O_NONBLOCK} and {@code O_CLOEXEC} ({@code EINVAL} otherwise). */
+    /**
+     * {@code pipe2(2)} with {@code O_NONBLOCK}, {@code O_CLOEXEC} and {@code O_DIRECT}
+     * (packet mode, set on the write end only; see {@code Pipe}); {@code EINVAL} for other flags.
+     */
     public int[] pipe2(int flags) {
         return await(pipe2Async(flags), "pipe2", null);
     }

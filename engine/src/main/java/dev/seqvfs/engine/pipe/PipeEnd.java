@@ -8,9 +8,11 @@ import java.util.concurrent.CompletableFuture;
 /**
  * The file operations of one end of a pipe: the read end reads, the write end writes,
  * and releasing an end drops the pipe's reader or writer count (end of file or
- * {@code EPIPE} for the other side). Immutable; thread-safe.
+ * {@code EPIPE} for the other side). A write through a file with {@code O_DIRECT} is in
+ * packet mode ({@link Pipe}). Immutable; thread-safe.
  */
 public final class PipeEnd implements StreamOps {
+    private static final int O_DIRECT = 040000;
     private final Pipe pipe;
     private final boolean reads;
     private final boolean writes;
@@ -51,7 +53,7 @@ public final class PipeEnd implements StreamOps {
         if (!writes) {
             throw new VfsException(Errno.EBADF, "write", null);
         }
-        return pipe.write(src, off, len, nonblock);
+        return pipe.write(src, off, len, nonblock, packetMode(f));
     }
 
     @Override
@@ -67,7 +69,12 @@ public final class PipeEnd implements StreamOps {
         if (!writes) {
             return CompletableFuture.failedFuture(new VfsException(Errno.EBADF, "write", null));
         }
-        return pipe.writeAsync(src, off, len);
+        return pipe.writeAsync(src, off, len, packetMode(f));
+    }
+
+    /** Whether writes through {@code f} make packets: its status flags hold {@code O_DIRECT} ({@code is_packetized}). */
+    private static boolean packetMode(OpenFile f) {
+        return f != null && (f.statusFlagsAcquire() & O_DIRECT) != 0;
     }
 
     @Override
