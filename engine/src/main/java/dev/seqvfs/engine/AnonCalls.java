@@ -25,6 +25,8 @@ import org.apache.pekko.actor.typed.ActorRef;
  * objects and one striped counter cell (seeds 000, 002, 003).
  */
 final class AnonCalls {
+    /** {@code O_DIRECT}: {@code pipe2(2)} packet mode. */
+    private static final int O_DIRECT = 040000;
     private final VfsTask t;
 
     AnonCalls(VfsTask t) {
@@ -36,7 +38,7 @@ final class AnonCalls {
     }
 
     CompletableFuture<int[]> pipe2(int flags) {
-        if ((flags & ~(OpenFlags.O_NONBLOCK | OpenFlags.O_CLOEXEC)) != 0) {
+        if ((flags & ~(OpenFlags.O_NONBLOCK | OpenFlags.O_CLOEXEC | O_DIRECT)) != 0) {
             throw new VfsException(Errno.EINVAL, "pipe2", null);
         }
         Pipe pipe = new Pipe();
@@ -44,7 +46,9 @@ final class AnonCalls {
         int status = flags & OpenFlags.O_NONBLOCK;
         OpenFile r = new OpenFile(inode, null, null, OpenFlags.O_RDONLY | status, new PipeEnd(pipe, true),
                 inode.dentry());
-        OpenFile w = new OpenFile(inode, null, null, OpenFlags.O_WRONLY | status, new PipeEnd(pipe, false),
+        // create_pipe_files: O_DIRECT (packet mode) goes to the write end only
+        OpenFile w = new OpenFile(inode, null, null, OpenFlags.O_WRONLY | status | (flags & O_DIRECT),
+                new PipeEnd(pipe, false),
                 inode.dentry());
         return installAll(new OpenFile[] {r, w}, (flags & OpenFlags.O_CLOEXEC) != 0, "pipe2");
     }
@@ -61,33 +65,125 @@ final class AnonCalls {
     CompletableFuture<int[]> socketpair(int domain, int type, int protocol) {
         int base = checkSocket(domain, type, protocol, "socketpair");
         if (domain != SocketFlags.AF_UNIX) {
+            // inet's proto_ops: sock_no_socketpair
             throw new VfsException(Errno.EOPNOTSUPP, "socketpair", null);
         }
-        Pipe aToB = new Pipe();
-        Pipe bToA = new Pipe();
-        SocketEnd a = new SocketEnd(domain, base, bToA, aToB);
-        SocketEnd b = new SocketEnd(domain, base, aToB, bToA);
-        AnonInode ia = anon().create(Mode.S_IFSOCK | 0777, t.cred().uid(), t.cred().gid(), "socket", a);
-        AnonInode ib = anon().create(Mode.S_IFSOCK | 0777, t.cred().uid(), t.cred().gid(), "socket", b);
+        SocketEnd[] ends = SocketEnd.pair(domain, base);
+        AnonInode ia = anon().create(Mode.S_IFSOCK | 0777, t.cred().uid(), t.cred().gid(), "socket", ends[0]);
+        AnonInode ib = anon().create(Mode.S_IFSOCK | 0777, t.cred().uid(), t.cred().gid(), "socket", ends[1]);
         int status = type & SocketFlags.SOCK_NONBLOCK;
-        OpenFile fa = new OpenFile(ia, null, null, OpenFlags.O_RDWR | status, a, ia.dentry());
-        OpenFile fb = new OpenFile(ib, null, null, OpenFlags.O_RDWR | status, b, ib.dentry());
+        OpenFile fa = new OpenFile(ia, null, null, OpenFlags.O_RDWR | status, ends[0], ia.dentry());
+        OpenFile fb = new OpenFile(ib, null, null, OpenFlags.O_RDWR | status, ends[1], ib.dentry());
         return installAll(new OpenFile[] {fa, fb}, (type & SocketFlags.SOCK_CLOEXEC) != 0, "socketpair");
     }
 
+    /** {@code NPROTO}: address families are below 46 ({@code AF_MAX}). */
+    private static final int NPROTO = 46;
+    /** {@code SOCK_MAX}: socket types are below 11. */
+    private static final int SOCK_MAX = 11;
+    /** {@code SOCK_TYPE_MASK}: the type bits of the type argument. */
+    private static final int SOCK_TYPE_MASK = 0xf;
+    /** {@code IPPROTO_MAX}: Internet protocols are below 263. */
+    private static final int IPPROTO_MAX = 263;
+
+    /**
+     * The argument checks of {@code socket(2)} in Linux 6.18's order (measured on the host for
+     * every family, type and protocol tried): type flags other than {@code SOCK_NONBLOCK} and
+     * {@code SOCK_CLOEXEC} are {@code EINVAL}; a family outside [0, 46) is
+     * {@code EAFNOSUPPORT}; a type outside [0, 11) is {@code EINVAL}; then the family's own
+     * checks ({@link #checkUnix}, {@link #checkInet}); any other family is
+     * {@code EAFNOSUPPORT} (SeqVFS models {@code AF_UNIX}, {@code AF_INET} and
+     * {@code AF_INET6} only).
+     *
+     * @return the socket type the socket gets
+     */
     private static int checkSocket(int domain, int type, int protocol, String op) {
-        if (domain != SocketFlags.AF_UNIX && domain != SocketFlags.AF_INET && domain != SocketFlags.AF_INET6) {
+        if ((type & ~SOCK_TYPE_MASK & ~(SocketFlags.SOCK_NONBLOCK | SocketFlags.SOCK_CLOEXEC)) != 0) {
+            throw new VfsException(Errno.EINVAL, op, null);
+        }
+        if (domain < 0 || domain >= NPROTO) {
             throw new VfsException(Errno.EAFNOSUPPORT, op, null);
         }
-        int base = type & ~(SocketFlags.SOCK_NONBLOCK | SocketFlags.SOCK_CLOEXEC);
-        if (base != SocketFlags.SOCK_STREAM && base != SocketFlags.SOCK_DGRAM && base != SocketFlags.SOCK_SEQPACKET) {
+        int base = type & SOCK_TYPE_MASK;
+        if (base >= SOCK_MAX) {
             throw new VfsException(Errno.EINVAL, op, null);
         }
-        if (protocol < 0) {
-            throw new VfsException(Errno.EINVAL, op, null);
+        if (domain == SocketFlags.AF_UNIX) {
+            return checkUnix(base, protocol, op);
         }
-        return base;
+        if (domain == SocketFlags.AF_INET || domain == SocketFlags.AF_INET6) {
+            return checkInet(domain, base, protocol, op);
+        }
+        throw new VfsException(Errno.EAFNOSUPPORT, op, null);
     }
+
+    /**
+     * {@code unix_create}: a protocol other than 0 or {@code PF_UNIX} (1) is
+     * {@code EPROTONOSUPPORT}; {@code SOCK_RAW} becomes {@code SOCK_DGRAM}; types other than
+     * stream, datagram and seqpacket are {@code ESOCKTNOSUPPORT}.
+     */
+    private static int checkUnix(int base, int protocol, String op) {
+        if (protocol != 0 && protocol != SocketFlags.AF_UNIX) {
+            throw new VfsException(Errno.EPROTONOSUPPORT, op, null);
+        }
+        switch (base) {
+            case SocketFlags.SOCK_STREAM:
+            case SocketFlags.SOCK_SEQPACKET:
+            case SocketFlags.SOCK_DGRAM:
+                return base;
+            case SocketFlags.SOCK_RAW:
+                return SocketFlags.SOCK_DGRAM;
+            default:
+                throw new VfsException(Errno.ESOCKTNOSUPPORT, op, null);
+        }
+    }
+
+    /**
+     * {@code inet_create}/{@code inet6_create}: a protocol outside [0, 263) is
+     * {@code EINVAL}; {@code SOCK_STREAM} takes 0, TCP (6) or MPTCP (262),
+     * {@code SOCK_DGRAM} 0, UDP (17) or UDP-Lite (136), other protocols being
+     * {@code EPROTONOSUPPORT}; an ICMP echo ("ping") socket is {@code EACCES}, as the default
+     * {@code net.ipv4.ping_group_range} ("1 0") admits no group. Raw sockets (and
+     * {@code AF_INET SOCK_PACKET}, which Linux turns into a packet socket) need
+     * {@code CAP_NET_RAW}, which SeqVFS grants to no task: {@code EPERM} (a raw socket of
+     * protocol 0 is {@code EPROTONOSUPPORT} first). Other types are {@code ESOCKTNOSUPPORT}.
+     */
+    private static int checkInet(int domain, int base, int protocol, String op) {
+        if (domain == SocketFlags.AF_INET && base == SOCK_PACKET) {
+            // __sock_create: PF_INET + SOCK_PACKET is a PF_PACKET socket; packet_create wants CAP_NET_RAW
+            throw new VfsException(Errno.EPERM, op, null);
+        }
+        if (protocol < 0 || protocol >= IPPROTO_MAX) {
+            throw new VfsException(Errno.EINVAL, op, null);
+        }
+        switch (base) {
+            case SocketFlags.SOCK_STREAM:
+                if (protocol == 0 || protocol == IPPROTO_TCP || protocol == IPPROTO_MPTCP) {
+                    return base;
+                }
+                throw new VfsException(Errno.EPROTONOSUPPORT, op, null);
+            case SocketFlags.SOCK_DGRAM:
+                if (protocol == 0 || protocol == IPPROTO_UDP || protocol == IPPROTO_UDPLITE) {
+                    return base;
+                }
+                if (protocol == (domain == SocketFlags.AF_INET ? IPPROTO_ICMP : IPPROTO_ICMPV6)) {
+                    throw new VfsException(Errno.EACCES, op, null);
+                }
+                throw new VfsException(Errno.EPROTONOSUPPORT, op, null);
+            case SocketFlags.SOCK_RAW:
+                throw new VfsException(protocol == 0 ? Errno.EPROTONOSUPPORT : Errno.EPERM, op, null);
+            default:
+                throw new VfsException(Errno.ESOCKTNOSUPPORT, op, null);
+        }
+    }
+
+    private static final int SOCK_PACKET = 10;
+    private static final int IPPROTO_ICMP = 1;
+    private static final int IPPROTO_TCP = 6;
+    private static final int IPPROTO_UDP = 17;
+    private static final int IPPROTO_ICMPV6 = 58;
+    private static final int IPPROTO_UDPLITE = 136;
+    private static final int IPPROTO_MPTCP = 262;
 
     /**
      * {@code anon_inode_getfd}: a file on a new anonymous inode named {@code [name]} whose

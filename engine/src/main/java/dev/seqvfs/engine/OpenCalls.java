@@ -74,6 +74,9 @@ final class OpenCalls {
         }
         if ((flags & OpenFlags.O_PATH) != 0) {
             flags &= PATH_KEEP;
+        } else {
+            // force_o_largefile(): 64-bit open(2) files carry O_LARGEFILE (F_GETFL shows it)
+            flags |= OpenFlags.O_LARGEFILE;
         }
         if ((flags & (OpenFlags.O_CREAT | OpenFlags.O_DIRECTORY)) == (OpenFlags.O_CREAT | OpenFlags.O_DIRECTORY)) {
             throw new VfsException(Errno.EINVAL, "open", path);
@@ -464,8 +467,15 @@ final class OpenCalls {
         if (file.isPath()) {
             throw new VfsException(Errno.EBADF, "lseek", null);
         }
+        if (whence < VfsTask.SEEK_SET || whence > VfsTask.SEEK_HOLE) {
+            // ksys_lseek: whence past SEEK_MAX is EINVAL before the file's ->llseek runs
+            throw new VfsException(Errno.EINVAL, "lseek", null);
+        }
+        if (file.ops() instanceof dev.seqvfs.engine.pipe.StreamOps s) {
+            return s.llseek(file, offset, whence);
+        }
         FileType type = file.inode().type();
-        if (type == FileType.FIFO || type == FileType.SOCKET || file.ops() instanceof dev.seqvfs.engine.pipe.StreamOps) {
+        if (type == FileType.FIFO || type == FileType.SOCKET) {
             throw new VfsException(Errno.ESPIPE, "lseek", null);
         }
         synchronized (file) {

@@ -343,7 +343,9 @@ public final class VfsTask implements WalkContext, AutoCloseable {
     /**
      * {@code lseek(2)} with {@code SEEK_SET}, {@code SEEK_CUR}, {@code SEEK_END}, and on
      * regular files {@code SEEK_DATA} / {@code SEEK_HOLE}; on a directory the offset is a
-     * readdir cookie ({@code telldir}/{@code seekdir}).
+     * readdir cookie ({@code telldir}/{@code seekdir}); on a stream file its
+     * {@code StreamOps.llseek} decides (an eventfd returns 0 whatever the arguments, as
+     * {@code noop_llseek}). A {@code whence} above {@code SEEK_HOLE} is {@code EINVAL} first.
      *
      * @return the new offset in bytes (or the cookie)
      * @throws VfsException {@code EBADF}, {@code EINVAL} (bad whence, negative result,
@@ -513,7 +515,10 @@ public final class VfsTask implements WalkContext, AutoCloseable {
         return pipe2(0);
     }
 
-    /** {@code pipe2(2)} with {@code O_NONBLOCK} and {@code O_CLOEXEC} ({@code EINVAL} otherwise). */
+    /**
+     * {@code pipe2(2)} with {@code O_NONBLOCK}, {@code O_CLOEXEC} and {@code O_DIRECT}
+     * (packet mode, set on the write end only; see {@code Pipe}); {@code EINVAL} for other flags.
+     */
     public int[] pipe2(int flags) {
         return await(pipe2Async(flags), "pipe2", null);
     }
@@ -524,11 +529,17 @@ public final class VfsTask implements WalkContext, AutoCloseable {
     }
 
     /**
-     * {@code socket(2)}: an unconnected socket on a sockfs inode ({@code AF_UNIX},
-     * {@code AF_INET}, {@code AF_INET6}; {@code SOCK_STREAM}, {@code SOCK_DGRAM},
-     * {@code SOCK_SEQPACKET}, with {@code SOCK_NONBLOCK}/{@code SOCK_CLOEXEC}).
+     * {@code socket(2)}: an unconnected socket on a sockfs inode ({@code AF_UNIX}:
+     * {@code SOCK_STREAM}, {@code SOCK_DGRAM}, {@code SOCK_SEQPACKET}, {@code SOCK_RAW} as
+     * datagram; {@code AF_INET}, {@code AF_INET6}: TCP/MPTCP streams, UDP/UDP-Lite
+     * datagrams; with {@code SOCK_NONBLOCK}/{@code SOCK_CLOEXEC}). Argument errors come in
+     * Linux 6.18's order (see {@code AnonCalls.checkSocket}).
      *
-     * @throws VfsException {@code EAFNOSUPPORT}, {@code EINVAL}, {@code EMFILE}
+     * @throws VfsException {@code EINVAL} (type flags, type or Internet protocol out of
+     *         range), {@code EAFNOSUPPORT} (family), {@code ESOCKTNOSUPPORT} (type),
+     *         {@code EPROTONOSUPPORT} (protocol), {@code EACCES} (ping socket),
+     *         {@code EPERM} (raw Internet socket: no task has {@code CAP_NET_RAW}),
+     *         {@code EMFILE}
      */
     public int socket(int domain, int type, int protocol) {
         return await(socketAsync(domain, type, protocol), "socket", null);
@@ -541,9 +552,11 @@ public final class VfsTask implements WalkContext, AutoCloseable {
 
     /**
      * {@code socketpair(2)} for {@code AF_UNIX}: two connected sockets; data written on one
-     * is read on the other, both ways (stream semantics).
+     * is read on the other, both ways: a byte stream for {@code SOCK_STREAM}, datagrams
+     * that keep their boundaries for {@code SOCK_DGRAM} and {@code SOCK_SEQPACKET}.
      *
-     * @throws VfsException {@code EOPNOTSUPP} for other families, {@code EAFNOSUPPORT}, {@code EINVAL}, {@code EMFILE}
+     * @throws VfsException the errors of {@link #socket}, then {@code EOPNOTSUPP} for
+     *         Internet families, {@code EMFILE}
      */
     public int[] socketpair(int domain, int type, int protocol) {
         return await(async(() -> anon.socketpair(domain, type, protocol)), "socketpair", null);

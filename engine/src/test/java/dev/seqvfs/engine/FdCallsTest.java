@@ -82,7 +82,7 @@ class FdCallsTest {
         assertEquals(0, t.fcntl(fd, Fcntl.F_GETFD, 0));
         assertEquals(O_RDWR, t.fcntl(fd, Fcntl.F_GETFL, 0) & OpenFlags.O_ACCMODE);
         t.fcntl(fd, Fcntl.F_SETFL, OpenFlags.O_APPEND | OpenFlags.O_RDONLY);
-        assertEquals(O_RDWR | OpenFlags.O_APPEND, t.fcntl(fd, Fcntl.F_GETFL, 0));
+        assertEquals(O_RDWR | OpenFlags.O_APPEND | OpenFlags.O_LARGEFILE, t.fcntl(fd, Fcntl.F_GETFL, 0));
         int d = t.fcntl(fd, Fcntl.F_DUPFD_CLOEXEC, 10);
         assertEquals(10, d);
         assertEquals(Fcntl.FD_CLOEXEC, t.fcntl(d, Fcntl.F_GETFD, 0));

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.DirEntry;
 import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.SocketFlags;
 import dev.seqvfs.protocol.VfsException;
 import java.nio.charset.StandardCharsets;
@@ -90,7 +91,7 @@ class ProcFsTest {
         int fd = t.open("/f", O_CREAT | O_RDWR, 0644);
         t.write(fd, new byte[10]);
         String info = readAll("/proc/self/fdinfo/" + fd);
-        assertTrue(info.startsWith("pos:\t10\nflags:\t0" + Integer.toOctalString(O_RDWR) + "\n"), info);
+        assertTrue(info.startsWith("pos:\t10\nflags:\t0" + Integer.toOctalString(O_RDWR | OpenFlags.O_LARGEFILE) + "\n"), info);
         t.close(fd);
     }
 

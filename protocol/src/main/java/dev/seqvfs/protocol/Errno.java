@@ -45,10 +45,16 @@ public enum Errno {
     ENODATA(61, "No data available"),
     EOVERFLOW(75, "Value too large for defined data type"),
     ENOTSOCK(88, "Socket operation on non-socket"),
+    EDESTADDRREQ(89, "Destination address required"),
+    EMSGSIZE(90, "Message too long"),
+    EPROTONOSUPPORT(93, "Protocol not supported"),
+    ESOCKTNOSUPPORT(94, "Socket type not supported"),
     EOPNOTSUPP(95, "Operation not supported"),
     EAFNOSUPPORT(97, "Address family not supported by protocol"),
+    ECONNRESET(104, "Connection reset by peer"),
     ENOTCONN(107, "Transport endpoint is not connected"),
     ETIMEDOUT(110, "Connection timed out"),
+    ECONNREFUSED(111, "Connection refused"),
     ESTALE(116, "Stale file handle");
 
     private static final Errno[] BY_NUMBER = new Errno[128];

@@ -26,6 +26,12 @@ public final class OpenFlags {
     public static final int O_NONBLOCK = 04000;
     /** Synchronized data integrity writes (accepted; memory is always in sync). */
     public static final int O_DSYNC = 010000;
+    /**
+     * Large-file access: x86-64 Linux adds it to every file {@code open(2)} and
+     * {@code openat2(2)} open (not {@code O_PATH}; not pipes, sockets or eventfds made by
+     * their own calls), so {@code F_GETFL} and {@code /proc/PID/fdinfo} show it.
+     */
+    public static final int O_LARGEFILE = 0100000;
     /** Fail with {@code ENOTDIR} unless the path names a directory. */
     public static final int O_DIRECTORY = 0200000;
     /** Fail with {@code ELOOP} if the final component is a symbolic link. */

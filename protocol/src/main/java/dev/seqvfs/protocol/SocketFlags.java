@@ -15,6 +15,8 @@ public final class SocketFlags {
     public static final int SOCK_STREAM = 1;
     /** Datagrams. */
     public static final int SOCK_DGRAM = 2;
+    /** Raw protocol access ({@code AF_UNIX} turns it into {@link #SOCK_DGRAM}). */
+    public static final int SOCK_RAW = 3;
     /** Reliable sequenced packets. */
     public static final int SOCK_SEQPACKET = 5;
     /** Type flag: non-blocking. */

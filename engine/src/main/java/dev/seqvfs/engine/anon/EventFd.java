@@ -12,9 +12,10 @@ import java.util.concurrent.CompletableFuture;
 /**
  * An {@code eventfd(2)} counter, the file operations of an {@code anon_inode:[eventfd]}
  * file: a {@code write} of an 8-byte little-endian value adds it to the counter (waiting
- * while the sum would exceed {@code 0xfffffffffffffffe}); a {@code read} of at least 8
+ * while the sum would exceed {@code 0xfffffffffffffffe}; any other length is
+ * {@code EINVAL}); a {@code read} of at least 8
  * bytes waits while the counter is 0, then returns it and resets it to 0, or with
- * {@code EFD_SEMAPHORE} returns 1 and decrements it.
+ * {@code EFD_SEMAPHORE} returns 1 and decrements it. {@code lseek} succeeds and returns 0.
  *
  * <h2>Concurrency</h2>
  * Guarded by this object's monitor; blocking callers wait on it, asynchronous readers are
@@ -72,7 +73,8 @@ public final class EventFd implements StreamOps {
 
     @Override
     public int write(OpenFile f, byte[] src, int off, int len, boolean nonblock) {
-        if (len < 8) {
+        if (len != 8) {
+            // eventfd_write: Linux 6.18 takes exactly 8 bytes (the man page names only shorter buffers)
             throw new VfsException(Errno.EINVAL, "write", null);
         }
         long v = 0;
@@ -133,6 +135,18 @@ public final class EventFd implements StreamOps {
             return CompletableFuture.completedFuture(write(f, src, off, len, true));
         } catch (VfsException e) {
             return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * {@code noop_llseek}: returns the file position, which never moves from 0, whatever
+     * the arguments (measured on Linux 6.18: {@code lseek(efd, 5, SEEK_CUR)} and
+     * {@code lseek(efd, -5, SEEK_SET)} both return 0).
+     */
+    @Override
+    public long llseek(OpenFile f, long offset, int whence) {
+        synchronized (f) {
+            return f.offset();
         }
     }
 

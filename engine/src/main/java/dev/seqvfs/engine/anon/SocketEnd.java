@@ -7,19 +7,38 @@ import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.SocketFlags;
 import dev.seqvfs.protocol.VfsException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One end of a socket ({@code socket(7)}, {@code unix(7)}): the file operations of a
- * sockfs file. A socket made by {@code socket(2)} is unconnected (reads and writes fail
- * as Linux's do: {@code ENOTCONN}, but {@code EINVAL} for reading a Unix stream and
- * {@code EPIPE} for writing a TCP one); each end of a {@code socketpair(2)} reads from one {@link Pipe}
- * and writes to another, so data flows both ways with stream semantics.
- * {@code shutdown(2)} closes one or both directions once; closing the last descriptor
- * does the rest.
+ * sockfs file. Each end of an {@code AF_UNIX} {@code SOCK_STREAM} {@link #pair} reads from
+ * one {@link Pipe} and writes to another (a byte stream both ways); each end of a
+ * {@code SOCK_DGRAM} or {@code SOCK_SEQPACKET} pair reads from one {@link DgramQueue} and
+ * writes to another, keeping message boundaries. {@code shutdown(2)} closes one or both
+ * directions; closing the last descriptor does the rest.
+ *
+ * <p>A socket made by {@code socket(2)} is unconnected; its reads and writes fail as Linux
+ * 6.18's do (measured): a read of 0 bytes returns 0 on every socket
+ * ({@code sock_read_iter}); otherwise
+ * <table>
+ * <caption>unconnected sockets</caption>
+ * <tr><th>socket</th><th>read</th><th>write</th></tr>
+ * <tr><td>{@code AF_UNIX SOCK_STREAM}</td><td>{@code EINVAL}</td><td>{@code ENOTCONN}</td></tr>
+ * <tr><td>{@code AF_UNIX SOCK_SEQPACKET}</td><td>{@code ENOTCONN}</td><td>{@code ENOTCONN}</td></tr>
+ * <tr><td>{@code AF_UNIX SOCK_DGRAM}</td><td>waits for a datagram that never comes
+ * ({@code EAGAIN} if non-blocking; 0 after its own {@code SHUT_RD})</td>
+ * <td>{@code ENOTCONN}; {@code EPIPE} after {@code SHUT_WR}; {@code EMSGSIZE} above
+ * {@code 212960} bytes</td></tr>
+ * <tr><td>{@code AF_INET[6] SOCK_STREAM}</td><td>{@code ENOTCONN}; 0 after {@code SHUT_RD}</td>
+ * <td>{@code EPIPE}</td></tr>
+ * <tr><td>{@code AF_INET[6] SOCK_DGRAM}</td><td>as {@code AF_UNIX SOCK_DGRAM}</td>
+ * <td>{@code EDESTADDRREQ}; {@code AF_INET}: {@code EMSGSIZE} above 65535 bytes</td></tr>
+ * </table>
  *
  * <h2>Concurrency</h2>
  * {@code shutRead}/{@code shutWrite} go from false to true once, under this object's
- * monitor; the pipes do their own locking.
+ * monitor; the pipes and queues do their own locking; {@code err} ({@code sk_err}) is set
+ * by the peer's release and consumed once by {@code getAndSet(null)}.
  */
 public final class SocketEnd implements StreamOps {
     /** {@code shutdown(2)}: no more receptions. */
@@ -28,25 +47,54 @@ public final class SocketEnd implements StreamOps {
     public static final int SHUT_WR = 1;
     /** {@code shutdown(2)}: both. */
     public static final int SHUT_RDWR = 2;
+    /** The largest UDP payload length field: a longer write is {@code EMSGSIZE} ({@code udp_sendmsg}). */
+    private static final int UDP_MAX = 0xFFFF;
 
     private final int domain;
     private final int type;
     private final Pipe in;
     private final Pipe out;
+    private final DgramQueue din;
+    private final DgramQueue dout;
+    private final AtomicReference<Errno> err;
     private boolean shutRead;
     private boolean shutWrite;
 
     /** An unconnected socket. */
     public SocketEnd(int domain, int type) {
-        this(domain, type, null, null);
+        this(domain, type, null, null, type == SocketFlags.SOCK_DGRAM
+                ? new DgramQueue(false, null, new AtomicReference<>()) : null, null, new AtomicReference<>());
     }
 
-    /** A connected end reading {@code in} and writing {@code out}. */
-    public SocketEnd(int domain, int type, Pipe in, Pipe out) {
+    private SocketEnd(int domain, int type, Pipe in, Pipe out, DgramQueue din, DgramQueue dout,
+                      AtomicReference<Errno> err) {
         this.domain = domain;
         this.type = type;
         this.in = in;
         this.out = out;
+        this.din = din;
+        this.dout = dout;
+        this.err = err;
+    }
+
+    /**
+     * Creates the two connected ends of {@code socketpair(2)}: {@code SOCK_STREAM} over two
+     * pipes, {@code SOCK_DGRAM} and {@code SOCK_SEQPACKET} over two datagram queues.
+     */
+    public static SocketEnd[] pair(int domain, int type) {
+        AtomicReference<Errno> errA = new AtomicReference<>();
+        AtomicReference<Errno> errB = new AtomicReference<>();
+        if (type == SocketFlags.SOCK_STREAM) {
+            Pipe aToB = new Pipe();
+            Pipe bToA = new Pipe();
+            return new SocketEnd[] {new SocketEnd(domain, type, bToA, aToB, null, null, errA),
+                new SocketEnd(domain, type, aToB, bToA, null, null, errB)};
+        }
+        boolean seq = type == SocketFlags.SOCK_SEQPACKET;
+        DgramQueue aToB = new DgramQueue(seq, errA, errB);
+        DgramQueue bToA = new DgramQueue(seq, errB, errA);
+        return new SocketEnd[] {new SocketEnd(domain, type, null, null, bToA, aToB, errA),
+            new SocketEnd(domain, type, null, null, aToB, bToA, errB)};
     }
 
     /** Returns the address family ({@code AF_UNIX}, {@code AF_INET}, ...). */
@@ -54,38 +102,62 @@ public final class SocketEnd implements StreamOps {
         return domain;
     }
 
-    /** Returns the socket type ({@code SOCK_STREAM}, {@code SOCK_DGRAM}). */
+    /** Returns the socket type ({@code SOCK_STREAM}, {@code SOCK_DGRAM}, {@code SOCK_SEQPACKET}). */
     public int type() {
         return type;
     }
 
     private boolean connected() {
-        return in != null;
+        return in != null || dout != null;
     }
 
-    private boolean unixStream() {
-        return domain == SocketFlags.AF_UNIX && (type == SocketFlags.SOCK_STREAM || type == SocketFlags.SOCK_SEQPACKET);
+    private boolean unix() {
+        return domain == SocketFlags.AF_UNIX;
     }
 
-    /** A read of an unconnected socket: {@code EINVAL} for a Unix stream ({@code unix_stream_read_generic}), else {@code ENOTCONN}. */
+    /** The error of a read of an unconnected socket that has no queue to wait on. */
     private Errno unconnectedReadError() {
-        return unixStream() ? Errno.EINVAL : Errno.ENOTCONN;
+        if (unix() && type == SocketFlags.SOCK_STREAM) {
+            return Errno.EINVAL; // unix_stream_read_generic
+        }
+        return Errno.ENOTCONN; // unix_seqpacket_recvmsg, tcp_recvmsg
     }
 
-    /** A write of an unconnected socket: {@code EPIPE} for a TCP stream ({@code sk_stream_wait_connect}), else {@code ENOTCONN}. */
-    private Errno unconnectedWriteError() {
-        return domain != SocketFlags.AF_UNIX && type == SocketFlags.SOCK_STREAM ? Errno.EPIPE : Errno.ENOTCONN;
+    /** The error of a write of an unconnected socket. */
+    private synchronized Errno unconnectedWriteError(int len) {
+        if (!unix() && type == SocketFlags.SOCK_STREAM) {
+            return Errno.EPIPE; // sk_stream_wait_connect
+        }
+        if (type == SocketFlags.SOCK_DGRAM) {
+            if (unix() ? len > DgramQueue.SNDBUF - 32 : domain == SocketFlags.AF_INET && len > UDP_MAX) {
+                return Errno.EMSGSIZE; // udpv6_sendmsg looks for the destination first
+            }
+            if (!unix()) {
+                return Errno.EDESTADDRREQ; // udp_sendmsg: no destination
+            }
+            if (shutWrite) {
+                return Errno.EPIPE;
+            }
+        }
+        return Errno.ENOTCONN;
     }
 
     @Override
     public int read(OpenFile f, byte[] dst, int off, int len, boolean nonblock) {
-        if (!connected()) {
-            throw new VfsException(unconnectedReadError(), "read", null);
+        if (len == 0) {
+            return 0;
+        }
+        if (din != null) {
+            return din.read(dst, off, len, nonblock);
         }
         synchronized (this) {
-            if (shutRead) {
-                return drainAfterShutRead(dst, off, len);
+            if (shutRead && (in != null || !unix())) {
+                // tcp_recvmsg returns 0 after RCV_SHUTDOWN even unconnected; Unix sockets keep their error
+                return in == null ? 0 : drainAfterShutRead(dst, off, len);
             }
+        }
+        if (!connected()) {
+            throw new VfsException(unconnectedReadError(), "read", null);
         }
         return in.read(dst, off, len, nonblock);
     }
@@ -93,7 +165,10 @@ public final class SocketEnd implements StreamOps {
     @Override
     public int write(OpenFile f, byte[] src, int off, int len, boolean nonblock) {
         if (!connected()) {
-            throw new VfsException(unconnectedWriteError(), "write", null);
+            throw new VfsException(unconnectedWriteError(len), "write", null);
+        }
+        if (dout != null) {
+            return dout.write(src, off, len, nonblock);
         }
         synchronized (this) {
             if (shutWrite) {
@@ -104,7 +179,7 @@ public final class SocketEnd implements StreamOps {
     }
 
     /**
-     * A read after {@code SHUT_RD}: what was received before is still read (as
+     * A stream read after {@code SHUT_RD}: what was received before is still read (as
      * {@code unix_stream_read_generic} takes queued data before it looks at the shutdown),
      * then end of file; never waits.
      */
@@ -122,13 +197,19 @@ public final class SocketEnd implements StreamOps {
     @Override
     public CompletableFuture<Integer> readAsync(OpenFile f, byte[] dst, int off, int len) {
         try {
-            if (!connected()) {
-                throw new VfsException(unconnectedReadError(), "read", null);
+            if (len == 0) {
+                return CompletableFuture.completedFuture(0);
+            }
+            if (din != null) {
+                return din.readAsync(dst, off, len);
             }
             synchronized (this) {
-                if (shutRead) {
-                    return CompletableFuture.completedFuture(drainAfterShutRead(dst, off, len));
+                if (shutRead && (in != null || !unix())) {
+                    return CompletableFuture.completedFuture(in == null ? 0 : drainAfterShutRead(dst, off, len));
                 }
+            }
+            if (!connected()) {
+                throw new VfsException(unconnectedReadError(), "read", null);
             }
             return in.readAsync(dst, off, len);
         } catch (VfsException e) {
@@ -140,7 +221,10 @@ public final class SocketEnd implements StreamOps {
     public CompletableFuture<Integer> writeAsync(OpenFile f, byte[] src, int off, int len) {
         try {
             if (!connected()) {
-                throw new VfsException(unconnectedWriteError(), "write", null);
+                throw new VfsException(unconnectedWriteError(len), "write", null);
+            }
+            if (dout != null) {
+                return dout.writeAsync(src, off, len);
             }
             synchronized (this) {
                 if (shutWrite) {
@@ -155,9 +239,11 @@ public final class SocketEnd implements StreamOps {
 
     /**
      * {@code shutdown(2)}: {@link #SHUT_RD} makes reads return end of file once the data
-     * already received is read, and the peer's
-     * writes fail with {@code EPIPE}; {@link #SHUT_WR} makes the peer read end of file and
-     * this end's writes fail with {@code EPIPE}.
+     * already received is read (a {@code SOCK_DGRAM} socket: only reads that would wait),
+     * and the peer's writes fail with {@code EPIPE}; {@link #SHUT_WR} makes this end's
+     * writes fail with {@code EPIPE} and (stream and seqpacket) the peer read end of file.
+     * An unconnected Internet socket records the shutdown and still fails
+     * ({@code inet_shutdown}).
      *
      * @throws VfsException {@code EINVAL} for an unknown {@code how}, {@code ENOTCONN} if an
      *         unconnected Internet socket (an unconnected Unix socket accepts it)
@@ -165,13 +251,6 @@ public final class SocketEnd implements StreamOps {
     public void shutdown(int how) {
         if (how < SHUT_RD || how > SHUT_RDWR) {
             throw new VfsException(Errno.EINVAL, "shutdown", null);
-        }
-        if (!connected()) {
-            if (domain == SocketFlags.AF_UNIX) {
-                // unix_shutdown only records the shutdown: no peer, nothing else to do
-                return;
-            }
-            throw new VfsException(Errno.ENOTCONN, "shutdown", null);
         }
         boolean dropReader = false;
         boolean dropWriter = false;
@@ -186,17 +265,33 @@ public final class SocketEnd implements StreamOps {
             }
         }
         if (dropReader) {
-            in.releaseReader();
+            if (in != null) {
+                in.releaseReader();
+            } else if (din != null) {
+                din.shutdownReceive();
+            }
         }
         if (dropWriter) {
-            out.releaseWriter();
+            if (out != null) {
+                out.releaseWriter();
+            } else if (dout != null) {
+                dout.shutdownSend();
+            }
+        }
+        if (!connected() && !unix()) {
+            throw new VfsException(Errno.ENOTCONN, "shutdown", null);
         }
     }
 
     @Override
     public void release(OpenFile file) {
-        if (connected()) {
+        if (in != null) {
             shutdown(SHUT_RDWR);
+        } else if (dout != null) {
+            // unix_release_sock: drop what we did not read (ECONNRESET for a seqpacket peer
+            // whose data was dropped), then the peer sees us gone
+            din.releaseReceiver();
+            dout.releaseSender();
         }
     }
 }

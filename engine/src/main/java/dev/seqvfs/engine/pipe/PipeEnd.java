@@ -11,9 +11,11 @@ import java.util.concurrent.CompletableFuture;
  * and releasing an end drops the pipe's reader or writer count (end of file or
  * {@code EPIPE} for the other side); an end of a named FIFO also drops its hold on the
  * FIFO inode's pipe, so the last close detaches it ({@link SpecialInode#releasePipe()}).
+ * A write through a file with {@code O_DIRECT} is in packet mode ({@link Pipe}).
  * Immutable; thread-safe.
  */
 public final class PipeEnd implements StreamOps {
+    private static final int O_DIRECT = 040000;
     private final Pipe pipe;
     private final boolean reads;
     private final boolean writes;
@@ -64,7 +66,7 @@ public final class PipeEnd implements StreamOps {
         if (!writes) {
             throw new VfsException(Errno.EBADF, "write", null);
         }
-        return pipe.write(src, off, len, nonblock);
+        return pipe.write(src, off, len, nonblock, packetMode(f));
     }
 
     @Override
@@ -80,7 +82,12 @@ public final class PipeEnd implements StreamOps {
         if (!writes) {
             return CompletableFuture.failedFuture(new VfsException(Errno.EBADF, "write", null));
         }
-        return pipe.writeAsync(src, off, len);
+        return pipe.writeAsync(src, off, len, packetMode(f));
+    }
+
+    /** Whether writes through {@code f} make packets: its status flags hold {@code O_DIRECT} ({@code is_packetized}). */
+    private static boolean packetMode(OpenFile f) {
+        return f != null && (f.statusFlagsAcquire() & O_DIRECT) != 0;
     }
 
     @Override

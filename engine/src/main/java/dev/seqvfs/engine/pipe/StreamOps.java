@@ -2,12 +2,14 @@ package dev.seqvfs.engine.pipe;
 
 import dev.seqvfs.actors.fdtable.FileOps;
 import dev.seqvfs.actors.fdtable.OpenFile;
+import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.VfsException;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * File operations of a stream (a pipe end, a socket): reads and writes that may wait for
  * the other side, in a blocking form for plain threads and an asynchronous form that
- * never blocks a thread. Seeking is {@code ESPIPE}.
+ * never blocks a thread. Seeking is {@code ESPIPE} unless {@link #llseek} says otherwise.
  */
 public interface StreamOps extends FileOps {
     /** Reads up to {@code len} bytes; 0 at end of stream. */
@@ -21,6 +23,17 @@ public interface StreamOps extends FileOps {
 
     /** Writes without blocking a thread. */
     CompletableFuture<Integer> writeAsync(OpenFile f, byte[] src, int off, int len);
+
+    /**
+     * {@code ->llseek}: called by {@code lseek(2)} once {@code whence} is known valid
+     * ({@code 0..SEEK_HOLE}). The default is {@code no_llseek}, as pipes and sockets have.
+     *
+     * @return the new file position
+     * @throws VfsException {@code ESPIPE} by default
+     */
+    default long llseek(OpenFile f, long offset, int whence) {
+        throw new VfsException(Errno.ESPIPE, "lseek", null);
+    }
 
     /** Returns the pipe behind this file for {@code F_GETPIPE_SZ}/{@code F_SETPIPE_SZ}, or {@code null}. */
     default Pipe pipe() {

@@ -83,7 +83,7 @@ class DupTest {
         assertEquals("he", read(t, fd, 2));
         assertEquals("ll", read(t, d, 2));
         t.fcntl(fd, Fcntl.F_SETFL, OpenFlags.O_NONBLOCK);
-        assertEquals(OpenFlags.O_NONBLOCK, t.fcntl(d, Fcntl.F_GETFL, 0));
+        assertEquals(OpenFlags.O_NONBLOCK | OpenFlags.O_LARGEFILE, t.fcntl(d, Fcntl.F_GETFL, 0));
         t.close(fd);
         assertEquals("o", read(t, d, 2));
         t.close(d);

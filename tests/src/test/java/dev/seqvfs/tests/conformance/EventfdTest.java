@@ -24,15 +24,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * {@code EFD_SEMAPHORE}: returns 1 and decrements), a read waits while the counter is 0
  * and a write while the sum would pass {@code 0xfffffffffffffffe}; {@code EFD_NONBLOCK}
  * makes both EAGAIN instead, {@code EFD_CLOEXEC} sets {@code FD_CLOEXEC}. Errnos: EINVAL
- * (a buffer shorter than 8 bytes, a write of {@code 0xffffffffffffffff}, an initial value
- * that is not an unsigned int, flags other than {@code EFD_SEMAPHORE},
- * {@code EFD_NONBLOCK}, {@code EFD_CLOEXEC}), EAGAIN, ESPIPE (positional I/O). The file is
+ * (a read buffer shorter than 8 bytes, a write of any length but 8 (Linux 6.18 refuses
+ * longer ones too, though the man page names only shorter ones), a write of
+ * {@code 0xffffffffffffffff}, an initial value that is not an unsigned int, flags other
+ * than {@code EFD_SEMAPHORE}, {@code EFD_NONBLOCK}, {@code EFD_CLOEXEC}; an {@code lseek}
+ * whence above {@code SEEK_HOLE}), EAGAIN, ESPIPE (positional I/O). {@code lseek}
+ * succeeds and returns 0 whatever the offset and whence ({@code noop_llseek}). The file is
  * an anonymous inode of mode 0600 with no type bits. Measured on Linux 6.18.
- *
- * <p>Known differences, not specified here: Linux 6.18 also refuses writes longer than 8
- * bytes (EINVAL; the man page names only shorter ones, and SeqVFS follows it), and
- * {@code lseek} on an eventfd returns 0 there ({@code noop_llseek}) where SeqVFS says
- * ESPIPE.
  */
 @Timeout(10)
 class EventfdTest {
@@ -176,6 +174,37 @@ class EventfdTest {
         assertEquals(0600, s.mode());
         assertEquals(0, s.size());
         assertEquals(1, s.nlink());
+        t.close(e);
+    }
+
+    @Test
+    void write_longerThanEightBytes_failsWithEINVAL() {
+        int e = t.eventfd(1, 0);
+        byte[] sixteen = new byte[16];
+        System.arraycopy(le64(5), 0, sixteen, 0, 8);
+        assertErrno(Errno.EINVAL, () -> t.write(e, sixteen, 0, 16));
+        assertErrno(Errno.EINVAL, () -> t.write(e, sixteen, 0, 9));
+        assertEquals(1, readValue(e));
+        t.close(e);
+    }
+
+    @Test
+    void lseek_eventfd_returnsZeroWhateverTheArguments() {
+        int e = t.eventfd(3, 0);
+        assertEquals(0, t.lseek(e, 0, VfsTask.SEEK_SET));
+        assertEquals(0, t.lseek(e, 5, VfsTask.SEEK_CUR));
+        assertEquals(0, t.lseek(e, -5, VfsTask.SEEK_SET));
+        assertEquals(0, t.lseek(e, 0, VfsTask.SEEK_END));
+        assertEquals(0, t.lseek(e, 0, VfsTask.SEEK_DATA));
+        assertEquals(3, readValue(e));
+        t.close(e);
+    }
+
+    @Test
+    void lseek_eventfdWhenceAboveSeekHole_failsWithEINVAL() {
+        int e = t.eventfd(0, 0);
+        assertErrno(Errno.EINVAL, () -> t.lseek(e, 0, 5));
+        assertErrno(Errno.EINVAL, () -> t.lseek(e, 0, 7));
         t.close(e);
     }
 

@@ -30,8 +30,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * {@code F_GETFD}, {@code F_SETFD}, {@code F_GETFL}). Record locks are in LockTest, pipe
  * sizes in PipeTest. Measured on Linux 6.18.
  *
- * <p>Known difference: x86-64 Linux adds {@code O_LARGEFILE} (0100000) to every
- * {@code open(2)}, and {@code F_GETFL} shows it; SeqVFS does not model that flag.
+ * <p>x86-64 Linux adds {@code O_LARGEFILE} (0100000) to every file {@code open(2)} opens
+ * (regular files, directories, FIFOs, a pipe reopened through {@code /proc} (see
+ * ProcTest); not
+ * {@code O_PATH}), never to {@code pipe2}, {@code socket}, {@code socketpair} or
+ * {@code eventfd} files, and {@code F_SETFL} cannot clear it; {@code F_GETFL} shows it.
  *
  * <pre>
  * /f    regular file "hello", 0644, root
@@ -40,6 +43,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class FcntlTest {
     private static final int O_DIRECT = 040000;
     private static final int O_ASYNC = 020000;
+    private static final int LF = OpenFlags.O_LARGEFILE;
     private static final int RLIMIT_NOFILE = 1024;
 
     @RegisterExtension
@@ -166,9 +170,9 @@ class FcntlTest {
         int b = t.open("/f", OpenFlags.O_WRONLY | OpenFlags.O_APPEND | OpenFlags.O_CLOEXEC);
         int c = t.open("/g", OpenFlags.O_RDWR | OpenFlags.O_CREAT | OpenFlags.O_EXCL | OpenFlags.O_TRUNC
                 | OpenFlags.O_NONBLOCK, 0644);
-        assertEquals(OpenFlags.O_RDONLY, t.fcntl(a, Fcntl.F_GETFL, 0));
-        assertEquals(OpenFlags.O_WRONLY | OpenFlags.O_APPEND, t.fcntl(b, Fcntl.F_GETFL, 0));
-        assertEquals(OpenFlags.O_RDWR | OpenFlags.O_NONBLOCK, t.fcntl(c, Fcntl.F_GETFL, 0));
+        assertEquals(OpenFlags.O_RDONLY | LF, t.fcntl(a, Fcntl.F_GETFL, 0));
+        assertEquals(OpenFlags.O_WRONLY | OpenFlags.O_APPEND | LF, t.fcntl(b, Fcntl.F_GETFL, 0));
+        assertEquals(OpenFlags.O_RDWR | OpenFlags.O_NONBLOCK | LF, t.fcntl(c, Fcntl.F_GETFL, 0));
         t.close(a);
         t.close(b);
         t.close(c);
@@ -179,9 +183,9 @@ class FcntlTest {
         int fd = t.open("/f", OpenFlags.O_RDWR);
         int all = OpenFlags.O_APPEND | OpenFlags.O_NONBLOCK | OpenFlags.O_NOATIME | O_DIRECT | O_ASYNC;
         assertEquals(0, t.fcntl(fd, Fcntl.F_SETFL, all));
-        assertEquals(OpenFlags.O_RDWR | all, t.fcntl(fd, Fcntl.F_GETFL, 0));
+        assertEquals(OpenFlags.O_RDWR | all | LF, t.fcntl(fd, Fcntl.F_GETFL, 0));
         t.fcntl(fd, Fcntl.F_SETFL, OpenFlags.O_NONBLOCK);
-        assertEquals(OpenFlags.O_RDWR | OpenFlags.O_NONBLOCK, t.fcntl(fd, Fcntl.F_GETFL, 0));
+        assertEquals(OpenFlags.O_RDWR | OpenFlags.O_NONBLOCK | LF, t.fcntl(fd, Fcntl.F_GETFL, 0));
         t.close(fd);
     }
 
@@ -190,7 +194,7 @@ class FcntlTest {
         int fd = t.open("/f", OpenFlags.O_RDONLY);
         t.fcntl(fd, Fcntl.F_SETFL, OpenFlags.O_RDWR | OpenFlags.O_TRUNC | OpenFlags.O_CREAT | OpenFlags.O_SYNC
                 | OpenFlags.O_CLOEXEC | OpenFlags.O_PATH);
-        assertEquals(OpenFlags.O_RDONLY, t.fcntl(fd, Fcntl.F_GETFL, 0));
+        assertEquals(OpenFlags.O_RDONLY | LF, t.fcntl(fd, Fcntl.F_GETFL, 0));
         assertErrno(Errno.EBADF, () -> write(t, fd, "x"));
         assertEquals(0, t.fcntl(fd, Fcntl.F_GETFD, 0));
         t.close(fd);
@@ -233,8 +237,8 @@ class FcntlTest {
         int dup = t.dup(a);
         int other = t.open("/f", OpenFlags.O_RDONLY);
         t.fcntl(a, Fcntl.F_SETFL, OpenFlags.O_NONBLOCK);
-        assertEquals(OpenFlags.O_NONBLOCK, t.fcntl(dup, Fcntl.F_GETFL, 0));
-        assertEquals(0, t.fcntl(other, Fcntl.F_GETFL, 0));
+        assertEquals(OpenFlags.O_NONBLOCK | LF, t.fcntl(dup, Fcntl.F_GETFL, 0));
+        assertEquals(LF, t.fcntl(other, Fcntl.F_GETFL, 0));
         t.close(a);
         t.close(dup);
         t.close(other);
@@ -246,13 +250,41 @@ class FcntlTest {
         VfsTask u = fs.task(1000, 1000);
         int fd = u.open("/f", OpenFlags.O_RDWR);
         assertErrno(Errno.EPERM, () -> u.fcntl(fd, Fcntl.F_SETFL, OpenFlags.O_NOATIME | OpenFlags.O_APPEND));
-        assertEquals(OpenFlags.O_RDWR, u.fcntl(fd, Fcntl.F_GETFL, 0));
+        assertEquals(OpenFlags.O_RDWR | LF, u.fcntl(fd, Fcntl.F_GETFL, 0));
         u.close(fd);
         t.chown("/f", 1000, 1000);
         int own = u.open("/f", OpenFlags.O_RDWR);
         u.fcntl(own, Fcntl.F_SETFL, OpenFlags.O_NOATIME);
-        assertEquals(OpenFlags.O_RDWR | OpenFlags.O_NOATIME, u.fcntl(own, Fcntl.F_GETFL, 0));
+        assertEquals(OpenFlags.O_RDWR | OpenFlags.O_NOATIME | LF, u.fcntl(own, Fcntl.F_GETFL, 0));
         u.close(own);
+    }
+
+    @Test
+    void getfl_filesOpenedByOpen_carryOLargefile_thoseMadeByTheirOwnCallsDoNot() {
+        // measured on x86-64 Linux 6.18: open/openat add O_LARGEFILE (force_o_largefile)
+        t.mkdir("/d", 0755);
+        int dir = t.open("/d", OpenFlags.O_RDONLY | OpenFlags.O_DIRECTORY);
+        int path = t.open("/d", OpenFlags.O_PATH);
+        assertEquals(OpenFlags.O_DIRECTORY | LF, t.fcntl(dir, Fcntl.F_GETFL, 0));
+        assertEquals(OpenFlags.O_PATH, t.fcntl(path, Fcntl.F_GETFL, 0));
+        int[] p = t.pipe();
+        int[] sp = t.socketpair(dev.seqvfs.protocol.SocketFlags.AF_UNIX, dev.seqvfs.protocol.SocketFlags.SOCK_STREAM, 0);
+        int s = t.socket(dev.seqvfs.protocol.SocketFlags.AF_INET, dev.seqvfs.protocol.SocketFlags.SOCK_DGRAM, 0);
+        int e = t.eventfd(0, 0);
+        assertEquals(OpenFlags.O_RDONLY, t.fcntl(p[0], Fcntl.F_GETFL, 0));
+        assertEquals(OpenFlags.O_WRONLY, t.fcntl(p[1], Fcntl.F_GETFL, 0));
+        assertEquals(OpenFlags.O_RDWR, t.fcntl(sp[0], Fcntl.F_GETFL, 0));
+        assertEquals(OpenFlags.O_RDWR, t.fcntl(s, Fcntl.F_GETFL, 0));
+        assertEquals(OpenFlags.O_RDWR, t.fcntl(e, Fcntl.F_GETFL, 0));
+        t.closeRange(0, -1, 0);
+    }
+
+    @Test
+    void setfl_zero_keepsOLargefile() {
+        int fd = t.open("/f", OpenFlags.O_RDONLY);
+        t.fcntl(fd, Fcntl.F_SETFL, 0);
+        assertEquals(LF, t.fcntl(fd, Fcntl.F_GETFL, 0));
+        t.close(fd);
     }
 
     @Test

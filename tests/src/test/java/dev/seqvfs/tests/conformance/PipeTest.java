@@ -41,8 +41,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * and {@code fstat} (a FIFO of mode 0600, size 0, one link, both ends one inode).
  * Measured on Linux 6.18, where root without {@code CAP_SYS_RESOURCE} also gets EPERM.
  *
- * <p>Known difference: Linux accepts {@code pipe2(O_DIRECT)} ("packet mode"), which
- * SeqVFS does not implement (EINVAL).
+ * <p>{@code pipe2(O_DIRECT)} ("packet mode") is specified in PipePacketTest.
  */
 @Timeout(10)
 class PipeTest {

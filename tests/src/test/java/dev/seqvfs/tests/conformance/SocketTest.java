@@ -6,6 +6,7 @@ import static dev.seqvfs.protocol.SocketFlags.AF_UNIX;
 import static dev.seqvfs.protocol.SocketFlags.SOCK_CLOEXEC;
 import static dev.seqvfs.protocol.SocketFlags.SOCK_DGRAM;
 import static dev.seqvfs.protocol.SocketFlags.SOCK_NONBLOCK;
+import static dev.seqvfs.protocol.SocketFlags.SOCK_RAW;
 import static dev.seqvfs.protocol.SocketFlags.SOCK_SEQPACKET;
 import static dev.seqvfs.protocol.SocketFlags.SOCK_STREAM;
 import static dev.seqvfs.tests.conformance.Io.read;
@@ -13,6 +14,7 @@ import static dev.seqvfs.tests.conformance.Io.write;
 import static dev.seqvfs.tests.conformance.Io.writeFile;
 import static dev.seqvfs.tests.conformance.Sys.assertErrno;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import dev.seqvfs.engine.VfsTask;
@@ -22,6 +24,8 @@ import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.Stat;
 import dev.seqvfs.tests.support.VfsFixture;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -35,14 +39,31 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * the peer closes; {@code shutdown} stops one or both directions ({@code SHUT_RD} still
  * lets the data already received be read, then reads end of file and the peer's writes
  * fail with EPIPE; {@code SHUT_WR} makes this end's writes fail with EPIPE and the peer
- * read end of file). Errnos: EAFNOSUPPORT (unknown family), EINVAL (type out of range,
- * unknown type flags; {@code shutdown} how), EOPNOTSUPP ({@code socketpair} of
- * {@code AF_INET}), ENOTSOCK, EBADF, ENOTCONN ({@code shutdown} and reads of an
- * unconnected {@code AF_INET} stream socket), and for an unconnected {@code AF_UNIX}
- * stream socket EINVAL on read, ENOTCONN on write, success of {@code shutdown}, as
- * {@code unix_stream_read_generic} and {@code unix_shutdown} do. Measured on Linux 6.18.
- * Types a family does not support (ESOCKTNOSUPPORT) and protocols (EPROTONOSUPPORT) are
- * not modelled.
+ * read end of file). Datagram and seqpacket pairs are in SocketDatagramTest.
+ *
+ * <p>Argument errors, in Linux's order: unknown type flags EINVAL; a family outside
+ * [0, 46) EAFNOSUPPORT; a type outside [0, 11) EINVAL; an unknown family EAFNOSUPPORT;
+ * then {@code AF_UNIX}: a protocol other than 0 or 1 EPROTONOSUPPORT, a type other than
+ * stream, datagram, seqpacket or raw (which becomes datagram) ESOCKTNOSUPPORT;
+ * {@code AF_INET}/{@code AF_INET6}: a protocol outside [0, 263) EINVAL, a protocol the
+ * type does not carry EPROTONOSUPPORT, ping sockets EACCES (default
+ * {@code ping_group_range}), other types ESOCKTNOSUPPORT. {@code socketpair} of an Internet
+ * family is EOPNOTSUPP once the arguments are valid.
+ *
+ * <p>Unconnected sockets: a read of 0 bytes returns 0 on every socket; otherwise
+ * {@code AF_UNIX} stream reads EINVAL and writes ENOTCONN, seqpacket ENOTCONN both,
+ * datagram sockets of every family read EAGAIN (non-blocking) or wait until their own
+ * {@code SHUT_RD} (then 0), {@code AF_UNIX} datagram writes are ENOTCONN (EPIPE after
+ * {@code SHUT_WR}, EMSGSIZE above 212960 bytes), Internet datagram writes EDESTADDRREQ
+ * ({@code AF_INET}: EMSGSIZE above 65535 bytes), Internet stream reads ENOTCONN and writes
+ * EPIPE; {@code shutdown} of an unconnected Internet socket is ENOTCONN yet records the
+ * shutdown (a stream read then returns 0), of a Unix one succeeds. Every value was
+ * measured on Linux 6.18 with a C program.
+ *
+ * <p>Known differences: raw Internet sockets and {@code AF_INET SOCK_PACKET} (a packet
+ * socket) need {@code CAP_NET_RAW}, which SeqVFS grants to no task: EPERM even for root,
+ * where Linux creates them; families other than {@code AF_UNIX}, {@code AF_INET} and
+ * {@code AF_INET6} (netlink, packet, ...) are EAFNOSUPPORT.
  */
 @Timeout(10)
 class SocketTest {
@@ -94,6 +115,98 @@ class SocketTest {
         assertErrno(Errno.EINVAL, () -> t.socketpair(AF_UNIX, SOCK_STREAM | 0x100, 0));
         assertEquals(0, t.socket(AF_UNIX, SOCK_STREAM, 0));
         t.close(0);
+    }
+
+    @Test
+    void socket_unixTypeNotStreamDgramSeqpacketOrRaw_failsWithESOCKTNOSUPPORT() {
+        for (int type : new int[] {0, 4, 6, 10}) {
+            assertErrno(Errno.ESOCKTNOSUPPORT, () -> t.socket(AF_UNIX, type, 0));
+            assertErrno(Errno.ESOCKTNOSUPPORT, () -> t.socketpair(AF_UNIX, type, 1));
+        }
+    }
+
+    @Test
+    void socket_unixProtocolNotZeroOrOne_failsWithEPROTONOSUPPORT_beforeTheType() {
+        assertErrno(Errno.EPROTONOSUPPORT, () -> t.socket(AF_UNIX, SOCK_STREAM, 2));
+        assertErrno(Errno.EPROTONOSUPPORT, () -> t.socket(AF_UNIX, SOCK_DGRAM, -1));
+        assertErrno(Errno.EPROTONOSUPPORT, () -> t.socket(AF_UNIX, 4, 1000));
+        assertErrno(Errno.EPROTONOSUPPORT, () -> t.socketpair(AF_UNIX, SOCK_STREAM, 7));
+        t.close(t.socket(AF_UNIX, SOCK_SEQPACKET, 1));
+    }
+
+    @Test
+    void socket_unixRaw_isADatagramSocket() {
+        int[] sp = t.socketpair(AF_UNIX, SOCK_RAW, 0);
+        write(t, sp[0], "one");
+        write(t, sp[0], "two");
+        assertEquals("o", read(t, sp[1], 1));
+        assertEquals("two", read(t, sp[1], 10));
+        t.close(t.socket(AF_UNIX, SOCK_RAW | SOCK_NONBLOCK, 0));
+        t.closeRange(0, -1, 0);
+    }
+
+    @Test
+    void socket_inetTypeNotStreamDgramOrRaw_failsWithESOCKTNOSUPPORT() {
+        for (int type : new int[] {0, 4, SOCK_SEQPACKET, 6}) {
+            assertErrno(Errno.ESOCKTNOSUPPORT, () -> t.socket(AF_INET, type, 0));
+            assertErrno(Errno.ESOCKTNOSUPPORT, () -> t.socket(AF_INET6, type, 6));
+        }
+        assertErrno(Errno.ESOCKTNOSUPPORT, () -> t.socket(AF_INET6, 10, 0));
+    }
+
+    @Test
+    void socket_inetProtocolOutOfRange_failsWithEINVAL_beforeTheType() {
+        assertErrno(Errno.EINVAL, () -> t.socket(AF_INET, SOCK_STREAM, -1));
+        assertErrno(Errno.EINVAL, () -> t.socket(AF_INET, SOCK_DGRAM, 263));
+        assertErrno(Errno.EINVAL, () -> t.socket(AF_INET6, SOCK_SEQPACKET, 1000));
+        assertErrno(Errno.EINVAL, () -> t.socket(AF_INET6, 0, -1));
+    }
+
+    @Test
+    void socket_inetProtocolTheTypeDoesNotCarry_failsWithEPROTONOSUPPORT() {
+        assertErrno(Errno.EPROTONOSUPPORT, () -> t.socket(AF_INET, SOCK_STREAM, 17));
+        assertErrno(Errno.EPROTONOSUPPORT, () -> t.socket(AF_INET, SOCK_STREAM, 256));
+        assertErrno(Errno.EPROTONOSUPPORT, () -> t.socket(AF_INET, SOCK_DGRAM, 6));
+        assertErrno(Errno.EPROTONOSUPPORT, () -> t.socket(AF_INET6, SOCK_DGRAM, 1));
+        assertErrno(Errno.EPROTONOSUPPORT, () -> t.socket(AF_INET6, SOCK_STREAM, 132));
+        assertErrno(Errno.EPROTONOSUPPORT, () -> t.socket(AF_INET, SOCK_RAW, 0));
+        assertErrno(Errno.EPROTONOSUPPORT, () -> t.socketpair(AF_INET, SOCK_STREAM, 7));
+    }
+
+    @Test
+    void socket_inetTcpUdpMptcpUdplite_areCreated() {
+        int[][] args = {{AF_INET, SOCK_STREAM, 6}, {AF_INET, SOCK_STREAM, 262}, {AF_INET, SOCK_DGRAM, 17},
+            {AF_INET, SOCK_DGRAM, 136}, {AF_INET6, SOCK_STREAM, 6}, {AF_INET6, SOCK_DGRAM, 136}};
+        for (int[] a : args) {
+            int s = t.socket(a[0], a[1], a[2]);
+            assertEquals(Mode.S_IFSOCK | 0777, t.fstat(s).mode());
+            t.close(s);
+        }
+    }
+
+    @Test
+    void socket_pingSocket_failsWithEACCES() {
+        assertErrno(Errno.EACCES, () -> t.socket(AF_INET, SOCK_DGRAM, 1));
+        assertErrno(Errno.EACCES, () -> t.socket(AF_INET6, SOCK_DGRAM, 58));
+    }
+
+    @Test
+    void socket_rawOrPacketInet_failsWithEPERM() {
+        // Linux: EPERM without CAP_NET_RAW; SeqVFS grants it to no task (class Javadoc)
+        assertErrno(Errno.EPERM, () -> fs.task(1000, 1000).socket(AF_INET, SOCK_RAW, 255));
+        assertErrno(Errno.EPERM, () -> fs.task(1000, 1000).socket(AF_INET, 10, 0));
+        assertErrno(Errno.EPERM, () -> t.socket(AF_INET6, SOCK_RAW, 58));
+    }
+
+    @Test
+    void socket_familyUnknownOrOutOfRange_failsWithEAFNOSUPPORT_typeRangeComesBetween() {
+        for (int family : new int[] {0, 4, 16, 45}) {
+            assertErrno(Errno.EAFNOSUPPORT, () -> t.socket(family, SOCK_STREAM, 0));
+            assertErrno(Errno.EINVAL, () -> t.socket(family, 11, 0));
+        }
+        assertErrno(Errno.EAFNOSUPPORT, () -> t.socket(46, 11, 0));
+        assertErrno(Errno.EAFNOSUPPORT, () -> t.socket(1000, 15, 0));
+        assertErrno(Errno.EINVAL, () -> t.socket(1000, 16, 0));
     }
 
     // ---------------------------------------------------------------- socketpair
@@ -270,6 +383,101 @@ class SocketTest {
         int s = t.socket(AF_UNIX, SOCK_STREAM, 0);
         assertErrno(Errno.EINVAL, () -> read(t, s, 1));
         assertErrno(Errno.ENOTCONN, () -> write(t, s, "x"));
+        t.close(s);
+    }
+
+    @Test
+    void readWrite_unconnectedUnixSeqpacket_failWithENOTCONN_evenAfterShutdown() {
+        int s = t.socket(AF_UNIX, SOCK_SEQPACKET, 0);
+        assertErrno(Errno.ENOTCONN, () -> read(t, s, 1));
+        assertErrno(Errno.ENOTCONN, () -> write(t, s, "x"));
+        t.shutdown(s, 2);
+        assertErrno(Errno.ENOTCONN, () -> read(t, s, 1));
+        assertErrno(Errno.ENOTCONN, () -> write(t, s, "x"));
+        t.close(s);
+    }
+
+    @Test
+    void readWrite_unconnectedUnixStreamAfterShutdown_keepTheirErrors() {
+        int s = t.socket(AF_UNIX, SOCK_STREAM, 0);
+        t.shutdown(s, 2);
+        assertErrno(Errno.EINVAL, () -> read(t, s, 1));
+        assertErrno(Errno.ENOTCONN, () -> write(t, s, "x"));
+        t.close(s);
+    }
+
+    @Test
+    void read_zeroBytes_unconnectedSocket_returnsZero() {
+        int[][] args = {{AF_UNIX, SOCK_STREAM}, {AF_UNIX, SOCK_DGRAM}, {AF_UNIX, SOCK_SEQPACKET},
+            {AF_INET, SOCK_STREAM}, {AF_INET, SOCK_DGRAM}, {AF_INET6, SOCK_STREAM}, {AF_INET6, SOCK_DGRAM}};
+        for (int[] a : args) {
+            int s = t.socket(a[0], a[1], 0);
+            assertEquals(0, t.read(s, new byte[0], 0, 0));
+            t.close(s);
+        }
+    }
+
+    @Test
+    void read_unconnectedDgramNonblocking_failsWithEAGAIN() {
+        for (int family : new int[] {AF_UNIX, AF_INET, AF_INET6}) {
+            int s = t.socket(family, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+            assertErrno(Errno.EAGAIN, () -> read(t, s, 1));
+            t.close(s);
+        }
+    }
+
+    @Test
+    void read_unconnectedDgramBlocking_waitsUntilOwnShutRd_thenZero() throws Exception {
+        int u = t.socket(AF_UNIX, SOCK_DGRAM, 0);
+        int i = t.socket(AF_INET, SOCK_DGRAM, 0);
+        CompletableFuture<Integer> ru = t.readAsync(u, new byte[4], 0, 4);
+        CompletableFuture<Integer> ri = t.readAsync(i, new byte[4], 0, 4);
+        assertFalse(ru.isDone());
+        assertFalse(ri.isDone());
+        t.shutdown(u, 0);
+        assertErrno(Errno.ENOTCONN, () -> t.shutdown(i, 0));
+        assertEquals(0, ru.get(5, TimeUnit.SECONDS));
+        assertEquals(0, ri.get(5, TimeUnit.SECONDS));
+        assertEquals(0, t.read(u, new byte[4], 0, 4));
+        t.close(u);
+        t.close(i);
+    }
+
+    @Test
+    void write_unconnectedUnixDgram_failsWithENOTCONN_EPIPEAfterShutWr_EMSGSIZEWhenTooLong() {
+        int s = t.socket(AF_UNIX, SOCK_DGRAM, 0);
+        assertErrno(Errno.ENOTCONN, () -> write(t, s, "x"));
+        assertErrno(Errno.ENOTCONN, () -> t.write(s, new byte[0]));
+        t.shutdown(s, 0);
+        assertErrno(Errno.ENOTCONN, () -> write(t, s, "x"));
+        t.shutdown(s, 1);
+        assertErrno(Errno.EPIPE, () -> t.write(s, new byte[0]));
+        assertErrno(Errno.EMSGSIZE, () -> t.write(s, new byte[212961]));
+        t.close(s);
+    }
+
+    @Test
+    void write_unconnectedInetDgram_failsWithEDESTADDRREQ_ipv4EMSGSIZEAbove65535() {
+        int s4 = t.socket(AF_INET, SOCK_DGRAM, 0);
+        int s6 = t.socket(AF_INET6, SOCK_DGRAM, 0);
+        assertErrno(Errno.EDESTADDRREQ, () -> write(t, s4, "x"));
+        assertErrno(Errno.EDESTADDRREQ, () -> t.write(s4, new byte[65535]));
+        assertErrno(Errno.EMSGSIZE, () -> t.write(s4, new byte[65536]));
+        assertErrno(Errno.EDESTADDRREQ, () -> t.write(s6, new byte[200000]));
+        assertErrno(Errno.ENOTCONN, () -> t.shutdown(s4, 1));
+        assertErrno(Errno.EDESTADDRREQ, () -> write(t, s4, "x"));
+        t.close(s4);
+        t.close(s6);
+    }
+
+    @Test
+    void read_unconnectedInetStreamAfterFailedShutRd_returnsZero() {
+        int s = t.socket(AF_INET6, SOCK_STREAM, 0);
+        assertErrno(Errno.ENOTCONN, () -> t.shutdown(s, 1));
+        assertErrno(Errno.ENOTCONN, () -> read(t, s, 1));
+        assertErrno(Errno.ENOTCONN, () -> t.shutdown(s, 0));
+        assertEquals(0, t.read(s, new byte[4], 0, 4));
+        assertErrno(Errno.EPIPE, () -> write(t, s, "x"));
         t.close(s);
     }
 }
