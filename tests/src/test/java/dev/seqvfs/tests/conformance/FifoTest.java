@@ -11,20 +11,30 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.typesafe.config.ConfigFactory;
 import dev.seqvfs.actors.inode.SpecialInode;
+import dev.seqvfs.engine.Fsck;
+import dev.seqvfs.engine.SeqVfs;
 import dev.seqvfs.engine.VfsTask;
+import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Fcntl;
 import dev.seqvfs.protocol.FileType;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.OpenFlags;
+import dev.seqvfs.protocol.Stat;
+import dev.seqvfs.protocol.Timespec;
 import dev.seqvfs.protocol.VfsException;
 import dev.seqvfs.tests.support.VfsFixture;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -50,6 +60,15 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * with no reader ENXIO; data written by an {@code O_RDWR} opener and closed is gone at the
  * next open (EAGAIN, capacity back to 65536); a writer whose reader closed gets EPIPE;
  * access mode 3 EINVAL; a FIFO unlinked while open still carries data.
+ *
+ * <p>Times (host, Linux 6.18, tmpfs {@code /dev/shm} mounted {@code relatime}; a C program
+ * that {@code fstat}s between calls 20 ms apart): a {@code write} of 3 bytes to a FIFO
+ * sets its mtime and ctime (atime unchanged), a {@code read} then sets atime (mtime and
+ * ctime unchanged); a second read while atime is newer than mtime and ctime leaves atime
+ * ({@code relatime}); a read through an {@code O_NOATIME} descriptor leaves it; a
+ * zero-length write and a read failing with EAGAIN change nothing; {@code stat} of the
+ * path and {@code fstat} of the descriptor agree. An anonymous pipe from {@code pipe(2)}
+ * keeps all three times of both ends through a write and a read.
  *
  * <pre>
  * /p   FIFO, 0666
@@ -265,6 +284,29 @@ class FifoTest {
         t.close(rw);
     }
 
+    @Test
+    void openReadWriteThenReadOnlyNonblock_inOtherTasks_shareOneBuffer_andSurviveUnlink() {
+        VfsTask other = fs.task(1000, 1000);
+        SpecialInode inode = fifoInode();
+        int rw = t.open("/p", OpenFlags.O_RDWR);
+        int r = other.open("/p", OpenFlags.O_RDONLY | OpenFlags.O_NONBLOCK);
+        write(t, rw, "one");
+        assertEquals("one", read(other, r, 10));
+        t.unlink("/p");
+        assertErrno(Errno.ENOENT, () -> t.open("/p", OpenFlags.O_RDONLY | OpenFlags.O_NONBLOCK));
+        write(t, rw, "two");
+        assertEquals("two", read(other, r, 10));
+        write(t, rw, "three");
+        assertEquals("three", read(t, rw, 10), "the O_RDWR opener reads the same buffer");
+        assertErrno(Errno.EAGAIN, () -> other.read(r, new byte[10], 0, 10));
+        t.close(rw);
+        assertEquals(0, other.read(r, new byte[10], 0, 10), "end of file: the only writer closed");
+        other.close(r);
+        assertNull(inode.pipeIfAny());
+        assertEquals(0, inode.openCount());
+        other.close();
+    }
+
     // ---------------------------------------------------------------- size, seeking, capacity
 
     @Test
@@ -331,5 +373,145 @@ class FifoTest {
         t.close(r);
         assertNull(inode.pipeIfAny());
         assertEquals(0, inode.openCount());
+    }
+
+    // ---------------------------------------------------------------- times
+
+    /**
+     * Times of a FIFO, with a clock the test moves: {@code pipe_write} sets mtime and ctime
+     * ({@code file_update_time}), {@code pipe_read} sets atime under {@code relatime}
+     * ({@code file_accessed}), only when bytes moved; an anonymous pipe's times never move.
+     *
+     * <pre>
+     * /q   FIFO, 0666
+     * </pre>
+     */
+    @Nested
+    class Times {
+        static final long SEC = 1_000_000_000L;
+        final AtomicLong now = new AtomicLong(1_700_000_000L * SEC);
+        SeqVfs vfs;
+        VfsTask r;
+
+        @BeforeEach
+        void start() {
+            vfs = SeqVfs.create(ConfigFactory.load(), now::get);
+            r = vfs.newTask(Credentials.ROOT);
+            r.mknod("/q", Mode.S_IFIFO | 0666, 0);
+            // atime and mtime well in the past, as the host program set them with utimensat
+            r.utimensat(VfsTask.AT_FDCWD, "/q", new Timespec(1000, 0), new Timespec(2000, 0), 0);
+            now.addAndGet(SEC);
+        }
+
+        @AfterEach
+        void stop() {
+            try {
+                assertEquals(List.of(), Fsck.check(vfs, true));
+            } finally {
+                vfs.close();
+            }
+        }
+
+        @Test
+        void write_toAFifo_setsMtimeAndCtime_notAtime() {
+            int fd = r.open("/q", OpenFlags.O_RDWR);
+            Stat before = r.fstat(fd);
+            now.addAndGet(SEC);
+            write(r, fd, "abc");
+            Stat after = r.fstat(fd);
+            assertEquals(now.get(), after.mtimeNanos());
+            assertEquals(now.get(), after.ctimeNanos());
+            assertEquals(before.atimeNanos(), after.atimeNanos());
+            assertEquals(after.mtimeNanos(), r.stat("/q").mtimeNanos(), "stat of the path agrees");
+            r.close(fd);
+        }
+
+        @Test
+        void read_fromAFifo_setsAtime_thenLeavesItWhileNewerThanMtime() {
+            int fd = r.open("/q", OpenFlags.O_RDWR);
+            write(r, fd, "ab");
+            Stat written = r.fstat(fd);
+            now.addAndGet(SEC);
+            assertEquals("a", read(r, fd, 1));
+            Stat first = r.fstat(fd);
+            assertEquals(now.get(), first.atimeNanos());
+            assertEquals(written.mtimeNanos(), first.mtimeNanos());
+            assertEquals(written.ctimeNanos(), first.ctimeNanos());
+            now.addAndGet(SEC);
+            assertEquals("b", read(r, fd, 1));
+            assertEquals(first.atimeNanos(), r.fstat(fd).atimeNanos(), "relatime: atime is after mtime and ctime");
+            r.close(fd);
+        }
+
+        @Test
+        void read_throughONoatime_leavesAtime() {
+            int fd = r.open("/q", OpenFlags.O_RDWR | OpenFlags.O_NOATIME);
+            write(r, fd, "j");
+            long atime = r.fstat(fd).atimeNanos();
+            now.addAndGet(SEC);
+            assertEquals("j", read(r, fd, 1));
+            assertEquals(atime, r.fstat(fd).atimeNanos());
+            r.close(fd);
+        }
+
+        @Test
+        void emptyWrite_andReadFailingWithEAGAIN_leaveTheTimes() {
+            int fd = r.open("/q", OpenFlags.O_RDWR | OpenFlags.O_NONBLOCK);
+            Stat before = r.fstat(fd);
+            now.addAndGet(SEC);
+            assertEquals(0, r.write(fd, new byte[0], 0, 0));
+            assertErrno(Errno.EAGAIN, () -> r.read(fd, new byte[1], 0, 1));
+            Stat after = r.fstat(fd);
+            assertEquals(before.atimeNanos(), after.atimeNanos());
+            assertEquals(before.mtimeNanos(), after.mtimeNanos());
+            assertEquals(before.ctimeNanos(), after.ctimeNanos());
+            r.close(fd);
+        }
+
+        @Test
+        void writevAndReadv_onAFifo_setTheTimes() {
+            int fd = r.open("/q", OpenFlags.O_RDWR);
+            now.addAndGet(SEC);
+            r.writev(fd, new byte[][] {Io.bytes("x"), Io.bytes("y")});
+            assertEquals(now.get(), r.fstat(fd).mtimeNanos());
+            now.addAndGet(SEC);
+            r.readv(fd, new byte[][] {new byte[1], new byte[1]});
+            assertEquals(now.get(), r.fstat(fd).atimeNanos());
+            r.close(fd);
+        }
+
+        @Test
+        void asyncWriteAndRead_onAFifo_setTheTimes() throws Exception {
+            int fd = r.open("/q", OpenFlags.O_RDWR);
+            now.addAndGet(SEC);
+            byte[] in = new byte[2];
+            CompletableFuture<Integer> pending = r.readAsync(fd, in, 0, 2);
+            assertEquals(2, r.writeAsync(fd, Io.bytes("hi"), 0, 2).get(WAIT_SECONDS, TimeUnit.SECONDS));
+            assertEquals(2, pending.get(WAIT_SECONDS, TimeUnit.SECONDS));
+            Stat after = r.fstat(fd);
+            assertEquals(now.get(), after.mtimeNanos());
+            assertEquals(now.get(), after.atimeNanos());
+            r.close(fd);
+        }
+
+        @Test
+        void writeAndRead_onAnAnonymousPipe_leaveItsTimes() {
+            int[] p = r.pipe();
+            Stat readEnd = r.fstat(p[0]);
+            Stat writeEnd = r.fstat(p[1]);
+            now.addAndGet(SEC);
+            write(r, p[1], "x");
+            now.addAndGet(SEC);
+            assertEquals("x", read(r, p[0], 1));
+            for (int i = 0; i < 2; i++) {
+                Stat before = i == 0 ? readEnd : writeEnd;
+                Stat after = r.fstat(p[i]);
+                assertEquals(before.atimeNanos(), after.atimeNanos());
+                assertEquals(before.mtimeNanos(), after.mtimeNanos());
+                assertEquals(before.ctimeNanos(), after.ctimeNanos());
+            }
+            r.close(p[0]);
+            r.close(p[1]);
+        }
     }
 }
