@@ -49,7 +49,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * file once every writer has closed, writes fail with EPIPE once every reader has; the
  * size stays 0; {@code lseek}, {@code pread} and {@code pwrite} are ESPIPE;
  * {@code F_GETPIPE_SZ}/{@code F_SETPIPE_SZ} work on any end. The asynchronous
- * {@code openAsync} blocks no thread: its future completes when the other side opens.
+ * {@code openAsync} blocks no thread: its future completes when the other side opens, and
+ * cancelling that future while the open waits withdraws it (it counts as no reader or
+ * writer, holds no pipe, and no descriptor is ever installed for it); a cancel that comes
+ * after the descriptor was installed returns false and the future holds the descriptor.
  *
  * <p>Every value was measured on the host (Linux 6.18, a C program on {@code /dev/shm}
  * with {@code mkfifo}): {@code O_RDONLY|O_NONBLOCK} = fd, {@code read} = 0;
@@ -373,6 +376,152 @@ class FifoTest {
         t.close(r);
         assertNull(inode.pipeIfAny());
         assertEquals(0, inode.openCount());
+    }
+
+    // ---------------------------------------------------------------- withdrawing an async open
+
+    /** The lowest free descriptor of {@code t} (what the next open would get). */
+    private int lowestFreeFd() {
+        int fd = t.open("/", OpenFlags.O_RDONLY);
+        t.close(fd);
+        return fd;
+    }
+
+    @Test
+    void openAsyncReadOnly_cancelledWhileWaiting_countsNoReader_andNeverInstallsAnFd() {
+        SpecialInode inode = fifoInode();
+        int free = lowestFreeFd();
+        CompletableFuture<Integer> reader = t.openAsync("/p", OpenFlags.O_RDONLY, 0);
+        assertFalse(reader.isDone());
+        assertTrue(reader.cancel(false));
+        assertTrue(reader.isCancelled());
+        assertNull(inode.pipeIfAny(), "nobody else had it open: the pipe is released");
+        assertEquals(0, inode.openCount());
+        assertErrno(Errno.ENXIO, () -> t.open("/p", OpenFlags.O_WRONLY | OpenFlags.O_NONBLOCK));
+        // The partner the withdrawn open waited for comes now: still no descriptor for it.
+        int rw = t.open("/p", OpenFlags.O_RDWR);
+        assertEquals(free, rw);
+        assertEquals(1, inode.openCount());
+        assertEquals(free + 1, lowestFreeFd());
+        t.close(rw);
+        assertNull(inode.pipeIfAny());
+    }
+
+    @Test
+    void openAsyncWriteOnly_cancelledWhileWaiting_countsNoWriter() {
+        SpecialInode inode = fifoInode();
+        CompletableFuture<Integer> writer = t.openAsync("/p", OpenFlags.O_WRONLY, 0);
+        assertFalse(writer.isDone());
+        assertTrue(writer.cancel(true));
+        int r = t.open("/p", OpenFlags.O_RDONLY | OpenFlags.O_NONBLOCK);
+        assertEquals(0, t.read(r, new byte[1], 0, 1), "end of file: no writer is counted");
+        assertEquals(1, inode.openCount());
+        t.close(r);
+        assertNull(inode.pipeIfAny());
+        assertEquals(0, inode.openCount());
+    }
+
+    @Test
+    void openAsync_completedExceptionallyByTheCaller_withdrawsTheOpen() {
+        CompletableFuture<Integer> reader = t.openAsync("/p", OpenFlags.O_RDONLY, 0);
+        assertTrue(reader.completeExceptionally(new IllegalStateException("gave up")));
+        assertErrno(Errno.ENXIO, () -> t.open("/p", OpenFlags.O_WRONLY | OpenFlags.O_NONBLOCK));
+        assertNull(fifoInode().pipeIfAny());
+    }
+
+    @Test
+    void openAsyncCreat_ofAnExistingFifo_cancelledWhileWaiting_countsNoReader() {
+        CompletableFuture<Integer> reader = t.openAsync("/p", OpenFlags.O_CREAT | OpenFlags.O_RDONLY, 0644);
+        assertFalse(reader.isDone());
+        assertTrue(reader.cancel(false));
+        assertErrno(Errno.ENXIO, () -> t.open("/p", OpenFlags.O_WRONLY | OpenFlags.O_NONBLOCK));
+        assertNull(fifoInode().pipeIfAny());
+    }
+
+    @Test
+    void openAsync_cancelledAfterItCompleted_returnsFalse_andTheCallerOwnsTheFd() throws Exception {
+        CompletableFuture<Integer> reader = t.openAsync("/p", OpenFlags.O_RDONLY, 0);
+        int w = t.open("/p", OpenFlags.O_WRONLY | OpenFlags.O_NONBLOCK);
+        assertFalse(reader.cancel(false));
+        assertFalse(reader.isCancelled());
+        int r = reader.get(WAIT_SECONDS, TimeUnit.SECONDS);
+        write(t, w, "kept");
+        assertEquals("kept", read(t, r, 10));
+        t.close(w);
+        t.close(r);
+        assertEquals(0, fifoInode().openCount());
+    }
+
+    /**
+     * A cancel racing with the partner's open: either the cancel wins (true, no descriptor,
+     * nothing counted) or the open does (false, the future holds a working descriptor);
+     * never both, never neither, never a leak.
+     */
+    @Test
+    void openAsync_cancelRacingThePartner_eitherWithdrawsOrHandsOverTheFd() throws Exception {
+        SpecialInode inode = fifoInode();
+        int free = lowestFreeFd();
+        for (int i = 0; i < 300; i++) {
+            CompletableFuture<Integer> reader = t.openAsync("/p", OpenFlags.O_RDONLY, 0);
+            java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+            AtomicReference<Object> partner = new AtomicReference<>();
+            Thread th = new Thread(() -> {
+                try {
+                    go.await();
+                    partner.set(t.open("/p", OpenFlags.O_WRONLY | OpenFlags.O_NONBLOCK));
+                } catch (Exception e) {
+                    partner.set(e);
+                }
+            });
+            th.start();
+            go.countDown();
+            boolean cancelled = reader.cancel(false);
+            th.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+            assertTrue(reader.isDone());
+            assertEquals(cancelled, reader.isCancelled());
+            Object w = partner.get();
+            if (cancelled) {
+                // The partner either found the reader withdrawn (ENXIO) or opened before it was.
+                if (w instanceof Integer fd) {
+                    t.close(fd);
+                } else {
+                    assertTrue(w instanceof VfsException e && e.errno() == Errno.ENXIO, () -> "" + w);
+                }
+            } else {
+                int r = reader.get(WAIT_SECONDS, TimeUnit.SECONDS);
+                assertTrue(w instanceof Integer, () -> "the reader opened, so did its partner: " + w);
+                int fd = (Integer) w;
+                write(t, fd, "r");
+                assertEquals("r", read(t, r, 1));
+                t.close(fd);
+                t.close(r);
+            }
+            String round = "round " + i + (cancelled ? ": cancelled, partner " : ": opened, partner ") + w;
+            assertEquals(free, lowestFreeFd(), round + ": a descriptor leaked");
+            assertEquals(0, inode.openCount(), round);
+            assertNull(inode.pipeIfAny(), round);
+        }
+    }
+
+    @Test
+    void openCreat_ofAnExistingFifo_blocksTheCallingThread_andAnInterruptCountsNoReader() throws Exception {
+        AtomicReference<Object> result = new AtomicReference<>();
+        Thread th = new Thread(() -> {
+            try {
+                result.set(t.open("/p", OpenFlags.O_CREAT | OpenFlags.O_RDONLY, 0644));
+            } catch (RuntimeException e) {
+                result.set(e);
+            }
+        }, "fifo-creat-opener");
+        th.setDaemon(true);
+        th.start();
+        awaitParked(th);
+        th.interrupt();
+        th.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+        assertFalse(th.isAlive());
+        assertTrue(result.get() instanceof VfsException e && e.errno() == Errno.EINTR, () -> "" + result.get());
+        assertErrno(Errno.ENXIO, () -> t.open("/p", OpenFlags.O_WRONLY | OpenFlags.O_NONBLOCK));
+        assertNull(fifoInode().pipeIfAny());
     }
 
     // ---------------------------------------------------------------- times
