@@ -29,7 +29,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Times follow POSIX with Linux's {@code relatime}: a write sets mtime and ctime; a
  * read sets atime only if atime is not newer than mtime or ctime, or is a day old, so a
- * read rarely writes shared memory.
+ * read rarely writes shared memory. A named FIFO's times move the same way when bytes
+ * pass through it ({@code pipe_write}, {@code pipe_read}); an anonymous pipe's never do.
  */
 final class IoCalls {
     private static final long DAY_NANOS = 24L * 3600 * 1_000_000_000L;
@@ -98,7 +99,7 @@ final class IoCalls {
                 throw new VfsException(Errno.EBADF, "read", null);
             }
             checkRange(buf, off, len, "read");
-            return s.read(f, buf, off, len, nonblock(f));
+            return streamRead(f, s.read(f, buf, off, len, nonblock(f)));
         }
         RegularInode ri = regularForRead(f, "read");
         checkRange(buf, off, len, "read");
@@ -169,7 +170,7 @@ final class IoCalls {
                 throw new VfsException(Errno.EBADF, "write", null);
             }
             checkRange(buf, off, len, "write");
-            return s.write(f, buf, off, len, nonblock(f));
+            return streamWritten(f, s.write(f, buf, off, len, nonblock(f)));
         }
         RegularInode ri = regularForWrite(f, "write");
         checkRange(buf, off, len, "write");
@@ -200,7 +201,7 @@ final class IoCalls {
         }
         checkIovCount(iov, "readv");
         byte[] all = new byte[streamLength(iov, "readv")];
-        int n = s.read(f, all, 0, all.length, nonblock(f));
+        int n = streamRead(f, s.read(f, all, 0, all.length, nonblock(f)));
         int done = 0;
         for (int i = 0; i < iov.length && done < n; i++) {
             int k = Math.min(iov[i].length, n - done);
@@ -222,7 +223,7 @@ final class IoCalls {
             System.arraycopy(b, 0, all, at, b.length);
             at += b.length;
         }
-        return s.write(f, all, 0, all.length, nonblock(f));
+        return streamWritten(f, s.write(f, all, 0, all.length, nonblock(f)));
     }
 
     /** The total length of the buffers ({@code EFAULT} for a null one, {@code EINVAL} past an int). */
@@ -419,8 +420,9 @@ final class IoCalls {
             if (f.isPath() || !f.readable()) {
                 throw new VfsException(Errno.EBADF, "read", null);
             }
-            return nonblock(f) ? java.util.concurrent.CompletableFuture.completedFuture(s.read(f, buf, off, len, true))
-                    : s.readAsync(f, buf, off, len);
+            return nonblock(f) ? java.util.concurrent.CompletableFuture.completedFuture(
+                    streamRead(f, s.read(f, buf, off, len, true)))
+                    : s.readAsync(f, buf, off, len).thenApply(n -> streamRead(f, n));
         }
         return java.util.concurrent.CompletableFuture.completedFuture(read(fd, buf, off, len));
     }
@@ -433,8 +435,9 @@ final class IoCalls {
             if (f.isPath() || !f.writable()) {
                 throw new VfsException(Errno.EBADF, "write", null);
             }
-            return nonblock(f) ? java.util.concurrent.CompletableFuture.completedFuture(s.write(f, buf, off, len, true))
-                    : s.writeAsync(f, buf, off, len);
+            return nonblock(f) ? java.util.concurrent.CompletableFuture.completedFuture(
+                    streamWritten(f, s.write(f, buf, off, len, true)))
+                    : s.writeAsync(f, buf, off, len).thenApply(n -> streamWritten(f, n));
         }
         return java.util.concurrent.CompletableFuture.completedFuture(write(fd, buf, off, len));
     }
@@ -452,10 +455,40 @@ final class IoCalls {
     }
 
     /**
+     * The times a transfer of {@code n} bytes through a stream sets: a named FIFO's inode gets
+     * atime from a read as a regular file's ({@code pipe_read} calls {@code file_accessed}
+     * when it read something), nothing else does. Anonymous pipes keep their times (host,
+     * Linux 6.18: {@code fstat} of both ends of a {@code pipe(2)} after a write and a read
+     * shows the creation times). Returns {@code n}.
+     */
+    private int streamRead(OpenFile f, int n) {
+        if (n > 0 && isFifo(f.inode())) {
+            touchAtime(f, f.inode());
+        }
+        return n;
+    }
+
+    /**
+     * {@code pipe_write}'s {@code file_update_time}: a write that wrote something sets a named
+     * FIFO's mtime and ctime (not an anonymous pipe's, see {@link #streamRead}). Returns {@code n}.
+     */
+    private int streamWritten(OpenFile f, int n) {
+        if (n > 0 && isFifo(f.inode())) {
+            long now = t.vfs().clock().nowNanos();
+            f.inode().updateAttrs(a -> a.withTimes(a.atime(), now, now));
+        }
+        return n;
+    }
+
+    private static boolean isFifo(Inode i) {
+        return i instanceof dev.seqvfs.actors.inode.SpecialInode && i.type() == FileType.FIFO;
+    }
+
+    /**
      * relatime: update atime only when it is not newer than mtime/ctime, or a day old; never
      * through an {@code O_NOATIME} description ({@code file_accessed}).
      */
-    private void touchAtime(OpenFile f, RegularInode ri) {
+    private void touchAtime(OpenFile f, Inode ri) {
         if ((f.statusFlagsAcquire() & OpenFlags.O_NOATIME) != 0) {
             return;
         }

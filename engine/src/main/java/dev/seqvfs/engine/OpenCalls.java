@@ -64,11 +64,12 @@ final class OpenCalls {
     }
 
     /**
-     * @param block whether a FIFO open that must wait for the other side parks the calling
-     *        thread (the blocking {@code open}) or completes the returned future later (the
-     *        async twin)
+     * @param req {@code null} for the blocking {@code open}: every step runs on the calling
+     *        thread, a FIFO open that must wait for the other side parks it; else the async
+     *        twin's future: nothing blocks, the install must win its claim, and a FIFO open
+     *        waiting for its partner is withdrawn when {@code req} is
      */
-    CompletableFuture<Integer> openat(int dirfd, String path, int flags, int mode, boolean block) {
+    CompletableFuture<Integer> openat(int dirfd, String path, int flags, int mode, OpenFuture req) {
         if ((flags & OpenFlags.O_TMPFILE) == OpenFlags.O_TMPFILE) {
             throw new VfsException(Errno.EOPNOTSUPP, "open", path);
         }
@@ -88,7 +89,7 @@ final class OpenCalls {
             OpenTarget target = t.walk(start, ip, "open", nd -> walkOpen(nd, f));
             if (target.existing() != null) {
                 if (isFifo(target.existing(), f)) {
-                    CompletableFuture<Integer> fd = openFifo(target.existing(), f, path, block, target.origin());
+                    CompletableFuture<Integer> fd = openFifo(target.existing(), f, path, req, target.origin());
                     if (fd != null) {
                         return fd;
                     }
@@ -99,7 +100,7 @@ final class OpenCalls {
                     if (file.origin() == null) {
                         file.setOrigin(target.origin());
                     }
-                    return install(file, f, path);
+                    return install(file, f, path, req);
                 }
             } else {
                 if (target.parent().mnt().isReadOnly()) {
@@ -118,37 +119,45 @@ final class OpenCalls {
                 int m = Mode.S_IFREG | (mode & ~t.umask() & 07777);
                 boolean excl = (f & OpenFlags.O_EXCL) != 0;
                 VfsPath parent = target.parent();
-                return t.asker().askDir((DirectoryInode) parent.inode(),
-                                (ReplyTo<DirReply> r) -> new DirectoryActor.Create(target.name(), m, 0, null, excl,
-                                        t.cred(), target.proof(), r))
-                        .thenCompose(r -> {
-                            Asker.check(r, "open", path, null);
-                            VfsPath found = new VfsPath(parent.mnt(), r.inode());
-                            FileOrigin origin = new FileOrigin(parent.mnt(), (DirectoryInode) parent.inode(),
-                                    target.name(), r.dentry());
-                            if (r.existed() && isFifo(found, f)) {
-                                // open(O_CREAT) of an existing FIFO: fifo_open, in the async form
-                                // (this runs on whichever thread completed the reply).
-                                CompletableFuture<Integer> fd = openFifo(found, f, path, false, origin);
-                                if (fd == null) {
-                                    throw new VfsException(Errno.ENOENT, "open", path);
-                                }
-                                return fd;
-                            }
-                            OpenFile file = r.existed()
-                                    ? openExisting(new VfsPath(parent.mnt(), r.inode()), f, path)
-                                    : newOpenFile(new VfsPath(parent.mnt(), r.inode()), f, ip);
-                            if (file == null) {
-                                throw new VfsException(Errno.ENOENT, "open", path);
-                            }
-                            file.setOrigin(origin);
-                            return install(file, f, path);
-                        });
+                CompletableFuture<DirReply> created = t.asker().askDir((DirectoryInode) parent.inode(),
+                        (ReplyTo<DirReply> r) -> new DirectoryActor.Create(target.name(), m, 0, null, excl,
+                                t.cred(), target.proof(), r));
+                if (req == null) {
+                    // The blocking open goes on on the calling thread (a FIFO found here parks it).
+                    return afterCreate(t.asker().join(created, "open", path), parent, target.name(), f, path, ip,
+                            null);
+                }
+                return created.thenCompose(r -> afterCreate(r, parent, target.name(), f, path, ip, req));
             }
             if (attempt >= MAX_PIN_RETRIES) {
                 throw new VfsException(Errno.ENOENT, "open", path);
             }
         }
+    }
+
+    /**
+     * The rest of {@code open(O_CREAT)} once the directory created (or found) the name: open
+     * what is there. The async form runs on whichever thread completed the reply.
+     */
+    private CompletableFuture<Integer> afterCreate(DirReply r, VfsPath parent, String name, int f, String path,
+                                                   String ip, OpenFuture req) {
+        Asker.check(r, "open", path, null);
+        VfsPath found = new VfsPath(parent.mnt(), r.inode());
+        FileOrigin origin = new FileOrigin(parent.mnt(), (DirectoryInode) parent.inode(), name, r.dentry());
+        if (r.existed() && isFifo(found, f)) {
+            // open(O_CREAT) of an existing FIFO: fifo_open.
+            CompletableFuture<Integer> fd = openFifo(found, f, path, req, origin);
+            if (fd == null) {
+                throw new VfsException(Errno.ENOENT, "open", path);
+            }
+            return fd;
+        }
+        OpenFile file = r.existed() ? openExisting(found, f, path) : newOpenFile(found, f, ip);
+        if (file == null) {
+            throw new VfsException(Errno.ENOENT, "open", path);
+        }
+        file.setOrigin(origin);
+        return install(file, f, path, req);
     }
 
     private static OpenTarget walkOpen(Nameidata nd, int flags) {
@@ -234,19 +243,20 @@ final class OpenCalls {
     /**
      * {@code may_open}, then {@code fifo_open} ({@link Fifo}), then install.
      *
-     * @param block park the calling thread while waiting for the other side, or complete
-     *        the returned future when it opens
+     * @param req {@code null}: park the calling thread while waiting for the other side;
+     *        else complete the returned future when it opens, and withdraw the waiting open
+     *        if {@code req} is withdrawn
      * @return the descriptor's future, or {@code null} if the mount is being unmounted and
      *         the walk must be repeated
      */
-    private CompletableFuture<Integer> openFifo(VfsPath p, int flags, String path, boolean block,
+    private CompletableFuture<Integer> openFifo(VfsPath p, int flags, String path, OpenFuture req,
                                                 FileOrigin origin) {
         mayOpen(p, flags, path);
         if (!p.mnt().tryPin()) {
             return null;
         }
         SpecialInode fifo = (SpecialInode) p.inode();
-        if (block) {
+        if (req == null) {
             PipeEnd end;
             try {
                 end = Fifo.open(fifo, flags);
@@ -256,9 +266,10 @@ final class OpenCalls {
             }
             OpenFile file = new OpenFile(fifo, p.mnt(), null, flags, end, null);
             file.setOrigin(origin);
-            return install(file, flags, path);
+            return install(file, flags, path, null);
         }
         CompletableFuture<PipeEnd> opened = Fifo.openAsync(fifo, flags);
+        req.onWithdraw(() -> opened.cancel(false));
         return opened.handle((end, e) -> {
             if (e != null) {
                 p.mnt().unpin();
@@ -269,8 +280,10 @@ final class OpenCalls {
             }
             OpenFile file = new OpenFile(fifo, p.mnt(), null, flags, end, null);
             file.setOrigin(origin);
-            return file;
-        }).thenCompose(file -> install(file, flags, path));
+            // Installed from this stage, not a dependent one: a withdrawal cancels the
+            // dependents, and a skipped stage would leak the file (the claim decides instead).
+            return install(file, flags, path, req);
+        }).thenCompose(fd -> fd);
     }
 
     /**
@@ -388,10 +401,15 @@ final class OpenCalls {
         return new OpenFile(p.inode(), p.mnt(), internalPath, flags);
     }
 
-    private CompletableFuture<Integer> install(OpenFile file, int flags, String path) {
+    /**
+     * Installs {@code file} on the lowest free descriptor; under {@code req}'s claim, so a
+     * withdrawn async open installs nothing (the table actor then releases {@code file}).
+     */
+    private CompletableFuture<Integer> install(OpenFile file, int flags, String path, OpenFuture req) {
         boolean cloexec = (flags & OpenFlags.O_CLOEXEC) != 0;
+        dev.seqvfs.actors.fdtable.InstallClaim claim = req == null ? null : req.claim();
         return t.asker().ask(t.files().actor(),
-                        (ReplyTo<FdReply> r) -> new FdTableActor.Install(file, cloexec, 0, r))
+                        (ReplyTo<FdReply> r) -> new FdTableActor.Install(file, cloexec, 0, r, claim))
                 .thenApply(r -> {
                     if (r.error() != null) {
                         throw new VfsException(r.error(), "open", path);

@@ -12,9 +12,14 @@ import java.util.function.Supplier;
  * applied it (Linux retries the same way with {@code LOOKUP_REVAL}). Each retry walks the
  * current tree, so the call ends with the answer of a walk that held when it applied.
  *
- * <p>Asynchronous: a retry is chained on the failed stage, never blocking a thread.
- * Bounded by {@link #MAX_TRIES}; past it (a path renamed continuously) the call fails
- * with {@code ESTALE}.
+ * <p>{@link #retrying} is asynchronous: a retry is chained on the failed stage, never
+ * blocking a thread. Completing its future exceptionally (cancelling it) cancels the
+ * attempt in flight and starts no further one. A cancelled stage never runs its function,
+ * so an attempt must not hand a resource from one stage to a dependent one (acquire and
+ * hand over in the same stage), or must withdraw its source itself (as {@link OpenFuture}
+ * does for a waiting FIFO open). {@link #retryingBlocking} runs every
+ * attempt on the calling thread. Both are bounded by {@link #MAX_TRIES}; past it (a path
+ * renamed continuously) the call fails with {@code ESTALE}. Thread-safe; stateless.
  */
 final class Revalidate {
     /** Attempts before giving up with {@code ESTALE}. */
@@ -28,22 +33,77 @@ final class Revalidate {
         return retrying(attempt, MAX_TRIES);
     }
 
-    private static <T> CompletableFuture<T> retrying(Supplier<CompletableFuture<T>> attempt, int left) {
-        CompletableFuture<T> f;
+    /**
+     * The blocking form: runs {@code attempt} on the calling thread, again while it throws
+     * {@code ESTALE}.
+     */
+    static <T> T retryingBlocking(Supplier<T> attempt) {
+        for (int left = MAX_TRIES; ; left--) {
+            try {
+                return attempt.get();
+            } catch (VfsException e) {
+                if (left <= 1 || e.errno() != Errno.ESTALE) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static <T> CompletableFuture<T> retrying(Supplier<CompletableFuture<T>> attempt, int tries) {
+        CompletableFuture<T> first = start(attempt);
+        if (first.isDone() && !isStale(first)) {
+            return first;
+        }
+        Retry<T> r = new Retry<>(attempt);
+        r.follow(first, tries);
+        return r.out;
+    }
+
+    private static <T> CompletableFuture<T> start(Supplier<CompletableFuture<T>> attempt) {
         try {
-            f = attempt.get();
+            return attempt.get();
         } catch (VfsException e) {
             return CompletableFuture.failedFuture(e);
         }
-        if (f.isDone() && !isStale(f)) {
-            return f;
+    }
+
+    /**
+     * One retried call: {@code out} is what the caller holds; {@code current} the attempt in
+     * flight (volatile: written before {@code out} is checked, read after {@code out} is
+     * completed, so a cancellation and a new attempt never miss each other).
+     */
+    private static final class Retry<T> {
+        final CompletableFuture<T> out = new CompletableFuture<>();
+        final Supplier<CompletableFuture<T>> attempt;
+        volatile CompletableFuture<T> current;
+
+        Retry(Supplier<CompletableFuture<T>> attempt) {
+            this.attempt = attempt;
+            out.whenComplete((v, e) -> {
+                CompletableFuture<T> c = current;
+                if (e != null && c != null) {
+                    c.cancel(false);
+                }
+            });
         }
-        return f.handle((v, e) -> {
-            if (e != null && left > 1 && stale(e)) {
-                return retrying(attempt, left - 1);
+
+        void follow(CompletableFuture<T> f, int left) {
+            current = f;
+            if (out.isDone()) {
+                f.cancel(false);
+                return;
             }
-            return f;
-        }).thenCompose(x -> x);
+            f.whenComplete((v, e) -> {
+                if (e == null) {
+                    out.complete(v);
+                } else if (left > 1 && stale(e) && !out.isDone()) {
+                    follow(start(attempt), left - 1);
+                } else {
+                    out.completeExceptionally(e instanceof CompletionException && e.getCause() != null
+                            ? e.getCause() : e);
+                }
+            });
+        }
     }
 
     private static boolean isStale(CompletableFuture<?> f) {

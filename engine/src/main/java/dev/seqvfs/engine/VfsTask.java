@@ -293,22 +293,38 @@ public final class VfsTask implements WalkContext, AutoCloseable {
 
     /** {@code openat(2)}: {@link #open} relative to {@code dirfd} ({@code EBADF}, {@code ENOTDIR}). */
     public int openat(int dirfd, String path, int flags, int mode) {
-        // Only the first attempt runs on this thread and may park it in a FIFO open; a retry
-        // after ESTALE runs on the thread that completed the failed attempt (maybe an actor's).
-        Thread caller = Thread.currentThread();
-        return await(Revalidate.retrying(() -> opens.openat(dirfd, path, flags, mode,
-                Thread.currentThread() == caller)), "open", path);
+        // Every attempt (a retry after ESTALE too) runs on this thread, so a FIFO open parks
+        // this thread, interruptibly (EINTR), however many attempts it takes.
+        return Revalidate.retryingBlocking(() -> await(opens.openat(dirfd, path, flags, mode, null), "open", path));
     }
 
     /**
      * The async twin of {@link #openat}. Opening a FIFO that must wait for the other side
      * ({@code fifo(7)}) blocks no thread: the future completes when the other side opens.
+     *
+     * <p>Cancelling the returned future ({@code cancel}, or {@code completeExceptionally},
+     * as {@code orTimeout} does) withdraws the open if its descriptor is not installed yet:
+     * {@code cancel} then returns {@code true}, no descriptor is ever installed for this
+     * call, and a FIFO open waiting for its partner stops counting as a reader or writer
+     * (a later {@code O_WRONLY|O_NONBLOCK} open with no other reader fails with
+     * {@code ENXIO} again) and holds nothing (the FIFO's pipe is released if nobody else
+     * has it open). A file that {@code O_CREAT} already created stays. A cancel that loses
+     * the race with the install returns {@code false} and leaves the future completed
+     * normally with the descriptor: the caller owns it and must close it. Either way the
+     * future is done when {@code cancel} returns. Thread-safe; {@code cancel} may spin for
+     * the few instructions the descriptor table's actor takes to publish a descriptor it
+     * has claimed, and never blocks otherwise.
      */
     public CompletableFuture<Integer> openatAsync(int dirfd, String path, int flags, int mode) {
-        return Revalidate.retrying(() -> opens.openat(dirfd, path, flags, mode, false));
+        OpenFuture out = new OpenFuture();
+        out.follow(Revalidate.retrying(() -> opens.openat(dirfd, path, flags, mode, out)));
+        return out;
     }
 
-    /** The async twin of {@link #open(String, int, int)}. */
+    /**
+     * The async twin of {@link #open(String, int, int)}; cancelling its future withdraws the
+     * open as {@link #openatAsync} says.
+     */
     public CompletableFuture<Integer> openAsync(String path, int flags, int mode) {
         return openatAsync(AT_FDCWD, path, flags, mode);
     }

@@ -18,8 +18,10 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
  *
  * <h2>Concurrency</h2>
  * One message at a time; never blocks. Readers use {@link FilesStruct#tableAcquire()}.
- * An {@link Install} owns the reference it carries: if it fails ({@code EMFILE}) the
- * actor releases it, so no failure leaks an open file.
+ * An {@link Install} owns the reference it carries: if it fails ({@code EMFILE}, or its
+ * {@link InstallClaim} was withdrawn first) the actor releases it, so no failure leaks an
+ * open file. An install with a claim claims it (CAS) just before publishing the table and
+ * records the descriptor in it (release) just after.
  *
  * <h2>Supervision</h2>
  * {@code SupervisorStrategy.resume()}: the state is the published table, which a handler
@@ -37,8 +39,16 @@ public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
      * @param cloexec {@code FD_CLOEXEC}
      * @param minFd lowest acceptable descriptor (0 for open; the argument of {@code F_DUPFD})
      * @param replyTo where the {@link FdReply} goes
+     * @param claim {@code null}, or the claim an asynchronous {@code open} may withdraw: the
+     *        actor installs only if it claims it first, else it releases {@code file} and
+     *        replies {@code EINTR} (to nobody waiting: the open's future was withdrawn)
      */
-    public record Install(OpenFile file, boolean cloexec, int minFd, ReplyTo<FdReply> replyTo) implements Command {
+    public record Install(OpenFile file, boolean cloexec, int minFd, ReplyTo<FdReply> replyTo, InstallClaim claim)
+            implements Command {
+        /** An install nobody can withdraw. */
+        public Install(OpenFile file, boolean cloexec, int minFd, ReplyTo<FdReply> replyTo) {
+            this(file, cloexec, minFd, replyTo, null);
+        }
     }
 
     /**
@@ -159,7 +169,15 @@ public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
             m.replyTo().tell(FdReply.error(Errno.EMFILE));
             return this;
         }
+        if (m.claim() != null && !m.claim().tryBeginInstall()) {
+            m.file().release();
+            m.replyTo().tell(FdReply.error(Errno.EINTR));
+            return this;
+        }
         files.publishRelease(t.with(fd, new FdTable.Entry(m.file(), m.cloexec())));
+        if (m.claim() != null) {
+            m.claim().installed(fd);
+        }
         m.replyTo().tell(FdReply.ok(fd, m.file()));
         return this;
     }
