@@ -16,16 +16,17 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 
 /**
- * Completes the futures of requests whose commands carry a {@link ReplyTo} naming it: the
- * reply side of the engine's request-reply, in place of one temporary actor per ask.
+ * Fails the requests of one {@link Pending} registry that get no reply in time: the
+ * timeout side of the engine's request-reply, in place of one temporary actor and one timer
+ * per ask. Replies themselves do not pass through this actor: a {@link ReplyTo} completes
+ * its future directly.
  *
  * <h2>Concurrency</h2>
  * The {@link Pending} registry is shared: callers register futures from any thread
- * ({@link ConcurrentHashMap} put, id from an {@link AtomicLong}); this actor alone removes
- * and completes them, when a reply arrives or when a sweep finds one past its deadline. A
- * future is completed at most once (whoever removes the entry completes it). Completing a
- * future runs its synchronous dependent stages on this actor's thread, as a reply through
- * Pekko's ask pattern would.
+ * ({@link ConcurrentHashMap} put, id from an {@link AtomicLong}); a replying actor
+ * ({@link ReplyTo#tell}) or this actor's sweep removes and completes them. A future is
+ * completed at most once (whoever removes the entry completes it). Completing a future runs
+ * its synchronous dependent stages on the completing thread.
  *
  * <h2>Supervision</h2>
  * {@code SupervisorStrategy.resume()}: a dependent stage that throws must not lose the
@@ -34,15 +35,6 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
 public final class ReplyCollector extends AbstractBehavior<ReplyCollector.Command> {
     /** A message to a collector. */
     public sealed interface Command {
-    }
-
-    /**
-     * A reply for the request registered under {@code id}.
-     *
-     * @param id the request id
-     * @param payload the reply (an immutable record)
-     */
-    public record Reply(long id, Object payload) implements Command {
     }
 
     private record Sweep() implements Command {
@@ -75,6 +67,7 @@ public final class ReplyCollector extends AbstractBehavior<ReplyCollector.Comman
             return entries.size();
         }
 
+        /** Completes the future registered under {@code id}, if it is still waiting. */
         void complete(long id, Object payload) {
             Entry e = entries.remove(id);
             if (e != null) {
@@ -123,10 +116,6 @@ public final class ReplyCollector extends AbstractBehavior<ReplyCollector.Comman
     @Override
     public Receive<Command> createReceive() {
         return newReceiveBuilder()
-                .onMessage(Reply.class, r -> {
-                    pending.complete(r.id(), r.payload());
-                    return this;
-                })
                 .onMessage(Sweep.class, s -> {
                     pending.sweep(System.nanoTime());
                     return this;

@@ -30,10 +30,10 @@ class ReplyCollectorTest {
     @Test
     void reply_completesTheRegisteredFuture_once() throws Exception {
         ReplyCollector.Pending pending = new ReplyCollector.Pending();
-        ActorRef<ReplyCollector.Command> c = KIT.spawn(ReplyCollector.create(pending, Duration.ofSeconds(10)));
+        KIT.spawn(ReplyCollector.create(pending, Duration.ofSeconds(10)));
         CompletableFuture<String> f = new CompletableFuture<>();
         long id = pending.register(f, System.nanoTime() + TimeUnit.SECONDS.toNanos(10));
-        ReplyTo<String> to = new ReplyTo<>(c, id);
+        ReplyTo<String> to = new ReplyTo<>(pending, id);
         to.tell("first");
         to.tell("second");
         assertEquals("first", f.get(5, TimeUnit.SECONDS));
