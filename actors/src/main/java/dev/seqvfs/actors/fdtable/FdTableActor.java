@@ -2,14 +2,13 @@ package dev.seqvfs.actors.fdtable;
 
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.actors.reply.ReplyTo;
-import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.ExtensibleBehavior;
 import org.apache.pekko.actor.typed.PostStop;
-import org.apache.pekko.actor.typed.SupervisorStrategy;
-import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
+import org.apache.pekko.actor.typed.Signal;
+import org.apache.pekko.actor.typed.TypedActorContext;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.apache.pekko.actor.typed.javadsl.Receive;
 
 /**
  * The only writer of one descriptor table: allocates the lowest free descriptor and
@@ -22,10 +21,13 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
  * actor releases it, so no failure leaks an open file.
  *
  * <h2>Supervision</h2>
- * {@code SupervisorStrategy.resume()}: the state is the published table, which a handler
- * replaces only as its last step. On stop, every open file still in the table is released.
+ * Resume: a handler that throws is logged and the actor keeps its state, the published
+ * table, which a handler replaces only as its last step (the effect of
+ * {@code SupervisorStrategy.resume()}, done by a {@code try} in {@link #receive} rather
+ * than a supervising interceptor per message). On stop, every open file still in the table
+ * is released.
  */
-public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
+public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command> {
     /** A message to a descriptor table. */
     public sealed interface Command {
     }
@@ -122,33 +124,67 @@ public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
     }
 
     private final FilesStruct files;
+    private final ActorContext<Command> context;
 
     private FdTableActor(ActorContext<Command> ctx, FilesStruct files) {
-        super(ctx);
+        this.context = ctx;
         this.files = files;
     }
 
-    /** Returns the behavior of the actor owning {@code files}, supervised with resume. */
+    /**
+     * Returns the behavior of the actor owning {@code files}. A handler that throws is
+     * logged and the actor goes on with its state (what {@code SupervisorStrategy.resume()}
+     * gave), without a supervising interceptor on every message.
+     */
     public static Behavior<Command> create(FilesStruct files) {
-        return Behaviors.supervise(Behaviors.<Command>setup(ctx -> new FdTableActor(ctx, files)))
-                .onFailure(SupervisorStrategy.resume());
+        return Behaviors.setup(ctx -> new FdTableActor(ctx, files));
+    }
+
+    private ActorContext<Command> getContext() {
+        return context;
+    }
+
+    /**
+     * Dispatches one command: a type test per command kind, the frequent ones first, where a
+     * built {@code Receive} walks a list of cases through a supervising interceptor.
+     */
+    @Override
+    public Behavior<Command> receive(TypedActorContext<Command> ctx, Command m) {
+        try {
+            if (m instanceof Close c) {
+                return onClose(c);
+            } else if (m instanceof InstallAll c) {
+                return onInstallAll(c);
+            } else if (m instanceof Install c) {
+                return onInstall(c);
+            } else if (m instanceof DupFd c) {
+                return onDupFd(c);
+            } else if (m instanceof Dup2 c) {
+                return onDup2(c);
+            } else if (m instanceof SetCloexec c) {
+                return onSetCloexec(c);
+            } else if (m instanceof CloseRange c) {
+                return onCloseRange(c);
+            } else if (m instanceof CopyForFork c) {
+                return onCopyForFork(c);
+            } else if (m instanceof CloseOnExec c) {
+                return onCloseOnExec(c);
+            } else if (m instanceof CloseAll c) {
+                return onCloseAll(c);
+            }
+            return Behaviors.unhandled();
+        } catch (RuntimeException e) {
+            getContext().getLog().error("descriptor table failed on {}: {}", m.getClass().getSimpleName(), e.toString());
+            return this;
+        }
     }
 
     @Override
-    public Receive<Command> createReceive() {
-        return newReceiveBuilder()
-                .onMessage(Install.class, this::onInstall)
-                .onMessage(Close.class, this::onClose)
-                .onMessage(InstallAll.class, this::onInstallAll)
-                .onMessage(DupFd.class, this::onDupFd)
-                .onMessage(Dup2.class, this::onDup2)
-                .onMessage(SetCloexec.class, this::onSetCloexec)
-                .onMessage(CloseRange.class, this::onCloseRange)
-                .onMessage(CopyForFork.class, this::onCopyForFork)
-                .onMessage(CloseOnExec.class, this::onCloseOnExec)
-                .onMessage(CloseAll.class, this::onCloseAll)
-                .onSignal(PostStop.class, s -> onPostStop())
-                .build();
+    public Behavior<Command> receiveSignal(TypedActorContext<Command> ctx, Signal signal) {
+        if (signal instanceof PostStop) {
+            return onPostStop();
+        }
+        return Behaviors.unhandled();
     }
 
     private Behavior<Command> onInstall(Install m) {
