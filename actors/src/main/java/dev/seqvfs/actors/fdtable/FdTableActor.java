@@ -55,10 +55,15 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
     }
 
     /**
-     * Closes {@code fd} and drops the table's reference to its open file.
+     * Closes {@code fd}: removes it from the table and hands the table's reference to its
+     * open file over to the asker, who must drop it with {@link #dropClosed} once the reply
+     * arrives (Linux's {@code close_fd} then {@code filp_close}: the table write in the
+     * table's critical section, the release of the file outside it, by the closing task).
+     * If the reply finds nobody waiting (the request timed out), the actor drops it itself.
      *
      * @param fd the descriptor
-     * @param replyTo where the reply goes ({@code EBADF} if not open)
+     * @param replyTo where the reply goes: {@code fd} and the closed {@code file} (whose
+     *                reference the receiver now owns), or {@code EBADF} if not open
      */
     public record Close(int fd, ReplyTo<FdReply> replyTo) implements Command {
     }
@@ -229,8 +234,9 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
             return this;
         }
         files.publishRelease(t.without(m.fd()));
-        dropEntry(e.file());
-        m.replyTo().tell(FdReply.ok(m.fd(), e.file()));
+        if (!m.replyTo().tryTell(FdReply.ok(m.fd(), e.file()))) {
+            dropEntry(e.file());
+        }
         return this;
     }
 
@@ -358,16 +364,28 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
     }
 
     /**
-     * Drops a descriptor's reference: first the process's POSIX locks on the file (POSIX:
-     * closing any descriptor of a file releases the process's locks on it), then the open
-     * file (whose last release drops its flock lock).
+     * Drops the reference a closed descriptor held: first the process's POSIX locks on the
+     * file (POSIX: closing any descriptor of a file releases the process's locks on it), then
+     * the open file (whose last release drops its flock lock and may free the inode).
+     * Called by this actor, and by the asker of a {@link Close} with the file of its reply.
+     * Thread-safe (the lock context and the open file's count are).
+     *
+     * @param files the table the descriptor was in (the POSIX locks' owner)
+     * @param f the closed descriptor's open file
+     * @throws RuntimeException what the file's own release code throws; the reference is
+     *         dropped all the same
      */
+    public static void dropClosed(FilesStruct files, OpenFile f) {
+        if (f.inode().fileLocksIfAny() instanceof dev.seqvfs.actors.inode.FileLockContext locks) {
+            locks.releasePosix(files);
+        }
+        f.release();
+    }
+
+    /** {@link #dropClosed} of this table, logging a failure of the file's release code. */
     private void dropEntry(OpenFile f) {
         try {
-            if (f.inode().fileLocksIfAny() instanceof dev.seqvfs.actors.inode.FileLockContext locks) {
-                locks.releasePosix(files);
-            }
-            f.release();
+            dropClosed(files, f);
         } catch (RuntimeException e) {
             // A file's own release code failed (an embedder's FileOps): the descriptor is gone
             // all the same, and the table must answer its caller.

@@ -100,22 +100,24 @@ public final class ReplyCollector extends AbstractBehavior<ReplyCollector.Comman
             return n;
         }
 
-        /** Completes the future registered under {@code id}, if it is still waiting. */
-        void complete(long id, Object payload) {
+        /**
+         * Completes the future registered under {@code id}, if it is still waiting.
+         *
+         * @return whether this call completed it
+         */
+        boolean complete(long id, Object payload) {
             int i = (int) id & (RING - 1);
             Entry e = ring.get(i);
             if (e != null && e.id == id) {
-                if (ring.compareAndSet(i, e, null)) {
-                    e.future.complete(payload);
-                }
-                return;
+                return ring.compareAndSet(i, e, null) && e.future.complete(payload);
             }
             if (!overflow.isEmpty()) {
                 e = overflow.remove(id);
                 if (e != null) {
-                    e.future.complete(payload);
+                    return e.future.complete(payload);
                 }
             }
+            return false;
         }
 
         void sweep(long now) {

@@ -20,4 +20,15 @@ public record ReplyTo<R>(ReplyCollector.Pending pending, long id) {
     public void tell(R reply) {
         pending.complete(id, reply);
     }
+
+    /**
+     * Completes the caller's future with {@code reply} if it still waits. Never blocks.
+     *
+     * @return {@code false} if nobody took the reply (the request was already answered,
+     *         timed out, or its collector stopped): a reply that hands over a resource must
+     *         then be undone by the replier
+     */
+    public boolean tryTell(R reply) {
+        return pending.complete(id, reply);
+    }
 }
