@@ -24,9 +24,9 @@ import org.apache.pekko.actor.typed.javadsl.AskPattern;
  * Request-reply with the engine's actors, for the embedding API.
  *
  * <p>A request registers a plain {@link CompletableFuture} with one of the instance's
- * {@link ReplyCollector}s (chosen by the calling thread, so threads rarely share one) and
- * sends the command with a {@link ReplyTo} naming that collector and the request's id; the
- * actor's reply completes the future. Because the engine's actors run on the
+ * {@link ReplyCollector}s' registries (chosen by the calling thread, so threads rarely share
+ * one) and sends the command with a {@link ReplyTo} naming that registry and the request's
+ * id; the actor's reply completes the future directly (no reply message). Because the engine's actors run on the
  * calling-thread dispatcher, a request from a plain thread to an idle actor is processed,
  * and its reply delivered, on the asking thread before {@code tell} returns, so the
  * blocking twin's {@code join} usually finds the future done and never parks.
@@ -34,7 +34,7 @@ import org.apache.pekko.actor.typed.javadsl.AskPattern;
  * <p>Why not Pekko's ask pattern: it makes a temporary actor and schedules a timeout per
  * request, and the scheduler keeps the cancelled timer until its deadline (10 s by
  * default): millions of live objects and GC pauses under load. Here one periodic sweep per
- * collector fails requests past {@code seqvfs.ask-timeout}. {@link #askPekko} remains for
+ * collector actor fails requests past {@code seqvfs.ask-timeout}. {@link #askPekko} remains for
  * the rare requests to the guardian, whose replies are typed actor references.
  *
  * <p>Thread-safe.
@@ -76,7 +76,7 @@ final class Asker {
         Slot slot = s[(int) (Thread.currentThread().getId() % s.length)];
         CompletableFuture<Rep> f = new CompletableFuture<>();
         long id = slot.pending().register(f, System.nanoTime() + timeout.toNanos());
-        target.tell(make.apply(new ReplyTo<>(slot.ref(), id)));
+        target.tell(make.apply(new ReplyTo<>(slot.pending(), id)));
         return f;
     }
 

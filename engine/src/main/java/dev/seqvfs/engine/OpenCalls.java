@@ -419,13 +419,45 @@ final class OpenCalls {
     }
 
     CompletableFuture<Void> close(int fd) {
-        return t.asker().ask(t.files().actor(), (ReplyTo<FdReply> r) -> new FdTableActor.Close(fd, r))
-                .thenApply(r -> {
-                    if (r.error() != null) {
-                        throw new VfsException(r.error(), "close", null);
-                    }
-                    return null;
-                });
+        return closeRequest(fd).thenApply(r -> {
+            closed(r);
+            return null;
+        });
+    }
+
+    /**
+     * {@code close(2)} for a blocking caller: the closed file is released on this thread
+     * after the reply, not in a dependent stage that would run on the thread serving the
+     * table (where it would lengthen every other caller's wait).
+     */
+    void closeBlocking(int fd) {
+        CompletableFuture<FdReply> f = closeRequest(fd);
+        FdReply r;
+        try {
+            r = t.asker().join(f, "close", null);
+        } catch (VfsException e) {
+            // Gave up waiting (EIO, EINTR): whenever the reply comes, drop its file.
+            f.thenAccept(late -> {
+                if (late.file() != null) {
+                    FdTableActor.dropClosed(t.files(), late.file());
+                }
+            });
+            throw e;
+        }
+        closed(r);
+    }
+
+    /** Asks the table to remove {@code fd}; the reply carries the closed file (see {@link FdTableActor.Close}). */
+    private CompletableFuture<FdReply> closeRequest(int fd) {
+        return t.asker().ask(t.files().actor(), (ReplyTo<FdReply> r) -> new FdTableActor.Close(fd, r));
+    }
+
+    /** Drops the file a {@link FdTableActor.Close} handed over, or raises its error. */
+    private void closed(FdReply r) {
+        if (r.error() != null) {
+            throw new VfsException(r.error(), "close", null);
+        }
+        FdTableActor.dropClosed(t.files(), r.file());
     }
 
     List<DirEntry> getdents(int fd, int max) {

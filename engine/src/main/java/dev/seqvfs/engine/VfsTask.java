@@ -336,7 +336,7 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      * @throws VfsException {@code EBADF} if {@code fd} is not open
      */
     public void close(int fd) {
-        await(closeAsync(fd), "close", null);
+        opens.closeBlocking(fd);
     }
 
     /** The async twin of {@link #close}. */

@@ -2,14 +2,13 @@ package dev.seqvfs.actors.fdtable;
 
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.actors.reply.ReplyTo;
-import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.ExtensibleBehavior;
 import org.apache.pekko.actor.typed.PostStop;
-import org.apache.pekko.actor.typed.SupervisorStrategy;
-import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
+import org.apache.pekko.actor.typed.Signal;
+import org.apache.pekko.actor.typed.TypedActorContext;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.apache.pekko.actor.typed.javadsl.Receive;
 
 /**
  * The only writer of one descriptor table: allocates the lowest free descriptor and
@@ -24,10 +23,13 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
  * records the descriptor in it (release) just after.
  *
  * <h2>Supervision</h2>
- * {@code SupervisorStrategy.resume()}: the state is the published table, which a handler
- * replaces only as its last step. On stop, every open file still in the table is released.
+ * Resume: a handler that throws is logged and the actor keeps its state, the published
+ * table, which a handler replaces only as its last step (the effect of
+ * {@code SupervisorStrategy.resume()}, done by a {@code try} in {@link #receive} rather
+ * than a supervising interceptor per message). On stop, every open file still in the table
+ * is released.
  */
-public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
+public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command> {
     /** A message to a descriptor table. */
     public sealed interface Command {
     }
@@ -63,10 +65,15 @@ public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
     }
 
     /**
-     * Closes {@code fd} and drops the table's reference to its open file.
+     * Closes {@code fd}: removes it from the table and hands the table's reference to its
+     * open file over to the asker, who must drop it with {@link #dropClosed} once the reply
+     * arrives (Linux's {@code close_fd} then {@code filp_close}: the table write in the
+     * table's critical section, the release of the file outside it, by the closing task).
+     * If the reply finds nobody waiting (the request timed out), the actor drops it itself.
      *
      * @param fd the descriptor
-     * @param replyTo where the reply goes ({@code EBADF} if not open)
+     * @param replyTo where the reply goes: {@code fd} and the closed {@code file} (whose
+     *                reference the receiver now owns), or {@code EBADF} if not open
      */
     public record Close(int fd, ReplyTo<FdReply> replyTo) implements Command {
     }
@@ -132,33 +139,67 @@ public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
     }
 
     private final FilesStruct files;
+    private final ActorContext<Command> context;
 
     private FdTableActor(ActorContext<Command> ctx, FilesStruct files) {
-        super(ctx);
+        this.context = ctx;
         this.files = files;
     }
 
-    /** Returns the behavior of the actor owning {@code files}, supervised with resume. */
+    /**
+     * Returns the behavior of the actor owning {@code files}. A handler that throws is
+     * logged and the actor goes on with its state (what {@code SupervisorStrategy.resume()}
+     * gave), without a supervising interceptor on every message.
+     */
     public static Behavior<Command> create(FilesStruct files) {
-        return Behaviors.supervise(Behaviors.<Command>setup(ctx -> new FdTableActor(ctx, files)))
-                .onFailure(SupervisorStrategy.resume());
+        return Behaviors.setup(ctx -> new FdTableActor(ctx, files));
+    }
+
+    private ActorContext<Command> getContext() {
+        return context;
+    }
+
+    /**
+     * Dispatches one command: a type test per command kind, the frequent ones first, where a
+     * built {@code Receive} walks a list of cases through a supervising interceptor.
+     */
+    @Override
+    public Behavior<Command> receive(TypedActorContext<Command> ctx, Command m) {
+        try {
+            if (m instanceof Close c) {
+                return onClose(c);
+            } else if (m instanceof InstallAll c) {
+                return onInstallAll(c);
+            } else if (m instanceof Install c) {
+                return onInstall(c);
+            } else if (m instanceof DupFd c) {
+                return onDupFd(c);
+            } else if (m instanceof Dup2 c) {
+                return onDup2(c);
+            } else if (m instanceof SetCloexec c) {
+                return onSetCloexec(c);
+            } else if (m instanceof CloseRange c) {
+                return onCloseRange(c);
+            } else if (m instanceof CopyForFork c) {
+                return onCopyForFork(c);
+            } else if (m instanceof CloseOnExec c) {
+                return onCloseOnExec(c);
+            } else if (m instanceof CloseAll c) {
+                return onCloseAll(c);
+            }
+            return Behaviors.unhandled();
+        } catch (RuntimeException e) {
+            getContext().getLog().error("descriptor table failed on {}: {}", m.getClass().getSimpleName(), e.toString());
+            return this;
+        }
     }
 
     @Override
-    public Receive<Command> createReceive() {
-        return newReceiveBuilder()
-                .onMessage(Install.class, this::onInstall)
-                .onMessage(Close.class, this::onClose)
-                .onMessage(InstallAll.class, this::onInstallAll)
-                .onMessage(DupFd.class, this::onDupFd)
-                .onMessage(Dup2.class, this::onDup2)
-                .onMessage(SetCloexec.class, this::onSetCloexec)
-                .onMessage(CloseRange.class, this::onCloseRange)
-                .onMessage(CopyForFork.class, this::onCopyForFork)
-                .onMessage(CloseOnExec.class, this::onCloseOnExec)
-                .onMessage(CloseAll.class, this::onCloseAll)
-                .onSignal(PostStop.class, s -> onPostStop())
-                .build();
+    public Behavior<Command> receiveSignal(TypedActorContext<Command> ctx, Signal signal) {
+        if (signal instanceof PostStop) {
+            return onPostStop();
+        }
+        return Behaviors.unhandled();
     }
 
     private Behavior<Command> onInstall(Install m) {
@@ -211,8 +252,9 @@ public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
             return this;
         }
         files.publishRelease(t.without(m.fd()));
-        dropEntry(e.file());
-        m.replyTo().tell(FdReply.ok(m.fd(), e.file()));
+        if (!m.replyTo().tryTell(FdReply.ok(m.fd(), e.file()))) {
+            dropEntry(e.file());
+        }
         return this;
     }
 
@@ -340,16 +382,28 @@ public final class FdTableActor extends AbstractBehavior<FdTableActor.Command> {
     }
 
     /**
-     * Drops a descriptor's reference: first the process's POSIX locks on the file (POSIX:
-     * closing any descriptor of a file releases the process's locks on it), then the open
-     * file (whose last release drops its flock lock).
+     * Drops the reference a closed descriptor held: first the process's POSIX locks on the
+     * file (POSIX: closing any descriptor of a file releases the process's locks on it), then
+     * the open file (whose last release drops its flock lock and may free the inode).
+     * Called by this actor, and by the asker of a {@link Close} with the file of its reply.
+     * Thread-safe (the lock context and the open file's count are).
+     *
+     * @param files the table the descriptor was in (the POSIX locks' owner)
+     * @param f the closed descriptor's open file
+     * @throws RuntimeException what the file's own release code throws; the reference is
+     *         dropped all the same
      */
+    public static void dropClosed(FilesStruct files, OpenFile f) {
+        if (f.inode().fileLocksIfAny() instanceof dev.seqvfs.actors.inode.FileLockContext locks) {
+            locks.releasePosix(files);
+        }
+        f.release();
+    }
+
+    /** {@link #dropClosed} of this table, logging a failure of the file's release code. */
     private void dropEntry(OpenFile f) {
         try {
-            if (f.inode().fileLocksIfAny() instanceof dev.seqvfs.actors.inode.FileLockContext locks) {
-                locks.releasePosix(files);
-            }
-            f.release();
+            dropClosed(files, f);
         } catch (RuntimeException e) {
             // A file's own release code failed (an embedder's FileOps): the descriptor is gone
             // all the same, and the table must answer its caller.

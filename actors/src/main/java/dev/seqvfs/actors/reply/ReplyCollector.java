@@ -2,11 +2,11 @@ package dev.seqvfs.actors.reply;
 
 import java.time.Duration;
 import java.util.Iterator;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
@@ -16,16 +16,17 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 
 /**
- * Completes the futures of requests whose commands carry a {@link ReplyTo} naming it: the
- * reply side of the engine's request-reply, in place of one temporary actor per ask.
+ * Fails the requests of one {@link Pending} registry that get no reply in time: the
+ * timeout side of the engine's request-reply, in place of one temporary actor and one timer
+ * per ask. Replies themselves do not pass through this actor: a {@link ReplyTo} completes
+ * its future directly.
  *
  * <h2>Concurrency</h2>
  * The {@link Pending} registry is shared: callers register futures from any thread
- * ({@link ConcurrentHashMap} put, id from an {@link AtomicLong}); this actor alone removes
- * and completes them, when a reply arrives or when a sweep finds one past its deadline. A
- * future is completed at most once (whoever removes the entry completes it). Completing a
- * future runs its synchronous dependent stages on this actor's thread, as a reply through
- * Pekko's ask pattern would.
+ * (a CAS into a ring slot, id from an {@link AtomicLong}); a replying actor
+ * ({@link ReplyTo#tell}) or this actor's sweep removes and completes them. A future is
+ * completed at most once (whoever removes the entry completes it). Completing a future runs
+ * its synchronous dependent stages on the completing thread.
  *
  * <h2>Supervision</h2>
  * {@code SupervisorStrategy.resume()}: a dependent stage that throws must not lose the
@@ -36,24 +37,39 @@ public final class ReplyCollector extends AbstractBehavior<ReplyCollector.Comman
     public sealed interface Command {
     }
 
-    /**
-     * A reply for the request registered under {@code id}.
-     *
-     * @param id the request id
-     * @param payload the reply (an immutable record)
-     */
-    public record Reply(long id, Object payload) implements Command {
-    }
-
     private record Sweep() implements Command {
     }
 
-    /** The requests waiting for replies through one collector. Thread-safe. */
+    /**
+     * The requests waiting for replies through one collector. Thread-safe.
+     *
+     * <p>A request lives in slot {@code id & (RING - 1)} of a ring of
+     * {@link AtomicReferenceArray} slots, put there by CAS from null and taken out by CAS to
+     * null by whoever completes it (the reply, a sweep, a stop): one CAS each way and one
+     * small object per request, where a {@link ConcurrentHashMap} took a boxed key, a node
+     * and two contended size-counter updates. A request whose slot is still held by one
+     * registered {@code RING} requests earlier (a reply that waits long) goes to the
+     * {@code overflow} map instead. A reply checks the id it carries against the slot's
+     * entry, so a late or second reply never completes another request.
+     */
     public static final class Pending {
-        private record Entry(CompletableFuture<Object> future, long deadlineNanos) {
+        /** Ring slots (a power of two). */
+        static final int RING = 1024;
+
+        private static final class Entry {
+            final long id;
+            final CompletableFuture<Object> future;
+            final long deadlineNanos;
+
+            Entry(long id, CompletableFuture<Object> future, long deadlineNanos) {
+                this.id = id;
+                this.future = future;
+                this.deadlineNanos = deadlineNanos;
+            }
         }
 
-        private final ConcurrentHashMap<Long, Entry> entries = new ConcurrentHashMap<>();
+        private final AtomicReferenceArray<Entry> ring = new AtomicReferenceArray<>(RING);
+        private final ConcurrentHashMap<Long, Entry> overflow = new ConcurrentHashMap<>();
         private final AtomicLong ids = new AtomicLong();
 
         /**
@@ -66,37 +82,70 @@ public final class ReplyCollector extends AbstractBehavior<ReplyCollector.Comman
         @SuppressWarnings("unchecked")
         public long register(CompletableFuture<?> future, long deadlineNanos) {
             long id = ids.incrementAndGet();
-            entries.put(id, new Entry((CompletableFuture<Object>) future, deadlineNanos));
+            Entry e = new Entry(id, (CompletableFuture<Object>) future, deadlineNanos);
+            if (!ring.compareAndSet((int) id & (RING - 1), null, e)) {
+                overflow.put(id, e);
+            }
             return id;
         }
 
         /** Returns the number of requests waiting. */
         public int size() {
-            return entries.size();
+            int n = overflow.size();
+            for (int i = 0; i < RING; i++) {
+                if (ring.get(i) != null) {
+                    n++;
+                }
+            }
+            return n;
         }
 
-        void complete(long id, Object payload) {
-            Entry e = entries.remove(id);
-            if (e != null) {
-                e.future().complete(payload);
+        /**
+         * Completes the future registered under {@code id}, if it is still waiting.
+         *
+         * @return whether this call completed it
+         */
+        boolean complete(long id, Object payload) {
+            int i = (int) id & (RING - 1);
+            Entry e = ring.get(i);
+            if (e != null && e.id == id) {
+                return ring.compareAndSet(i, e, null) && e.future.complete(payload);
             }
+            if (!overflow.isEmpty()) {
+                e = overflow.remove(id);
+                if (e != null) {
+                    return e.future.complete(payload);
+                }
+            }
+            return false;
         }
 
         void sweep(long now) {
-            for (Iterator<Map.Entry<Long, Entry>> it = entries.entrySet().iterator(); it.hasNext(); ) {
-                Map.Entry<Long, Entry> me = it.next();
-                if (now - me.getValue().deadlineNanos() > 0 && entries.remove(me.getKey(), me.getValue())) {
-                    me.getValue().future().completeExceptionally(
-                            new TimeoutException("no reply to request " + me.getKey()));
+            for (int i = 0; i < RING; i++) {
+                Entry e = ring.get(i);
+                if (e != null && now - e.deadlineNanos > 0 && ring.compareAndSet(i, e, null)) {
+                    e.future.completeExceptionally(new TimeoutException("no reply to request " + e.id));
+                }
+            }
+            for (Iterator<Entry> it = overflow.values().iterator(); it.hasNext(); ) {
+                Entry e = it.next();
+                if (now - e.deadlineNanos > 0 && overflow.remove(e.id, e)) {
+                    e.future.completeExceptionally(new TimeoutException("no reply to request " + e.id));
                 }
             }
         }
 
         void failAll() {
-            for (Long id : entries.keySet()) {
-                Entry e = entries.remove(id);
+            for (int i = 0; i < RING; i++) {
+                Entry e = ring.getAndSet(i, null);
                 if (e != null) {
-                    e.future().completeExceptionally(new IllegalStateException("reply collector stopped"));
+                    e.future.completeExceptionally(new IllegalStateException("reply collector stopped"));
+                }
+            }
+            for (Long id : overflow.keySet()) {
+                Entry e = overflow.remove(id);
+                if (e != null) {
+                    e.future.completeExceptionally(new IllegalStateException("reply collector stopped"));
                 }
             }
         }
@@ -123,10 +172,6 @@ public final class ReplyCollector extends AbstractBehavior<ReplyCollector.Comman
     @Override
     public Receive<Command> createReceive() {
         return newReceiveBuilder()
-                .onMessage(Reply.class, r -> {
-                    pending.complete(r.id(), r.payload());
-                    return this;
-                })
                 .onMessage(Sweep.class, s -> {
                     pending.sweep(System.nanoTime());
                     return this;

@@ -1,6 +1,7 @@
 /**
  * Request-reply without a temporary actor per request: commands carry a
- * {@link dev.seqvfs.actors.reply.ReplyTo} (a collector actor's reference and a request id),
- * and a {@link dev.seqvfs.actors.reply.ReplyCollector} completes the waiting future.
+ * {@link dev.seqvfs.actors.reply.ReplyTo} (a registry of waiting futures and a request id)
+ * whose {@code tell} completes the waiting future directly; a
+ * {@link dev.seqvfs.actors.reply.ReplyCollector} actor per registry fails overdue requests.
  */
 package dev.seqvfs.actors.reply;
