@@ -38,7 +38,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * <h2>Concurrency</h2>
  * {@code shutRead}/{@code shutWrite} go from false to true once, under this object's
  * monitor; the pipes and queues do their own locking; {@code err} ({@code sk_err}) is set
- * by the peer's release and consumed once by {@code getAndSet(null)}.
+ * by the peer's release (a stream peer: before it releases its write side, so a read that
+ * sees that end of file also sees the error) and consumed once by {@code getAndSet(null)}.
  */
 public final class SocketEnd implements StreamOps {
     /** {@code shutdown(2)}: no more receptions. */
@@ -57,17 +58,19 @@ public final class SocketEnd implements StreamOps {
     private final DgramQueue din;
     private final DgramQueue dout;
     private final AtomicReference<Errno> err;
+    /** The peer's {@code sk_err} (a stream pair; null otherwise): set by this end's release. */
+    private final AtomicReference<Errno> peerErr;
     private boolean shutRead;
     private boolean shutWrite;
 
     /** An unconnected socket. */
     public SocketEnd(int domain, int type) {
         this(domain, type, null, null, type == SocketFlags.SOCK_DGRAM
-                ? new DgramQueue(false, null, new AtomicReference<>()) : null, null, new AtomicReference<>());
+                ? new DgramQueue(false, null, new AtomicReference<>()) : null, null, new AtomicReference<>(), null);
     }
 
     private SocketEnd(int domain, int type, Pipe in, Pipe out, DgramQueue din, DgramQueue dout,
-                      AtomicReference<Errno> err) {
+                      AtomicReference<Errno> err, AtomicReference<Errno> peerErr) {
         this.domain = domain;
         this.type = type;
         this.in = in;
@@ -75,6 +78,7 @@ public final class SocketEnd implements StreamOps {
         this.din = din;
         this.dout = dout;
         this.err = err;
+        this.peerErr = peerErr;
     }
 
     /**
@@ -87,14 +91,14 @@ public final class SocketEnd implements StreamOps {
         if (type == SocketFlags.SOCK_STREAM) {
             Pipe aToB = new Pipe();
             Pipe bToA = new Pipe();
-            return new SocketEnd[] {new SocketEnd(domain, type, bToA, aToB, null, null, errA),
-                new SocketEnd(domain, type, aToB, bToA, null, null, errB)};
+            return new SocketEnd[] {new SocketEnd(domain, type, bToA, aToB, null, null, errA, errB),
+                new SocketEnd(domain, type, aToB, bToA, null, null, errB, errA)};
         }
         boolean seq = type == SocketFlags.SOCK_SEQPACKET;
         DgramQueue aToB = new DgramQueue(seq, errA, errB);
         DgramQueue bToA = new DgramQueue(seq, errB, errA);
-        return new SocketEnd[] {new SocketEnd(domain, type, null, null, bToA, aToB, errA),
-            new SocketEnd(domain, type, null, null, aToB, bToA, errB)};
+        return new SocketEnd[] {new SocketEnd(domain, type, null, null, bToA, aToB, errA, null),
+            new SocketEnd(domain, type, null, null, aToB, bToA, errB, null)};
     }
 
     /** Returns the address family ({@code AF_UNIX}, {@code AF_INET}, ...). */
@@ -159,7 +163,23 @@ public final class SocketEnd implements StreamOps {
         if (!connected()) {
             throw new VfsException(unconnectedReadError(), "read", null);
         }
-        return in.read(dst, off, len, nonblock);
+        return orReset(in.read(dst, off, len, nonblock));
+    }
+
+    /**
+     * A stream read that found no data and end of file reports the {@code sk_err} the peer's
+     * release left ({@code ECONNRESET}: it closed with data unread), once, as
+     * {@code unix_stream_read_generic} checks {@code sock_error} when its queue is empty,
+     * before it looks at the shutdown.
+     */
+    private int orReset(int n) {
+        if (n == 0) {
+            Errno e = err.getAndSet(null);
+            if (e != null) {
+                throw new VfsException(e, "read", null);
+            }
+        }
+        return n;
     }
 
     @Override
@@ -184,14 +204,16 @@ public final class SocketEnd implements StreamOps {
      * then end of file; never waits.
      */
     private int drainAfterShutRead(byte[] dst, int off, int len) {
+        int n;
         try {
-            return in.read(dst, off, len, true);
+            n = in.read(dst, off, len, true);
         } catch (VfsException e) {
-            if (e.errno() == Errno.EAGAIN) {
-                return 0;
+            if (e.errno() != Errno.EAGAIN) {
+                throw e;
             }
-            throw e;
+            n = 0;
         }
+        return orReset(n);
     }
 
     @Override
@@ -211,7 +233,7 @@ public final class SocketEnd implements StreamOps {
             if (!connected()) {
                 throw new VfsException(unconnectedReadError(), "read", null);
             }
-            return in.readAsync(dst, off, len);
+            return in.readAsync(dst, off, len).thenApply(this::orReset);
         } catch (VfsException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -286,6 +308,11 @@ public final class SocketEnd implements StreamOps {
     @Override
     public void release(OpenFile file) {
         if (in != null) {
+            // unix_release_sock: a stream peer whose data we leave unread gets ECONNRESET
+            // (sk_err, set before it can see our end of file), then end of file
+            if (in.available() > 0) {
+                peerErr.set(Errno.ECONNRESET);
+            }
             shutdown(SHUT_RDWR);
         } else if (dout != null) {
             // unix_release_sock: drop what we did not read (ECONNRESET for a seqpacket peer

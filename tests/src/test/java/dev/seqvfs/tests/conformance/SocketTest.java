@@ -16,6 +16,7 @@ import static dev.seqvfs.tests.conformance.Sys.assertErrno;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.seqvfs.engine.VfsTask;
 import dev.seqvfs.protocol.Errno;
@@ -23,8 +24,10 @@ import dev.seqvfs.protocol.Fcntl;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.Stat;
+import dev.seqvfs.protocol.VfsException;
 import dev.seqvfs.tests.support.VfsFixture;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -243,6 +246,56 @@ class SocketTest {
         assertEquals(0, t.read(sp[1], new byte[4], 0, 4));
         assertErrno(Errno.EPIPE, () -> write(t, sp[1], "x"));
         t.close(sp[1]);
+    }
+
+    /** Host: the queued data, then ECONNRESET once, then 0; writes EPIPE without taking the error. */
+    @Test
+    void socketpair_streamPeerClosedWithDataUnread_readsTheDataThenECONNRESETOnceThenEndOfFile() {
+        int[] sp = t.socketpair(AF_UNIX, SOCK_STREAM, 0);
+        write(t, sp[0], "hello");   // left unread by sp[1]
+        write(t, sp[1], "back");
+        t.close(sp[1]);
+        assertErrno(Errno.EPIPE, () -> write(t, sp[0], "zz"));
+        assertEquals(0, t.read(sp[0], new byte[4], 0, 0));    // a zero-length read takes no error
+        assertEquals("back", read(t, sp[0], 100));
+        assertErrno(Errno.ECONNRESET, () -> read(t, sp[0], 100));
+        assertEquals(0, t.read(sp[0], new byte[4], 0, 4));
+        t.close(sp[0]);
+    }
+
+    @Test
+    void socketpair_streamPeerClosedWithDataUnread_nonblockingAndAsyncReadsGetECONNRESET() throws Exception {
+        int[] sp = t.socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+        write(t, sp[0], "hello");
+        t.close(sp[1]);
+        assertErrno(Errno.ECONNRESET, () -> read(t, sp[0], 100));
+        assertEquals(0, t.read(sp[0], new byte[4], 0, 4));
+        t.close(sp[0]);
+
+        int[] sq = t.socketpair(AF_UNIX, SOCK_STREAM, 0);
+        write(t, sq[0], "hello");
+        var pending = t.readAsync(sq[0], new byte[8], 0, 8);   // waits: nothing for sq[0] yet
+        t.close(sq[1]);
+        var e = assertThrows(ExecutionException.class,
+                () -> pending.get(5, TimeUnit.SECONDS));
+        assertEquals(Errno.ECONNRESET, ((VfsException) e.getCause()).errno());
+        t.close(sq[0]);
+    }
+
+    /** Host: a peer that read everything, or only shut down, leaves no error: end of file. */
+    @Test
+    void socketpair_streamPeerClosedAfterReadingAllOrShutDown_readsEndOfFileWithoutError() {
+        int[] sp = t.socketpair(AF_UNIX, SOCK_STREAM, 0);
+        t.close(sp[1]);
+        assertEquals(0, t.read(sp[0], new byte[4], 0, 4));
+        t.close(sp[0]);
+        int[] sq = t.socketpair(AF_UNIX, SOCK_STREAM, 0);
+        write(t, sq[0], "hello");
+        t.shutdown(sq[1], dev.seqvfs.engine.anon.SocketEnd.SHUT_RDWR);
+        assertEquals(0, t.read(sq[0], new byte[4], 0, 4));
+        assertErrno(Errno.EPIPE, () -> write(t, sq[0], "zz"));
+        t.close(sq[0]);
+        t.close(sq[1]);
     }
 
     @Test
