@@ -4,17 +4,18 @@ import dev.seqvfs.actors.inode.Inode;
 import dev.seqvfs.protocol.FileType;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import scala.collection.Iterator;
-import scala.collection.immutable.HashMap;
 import scala.collection.immutable.TreeMap;
 import scala.math.Ordering;
 
 /**
  * One immutable version of a directory's entries: the persistent map a reader walks.
  *
- * <p>Two persistent maps share every entry: {@code names} (Scala's CHAMP
- * {@code immutable.HashMap}, name → {@link Dentry}) for lookup, and {@code order}
- * (Scala's red-black {@code immutable.TreeMap}, cookie → {@link Dentry}) for readdir.
+ * <p>Two persistent maps share every entry: {@code names} (a {@link NameTable}, a hash
+ * trie of dentries by name that the path walk can probe with a range of the path) for
+ * lookup, and {@code order} (Scala's red-black {@code immutable.TreeMap}, cookie →
+ * {@link Dentry}) for readdir.
  * Every change returns a new snapshot in O(log n), sharing structure with this one.
  *
  * <h2>Invariants</h2>
@@ -43,19 +44,19 @@ public final class DirSnapshot {
     @SuppressWarnings("unchecked")
     private static final Ordering<Object> LONG_ORDER =
             (Ordering<Object>) (Ordering<?>) scala.math.Ordering.Long$.MODULE$;
-    private static final HashMap<String, Dentry> NO_NAMES = scala.collection.immutable.HashMap$.MODULE$.empty();
+    private static final NameTable NO_NAMES = NameTable.EMPTY;
     private static final TreeMap<Object, Dentry> NO_ORDER = scala.collection.immutable.TreeMap$.MODULE$.empty(LONG_ORDER);
     private static final DirSnapshot EMPTY =
             new DirSnapshot(0, NO_NAMES, NO_ORDER, FIRST_COOKIE, 0, false);
 
     private final long seq;
-    private final HashMap<String, Dentry> names;
+    private final NameTable names;
     private final TreeMap<Object, Dentry> order;
     private final long nextCookie;
     private final int subdirs;
     private final boolean dead;
 
-    private DirSnapshot(long seq, HashMap<String, Dentry> names, TreeMap<Object, Dentry> order,
+    private DirSnapshot(long seq, NameTable names, TreeMap<Object, Dentry> order,
                         long nextCookie, int subdirs, boolean dead) {
         this.seq = seq;
         this.names = names;
@@ -87,7 +88,7 @@ public final class DirSnapshot {
 
     /** Returns whether there are no entries. */
     public boolean isEmpty() {
-        return names.isEmpty();
+        return names.size() == 0;
     }
 
     /** Returns the number of entries that are directories. */
@@ -102,10 +103,39 @@ public final class DirSnapshot {
      * @return the dentry, or {@code null} if absent
      */
     public Dentry lookup(String name) {
-        return names.getOrElse(name, NULL_SUPPLIER);
+        return names.get(name, 0, name.length(), name.hashCode());
     }
 
-    private static final scala.Function0<Dentry> NULL_SUPPLIER = () -> null;
+    /**
+     * Looks up the name {@code path[off, end)} without making a {@code String} of it: the
+     * same answer as {@code lookup(path.substring(off, end))}. O(log32 n) plus one compare
+     * of the name's chars; allocates nothing.
+     *
+     * @param path a string holding the name, typically a whole path (internal form)
+     * @param off index of the name's first char
+     * @param end index just past its last char
+     * @param hash the name's {@link String#hashCode()}, as {@link #hash(String, int, int)}
+     *        computes it (a walk computes it while it scans for the next {@code '/'}); a
+     *        wrong value makes the lookup miss
+     * @return the dentry, or {@code null} if absent
+     * @throws IndexOutOfBoundsException if {@code [off, end)} is not a range of {@code path}
+     */
+    public Dentry lookup(String path, int off, int end, int hash) {
+        Objects.checkFromToIndex(off, end, path.length());
+        return names.get(path, off, end, hash);
+    }
+
+    /**
+     * Returns {@code path.substring(off, end).hashCode()} without making the substring:
+     * {@code s[0]*31^(n-1) + ... + s[n-1]}, as {@link String#hashCode()} specifies.
+     */
+    public static int hash(String path, int off, int end) {
+        int h = 0;
+        for (int i = off; i < end; i++) {
+            h = 31 * h + path.charAt(i);
+        }
+        return h;
+    }
 
     /**
      * Returns a version with {@code name} bound to {@code inode}, replacing any existing
@@ -113,7 +143,6 @@ public final class DirSnapshot {
      */
     public DirSnapshot with(String name, Inode inode) {
         Dentry old = lookup(name);
-        HashMap<String, Dentry> n = names;
         TreeMap<Object, Dentry> o = order;
         int sub = subdirs;
         if (old != null) {
@@ -123,7 +152,7 @@ public final class DirSnapshot {
             }
         }
         Dentry d = new Dentry(name, inode, nextCookie, 0);
-        n = n.updated(name, d);
+        NameTable n = names.with(d);
         o = o.updated(nextCookie, d);
         if (inode.type() == FileType.DIRECTORY) {
             sub++;
@@ -138,7 +167,7 @@ public final class DirSnapshot {
             return this;
         }
         int sub = old.inode().type() == FileType.DIRECTORY ? subdirs - 1 : subdirs;
-        return new DirSnapshot(seq + 1, names.removed(name), order.removed(old.cookie()),
+        return new DirSnapshot(seq + 1, names.without(name), order.removed(old.cookie()),
                 nextCookie, sub, false);
     }
 

@@ -326,9 +326,15 @@ public final class Nameidata {
                 }
                 return;
             }
-            int end = s.indexOf('/', p);
-            if (end < 0) {
-                end = len;
+            // One pass finds the component's end and computes its String hash code, so
+            // that the lookup needs neither a substring nor a second pass (DirSnapshot.lookup
+            // of a range).
+            int end = p;
+            int hash = 0;
+            char ch;
+            while (end < len && (ch = s.charAt(end)) != '/') {
+                hash = 31 * hash + ch;
+                end++;
             }
             int after = end;
             while (after < len && s.charAt(after) == '/') {
@@ -379,15 +385,21 @@ public final class Nameidata {
                 }
                 continue;
             }
-            String name = s.substring(p, end);
             DirectoryInode dir = (DirectoryInode) inode;
             Inode child;
             Dentry found = null;
+            String name;
             if ((dir.iopFlags() & IopFlags.IOP_CUSTOM_LOOKUP) != 0) {
+                name = s.substring(p, end);
                 child = dir.ops().lookup(dir, name, ctx);
             } else {
-                found = lookupIn(dir, name);
-                child = found == null ? null : found.inode();
+                found = lookupIn(dir, s, p, end, hash);
+                if (found == null) {
+                    throw error(Errno.ENOENT);
+                }
+                // the dentry's name equals the component: no substring on a hit
+                name = found.name();
+                child = found.inode();
             }
             if (child == null) {
                 throw error(Errno.ENOENT);
@@ -498,6 +510,18 @@ public final class Nameidata {
         DirSnapshot s = dir.snapshotAcquire();
         Dentry d = s.lookup(name);
         appendTrail(dir, s, name, d);
+        return d;
+    }
+
+    /**
+     * As {@link #lookupIn(DirectoryInode, String)} for the component {@code path[off, end)}
+     * whose {@code String} hash code is {@code hash}. The trail records the name as a
+     * {@code String}: the dentry's own on a hit (equal to the component), a copy on a miss.
+     */
+    private Dentry lookupIn(DirectoryInode dir, String path, int off, int end, int hash) {
+        DirSnapshot s = dir.snapshotAcquire();
+        Dentry d = s.lookup(path, off, end, hash);
+        appendTrail(dir, s, d != null ? d.name() : path.substring(off, end), d);
         return d;
     }
 
