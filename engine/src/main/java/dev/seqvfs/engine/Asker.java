@@ -55,6 +55,8 @@ final class Asker {
     private final Scheduler scheduler;
     private final Duration timeout;
     private volatile Slot[] slots = new Slot[0];
+    /** Set once by {@link #close()}; read by every {@link #ask} after it registers (volatile). */
+    private volatile boolean closed;
 
     Asker(Scheduler scheduler, Duration timeout) {
         this.scheduler = scheduler;
@@ -76,8 +78,28 @@ final class Asker {
         Slot slot = s[(int) (Thread.currentThread().getId() % s.length)];
         CompletableFuture<Rep> f = new CompletableFuture<>();
         long id = slot.pending().register(f, System.nanoTime() + timeout.toNanos());
+        if (closed) {
+            // Registered after close began: the collectors' final failAll may not have seen
+            // it (register CASes its slot, then reads closed; close writes closed, then the
+            // collectors stop and fail what they find), so fail it here. Nothing is sent.
+            f.completeExceptionally(closedError());
+            return f;
+        }
         target.tell(make.apply(new ReplyTo<>(slot.pending(), id)));
         return f;
+    }
+
+    /**
+     * Marks the instance closed: every later {@link #ask} fails at once with {@code EIO}
+     * instead of telling an actor that has stopped (whose reply, and whose timeout sweep,
+     * would never come). Called by {@link SeqVfs#close()} before it stops the actors.
+     */
+    void close() {
+        closed = true;
+    }
+
+    private static VfsException closedError() {
+        return new VfsException(Errno.EIO, "request", null);
     }
 
     /**
@@ -87,6 +109,9 @@ final class Asker {
      * per task with 2 CPUs), so the outcome is copied into a plain future.
      */
     <Req, Rep> CompletableFuture<Rep> askPekko(RecipientRef<Req> target, Function<ActorRef<Rep>, Req> make) {
+        if (closed) {
+            return CompletableFuture.failedFuture(closedError());
+        }
         CompletableFuture<Rep> scalaCf = AskPattern.ask(target, make::apply, timeout, scheduler)
                 .toCompletableFuture();
         CompletableFuture<Rep> plain = new CompletableFuture<>();

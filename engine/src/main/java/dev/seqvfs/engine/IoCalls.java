@@ -64,6 +64,22 @@ final class IoCalls {
         throw new VfsException(i.type() == FileType.DIRECTORY ? Errno.EISDIR : Errno.EINVAL, op, null);
     }
 
+    private static final byte[] NO_BYTES = new byte[0];
+
+    /**
+     * Checks a caller's buffer range and returns the buffer to use: a null buffer with
+     * nothing to transfer is an empty one, as {@code read(fd, NULL, 0)} returns 0 on Linux
+     * ({@code access_ok} of zero bytes); otherwise {@code EFAULT} for a null buffer or a
+     * range outside it.
+     */
+    private static byte[] buffer(byte[] buf, int off, int len, String op) {
+        if (buf == null && off == 0 && len == 0) {
+            return NO_BYTES;
+        }
+        checkRange(buf, off, len, op);
+        return buf;
+    }
+
     private static void checkRange(byte[] buf, int off, int len, String op) {
         if (buf == null) {
             throw new VfsException(Errno.EFAULT, op, null);
@@ -98,11 +114,11 @@ final class IoCalls {
             if (f.isPath() || !f.readable()) {
                 throw new VfsException(Errno.EBADF, "read", null);
             }
-            checkRange(buf, off, len, "read");
+            buf = buffer(buf, off, len, "read");
             return streamRead(f, s.read(f, buf, off, len, nonblock(f)));
         }
         RegularInode ri = regularForRead(f, "read");
-        checkRange(buf, off, len, "read");
+        buf = buffer(buf, off, len, "read");
         int n;
         synchronized (f) {
             long pos = f.offset();
@@ -125,7 +141,7 @@ final class IoCalls {
             throw new VfsException(Errno.ESPIPE, "pread", null);
         }
         RegularInode ri = regularForRead(f, "pread");
-        checkRange(buf, off, len, "pread");
+        buf = buffer(buf, off, len, "pread");
         if (pos + len < 0) {
             // rw_verify_area: the end of the read overflows the offset type
             throw new VfsException(Errno.EINVAL, "pread", null);
@@ -169,11 +185,11 @@ final class IoCalls {
             if (f.isPath() || !f.writable()) {
                 throw new VfsException(Errno.EBADF, "write", null);
             }
-            checkRange(buf, off, len, "write");
+            buf = buffer(buf, off, len, "write");
             return streamWritten(f, s.write(f, buf, off, len, nonblock(f)));
         }
         RegularInode ri = regularForWrite(f, "write");
-        checkRange(buf, off, len, "write");
+        buf = buffer(buf, off, len, "write");
         synchronized (f) {
             Written w = writeAt(ri, f, f.offset(), new byte[][] {buf}, new int[] {off}, new int[] {len}, "write");
             f.setOffset(w.end());
@@ -190,7 +206,7 @@ final class IoCalls {
             throw new VfsException(Errno.ESPIPE, "pwrite", null);
         }
         RegularInode ri = regularForWrite(f, "pwrite");
-        checkRange(buf, off, len, "pwrite");
+        buf = buffer(buf, off, len, "pwrite");
         return (int) writeAt(ri, f, pos, new byte[][] {buf}, new int[] {off}, new int[] {len}, "pwrite").count();
     }
 
@@ -414,7 +430,7 @@ final class IoCalls {
      * regular files complete at once.
      */
     java.util.concurrent.CompletableFuture<Integer> readAsync(int fd, byte[] buf, int off, int len) {
-        checkRange(buf, off, len, "read");
+        buf = buffer(buf, off, len, "read");
         OpenFile f = t.fget(fd, "read");
         if (f.ops() instanceof StreamOps s) {
             if (f.isPath() || !f.readable()) {
@@ -429,7 +445,7 @@ final class IoCalls {
 
     /** Writes without blocking a thread; see {@link #readAsync}. */
     java.util.concurrent.CompletableFuture<Integer> writeAsync(int fd, byte[] buf, int off, int len) {
-        checkRange(buf, off, len, "write");
+        buf = buffer(buf, off, len, "write");
         OpenFile f = t.fget(fd, "write");
         if (f.ops() instanceof StreamOps s) {
             if (f.isPath() || !f.writable()) {

@@ -57,6 +57,8 @@ public final class SeqVfs implements AutoCloseable {
             new java.util.concurrent.ConcurrentHashMap<>();
     private final java.util.concurrent.atomic.AtomicInteger pids = new java.util.concurrent.atomic.AtomicInteger();
     private final ProcTasksView procTasks = new ProcTasksView();
+    /** Set once by {@link #close()}; read by every call's liveness check (volatile). */
+    private volatile boolean closed;
 
     private SeqVfs(Config raw, VfsConfig config, VfsClock clock) {
         this.config = config;
@@ -271,14 +273,27 @@ public final class SeqVfs implements AutoCloseable {
         return clock;
     }
 
+    /** Returns whether {@link #close()} has been called. Thread-safe (a volatile read). */
+    public boolean isClosed() {
+        return closed;
+    }
+
     /** Returns the actor system (for message-driven callers that ask actors directly). */
     public ActorSystem<?> system() {
         return system;
     }
 
-    /** Stops the actor system and waits up to 10 seconds for it to terminate. */
+    /**
+     * Closes the instance: from the moment this is called, every call of every task fails
+     * at once with {@code EIO} (lock-free reads included), and so does every async twin's
+     * future; requests already sent fail with {@code EIO} or a timeout when the actors stop.
+     * Then stops the actor system and waits up to 10 seconds for it to terminate.
+     * Idempotent; thread-safe.
+     */
     @Override
     public void close() {
+        closed = true;
+        asker.close();
         system.terminate();
         try {
             system.getWhenTerminated().toCompletableFuture().get(10, TimeUnit.SECONDS);

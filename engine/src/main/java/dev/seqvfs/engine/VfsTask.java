@@ -178,11 +178,16 @@ public final class VfsTask implements WalkContext, AutoCloseable {
 
     /**
      * Refuses calls on a task that has exited: {@code ESRCH}, as a call on a process that is
-     * gone would be. Every call passes here through {@link #walk}, {@link #fget} or {@link #asker}.
+     * gone would be; and calls on an instance that was closed: {@code EIO}, as a file system
+     * that was shut down answers. Every call passes here through {@link #walk}, {@link #fget}
+     * or {@link #asker}.
      */
     void alive(String op) {
         if (exited) {
             throw new VfsException(Errno.ESRCH, op, null);
+        }
+        if (vfs.isClosed()) {
+            throw new VfsException(Errno.EIO, op, null);
         }
     }
 
@@ -436,9 +441,13 @@ public final class VfsTask implements WalkContext, AutoCloseable {
         return io.write(fd, buf, off, len);
     }
 
-    /** {@code write(2)} of the whole array. */
+    /**
+     * {@code write(2)} of the whole array. A null array has no length to write: {@code EFAULT}
+     * (after the descriptor checks), where {@code write(fd, null, 0, 0)} writes nothing and
+     * returns 0, as {@code write(fd, NULL, 0)} on Linux.
+     */
     public int write(int fd, byte[] buf) {
-        return io.write(fd, buf, 0, buf == null ? 0 : buf.length);
+        return io.write(fd, buf, 0, buf == null ? -1 : buf.length);
     }
 
     /** {@code pwrite(2)}: writes at {@code pos} without moving the offset (with {@code O_APPEND}, at the end, as Linux). */
@@ -1032,7 +1041,8 @@ public final class VfsTask implements WalkContext, AutoCloseable {
         }
         exited = true;
         vfs.unregister(pid);
-        if (files.releaseUser()) {
+        if (files.releaseUser() && !vfs.isClosed()) {
+            // (A closed instance's actors are stopping and release every open file themselves.)
             // Release the open files before returning, so that an observer sees them closed
             // once exit() has returned; stopping the actor alone would do it later.
             vfs.asker().join(vfs.asker().ask(files.actor(), (ReplyTo<FdReply> r) -> new FdTableActor.CloseAll(r)), "exit",

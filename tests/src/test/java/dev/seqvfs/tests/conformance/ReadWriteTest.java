@@ -414,6 +414,24 @@ class ReadWriteTest {
         assertEquals("hello", content(t, "/f"));
     }
 
+    /** Linux: {@code read(fd, NULL, 0)} and {@code write(fd, NULL, 0)} return 0 ({@code access_ok} of 0 bytes). */
+    @Test
+    void readWrite_nullBufferOfZeroBytes_transferNothingAndReturnZero() {
+        int fd = t.open("/f", OpenFlags.O_RDWR);
+        assertEquals(0, t.read(fd, null, 0, 0));
+        assertEquals(0, t.write(fd, null, 0, 0));
+        assertEquals(0, t.pread(fd, null, 0, 0, 0));
+        assertEquals(0, t.pwrite(fd, null, 0, 0, 0));
+        assertEquals(0, t.lseek(fd, 0, VfsTask.SEEK_CUR));
+        int[] p = t.pipe();
+        assertEquals(0, t.read(p[0], null, 0, 0));
+        assertEquals(0, t.write(p[1], null, 0, 0));
+        t.close(p[0]);
+        t.close(p[1]);
+        t.close(fd);
+        assertEquals("hello", content(t, "/f"));
+    }
+
     @Test
     void readWrite_rangeOutsideTheBuffer_failWithEFAULT() {
         int fd = t.open("/f", OpenFlags.O_RDWR);
