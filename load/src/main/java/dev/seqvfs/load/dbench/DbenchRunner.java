@@ -350,10 +350,18 @@ public final class DbenchRunner {
      *
      * @param startNanos when the run started ({@code System.nanoTime()})
      * @param measuredNanos when measuring started, 0 while warming up
-     * @param bytes bytes read and written so far by the clients (reset when measuring starts)
+     * @param ops lines run since measuring started (since the start while warming up)
+     * @param bytes bytes read and written since measuring started (likewise)
+     * @param allOps lines run since the start, warm-up included
+     * @param allBytes bytes since the start, warm-up included
      */
-    static String progressLine(int clients, long startNanos, long measuredNanos, long now, long ops, long bytes) {
+    static String progressLine(int clients, long startNanos, long measuredNanos, long now, long ops, long bytes,
+                               long allOps, long allBytes) {
         boolean warm = measuredNanos == 0 || now - measuredNanos < 500_000_000L;
+        if (warm) {
+            ops = allOps;
+            bytes = allBytes;
+        }
         long from = warm ? startNanos : measuredNanos;
         double secs = (now - from) / 1e9;
         return String.format(Locale.ROOT, "%4d clients  %s %4.0f s  ops %10d  %9.2f MB/sec",
@@ -374,11 +382,16 @@ public final class DbenchRunner {
             timer.scheduleAtFixedRate(() -> {
                 long ops = 0;
                 long bytes = 0;
+                long allOps = 0;
+                long allBytes = 0;
                 for (ClientStats s : stats) {
                     ops += s.ops();
                     bytes += s.bytes();
+                    allOps += s.opsWithWarmup();
+                    allBytes += s.bytesWithWarmup();
                 }
-                out.println(progressLine(stats.size(), start.nanos, measured.nanos, System.nanoTime(), ops, bytes));
+                out.println(progressLine(stats.size(), start.nanos, measured.nanos, System.nanoTime(), ops, bytes,
+                        allOps, allBytes));
             }, 1, 1, TimeUnit.SECONDS);
         }
 
