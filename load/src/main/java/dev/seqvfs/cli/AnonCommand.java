@@ -13,15 +13,16 @@ import picocli.CommandLine.Option;
  */
 abstract class AnonCommand extends WorkloadCommand {
     @Option(names = "--clients", split = ",", paramLabel = "N",
-            description = "Client counts, run one after another (a list draws scaling curves), e.g. 1,2,4,8.")
+            description = "Client counts, run one after another (a list draws scaling curves), each 1 to "
+                    + Checks.MAX_CLIENTS + ", e.g. 1,2,4,8.")
     List<Integer> clients;
 
     @Option(names = "--ops", paramLabel = "M", description = "Ops per client in each measured run.")
     Long ops;
 
     @Option(names = "--warmup", paramLabel = "S", defaultValue = "1",
-            description = "Seconds of unmeasured ops before each measured run, by the same clients (default:"
-                    + " ${DEFAULT-VALUE}).")
+            description = "Seconds of unmeasured ops before each measured run, by the same clients, 0 to "
+                    + Checks.MAX_SECONDS + " (default: ${DEFAULT-VALUE}).")
     double warmup;
 
     @Option(names = "--shared-fd-table",
@@ -63,14 +64,14 @@ abstract class AnonCommand extends WorkloadCommand {
         AnonLoad.Driver d = switch (driver) {
             case "actors" -> AnonLoad.Driver.ACTORS;
             case "threads" -> AnonLoad.Driver.THREADS;
-            default -> throw new LoadException("--driver " + driver + ": expected actors or threads");
+            default -> throw LoadException.usage("--driver " + driver + ": expected actors or threads");
         };
         for (String x : compare) {
             if (!x.equals("shared-root") && !x.equals("host")) {
-                throw new LoadException("--compare " + x + ": expected shared-root or host");
+                throw LoadException.usage("--compare " + x + ": expected shared-root or host");
             }
         }
-        checkAtLeast("--actor-threads", actorThreads, 0);
+        Checks.range("--actor-threads", actorThreads, 0, Checks.MAX_CLIENTS);
         return new AnonLoad.Settings(kind(), c, n, w, sharedFdTable, d, actorThreads,
                 List.copyOf(new java.util.LinkedHashSet<>(compare)));
     }

@@ -1,5 +1,7 @@
 package dev.seqvfs.cli;
 
+import dev.seqvfs.load.LoadException;
+import dev.seqvfs.load.OutputFiles;
 import dev.seqvfs.load.dbench.DbenchBinary;
 import dev.seqvfs.load.dbench.DbenchJson;
 import dev.seqvfs.load.dbench.DbenchReport;
@@ -8,6 +10,7 @@ import dev.seqvfs.load.dbench.Loadfile;
 import dev.seqvfs.load.dbench.LoadfileException;
 import dev.seqvfs.load.dbench.ReplayResult;
 import java.io.PrintStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
@@ -23,20 +26,23 @@ import picocli.CommandLine.Option;
  * {@code dbench} binary for comparison.
  *
  * <p>Exit status: 0 when every line ended with the status the capture recorded, 1 when
- * any did not, 2 for bad input (a missing or malformed loadfile, bad options). Ctrl-C
- * stops the run and prints the summary of what ran.
+ * any did not or the run failed (one line on stderr: a failed actor, a results file that
+ * could not be written), 2 for bad input (a missing or malformed loadfile, an option out of
+ * its range, a {@code --json} file that cannot be written; all checked before the run).
+ * Ctrl-C stops the run and prints the summary of what ran.
  */
 @Command(name = "dbench", mixinStandardHelpOptions = true, sortOptions = false,
+        versionProvider = VersionProvider.class,
         description = "Replay a dbench client loadfile on SeqVFS: each client a Pekko actor in its own directory"
                 + " /clients/clientN, lines run as fast as possible, the file looped until the time is up, every"
                 + " line's NT status checked against the capture.")
 public final class DbenchCommand implements Callable<Integer> {
     @Option(names = "--clients", defaultValue = "1", paramLabel = "N",
-            description = "number of clients (default ${DEFAULT-VALUE})")
+            description = "number of clients, 1 to " + Checks.MAX_CLIENTS + " (default ${DEFAULT-VALUE})")
     int clients;
 
     @Option(names = "--time", defaultValue = "20", paramLabel = "SECONDS",
-            description = "how long to run (default ${DEFAULT-VALUE})")
+            description = "how long to run, 1 to " + Checks.MAX_SECONDS + " (default ${DEFAULT-VALUE})")
     int time;
 
     @Option(names = "--loadfile", defaultValue = "/usr/share/dbench/client.txt", paramLabel = "PATH",
@@ -44,9 +50,13 @@ public final class DbenchCommand implements Callable<Integer> {
                     + " and this runs as root, apt-get installs dbench)")
     Path loadfile;
 
-    @Option(names = "--warmup", defaultValue = "-1", paramLabel = "SECONDS",
-            description = "run this long first, unmeasured (default: a fifth of --time, as dbench)")
-    int warmup;
+    @Option(names = "--warmup", paramLabel = "SECONDS",
+            description = "run this long first, unmeasured, 0 to " + Checks.MAX_SECONDS
+                    + " (default: a fifth of --time, as dbench)")
+    Integer warmupOption;
+
+    /** The warm-up in seconds: {@code --warmup}, or a fifth of the time. */
+    private int warmup;
 
     @Option(names = "--once", description = "run the loadfile once per client instead of looping until --time "
             + "(which then only limits the run)")
@@ -65,25 +75,46 @@ public final class DbenchCommand implements Callable<Integer> {
     Path hostDir;
 
     @Option(names = "--show-mismatches", defaultValue = "10", paramLabel = "N",
-            description = "print the first N mismatching lines (default ${DEFAULT-VALUE})")
+            description = "print the first N mismatching lines, N >= 0 (default ${DEFAULT-VALUE})")
     int showMismatches;
 
-    @Option(names = "--threads", defaultValue = "0", paramLabel = "N",
-            description = "threads for the client actors (default: clients, at most the CPUs)")
-    int threads;
+    @Option(names = "--threads", paramLabel = "N",
+            description = "threads for the client actors, 1 to " + Checks.MAX_CLIENTS
+                    + " (default: clients, at most the CPUs)")
+    Integer threads;
+
+    /** Checks every option, each against its own range; throws a usage {@link LoadException}. */
+    private void checkOptions() {
+        Checks.clients(clients);
+        Checks.range("--time", time, 1, Checks.MAX_SECONDS);
+        if (warmupOption != null) {
+            Checks.range("--warmup", warmupOption, 0, Checks.MAX_SECONDS);
+            warmup = warmupOption;
+        } else {
+            warmup = time / 5; // dbench: options.warmup = options.timelimit / 5
+        }
+        Checks.range("--show-mismatches", showMismatches, 0, Long.MAX_VALUE);
+        if (threads != null) {
+            Checks.range("--threads", threads, 1, Checks.MAX_CLIENTS);
+        }
+        if (compare != null && !compare.equals("host")) {
+            throw LoadException.usage("--compare takes 'host', not '" + compare + "'");
+        }
+        if (compare != null && !Files.isDirectory(hostDir)) {
+            throw LoadException.usage("--host-dir " + hostDir + ": not an existing directory");
+        }
+        if (json != null) {
+            OutputFiles.checkWritable("--json", json);
+        }
+    }
 
     @Override
     public Integer call() throws Exception {
         PrintStream out = System.out;
-        if (clients < 1 || time < 1 || threads < 0 || showMismatches < 0) {
-            System.err.println("seqvfs load dbench: --clients and --time must be at least 1");
-            return 2;
-        }
-        if (warmup < 0) {
-            warmup = time / 5; // dbench: options.warmup = options.timelimit / 5
-        }
-        if (compare != null && !compare.equals("host")) {
-            System.err.println("seqvfs load dbench: --compare takes 'host', not '" + compare + "'");
+        try {
+            checkOptions();
+        } catch (LoadException e) {
+            System.err.println("seqvfs load dbench: " + e.getMessage());
             return 2;
         }
         Loadfile lf;
@@ -100,7 +131,7 @@ public final class DbenchCommand implements Callable<Integer> {
             System.err.println("seqvfs load dbench: loadfile " + loadfile + " holds no operations");
             return 2;
         }
-        DbenchRunner runner = new DbenchRunner(out, showMismatches, threads);
+        DbenchRunner runner = new DbenchRunner(out, showMismatches, threads == null ? 0 : threads);
         DbenchBinary binary = compare != null ? DbenchBinary.find() : null;
         CountDownLatch reported = new CountDownLatch(1);
         Thread hook = new Thread(() -> {
@@ -117,6 +148,10 @@ public final class DbenchCommand implements Callable<Integer> {
         Runtime.getRuntime().addShutdownHook(hook);
         try {
             return run(out, lf, runner, binary);
+        } catch (DbenchRunner.ReplayFailedException e) {
+            out.flush();
+            System.err.println("seqvfs load dbench: " + e.getMessage());
+            return 1;
         } finally {
             reported.countDown();
             try {
@@ -204,8 +239,15 @@ public final class DbenchCommand implements Callable<Integer> {
                 out.println();
                 out.println("reference: the dbench binary (" + binary.path() + "), its own warm-up of "
                         + (time / 5) + " s first (not measured)");
-                bin = binary.run(loadfile.toAbsolutePath(), clients, time, hostDir, out);
-                if (bin == null) {
+                Duration deadline = DbenchBinary.deadline(time);
+                boolean killed = false;
+                try {
+                    bin = binary.run(loadfile.toAbsolutePath(), clients, time, hostDir, out, deadline);
+                } catch (DbenchBinary.DeadlineException e) {
+                    out.println("  reference failed: " + e.getMessage());
+                    killed = true;
+                }
+                if (bin == null && !killed) {
                     out.println("  dbench printed no throughput");
                 } else if (bin.cpuSeconds() >= 0) {
                     out.println(String.format(Locale.ROOT, "  | CPU (user + system, warm-up included) %.1f s over %d lines:"
@@ -215,8 +257,14 @@ public final class DbenchCommand implements Callable<Integer> {
             printComparison(out, seq, host, bin);
         }
         if (json != null) {
-            DbenchJson.of(seq, time, once ? 0 : warmup, loadfile, host, bin).write(json);
-            out.println("wrote " + json);
+            try {
+                DbenchJson.of(seq, time, once ? 0 : warmup, loadfile, host, bin).write(json);
+                out.println("wrote " + json);
+            } catch (java.io.IOException e) {
+                out.flush();
+                System.err.println("seqvfs load dbench: --json " + json + ": cannot write: " + OutputFiles.reason(e));
+                return 1;
+            }
         }
         if (seq.mismatches() != 0) {
             out.println(seq.mismatches() + " line(s) ended with another status than the capture's");

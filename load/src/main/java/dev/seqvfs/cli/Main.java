@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 /**
  * The {@code seqvfs} command. Subcommands of {@code load} are the workloads.
  */
-@Command(name = "seqvfs", mixinStandardHelpOptions = true, version = "seqvfs 0.1.0",
+@Command(name = "seqvfs", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "An embeddable, actor-based virtual file system engine: load tests.",
         subcommands = {LoadCommand.class})
 public final class Main implements Runnable {

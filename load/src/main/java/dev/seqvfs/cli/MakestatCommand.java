@@ -11,6 +11,7 @@ import picocli.CommandLine.Option;
 
 /** {@code seqvfs load makestat}: an empty {@code make -j} over a real source tree (seed 001). */
 @Command(name = "makestat", mixinStandardHelpOptions = true, sortOptions = false,
+        versionProvider = VersionProvider.class,
         description = {"Import a real source tree (a directory or a zip such as the JDK's lib/src.zip), then every"
                 + " client stats every file of it over and over, like an empty make -j (seed 001): files/s.",
                 "Files are imported with their sizes (ftruncate, no data) and modification times; --contents copies"
@@ -23,15 +24,18 @@ final class MakestatCommand extends WorkloadCommand {
     Path tree;
 
     @Option(names = "--clients", split = ",", paramLabel = "N", defaultValue = "1",
-            description = "Client counts (threads), run one after another (default: ${DEFAULT-VALUE}).")
+            description = "Client counts (threads), run one after another, each 1 to " + Checks.MAX_CLIENTS
+                    + " (default: ${DEFAULT-VALUE}).")
     List<Integer> clients;
 
     @Option(names = "--time", paramLabel = "S", defaultValue = "10",
-            description = "Seconds each run lasts (default: ${DEFAULT-VALUE}).")
+            description = "Seconds each run lasts, above 0, at most " + Checks.MAX_SECONDS
+                    + " (default: ${DEFAULT-VALUE}).")
     double seconds;
 
     @Option(names = "--warmup", paramLabel = "S", defaultValue = "2",
-            description = "Seconds of unmeasured stats before each run (default: ${DEFAULT-VALUE}).")
+            description = "Seconds of unmeasured stats before each run, 0 to " + Checks.MAX_SECONDS
+                    + " (default: ${DEFAULT-VALUE}).")
     double warmup;
 
     @Option(names = "--contents", description = "Import the files' data too (write), not only their sizes.")
@@ -46,11 +50,9 @@ final class MakestatCommand extends WorkloadCommand {
     @Override
     LoadReport newReport() {
         if (compare != null && !compare.equals("host")) {
-            throw new LoadException("--compare " + compare + ": expected host");
+            throw LoadException.usage("--compare " + compare + ": expected host");
         }
-        if (!(seconds > 0)) {
-            throw new LoadException("--time " + seconds + ": must be positive");
-        }
+        Checks.seconds("--time", seconds, 0, true);
         settings = new MakestatLoad.Settings(tree, checkClients(clients), seconds, checkNotNegative("--warmup", warmup),
                 contents,
                 compare != null);

@@ -5,6 +5,7 @@ import picocli.CommandLine.Command;
 
 /** {@code seqvfs load socket-close}: {@code close(socket(AF_INET, SOCK_STREAM, 0))} per op (seeds 000, 003). */
 @Command(name = "socket-close", mixinStandardHelpOptions = true, sortOptions = false,
+        versionProvider = VersionProvider.class,
         description = {"close(socket(AF_INET, SOCK_STREAM, 0)) in a loop by every client (seeds 000, 003):"
                 + " total time for clients x ops, ops/s, latency.",
                 "Defaults: --clients 1, --ops 1000000.",

@@ -13,8 +13,9 @@ import picocli.CommandLine.Spec;
 /**
  * A {@code seqvfs load} subcommand: opens a {@link Session} with the {@link OutputOptions},
  * runs the workload, prints the summary and writes the files. A {@link LoadException}
- * (bad input, a failed check) prints {@code seqvfs load NAME: error: MESSAGE} on stderr and
- * exits with 1; picocli exits with 2 on a bad option.
+ * prints one line {@code seqvfs load NAME: MESSAGE} on stderr; the exit status is 2 for bad
+ * input (options out of range, output files that cannot be written, all checked before the
+ * run; a missing input), as picocli's for a malformed option, and 1 for a run that failed.
  */
 abstract class WorkloadCommand implements Callable<Integer> {
     @Spec
@@ -33,46 +34,34 @@ abstract class WorkloadCommand implements Callable<Integer> {
     public final Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        boolean started = false;
         try {
             LoadReport report = newReport();
             try (Session session = new Session(report, out, err, output.json(), output.chart(), output.progress())) {
+                started = true;
                 run(session);
                 session.complete();
             }
             return 0;
         } catch (LoadException e) {
-            err.println("seqvfs load " + spec.name() + ": error: " + e.getMessage());
+            err.println("seqvfs load " + spec.name() + ": " + e.getMessage());
             err.flush();
-            return 1;
+            return e.isUsage() || !started ? 2 : 1;
         }
     }
 
-    /** Checks a --clients list: not empty, every count at least 1. */
+    /** Checks a --clients list: not empty, every count 1 to {@link Checks#MAX_CLIENTS}. */
     static List<Integer> checkClients(List<Integer> clients) {
-        if (clients == null || clients.isEmpty()) {
-            throw new LoadException("--clients needs at least one count");
-        }
-        for (int c : clients) {
-            if (c < 1) {
-                throw new LoadException("--clients " + c + ": a client count must be at least 1");
-            }
-        }
-        return List.copyOf(clients);
+        return Checks.clients(clients);
     }
 
-    /** Checks that a seconds option is not negative (nor NaN). */
+    /** Checks that a seconds option is from 0 to {@link Checks#MAX_SECONDS} (not NaN). */
     static double checkNotNegative(String option, double value) {
-        if (!(value >= 0)) {
-            throw new LoadException(option + " " + value + ": must not be negative");
-        }
-        return value;
+        return Checks.seconds(option, value, 0, false);
     }
 
     /** Checks that a count option is at least {@code min}. */
     static long checkAtLeast(String option, long value, long min) {
-        if (value < min) {
-            throw new LoadException(option + " " + value + ": must be at least " + min);
-        }
-        return value;
+        return Checks.range(option, value, min, Long.MAX_VALUE);
     }
 }

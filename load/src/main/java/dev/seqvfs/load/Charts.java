@@ -56,10 +56,6 @@ public final class Charts {
             charts.add(scaling);
         }
         int height = HEIGHT * charts.size();
-        Path parent = file.toAbsolutePath().getParent();
-        if (parent != null) {
-            Files.createDirectories(parent);
-        }
         boolean svg = file.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".svg");
         if (svg) {
             VectorGraphics2D g = new VectorGraphics2D();

@@ -91,10 +91,6 @@ public final class JsonReport {
 
     /** Writes the report to {@code file}. */
     public static void write(LoadReport report, Path file) throws IOException {
-        Path parent = file.toAbsolutePath().getParent();
-        if (parent != null) {
-            Files.createDirectories(parent);
-        }
         MAPPER.writeValue(file.toFile(), toJson(report));
     }
 

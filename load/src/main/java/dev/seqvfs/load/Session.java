@@ -46,10 +46,15 @@ public final class Session implements AutoCloseable {
      * @param json where to write the JSON results, or null
      * @param chart where to draw the charts ({@code .svg} or {@code .png}), or null
      * @param progress whether to print a progress line per second
+     * @throws LoadException a usage error when a file cannot be written (checked before any run)
      */
     public Session(LoadReport report, PrintWriter out, PrintWriter err, Path json, Path chart, boolean progress) {
         if (chart != null) {
             Charts.checkName(chart);
+            OutputFiles.checkWritable("--chart", chart);
+        }
+        if (json != null) {
+            OutputFiles.checkWritable("--json", json);
         }
         this.report = report;
         this.out = out;
@@ -190,20 +195,33 @@ public final class Session implements AutoCloseable {
     }
 
     private void writeFiles(boolean strict) {
-        try {
-            if (json != null) {
+        String failed = null;
+        Exception cause = null;
+        if (json != null) {
+            try {
                 JsonReport.write(report, json);
                 err.println("results written to " + json);
+            } catch (Exception e) {
+                failed = "--json " + json + ": cannot write: " + OutputFiles.reason(e);
+                cause = e;
             }
-            if (chart != null) {
+        }
+        if (chart != null) {
+            try {
                 Charts.write(report, chart);
                 err.println("chart written to " + chart);
+            } catch (Exception e) {
+                String m = "--chart " + chart + ": cannot write: " + OutputFiles.reason(e);
+                failed = failed == null ? m : failed + "; " + m;
+                cause = cause == null ? e : cause;
             }
-        } catch (Exception e) {
+        }
+        if (failed != null) {
             if (strict) {
-                throw new LoadException("cannot write results: " + e, e);
+                err.flush();
+                throw new LoadException(failed, cause);
             }
-            err.println("cannot write results: " + e);
+            err.println(failed);
         }
         err.flush();
     }

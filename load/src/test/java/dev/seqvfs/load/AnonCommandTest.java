@@ -78,16 +78,16 @@ class AnonCommandTest {
     }
 
     @Test
-    void socketClose_unknownCompareTarget_failsWithExit1() {
+    void socketClose_unknownCompareTarget_failsWithExit2() {
         Cli.Result r = Cli.run("load", "socket-close", "--compare", "jimfs");
-        assertEquals(1, r.exit());
+        assertEquals(2, r.exit());
         assertTrue(r.err().contains("--compare jimfs: expected shared-root or host"), r.err());
     }
 
     @Test
-    void pipeClose_zeroClients_failsWithExit1() {
+    void pipeClose_zeroClients_failsWithExit2() {
         Cli.Result r = Cli.run("load", "pipe-close", "--clients", "0");
-        assertEquals(1, r.exit());
-        assertTrue(r.err().contains("a client count must be at least 1"), r.err());
+        assertEquals(2, r.exit());
+        assertTrue(r.err().contains("--clients 0: a client count must be between 1 and 4096"), r.err());
     }
 }

@@ -42,9 +42,9 @@ class LookupCommandTest {
     }
 
     @Test
-    void lookup_zeroDepth_failsWithExit1() {
+    void lookup_zeroDepth_failsWithExit2() {
         Cli.Result r = Cli.run("load", "lookup", "--depth", "0", "--ops", "10");
-        assertEquals(1, r.exit());
-        assertTrue(r.err().contains("--depth must be at least 1"), r.err());
+        assertEquals(2, r.exit());
+        assertTrue(r.err().contains("--depth 0: must be at least 1"), r.err());
     }
 }

@@ -25,7 +25,7 @@ class MakestatCommandTest {
     @Test
     void makestat_smallZipWithCompareHost_reportsFilesPerSecondRatioJsonAndChart() throws IOException {
         Path zip = Cli.smallZip(tmp);
-        Path json = tmp.resolve("out/makestat.json");
+        Path json = Files.createDirectories(tmp.resolve("out")).resolve("makestat.json");
         Path chart = tmp.resolve("makestat.png");
         Cli.Result r = Cli.run("load", "makestat", "--tree", zip.toString(), "--clients", "2", "--time", "0.3",
                 "--warmup", "0.1", "--compare", "host", "--json", json.toString(), "--chart", chart.toString(),
@@ -60,18 +60,18 @@ class MakestatCommandTest {
     }
 
     @Test
-    void makestat_missingTree_failsWithClearErrorAndExit1() {
+    void makestat_missingTree_failsWithClearErrorAndExit2() {
         Cli.Result r = Cli.run("load", "makestat", "--tree", tmp.resolve("absent.zip").toString(), "--time", "0.1");
-        assertEquals(1, r.exit());
-        assertTrue(r.err().contains("seqvfs load makestat: error: --tree " + tmp.resolve("absent.zip")
+        assertEquals(2, r.exit());
+        assertTrue(r.err().contains("seqvfs load makestat: --tree " + tmp.resolve("absent.zip")
                 + ": no such file or directory"), r.err());
         assertEquals("", r.out());
     }
 
     @Test
-    void makestat_corruptZip_failsWithClearErrorAndExit1() throws IOException {
+    void makestat_corruptZip_failsWithClearErrorAndExit2() throws IOException {
         Cli.Result r = Cli.run("load", "makestat", "--tree", Cli.corruptZip(tmp).toString(), "--time", "0.1");
-        assertEquals(1, r.exit());
+        assertEquals(2, r.exit());
         assertTrue(r.err().contains("not a readable zip file"), r.err());
     }
 
@@ -79,7 +79,7 @@ class MakestatCommandTest {
     void makestat_chartWithUnknownExtension_failsBeforeRunning() throws IOException {
         Cli.Result r = Cli.run("load", "makestat", "--tree", Cli.smallZip(tmp).toString(), "--chart",
                 tmp.resolve("c.gif").toString());
-        assertEquals(1, r.exit());
+        assertEquals(2, r.exit());
         assertTrue(r.err().contains("must end in .svg or .png"), r.err());
     }
 

@@ -25,6 +25,9 @@ public final class ClientStats {
     private final long[] mismatches = new long[OpType.values().length];
     private final AtomicLong ops = new AtomicLong();
     private final AtomicLong bytes = new AtomicLong();
+    /** Lines and bytes of the warm-up, kept by {@link #reset} (release stores; progress lines only). */
+    private final AtomicLong warmupOps = new AtomicLong();
+    private final AtomicLong warmupBytes = new AtomicLong();
     private long opsPlain;
     private long bytesBase;
 
@@ -54,10 +57,26 @@ public final class ClientStats {
         for (AbstractHistogram h : latency.values()) {
             h.reset();
         }
+        warmupOps.lazySet(warmupOps.get() + opsPlain);
+        warmupBytes.lazySet(bytesTotal);
         bytesBase = bytesTotal;
         opsPlain = 0;
         ops.lazySet(0);
         bytes.lazySet(0);
+    }
+
+    /**
+     * Returns the lines run so far, warm-up included (acquire loads: any thread; a reader
+     * racing {@link #reset} may see the warm-up's lines twice or not at all, which a
+     * progress line tolerates).
+     */
+    public long opsWithWarmup() {
+        return warmupOps.get() + ops.get();
+    }
+
+    /** Returns the bytes read and written so far, warm-up included (as {@link #opsWithWarmup}). */
+    public long bytesWithWarmup() {
+        return warmupBytes.get() + bytes.get();
     }
 
     /** Returns the lines run so far (acquire load: any thread). */

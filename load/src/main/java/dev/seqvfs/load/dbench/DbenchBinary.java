@@ -8,11 +8,15 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.OptionalDouble;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -48,8 +52,33 @@ public final class DbenchBinary {
     private final Path binary;
     private volatile Process running;
 
-    private DbenchBinary(Path binary) {
+    /** The margin {@link #deadline} adds to dbench's time and warm-up. */
+    static final Duration DEADLINE_MARGIN = Duration.ofSeconds(30);
+
+    /** Uses {@code binary} as dbench (tests: a stand-in script). */
+    DbenchBinary(Path binary) {
         this.binary = binary;
+    }
+
+    /**
+     * dbench did not finish by its deadline and was killed ({@code destroyForcibly}, its
+     * client processes first).
+     */
+    public static final class DeadlineException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        DeadlineException(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * Returns how long a dbench run of {@code seconds} may take before it is killed: its
+     * time, its own warm-up (a fifth of the time), its setup and cleanup within
+     * {@link #DEADLINE_MARGIN}.
+     */
+    public static Duration deadline(int seconds) {
+        return Duration.ofSeconds(seconds).plusSeconds(seconds / 5).plus(DEADLINE_MARGIN);
     }
 
     /** Returns the {@code dbench} on {@code PATH}, or {@code null} if there is none. */
@@ -77,10 +106,13 @@ public final class DbenchBinary {
      * its progress lines indented, under {@code /bin/sh} whose {@code times} then reports
      * the CPU time dbench's processes used.
      *
+     * @param deadline how long dbench may take in all (see {@link #deadline}); past it,
+     *        dbench and its clients are killed
      * @return what it reported, or {@code null} if it printed no throughput (or was stopped)
+     * @throws DeadlineException dbench was still running at the deadline and was killed
      */
-    public Result run(Path loadfile, int clients, int seconds, Path parent, PrintStream out)
-            throws IOException, InterruptedException {
+    public Result run(Path loadfile, int clients, int seconds, Path parent, PrintStream out, Duration deadline)
+            throws IOException, InterruptedException, DeadlineException {
         Path dir = Files.createTempDirectory(parent, "seqvfs-dbench-bin-");
         try {
             List<String> args = List.of(binary.toString(), "-D", dir.toString(), "-c", loadfile.toString(), "-t",
@@ -90,6 +122,18 @@ public final class DbenchBinary {
             cmd.addAll(args);
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
             running = p;
+            AtomicBoolean killed = new AtomicBoolean();
+            ScheduledExecutorService watchdog = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "dbench-deadline");
+                t.setDaemon(true);
+                return t;
+            });
+            watchdog.schedule(() -> {
+                if (p.isAlive()) {
+                    killed.set(true);
+                    kill(p);
+                }
+            }, deadline.toMillis(), TimeUnit.MILLISECONDS);
             OptionalDouble mbps = OptionalDouble.empty();
             long lines = 0;
             double cpu = -1;
@@ -117,8 +161,14 @@ public final class DbenchBinary {
                     }
                 }
             }
-            if (!p.waitFor(60, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
+            watchdog.shutdownNow();
+            if (!p.waitFor(10, TimeUnit.SECONDS)) {
+                kill(p);
+            }
+            if (killed.get()) {
+                throw new DeadlineException("the dbench binary was still running after " + deadline.toSeconds()
+                        + " s (its time " + seconds + " s, warm-up " + (seconds / 5) + " s, margin "
+                        + DEADLINE_MARGIN.toSeconds() + " s): killed, no result");
             }
             return mbps.isPresent() ? new Result(mbps.getAsDouble(), lines, cpu) : null;
         } finally {
@@ -129,6 +179,12 @@ public final class DbenchBinary {
                 }
             }
         }
+    }
+
+    /** Kills {@code p} and every process under it (the shell's dbench and its clients). */
+    private static void kill(Process p) {
+        p.descendants().forEach(ProcessHandle::destroyForcibly);
+        p.destroyForcibly();
     }
 
     /** Stops a running dbench (Ctrl-C); safe from any thread. */

@@ -20,6 +20,7 @@ import java.util.Map;
  * @param mismatches lines whose status differed from the capture
  * @param seconds how long the clients ran
  * @param interrupted whether Ctrl-C cut the run short
+ * @param partial the same as {@code interrupted}, under the name the other workloads' JSON uses
  * @param cpuUsPerOp process CPU time per line (all threads, JIT and GC included), microseconds
  * @param walkRetries optimistic walks retried during the run
  * @param refWalks walks that fell back to the locked ref-walk
@@ -42,6 +43,7 @@ public record DbenchJson(
         long mismatches,
         double seconds,
         boolean interrupted,
+        boolean partial,
         @JsonProperty("cpu_us_per_op") double cpuUsPerOp,
         @JsonProperty("walk_retries") long walkRetries,
         @JsonProperty("ref_walks") long refWalks,
@@ -85,7 +87,7 @@ public record DbenchJson(
             }
         }
         return new DbenchJson("dbench", params, r.ops(), r.opsPerSec(), r.mbPerSec(), r.mismatches(), r.seconds(),
-                r.interrupted(), r.cpuMicrosPerOp(), r.walkRetries(), r.refWalks(), ratio, reference, compare,
+                r.interrupted(), r.interrupted(), r.cpuMicrosPerOp(), r.walkRetries(), r.refWalks(), ratio, reference, compare,
                 DbenchReport.latencies(r));
     }
 

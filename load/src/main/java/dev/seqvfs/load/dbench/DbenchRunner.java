@@ -65,6 +65,18 @@ public final class DbenchRunner {
         this.threads = threads;
     }
 
+    /**
+     * A replay that failed (an exception in a client actor or in the guardian): the
+     * message is one line for the user, the cause the exception.
+     */
+    public static final class ReplayFailedException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        ReplayFailedException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
     /** Ends the current run (and refuses further ones); safe from any thread. */
     public void stop() {
         stopRequested = true;
@@ -149,6 +161,9 @@ public final class DbenchRunner {
                     ReplayGuardian.create(specs, ops, log, schedule.warmup(), schedule.time(), schedule.once(),
                             () -> measured.set(vfs.walkRetries(), vfs.refWalks()), done),
                     "dbench", clientSystemConfig(clients));
+            // whatever stops the system before every client reported ends the run, not a hang
+            system.getWhenTerminated().thenRun(() -> done.completeExceptionally(
+                    new IllegalStateException("the clients' actor system stopped before every client finished")));
             stopper.set(() -> system.tell(ReplayGuardian.Stop.INSTANCE));
             if (stopRequested) {
                 system.tell(ReplayGuardian.Stop.INSTANCE);
@@ -156,6 +171,10 @@ public final class DbenchRunner {
             List<ReplayGuardian.ClientFinished> finished;
             try (Progress p = new Progress(stats, start, measured)) {
                 finished = await(done);
+            } catch (ReplayFailedException e) {
+                system.terminate();
+                await(system.getWhenTerminated().toCompletableFuture());
+                throw e;
             } finally {
                 stopper.set(null);
             }
@@ -306,7 +325,9 @@ public final class DbenchRunner {
             } catch (InterruptedException e) {
                 // a Ctrl-C arrives as a stop() from the shutdown hook, not as an interrupt: keep waiting
             } catch (ExecutionException e) {
-                throw new IllegalStateException("replay failed", e.getCause());
+                Throwable c = e.getCause();
+                String what = c.getMessage() != null ? c.getMessage() : c.getClass().getSimpleName();
+                throw new ReplayFailedException("the replay failed: " + what.lines().findFirst().orElse(""), c);
             }
         }
     }
@@ -320,8 +341,35 @@ public final class DbenchRunner {
     }
 
     /**
-     * Prints {@code clients, phase, seconds, lines, MB/s} once a second, as dbench does,
-     * until closed; seconds and MB/s count from the start of the phase.
+     * Returns the progress line of a tick at {@code now}: {@code clients, phase, seconds,
+     * lines, MB/s}, seconds and MB/s counted from the start of the phase. A tick that comes
+     * less than half a second after measuring started belongs to the warm-up's last second
+     * (the ticks run on the warm-up's clock, so the tick at the end of an N-second warm-up
+     * races the switch): it is printed as warm-up second N, never as an execute line at 0 s
+     * whose rate would divide the warm-up's bytes by a few milliseconds.
+     *
+     * @param startNanos when the run started ({@code System.nanoTime()})
+     * @param measuredNanos when measuring started, 0 while warming up
+     * @param ops lines run since measuring started (since the start while warming up)
+     * @param bytes bytes read and written since measuring started (likewise)
+     * @param allOps lines run since the start, warm-up included
+     * @param allBytes bytes since the start, warm-up included
+     */
+    static String progressLine(int clients, long startNanos, long measuredNanos, long now, long ops, long bytes,
+                               long allOps, long allBytes) {
+        boolean warm = measuredNanos == 0 || now - measuredNanos < 500_000_000L;
+        if (warm) {
+            ops = allOps;
+            bytes = allBytes;
+        }
+        long from = warm ? startNanos : measuredNanos;
+        double secs = (now - from) / 1e9;
+        return String.format(Locale.ROOT, "%4d clients  %s %4.0f s  ops %10d  %9.2f MB/sec",
+                clients, warm ? " warmup" : "execute", secs, ops, secs <= 0 ? 0 : bytes / secs / 1e6);
+    }
+
+    /**
+     * Prints {@link #progressLine} once a second, as dbench does, until closed.
      */
     private final class Progress implements AutoCloseable {
         private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -334,15 +382,16 @@ public final class DbenchRunner {
             timer.scheduleAtFixedRate(() -> {
                 long ops = 0;
                 long bytes = 0;
+                long allOps = 0;
+                long allBytes = 0;
                 for (ClientStats s : stats) {
                     ops += s.ops();
                     bytes += s.bytes();
+                    allOps += s.opsWithWarmup();
+                    allBytes += s.bytesWithWarmup();
                 }
-                long m = measured.nanos;
-                boolean warm = m == 0;
-                double secs = (System.nanoTime() - (warm ? start.nanos : m)) / 1e9;
-                out.println(String.format(Locale.ROOT, "%4d clients  %s %4.0f s  ops %10d  %9.2f MB/sec",
-                        stats.size(), warm ? " warmup" : "execute", secs, ops, secs <= 0 ? 0 : bytes / secs / 1e6));
+                out.println(progressLine(stats.size(), start.nanos, measured.nanos, System.nanoTime(), ops, bytes,
+                        allOps, allBytes));
             }, 1, 1, TimeUnit.SECONDS);
         }
 

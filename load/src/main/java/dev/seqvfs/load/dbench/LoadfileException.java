@@ -15,10 +15,56 @@ public final class LoadfileException extends Exception {
         this.line = 0;
     }
 
-    /** A malformed line. */
+    /** The most characters of a line the message quotes (escapes included). */
+    static final int EXCERPT_CHARS = 80;
+
+    /**
+     * A malformed line. The message quotes the line once, as an {@link #excerpt}; when the
+     * line holds bytes that are not printable text (a binary file), {@code why}, which may
+     * quote a token of it, is replaced by "not a text line".
+     */
     public LoadfileException(int line, String text, String why) {
-        super("loadfile line " + line + ": " + why + ": " + text);
+        super("loadfile line " + line + ": " + (printable(text) ? excerpt(why) : "not a text line (binary data?)")
+                + ": " + excerpt(text));
         this.line = line;
+    }
+
+    private static boolean printable(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if ((c < 0x20 && c != '\t') || (c >= 0x7f && c < 0xa0) || c == '\ufffd') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Returns {@code s} safe for a terminal and short: control characters (C0, DEL, C1) as
+     * {@code \xNN}, an undecodable byte (U+FFFD) as {@code \x??}, a backslash as is; cut
+     * to {@link #EXCERPT_CHARS} characters with "..." when longer.
+     */
+    static String excerpt(String s) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            String piece;
+            if (c < 0x20 || (c >= 0x7f && c < 0xa0)) {
+                piece = String.format("\\x%02x", (int) c);
+            } else if (c == '\ufffd') {
+                piece = "\\x??";
+            } else if (Character.isSurrogate(c) || Character.getType(c) == Character.FORMAT) {
+                piece = String.format("\\u%04x", (int) c);
+            } else {
+                piece = String.valueOf(c);
+            }
+            if (b.length() + piece.length() > EXCERPT_CHARS) {
+                b.append("...");
+                break;
+            }
+            b.append(piece);
+        }
+        return b.toString();
     }
 
     /** Returns the 1-based line number, or 0 for a problem with the whole file. */

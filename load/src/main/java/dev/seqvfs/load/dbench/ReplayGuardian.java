@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.ChildFailed;
+import org.apache.pekko.actor.typed.Terminated;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -21,6 +23,12 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * <p><b>States.</b> warming up &rarr; measuring &rarr; stopping (clients told to stop;
  * waiting for every {@link ClientFinished}) &rarr; stopped. A second {@code Stop} is
  * ignored; a {@code Stop} during the warm-up ends the run unmeasured.
+ *
+ * <p><b>Failures.</b> The guardian watches its clients: a client that fails (an exception
+ * in the actor) completes the run's future exceptionally with that exception, and the
+ * guardian stops the others and itself, which terminates the system. A failure while the
+ * guardian sets up (spawning, scheduling) does the same. The run never waits for a client
+ * that is gone.
  */
 public final class ReplayGuardian extends AbstractBehavior<ReplayGuardian.Command> {
     /** The guardian's protocol. */
@@ -90,18 +98,25 @@ public final class ReplayGuardian extends AbstractBehavior<ReplayGuardian.Comman
                                            Duration time, boolean once, Runnable onMeasureStart,
                                            CompletableFuture<List<ClientFinished>> done) {
         return Behaviors.setup(ctx -> Behaviors.withTimers((TimerScheduler<Command> timers) -> {
-            ReplayGuardian g = new ReplayGuardian(ctx, timers, time, onMeasureStart, done);
-            for (ClientSpec s : specs) {
-                g.clients.add(ctx.spawn(ClientActor.create(s.id(), s.client(), ops, s.stats(), log, ctx.getSelf(), once),
-                        "client" + s.id()));
+            try {
+                ReplayGuardian g = new ReplayGuardian(ctx, timers, time, onMeasureStart, done);
+                for (ClientSpec s : specs) {
+                    ActorRef<ClientActor.Command> c = ctx.spawn(ClientActor.create(s.id(), s.client(), ops, s.stats(),
+                            log, ctx.getSelf(), once), "client" + s.id());
+                    ctx.watch(c);
+                    g.clients.add(c);
+                }
+                if (warmup.isZero() || once) {
+                    onMeasureStart.run();
+                    timers.startSingleTimer(Stop.INSTANCE, time);
+                } else {
+                    timers.startSingleTimer(EndWarmup.INSTANCE, warmup);
+                }
+                return g;
+            } catch (RuntimeException e) {
+                done.completeExceptionally(e);
+                return Behaviors.stopped();
             }
-            if (warmup.isZero() || once) {
-                onMeasureStart.run();
-                timers.startSingleTimer(Stop.INSTANCE, time);
-            } else {
-                timers.startSingleTimer(EndWarmup.INSTANCE, warmup);
-            }
-            return g;
         }));
     }
 
@@ -111,6 +126,8 @@ public final class ReplayGuardian extends AbstractBehavior<ReplayGuardian.Comman
                 .onMessageEquals(Stop.INSTANCE, this::onStop)
                 .onMessageEquals(EndWarmup.INSTANCE, this::onEndWarmup)
                 .onMessage(ClientFinished.class, this::onClientFinished)
+                .onSignal(ChildFailed.class, this::onClientFailed)
+                .onSignal(Terminated.class, t -> this) // a client that stopped after its ClientFinished
                 .build();
     }
 
@@ -133,6 +150,11 @@ public final class ReplayGuardian extends AbstractBehavior<ReplayGuardian.Comman
             }
         }
         return this;
+    }
+
+    private Behavior<Command> onClientFailed(ChildFailed failed) {
+        done.completeExceptionally(failed.getCause());
+        return Behaviors.stopped();
     }
 
     private Behavior<Command> onClientFinished(ClientFinished f) {

@@ -67,10 +67,10 @@ public final class SourceTree implements Closeable {
                 } catch (IOException e) {
                     target = "?";
                 }
-                throw new LoadException("--tree " + source + ": a dangling symbolic link (to " + target
+                throw LoadException.usage("--tree " + source + ": a dangling symbolic link (to " + target
                         + "): no such file or directory");
             }
-            throw new LoadException("--tree " + source + ": no such file or directory");
+            throw LoadException.usage("--tree " + source + ": no such file or directory");
         }
         if (Files.isDirectory(source)) {
             return directory(source);
@@ -98,7 +98,7 @@ public final class SourceTree implements Closeable {
                 }
             }
         } catch (IOException | java.io.UncheckedIOException e) {
-            throw new LoadException("--tree " + source + ": cannot read the directory: " + e.getMessage(), e);
+            throw LoadException.usage("--tree " + source + ": cannot read the directory: " + e.getMessage(), e);
         }
         Collections.sort(dirs);
         return new SourceTree(source, null, dirs, files, skipped);
@@ -109,12 +109,12 @@ public final class SourceTree implements Closeable {
         try {
             zip = new ZipFile(source.toFile());
         } catch (ZipException e) {
-            throw new LoadException("--tree " + source + ": not a readable zip file (" + e.getMessage()
+            throw LoadException.usage("--tree " + source + ": not a readable zip file (" + e.getMessage()
                     + "); give a directory or a zip file", e);
         } catch (NoSuchFileException e) {
-            throw new LoadException("--tree " + source + ": no such file or directory", e);
+            throw LoadException.usage("--tree " + source + ": no such file or directory", e);
         } catch (IOException e) {
-            throw new LoadException("--tree " + source + ": cannot read it as a zip file: " + e, e);
+            throw LoadException.usage("--tree " + source + ": cannot read it as a zip file: " + e, e);
         }
         try {
             TreeSet<String> dirs = new TreeSet<>();
@@ -141,7 +141,7 @@ public final class SourceTree implements Closeable {
             }
             for (String d : dirs) {
                 if (files.containsKey(d)) {
-                    throw new LoadException("--tree " + source + ": " + d + " is both a file and a directory");
+                    throw LoadException.usage("--tree " + source + ": " + d + " is both a file and a directory");
                 }
             }
             return new SourceTree(source, zip, new ArrayList<>(dirs), new ArrayList<>(files.values()), 0);
@@ -154,7 +154,7 @@ public final class SourceTree implements Closeable {
             if (e instanceof LoadException le) {
                 throw le;
             }
-            throw new LoadException("--tree " + source + ": not a readable zip file (" + e.getMessage() + ")", e);
+            throw LoadException.usage("--tree " + source + ": not a readable zip file (" + e.getMessage() + ")", e);
         }
     }
 
@@ -162,7 +162,7 @@ public final class SourceTree implements Closeable {
     private static String clean(Path source, String name) {
         String n = name.replace('\\', '/');
         if (n.startsWith("/")) {
-            throw new LoadException("--tree " + source + ": entry " + name + " is an absolute path");
+            throw LoadException.usage("--tree " + source + ": entry " + name + " is an absolute path");
         }
         StringBuilder out = new StringBuilder();
         for (String part : n.split("/")) {
@@ -170,7 +170,7 @@ public final class SourceTree implements Closeable {
                 continue;
             }
             if (part.equals("..")) {
-                throw new LoadException("--tree " + source + ": entry " + name + " escapes the tree (..)");
+                throw LoadException.usage("--tree " + source + ": entry " + name + " escapes the tree (..)");
             }
             if (out.length() > 0) {
                 out.append('/');

@@ -81,6 +81,8 @@ class DbenchCommandTest {
         assertTrue(j.get("ops_per_sec").asDouble() > 0);
         assertTrue(j.get("latency_us").get("WriteX").get("p99_us").asDouble() > 0);
         assertTrue(j.get("ratio") == null, "no ratio without --compare");
+        assertTrue(j.has("partial") && !j.get("partial").asBoolean(), j.toString());
+        assertTrue(j.has("interrupted") && j.has("seconds"), j.toString());
     }
 
     @Test
@@ -113,5 +115,89 @@ class DbenchCommandTest {
     void dbench_compareWithSomethingElseThanHost_exitsTwo() throws Exception {
         assertEquals(2, run("--compare", "jimfs", "--loadfile", loadfile(GOOD).toString()));
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("--compare takes 'host'"), err.toString());
+    }
+
+    /** Asserts a usage error: exit 2, exactly one stderr line holding {@code text}, no stack trace. */
+    private void assertUsageError(int rc, String text) {
+        String e = err.toString(StandardCharsets.UTF_8);
+        assertEquals(2, rc, out.toString(StandardCharsets.UTF_8) + e);
+        assertEquals(1, e.lines().count(), e);
+        assertTrue(e.contains(text), e);
+        assertTrue(!e.contains("Exception") && !e.contains("\tat "), e);
+    }
+
+    @Test
+    void dbench_clientsAboveTheLimit_failsUpFront() throws Exception {
+        assertUsageError(run("--clients", "20000", "--time", "2", "--loadfile", loadfile(GOOD).toString()),
+                "seqvfs load dbench: --clients 20000: a client count must be between 1 and 4096");
+    }
+
+    @Test
+    void dbench_hugeTime_failsUpFrontNamingTheBound() throws Exception {
+        assertUsageError(run("--time", "2147483647", "--loadfile", loadfile(GOOD).toString()),
+                "--time 2147483647: must be from 1 to 86400");
+    }
+
+    @Test
+    void dbench_badWarmup_failsNamingWarmup() throws Exception {
+        assertUsageError(run("--warmup", "-1", "--loadfile", loadfile(GOOD).toString()),
+                "--warmup -1: must be from 0 to 86400");
+    }
+
+    @Test
+    void dbench_negativeThreads_failsNamingThreads() throws Exception {
+        assertUsageError(run("--threads", "-3", "--loadfile", loadfile(GOOD).toString()),
+                "--threads -3: must be from 1 to 4096");
+    }
+
+    @Test
+    void dbench_zeroThreads_failsNamingThreads() throws Exception {
+        assertUsageError(run("--threads", "0", "--loadfile", loadfile(GOOD).toString()),
+                "--threads 0: must be from 1 to 4096");
+    }
+
+    @Test
+    void dbench_negativeShowMismatches_failsNamingIt() throws Exception {
+        assertUsageError(run("--show-mismatches", "-1", "--loadfile", loadfile(GOOD).toString()),
+                "--show-mismatches -1: must be at least 0");
+    }
+
+    @Test
+    void dbench_jsonInMissingDirectory_failsBeforeTheRunAndCreatesNothing() throws Exception {
+        Path json = dir.resolve("absent/r.json");
+        assertUsageError(run("--once", "--loadfile", loadfile(GOOD).toString(), "--json", json.toString()),
+                "seqvfs load dbench: --json " + json + ": directory " + json.getParent() + " does not exist");
+        assertTrue(!Files.exists(json.getParent()));
+        assertEquals("", out.toString(StandardCharsets.UTF_8), "nothing ran");
+    }
+
+    @Test
+    void dbench_jsonUnderProc_failsBeforeTheRunInWords() throws Exception {
+        assertUsageError(run("--once", "--loadfile", loadfile(GOOD).toString(), "--json", "/proc/nope.json"),
+                "seqvfs load dbench: --json /proc/nope.json: cannot write: ");
+        assertTrue(!err.toString(StandardCharsets.UTF_8).contains("java."), err.toString());
+    }
+
+    @Test
+    void dbench_binaryLoadfile_namesTheLineWithOneShortEscapedExcerpt() throws Exception {
+        byte[] junk = new byte[4096];
+        new java.util.Random(42).nextBytes(junk);
+        for (int i = 0; i < junk.length; i++) {
+            if (junk[i] == '\n' || junk[i] == '\r') {
+                junk[i] = 0; // one line
+            }
+        }
+        junk[0] = 0x1b; // ESC: a terminal escape if printed raw
+        junk[1] = '[';
+        Path f = dir.resolve("junk.bin");
+        Files.write(f, junk);
+
+        int rc = run("--loadfile", f.toString());
+
+        String e = err.toString(StandardCharsets.UTF_8);
+        assertUsageError(rc, "seqvfs load dbench: loadfile line 1: ");
+        assertTrue(e.contains("\\x1b["), e);
+        assertTrue(e.chars().noneMatch(c -> (c < 0x20 && c != '\n') || (c >= 0x7f && c < 0xa0) || c == 0xfffd), e);
+        assertTrue(e.length() < 200, e.length() + ": " + e);
     }
 }

@@ -1,0 +1,109 @@
+package dev.seqvfs.load;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Specifies how {@code seqvfs load <workload>} (makestat, lookup, socket-close, pipe-close)
+ * answers bad input: one line on stderr naming the option and the value, exit status 2,
+ * no stack trace, checked before anything runs (so nothing is printed on stdout). Limits:
+ * client counts 1 to 4096, durations 0 (warm-up) or above 0 (time) to 86400 seconds,
+ * lookup's deepest path within PATH_MAX (4096 bytes with its NUL, limits.h), result files
+ * in an existing, writable directory.
+ */
+class BadInputTest {
+    @TempDir
+    Path tmp;
+
+    /** Asserts a usage error: exit 2, nothing on stdout, exactly one stderr line holding {@code text}. */
+    private static void assertUsageError(Cli.Result r, String text) {
+        assertEquals(2, r.exit(), r.out() + r.err());
+        assertEquals("", r.out());
+        assertEquals(1, r.err().lines().count(), r.err());
+        assertTrue(r.err().contains(text), r.err());
+        assertFalse(r.err().contains("Exception") || r.err().contains("\tat "), r.err());
+    }
+
+    @Test
+    void lookup_clientsAboveTheLimit_failsUpFrontNamingTheLimit() {
+        assertUsageError(Cli.run("load", "lookup", "--clients", "1,2147483647"),
+                "seqvfs load lookup: --clients 2147483647: a client count must be between 1 and 4096");
+    }
+
+    @Test
+    void socketClose_clientsAboveTheLimit_failsUpFront() {
+        assertUsageError(Cli.run("load", "socket-close", "--clients", "20000"), "--clients 20000:");
+    }
+
+    @Test
+    void makestat_hugeTime_failsUpFrontNamingTheBound() throws Exception {
+        assertUsageError(Cli.run("load", "makestat", "--tree", Cli.smallZip(tmp).toString(), "--time", "2147483647"),
+                "--time 2147483647: must be above 0 and at most 86400 seconds");
+    }
+
+    @Test
+    void makestat_negativeWarmup_failsNamingWarmup() throws Exception {
+        assertUsageError(Cli.run("load", "makestat", "--tree", Cli.smallZip(tmp).toString(), "--warmup", "-1"),
+                "--warmup -1: must be from 0 to 86400 seconds");
+    }
+
+    @Test
+    void lookup_hugeWarmup_failsUpFront() {
+        assertUsageError(Cli.run("load", "lookup", "--warmup", "1e9"), "--warmup 1000000000: must be from 0 to 86400");
+    }
+
+    @Test
+    void lookup_jsonUnderProc_failsBeforeTheRunInWords() {
+        Cli.Result r = Cli.run("load", "lookup", "--ops", "10", "--json", "/proc/nope.json");
+        assertUsageError(r, "seqvfs load lookup: --json /proc/nope.json: cannot write: ");
+        assertFalse(r.err().contains("java."), r.err());
+    }
+
+    @Test
+    void lookup_chartInMissingDirectory_failsAndCreatesNothing() {
+        Path chart = tmp.resolve("absent/sub/c.svg");
+        assertUsageError(Cli.run("load", "lookup", "--ops", "10", "--chart", chart.toString()),
+                "--chart " + chart + ": directory " + chart.getParent() + " does not exist");
+        assertFalse(Files.exists(tmp.resolve("absent")));
+    }
+
+    @Test
+    void pipeClose_jsonIsADirectory_failsSayingSo() {
+        assertUsageError(Cli.run("load", "pipe-close", "--ops", "10", "--json", tmp.toString()),
+                "--json " + tmp + ": is a directory, not a file");
+    }
+
+    @Test
+    void lookup_depthPastPathMax_failsNamingTheLargestDepth_whichRuns() {
+        Cli.Result r = Cli.run("load", "lookup", "--clients", "1", "--depth", "100000");
+        assertUsageError(r, "--depth 100000: the deepest path");
+        assertTrue(r.err().contains("must fit PATH_MAX, 4096 bytes with its NUL"), r.err());
+        Matcher m = Pattern.compile("the largest depth here is (\\d+)").matcher(r.err());
+        assertTrue(m.find(), r.err());
+
+        Cli.Result ok = Cli.run("load", "lookup", "--clients", "1", "--ops", "10", "--warmup", "0", "--no-progress",
+                "--depth", m.group(1));
+        assertEquals(0, ok.exit(), ok.err());
+        Cli.Result over = Cli.run("load", "lookup", "--clients", "1", "--depth",
+                Integer.toString(Integer.parseInt(m.group(1)) + 1));
+        assertEquals(2, over.exit(), over.err());
+    }
+
+    @Test
+    void version_onLoadAndOnAWorkload_printsTheProjectVersion() {
+        for (String[] args : new String[][] {{"-V"}, {"load", "-V"}, {"load", "dbench", "-V"},
+                {"load", "lookup", "-V"}}) {
+            Cli.Result r = Cli.run(args);
+            assertEquals(0, r.exit());
+            assertTrue(r.out().matches("seqvfs \\d+\\.\\d+\\.\\d+\\S*\\R"), String.join(" ", args) + ": " + r.out());
+        }
+    }
+}
