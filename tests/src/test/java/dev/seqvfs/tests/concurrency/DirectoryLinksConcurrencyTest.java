@@ -12,7 +12,9 @@ import dev.seqvfs.protocol.Limits;
 import dev.seqvfs.protocol.Stat;
 import dev.seqvfs.protocol.VfsException;
 import dev.seqvfs.tests.support.VfsFixture;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
@@ -195,39 +197,66 @@ class DirectoryLinksConcurrencyTest {
     }
 
     /**
-     * At quiescence: nlink = 2 + subdirectories, ".." is the parent, recursively. Walks by
-     * relative chdir, so a tree deeper than PATH_MAX (long stress runs grow one) is still
-     * checked whole.
+     * At quiescence: nlink = 2 + subdirectories, ".." is the parent, for every directory.
+     * Walks by relative chdir, so a tree deeper than PATH_MAX (long stress runs grow one) is
+     * still checked whole; and iteratively, with a stack of frames, because long runs nest
+     * directories thousands deep (a recursive walk overflowed the thread's stack).
      */
     private static void checkTree(VfsTask t, String dir, long parentIno, ConcurrentLinkedQueue<String> violations,
                                   Map<Long, String> paths) {
         t.chdir(dir);
-        checkHere(t, dir, parentIno, violations, paths);
-        t.chdir("/");
-    }
-
-    /** Checks the working directory's subtree; records each directory's path by inode in {@code paths}. */
-    private static void checkHere(VfsTask t, String shown, long parentIno, ConcurrentLinkedQueue<String> violations,
-                                  Map<Long, String> paths) {
-        List<DirEntry> entries = t.readdir(".");
-        long ino = t.stat(".").ino();
-        paths.put(ino, shown);
-        int subdirs = 0;
-        for (DirEntry e : entries) {
-            if (e.type() == FileType.DIRECTORY) {
-                subdirs++;
-                t.chdir(e.name());
-                checkHere(t, (shown.equals("/") ? "" : shown) + "/" + e.name(), ino, violations, paths);
+        Deque<Frame> stack = new ArrayDeque<>();
+        stack.push(Frame.enter(t, dir, parentIno, paths));
+        while (!stack.isEmpty()) {
+            Frame f = stack.peek();
+            if (f.next < f.entries.size()) {
+                DirEntry e = f.entries.get(f.next++);
+                if (e.type() == FileType.DIRECTORY) {
+                    f.subdirs++;
+                    t.chdir(e.name());
+                    String shown = (f.shown.equals("/") ? "" : f.shown) + "/" + e.name();
+                    stack.push(Frame.enter(t, shown, f.ino, paths));
+                }
+                continue;
+            }
+            Stat st = t.stat(".");
+            if (st.nlink() != 2 + f.subdirs) {
+                violations.add(f.shown + " has nlink " + st.nlink() + " but " + f.subdirs + " subdirectories");
+            }
+            long up = t.stat("..").ino();
+            if (!f.shown.equals("/") && up != f.parentIno) {
+                violations.add(f.shown + "/.. is inode " + up + ", its parent is " + f.parentIno);
+            }
+            stack.pop();
+            if (!stack.isEmpty()) {
                 t.chdir("..");
             }
         }
-        Stat st = t.stat(".");
-        if (st.nlink() != 2 + subdirs) {
-            violations.add(shown + " has nlink " + st.nlink() + " but " + subdirs + " subdirectories");
+        t.chdir("/");
+    }
+
+    /** One directory being checked: its listing, how far through it, its subdirectories so far. */
+    private static final class Frame {
+        final String shown;
+        final long ino;
+        final long parentIno;
+        final List<DirEntry> entries;
+        int next;
+        int subdirs;
+
+        private Frame(String shown, long ino, long parentIno, List<DirEntry> entries) {
+            this.shown = shown;
+            this.ino = ino;
+            this.parentIno = parentIno;
+            this.entries = entries;
         }
-        long up = t.stat("..").ino();
-        if (!shown.equals("/") && up != parentIno) {
-            violations.add(shown + "/.. is inode " + up + ", its parent is " + parentIno);
+
+        /** Lists the working directory (named {@code shown}) and records its path by inode. */
+        static Frame enter(VfsTask t, String shown, long parentIno, Map<Long, String> paths) {
+            List<DirEntry> entries = t.readdir(".");
+            long ino = t.stat(".").ino();
+            paths.put(ino, shown);
+            return new Frame(shown, ino, parentIno, entries);
         }
     }
 }
