@@ -47,58 +47,8 @@ class FileLockWaitForGraphTest {
      */
     @Test
     void setlkw_byTheOldBlockerBeforeTheWokenWaiterRuns_waitsInsteadOfEDEADLK() throws Exception {
-        VfsTask root = fs.root();
-        root.close(root.open("/f", OpenFlags.O_CREAT | OpenFlags.O_RDWR, 0666));
-        root.close(root.open("/g", OpenFlags.O_CREAT | OpenFlags.O_RDWR, 0666));
-        VfsTask a = fs.vfs().newTask(Credentials.ROOT);
-        VfsTask b = fs.vfs().newTask(Credentials.ROOT);
-        int af = a.open("/f", OpenFlags.O_RDWR);
-        int ag = a.open("/g", OpenFlags.O_RDWR);
-        int bf = b.open("/f", OpenFlags.O_RDWR);
-        int bg = b.open("/g", OpenFlags.O_RDWR);
-        a.fcntlLock(af, Fcntl.F_SETLK, Flock.of(Flock.F_WRLCK, 0, 10));
-        a.fcntlLock(ag, Fcntl.F_SETLK, Flock.of(Flock.F_WRLCK, 0, 10));
-        b.fcntlLock(bf, Fcntl.F_SETLK, Flock.of(Flock.F_WRLCK, 10, 10));
-        Object fLocks = fs.vfs().namespace().rootMount().root().snapshotAcquire().lookup("f").inode()
-                .fileLocksIfAny();
-        VfsTask b2 = b.newThread();
-        ExecutorService pool = Executors.newFixedThreadPool(2);
-        try {
-            Thread[] aThread = new Thread[1];
-            Future<?> aGot = pool.submit(() -> {
-                aThread[0] = Thread.currentThread();
-                a.fcntlLock(af, Fcntl.F_SETLKW, Flock.of(Flock.F_WRLCK, 10, 10));
-                return null;
-            });
-            awaitState(aThread, Thread.State.TIMED_WAITING);
-            Future<?> bGot;
-            Thread[] bThread = new Thread[1];
-            synchronized (fLocks) {
-                b.fcntlLock(bf, Fcntl.F_SETLK, Flock.of(Flock.F_UNLCK, 10, 10));
-                // a is woken but cannot run: this thread holds /f's table. a no longer waits for b.
-                bGot = pool.submit(() -> {
-                    bThread[0] = Thread.currentThread();
-                    b2.fcntlLock(bg, Fcntl.F_SETLKW, Flock.of(Flock.F_WRLCK, 0, 10));
-                    return null;
-                });
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (!bGot.isDone() && (bThread[0] == null || bThread[0].getState() != Thread.State.TIMED_WAITING)
-                        && System.nanoTime() < deadline) {
-                    Thread.onSpinWait();
-                }
-                if (bGot.isDone()) {
-                    bGot.get();
-                }
-            }
-            aGot.get(10, TimeUnit.SECONDS);
-            a.fcntlLock(ag, Fcntl.F_SETLK, Flock.of(Flock.F_UNLCK, 0, 0));
-            bGot.get(10, TimeUnit.SECONDS);
-        } finally {
-            pool.shutdownNow();
-            a.close();
-            b2.close();
-            b.close();
-        }
+        raceAfterTheChange(Flock.of(Flock.F_WRLCK, 0, 10), Flock.of(Flock.F_WRLCK, 10, 10),
+                Flock.of(Flock.F_WRLCK, 10, 10), Flock.of(Flock.F_UNLCK, 10, 10));
     }
 
     /**
@@ -117,6 +67,20 @@ class FileLockWaitForGraphTest {
      */
     @Test
     void setlkw_byADowngraderBeforeTheUnblockedReaderRuns_waitsInsteadOfEDEADLK() throws Exception {
+        raceAfterTheChange(null, Flock.of(Flock.F_WRLCK, 0, 10),
+                Flock.of(Flock.F_RDLCK, 0, 10), Flock.of(Flock.F_RDLCK, 0, 10));
+    }
+
+    /**
+     * The race both tests set up. a holds /g [0,9] (and {@code aHoldsOnF} on /f, if any); b
+     * holds {@code bHoldsOnF}; a waits (F_SETLKW) for {@code aWaitsOnF}; then, while this
+     * thread holds /f's lock-table monitor so that a, now grantable, cannot run, b sets
+     * {@code bSetsOnF} and a second thread of b asks F_SETLKW for /g [0,9]. That request
+     * must wait for a (not fail with EDEADLK), and get the range once a has run and let /g
+     * go.
+     */
+    private void raceAfterTheChange(Flock aHoldsOnF, Flock bHoldsOnF, Flock aWaitsOnF, Flock bSetsOnF)
+            throws Exception {
         VfsTask root = fs.root();
         root.close(root.open("/f", OpenFlags.O_CREAT | OpenFlags.O_RDWR, 0666));
         root.close(root.open("/g", OpenFlags.O_CREAT | OpenFlags.O_RDWR, 0666));
@@ -126,8 +90,11 @@ class FileLockWaitForGraphTest {
         int ag = a.open("/g", OpenFlags.O_RDWR);
         int bf = b.open("/f", OpenFlags.O_RDWR);
         int bg = b.open("/g", OpenFlags.O_RDWR);
+        if (aHoldsOnF != null) {
+            a.fcntlLock(af, Fcntl.F_SETLK, aHoldsOnF);
+        }
         a.fcntlLock(ag, Fcntl.F_SETLK, Flock.of(Flock.F_WRLCK, 0, 10));
-        b.fcntlLock(bf, Fcntl.F_SETLK, Flock.of(Flock.F_WRLCK, 0, 10));
+        b.fcntlLock(bf, Fcntl.F_SETLK, bHoldsOnF);
         Object fLocks = fs.vfs().namespace().rootMount().root().snapshotAcquire().lookup("f").inode()
                 .fileLocksIfAny();
         VfsTask b2 = b.newThread();
@@ -136,15 +103,15 @@ class FileLockWaitForGraphTest {
             Thread[] aThread = new Thread[1];
             Future<?> aGot = pool.submit(() -> {
                 aThread[0] = Thread.currentThread();
-                a.fcntlLock(af, Fcntl.F_SETLKW, Flock.of(Flock.F_RDLCK, 0, 10));
+                a.fcntlLock(af, Fcntl.F_SETLKW, aWaitsOnF);
                 return null;
             });
             awaitState(aThread, Thread.State.TIMED_WAITING);
             Future<?> bGot;
             Thread[] bThread = new Thread[1];
             synchronized (fLocks) {
-                b.fcntlLock(bf, Fcntl.F_SETLK, Flock.of(Flock.F_RDLCK, 0, 10));
-                // a's read lock is now grantable, but a cannot run: this thread holds /f's table.
+                b.fcntlLock(bf, Fcntl.F_SETLK, bSetsOnF);
+                // a may now be granted, but cannot run: this thread holds /f's table.
                 bGot = pool.submit(() -> {
                     bThread[0] = Thread.currentThread();
                     b2.fcntlLock(bg, Fcntl.F_SETLKW, Flock.of(Flock.F_WRLCK, 0, 10));
