@@ -55,7 +55,10 @@ final class Asker {
     private final Scheduler scheduler;
     private final Duration timeout;
     private volatile Slot[] slots = new Slot[0];
-    /** Set once by {@link #close()}; read by every {@link #ask} after it registers (volatile). */
+    /**
+     * Set once by {@link #close()}; read by every {@link #ask} after it registers and, through
+     * {@link SeqVfs#isClosed()}, by every call's liveness check (volatile).
+     */
     private volatile boolean closed;
 
     Asker(Scheduler scheduler, Duration timeout) {
@@ -96,6 +99,11 @@ final class Asker {
      */
     void close() {
         closed = true;
+    }
+
+    /** Returns whether {@link #close()} was called: the instance's one closed flag. */
+    boolean isClosed() {
+        return closed;
     }
 
     private static VfsException closedError() {

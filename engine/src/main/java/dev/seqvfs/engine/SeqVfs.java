@@ -57,8 +57,6 @@ public final class SeqVfs implements AutoCloseable {
             new java.util.concurrent.ConcurrentHashMap<>();
     private final java.util.concurrent.atomic.AtomicInteger pids = new java.util.concurrent.atomic.AtomicInteger();
     private final ProcTasksView procTasks = new ProcTasksView();
-    /** Set once by {@link #close()}; read by every call's liveness check (volatile). */
-    private volatile boolean closed;
 
     private SeqVfs(Config raw, VfsConfig config, VfsClock clock) {
         this.config = config;
@@ -275,7 +273,7 @@ public final class SeqVfs implements AutoCloseable {
 
     /** Returns whether {@link #close()} has been called. Thread-safe (a volatile read). */
     public boolean isClosed() {
-        return closed;
+        return asker.isClosed();
     }
 
     /** Returns the actor system (for message-driven callers that ask actors directly). */
@@ -292,7 +290,6 @@ public final class SeqVfs implements AutoCloseable {
      */
     @Override
     public void close() {
-        closed = true;
         asker.close();
         system.terminate();
         try {
