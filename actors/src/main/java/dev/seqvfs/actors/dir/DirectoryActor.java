@@ -69,13 +69,15 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         }
 
         /**
-         * Fails the command because its directory is gone: {@code ESTALE} if the walk that
-         * found the directory no longer holds (the path now leads elsewhere, so the caller
-         * must walk again), else {@code ENOENT}.
+         * Fails the command because its directory {@code dir} is gone: {@code ESTALE} if the
+         * walk that found the directory no longer holds (the path now leads elsewhere, so the
+         * caller must walk again) or if its removal is still being published
+         * ({@link DirectoryInode#removalInProgress()}: the path is about to lead elsewhere),
+         * else {@code ENOENT}.
          */
-        default void failGone() {
+        default void failGone(DirectoryInode dir) {
             PathProof p = proof();
-            fail(p != null && !p.stillHolds() ? Errno.ESTALE : Errno.ENOENT);
+            fail(p != null && (!p.stillHolds() || dir.removalInProgress()) ? Errno.ESTALE : Errno.ENOENT);
         }
     }
 
@@ -534,7 +536,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                     return Behaviors.same();
                 })
                 .onMessage(Command.class, m -> {
-                    m.failGone();
+                    m.failGone(dir);
                     return Behaviors.same();
                 })
                 .onSignal(PostStop.class, s -> onPostStop())
@@ -542,7 +544,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
     }
 
     private Behavior<Command> failDead(Command c) {
-        c.failGone();
+        c.failGone(dir);
         return dead();
     }
 

@@ -139,4 +139,26 @@ public final class DirectoryInode extends Inode {
     public boolean isDead() {
         return snapshotAcquire().isDead();
     }
+
+    /**
+     * Returns whether this directory is dead while its parent's published snapshot still
+     * binds it: a removal ({@code rmdir}, or a rename over it) has killed it and not yet
+     * published the parent, which its remover does next, so this is transient. A command
+     * whose walk found the directory through that binding must then walk again
+     * ({@code ESTALE}) rather than answer {@code ENOENT}: after a rename over the directory
+     * the same path names a live one (found by the 240 s linearizability run: a rename into
+     * {@code /b/t} failed with ENOENT while {@code /b/s} replaced {@code /b/t}).
+     * Thread-safe; reads published snapshots only.
+     */
+    public boolean removalInProgress() {
+        if (!isDead()) {
+            return false;
+        }
+        DirLink l = linkAcquire();
+        if (l == null) {
+            return false;
+        }
+        Dentry e = l.parent().snapshotAcquire().lookup(l.name());
+        return e != null && e.inode() == this;
+    }
 }

@@ -174,7 +174,7 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
                     // the coordinator can tell which parent answered (RenamePlan says ENOENT).
                     pr.replyTo().tell(new DirectoryActor.Prepared(pr.renameId(), dir, dir.snapshotAcquire()));
                 } else {
-                    m.cmd().failGone();
+                    m.cmd().failGone(dir);
                 }
                 return this;
             }
@@ -256,7 +256,12 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
             plan.finish(sb.now());
             reply = DirReply.ok(plan.isNoop() ? null : r.oldDir());
         } catch (VfsException e) {
-            reply = DirReply.error(e.errno());
+            // A parent found dead (prepared dead, or killed before the publish) while its
+            // own parent still binds it is being removed right now; if a rename over it is
+            // the remover, the path will name a live directory again: walk again.
+            boolean removing = e.errno() == Errno.ENOENT && r.proof() != null
+                    && (r.oldDir().removalInProgress() || r.newDir().removalInProgress());
+            reply = DirReply.error(removing ? Errno.ESTALE : e.errno());
         } catch (RuntimeException e) {
             getContext().getLog().error("rename coordinator of {} failed: {}", sb, e.toString());
             reply = DirReply.error(Errno.EIO);
