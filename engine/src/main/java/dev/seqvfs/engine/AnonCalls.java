@@ -1,8 +1,8 @@
 package dev.seqvfs.engine;
 
-import dev.seqvfs.actors.fdtable.FdReply;
-import dev.seqvfs.actors.fdtable.FdTableActor;
-import dev.seqvfs.actors.fdtable.OpenFile;
+import dev.seqvfs.engine.fdtable.FdReply;
+import dev.seqvfs.engine.fdtable.FdTableActor;
+import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.anon.AnonFs;
 import dev.seqvfs.engine.anon.AnonInode;
 import dev.seqvfs.engine.anon.SocketEnd;
@@ -14,7 +14,7 @@ import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.SocketFlags;
 import dev.seqvfs.protocol.VfsException;
 import java.util.concurrent.CompletableFuture;
-import dev.seqvfs.actors.reply.ReplyTo;
+import dev.seqvfs.engine.reply.ReplyTo;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**

@@ -1,12 +1,12 @@
 package dev.seqvfs.engine;
 
-import dev.seqvfs.actors.dir.DirReply;
-import dev.seqvfs.actors.reply.ReplyCollector;
-import dev.seqvfs.actors.reply.ReplyTo;
-import dev.seqvfs.actors.dir.DirectoryActor;
-import dev.seqvfs.actors.dir.DirectoryInode;
-import dev.seqvfs.actors.sb.Superblock;
-import dev.seqvfs.actors.sb.SuperblockActor;
+import dev.seqvfs.engine.dir.DirReply;
+import dev.seqvfs.engine.reply.ReplyCollector;
+import dev.seqvfs.engine.reply.ReplyTo;
+import dev.seqvfs.engine.dir.DirectoryActor;
+import dev.seqvfs.engine.dir.DirectoryInode;
+import dev.seqvfs.engine.sb.Superblock;
+import dev.seqvfs.engine.sb.SuperblockActor;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.VfsException;
 import java.time.Duration;

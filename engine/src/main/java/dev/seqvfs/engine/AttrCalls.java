@@ -1,16 +1,16 @@
 package dev.seqvfs.engine;
 
-import dev.seqvfs.actors.dir.DirReply;
-import dev.seqvfs.actors.dir.DirSnapshot;
-import dev.seqvfs.actors.dir.DirectoryActor;
-import dev.seqvfs.actors.dir.DirectoryInode;
-import dev.seqvfs.actors.inode.AttrChange;
-import dev.seqvfs.actors.inode.Inode;
-import dev.seqvfs.actors.inode.InodeAttrs;
-import dev.seqvfs.actors.inode.IopFlags;
-import dev.seqvfs.actors.inode.Permission;
-import dev.seqvfs.actors.inode.SymlinkInode;
-import dev.seqvfs.actors.sb.Superblock;
+import dev.seqvfs.engine.dir.DirReply;
+import dev.seqvfs.engine.dir.DirSnapshot;
+import dev.seqvfs.engine.dir.DirectoryActor;
+import dev.seqvfs.engine.dir.DirectoryInode;
+import dev.seqvfs.engine.inode.AttrChange;
+import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.engine.inode.InodeAttrs;
+import dev.seqvfs.engine.inode.IopFlags;
+import dev.seqvfs.engine.inode.Permission;
+import dev.seqvfs.engine.inode.SymlinkInode;
+import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.walk.Nameidata;
 import dev.seqvfs.engine.walk.PathNames;
 import dev.seqvfs.engine.walk.VfsPath;
@@ -23,7 +23,7 @@ import dev.seqvfs.protocol.StatFs;
 import dev.seqvfs.protocol.Timespec;
 import dev.seqvfs.protocol.VfsException;
 import java.util.concurrent.CompletableFuture;
-import dev.seqvfs.actors.reply.ReplyTo;
+import dev.seqvfs.engine.reply.ReplyTo;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
@@ -189,7 +189,7 @@ final class AttrCalls {
         Inode i = p.inode();
         if (i instanceof DirectoryInode d && (d.iopFlags() & IopFlags.IOP_MUTABLE_DIR) != 0 && !d.isDead()) {
             return t.asker().askDir(d, (ReplyTo<DirReply> r) -> new DirectoryActor.SetAttrs(change, t.cred(),
-                            dev.seqvfs.actors.dir.PathProof.NONE, r))
+                            dev.seqvfs.engine.dir.PathProof.NONE, r))
                     .thenApply(r -> {
                         Asker.check(r, op, path, null);
                         return null;

@@ -1,9 +1,9 @@
 package dev.seqvfs.engine;
 
-import dev.seqvfs.actors.fdtable.FdTableActor;
-import dev.seqvfs.actors.fdtable.FilesStruct;
-import dev.seqvfs.actors.sb.Superblock;
-import dev.seqvfs.actors.sb.SuperblockActor;
+import dev.seqvfs.engine.fdtable.FdTableActor;
+import dev.seqvfs.engine.fdtable.FilesStruct;
+import dev.seqvfs.engine.sb.Superblock;
+import dev.seqvfs.engine.sb.SuperblockActor;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
@@ -35,8 +35,8 @@ final class EngineGuardian extends AbstractBehavior<EngineGuardian.Command> {
     }
 
     /** Spawns a reply collector over {@code pending}. */
-    record SpawnCollector(dev.seqvfs.actors.reply.ReplyCollector.Pending pending, java.time.Duration sweepEvery,
-                          ActorRef<ActorRef<dev.seqvfs.actors.reply.ReplyCollector.Command>> replyTo)
+    record SpawnCollector(dev.seqvfs.engine.reply.ReplyCollector.Pending pending, java.time.Duration sweepEvery,
+                          ActorRef<ActorRef<dev.seqvfs.engine.reply.ReplyCollector.Command>> replyTo)
             implements Command {
     }
 
@@ -85,7 +85,7 @@ final class EngineGuardian extends AbstractBehavior<EngineGuardian.Command> {
     }
 
     private Behavior<Command> onSpawnCollector(SpawnCollector m) {
-        m.replyTo().tell(getContext().spawn(dev.seqvfs.actors.reply.ReplyCollector.create(m.pending(), m.sweepEvery()),
+        m.replyTo().tell(getContext().spawn(dev.seqvfs.engine.reply.ReplyCollector.create(m.pending(), m.sweepEvery()),
                 "replies-" + (++collectors), dispatcher));
         return this;
     }

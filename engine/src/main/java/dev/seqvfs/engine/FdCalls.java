@@ -1,15 +1,15 @@
 package dev.seqvfs.engine;
 
-import dev.seqvfs.actors.fdtable.FdReply;
-import dev.seqvfs.actors.fdtable.FdTable;
-import dev.seqvfs.actors.fdtable.FdTableActor;
-import dev.seqvfs.actors.fdtable.OpenFile;
+import dev.seqvfs.engine.fdtable.FdReply;
+import dev.seqvfs.engine.fdtable.FdTable;
+import dev.seqvfs.engine.fdtable.FdTableActor;
+import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Fcntl;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.VfsException;
 import java.util.concurrent.CompletableFuture;
-import dev.seqvfs.actors.reply.ReplyTo;
+import dev.seqvfs.engine.reply.ReplyTo;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
@@ -82,7 +82,7 @@ final class FdCalls {
                 int old = f.statusFlagsAcquire();
                 int set = (int) arg & Fcntl.SETFL_MASK;
                 if ((set & OpenFlags.O_NOATIME) != 0 && (old & OpenFlags.O_NOATIME) == 0
-                        && !dev.seqvfs.actors.inode.Permission.ownerOrRoot(f.inode().attrsAcquire(), t.cred())) {
+                        && !dev.seqvfs.engine.inode.Permission.ownerOrRoot(f.inode().attrsAcquire(), t.cred())) {
                     // setfl: O_NOATIME only for the file's owner (or CAP_FOWNER), as open(2)
                     throw new VfsException(Errno.EPERM, "fcntl", null);
                 }

@@ -1,9 +1,9 @@
 package dev.seqvfs.engine;
 
-import dev.seqvfs.actors.dir.Dentry;
-import dev.seqvfs.actors.dir.DirectoryInode;
-import dev.seqvfs.actors.inode.Inode;
-import dev.seqvfs.actors.mount.VfsMount;
+import dev.seqvfs.engine.dir.Dentry;
+import dev.seqvfs.engine.dir.DirectoryInode;
+import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.engine.mount.VfsMount;
 import dev.seqvfs.engine.walk.DPath;
 import dev.seqvfs.engine.walk.PathNames;
 import java.util.concurrent.locks.StampedLock;

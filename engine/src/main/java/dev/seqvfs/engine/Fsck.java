@@ -1,14 +1,14 @@
 package dev.seqvfs.engine;
 
-import dev.seqvfs.actors.dir.Dentry;
-import dev.seqvfs.actors.dir.DirLink;
-import dev.seqvfs.actors.dir.DirSnapshot;
-import dev.seqvfs.actors.dir.DirectoryInode;
-import dev.seqvfs.actors.inode.Inode;
-import dev.seqvfs.actors.inode.InodeAttrs;
-import dev.seqvfs.actors.inode.InodeState;
-import dev.seqvfs.actors.mount.VfsMount;
-import dev.seqvfs.actors.sb.Superblock;
+import dev.seqvfs.engine.dir.Dentry;
+import dev.seqvfs.engine.dir.DirLink;
+import dev.seqvfs.engine.dir.DirSnapshot;
+import dev.seqvfs.engine.dir.DirectoryInode;
+import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.engine.inode.InodeAttrs;
+import dev.seqvfs.engine.inode.InodeState;
+import dev.seqvfs.engine.mount.VfsMount;
+import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.protocol.FileType;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

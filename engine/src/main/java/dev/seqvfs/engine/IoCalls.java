@@ -1,12 +1,12 @@
 package dev.seqvfs.engine;
 
-import dev.seqvfs.actors.fdtable.OpenFile;
-import dev.seqvfs.actors.file.FileData;
-import dev.seqvfs.actors.inode.Inode;
-import dev.seqvfs.actors.inode.InodeAttrs;
-import dev.seqvfs.actors.inode.Permission;
-import dev.seqvfs.actors.inode.RegularInode;
-import dev.seqvfs.actors.sb.Superblock;
+import dev.seqvfs.engine.fdtable.OpenFile;
+import dev.seqvfs.engine.file.FileData;
+import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.engine.inode.InodeAttrs;
+import dev.seqvfs.engine.inode.Permission;
+import dev.seqvfs.engine.inode.RegularInode;
+import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.pipe.StreamOps;
 import dev.seqvfs.engine.walk.VfsPath;
 import dev.seqvfs.protocol.Errno;
@@ -497,7 +497,7 @@ final class IoCalls {
     }
 
     private static boolean isFifo(Inode i) {
-        return i instanceof dev.seqvfs.actors.inode.SpecialInode && i.type() == FileType.FIFO;
+        return i instanceof dev.seqvfs.engine.inode.SpecialInode && i.type() == FileType.FIFO;
     }
 
     /**

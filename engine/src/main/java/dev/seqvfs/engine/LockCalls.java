@@ -1,7 +1,7 @@
 package dev.seqvfs.engine;
 
-import dev.seqvfs.actors.fdtable.OpenFile;
-import dev.seqvfs.actors.inode.Inode;
+import dev.seqvfs.engine.fdtable.OpenFile;
+import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.lock.FileLockTable;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Fcntl;
@@ -137,7 +137,7 @@ final class LockCalls {
             // Close race (as Linux's fcntl_setlk): if fd was closed or replaced while we
             // looked it up or waited, its close already dropped the process's locks on the
             // file; drop the one just taken too.
-            dev.seqvfs.actors.fdtable.FdTable.Entry now = t.files().tableAcquire().get(fd);
+            dev.seqvfs.engine.fdtable.FdTable.Entry now = t.files().tableAcquire().get(fd);
             if (now == null || now.file() != f) {
                 table.setPosix(owner, t.pid(), FileLockTable.UNLOCK, start, end, false);
                 throw new VfsException(Errno.EBADF, "fcntl", null);

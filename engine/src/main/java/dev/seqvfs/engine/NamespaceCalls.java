@@ -1,12 +1,12 @@
 package dev.seqvfs.engine;
 
-import dev.seqvfs.actors.dir.Dentry;
-import dev.seqvfs.actors.dir.DirReply;
-import dev.seqvfs.actors.dir.DirectoryActor;
-import dev.seqvfs.actors.dir.DirectoryInode;
-import dev.seqvfs.actors.inode.Inode;
-import dev.seqvfs.actors.sb.Superblock;
-import dev.seqvfs.actors.sb.SuperblockActor;
+import dev.seqvfs.engine.dir.Dentry;
+import dev.seqvfs.engine.dir.DirReply;
+import dev.seqvfs.engine.dir.DirectoryActor;
+import dev.seqvfs.engine.dir.DirectoryInode;
+import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.engine.sb.Superblock;
+import dev.seqvfs.engine.sb.SuperblockActor;
 import dev.seqvfs.engine.walk.LastType;
 import dev.seqvfs.engine.walk.Nameidata;
 import dev.seqvfs.engine.walk.PathNames;
@@ -18,7 +18,7 @@ import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.VfsException;
 import java.util.concurrent.CompletableFuture;
-import dev.seqvfs.actors.reply.ReplyTo;
+import dev.seqvfs.engine.reply.ReplyTo;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
@@ -77,7 +77,7 @@ final class NamespaceCalls {
      * {@code EPERM} before any file-system code runs.
      */
     static void requireMutable(DirectoryInode dir, String op, String path) {
-        if ((dir.iopFlags() & dev.seqvfs.actors.inode.IopFlags.IOP_MUTABLE_DIR) == 0) {
+        if ((dir.iopFlags() & dev.seqvfs.engine.inode.IopFlags.IOP_MUTABLE_DIR) == 0) {
             throw new VfsException(Errno.EPERM, op, path);
         }
     }

@@ -1,18 +1,18 @@
 package dev.seqvfs.engine;
 
-import dev.seqvfs.actors.dir.Dentry;
-import dev.seqvfs.actors.dir.DirReply;
-import dev.seqvfs.actors.dir.DirSnapshot;
-import dev.seqvfs.actors.dir.DirectoryActor;
-import dev.seqvfs.actors.dir.DirectoryInode;
-import dev.seqvfs.actors.dir.DirLink;
-import dev.seqvfs.actors.fdtable.FdReply;
-import dev.seqvfs.actors.fdtable.FdTableActor;
-import dev.seqvfs.actors.fdtable.OpenFile;
-import dev.seqvfs.actors.inode.Inode;
-import dev.seqvfs.actors.inode.IopFlags;
-import dev.seqvfs.actors.inode.Permission;
-import dev.seqvfs.actors.inode.SpecialInode;
+import dev.seqvfs.engine.dir.Dentry;
+import dev.seqvfs.engine.dir.DirReply;
+import dev.seqvfs.engine.dir.DirSnapshot;
+import dev.seqvfs.engine.dir.DirectoryActor;
+import dev.seqvfs.engine.dir.DirectoryInode;
+import dev.seqvfs.engine.dir.DirLink;
+import dev.seqvfs.engine.fdtable.FdReply;
+import dev.seqvfs.engine.fdtable.FdTableActor;
+import dev.seqvfs.engine.fdtable.OpenFile;
+import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.engine.inode.IopFlags;
+import dev.seqvfs.engine.inode.Permission;
+import dev.seqvfs.engine.inode.SpecialInode;
 import dev.seqvfs.engine.pipe.Fifo;
 import dev.seqvfs.engine.pipe.PipeEnd;
 import dev.seqvfs.engine.walk.LastType;
@@ -29,7 +29,7 @@ import dev.seqvfs.protocol.VfsException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import dev.seqvfs.actors.reply.ReplyTo;
+import dev.seqvfs.engine.reply.ReplyTo;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
@@ -112,7 +112,7 @@ final class OpenCalls {
                 // Linux reserves the descriptor before it creates (get_unused_fd_flags): a
                 // full table must not leave a new file behind. Checked on the published table;
                 // a concurrent open filling the last slot meanwhile is the one race left.
-                dev.seqvfs.actors.fdtable.FdTable table = t.files().tableAcquire();
+                dev.seqvfs.engine.fdtable.FdTable table = t.files().tableAcquire();
                 if (table.lowestFree(0) >= t.files().rlimitNofile()) {
                     throw new VfsException(Errno.EMFILE, "open", path);
                 }
@@ -218,7 +218,7 @@ final class OpenCalls {
      * {@code fs.protected_fifos} are 0, the values SeqVFS models.
      */
     private static void mayCreateInSticky(DirectoryInode dir, Inode inode, Nameidata nd) {
-        dev.seqvfs.actors.inode.InodeAttrs d = dir.attrsAcquire();
+        dev.seqvfs.engine.inode.InodeAttrs d = dir.attrsAcquire();
         if ((d.mode() & Mode.S_ISVTX) == 0) {
             return;
         }
@@ -305,7 +305,7 @@ final class OpenCalls {
         OpenFile file = newOpenFile(p, flags, null);
         if (file != null && trunc && i.type() == FileType.REGULAR) {
             try {
-                t.io().truncateInode((dev.seqvfs.actors.inode.RegularInode) i, 0, "open");
+                t.io().truncateInode((dev.seqvfs.engine.inode.RegularInode) i, 0, "open");
             } catch (VfsException e) {
                 file.release();
                 throw e.withContext("open", path, null);
@@ -407,7 +407,7 @@ final class OpenCalls {
      */
     private CompletableFuture<Integer> install(OpenFile file, int flags, String path, OpenFuture req) {
         boolean cloexec = (flags & OpenFlags.O_CLOEXEC) != 0;
-        dev.seqvfs.actors.fdtable.InstallClaim claim = req == null ? null : req.claim();
+        dev.seqvfs.engine.fdtable.InstallClaim claim = req == null ? null : req.claim();
         return t.asker().ask(t.files().actor(),
                         (ReplyTo<FdReply> r) -> new FdTableActor.Install(file, cloexec, 0, r, claim))
                 .thenApply(r -> {
@@ -547,10 +547,10 @@ final class OpenCalls {
                     break;
                 case VfsTask.SEEK_DATA:
                 case VfsTask.SEEK_HOLE: {
-                    if (!(file.inode() instanceof dev.seqvfs.actors.inode.RegularInode ri)) {
+                    if (!(file.inode() instanceof dev.seqvfs.engine.inode.RegularInode ri)) {
                         throw new VfsException(Errno.EINVAL, "lseek", null);
                     }
-                    dev.seqvfs.actors.file.FileData d = ri.dataAcquire();
+                    dev.seqvfs.engine.file.FileData d = ri.dataAcquire();
                     if (offset < 0 || offset >= d.size()) {
                         // shmem_file_llseek: a negative offset is ENXIO too
                         throw new VfsException(Errno.ENXIO, "lseek", null);

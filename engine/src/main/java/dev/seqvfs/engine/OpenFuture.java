@@ -1,6 +1,6 @@
 package dev.seqvfs.engine;
 
-import dev.seqvfs.actors.fdtable.InstallClaim;
+import dev.seqvfs.engine.fdtable.InstallClaim;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;

@@ -2,13 +2,13 @@ package dev.seqvfs.engine;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import dev.seqvfs.actors.fdtable.FdTable;
-import dev.seqvfs.actors.fdtable.FilesStruct;
-import dev.seqvfs.actors.inode.InodeOperations;
-import dev.seqvfs.actors.sb.NamespaceLocks;
-import dev.seqvfs.actors.sb.Superblock;
-import dev.seqvfs.actors.sb.SuperblockConfig;
-import dev.seqvfs.actors.sb.VfsClock;
+import dev.seqvfs.engine.fdtable.FdTable;
+import dev.seqvfs.engine.fdtable.FilesStruct;
+import dev.seqvfs.engine.inode.InodeOperations;
+import dev.seqvfs.engine.sb.NamespaceLocks;
+import dev.seqvfs.engine.sb.Superblock;
+import dev.seqvfs.engine.sb.SuperblockConfig;
+import dev.seqvfs.engine.sb.VfsClock;
 import dev.seqvfs.engine.mount.Namespace;
 import dev.seqvfs.engine.walk.PathWalk;
 import dev.seqvfs.protocol.Credentials;
@@ -142,10 +142,10 @@ public final class SeqVfs implements AutoCloseable {
                 : config.askTimeout().dividedBy(4);
         Asker.Slot[] slots = new Asker.Slot[n];
         for (int i = 0; i < n; i++) {
-            dev.seqvfs.actors.reply.ReplyCollector.Pending pending = new dev.seqvfs.actors.reply.ReplyCollector.Pending();
-            org.apache.pekko.actor.typed.ActorRef<dev.seqvfs.actors.reply.ReplyCollector.Command> ref = asker.join(
+            dev.seqvfs.engine.reply.ReplyCollector.Pending pending = new dev.seqvfs.engine.reply.ReplyCollector.Pending();
+            org.apache.pekko.actor.typed.ActorRef<dev.seqvfs.engine.reply.ReplyCollector.Command> ref = asker.join(
                     asker.askPekko(system, (org.apache.pekko.actor.typed.ActorRef<
-                            org.apache.pekko.actor.typed.ActorRef<dev.seqvfs.actors.reply.ReplyCollector.Command>> r) ->
+                            org.apache.pekko.actor.typed.ActorRef<dev.seqvfs.engine.reply.ReplyCollector.Command>> r) ->
                             new EngineGuardian.SpawnCollector(pending, sweep, r)), "start", null);
             slots[i] = new Asker.Slot(ref, pending);
         }
@@ -243,12 +243,12 @@ public final class SeqVfs implements AutoCloseable {
         }
 
         @Override
-        public dev.seqvfs.actors.mount.MountTable mounts() {
+        public dev.seqvfs.engine.mount.MountTable mounts() {
             return namespace.mountTableAcquire();
         }
 
         @Override
-        public String describe(dev.seqvfs.actors.fdtable.OpenFile f) {
+        public String describe(dev.seqvfs.engine.fdtable.OpenFile f) {
             if (f.inode() instanceof dev.seqvfs.engine.anon.AnonInode a) {
                 return a.linkName();
             }

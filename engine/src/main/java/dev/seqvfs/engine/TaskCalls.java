@@ -1,15 +1,15 @@
 package dev.seqvfs.engine;
 
-import dev.seqvfs.actors.dir.Dentry;
-import dev.seqvfs.actors.dir.DirLink;
-import dev.seqvfs.actors.dir.DirReply;
-import dev.seqvfs.actors.dir.DirectoryInode;
-import dev.seqvfs.actors.inode.Inode;
-import dev.seqvfs.actors.inode.Permission;
-import dev.seqvfs.actors.mount.VfsMount;
-import dev.seqvfs.actors.sb.Superblock;
-import dev.seqvfs.actors.sb.SuperblockActor;
-import dev.seqvfs.actors.sb.SuperblockConfig;
+import dev.seqvfs.engine.dir.Dentry;
+import dev.seqvfs.engine.dir.DirLink;
+import dev.seqvfs.engine.dir.DirReply;
+import dev.seqvfs.engine.dir.DirectoryInode;
+import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.engine.inode.Permission;
+import dev.seqvfs.engine.mount.VfsMount;
+import dev.seqvfs.engine.sb.Superblock;
+import dev.seqvfs.engine.sb.SuperblockActor;
+import dev.seqvfs.engine.sb.SuperblockConfig;
 import dev.seqvfs.engine.walk.Nameidata;
 import dev.seqvfs.engine.walk.PathNames;
 import dev.seqvfs.engine.walk.VfsPath;
@@ -20,7 +20,7 @@ import dev.seqvfs.protocol.VfsException;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.concurrent.CompletableFuture;
-import dev.seqvfs.actors.reply.ReplyTo;
+import dev.seqvfs.engine.reply.ReplyTo;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**

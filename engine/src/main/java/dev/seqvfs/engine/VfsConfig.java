@@ -1,7 +1,7 @@
 package dev.seqvfs.engine;
 
 import com.typesafe.config.Config;
-import dev.seqvfs.actors.sb.SuperblockConfig;
+import dev.seqvfs.engine.sb.SuperblockConfig;
 import java.time.Duration;
 
 /**

@@ -1,11 +1,11 @@
 package dev.seqvfs.engine;
 
-import dev.seqvfs.actors.fdtable.FdReply;
-import dev.seqvfs.actors.fdtable.FdTable;
-import dev.seqvfs.actors.fdtable.FdTableActor;
-import dev.seqvfs.actors.fdtable.FilesStruct;
-import dev.seqvfs.actors.fdtable.OpenFile;
-import dev.seqvfs.actors.mount.VfsMount;
+import dev.seqvfs.engine.fdtable.FdReply;
+import dev.seqvfs.engine.fdtable.FdTable;
+import dev.seqvfs.engine.fdtable.FdTableActor;
+import dev.seqvfs.engine.fdtable.FilesStruct;
+import dev.seqvfs.engine.fdtable.OpenFile;
+import dev.seqvfs.engine.mount.VfsMount;
 import dev.seqvfs.engine.walk.PathNames;
 import dev.seqvfs.engine.walk.VfsPath;
 import dev.seqvfs.engine.walk.WalkContext;
@@ -25,7 +25,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
-import dev.seqvfs.actors.reply.ReplyTo;
+import dev.seqvfs.engine.reply.ReplyTo;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
@@ -857,18 +857,18 @@ public final class VfsTask implements WalkContext, AutoCloseable {
     /** {@code fchmod(2)} ({@code EBADF} also for an {@code O_PATH} descriptor). */
     public void fchmod(int fd, int mode) {
         await(async(() -> attrs.setAttrs(fileFdPath(fd, "fchmod"),
-                new dev.seqvfs.actors.inode.AttrChange.Chmod(mode), "fchmod", null)), "fchmod", null);
+                new dev.seqvfs.engine.inode.AttrChange.Chmod(mode), "fchmod", null)), "fchmod", null);
     }
 
     /** {@code fchown(2)}: -1 leaves an id unchanged ({@code EBADF}, {@code EPERM}, {@code EROFS}). */
     public void fchown(int fd, int uid, int gid) {
         await(async(() -> {
-            dev.seqvfs.actors.fdtable.OpenFile f = fget(fd, "fchown");
+            dev.seqvfs.engine.fdtable.OpenFile f = fget(fd, "fchown");
             if (f.isPath()) {
                 throw new VfsException(Errno.EBADF, "fchown", null);
             }
             return attrs.setAttrs(new VfsPath(f.mount(), f.inode()),
-                    new dev.seqvfs.actors.inode.AttrChange.Chown(uid, gid), "fchown", null);
+                    new dev.seqvfs.engine.inode.AttrChange.Chown(uid, gid), "fchown", null);
         }), "fchown", null);
     }
 

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.seqvfs.actors.inode.Inode;
-import dev.seqvfs.actors.inode.InodeState;
+import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.engine.inode.InodeState;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.SocketFlags;
 import java.lang.ref.WeakReference;
@@ -85,7 +85,7 @@ class ReleaseTest {
     @Test
     void writeRacingTheLastCloseOfAnUnlinkedFile_leavesNoBytesCharged() throws Exception {
         int fd = t.open("/u", O_CREAT | O_RDWR, 0644);
-        dev.seqvfs.actors.inode.RegularInode ri = (dev.seqvfs.actors.inode.RegularInode) t.fget(fd, "test").inode();
+        dev.seqvfs.engine.inode.RegularInode ri = (dev.seqvfs.engine.inode.RegularInode) t.fget(fd, "test").inode();
         t.unlink("/u");
         VfsTask thread = t.newThread();
         java.util.concurrent.CompletableFuture<Integer> written;

@@ -1,10 +1,10 @@
 package dev.seqvfs.engine.anon;
 
-import dev.seqvfs.actors.dir.Dentry;
-import dev.seqvfs.actors.inode.Inode;
-import dev.seqvfs.actors.inode.InodeAttrs;
-import dev.seqvfs.actors.inode.InodeOwner;
-import dev.seqvfs.actors.sb.VfsClock;
+import dev.seqvfs.engine.dir.Dentry;
+import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.engine.inode.InodeAttrs;
+import dev.seqvfs.engine.inode.InodeOwner;
+import dev.seqvfs.engine.sb.VfsClock;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 

@@ -1,9 +1,9 @@
 package dev.seqvfs.engine.anon;
 
-import dev.seqvfs.actors.dir.Dentry;
-import dev.seqvfs.actors.inode.Inode;
-import dev.seqvfs.actors.inode.InodeAttrs;
-import dev.seqvfs.actors.inode.InodeOperations;
+import dev.seqvfs.engine.dir.Dentry;
+import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.engine.inode.InodeAttrs;
+import dev.seqvfs.engine.inode.InodeOperations;
 
 /**
  * An inode of an anonymous file system: a pipe, a socket, or a generic anonymous file.

@@ -1,6 +1,6 @@
 package dev.seqvfs.engine.anon;
 
-import dev.seqvfs.actors.fdtable.OpenFile;
+import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.pipe.StreamOps;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.VfsException;

@@ -1,6 +1,6 @@
 package dev.seqvfs.engine.anon;
 
-import dev.seqvfs.actors.dir.Dentry;
+import dev.seqvfs.engine.dir.Dentry;
 import java.util.LinkedHashSet;
 import java.util.Set;
 

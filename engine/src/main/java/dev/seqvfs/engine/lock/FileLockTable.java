@@ -32,7 +32,7 @@ import java.util.Map;
  * "who waits for whom" map for deadlock detection is {@link #WAITS_FOR}, guarded by its own
  * monitor, taken after a table's monitor, never before (lock order: table, then graph).
  */
-public final class FileLockTable implements dev.seqvfs.actors.inode.FileLockContext {
+public final class FileLockTable implements dev.seqvfs.engine.inode.FileLockContext {
     /** Shared lock ({@code F_RDLCK} / {@code LOCK_SH}). */
     public static final int READ = 0;
     /** Exclusive lock ({@code F_WRLCK} / {@code LOCK_EX}). */

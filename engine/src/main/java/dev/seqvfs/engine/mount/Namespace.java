@@ -1,10 +1,10 @@
 package dev.seqvfs.engine.mount;
 
-import dev.seqvfs.actors.dir.DirectoryInode;
-import dev.seqvfs.actors.mount.MountTable;
-import dev.seqvfs.actors.mount.VfsMount;
-import dev.seqvfs.actors.sb.NamespaceLocks;
-import dev.seqvfs.actors.sb.Superblock;
+import dev.seqvfs.engine.dir.DirectoryInode;
+import dev.seqvfs.engine.mount.MountTable;
+import dev.seqvfs.engine.mount.VfsMount;
+import dev.seqvfs.engine.sb.NamespaceLocks;
+import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.walk.MountSource;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.MountFlags;

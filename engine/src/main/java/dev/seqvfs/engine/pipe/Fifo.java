@@ -1,6 +1,6 @@
 package dev.seqvfs.engine.pipe;
 
-import dev.seqvfs.actors.inode.SpecialInode;
+import dev.seqvfs.engine.inode.SpecialInode;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.VfsException;

@@ -1,7 +1,7 @@
 package dev.seqvfs.engine.pipe;
 
-import dev.seqvfs.actors.fdtable.OpenFile;
-import dev.seqvfs.actors.inode.SpecialInode;
+import dev.seqvfs.engine.fdtable.OpenFile;
+import dev.seqvfs.engine.inode.SpecialInode;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.VfsException;
 import java.util.concurrent.CompletableFuture;

@@ -1,7 +1,7 @@
 package dev.seqvfs.engine.proc;
 
-import dev.seqvfs.actors.fdtable.FdTable;
-import dev.seqvfs.actors.mount.MountTable;
+import dev.seqvfs.engine.fdtable.FdTable;
+import dev.seqvfs.engine.mount.MountTable;
 import dev.seqvfs.engine.walk.VfsPath;
 import java.util.List;
 
@@ -29,5 +29,5 @@ public interface ProcTasks {
     MountTable mounts();
 
     /** Returns what {@code readlink} shows for an open file: its path, {@code pipe:[ino]}, ... */
-    String describe(dev.seqvfs.actors.fdtable.OpenFile f);
+    String describe(dev.seqvfs.engine.fdtable.OpenFile f);
 }

@@ -1,9 +1,9 @@
 package dev.seqvfs.engine.walk;
 
-import dev.seqvfs.actors.dir.DirLink;
-import dev.seqvfs.actors.dir.DirectoryInode;
-import dev.seqvfs.actors.inode.Inode;
-import dev.seqvfs.actors.mount.VfsMount;
+import dev.seqvfs.engine.dir.DirLink;
+import dev.seqvfs.engine.dir.DirectoryInode;
+import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.engine.mount.VfsMount;
 import java.util.ArrayDeque;
 import java.util.Deque;
 

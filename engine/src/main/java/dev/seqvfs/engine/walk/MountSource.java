@@ -1,7 +1,7 @@
 package dev.seqvfs.engine.walk;
 
-import dev.seqvfs.actors.mount.MountTable;
-import dev.seqvfs.actors.sb.NamespaceLocks;
+import dev.seqvfs.engine.mount.MountTable;
+import dev.seqvfs.engine.sb.NamespaceLocks;
 
 /**
  * Where a walk reads the mount table and the sequence locks from (the namespace).

@@ -1,16 +1,16 @@
 package dev.seqvfs.engine.walk;
 
-import dev.seqvfs.actors.dir.Dentry;
-import dev.seqvfs.actors.dir.DirLink;
-import dev.seqvfs.actors.dir.DirSnapshot;
-import dev.seqvfs.actors.dir.DirectoryInode;
-import dev.seqvfs.actors.inode.Inode;
-import dev.seqvfs.actors.inode.IopFlags;
-import dev.seqvfs.actors.inode.LinkJump;
-import dev.seqvfs.actors.inode.Permission;
-import dev.seqvfs.actors.inode.SymlinkInode;
-import dev.seqvfs.actors.mount.MountTable;
-import dev.seqvfs.actors.mount.VfsMount;
+import dev.seqvfs.engine.dir.Dentry;
+import dev.seqvfs.engine.dir.DirLink;
+import dev.seqvfs.engine.dir.DirSnapshot;
+import dev.seqvfs.engine.dir.DirectoryInode;
+import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.engine.inode.IopFlags;
+import dev.seqvfs.engine.inode.LinkJump;
+import dev.seqvfs.engine.inode.Permission;
+import dev.seqvfs.engine.inode.SymlinkInode;
+import dev.seqvfs.engine.mount.MountTable;
+import dev.seqvfs.engine.mount.VfsMount;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Limits;

@@ -1,6 +1,6 @@
 package dev.seqvfs.engine.walk;
 
-import dev.seqvfs.actors.sb.NamespaceLocks;
+import dev.seqvfs.engine.sb.NamespaceLocks;
 import dev.seqvfs.protocol.VfsException;
 import java.util.concurrent.locks.StampedLock;
 

@@ -1,8 +1,8 @@
 package dev.seqvfs.engine.walk;
 
-import dev.seqvfs.actors.dir.DirectoryInode;
-import dev.seqvfs.actors.inode.Inode;
-import dev.seqvfs.actors.mount.VfsMount;
+import dev.seqvfs.engine.dir.DirectoryInode;
+import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.engine.mount.VfsMount;
 
 /**
  * A position in the namespace ({@code struct path}): a mount and an inode reached through

@@ -1,7 +1,7 @@
 package dev.seqvfs.engine.walk;
 
-import dev.seqvfs.actors.dir.PathProof;
-import dev.seqvfs.actors.sb.NamespaceLocks;
+import dev.seqvfs.engine.dir.PathProof;
+import dev.seqvfs.engine.sb.NamespaceLocks;
 
 /**
  * A {@link PathProof} made from a validated walk: an immutable copy of its trail of

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
-import dev.seqvfs.actors.dir.DirectoryInode;
+import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.SeqVfs;
 import dev.seqvfs.engine.VfsTask;
 import dev.seqvfs.protocol.Credentials;

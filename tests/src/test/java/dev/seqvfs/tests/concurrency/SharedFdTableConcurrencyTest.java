@@ -3,7 +3,7 @@ package dev.seqvfs.tests.concurrency;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.seqvfs.actors.dir.Dentry;
+import dev.seqvfs.engine.dir.Dentry;
 import dev.seqvfs.engine.VfsTask;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Errno;

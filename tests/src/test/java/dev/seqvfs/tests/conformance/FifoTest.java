@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
-import dev.seqvfs.actors.inode.SpecialInode;
+import dev.seqvfs.engine.inode.SpecialInode;
 import dev.seqvfs.engine.Fsck;
 import dev.seqvfs.engine.SeqVfs;
 import dev.seqvfs.engine.VfsTask;

@@ -1,6 +1,0 @@
-/**
- * Regular-file contents: {@link dev.seqvfs.actors.file.FileData}, an immutable,
- * page-indexed radix tree that writers replace by path copying and readers read without
- * locking (DESIGN.md, "File data").
- */
-package dev.seqvfs.actors.file;

@@ -1,6 +1,0 @@
-/**
- * Superblocks: per-mount-source accounting (inode numbers, inode and byte limits),
- * configuration, and the {@link dev.seqvfs.actors.sb.SuperblockActor} that spawns
- * directory actors and coordinates cross-directory renames.
- */
-package dev.seqvfs.actors.sb;

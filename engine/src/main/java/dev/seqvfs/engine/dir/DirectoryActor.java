@@ -1,0 +1,591 @@
+package dev.seqvfs.engine.dir;
+
+import dev.seqvfs.engine.inode.AttrChange;
+import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.engine.inode.InodeAttrs;
+import dev.seqvfs.engine.inode.Permission;
+import dev.seqvfs.engine.inode.RegularInode;
+import dev.seqvfs.engine.inode.SpecialInode;
+import dev.seqvfs.engine.inode.SymlinkInode;
+import dev.seqvfs.engine.sb.Superblock;
+import dev.seqvfs.protocol.Credentials;
+import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.FileType;
+import dev.seqvfs.protocol.Limits;
+import dev.seqvfs.protocol.Mode;
+import dev.seqvfs.protocol.VfsException;
+import java.time.Duration;
+import dev.seqvfs.engine.reply.ReplyTo;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.SupervisorStrategy;
+import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.Receive;
+import org.apache.pekko.actor.typed.javadsl.StashBuffer;
+
+/**
+ * The only writer of one directory: creates, links, unlinks and renames names in it, and
+ * publishes each change as one new {@link DirSnapshot} (one CAS on its
+ * {@link DirectoryInode}), so readers see a change whole or not at all.
+ *
+ * <h2>Concurrency</h2>
+ * Runs one message at a time (Pekko). Publishes by {@link DirectoryInode#casSnapshot}
+ * against the version it read; the only other writers of that field are the rename
+ * coordinator (only while this actor is prepared and stashing) and a remover killing an
+ * empty directory, so a failed CAS means "this directory died": the actor answers
+ * {@code ENOENT} from then on and stops after {@link #DEAD_IDLE} without messages.
+ * Never blocks: the only lock it touches is the mount read lock, spun for a few stores.
+ *
+ * <h2>States</h2>
+ * <ul>
+ *   <li><b>live</b>: handles every command;</li>
+ *   <li><b>prepared</b>: a cross-directory rename's coordinator holds this directory; every
+ *       command but {@link RenameFinished} is stashed;</li>
+ *   <li><b>dead</b>: the directory was removed; every command fails with {@code ENOENT}.</li>
+ * </ul>
+ *
+ * <h2>Supervision</h2>
+ * Wrapped in {@code SupervisorStrategy.resume()}: its state lives in the inode it
+ * publishes to, and a handler publishes nothing before its last check, so resuming after
+ * an unexpected exception keeps a consistent directory. Handlers also catch exceptions
+ * themselves and answer {@code EIO}, so a caller is never left waiting.
+ */
+public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Command> {
+    /** How long a dead directory's actor lingers, answering ENOENT, before it stops. */
+    public static final Duration DEAD_IDLE = Duration.ofSeconds(30);
+    private static final int STASH_CAPACITY = 100_000;
+
+    /** A message to a directory actor. Every command with a reply address can fail with an errno. */
+    public sealed interface Command {
+        /** Replies to the sender with {@code e}; no-op for commands without a reply address. */
+        void fail(Errno e);
+
+        /** Returns the proof of the walk behind this command, or {@code null} if it has none. */
+        default PathProof proof() {
+            return null;
+        }
+
+        /**
+         * Fails the command because its directory {@code dir} is gone: {@code ESTALE} if the
+         * walk that found the directory no longer holds (the path now leads elsewhere, so the
+         * caller must walk again) or if its removal is still being published
+         * ({@link DirectoryInode#removalInProgress()}: the path is about to lead elsewhere),
+         * else {@code ENOENT}.
+         */
+        default void failGone(DirectoryInode dir) {
+            PathProof p = proof();
+            fail(p != null && (!p.stillHolds() || dir.removalInProgress()) ? Errno.ESTALE : Errno.ENOENT);
+        }
+    }
+
+    /**
+     * Creates an entry: {@code mkdir}, {@code mknod}, {@code symlink}, {@code open(O_CREAT)}.
+     *
+     * @param name the component, internal form, already checked against {@code NAME_MAX}
+     * @param mode type and permission bits, the umask already applied
+     * @param rdev device number for device nodes
+     * @param linkTarget target for a symlink (internal form), else {@code null}
+     * @param exclusive whether an existing name is an error ({@code EEXIST}); when false the existing inode is returned
+     * @param cred who asks
+     * @param proof the walk that found this directory, checked when the command applies ({@code ESTALE} if stale)
+     * @param replyTo where the {@link DirReply} goes
+     */
+    public record Create(String name, int mode, long rdev, String linkTarget, boolean exclusive, Credentials cred,
+                         PathProof proof, ReplyTo<DirReply> replyTo) implements Command {
+        @Override
+        public void fail(Errno e) {
+            replyTo.tell(DirReply.error(e));
+        }
+    }
+
+    /**
+     * Links an existing inode under a new name ({@code link(2)}).
+     *
+     * @param name the new component
+     * @param target the inode, not a directory
+     * @param cred who asks
+     * @param proof the walks of both paths, checked when the command applies
+     * @param replyTo where the reply goes
+     */
+    public record Link(String name, Inode target, Credentials cred, PathProof proof, ReplyTo<DirReply> replyTo)
+            implements Command {
+        @Override
+        public void fail(Errno e) {
+            replyTo.tell(DirReply.error(e));
+        }
+    }
+
+    /**
+     * Removes a name: {@code unlink(2)} or, with {@code rmdir}, {@code rmdir(2)}.
+     *
+     * @param name the component
+     * @param rmdir whether this is rmdir (the name must be an empty directory)
+     * @param mustBeDir whether the path had a trailing slash (a non-directory is {@code ENOTDIR})
+     * @param cred who asks
+     * @param proof the walk that found this directory, checked when the command applies
+     * @param replyTo where the reply goes; its inode is the removed one
+     */
+    public record Unlink(String name, boolean rmdir, boolean mustBeDir, Credentials cred, PathProof proof,
+                         ReplyTo<DirReply> replyTo) implements Command {
+        @Override
+        public void fail(Errno e) {
+            replyTo.tell(DirReply.error(e));
+        }
+    }
+
+    /**
+     * Renames within this directory ({@code renameat2(2)} with both parents here).
+     *
+     * @param oldName source component
+     * @param newName target component
+     * @param flags {@code RENAME_NOREPLACE} / {@code RENAME_EXCHANGE}
+     * @param oldSlash whether the source path had a trailing slash
+     * @param newSlash whether the target path had a trailing slash
+     * @param cred who asks
+     * @param proof the walks of both paths, checked when the command applies
+     * @param replyTo where the reply goes; its inode is the moved one
+     */
+    public record Rename(String oldName, String newName, int flags, boolean oldSlash, boolean newSlash,
+                         Credentials cred, PathProof proof, ReplyTo<DirReply> replyTo) implements Command {
+        @Override
+        public void fail(Errno e) {
+            replyTo.tell(DirReply.error(e));
+        }
+    }
+
+    /**
+     * Changes the directory's own attributes ({@code chmod}, {@code chown}, {@code utimensat}).
+     *
+     * @param change what to change
+     * @param cred who asks
+     * @param proof the walk that found this directory, checked when the command applies
+     * @param replyTo where the reply goes
+     */
+    public record SetAttrs(AttrChange change, Credentials cred, PathProof proof, ReplyTo<DirReply> replyTo)
+            implements Command {
+        @Override
+        public void fail(Errno e) {
+            replyTo.tell(DirReply.error(e));
+        }
+    }
+
+    /**
+     * From the rename coordinator: report the current snapshot and stash everything until
+     * {@link RenameFinished}.
+     *
+     * @param renameId the coordinator's id for this rename
+     * @param replyTo the coordinator
+     */
+    public record PrepareRename(long renameId, ActorRef<Prepared> replyTo) implements Command {
+        @Override
+        public void fail(Errno e) {
+            replyTo.tell(new Prepared(renameId, null, null));
+        }
+    }
+
+    /**
+     * The answer to {@link PrepareRename}.
+     *
+     * @param renameId the coordinator's id
+     * @param dir the directory
+     * @param snapshot its snapshot, frozen until {@link RenameFinished}; {@code null} if it could not prepare
+     */
+    public record Prepared(long renameId, DirectoryInode dir, DirSnapshot snapshot) {
+    }
+
+    /**
+     * From the rename coordinator: the rename was published or abandoned; resume.
+     *
+     * @param renameId the coordinator's id
+     */
+    public record RenameFinished(long renameId) implements Command {
+        @Override
+        public void fail(Errno e) {
+        }
+    }
+
+    /** The directory was removed by its parent: answer ENOENT from now on. */
+    public record Died() implements Command {
+        @Override
+        public void fail(Errno e) {
+        }
+    }
+
+    private record IdleTimeout() implements Command {
+        @Override
+        public void fail(Errno e) {
+        }
+    }
+
+    private final DirectoryInode dir;
+    private final Superblock sb;
+    private final StashBuffer<Command> stash;
+    private long inoNext;
+    private long inoEnd;
+
+    private DirectoryActor(ActorContext<Command> ctx, StashBuffer<Command> stash, DirectoryInode dir, Superblock sb) {
+        super(ctx);
+        this.dir = dir;
+        this.sb = sb;
+        this.stash = stash;
+    }
+
+    /**
+     * Returns the behavior of the actor for {@code dir}, supervised with resume.
+     *
+     * @param dir the directory it will own
+     * @param sb its superblock
+     */
+    public static Behavior<Command> create(DirectoryInode dir, Superblock sb) {
+        return Behaviors.supervise(Behaviors.<Command>withStash(STASH_CAPACITY,
+                        stash -> Behaviors.setup(ctx -> new DirectoryActor(ctx, stash, dir, sb))))
+                .onFailure(SupervisorStrategy.resume());
+    }
+
+    @Override
+    public Receive<Command> createReceive() {
+        return newReceiveBuilder()
+                .onMessage(Create.class, this::onCreate)
+                .onMessage(Link.class, this::onLink)
+                .onMessage(Unlink.class, this::onUnlink)
+                .onMessage(Rename.class, this::onRename)
+                .onMessage(SetAttrs.class, this::onSetAttrs)
+                .onMessage(PrepareRename.class, this::onPrepareRename)
+                .onMessage(RenameFinished.class, m -> this)
+                .onMessage(Died.class, m -> dead())
+                .onMessage(IdleTimeout.class, m -> this)
+                .onSignal(PostStop.class, s -> onPostStop())
+                .build();
+    }
+
+    /** Answers {@code ESTALE} if the walk behind a command no longer holds; the caller walks again. */
+    private static boolean stale(PathProof proof, Command c) {
+        if (proof != null && !proof.stillHolds()) {
+            c.fail(Errno.ESTALE);
+            return true;
+        }
+        return false;
+    }
+
+    private Behavior<Command> onCreate(Create c) {
+        if (stale(c.proof(), c)) {
+            return this;
+        }
+        DirSnapshot snap = dir.snapshotAcquire();
+        if (snap.isDead()) {
+            return failDead(c);
+        }
+        Dentry existing = snap.lookup(c.name());
+        if (existing != null) {
+            if (c.exclusive()) {
+                c.fail(Errno.EEXIST);
+            } else {
+                c.replyTo().tell(DirReply.existing(existing));
+            }
+            return this;
+        }
+        return guarded(c, () -> {
+            if (!Permission.check(dir, Mode.W_OK | Mode.X_OK, c.cred())) {
+                throw new VfsException(Errno.EACCES, "create", null);
+            }
+            if (sb.isReadOnly()) {
+                throw new VfsException(Errno.EROFS, "create", null);
+            }
+            Inode child = instantiate(c);
+            DirSnapshot next = snap.with(c.name(), child);
+            if (!dir.casSnapshot(snap, next)) {
+                sb.inodeFreed(child);
+                return failDead(c);
+            }
+            afterEntriesChanged(dir, next, child.attrsAcquire().ctime());
+            c.replyTo().tell(DirReply.created(next.lookup(c.name())));
+            return this;
+        });
+    }
+
+    private Inode instantiate(Create c) {
+        FileType type = FileType.ofMode(c.mode());
+        if (type == null) {
+            throw new VfsException(Errno.EINVAL, "create", null);
+        }
+        sb.chargeInode("create");
+        long bytes = c.linkTarget() == null ? 0 : c.linkTarget().length();
+        try {
+            sb.chargeBytes(bytes, "create");
+        } catch (VfsException e) {
+            sb.unchargeInode();
+            throw e;
+        }
+        InodeAttrs parent = dir.attrsAcquire();
+        Credentials cred = c.cred();
+        int perm = c.mode() & Mode.PERMISSION_MASK;
+        int gid = cred.gid();
+        if ((parent.mode() & Mode.S_ISGID) != 0) {
+            gid = parent.gid();
+            if (type == FileType.DIRECTORY) {
+                perm |= Mode.S_ISGID;
+            }
+        }
+        if (type != FileType.DIRECTORY && (perm & Mode.S_ISGID) != 0 && (perm & 010) != 0
+                && !cred.isRoot() && !cred.inGroup(gid)) {
+            perm &= ~Mode.S_ISGID;
+        }
+        long now = sb.now();
+        long ino = nextIno();
+        int mode = type.ifmt() | perm;
+        switch (type) {
+            case DIRECTORY:
+                return new DirectoryInode(ino, sb, sb.ops(),
+                        InodeAttrs.create(mode, 2, cred.uid(), gid, 0, 0, now), dir, c.name());
+            case SYMLINK:
+                return new SymlinkInode(ino, sb, sb.ops(),
+                        InodeAttrs.create(mode, 1, cred.uid(), gid, 0, bytes, now), c.linkTarget());
+            case REGULAR:
+                return new RegularInode(ino, sb, sb.ops(), InodeAttrs.create(mode, 1, cred.uid(), gid, 0, 0, now));
+            default:
+                return new SpecialInode(ino, sb, sb.ops(),
+                        InodeAttrs.create(mode, 1, cred.uid(), gid, c.rdev(), 0, now));
+        }
+    }
+
+    private long nextIno() {
+        if (inoNext == inoEnd) {
+            int n = sb.config().inodeBatch();
+            inoNext = sb.allocInoBatch(n);
+            inoEnd = inoNext + n;
+        }
+        return inoNext++;
+    }
+
+    private Behavior<Command> onLink(Link c) {
+        if (stale(c.proof(), c)) {
+            return this;
+        }
+        DirSnapshot snap = dir.snapshotAcquire();
+        if (snap.lookup(c.name()) != null) {
+            c.fail(Errno.EEXIST);
+            return this;
+        }
+        if (snap.isDead()) {
+            return failDead(c);
+        }
+        return guarded(c, () -> {
+            if (!Permission.check(dir, Mode.W_OK | Mode.X_OK, c.cred())) {
+                throw new VfsException(Errno.EACCES, "link", null);
+            }
+            if (c.target().type() == FileType.DIRECTORY) {
+                throw new VfsException(Errno.EPERM, "link", null);
+            }
+            long now = sb.now();
+            // tmpfs charges every extra name against nr_inodes (shmem_reserve_inode in link).
+            sb.chargeInode("link");
+            try {
+                c.target().addLink(now);
+            } catch (VfsException e) {
+                sb.unchargeInode();
+                throw e;
+            }
+            DirSnapshot next = snap.with(c.name(), c.target());
+            if (!dir.casSnapshot(snap, next)) {
+                c.target().dropLinks(1, now);
+                return failDead(c);
+            }
+            afterEntriesChanged(dir, next, now);
+            c.replyTo().tell(DirReply.ok(c.target()));
+            return this;
+        });
+    }
+
+    private Behavior<Command> onUnlink(Unlink c) {
+        if (stale(c.proof(), c)) {
+            return this;
+        }
+        DirSnapshot snap = dir.snapshotAcquire();
+        if (snap.isDead()) {
+            return failDead(c);
+        }
+        if (c.name().length() > Limits.NAME_MAX) {
+            c.fail(Errno.ENAMETOOLONG);
+            return this;
+        }
+        Dentry d = snap.lookup(c.name());
+        if (d == null) {
+            c.fail(Errno.ENOENT);
+            return this;
+        }
+        return guarded(c, () -> {
+            String op = c.rmdir() ? "rmdir" : "unlink";
+            Inode victim = d.inode();
+            if (!Permission.check(dir, Mode.W_OK | Mode.X_OK, c.cred())) {
+                throw new VfsException(Errno.EACCES, op, null);
+            }
+            if (!Permission.stickyAllows(dir.attrsAcquire(), victim.attrsAcquire(), c.cred())) {
+                throw new VfsException(Errno.EPERM, op, null);
+            }
+            boolean isDir = victim.type() == FileType.DIRECTORY;
+            if (c.rmdir()) {
+                if (!isDir) {
+                    throw new VfsException(Errno.ENOTDIR, op, null);
+                }
+            } else if (isDir) {
+                throw new VfsException(Errno.EISDIR, op, null);
+            } else if (c.mustBeDir()) {
+                throw new VfsException(Errno.ENOTDIR, op, null);
+            }
+            if (isDir) {
+                killChild((DirectoryInode) victim, op);
+            }
+            DirSnapshot next = snap.without(c.name());
+            if (!dir.casSnapshot(snap, next)) {
+                throw new IllegalStateException(dir + " changed under its own actor while holding " + c.name());
+            }
+            long now = sb.now();
+            afterEntriesChanged(dir, next, now);
+            victim.dropLinks(isDir ? 2 : 1, now);
+            if (isDir) {
+                notifyDied((DirectoryInode) victim);
+            }
+            c.replyTo().tell(DirReply.ok(victim));
+            return this;
+        });
+    }
+
+    private void killChild(DirectoryInode child, String op) {
+        long stamp = sb.locks().mountReadLockSpin();
+        try {
+            if (child.mountCount() > 0) {
+                throw new VfsException(Errno.EBUSY, op, null);
+            }
+            DirSnapshot cs = child.snapshotAcquire();
+            if (!child.tryKill(cs)) {
+                throw new VfsException(Errno.ENOTEMPTY, op, null);
+            }
+        } finally {
+            sb.locks().mount.unlockRead(stamp);
+        }
+    }
+
+    private Behavior<Command> onRename(Rename c) {
+        if (stale(c.proof(), c)) {
+            return this;
+        }
+        DirSnapshot snap = dir.snapshotAcquire();
+        if (snap.isDead()) {
+            return failDead(c);
+        }
+        return guarded(c, () -> {
+            RenamePlan plan = RenamePlan.plan(dir, snap, c.oldName(), dir, snap, c.newName(), c.flags(),
+                    c.oldSlash(), c.newSlash(), c.cred());
+            Inode victim = plan.target;
+            plan.publish(sb.locks(), sb.now());
+            if (!plan.isNoop() && victim instanceof DirectoryInode v
+                    && (c.flags() & dev.seqvfs.protocol.OpenFlags.RENAME_EXCHANGE) == 0) {
+                notifyDied(v);
+            }
+            c.replyTo().tell(DirReply.ok(plan.source));
+            return this;
+        });
+    }
+
+    private Behavior<Command> onSetAttrs(SetAttrs c) {
+        if (stale(c.proof(), c)) {
+            return this;
+        }
+        return guarded(c, () -> {
+            long now = sb.now();
+            boolean writable = Permission.check(dir, Mode.W_OK, c.cred());
+            dir.updateAttrs(a -> c.change().apply(a, c.cred(), now, writable));
+            c.replyTo().tell(DirReply.ok(dir));
+            return this;
+        });
+    }
+
+    private Behavior<Command> onPrepareRename(PrepareRename c) {
+        DirSnapshot snap = dir.snapshotAcquire();
+        c.replyTo().tell(new Prepared(c.renameId(), dir, snap));
+        if (snap.isDead()) {
+            return dead();
+        }
+        return prepared(c.renameId());
+    }
+
+    private Behavior<Command> prepared(long renameId) {
+        return Behaviors.receive(Command.class)
+                .onMessage(RenameFinished.class, m -> m.renameId() == renameId,
+                        m -> stash.unstashAll(this))
+                .onMessage(Command.class, m -> {
+                    if (stash.isFull()) {
+                        m.fail(Errno.EAGAIN);
+                    } else {
+                        stash.stash(m);
+                    }
+                    return Behaviors.same();
+                })
+                .build();
+    }
+
+    private Behavior<Command> dead() {
+        getContext().setReceiveTimeout(DEAD_IDLE, new IdleTimeout());
+        return Behaviors.receive(Command.class)
+                .onMessage(IdleTimeout.class, m -> Behaviors.stopped())
+                .onMessage(PrepareRename.class, m -> {
+                    m.replyTo().tell(new Prepared(m.renameId(), dir, dir.snapshotAcquire()));
+                    return Behaviors.same();
+                })
+                .onMessage(Command.class, m -> {
+                    m.failGone(dir);
+                    return Behaviors.same();
+                })
+                .onSignal(PostStop.class, s -> onPostStop())
+                .build();
+    }
+
+    private Behavior<Command> failDead(Command c) {
+        c.failGone(dir);
+        return dead();
+    }
+
+    private Behavior<Command> onPostStop() {
+        if (dir.actorAcquire() == getContext().getSelf()) {
+            dir.publishActorRelease(null);
+        }
+        return Behaviors.same();
+    }
+
+    private interface Handler {
+        Behavior<Command> run();
+    }
+
+    private Behavior<Command> guarded(Command c, Handler h) {
+        try {
+            return h.run();
+        } catch (VfsException e) {
+            c.fail(e.errno());
+            return this;
+        } catch (RuntimeException e) {
+            getContext().getLog().error("directory {} failed on {}: {}", dir.ino(), c.getClass().getSimpleName(),
+                    e.toString());
+            c.fail(Errno.EIO);
+            return this;
+        }
+    }
+
+    /**
+     * Updates a directory's link count ({@code 2 + subdirectories}) and its mtime and
+     * ctime after its entries changed. Called by the directory's writer of the moment.
+     */
+    static void afterEntriesChanged(DirectoryInode d, DirSnapshot next, long now) {
+        d.updateAttrs(a -> a.withNlinkModified(2L + next.subdirs(), now));
+    }
+
+    /** Tells a removed directory's actor, if it has one, that it died, so that it stops when idle. */
+    static void notifyDied(DirectoryInode d) {
+        ActorRef<Command> ref = d.actorAcquire();
+        if (ref != null) {
+            ref.tell(new Died());
+        }
+    }
+}

@@ -1,0 +1,296 @@
+package dev.seqvfs.engine.dir;
+
+import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.engine.inode.Permission;
+import dev.seqvfs.engine.sb.NamespaceLocks;
+import dev.seqvfs.protocol.Credentials;
+import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.FileType;
+import dev.seqvfs.protocol.Limits;
+import dev.seqvfs.protocol.Mode;
+import dev.seqvfs.protocol.OpenFlags;
+import dev.seqvfs.protocol.VfsException;
+
+/**
+ * The checks and the result of one {@code renameat2(2)}, computed as a pure function of
+ * the two parent directories' snapshots, then published by {@link #publish}.
+ *
+ * <p>Used by {@link DirectoryActor} for a same-directory rename (both snapshots are the
+ * same) and by the superblock's rename coordinator for a cross-directory rename (both
+ * parents' actors are prepared and stashing, so the snapshots cannot change underneath,
+ * except that an empty target parent may be killed by an {@code rmdir}, which
+ * {@link #publish} detects). The checks follow {@code do_renameat2} and
+ * {@code vfs_rename} in {@code fs/namei.c}, in their order, so that the errno of a call
+ * with several faults is the kernel's.
+ */
+public final class RenamePlan {
+    final DirectoryInode oldDir;
+    final DirectoryInode newDir;
+    final DirSnapshot oldSnap;
+    final DirSnapshot newSnap;
+    final String oldName;
+    final String newName;
+    final int flags;
+    final Inode source;
+    final Inode target;
+    final boolean noop;
+    private DirSnapshot oldNext;
+    private DirSnapshot newNext;
+    private boolean published;
+
+    private RenamePlan(DirectoryInode oldDir, DirSnapshot oldSnap, String oldName, DirectoryInode newDir,
+                       DirSnapshot newSnap, String newName, int flags, Inode source, Inode target, boolean noop) {
+        this.oldDir = oldDir;
+        this.newDir = newDir;
+        this.oldSnap = oldSnap;
+        this.newSnap = newSnap;
+        this.oldName = oldName;
+        this.newName = newName;
+        this.flags = flags;
+        this.source = source;
+        this.target = target;
+        this.noop = noop;
+    }
+
+    /**
+     * Checks a rename and returns its plan.
+     *
+     * @param oldSlash whether the source path ended in a slash
+     * @param newSlash whether the target path ended in a slash
+     * @throws VfsException with the kernel's errno; nothing has changed
+     */
+    public static RenamePlan plan(DirectoryInode oldDir, DirSnapshot oldSnap, String oldName,
+                                  DirectoryInode newDir, DirSnapshot newSnap, String newName,
+                                  int flags, boolean oldSlash, boolean newSlash, Credentials cred) {
+        boolean exchange = (flags & OpenFlags.RENAME_EXCHANGE) != 0;
+        // Linux looks up the source (ENOENT in a removed directory, ENAMETOOLONG), then the
+        // target, each by the file system's lookup.
+        if (oldSnap.isDead()) {
+            throw err(Errno.ENOENT);
+        }
+        if (oldName.length() > Limits.NAME_MAX) {
+            throw err(Errno.ENAMETOOLONG);
+        }
+        Dentry src = oldSnap.lookup(oldName);
+        if (src == null) {
+            throw err(Errno.ENOENT);
+        }
+        if (newSnap.isDead()) {
+            throw err(Errno.ENOENT);
+        }
+        if (newName.length() > Limits.NAME_MAX) {
+            throw err(Errno.ENAMETOOLONG);
+        }
+        Dentry tgt = newSnap.lookup(newName);
+        if ((flags & OpenFlags.RENAME_NOREPLACE) != 0 && tgt != null) {
+            throw err(Errno.EEXIST);
+        }
+        if (exchange) {
+            if (tgt == null) {
+                throw err(Errno.ENOENT);
+            }
+            if (!isDir(tgt.inode()) && newSlash) {
+                throw err(Errno.ENOTDIR);
+            }
+        }
+        Inode source = src.inode();
+        Inode target = tgt == null ? null : tgt.inode();
+        boolean srcDir = isDir(source);
+        if (!srcDir) {
+            if (oldSlash || (!exchange && newSlash)) {
+                throw err(Errno.ENOTDIR);
+            }
+        }
+        if (oldDir != newDir) {
+            if (srcDir && isAncestorOrSelf((DirectoryInode) source, newDir)) {
+                throw err(Errno.EINVAL);
+            }
+            if (target != null && isDir(target) && isAncestorOrSelf((DirectoryInode) target, oldDir)) {
+                throw err(exchange ? Errno.EINVAL : Errno.ENOTEMPTY);
+            }
+        }
+        if (source == target) {
+            return new RenamePlan(oldDir, oldSnap, oldName, newDir, newSnap, newName, flags, source, target, true);
+        }
+        mayDelete(oldDir, source, srcDir, cred);
+        if (target == null) {
+            if (!Permission.check(newDir, Mode.W_OK | Mode.X_OK, cred)) {
+                throw err(Errno.EACCES);
+            }
+        } else {
+            mayDelete(newDir, target, exchange ? isDir(target) : srcDir, cred);
+        }
+        if (oldDir != newDir) {
+            if (srcDir && !Permission.check(source, Mode.W_OK, cred)) {
+                throw err(Errno.EACCES);
+            }
+            if (exchange && isDir(target) && !Permission.check(target, Mode.W_OK, cred)) {
+                throw err(Errno.EACCES);
+            }
+        }
+        return new RenamePlan(oldDir, oldSnap, oldName, newDir, newSnap, newName, flags, source, target, false);
+    }
+
+    private static void mayDelete(DirectoryInode dir, Inode victim, boolean isDir, Credentials cred) {
+        if (!Permission.check(dir, Mode.W_OK | Mode.X_OK, cred)) {
+            throw err(Errno.EACCES);
+        }
+        if (!Permission.stickyAllows(dir.attrsAcquire(), victim.attrsAcquire(), cred)) {
+            throw err(Errno.EPERM);
+        }
+        if (isDir) {
+            if (!isDir(victim)) {
+                throw err(Errno.ENOTDIR);
+            }
+        } else if (isDir(victim)) {
+            throw err(Errno.EISDIR);
+        }
+    }
+
+    /** Returns whether {@code a} is {@code d} or one of its ancestors, following parent links. */
+    static boolean isAncestorOrSelf(DirectoryInode a, DirectoryInode d) {
+        DirectoryInode cur = d;
+        while (cur != null) {
+            if (cur == a) {
+                return true;
+            }
+            DirLink l = cur.linkAcquire();
+            cur = l == null ? null : l.parent();
+        }
+        return false;
+    }
+
+    private static boolean isDir(Inode i) {
+        return i.type() == FileType.DIRECTORY;
+    }
+
+    private static VfsException err(Errno e) {
+        return new VfsException(e, "rename", null);
+    }
+
+    /** Returns whether the rename is a successful no-op (both names are links to the same inode). */
+    public boolean isNoop() {
+        return noop;
+    }
+
+    /**
+     * Publishes the rename: kills a replaced directory (which must be empty and not a
+     * mountpoint), publishes the target parent's snapshot, then the source parent's, then
+     * the moved directories' parent links and the link counts and times. The caller
+     * holds the rename write lock for a cross-directory rename; this method takes the
+     * mount read lock around the mountpoint checks and the kill.
+     *
+     * @throws VfsException {@code EBUSY} (a mountpoint), {@code ENOTEMPTY} (a replaced
+     *         directory is not empty), {@code ENOENT} (the target parent was removed
+     *         meanwhile); in every case nothing was published
+     */
+    public void publish(NamespaceLocks locks, long now) {
+        publishEntries(locks);
+        finish(now);
+    }
+
+    /**
+     * Publishes what a path walk can observe: kills a replaced directory, CASes the target
+     * parent's snapshot, then the source parent's, then the moved directories' parent
+     * links. For a cross-directory rename the caller holds the rename write lock around
+     * exactly this, and nothing more, so walks are held off as briefly as possible.
+     *
+     * @throws VfsException as {@link #publish}; nothing was published then
+     */
+    public void publishEntries(NamespaceLocks locks) {
+        if (noop) {
+            return;
+        }
+        boolean exchange = (flags & OpenFlags.RENAME_EXCHANGE) != 0;
+        boolean same = oldDir == newDir;
+        DirSnapshot oldNext;
+        DirSnapshot newNext;
+        if (same) {
+            oldNext = exchange ? oldSnap.with(oldName, target).with(newName, source)
+                    : oldSnap.without(oldName).with(newName, source);
+            newNext = oldNext;
+        } else {
+            oldNext = exchange ? oldSnap.with(oldName, target) : oldSnap.without(oldName);
+            newNext = newSnap.with(newName, source);
+        }
+        Inode victim = exchange ? null : target;
+        long stamp = locks.mountReadLockSpin();
+        try {
+            if (isMountpoint(source) || isMountpoint(target)) {
+                throw err(Errno.EBUSY);
+            }
+            if (victim != null && isDir(victim)) {
+                DirectoryInode v = (DirectoryInode) victim;
+                DirSnapshot vs = v.snapshotAcquire();
+                if (!v.tryKill(vs)) {
+                    throw err(Errno.ENOTEMPTY);
+                }
+            }
+            // Forwarding references for /proc (Dentry's class comment): each removed binding
+            // records where it went before the snapshot that removes it is published.
+            Dentry srcGone = oldSnap.lookup(oldName);
+            Dentry tgtGone = exchange ? newSnap.lookup(newName) : null;
+            if (tgtGone != null) {
+                tgtGone.publishMovedRelease(new Dentry.Moved(oldDir, oldNext.lookup(oldName)));
+            }
+            if (same) {
+                srcGone.publishMovedRelease(new Dentry.Moved(newDir, newNext.lookup(newName)));
+            }
+            if (!newDir.casSnapshot(newSnap, newNext)) {
+                // Only a kill can race a prepared directory; a non-empty one cannot be killed,
+                // so there was no victim and nothing has been published.
+                if (tgtGone != null) {
+                    tgtGone.publishMovedRelease(null);
+                }
+                if (same) {
+                    srcGone.publishMovedRelease(null);
+                }
+                throw err(Errno.ENOENT);
+            }
+            if (!same) {
+                srcGone.publishMovedRelease(new Dentry.Moved(newDir, newNext.lookup(newName)));
+                if (!oldDir.casSnapshot(oldSnap, oldNext)) {
+                    throw new IllegalStateException("source parent " + oldDir + " changed while prepared");
+                }
+            }
+        } finally {
+            locks.mount.unlockRead(stamp);
+        }
+        if (isDir(source)) {
+            ((DirectoryInode) source).publishLinkRelease(new DirLink(newDir, newName));
+        }
+        if (exchange && isDir(target)) {
+            ((DirectoryInode) target).publishLinkRelease(new DirLink(oldDir, oldName));
+        }
+        this.oldNext = oldNext;
+        this.newNext = newNext;
+        this.published = true;
+    }
+
+    /**
+     * After {@link #publishEntries}: the link counts and times (ctime of the moved inodes,
+     * the replaced inode's links, the parents' mtime, ctime and link counts). Nothing a
+     * walk validates depends on them, so they happen outside the rename lock.
+     */
+    public void finish(long now) {
+        if (!published) {
+            return;
+        }
+        boolean exchange = (flags & OpenFlags.RENAME_EXCHANGE) != 0;
+        Inode victim = exchange ? null : target;
+        source.updateAttrs(a -> a.touchedCtime(now));
+        if (exchange) {
+            target.updateAttrs(a -> a.touchedCtime(now));
+        } else if (victim != null) {
+            victim.dropLinks(isDir(victim) ? 2 : 1, now);
+        }
+        DirectoryActor.afterEntriesChanged(oldDir, oldNext, now);
+        if (oldDir != newDir) {
+            DirectoryActor.afterEntriesChanged(newDir, newNext, now);
+        }
+    }
+
+    private static boolean isMountpoint(Inode i) {
+        return i instanceof DirectoryInode d && d.mountCount() > 0;
+    }
+}

@@ -1,0 +1,422 @@
+package dev.seqvfs.engine.fdtable;
+
+import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.engine.reply.ReplyTo;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.ExtensibleBehavior;
+import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.Signal;
+import org.apache.pekko.actor.typed.TypedActorContext;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+
+/**
+ * The only writer of one descriptor table: allocates the lowest free descriptor and
+ * installs the file in the same message (seed 002's point: no second trip to the table),
+ * closes, and publishes each change as one new {@link FdTable} with release.
+ *
+ * <h2>Concurrency</h2>
+ * One message at a time; never blocks. Readers use {@link FilesStruct#tableAcquire()}.
+ * An {@link Install} owns the reference it carries: if it fails ({@code EMFILE}, or its
+ * {@link InstallClaim} was withdrawn first) the actor releases it, so no failure leaks an
+ * open file. An install with a claim claims it (CAS) just before publishing the table and
+ * records the descriptor in it (release) just after.
+ *
+ * <h2>Supervision</h2>
+ * Resume: a handler that throws is logged and the actor keeps its state, the published
+ * table, which a handler replaces only as its last step (the effect of
+ * {@code SupervisorStrategy.resume()}, done by a {@code try} in {@link #receive} rather
+ * than a supervising interceptor per message). On stop, every open file still in the table
+ * is released.
+ */
+public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command> {
+    /** A message to a descriptor table. */
+    public sealed interface Command {
+    }
+
+    /**
+     * Allocates the lowest free descriptor {@code >= minFd} and installs {@code file} there.
+     *
+     * @param file the open file; this command owns one reference to it
+     * @param cloexec {@code FD_CLOEXEC}
+     * @param minFd lowest acceptable descriptor (0 for open; the argument of {@code F_DUPFD})
+     * @param replyTo where the {@link FdReply} goes
+     * @param claim {@code null}, or the claim an asynchronous {@code open} may withdraw: the
+     *        actor installs only if it claims it first, else it releases {@code file} and
+     *        replies {@code EINTR} (to nobody waiting: the open's future was withdrawn)
+     */
+    public record Install(OpenFile file, boolean cloexec, int minFd, ReplyTo<FdReply> replyTo, InstallClaim claim)
+            implements Command {
+        /** An install nobody can withdraw. */
+        public Install(OpenFile file, boolean cloexec, int minFd, ReplyTo<FdReply> replyTo) {
+            this(file, cloexec, minFd, replyTo, null);
+        }
+    }
+
+    /**
+     * Installs several files on the lowest free descriptors, all or none (the two ends of
+     * {@code pipe(2)} or {@code socketpair(2)}): one message for the whole allocation.
+     *
+     * @param files the open files; this command owns one reference to each
+     * @param replyTo the reply's {@code fds} are the descriptors, in order; {@code EMFILE}
+     *                (every file released) if they do not all fit
+     */
+    public record InstallAll(OpenFile[] files, boolean cloexec, ReplyTo<FdReply> replyTo) implements Command {
+    }
+
+    /**
+     * Closes {@code fd}: removes it from the table and hands the table's reference to its
+     * open file over to the asker, who must drop it with {@link #dropClosed} once the reply
+     * arrives (Linux's {@code close_fd} then {@code filp_close}: the table write in the
+     * table's critical section, the release of the file outside it, by the closing task).
+     * If the reply finds nobody waiting (the request timed out), the actor drops it itself.
+     *
+     * @param fd the descriptor
+     * @param replyTo where the reply goes: {@code fd} and the closed {@code file} (whose
+     *                reference the receiver now owns), or {@code EBADF} if not open
+     */
+    public record Close(int fd, ReplyTo<FdReply> replyTo) implements Command {
+    }
+
+    /**
+     * Duplicates {@code oldFd} onto the lowest free descriptor {@code >= minFd}
+     * ({@code dup}, {@code F_DUPFD}, {@code F_DUPFD_CLOEXEC}). The new descriptor shares
+     * the open file description.
+     *
+     * @param replyTo {@code EBADF} if {@code oldFd} is not open, {@code EMFILE} at the limit,
+     *                {@code EINVAL} if {@code minFd} is negative or at the limit
+     */
+    public record DupFd(int oldFd, int minFd, boolean cloexec, ReplyTo<FdReply> replyTo) implements Command {
+    }
+
+    /**
+     * {@code dup2}/{@code dup3}: makes {@code newFd} point at {@code oldFd}'s description,
+     * closing what {@code newFd} held, atomically (no moment where {@code newFd} is free).
+     *
+     * @param dup3 whether this is {@code dup3} ({@code oldFd == newFd} is then {@code EINVAL})
+     * @param replyTo {@code EBADF} if {@code oldFd} is not open or {@code newFd} is out of range
+     */
+    public record Dup2(int oldFd, int newFd, boolean cloexec, boolean dup3, ReplyTo<FdReply> replyTo)
+            implements Command {
+    }
+
+    /**
+     * Sets or clears {@code FD_CLOEXEC} on a descriptor ({@code F_SETFD}).
+     *
+     * @param replyTo {@code EBADF} if not open
+     */
+    public record SetCloexec(int fd, boolean cloexec, ReplyTo<FdReply> replyTo) implements Command {
+    }
+
+    /**
+     * {@code close_range(2)}: closes (or, with {@code cloexecOnly}, marks close-on-exec)
+     * every open descriptor in {@code [first, last]}.
+     *
+     * @param replyTo the reply's {@code fd} is the number of descriptors affected
+     */
+    public record CloseRange(int first, int last, boolean cloexecOnly, ReplyTo<FdReply> replyTo)
+            implements Command {
+    }
+
+    /**
+     * {@code fork}: replies with a copy of the table in which every open file has one more
+     * reference (the child's), taken atomically with respect to this table's changes.
+     */
+    public record CopyForFork(ReplyTo<FdTable> replyTo) implements Command {
+    }
+
+    /** {@code execve}: closes every close-on-exec descriptor; the reply's {@code fd} is how many. */
+    public record CloseOnExec(ReplyTo<FdReply> replyTo) implements Command {
+    }
+
+    /**
+     * Closes every descriptor ({@code exit}), releasing their open files, and replies once
+     * they are released. The table stays usable (it is empty).
+     *
+     * @param replyTo where the reply goes (its fd is the number of descriptors closed)
+     */
+    public record CloseAll(ReplyTo<FdReply> replyTo) implements Command {
+    }
+
+    private final FilesStruct files;
+    private final ActorContext<Command> context;
+
+    private FdTableActor(ActorContext<Command> ctx, FilesStruct files) {
+        this.context = ctx;
+        this.files = files;
+    }
+
+    /**
+     * Returns the behavior of the actor owning {@code files}. A handler that throws is
+     * logged and the actor goes on with its state (what {@code SupervisorStrategy.resume()}
+     * gave), without a supervising interceptor on every message.
+     */
+    public static Behavior<Command> create(FilesStruct files) {
+        return Behaviors.setup(ctx -> new FdTableActor(ctx, files));
+    }
+
+    private ActorContext<Command> getContext() {
+        return context;
+    }
+
+    /**
+     * Dispatches one command: a type test per command kind, the frequent ones first, where a
+     * built {@code Receive} walks a list of cases through a supervising interceptor.
+     */
+    @Override
+    public Behavior<Command> receive(TypedActorContext<Command> ctx, Command m) {
+        try {
+            if (m instanceof Close c) {
+                return onClose(c);
+            } else if (m instanceof InstallAll c) {
+                return onInstallAll(c);
+            } else if (m instanceof Install c) {
+                return onInstall(c);
+            } else if (m instanceof DupFd c) {
+                return onDupFd(c);
+            } else if (m instanceof Dup2 c) {
+                return onDup2(c);
+            } else if (m instanceof SetCloexec c) {
+                return onSetCloexec(c);
+            } else if (m instanceof CloseRange c) {
+                return onCloseRange(c);
+            } else if (m instanceof CopyForFork c) {
+                return onCopyForFork(c);
+            } else if (m instanceof CloseOnExec c) {
+                return onCloseOnExec(c);
+            } else if (m instanceof CloseAll c) {
+                return onCloseAll(c);
+            }
+            return Behaviors.unhandled();
+        } catch (RuntimeException e) {
+            getContext().getLog().error("descriptor table failed on {}: {}", m.getClass().getSimpleName(), e.toString());
+            return this;
+        }
+    }
+
+    @Override
+    public Behavior<Command> receiveSignal(TypedActorContext<Command> ctx, Signal signal) {
+        if (signal instanceof PostStop) {
+            return onPostStop();
+        }
+        return Behaviors.unhandled();
+    }
+
+    private Behavior<Command> onInstall(Install m) {
+        FdTable t = files.tableAcquire();
+        int fd = t.lowestFree(Math.max(0, m.minFd()));
+        if (fd >= files.rlimitNofile()) {
+            m.file().release();
+            m.replyTo().tell(FdReply.error(Errno.EMFILE));
+            return this;
+        }
+        if (m.claim() != null && !m.claim().tryBeginInstall()) {
+            m.file().release();
+            m.replyTo().tell(FdReply.error(Errno.EINTR));
+            return this;
+        }
+        files.publishRelease(t.with(fd, new FdTable.Entry(m.file(), m.cloexec())));
+        if (m.claim() != null) {
+            m.claim().installed(fd);
+        }
+        m.replyTo().tell(FdReply.ok(fd, m.file()));
+        return this;
+    }
+
+    private Behavior<Command> onInstallAll(InstallAll m) {
+        FdTable t = files.tableAcquire();
+        int[] fds = new int[m.files().length];
+        FdTable next = t;
+        for (int i = 0; i < fds.length; i++) {
+            int fd = next.lowestFree(0);
+            if (fd >= files.rlimitNofile()) {
+                for (OpenFile f : m.files()) {
+                    f.release();
+                }
+                m.replyTo().tell(FdReply.error(Errno.EMFILE));
+                return this;
+            }
+            fds[i] = fd;
+            next = next.with(fd, new FdTable.Entry(m.files()[i], m.cloexec()));
+        }
+        files.publishRelease(next);
+        m.replyTo().tell(FdReply.okAll(fds));
+        return this;
+    }
+
+    private Behavior<Command> onClose(Close m) {
+        FdTable t = files.tableAcquire();
+        FdTable.Entry e = t.get(m.fd());
+        if (e == null) {
+            m.replyTo().tell(FdReply.error(Errno.EBADF));
+            return this;
+        }
+        files.publishRelease(t.without(m.fd()));
+        if (!m.replyTo().tryTell(FdReply.ok(m.fd(), e.file()))) {
+            dropEntry(e.file());
+        }
+        return this;
+    }
+
+    private Behavior<Command> onDupFd(DupFd m) {
+        FdTable t = files.tableAcquire();
+        FdTable.Entry e = t.get(m.oldFd());
+        if (e == null) {
+            m.replyTo().tell(FdReply.error(Errno.EBADF));
+            return this;
+        }
+        if (m.minFd() < 0 || m.minFd() >= files.rlimitNofile()) {
+            m.replyTo().tell(FdReply.error(Errno.EINVAL));
+            return this;
+        }
+        int fd = t.lowestFree(m.minFd());
+        if (fd >= files.rlimitNofile()) {
+            m.replyTo().tell(FdReply.error(Errno.EMFILE));
+            return this;
+        }
+        e.file().retain();
+        files.publishRelease(t.with(fd, new FdTable.Entry(e.file(), m.cloexec())));
+        m.replyTo().tell(FdReply.ok(fd, e.file()));
+        return this;
+    }
+
+    private Behavior<Command> onDup2(Dup2 m) {
+        FdTable t = files.tableAcquire();
+        FdTable.Entry e = t.get(m.oldFd());
+        if (e == null || m.newFd() < 0 || m.newFd() >= files.rlimitNofile()) {
+            m.replyTo().tell(FdReply.error(Errno.EBADF));
+            return this;
+        }
+        if (m.oldFd() == m.newFd()) {
+            m.replyTo().tell(m.dup3() ? FdReply.error(Errno.EINVAL) : FdReply.ok(m.newFd(), e.file()));
+            return this;
+        }
+        FdTable.Entry previous = t.get(m.newFd());
+        e.file().retain();
+        files.publishRelease(t.with(m.newFd(), new FdTable.Entry(e.file(), m.cloexec())));
+        if (previous != null) {
+            dropEntry(previous.file());
+        }
+        m.replyTo().tell(FdReply.ok(m.newFd(), e.file()));
+        return this;
+    }
+
+    private Behavior<Command> onSetCloexec(SetCloexec m) {
+        FdTable t = files.tableAcquire();
+        FdTable.Entry e = t.get(m.fd());
+        if (e == null) {
+            m.replyTo().tell(FdReply.error(Errno.EBADF));
+            return this;
+        }
+        if (e.cloexec() != m.cloexec()) {
+            files.publishRelease(t.with(m.fd(), new FdTable.Entry(e.file(), m.cloexec())));
+        }
+        m.replyTo().tell(FdReply.ok(m.fd(), e.file()));
+        return this;
+    }
+
+    private Behavior<Command> onCloseRange(CloseRange m) {
+        // Both bounds are unsigned ints, as close_range(2) takes them.
+        if (Integer.compareUnsigned(m.first(), m.last()) > 0) {
+            m.replyTo().tell(FdReply.error(Errno.EINVAL));
+            return this;
+        }
+        FdTable t = files.tableAcquire();
+        FdTable next = t;
+        java.util.List<OpenFile> released = new java.util.ArrayList<>();
+        int affected = 0;
+        for (int fd : t.openFds()) {
+            if (Integer.compareUnsigned(fd, m.first()) < 0 || Integer.compareUnsigned(fd, m.last()) > 0) {
+                continue;
+            }
+            FdTable.Entry e = t.get(fd);
+            affected++;
+            if (m.cloexecOnly()) {
+                next = next.with(fd, new FdTable.Entry(e.file(), true));
+            } else {
+                next = next.without(fd);
+                released.add(e.file());
+            }
+        }
+        files.publishRelease(next);
+        for (OpenFile f : released) {
+            dropEntry(f);
+        }
+        m.replyTo().tell(FdReply.ok(affected, null));
+        return this;
+    }
+
+    private Behavior<Command> onCopyForFork(CopyForFork m) {
+        FdTable t = files.tableAcquire();
+        for (int fd : t.openFds()) {
+            t.get(fd).file().retain();
+        }
+        m.replyTo().tell(t);
+        return this;
+    }
+
+    private Behavior<Command> onCloseOnExec(CloseOnExec m) {
+        FdTable t = files.tableAcquire();
+        FdTable next = t;
+        java.util.List<OpenFile> released = new java.util.ArrayList<>();
+        for (int fd : t.openFds()) {
+            FdTable.Entry e = t.get(fd);
+            if (e.cloexec()) {
+                next = next.without(fd);
+                released.add(e.file());
+            }
+        }
+        files.publishRelease(next);
+        for (OpenFile f : released) {
+            dropEntry(f);
+        }
+        m.replyTo().tell(FdReply.ok(released.size(), null));
+        return this;
+    }
+
+    private Behavior<Command> onCloseAll(CloseAll m) {
+        int n = files.tableAcquire().count();
+        onPostStop();
+        m.replyTo().tell(FdReply.ok(n, null));
+        return this;
+    }
+
+    /**
+     * Drops the reference a closed descriptor held: first the process's POSIX locks on the
+     * file (POSIX: closing any descriptor of a file releases the process's locks on it), then
+     * the open file (whose last release drops its flock lock and may free the inode).
+     * Called by this actor, and by the asker of a {@link Close} with the file of its reply.
+     * Thread-safe (the lock context and the open file's count are).
+     *
+     * @param files the table the descriptor was in (the POSIX locks' owner)
+     * @param f the closed descriptor's open file
+     * @throws RuntimeException what the file's own release code throws; the reference is
+     *         dropped all the same
+     */
+    public static void dropClosed(FilesStruct files, OpenFile f) {
+        if (f.inode().fileLocksIfAny() instanceof dev.seqvfs.engine.inode.FileLockContext locks) {
+            locks.releasePosix(files);
+        }
+        f.release();
+    }
+
+    /** {@link #dropClosed} of this table, logging a failure of the file's release code. */
+    private void dropEntry(OpenFile f) {
+        try {
+            dropClosed(files, f);
+        } catch (RuntimeException e) {
+            // A file's own release code failed (an embedder's FileOps): the descriptor is gone
+            // all the same, and the table must answer its caller.
+            getContext().getLog().error("release of {} failed: {}", f.inode(), e.toString());
+        }
+    }
+
+    private Behavior<Command> onPostStop() {
+        FdTable t = files.tableAcquire();
+        for (int fd : t.openFds()) {
+            dropEntry(t.get(fd).file());
+        }
+        files.publishRelease(FdTable.empty());
+        return this;
+    }
+}

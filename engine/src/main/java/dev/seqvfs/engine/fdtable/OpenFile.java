@@ -1,0 +1,208 @@
+package dev.seqvfs.engine.fdtable;
+
+import dev.seqvfs.engine.dir.Dentry;
+import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.engine.mount.VfsMount;
+import dev.seqvfs.protocol.OpenFlags;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * An open file description ({@code struct file}): the inode and mount it was opened
+ * through, its access mode and status flags, its offset, and a reference count shared by
+ * every descriptor that points at it ({@code dup}, {@code fork}).
+ *
+ * <h2>Concurrency</h2>
+ * {@code inode}, {@code mount}, {@code accessMode} are final. {@code statusFlags} is
+ * written with release ({@code F_SETFL}) and read with acquire. {@code refs} changes by
+ * atomic add; when it drops to zero the description releases its inode's open count and
+ * its mount pin, exactly once.
+ *
+ * <h2>States</h2>
+ * open (refs &gt; 0) → released (refs == 0), final; {@link #retain()} on a released file
+ * throws {@link IllegalStateException}.
+ */
+public final class OpenFile {
+    private static final VarHandle REFS;
+    private static final VarHandle STATUS;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            REFS = l.findVarHandle(OpenFile.class, "refs", int.class);
+            STATUS = l.findVarHandle(OpenFile.class, "statusFlags", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final Inode inode;
+    private final VfsMount mount;
+    private final String path;
+    private final FileOps ops;
+    private final Dentry dentry;
+    private final int accessMode;
+    @SuppressWarnings("unused") // accessed through STATUS
+    private volatile int statusFlags;
+    @SuppressWarnings("unused") // accessed through REFS
+    private volatile int refs = 1;
+    /** Where the file was opened from, for {@code /proc} (engine-defined); written once, before publication in a table. */
+    private volatile Object origin;
+    /** The file offset in bytes; guarded by this object's monitor (the {@code f_pos} lock). */
+    private long offset;
+
+    /**
+     * Opens a description with one reference; counts one open on the inode and takes over
+     * one pin of the mount, which the caller obtained with {@link VfsMount#tryPin()}.
+     *
+     * @param inode the file
+     * @param mount the mount it was reached through (pinned), or {@code null} for anonymous inodes
+     * @param path the path it was opened by, for {@code /proc/self/fd} (internal form), or {@code null}
+     * @param flags the {@code open(2)} flags; access mode and status flags are kept, creation flags dropped
+     */
+    public OpenFile(Inode inode, VfsMount mount, String path, int flags) {
+        this(inode, mount, path, flags, FileOps.NONE, null);
+    }
+
+    /**
+     * Opens a description with its own file operations and dentry (anonymous inodes:
+     * pipe ends, sockets). Counts one open on the inode.
+     *
+     * @param ops what reads, writes and the last release do ({@code struct file_operations})
+     * @param dentry the file's dentry, for an anonymous inode a disconnected one, or {@code null}
+     */
+    public OpenFile(Inode inode, VfsMount mount, String path, int flags, FileOps ops, Dentry dentry) {
+        this.inode = inode;
+        this.mount = mount;
+        this.path = path;
+        this.ops = ops;
+        this.dentry = dentry;
+        this.accessMode = flags & (OpenFlags.O_ACCMODE | OpenFlags.O_PATH);
+        STATUS.setRelease(this, flags & ~(OpenFlags.O_ACCMODE | OpenFlags.O_PATH | OpenFlags.O_CREAT
+                | OpenFlags.O_EXCL | OpenFlags.O_NOCTTY | OpenFlags.O_TRUNC | OpenFlags.O_CLOEXEC));
+        inode.openAcquire();
+    }
+
+    /** Returns the inode. */
+    public Inode inode() {
+        return inode;
+    }
+
+    /** Returns where the file was opened from (set by the engine), or {@code null}. */
+    public Object origin() {
+        return origin;
+    }
+
+    /** Records where the file was opened from; called once, before the file is installed. */
+    public void setOrigin(Object o) {
+        origin = o;
+    }
+
+    /** Returns the file operations. */
+    public FileOps ops() {
+        return ops;
+    }
+
+    /** Returns the dentry the file was opened through, or {@code null} for named files (see {@link #path()}). */
+    public Dentry dentry() {
+        return dentry;
+    }
+
+    /** Returns the mount, or {@code null}. */
+    public VfsMount mount() {
+        return mount;
+    }
+
+    /** Returns the path it was opened by (internal form), or {@code null}. */
+    public String path() {
+        return path;
+    }
+
+    /** Returns the access mode bits ({@code O_RDONLY}, {@code O_WRONLY}, {@code O_RDWR}, or {@code O_PATH}). */
+    public int accessMode() {
+        return accessMode;
+    }
+
+    /** Returns whether the description is readable. */
+    public boolean readable() {
+        return OpenFlags.readable(accessMode);
+    }
+
+    /** Returns whether the description is writable. */
+    public boolean writable() {
+        return OpenFlags.writable(accessMode);
+    }
+
+    /** Returns whether this is an {@code O_PATH} description. */
+    public boolean isPath() {
+        return (accessMode & OpenFlags.O_PATH) != 0;
+    }
+
+    /** Returns the status flags ({@code O_APPEND}, {@code O_NONBLOCK}, ...) with acquire. */
+    public int statusFlagsAcquire() {
+        return (int) STATUS.getAcquire(this);
+    }
+
+    /** Sets the status flags with release ({@code F_SETFL}). */
+    public void publishStatusFlagsRelease(int flags) {
+        STATUS.setRelease(this, flags);
+    }
+
+    /** Returns the {@code open(2)} flags as {@code F_GETFL} reports them. */
+    public int getFl() {
+        return accessMode | statusFlagsAcquire();
+    }
+
+    /** Returns the offset in bytes. */
+    public synchronized long offset() {
+        return offset;
+    }
+
+    /** Sets the offset in bytes. */
+    public synchronized void setOffset(long off) {
+        offset = off;
+    }
+
+    /** Returns the reference count. */
+    public int refs() {
+        return (int) REFS.getVolatile(this);
+    }
+
+    /**
+     * Adds a reference (a new descriptor pointing here).
+     *
+     * @throws IllegalStateException if the description was already released
+     */
+    public void retain() {
+        int before = (int) REFS.getAndAdd(this, 1);
+        if (before <= 0) {
+            REFS.getAndAdd(this, -1);
+            throw new IllegalStateException("retain of a released open file on " + inode);
+        }
+    }
+
+    /**
+     * Drops a reference; on the last one releases the inode's open count and the mount pin.
+     *
+     * @return {@code true} if this was the last reference
+     */
+    public boolean release() {
+        int before = (int) REFS.getAndAdd(this, -1);
+        if (before <= 0) {
+            REFS.getAndAdd(this, 1);
+            throw new IllegalStateException("release of a released open file on " + inode);
+        }
+        if (before == 1) {
+            ops.release(this);
+            if (inode.fileLocksIfAny() instanceof dev.seqvfs.engine.inode.FileLockContext locks) {
+                locks.releaseFlock(this);
+            }
+            inode.openRelease();
+            if (mount != null) {
+                mount.unpin();
+            }
+            return true;
+        }
+        return false;
+    }
+}

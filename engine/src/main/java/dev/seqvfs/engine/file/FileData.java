@@ -1,0 +1,335 @@
+package dev.seqvfs.engine.file;
+
+import java.util.Arrays;
+
+/**
+ * One immutable version of a regular file's contents: a size in bytes and a radix tree of
+ * 4 KiB pages indexed by page number, 64 children per node. Absent pages are holes and
+ * read as zeros.
+ *
+ * <p>A write builds a new version by path copying: it copies the pages it changes and the
+ * nodes above them (O(depth) nodes, each 64 references), shares everything else, and the
+ * writer publishes the new root with one release store. A reader that loaded a version
+ * sees a whole write or none of it. Pages of a published version are never modified.
+ *
+ * <h2>Invariants</h2>
+ * <ul>
+ *   <li>{@code depth} levels of nodes cover page numbers {@code < 64^depth}; a file of
+ *       {@code size} bytes needs pages {@code < ceil(size / PAGE)}.</li>
+ *   <li>No byte at or past {@code size} is non-zero in any page (truncate zeroes the tail of
+ *       the last page), so extending a file by a hole exposes zeros.</li>
+ *   <li>{@code pages} counts non-null pages: what the file is charged, times {@link #PAGE}.</li>
+ * </ul>
+ *
+ * <p>Thread-safe: immutable.
+ */
+public final class FileData {
+    /** Page size in bytes. */
+    public static final int PAGE = 4096;
+    private static final int SHIFT = 6;
+    private static final int FANOUT = 1 << SHIFT;
+    private static final int MASK = FANOUT - 1;
+    /** Largest file size in bytes: tmpfs's {@code MAX_LFS_FILESIZE}, {@code LLONG_MAX}. */
+    public static final long MAX_SIZE = Long.MAX_VALUE;
+
+    private static final FileData EMPTY = new FileData(0, 0, null, 0);
+
+    private final long size;
+    private final int depth;
+    private final Object root;
+    private final long pages;
+
+    private FileData(long size, int depth, Object root, long pages) {
+        this.size = size;
+        this.depth = depth;
+        this.root = root;
+        this.pages = pages;
+    }
+
+    /** Returns the empty file. */
+    public static FileData empty() {
+        return EMPTY;
+    }
+
+    /** Returns the size in bytes. */
+    public long size() {
+        return size;
+    }
+
+    /** Returns the number of allocated (non-hole) pages. */
+    public long pages() {
+        return pages;
+    }
+
+    /** Returns the allocated bytes ({@code pages * PAGE}). */
+    public long allocatedBytes() {
+        return pages * PAGE;
+    }
+
+    /**
+     * Copies up to {@code len} bytes from {@code offset} into {@code dst}; holes read as
+     * zeros; stops at {@link #size()}.
+     *
+     * @return the number of bytes copied, 0 at or past the end
+     */
+    public int read(long offset, byte[] dst, int dstOff, int len) {
+        if (offset >= size || len <= 0) {
+            return 0;
+        }
+        int n = (int) Math.min(len, size - offset);
+        int done = 0;
+        while (done < n) {
+            long pos = offset + done;
+            long pageNo = pos / PAGE;
+            int inPage = (int) (pos % PAGE);
+            int chunk = Math.min(n - done, PAGE - inPage);
+            byte[] page = page(pageNo);
+            if (page == null) {
+                Arrays.fill(dst, dstOff + done, dstOff + done + chunk, (byte) 0);
+            } else {
+                System.arraycopy(page, inPage, dst, dstOff + done, chunk);
+            }
+            done += chunk;
+        }
+        return n;
+    }
+
+    /** Returns the page {@code pageNo}, or {@code null} for a hole. */
+    byte[] page(long pageNo) {
+        if (root == null || pageNo >= capacityPages(depth)) {
+            return null;
+        }
+        Object node = root;
+        for (int level = depth - 1; level >= 0; level--) {
+            Object[] children = (Object[]) node;
+            node = children[(int) ((pageNo >>> (level * SHIFT)) & MASK)];
+            if (node == null) {
+                return null;
+            }
+        }
+        return (byte[]) node;
+    }
+
+    private static long capacityPages(int depth) {
+        return depth >= 10 ? Long.MAX_VALUE : 1L << (SHIFT * depth);
+    }
+
+    /**
+     * Returns a version with {@code len} bytes of {@code src} written at {@code offset},
+     * extending the size if the write ends past it.
+     *
+     * @throws IllegalArgumentException if the write would end past {@link #MAX_SIZE}
+     */
+    public FileData write(long offset, byte[] src, int srcOff, int len) {
+        if (len == 0) {
+            return this;
+        }
+        if (offset < 0 || offset + len > MAX_SIZE || offset + len < 0) {
+            throw new IllegalArgumentException("write past the maximum file size");
+        }
+        long end = offset + len;
+        long lastPage = (end - 1) / PAGE;
+        int d = depth;
+        Object r = root;
+        while (capacityPages(d) <= lastPage) {
+            Object[] up = new Object[FANOUT];
+            up[0] = r;
+            r = r == null ? null : up;
+            d++;
+        }
+        long newPages = pages;
+        Builder b = new Builder(d, r);
+        int done = 0;
+        while (done < len) {
+            long pos = offset + done;
+            long pageNo = pos / PAGE;
+            int inPage = (int) (pos % PAGE);
+            int chunk = Math.min(len - done, PAGE - inPage);
+            byte[] old = page(pageNo);
+            byte[] fresh = old == null ? new byte[PAGE] : old.clone();
+            if (old == null) {
+                newPages++;
+            }
+            System.arraycopy(src, srcOff + done, fresh, inPage, chunk);
+            b.set(pageNo, fresh);
+            done += chunk;
+        }
+        return new FileData(Math.max(size, end), d, b.root, newPages);
+    }
+
+    /**
+     * Returns a version of {@code newSize} bytes: pages past the end are dropped and the
+     * tail of the last page is zeroed; growing adds a hole.
+     */
+    public FileData truncate(long newSize) {
+        if (newSize < 0 || newSize > MAX_SIZE) {
+            throw new IllegalArgumentException("bad size " + newSize);
+        }
+        if (newSize == size) {
+            return this;
+        }
+        if (newSize > size) {
+            return new FileData(newSize, depth, root, pages);
+        }
+        if (newSize == 0) {
+            return EMPTY;
+        }
+        long keepPages = (newSize + PAGE - 1) / PAGE;
+        long[] dropped = new long[1];
+        Object r = depth == 0 ? (keepPages >= 1 ? root : null) : prune(root, depth, 0, keepPages, dropped);
+        if (depth == 0 && keepPages < 1 && root != null) {
+            dropped[0] = 1;
+        }
+        Builder b = new Builder(depth, r);
+        int tail = (int) (newSize % PAGE);
+        if (tail != 0) {
+            byte[] last = new FileData(newSize, depth, b.root, 0).page(keepPages - 1);
+            if (last != null) {
+                byte[] z = last.clone();
+                Arrays.fill(z, tail, PAGE, (byte) 0);
+                b.set(keepPages - 1, z);
+            }
+        }
+        return new FileData(newSize, depth, b.root, pages - dropped[0]);
+    }
+
+    /**
+     * {@code SEEK_DATA}: the first offset at or after {@code from} that lies in an
+     * allocated page, or -1 if there is none before the end. Skips absent subtrees.
+     */
+    public long nextData(long from) {
+        long start = Math.max(0, from);
+        if (start >= size) {
+            return -1;
+        }
+        long p = depth == 0 ? (root != null && start / PAGE == 0 ? 0 : -1)
+                : firstPage(root, depth, 0, start / PAGE, true);
+        if (p < 0 || p * PAGE >= size) {
+            return -1;
+        }
+        return Math.max(start, p * PAGE);
+    }
+
+    /**
+     * {@code SEEK_HOLE}: the first offset at or after {@code from} in a hole, or
+     * {@link #size()} (the implicit hole at the end). Skips absent subtrees.
+     */
+    public long nextHole(long from) {
+        long start = Math.max(0, from);
+        if (start >= size) {
+            return size;
+        }
+        long p = depth == 0 ? (root == null || start / PAGE > 0 ? start / PAGE : 1)
+                : firstPage(root, depth, 0, start / PAGE, false);
+        if (p < 0) {
+            p = capacityPages(depth);
+        }
+        return Math.min(size, Math.max(start, p * PAGE));
+    }
+
+    /**
+     * Returns the first page number {@code >= from} under {@code node} (covering pages
+     * {@code base .. base + 64^level - 1}) that is present ({@code present}) or absent,
+     * or -1 if none.
+     */
+    private static long firstPage(Object node, int level, long base, long from, boolean present) {
+        long span = capacityPages(level);
+        if (from >= base + span) {
+            return -1;
+        }
+        if (node == null) {
+            return present ? -1 : Math.max(base, from);
+        }
+        if (level == 0) {
+            return present ? Math.max(base, from) : -1;
+        }
+        Object[] children = (Object[]) node;
+        long childSpan = capacityPages(level - 1);
+        int i = (int) Math.max(0, (from - base) / childSpan);
+        for (; i < FANOUT; i++) {
+            long p = firstPage(children[i], level - 1, base + i * childSpan, from, present);
+            if (p >= 0) {
+                return p;
+            }
+        }
+        return -1;
+    }
+
+    /** Returns a copy of {@code node} without pages {@code >= keep}, counting those dropped. */
+    private static Object prune(Object node, int level, long base, long keep, long[] dropped) {
+        if (node == null) {
+            return null;
+        }
+        long span = capacityPages(level);
+        if (base + span <= keep) {
+            return node;
+        }
+        if (level == 0) {
+            dropped[0]++;
+            return null;
+        }
+        if (base >= keep) {
+            dropped[0] += countPages(node, level);
+            return null;
+        }
+        Object[] copy = ((Object[]) node).clone();
+        long childSpan = capacityPages(level - 1);
+        boolean any = false;
+        for (int i = 0; i < FANOUT; i++) {
+            copy[i] = prune(copy[i], level - 1, base + i * childSpan, keep, dropped);
+            any |= copy[i] != null;
+        }
+        return any ? copy : null;
+    }
+
+    private static long countPages(Object node, int level) {
+        if (node == null) {
+            return 0;
+        }
+        if (level == 0) {
+            return 1;
+        }
+        long n = 0;
+        for (Object c : (Object[]) node) {
+            n += countPages(c, level - 1);
+        }
+        return n;
+    }
+
+    /** Path-copying builder: copies each node the first time it is touched. */
+    private static final class Builder {
+        final int depth;
+        Object root;
+        private final java.util.IdentityHashMap<Object, Boolean> fresh = new java.util.IdentityHashMap<>();
+
+        Builder(int depth, Object root) {
+            this.depth = depth;
+            this.root = root;
+        }
+
+        void set(long pageNo, byte[] page) {
+            if (depth == 0) {
+                root = page;
+                return;
+            }
+            root = own(root);
+            Object[] node = (Object[]) root;
+            for (int level = depth - 1; level > 0; level--) {
+                int i = (int) ((pageNo >>> (level * SHIFT)) & MASK);
+                Object child = own(node[i]);
+                node[i] = child;
+                node = (Object[]) child;
+            }
+            node[(int) (pageNo & MASK)] = page;
+        }
+
+        private Object own(Object node) {
+            if (node != null && fresh.containsKey(node)) {
+                return node;
+            }
+            Object[] copy = node == null ? new Object[FANOUT] : ((Object[]) node).clone();
+            fresh.put(copy, Boolean.TRUE);
+            return copy;
+        }
+    }
+}

@@ -1,0 +1,136 @@
+package dev.seqvfs.engine.inode;
+
+import dev.seqvfs.protocol.Credentials;
+import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.FileType;
+import dev.seqvfs.protocol.Mode;
+import dev.seqvfs.protocol.Timespec;
+import dev.seqvfs.protocol.VfsException;
+
+/**
+ * An attribute change requested by {@code chmod(2)}, {@code chown(2)} or
+ * {@code utimensat(2)}: immutable data that a directory actor (for a directory) or the
+ * caller (for any other inode, by CAS) applies to the current {@link InodeAttrs}.
+ *
+ * <p>{@link #apply} is pure: it checks permission and returns the new attributes, or
+ * throws; it may run more than once under CAS contention.
+ */
+public sealed interface AttrChange {
+    /**
+     * Computes the new attributes.
+     *
+     * @param cur the current attributes
+     * @param cred who asks
+     * @param now the current time, nanoseconds since the epoch
+     * @param writable whether {@code cred} has write permission on the inode (for {@code UTIME_NOW})
+     * @return the new attributes
+     * @throws VfsException {@code EPERM} or {@code EACCES} as the call's man page says; nothing changes
+     */
+    InodeAttrs apply(InodeAttrs cur, Credentials cred, long now, boolean writable);
+
+    /** Returns the system call's name, for error messages. */
+    String operation();
+
+    /**
+     * {@code chmod(2)}: set the permission bits. Only the owner or root may; a non-root
+     * caller who is not in the file's group loses {@code S_ISGID}, on a directory too
+     * ({@code setattr_prepare} in Linux 6.18).
+     *
+     * @param mode the new permission bits (type bits ignored)
+     */
+    record Chmod(int mode) implements AttrChange {
+        @Override
+        public InodeAttrs apply(InodeAttrs cur, Credentials cred, long now, boolean writable) {
+            if (!Permission.ownerOrRoot(cur, cred)) {
+                throw new VfsException(Errno.EPERM, operation(), null);
+            }
+            int perm = mode & Mode.PERMISSION_MASK;
+            if (!cred.isRoot() && !cred.inGroup(cur.gid())) {
+                perm &= ~Mode.S_ISGID;
+            }
+            return cur.withPermissions(perm, now);
+        }
+
+        @Override
+        public String operation() {
+            return "chmod";
+        }
+    }
+
+    /**
+     * {@code chown(2)}: change owner and/or group; -1 leaves one unchanged. Only root may
+     * change the owner; the owner may change the group to one of its own groups
+     * ({@code EPERM} otherwise). On a non-directory {@code S_ISUID} is cleared, and
+     * {@code S_ISGID} too when group-execute is set, even for root (Linux since 2.2.13).
+     *
+     * @param uid new owner or -1
+     * @param gid new group or -1
+     */
+    record Chown(int uid, int gid) implements AttrChange {
+        @Override
+        public InodeAttrs apply(InodeAttrs cur, Credentials cred, long now, boolean writable) {
+            int newUid = uid == -1 ? cur.uid() : uid;
+            int newGid = gid == -1 ? cur.gid() : gid;
+            if (!cred.isRoot()) {
+                boolean owner = cred.uid() == cur.uid();
+                if (uid != -1 && !(owner && uid == cur.uid())) {
+                    throw new VfsException(Errno.EPERM, operation(), null);
+                }
+                if (gid != -1 && !(owner && (cred.inGroup(gid) || gid == cur.gid()))) {
+                    throw new VfsException(Errno.EPERM, operation(), null);
+                }
+            }
+            int perm = cur.permissions();
+            if (cur.type() != FileType.DIRECTORY) {
+                perm &= ~Mode.S_ISUID;
+                if ((perm & 010) != 0) {
+                    perm &= ~Mode.S_ISGID;
+                }
+            }
+            return cur.withOwner(newUid, newGid, perm, now);
+        }
+
+        @Override
+        public String operation() {
+            return "chown";
+        }
+    }
+
+    /**
+     * {@code utimensat(2)}: set access and modification times, each a {@link Timespec}
+     * (possibly {@code UTIME_NOW} or {@code UTIME_OMIT}). Setting both to now needs
+     * ownership, root or write permission ({@code EACCES}); anything else (an explicit
+     * time, or now with omit) needs ownership or root ({@code EPERM}). Both omitted
+     * changes nothing, not even ctime.
+     *
+     * @param atime new access time
+     * @param mtime new modification time
+     */
+    record SetTimes(Timespec atime, Timespec mtime) implements AttrChange {
+        @Override
+        public InodeAttrs apply(InodeAttrs cur, Credentials cred, long now, boolean writable) {
+            if (atime.isOmit() && mtime.isOmit()) {
+                return cur;
+            }
+            // Only "both now" is a plain touch that write permission allows; anything else,
+            // UTIME_NOW with UTIME_OMIT included, sets times explicitly (vfs_utimes: ATTR_TIMES_SET).
+            boolean explicit = !(atime.isNow() && mtime.isNow());
+            if (!Permission.ownerOrRoot(cur, cred)) {
+                if (explicit) {
+                    throw new VfsException(Errno.EPERM, operation(), null);
+                }
+                if (!writable) {
+                    throw new VfsException(Errno.EACCES, operation(), null);
+                }
+            }
+            long a = atime.isNow() ? now : atime.isOmit() ? cur.atime() : atime.toNanos();
+            long m = mtime.isNow() ? now : mtime.isOmit() ? cur.mtime() : mtime.toNanos();
+            return cur.withTimes(a, m, now);
+        }
+
+        @Override
+        public String operation() {
+            return "utimensat";
+        }
+    }
+}

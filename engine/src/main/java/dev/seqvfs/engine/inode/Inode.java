@@ -1,0 +1,268 @@
+package dev.seqvfs.engine.inode;
+
+import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.FileType;
+import dev.seqvfs.protocol.VfsException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.function.UnaryOperator;
+
+/**
+ * An inode ({@code struct inode}): a fixed identity and a published attribute snapshot.
+ *
+ * <h2>Concurrency</h2>
+ * <ul>
+ *   <li>{@code ino}, {@code superblock}, {@code type}, {@code ops}, {@code iopFlags} are
+ *       final, set at instantiation.</li>
+ *   <li>{@code attrs} is an immutable {@link InodeAttrs}, read with acquire
+ *       ({@link #attrsAcquire()}) and replaced whole by compare-and-set
+ *       ({@link #casAttrs}, {@link #updateAttrs}). For a directory, only its directory
+ *       actor (or the rename coordinator while that actor is prepared) writes it; for
+ *       other inodes, any directory actor (link counts) or task (chmod, utimens) may, and
+ *       the CAS keeps every change.</li>
+ *   <li>{@code openCount} counts open file descriptions; it is changed by atomic
+ *       get-and-add and is not read on any read path.</li>
+ *   <li>{@code freed} goes from 0 to 1 once, by CAS, in {@link #maybeFree()}.</li>
+ * </ul>
+ *
+ * <h2>Invariants</h2>
+ * The inode is freed (its quota returned to the superblock) exactly once, and only when
+ * {@code nlink == 0 && openCount == 0}. Both counters are changed by atomic operations and
+ * each decrement re-checks the other, so of two racing last decrements at least one sees
+ * both at zero (Dekker over sequentially consistent atomics).
+ *
+ * <h2>States</h2>
+ * See {@link InodeState}.
+ */
+public class Inode {
+    private static final VarHandle ATTRS;
+    private static final VarHandle OPEN_COUNT;
+    private static final VarHandle FREED;
+    private static final VarHandle LOCKS;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            ATTRS = l.findVarHandle(Inode.class, "attrs", InodeAttrs.class);
+            OPEN_COUNT = l.findVarHandle(Inode.class, "openCount", int.class);
+            FREED = l.findVarHandle(Inode.class, "freed", int.class);
+            LOCKS = l.findVarHandle(Inode.class, "fileLocks", Object.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final long ino;
+    private final InodeOwner owner;
+    private final FileType type;
+    private final InodeOperations ops;
+    private final int iopFlags;
+    @SuppressWarnings("unused") // accessed through ATTRS
+    private volatile InodeAttrs attrs;
+    @SuppressWarnings("unused") // accessed through OPEN_COUNT
+    private volatile int openCount;
+    @SuppressWarnings("unused") // accessed through FREED
+    private volatile int freed;
+    @SuppressWarnings("unused") // accessed through LOCKS
+    private volatile Object fileLocks;
+
+    /**
+     * Instantiates an inode; computes its {@code iopFlags} once from {@code ops}.
+     *
+     * @param ino inode number, unique within the superblock
+     * @param owner the superblock that accounts for it
+     * @param ops its file-system type's operations
+     * @param attrs the initial attributes; their type bits fix the inode's type
+     */
+    protected Inode(long ino, InodeOwner owner, InodeOperations ops, InodeAttrs attrs) {
+        this.ino = ino;
+        this.owner = owner;
+        this.type = attrs.type();
+        this.ops = ops;
+        this.iopFlags = IopFlags.compute(type == FileType.DIRECTORY, type == FileType.SYMLINK, ops);
+        ATTRS.setRelease(this, attrs);
+    }
+
+    /** Returns the inode number. */
+    public final long ino() {
+        return ino;
+    }
+
+    /** Returns the superblock (as its accounting interface) this inode belongs to. */
+    public final InodeOwner owner() {
+        return owner;
+    }
+
+    /** Returns the file type; fixed for the inode's life. */
+    public final FileType type() {
+        return type;
+    }
+
+    /** Returns the file-system type's operations. */
+    public final InodeOperations ops() {
+        return ops;
+    }
+
+    /** Returns the {@link IopFlags} bits, computed once at instantiation. */
+    public final int iopFlags() {
+        return iopFlags;
+    }
+
+    /** Loads the current attribute snapshot with acquire semantics. Never blocks. */
+    public final InodeAttrs attrsAcquire() {
+        return (InodeAttrs) ATTRS.getAcquire(this);
+    }
+
+    /**
+     * Replaces the attribute snapshot if it is still {@code expect}.
+     *
+     * @return {@code true} if {@code update} was published
+     */
+    public final boolean casAttrs(InodeAttrs expect, InodeAttrs update) {
+        return ATTRS.compareAndSet(this, expect, update);
+    }
+
+    /**
+     * Applies {@code change} to the current attributes and publishes the result by CAS,
+     * retrying on contention. {@code change} must be a pure function: it may run more
+     * than once. It may throw {@link VfsException} to refuse the change (nothing is
+     * published).
+     *
+     * @return the attributes published
+     */
+    public final InodeAttrs updateAttrs(UnaryOperator<InodeAttrs> change) {
+        while (true) {
+            InodeAttrs cur = attrsAcquire();
+            InodeAttrs next = change.apply(cur);
+            if (next == cur || ATTRS.compareAndSet(this, cur, next)) {
+                return next;
+            }
+        }
+    }
+
+    /**
+     * Adds one hard link ({@code link(2)}).
+     *
+     * @param now ctime to set, nanoseconds since the epoch
+     * @throws VfsException {@code ENOENT} if the inode has no links left (it was unlinked),
+     *         {@code EMLINK} at {@link dev.seqvfs.protocol.Limits#LINK_MAX}; nothing changed
+     */
+    public final void addLink(long now) {
+        updateAttrs(a -> {
+            if (a.nlink() == 0) {
+                throw new VfsException(Errno.ENOENT, "link", null);
+            }
+            if (a.nlink() >= dev.seqvfs.protocol.Limits.LINK_MAX) {
+                throw new VfsException(Errno.EMLINK, "link", null);
+            }
+            return a.withNlink(a.nlink() + 1, now);
+        });
+    }
+
+    /**
+     * Drops {@code n} hard links (an unlink, or a directory's two links at rmdir) and frees
+     * the inode if that was the last link and it is not open.
+     *
+     * @param n links to drop (1, or 2 for a directory's name and its ".")
+     * @param now ctime to set, nanoseconds since the epoch
+     */
+    public final void dropLinks(int n, long now) {
+        InodeAttrs before = updateAttrsReturningPrevious(a -> a.withNlink(Math.max(0, a.nlink() - n), now));
+        if (type != FileType.DIRECTORY) {
+            long extra = Math.max(0, Math.min(n, before.nlink() - 1));
+            if (extra > 0) {
+                owner.extraLinksDropped(extra);
+            }
+        }
+        maybeFree();
+    }
+
+    private InodeAttrs updateAttrsReturningPrevious(UnaryOperator<InodeAttrs> change) {
+        while (true) {
+            InodeAttrs cur = attrsAcquire();
+            InodeAttrs next = change.apply(cur);
+            if (next == cur || ATTRS.compareAndSet(this, cur, next)) {
+                return cur;
+            }
+        }
+    }
+
+    /** Counts one more open file description on this inode. */
+    public final void openAcquire() {
+        OPEN_COUNT.getAndAdd(this, 1);
+    }
+
+    /** Counts one open file description less; frees the inode if it was the last and no link is left. */
+    public final void openRelease() {
+        int before = (int) OPEN_COUNT.getAndAdd(this, -1);
+        if (before <= 0) {
+            OPEN_COUNT.getAndAdd(this, 1);
+            throw new IllegalStateException("openRelease without openAcquire on inode " + ino);
+        }
+        if (before == 1) {
+            maybeFree();
+        }
+    }
+
+    /** Returns the number of open file descriptions on this inode (for tests and {@code /proc}). */
+    public final int openCount() {
+        return (int) OPEN_COUNT.getVolatile(this);
+    }
+
+    /**
+     * Returns the inode's file-lock table ({@code i_flctx}), creating it with
+     * {@code factory} on first use (CAS, so every caller gets the same table). The engine
+     * owns its type; until a lock is taken the field stays {@code null} and costs nothing.
+     */
+    public final Object fileLocks(java.util.function.Supplier<Object> factory) {
+        Object cur = LOCKS.getAcquire(this);
+        if (cur != null) {
+            return cur;
+        }
+        Object fresh = factory.get();
+        Object witness = LOCKS.compareAndExchange(this, null, fresh);
+        return witness == null ? fresh : witness;
+    }
+
+    /** Returns the file-lock table if one was ever created, else {@code null}. */
+    public final Object fileLocksIfAny() {
+        return LOCKS.getAcquire(this);
+    }
+
+    /** Returns the lifecycle state, read from the counters and the freed flag. */
+    public final InodeState state() {
+        if ((int) FREED.getVolatile(this) != 0) {
+            return InodeState.FREED;
+        }
+        return isLinked() ? InodeState.LIVE : InodeState.UNLINKED_OPEN;
+    }
+
+    /**
+     * Returns whether a name keeps this inode alive: true while its link count is positive.
+     * Anonymous inodes (pipes, sockets) override it to {@code false}: they live exactly as
+     * long as they are open, whatever link count {@code fstat} shows.
+     */
+    protected boolean isLinked() {
+        return attrsAcquire().nlink() > 0;
+    }
+
+    private void maybeFree() {
+        if (!isLinked() && (int) OPEN_COUNT.getVolatile(this) == 0
+                && FREED.compareAndSet(this, 0, 1)) {
+            owner.inodeFreed(this);
+        }
+    }
+
+    /**
+     * Returns the bytes this inode holds against its superblock's byte limit (file data,
+     * long symlink targets). Called once, when the inode is freed.
+     */
+    public long chargedBytes() {
+        return 0;
+    }
+
+    @Override
+    public String toString() {
+        return type + "#" + ino;
+    }
+}

@@ -1,0 +1,90 @@
+package dev.seqvfs.engine.inode;
+
+import dev.seqvfs.protocol.Credentials;
+import dev.seqvfs.protocol.VfsException;
+
+/**
+ * What a file-system type may override for its inodes ({@code struct inode_operations}).
+ *
+ * <p>Every method has a default that the generic code replaces with its own fast path;
+ * a type says which ones it overrides through the {@code has...} methods, which
+ * {@link IopFlags#compute} reads once per inode. tmpfs overrides nothing; procfs
+ * overrides lookup and getLink. Implementations must be thread-safe and must not block.
+ */
+public interface InodeOperations {
+    /** The operations of a type that overrides nothing (tmpfs). */
+    InodeOperations GENERIC = new InodeOperations() { };
+
+    /** Returns whether {@link #lookup} is overridden. */
+    default boolean hasLookup() {
+        return false;
+    }
+
+    /** Returns whether {@link #getLink} is overridden. */
+    default boolean hasGetLink() {
+        return false;
+    }
+
+    /** Returns whether {@link #permission} is overridden. */
+    default boolean hasPermission() {
+        return false;
+    }
+
+    /**
+     * Looks a name up in a directory whose entries are computed, not stored.
+     *
+     * @param dir the directory
+     * @param name one path component
+     * @param caller the task's identity, for entries that depend on who asks ({@code /proc/self})
+     * @return the child, or {@code null} when absent (the walk reports {@code ENOENT})
+     */
+    default Inode lookup(Inode dir, String name, Object caller) {
+        return null;
+    }
+
+    /**
+     * Returns the target of a symbolic link whose target is computed.
+     *
+     * @param link the link
+     * @param caller the task following it
+     * @return the target path (internal form)
+     * @throws VfsException with the errno the link reports
+     */
+    default String getLink(Inode link, Object caller) {
+        throw new UnsupportedOperationException("getLink is not overridden");
+    }
+
+    /**
+     * For a magic link: where following it leads, instead of resolving {@link #getLink}'s
+     * text. The walk calls it only on inodes whose {@code iopFlags} have
+     * {@link IopFlags#IOP_CUSTOM_LINK}.
+     *
+     * @return the jump, or {@code null} to resolve the text of {@link #getLink}
+     * @throws VfsException with the errno the link reports (for example {@code ENOENT} for a closed descriptor)
+     */
+    default LinkJump jump(Inode link, Object caller) {
+        return null;
+    }
+
+    /**
+     * Lists a directory whose entries are computed ({@code iterate_shared}), for
+     * {@code getdents}; called only where {@link #hasLookup()} is true.
+     *
+     * @return the entries (name, inode), in a stable order
+     */
+    default java.util.List<dev.seqvfs.engine.dir.Dentry> list(Inode dir, Object caller) {
+        return java.util.List.of();
+    }
+
+    /**
+     * Checks access to an inode when the generic mode-bit check does not fit.
+     *
+     * @param inode the inode
+     * @param mask {@code R_OK | W_OK | X_OK} bits
+     * @param cred who asks
+     * @return whether access is granted
+     */
+    default boolean permission(Inode inode, int mask, Credentials cred) {
+        return Permission.generic(inode.attrsAcquire(), mask, cred);
+    }
+}

@@ -1,0 +1,33 @@
+package dev.seqvfs.engine.inode;
+
+/**
+ * A symbolic link: an inode whose content is an immutable target path.
+ *
+ * <p>The target is final, so a walk that reads it needs no validation beyond the dentry
+ * that led to it. It is held in SeqVFS's internal path form (one {@code char} per byte,
+ * see {@code dev.seqvfs.engine.walk.PathNames}).
+ */
+public final class SymlinkInode extends Inode {
+    private final String target;
+
+    /**
+     * Creates a link.
+     *
+     * @param target the target in internal form; its length in bytes is the inode's size
+     */
+    public SymlinkInode(long ino, InodeOwner owner, InodeOperations ops, InodeAttrs attrs, String target) {
+        super(ino, owner, ops, attrs);
+        this.target = target;
+    }
+
+    /** Returns the stored target in internal form. */
+    public String target() {
+        return target;
+    }
+
+    /** Long targets are charged as bytes, as tmpfs charges a page for them. */
+    @Override
+    public long chargedBytes() {
+        return target.length();
+    }
+}

@@ -1,0 +1,139 @@
+package dev.seqvfs.engine.mount;
+
+import dev.seqvfs.engine.dir.DirectoryInode;
+import dev.seqvfs.engine.sb.Superblock;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * One mount ({@code struct vfsmount}): a superblock's subtree (its root, or a directory
+ * of it for a bind mount) attached at a directory of a parent mount.
+ *
+ * <h2>Concurrency</h2>
+ * Identity fields are final. {@code readOnly} is written only inside the mount write lock
+ * ({@code MS_REMOUNT | MS_BIND | MS_RDONLY}) and read with acquire by write calls.
+ * {@code pins} counts what keeps the mount busy (open files, working and root
+ * directories of tasks) in a striped counter. {@code doomed} is Linux's
+ * {@code MNT_DOOMED}/{@code MNT_SYNC_UMOUNT} handshake: {@code umount} sets it, then sums
+ * the pins; {@link #tryPin()} adds a pin, then reads it. Both are sequentially consistent
+ * atomics, so at least one side sees the other: either the unmount sees the pin
+ * ({@code EBUSY}, and clears {@code doomed}) or the pinner sees {@code doomed}, drops its
+ * pin and retries its walk.
+ */
+public final class VfsMount {
+    private final int id;
+    private final Superblock superblock;
+    private final DirectoryInode root;
+    private final VfsMount parent;
+    private final DirectoryInode mountpoint;
+    private final LongAdder pins = new LongAdder();
+    private volatile boolean readOnly;
+    private volatile boolean doomed;
+
+    /**
+     * Creates a mount.
+     *
+     * @param id unique id in the namespace
+     * @param superblock the mounted superblock
+     * @param root the directory of {@code superblock} that appears at the mountpoint
+     * @param parent the mount it is attached to, or {@code null} for the namespace root
+     * @param mountpoint the directory of {@code parent} it covers, or {@code null}
+     * @param readOnly whether this mount is read-only (independently of the superblock)
+     */
+    public VfsMount(int id, Superblock superblock, DirectoryInode root, VfsMount parent,
+                    DirectoryInode mountpoint, boolean readOnly) {
+        this.id = id;
+        this.superblock = superblock;
+        this.root = root;
+        this.parent = parent;
+        this.mountpoint = mountpoint;
+        this.readOnly = readOnly;
+    }
+
+    /** Returns the mount id. */
+    public int id() {
+        return id;
+    }
+
+    /** Returns the mounted superblock. */
+    public Superblock superblock() {
+        return superblock;
+    }
+
+    /** Returns the directory that appears at the mountpoint. */
+    public DirectoryInode root() {
+        return root;
+    }
+
+    /** Returns the parent mount, or {@code null} for the namespace root. */
+    public VfsMount parent() {
+        return parent;
+    }
+
+    /** Returns the covered directory in the parent mount, or {@code null}. */
+    public DirectoryInode mountpoint() {
+        return mountpoint;
+    }
+
+    /** Returns whether writes through this mount fail with {@code EROFS}: the mount's or the superblock's flag. */
+    public boolean isReadOnly() {
+        return readOnly || superblock.isReadOnly();
+    }
+
+    /** Returns this mount's own read-only flag. */
+    public boolean mountReadOnly() {
+        return readOnly;
+    }
+
+    /** Sets this mount's read-only flag; only inside the mount write lock. */
+    public void setReadOnly(boolean ro) {
+        readOnly = ro;
+    }
+
+    /**
+     * Pins the mount (an open file, a working directory) unless an unmount is under way
+     * or done.
+     *
+     * @return {@code true} if pinned; {@code false} if the caller must walk again
+     */
+    public boolean tryPin() {
+        pins.increment();
+        if (doomed) {
+            pins.decrement();
+            return false;
+        }
+        return true;
+    }
+
+    /** Adds a pin to a mount the caller already holds pinned ({@code dup}, {@code fork}). */
+    public void pinAgain() {
+        pins.increment();
+    }
+
+    /**
+     * Marks the mount as being unmounted; the namespace calls this inside the mount write
+     * lock before it sums the pins.
+     */
+    public void setDoomed(boolean d) {
+        doomed = d;
+    }
+
+    /** Returns whether the mount has been (or is being) unmounted. */
+    public boolean isDoomed() {
+        return doomed;
+    }
+
+    /** Releases one pin. */
+    public void unpin() {
+        pins.decrement();
+    }
+
+    /** Returns the number of pins; exact only inside the mount write lock. */
+    public long pinCount() {
+        return pins.sum();
+    }
+
+    @Override
+    public String toString() {
+        return "VfsMount[" + id + ", " + superblock + "]";
+    }
+}

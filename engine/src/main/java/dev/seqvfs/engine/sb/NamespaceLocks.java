@@ -1,0 +1,51 @@
+package dev.seqvfs.engine.sb;
+
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.StampedLock;
+
+/**
+ * The two global sequence locks of a SeqVFS instance, the analogues of Linux's
+ * {@code rename_lock} and {@code mount_lock} seqlocks.
+ *
+ * <h2>Concurrency</h2>
+ * <ul>
+ *   <li>{@link #rename}: write-locked by a superblock's rename coordinator for the few
+ *       stores that publish a cross-directory rename (two directory snapshots and the moved
+ *       directory's parent link). Path walks sample it with {@code tryOptimisticRead()}
+ *       and {@code validate()} it at the end; the ref-walk fallback holds its read lock.</li>
+ *   <li>{@link #mount}: write-locked by the namespace while it publishes a new mount
+ *       table and sets or clears mountpoint marks; read-locked (briefly, never across a
+ *       message) by {@code rmdir} and renames that must not race a mount on the directory
+ *       they remove; sampled optimistically by walks.</li>
+ * </ul>
+ * Lock order: {@code rename} before {@code mount}. No holder of either ever waits for a
+ * message.
+ *
+ * <p>{@link #walkRetries} and {@link #refWalks} count the slow paths (striped, so the
+ * counting itself does not serialize the threads that fell off the fast path).
+ */
+public final class NamespaceLocks {
+    /** The rename sequence lock. */
+    public final StampedLock rename = new StampedLock();
+    /** The mount sequence lock. */
+    public final StampedLock mount = new StampedLock();
+    /** Optimistic walks that failed validation and were retried. */
+    public final LongAdder walkRetries = new LongAdder();
+    /** Walks that fell back to the locked ref-walk. */
+    public final LongAdder refWalks = new LongAdder();
+
+    /**
+     * Takes the mount read lock, spinning instead of parking: mount-table writers hold the
+     * write lock for a handful of stores and never wait for anything, so an actor thread
+     * never waits long. Release with {@code mount.unlockRead(stamp)}.
+     *
+     * @return the read stamp
+     */
+    public long mountReadLockSpin() {
+        long stamp;
+        while ((stamp = mount.tryReadLock()) == 0) {
+            Thread.onSpinWait();
+        }
+        return stamp;
+    }
+}

@@ -1,0 +1,279 @@
+package dev.seqvfs.engine.sb;
+
+import dev.seqvfs.engine.dir.DirectoryActor;
+import dev.seqvfs.engine.dir.DirectoryInode;
+import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.engine.inode.InodeAttrs;
+import dev.seqvfs.engine.inode.InodeOperations;
+import dev.seqvfs.engine.inode.InodeOwner;
+import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Limits;
+import dev.seqvfs.protocol.Mode;
+import dev.seqvfs.protocol.MountFlags;
+import dev.seqvfs.protocol.StatFs;
+import dev.seqvfs.protocol.VfsException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * A mounted file-system instance ({@code struct super_block}): its root directory, its
+ * type's operations, its limits and the counters that enforce them.
+ *
+ * <h2>Concurrency</h2>
+ * <ul>
+ *   <li>Identity fields ({@code dev}, {@code typeName}, {@code ops}, {@code config},
+ *       {@code clock}, {@code locks}, {@code root}) are final.</li>
+ *   <li>{@code readOnly} is written by {@link SuperblockActor} on a read-only remount
+ *       (release) and read by every write call before it starts (acquire).</li>
+ *   <li>{@code nextIno}, {@code usedInodes}, {@code usedBytes} are {@link AtomicLong}s
+ *       changed by atomic add or by CAS against the limit. They are touched once per
+ *       inode-number batch, once per inode creation or free, and once per byte-charging
+ *       write: never on a read path. This is a deliberate exception to "the superblock
+ *       actor owns its counters": one CAS is cheaper than any message and cannot wedge,
+ *       and an exact limit ({@code ENOSPC} at exactly {@code maxInodes}) needs one
+ *       authority, which a CAS is.</li>
+ *   <li>{@code actor} is published once, with release, right after the actor is spawned.</li>
+ * </ul>
+ *
+ * <h2>Invariants</h2>
+ * {@code 0 <= usedInodes <= maxInodes} and {@code 0 <= usedBytes <= maxBytes} at every
+ * instant; an inode's charge is returned exactly once (see {@link Inode}).
+ */
+public final class Superblock implements InodeOwner {
+    private static final VarHandle READ_ONLY;
+    private static final VarHandle ACTOR;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            READ_ONLY = l.findVarHandle(Superblock.class, "readOnly", boolean.class);
+            ACTOR = l.findVarHandle(Superblock.class, "actor", ActorRef.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Inode number of every superblock's root directory, as on tmpfs (whose root is ino 1). */
+    public static final long ROOT_INO = 1;
+
+    private final long dev;
+    private final String typeName;
+    private final InodeOperations ops;
+    private final SuperblockConfig config;
+    private final VfsClock clock;
+    private final NamespaceLocks locks;
+    private final AtomicLong nextIno = new AtomicLong(ROOT_INO + 1);
+    private final AtomicLong usedInodes = new AtomicLong();
+    private final AtomicLong usedBytes = new AtomicLong();
+    private final DirectoryInode root;
+    @SuppressWarnings("unused") // accessed through READ_ONLY
+    private volatile boolean readOnly;
+    @SuppressWarnings("unused") // accessed through ACTOR
+    private volatile ActorRef<SuperblockActor.Command> actor;
+
+    /**
+     * Creates a superblock with an empty root directory owned by {@code rootUid:rootGid}.
+     *
+     * @param dev device id, unique in the instance
+     * @param typeName file-system type, for example {@code "tmpfs"}
+     * @param ops the type's inode operations
+     * @param config limits
+     * @param clock time source
+     * @param locks the instance's rename and mount locks
+     * @param rootMode permission bits of the root directory
+     * @param rootUid owner of the root directory
+     * @param rootGid group of the root directory
+     */
+    public Superblock(long dev, String typeName, InodeOperations ops, SuperblockConfig config, VfsClock clock,
+                      NamespaceLocks locks, int rootMode, int rootUid, int rootGid) {
+        this.dev = dev;
+        this.typeName = typeName;
+        this.ops = ops;
+        this.config = config;
+        this.clock = clock;
+        this.locks = locks;
+        usedInodes.set(1);
+        long now = clock.nowNanos();
+        this.root = new DirectoryInode(ROOT_INO, this, ops,
+                InodeAttrs.create(Mode.S_IFDIR | (rootMode & 07777), 2, rootUid, rootGid, 0, 0, now),
+                null, null);
+    }
+
+    @Override
+    public long dev() {
+        return dev;
+    }
+
+    @Override
+    public long now() {
+        return clock.nowNanos();
+    }
+
+    /** Returns the file-system type's name ({@code "tmpfs"}). */
+    public String typeName() {
+        return typeName;
+    }
+
+    /** Returns the type's inode operations. */
+    public InodeOperations ops() {
+        return ops;
+    }
+
+    /** Returns the limits. */
+    public SuperblockConfig config() {
+        return config;
+    }
+
+    /** Returns the instance-wide rename and mount locks. */
+    public NamespaceLocks locks() {
+        return locks;
+    }
+
+    /** Returns the root directory. */
+    public DirectoryInode root() {
+        return root;
+    }
+
+    /** Returns whether the superblock is mounted read-only (acquire). */
+    public boolean isReadOnly() {
+        return (boolean) READ_ONLY.getAcquire(this);
+    }
+
+    /** Sets the read-only flag (release). Called only by {@link SuperblockActor}. */
+    void publishReadOnlyRelease(boolean ro) {
+        READ_ONLY.setRelease(this, ro);
+    }
+
+    /** Returns the superblock's actor (acquire); {@code null} before it is spawned. */
+    public ActorRef<SuperblockActor.Command> actorAcquire() {
+        @SuppressWarnings("unchecked")
+        ActorRef<SuperblockActor.Command> a = (ActorRef<SuperblockActor.Command>) ACTOR.getAcquire(this);
+        return a;
+    }
+
+    /** Publishes the superblock's actor once (release). */
+    public void publishActorRelease(ActorRef<SuperblockActor.Command> ref) {
+        if (!ACTOR.compareAndSet(this, null, ref)) {
+            throw new IllegalStateException("superblock " + dev + " already has an actor");
+        }
+    }
+
+    /**
+     * Reserves {@code n} consecutive inode numbers for one directory actor.
+     *
+     * @return the first number of the batch
+     */
+    public long allocInoBatch(int n) {
+        return nextIno.getAndAdd(n);
+    }
+
+    /**
+     * Charges one inode against {@code maxInodes}.
+     *
+     * @throws VfsException {@code ENOSPC} when the limit is reached; nothing charged
+     */
+    public void chargeInode(String op) {
+        long max = config.maxInodes();
+        while (true) {
+            long cur = usedInodes.get();
+            if (cur >= max) {
+                throw new VfsException(Errno.ENOSPC, op, null);
+            }
+            if (usedInodes.compareAndSet(cur, cur + 1)) {
+                return;
+            }
+        }
+    }
+
+    /** Returns one inode's charge without freeing bytes (a create that failed after charging). */
+    public void unchargeInode() {
+        usedInodes.decrementAndGet();
+    }
+
+    /**
+     * Charges {@code bytes} against {@code maxBytes}.
+     *
+     * @throws VfsException {@code ENOSPC} when they do not fit; nothing charged
+     */
+    public void chargeBytes(long bytes, String op) {
+        if (bytes == 0) {
+            return;
+        }
+        long max = config.maxBytes();
+        while (true) {
+            long cur = usedBytes.get();
+            if (bytes > max - cur) {
+                throw new VfsException(Errno.ENOSPC, op, null);
+            }
+            if (usedBytes.compareAndSet(cur, cur + bytes)) {
+                return;
+            }
+        }
+    }
+
+    /** Returns {@code bytes} of charge. */
+    public void unchargeBytes(long bytes) {
+        if (bytes != 0) {
+            usedBytes.addAndGet(-bytes);
+        }
+    }
+
+    @Override
+    public void inodeFreed(Inode inode) {
+        unchargeBytes(inode.chargedBytes());
+        usedInodes.decrementAndGet();
+    }
+
+    @Override
+    public void extraLinksDropped(long n) {
+        usedInodes.addAndGet(-n);
+    }
+
+    /** Returns the number of inode slots in use: inodes alive (the root included) plus extra hard links. */
+    public long usedInodes() {
+        return usedInodes.get();
+    }
+
+    /** Returns the number of bytes charged. */
+    public long usedBytes() {
+        return usedBytes.get();
+    }
+
+    /**
+     * Answers {@code statfs(2)} from the counters, lock-free. Unlimited values read as
+     * {@code Long.MAX_VALUE / blockSize} blocks and {@code Long.MAX_VALUE} inodes.
+     *
+     * @param mountReadOnly whether the vfsmount it was reached through is read-only
+     */
+    public StatFs statfs(boolean mountReadOnly) {
+        int bs = config.blockSize();
+        long blocks = config.maxBytes() / bs;
+        long usedBlocks = (usedBytes.get() + bs - 1) / bs;
+        long bfree = Math.max(0, blocks - usedBlocks);
+        long files = config.maxInodes();
+        long ffree = Math.max(0, files - usedInodes.get());
+        long flags = (isReadOnly() || mountReadOnly) ? MountFlags.ST_RDONLY : 0;
+        return new StatFs(StatFs.TMPFS_MAGIC, bs, blocks, bfree, bfree, files, ffree, dev,
+                Limits.NAME_MAX, flags);
+    }
+
+    /**
+     * Sends a command to a directory's actor, asking this superblock's actor to spawn it
+     * first if the directory has none yet. Never blocks.
+     */
+    public void tellDirectory(DirectoryInode dir, DirectoryActor.Command cmd) {
+        ActorRef<DirectoryActor.Command> ref = dir.actorAcquire();
+        if (ref != null) {
+            ref.tell(cmd);
+        } else {
+            actorAcquire().tell(new SuperblockActor.SpawnAndForward(dir, cmd));
+        }
+    }
+
+    @Override
+    public String toString() {
+        return typeName + "@" + dev;
+    }
+}

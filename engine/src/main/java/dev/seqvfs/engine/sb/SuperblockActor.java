@@ -1,0 +1,292 @@
+package dev.seqvfs.engine.sb;
+
+import dev.seqvfs.engine.dir.DirReply;
+import dev.seqvfs.engine.dir.DirSnapshot;
+import dev.seqvfs.engine.dir.DirectoryActor;
+import dev.seqvfs.engine.dir.DirectoryInode;
+import dev.seqvfs.engine.dir.RenamePlan;
+import dev.seqvfs.protocol.Credentials;
+import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.OpenFlags;
+import dev.seqvfs.protocol.VfsException;
+import java.time.Duration;
+import dev.seqvfs.engine.reply.ReplyTo;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.SupervisorStrategy;
+import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.Receive;
+import org.apache.pekko.actor.typed.javadsl.StashBuffer;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+
+/**
+ * The actor of one {@link Superblock}: parent of its directory actors (spawned on first
+ * use), its cross-directory rename coordinator (the analogue of
+ * {@code s_vfs_rename_mutex}), and the writer of its read-only flag.
+ *
+ * <h2>Cross-directory rename</h2>
+ * One at a time per superblock; others are stashed. For a rename it
+ * <ol>
+ *   <li>sends {@link DirectoryActor.PrepareRename} to both parents, which reply with their
+ *       current snapshots and stash everything else;</li>
+ *   <li>checks the rename against those frozen snapshots ({@link RenamePlan#plan}),
+ *       including that a directory does not move into its own subtree ({@code EINVAL});</li>
+ *   <li>takes the rename write lock (spinning; its holders never wait on messages),
+ *       publishes both snapshots and the moved directory's parent link
+ *       ({@link RenamePlan#publish}), releases it;</li>
+ *   <li>sends {@link DirectoryActor.RenameFinished} to both and replies.</li>
+ * </ol>
+ * If a parent does not answer within {@link #PREPARE_TIMEOUT} (checked by a periodic
+ * tick, so the within-time case costs no timer), the rename is abandoned with
+ * {@code EIO} and both parents are released. No lock is held while waiting.
+ *
+ * <h2>States</h2>
+ * idle; renaming (one {@code InFlight}); both handle {@link SpawnAndForward} and
+ * {@link Remount}.
+ *
+ * <h2>Supervision</h2>
+ * {@code SupervisorStrategy.resume()}: an unexpected exception in a handler leaves the
+ * state it had (handlers catch and answer {@code EIO} themselves first).
+ */
+public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Command> {
+    /** How long the coordinator waits for both parents to prepare. */
+    public static final Duration PREPARE_TIMEOUT = Duration.ofSeconds(5);
+
+    /** A message to a superblock actor. */
+    public sealed interface Command {
+    }
+
+    /**
+     * Spawns {@code dir}'s actor if it has none, then delivers {@code cmd} to it. Sent by
+     * {@link Superblock#tellDirectory} when the directory's actor reference is null.
+     *
+     * @param dir the directory
+     * @param cmd the command for its actor
+     */
+    public record SpawnAndForward(DirectoryInode dir, DirectoryActor.Command cmd) implements Command {
+    }
+
+    /**
+     * Renames between two different directories of this superblock.
+     *
+     * @param oldDir source parent
+     * @param oldName source component
+     * @param newDir target parent
+     * @param newName target component
+     * @param flags {@code RENAME_NOREPLACE} / {@code RENAME_EXCHANGE}
+     * @param oldSlash whether the source path had a trailing slash
+     * @param newSlash whether the target path had a trailing slash
+     * @param cred who asks
+     * @param proof the walks of both parents, checked inside the rename write lock just
+     *              before publishing ({@code ESTALE} if they no longer hold)
+     * @param replyTo where the reply goes
+     */
+    public record CrossRename(DirectoryInode oldDir, String oldName, DirectoryInode newDir, String newName,
+                              int flags, boolean oldSlash, boolean newSlash, Credentials cred,
+                              dev.seqvfs.engine.dir.PathProof proof, ReplyTo<DirReply> replyTo) implements Command {
+    }
+
+    /**
+     * Sets or clears the superblock's read-only flag ({@code mount -o remount,ro}).
+     *
+     * @param readOnly the new flag
+     * @param replyTo where the reply goes
+     */
+    public record Remount(boolean readOnly, ReplyTo<DirReply> replyTo) implements Command {
+    }
+
+    private record WrappedPrepared(DirectoryActor.Prepared prepared) implements Command {
+    }
+
+    /** The coordinator's watchdog tick: abandons a rename whose parents did not prepare in time. */
+    private record Tick() implements Command {
+    }
+
+    private static final class InFlight {
+        final long id;
+        final CrossRename request;
+        final long startedNanos = System.nanoTime();
+        DirectoryActor.Prepared oldPrepared;
+        DirectoryActor.Prepared newPrepared;
+
+        InFlight(long id, CrossRename request) {
+            this.id = id;
+            this.request = request;
+        }
+    }
+
+    private final Superblock sb;
+    private final DispatcherSelector dirDispatcher;
+    private final StashBuffer<Command> stash;
+    private final TimerScheduler<Command> timers;
+    private final ActorRef<DirectoryActor.Prepared> preparedAdapter;
+    private long renameIds;
+    private InFlight inFlight;
+
+    private SuperblockActor(ActorContext<Command> ctx, StashBuffer<Command> stash, TimerScheduler<Command> timers,
+                            Superblock sb, DispatcherSelector dirDispatcher) {
+        super(ctx);
+        this.sb = sb;
+        this.dirDispatcher = dirDispatcher;
+        this.stash = stash;
+        this.timers = timers;
+        this.preparedAdapter = ctx.messageAdapter(DirectoryActor.Prepared.class, WrappedPrepared::new);
+        // One periodic tick instead of a timer per rename: a timer per rename left a
+        // cancelled task in Pekko's scheduler for PREPARE_TIMEOUT, hundreds of thousands of
+        // them under a busy renamer.
+        timers.startTimerAtFixedRate(new Tick(), PREPARE_TIMEOUT.dividedBy(5));
+    }
+
+    /**
+     * Returns the behavior for {@code sb}'s actor, supervised with resume.
+     *
+     * @param sb the superblock
+     * @param dirDispatcher the dispatcher its directory actors run on
+     */
+    public static Behavior<Command> create(Superblock sb, DispatcherSelector dirDispatcher) {
+        return Behaviors.supervise(Behaviors.<Command>withStash(100_000, stash ->
+                Behaviors.withTimers(timers -> Behaviors.setup(
+                        ctx -> new SuperblockActor(ctx, stash, timers, sb, dirDispatcher)))))
+                .onFailure(SupervisorStrategy.resume());
+    }
+
+    @Override
+    public Receive<Command> createReceive() {
+        return newReceiveBuilder()
+                .onMessage(SpawnAndForward.class, this::onSpawnAndForward)
+                .onMessage(Remount.class, this::onRemount)
+                .onMessage(CrossRename.class, this::onCrossRename)
+                .onMessage(WrappedPrepared.class, this::onPrepared)
+                .onMessage(Tick.class, this::onTick)
+                .build();
+    }
+
+    private Behavior<Command> onSpawnAndForward(SpawnAndForward m) {
+        DirectoryInode dir = m.dir();
+        ActorRef<DirectoryActor.Command> ref = dir.actorAcquire();
+        if (ref == null) {
+            if (dir.isDead()) {
+                if (m.cmd() instanceof DirectoryActor.PrepareRename pr) {
+                    // Answer as a dead directory's actor does: with the dead snapshot, so that
+                    // the coordinator can tell which parent answered (RenamePlan says ENOENT).
+                    pr.replyTo().tell(new DirectoryActor.Prepared(pr.renameId(), dir, dir.snapshotAcquire()));
+                } else {
+                    m.cmd().failGone(dir);
+                }
+                return this;
+            }
+            ref = getContext().spawn(DirectoryActor.create(dir, sb), "d" + dir.ino(), dirDispatcher);
+            ref.tell(m.cmd());
+            dir.publishActorRelease(ref);
+        } else {
+            ref.tell(m.cmd());
+        }
+        return this;
+    }
+
+    private Behavior<Command> onRemount(Remount m) {
+        sb.publishReadOnlyRelease(m.readOnly());
+        m.replyTo().tell(DirReply.ok(sb.root()));
+        return this;
+    }
+
+    private Behavior<Command> onCrossRename(CrossRename r) {
+        if (inFlight != null) {
+            if (stash.isFull()) {
+                r.replyTo().tell(DirReply.error(Errno.EAGAIN));
+            } else {
+                stash.stash(r);
+            }
+            return this;
+        }
+        int f = r.flags();
+        if ((f & ~(OpenFlags.RENAME_NOREPLACE | OpenFlags.RENAME_EXCHANGE)) != 0
+                || f == (OpenFlags.RENAME_NOREPLACE | OpenFlags.RENAME_EXCHANGE)) {
+            r.replyTo().tell(DirReply.error(Errno.EINVAL));
+            return this;
+        }
+        inFlight = new InFlight(++renameIds, r);
+        sb.tellDirectory(r.oldDir(), new DirectoryActor.PrepareRename(inFlight.id, preparedAdapter));
+        sb.tellDirectory(r.newDir(), new DirectoryActor.PrepareRename(inFlight.id, preparedAdapter));
+        return this;
+    }
+
+    private Behavior<Command> onPrepared(WrappedPrepared w) {
+        DirectoryActor.Prepared p = w.prepared();
+        InFlight f = inFlight;
+        if (f == null || p.renameId() != f.id) {
+            return this;
+        }
+        if (p.dir() == f.request.oldDir() && f.oldPrepared == null) {
+            f.oldPrepared = p;
+        } else {
+            f.newPrepared = p;
+        }
+        if (f.oldPrepared == null || f.newPrepared == null) {
+            return this;
+        }
+        CrossRename r = f.request;
+        DirReply reply;
+        try {
+            DirSnapshot os = f.oldPrepared.snapshot();
+            DirSnapshot ns = f.newPrepared.snapshot();
+            if (os == null || ns == null) {
+                throw new VfsException(Errno.ENOENT, "rename", null);
+            }
+            if (r.proof() != null && !r.proof().stillHolds()) {
+                throw new VfsException(Errno.ESTALE, "rename", null);
+            }
+            RenamePlan plan = RenamePlan.plan(r.oldDir(), os, r.oldName(), r.newDir(), ns, r.newName(),
+                    r.flags(), r.oldSlash(), r.newSlash(), r.cred());
+            long stamp;
+            while ((stamp = sb.locks().rename.tryWriteLock()) == 0) {
+                Thread.onSpinWait();
+            }
+            try {
+                if (r.proof() != null && !r.proof().stillHoldsHoldingRenameLock()) {
+                    throw new VfsException(Errno.ESTALE, "rename", null);
+                }
+                plan.publishEntries(sb.locks());
+            } finally {
+                sb.locks().rename.unlockWrite(stamp);
+            }
+            plan.finish(sb.now());
+            reply = DirReply.ok(plan.isNoop() ? null : r.oldDir());
+        } catch (VfsException e) {
+            // A parent found dead (prepared dead, or killed before the publish) while its
+            // own parent still binds it is being removed right now; if a rename over it is
+            // the remover, the path will name a live directory again: walk again.
+            boolean removing = e.errno() == Errno.ENOENT && r.proof() != null
+                    && (r.oldDir().removalInProgress() || r.newDir().removalInProgress());
+            reply = DirReply.error(removing ? Errno.ESTALE : e.errno());
+        } catch (RuntimeException e) {
+            getContext().getLog().error("rename coordinator of {} failed: {}", sb, e.toString());
+            reply = DirReply.error(Errno.EIO);
+        }
+        return finish(reply);
+    }
+
+    private Behavior<Command> onTick(Tick t) {
+        if (inFlight == null || System.nanoTime() - inFlight.startedNanos < PREPARE_TIMEOUT.toNanos()) {
+            return this;
+        }
+        getContext().getLog().error("rename coordinator of {}: parents did not prepare within {}", sb,
+                PREPARE_TIMEOUT);
+        return finish(DirReply.error(Errno.EIO));
+    }
+
+    private Behavior<Command> finish(DirReply reply) {
+        InFlight f = inFlight;
+        inFlight = null;
+        sb.tellDirectory(f.request.oldDir(), new DirectoryActor.RenameFinished(f.id));
+        sb.tellDirectory(f.request.newDir(), new DirectoryActor.RenameFinished(f.id));
+        f.request.replyTo().tell(reply);
+        while (inFlight == null && !stash.isEmpty()) {
+            stash.unstash(this, 1, m -> m);
+        }
+        return this;
+    }
+}

@@ -1,0 +1,207 @@
+package dev.seqvfs.engine.dir;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.engine.inode.InodeAttrs;
+import dev.seqvfs.engine.inode.InodeOperations;
+import dev.seqvfs.engine.inode.InodeOwner;
+import dev.seqvfs.engine.inode.RegularInode;
+import dev.seqvfs.protocol.Mode;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Specifies {@link DirSnapshot}'s lookups, by {@code String} and by a range of a longer
+ * string ({@code lookup(path, off, end, hash)}, the path walk's), against a
+ * {@code java.util.HashMap} model: names in internal form (one char per byte, so
+ * {@code '\u0080'..'\u00ff'} for non-ASCII UTF-8 and surrogateescape bytes), names whose
+ * {@code String.hashCode()} collide ({@code "Aa"} and {@code "BB"} blocks), and the
+ * components a path walk never looks up ({@code "."}, {@code ".."}, the empty name), which
+ * no directory holds. Old versions must answer as they did when they were current.
+ */
+class DirSnapshotLookupTest {
+    /** Names that all share one hash code: every string of n blocks from {"Aa", "BB"}. */
+    private static List<String> colliding(int blocks) {
+        List<String> out = new ArrayList<>();
+        for (int m = 0; m < 1 << blocks; m++) {
+            StringBuilder sb = new StringBuilder();
+            for (int b = 0; b < blocks; b++) {
+                sb.append((m >> b & 1) == 0 ? "Aa" : "BB");
+            }
+            out.add(sb.toString());
+        }
+        return out;
+    }
+
+    private static final InodeOwner OWNER = new InodeOwner() {
+        @Override
+        public long dev() {
+            return 1;
+        }
+
+        @Override
+        public long now() {
+            return 0;
+        }
+
+        @Override
+        public void inodeFreed(Inode inode) {
+        }
+    };
+
+    /** A regular file: lookups only compare names, the inode is carried. */
+    private static Inode file() {
+        return new RegularInode(1, OWNER, InodeOperations.GENERIC, InodeAttrs.create(Mode.S_IFREG | 0644, 1, 0, 0, 0, 0, 0));
+    }
+
+    @Test
+    void lookupRange_componentInsidePath_findsSameDentryAsLookupOfString() {
+        DirSnapshot s = DirSnapshot.empty().with("java.base", file()).with("src", file()).with("\u00e9t\u00e9", file());
+        String path = "/src//java.base/\u00e9t\u00e9/";
+        int off = path.indexOf("java.base");
+        int end = off + "java.base".length();
+        assertSame(s.lookup("java.base"), s.lookup(path, off, end, DirSnapshot.hash(path, off, end)));
+        int e = path.indexOf('\u00e9');
+        assertSame(s.lookup("\u00e9t\u00e9"), s.lookup(path, e, e + 3, DirSnapshot.hash(path, e, e + 3)));
+        assertSame(s.lookup("src"), s.lookup(path, 1, 4, "src".hashCode()));
+    }
+
+    @Test
+    void hash_ofRange_equalsStringHashCodeOfSubstring() {
+        String path = "/a/\u00ff\u0080x/AaBB//";
+        for (int off = 0; off <= path.length(); off++) {
+            for (int end = off; end <= path.length(); end++) {
+                assertEquals(path.substring(off, end).hashCode(), DirSnapshot.hash(path, off, end));
+            }
+        }
+    }
+
+    @Test
+    void lookupRange_prefixOrExtensionOfAName_isAbsent() {
+        DirSnapshot s = DirSnapshot.empty().with("abc", file());
+        String path = "/abcd/ab/abc";
+        assertNull(s.lookup(path, 1, 5, DirSnapshot.hash(path, 1, 5)));
+        assertNull(s.lookup(path, 6, 8, DirSnapshot.hash(path, 6, 8)));
+        assertEquals("abc", s.lookup(path, 9, 12, DirSnapshot.hash(path, 9, 12)).name());
+    }
+
+    @Test
+    void lookupRange_dotDotdotAndEmptyComponents_areNeverEntries() {
+        DirSnapshot s = DirSnapshot.empty().with("a", file()).with("..a", file()).with(".a", file());
+        String path = "/./../a//";
+        assertNull(s.lookup(path, 1, 2, DirSnapshot.hash(path, 1, 2)));
+        assertNull(s.lookup(path, 3, 5, DirSnapshot.hash(path, 3, 5)));
+        assertNull(s.lookup(path, 8, 8, 0));
+        assertNull(s.lookup(path, 9, 9, 0));
+        assertEquals("a", s.lookup(path, 6, 7, DirSnapshot.hash(path, 6, 7)).name());
+    }
+
+    @Test
+    void lookupRange_rangeOutsideString_throwsIndexOutOfBounds() {
+        DirSnapshot s = DirSnapshot.empty().with("a", file());
+        assertThrows(IndexOutOfBoundsException.class, () -> s.lookup("/a", 1, 3, 0));
+        assertThrows(IndexOutOfBoundsException.class, () -> s.lookup("/a", 2, 1, 0));
+        assertThrows(IndexOutOfBoundsException.class, () -> s.lookup("/a", -1, 1, 0));
+    }
+
+    @Test
+    void lookup_namesWithEqualHashCodes_eachFindsItsOwnDentry() {
+        List<String> names = colliding(4);
+        assertEquals(1, names.stream().mapToInt(String::hashCode).distinct().count());
+        DirSnapshot s = DirSnapshot.empty();
+        for (String n : names.subList(0, 15)) {
+            s = s.with(n, file());
+        }
+        String absent = names.get(15);
+        String path = "x/" + absent + "/" + String.join("/", names.subList(0, 15));
+        assertNull(s.lookup(absent));
+        assertNull(s.lookup(path, 2, 2 + absent.length(), absent.hashCode()));
+        int off = 3 + absent.length();
+        for (String n : names.subList(0, 15)) {
+            Dentry d = s.lookup(path, off, off + n.length(), n.hashCode());
+            assertEquals(n, d.name());
+            assertSame(s.lookup(n), d);
+            off += n.length() + 1;
+        }
+        // removing them one by one leaves the rest findable (collision node shrinks to a leaf)
+        for (int i = 0; i < 15; i++) {
+            s = s.without(names.get(i));
+            assertNull(s.lookup(names.get(i)));
+            for (int j = i + 1; j < 15; j++) {
+                assertEquals(names.get(j), s.lookup(names.get(j)).name());
+            }
+            assertEquals(14 - i, s.size());
+        }
+    }
+
+    @Test
+    void withWithout_randomNames_matchHashMapModel_andOldVersionsKeepTheirAnswers() {
+        List<String> pool = new ArrayList<>(colliding(3));
+        Random rnd = new Random(7);
+        for (int i = 0; i < 400; i++) {
+            StringBuilder sb = new StringBuilder();
+            int len = 1 + rnd.nextInt(12);
+            for (int k = 0; k < len; k++) {
+                // internal form: bytes as chars, '/' and NUL excluded, high bytes included
+                char c;
+                do {
+                    c = (char) (1 + rnd.nextInt(255));
+                } while (c == '/');
+                sb.append(c);
+            }
+            pool.add(sb.toString());
+        }
+        for (long seed = 1; seed <= 20; seed++) {
+            rnd = new Random(seed);
+            DirSnapshot s = DirSnapshot.empty();
+            Map<String, Dentry> model = new HashMap<>();
+            List<DirSnapshot> versions = new ArrayList<>();
+            List<Map<String, Dentry>> models = new ArrayList<>();
+            for (int step = 0; step < 600; step++) {
+                String n = pool.get(rnd.nextInt(pool.size()));
+                if (rnd.nextInt(3) == 0) {
+                    s = s.without(n);
+                    model.remove(n);
+                } else {
+                    s = s.with(n, file());
+                    model.put(n, s.lookup(n));
+                }
+                assertEquals(model.size(), s.size());
+                if (step % 50 == 0) {
+                    versions.add(s);
+                    models.add(new HashMap<>(model));
+                }
+            }
+            for (int v = 0; v < versions.size(); v++) {
+                DirSnapshot old = versions.get(v);
+                Map<String, Dentry> m = models.get(v);
+                for (String n : pool) {
+                    String path = "//" + n + "/";
+                    Dentry byRange = old.lookup(path, 2, 2 + n.length(), n.hashCode());
+                    assertSame(m.get(n), old.lookup(n), n);
+                    assertSame(m.get(n), byRange, n);
+                }
+            }
+            assertEquals(model.size(), s.entries().size());
+        }
+    }
+
+    @Test
+    void with_sameNameAgain_replacesDentryAndKeepsSize() {
+        DirSnapshot a = DirSnapshot.empty().with("AaAa", file()).with("BBBB", file());
+        DirSnapshot b = a.with("AaAa", file());
+        assertEquals(2, b.size());
+        assertNotEquals(a.lookup("AaAa"), b.lookup("AaAa"));
+        assertSame(a.lookup("BBBB"), b.lookup("BBBB"));
+        assertSame(a, a.without("AaBB"));
+    }
+}

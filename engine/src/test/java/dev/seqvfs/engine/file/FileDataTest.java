@@ -1,0 +1,96 @@
+package dev.seqvfs.engine.file;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Arrays;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link FileData} against a plain byte-array model: random writes, truncates and reads,
+ * including sparse writes far past the end, must read back the model's bytes; old
+ * versions must be unchanged by later writes (path copying); SEEK_DATA/SEEK_HOLE must
+ * agree with which pages the model ever wrote.
+ */
+class FileDataTest {
+    @Test
+    void randomWritesTruncatesReads_matchByteArrayModel_andOldVersionsStayIntact() {
+        for (long seed = 1; seed <= 40; seed++) {
+            Random rnd = new Random(seed);
+            FileData f = FileData.empty();
+            byte[] model = new byte[0];
+            FileData frozen = null;
+            byte[] frozenModel = null;
+            for (int step = 0; step < 300; step++) {
+                int op = rnd.nextInt(10);
+                if (op < 6) {
+                    long off = rnd.nextInt(4) == 0 ? rnd.nextInt(1 << 20) : rnd.nextInt(Math.max(1, model.length + 100));
+                    byte[] data = new byte[1 + rnd.nextInt(rnd.nextBoolean() ? 10 : 9000)];
+                    rnd.nextBytes(data);
+                    f = f.write(off, data, 0, data.length);
+                    if (off + data.length > model.length) {
+                        model = Arrays.copyOf(model, (int) (off + data.length));
+                    }
+                    System.arraycopy(data, 0, model, (int) off, data.length);
+                } else if (op < 8) {
+                    int size = rnd.nextInt(Math.max(1, model.length * 2 + 10));
+                    f = f.truncate(size);
+                    model = Arrays.copyOf(model, size);
+                } else if (frozen == null) {
+                    frozen = f;
+                    frozenModel = model.clone();
+                }
+                assertEquals(model.length, f.size(), "size, seed " + seed + " step " + step);
+                byte[] got = new byte[model.length + 17];
+                int n = f.read(0, got, 0, got.length);
+                assertEquals(model.length, n);
+                assertArrayEquals(model, Arrays.copyOf(got, n), "content, seed " + seed + " step " + step);
+                int from = model.length == 0 ? 0 : rnd.nextInt(model.length);
+                byte[] part = new byte[rnd.nextInt(5000) + 1];
+                int m = f.read(from, part, 0, part.length);
+                assertEquals(Math.min(part.length, model.length - from), Math.max(0, m));
+                for (int i = 0; i < m; i++) {
+                    assertEquals(model[from + i], part[i]);
+                }
+            }
+            if (frozen != null) {
+                byte[] got = new byte[frozenModel.length];
+                frozen.read(0, got, 0, got.length);
+                assertArrayEquals(frozenModel, got, "an old version changed, seed " + seed);
+            }
+        }
+    }
+
+    @Test
+    void sparseFile_holesReadAsZeros_andSeekDataSeekHoleFindThem() {
+        byte[] one = {1, 2, 3};
+        FileData f = FileData.empty().write(10L * FileData.PAGE + 5, one, 0, 3);
+        assertEquals(10L * FileData.PAGE + 8, f.size());
+        assertEquals(1, f.pages());
+        assertEquals(10L * FileData.PAGE, f.nextData(0));
+        assertEquals(0, f.nextHole(0));
+        assertEquals(f.size(), f.nextHole(10L * FileData.PAGE));
+        assertEquals(-1, f.nextData(f.size()));
+        byte[] buf = new byte[8];
+        f.read(10L * FileData.PAGE, buf, 0, 8);
+        assertArrayEquals(new byte[] {0, 0, 0, 0, 0, 1, 2, 3}, buf);
+        FileData huge = f.write(1L << 40, one, 0, 3);
+        assertEquals(2, huge.pages());
+        assertEquals(1L << 40, huge.nextData(11L * FileData.PAGE));
+    }
+
+    @Test
+    void truncateShrinkThenExtend_exposesZerosNotOldBytes() {
+        byte[] data = new byte[10_000];
+        Arrays.fill(data, (byte) 7);
+        FileData f = FileData.empty().write(0, data, 0, data.length).truncate(5000).truncate(10_000);
+        byte[] got = new byte[10_000];
+        f.read(0, got, 0, got.length);
+        for (int i = 0; i < 10_000; i++) {
+            assertEquals(i < 5000 ? 7 : 0, got[i], "byte " + i);
+        }
+        assertTrue(f.pages() <= 2, "pages past the shrink point were kept: " + f.pages());
+    }
+}
