@@ -2,14 +2,22 @@ package dev.seqvfs.engine;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import dev.seqvfs.engine.anon.AnonFs;
 import dev.seqvfs.engine.fdtable.FdTable;
 import dev.seqvfs.engine.fdtable.FilesStruct;
-import dev.seqvfs.engine.inode.InodeOperations;
+import dev.seqvfs.engine.fdtable.OpenFile;
+import dev.seqvfs.engine.fs.FileSystemType;
+import dev.seqvfs.engine.fs.FileSystemTypes;
+import dev.seqvfs.engine.fs.MountContext;
+import dev.seqvfs.engine.fs.SuperOperations;
+import dev.seqvfs.engine.fs.proc.ProcTasks;
+import dev.seqvfs.engine.lock.FileLockTable;
 import dev.seqvfs.engine.sb.NamespaceLocks;
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.sb.SuperblockConfig;
 import dev.seqvfs.engine.sb.VfsClock;
 import dev.seqvfs.engine.mount.Namespace;
+import dev.seqvfs.engine.walk.PathNames;
 import dev.seqvfs.engine.walk.PathWalk;
 import dev.seqvfs.protocol.Credentials;
 import java.time.Duration;
@@ -52,7 +60,9 @@ public final class SeqVfs implements AutoCloseable {
     private final Namespace namespace;
     private final PathWalk walker;
     private final Asker asker;
-    private final dev.seqvfs.engine.anon.AnonFs anonFs;
+    private final AnonFs anonFs;
+    private final FileSystemTypes types;
+    private final FileLockTable.WaitGraph lockWaitGraph = new FileLockTable.WaitGraph();
     private final java.util.concurrent.ConcurrentHashMap<Integer, VfsTask> tasks =
             new java.util.concurrent.ConcurrentHashMap<>();
     private final java.util.concurrent.atomic.AtomicInteger pids = new java.util.concurrent.atomic.AtomicInteger();
@@ -61,14 +71,21 @@ public final class SeqVfs implements AutoCloseable {
     private SeqVfs(Config raw, VfsConfig config, VfsClock clock) {
         this.config = config;
         this.clock = clock;
+        this.types = FileSystemTypes.defaults();
         DispatcherSelector dispatcher = DispatcherSelector.fromConfig(config.dispatcher());
         this.system = ActorSystem.create(EngineGuardian.create(dispatcher), "seqvfs", raw);
         this.asker = new Asker(system.scheduler(), config.askTimeout());
         this.asker.attach(spawnCollectors());
-        Superblock root = newSuperblock("tmpfs", config.tmpfs(), config.rootMode(), config.rootUid(),
+        FileSystemType rootType = types.get(config.rootType());
+        if (rootType == null) {
+            system.terminate();
+            throw new IllegalArgumentException("seqvfs.root.type: no file-system type named " + config.rootType()
+                    + " (registered: " + typeNames() + ")");
+        }
+        Superblock root = mount(rootType, null, "/", 0, config.rootOptions(), config.rootMode(), config.rootUid(),
                 config.rootGid());
         this.namespace = new Namespace(locks, root);
-        this.anonFs = new dev.seqvfs.engine.anon.AnonFs(devs.incrementAndGet(), clock, config.anonSharedRoot());
+        this.anonFs = new AnonFs(devs.incrementAndGet(), clock, config.anonSharedRoot());
         this.walker = new PathWalk(namespace, config.optimisticAttempts());
         if (config.mountProc()) {
             // As a booted system's init does: the first task (pid 1) mounts /proc and exits.
@@ -152,18 +169,88 @@ public final class SeqVfs implements AutoCloseable {
         return slots;
     }
 
-    /** Creates a superblock and spawns its actor; blocks for one message to the guardian. */
-    Superblock newSuperblock(String type, SuperblockConfig sbConfig, int rootMode, int uid, int gid) {
-        return newSuperblock(type, InodeOperations.GENERIC, sbConfig, rootMode, uid, gid);
-    }
+    /**
+     * Builds a superblock of {@code type} for a mount ({@link FileSystemType#mount}) and spawns
+     * its actor; blocks for one message to the guardian.
+     *
+     * @param target where it will be mounted, for error messages (external form)
+     * @param rootMode the root's mode unless the options set one
+     * @throws VfsException what the type refuses the options with ({@code EINVAL})
+     */
+    Superblock mount(FileSystemType type, String source, String target, long flags, String data, int rootMode,
+                     int rootUid, int rootGid) {
+        Superblock sb = type.mount(new MountContext() {
+            @Override
+            public String source() {
+                return source;
+            }
 
-    /** Creates a superblock of a type with its own inode operations (procfs). */
-    Superblock newSuperblock(String type, InodeOperations ops, SuperblockConfig sbConfig, int rootMode, int uid,
-                             int gid) {
-        Superblock sb = new Superblock(devs.incrementAndGet(), type, ops, sbConfig, clock,
-                locks, rootMode, uid, gid);
+            @Override
+            public String target() {
+                return target;
+            }
+
+            @Override
+            public long flags() {
+                return flags;
+            }
+
+            @Override
+            public String data() {
+                return data;
+            }
+
+            @Override
+            public SuperblockConfig defaultLimits() {
+                return config.tmpfs();
+            }
+
+            @Override
+            public int defaultRootMode() {
+                return rootMode;
+            }
+
+            @Override
+            public int defaultRootUid() {
+                return rootUid;
+            }
+
+            @Override
+            public int defaultRootGid() {
+                return rootGid;
+            }
+
+            @Override
+            public FileSystemTypes types() {
+                return types;
+            }
+
+            @Override
+            public ProcTasks tasks() {
+                return procTasks;
+            }
+
+            @Override
+            public Superblock newSuperblock(FileSystemType t, SuperOperations ops, SuperblockConfig limits, int mode,
+                                            int uid, int gid) {
+                return new Superblock(devs.incrementAndGet(), t, ops, limits, clock, locks, mode, uid, gid);
+            }
+        });
         return asker.join(asker.askPekko(system, (org.apache.pekko.actor.typed.ActorRef<Superblock> r) ->
                 new EngineGuardian.SpawnSuperblock(sb, r)), "mount", null);
+    }
+
+    /** Returns the file-system types this instance can mount ({@code mount(2)}'s {@code fstype}). */
+    FileSystemTypes fileSystemTypes() {
+        return types;
+    }
+
+    private String typeNames() {
+        StringBuilder sb = new StringBuilder();
+        for (FileSystemType t : types.all()) {
+            sb.append(sb.length() == 0 ? "" : ", ").append(t.name());
+        }
+        return sb.toString();
     }
 
     /** Returns the configuration. */
@@ -172,13 +259,18 @@ public final class SeqVfs implements AutoCloseable {
     }
 
     /** Returns the mount namespace. */
-    public Namespace namespace() {
+    Namespace namespace() {
         return namespace;
     }
 
     /** Returns the instance's rename and mount sequence locks, with the walk counters. */
-    public NamespaceLocks locks() {
+    NamespaceLocks locks() {
         return locks;
+    }
+
+    /** Returns the instance's POSIX-lock wait graph (deadlock detection never crosses instances). */
+    FileLockTable.WaitGraph lockWaitGraph() {
+        return lockWaitGraph;
     }
 
     /** Returns the number of optimistic walks that failed validation and were retried. */
@@ -191,9 +283,22 @@ public final class SeqVfs implements AutoCloseable {
         return locks.refWalks.sum();
     }
 
-    /** Returns the anonymous-inode file system (pipes, sockets): counts for tests and benchmarks. */
-    public dev.seqvfs.engine.anon.AnonFs anonFs() {
+    /** Returns the anonymous-inode file system (pipes, sockets). */
+    AnonFs anonFs() {
         return anonFs;
+    }
+
+    /**
+     * Returns the number of anonymous inodes (pipes, sockets, eventfds) alive now: a sum of
+     * striped counters, exact when no pipe or socket is being created or closed. Lock-free.
+     */
+    public long anonInodesAlive() {
+        return anonFs.liveInodes();
+    }
+
+    /** Returns the number of anonymous inodes created since the instance started. Lock-free. */
+    public long anonInodesCreated() {
+        return anonFs.createdInodes();
     }
 
     int register(VfsTask t) {
@@ -206,17 +311,9 @@ public final class SeqVfs implements AutoCloseable {
         tasks.remove(pid);
     }
 
-    dev.seqvfs.engine.proc.ProcTasks procTasks() {
-        return procTasks;
-    }
 
     /** The task registry as procfs sees it. */
-    private final class ProcTasksView implements dev.seqvfs.engine.proc.ProcTasks {
-        @Override
-        public int pidOf(Object caller) {
-            return caller instanceof VfsTask t ? t.pid() : 0;
-        }
-
+    private final class ProcTasksView implements ProcTasks {
         @Override
         public java.util.List<Integer> pids() {
             java.util.List<Integer> l = new java.util.ArrayList<>(tasks.keySet());
@@ -248,14 +345,15 @@ public final class SeqVfs implements AutoCloseable {
         }
 
         @Override
-        public String describe(dev.seqvfs.engine.fdtable.OpenFile f) {
-            if (f.inode() instanceof dev.seqvfs.engine.anon.AnonInode a) {
-                return a.linkName();
+        public String describe(OpenFile f) {
+            if (f.origin() != null) {
+                return f.origin().display(f.inode());
             }
-            if (f.origin() instanceof FileOrigin o) {
-                return o.display(f.inode());
+            if (f.dentry() != null) {
+                // An anonymous file's disconnected dentry is named as d_dname shows it: pipe:[ino].
+                return f.dentry().name();
             }
-            return f.path() == null ? "anon_inode:[unknown]" : dev.seqvfs.engine.walk.PathNames.toExternal(f.path());
+            return f.path() == null ? "anon_inode:[unknown]" : PathNames.toExternal(f.path());
         }
     }
 
@@ -276,8 +374,8 @@ public final class SeqVfs implements AutoCloseable {
         return asker.isClosed();
     }
 
-    /** Returns the actor system (for message-driven callers that ask actors directly). */
-    public ActorSystem<?> system() {
+    /** Returns the actor system the engine's actors run in. */
+    ActorSystem<?> system() {
         return system;
     }
 

@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
+import dev.seqvfs.engine.EngineInternals;
 import dev.seqvfs.engine.inode.SpecialInode;
 import dev.seqvfs.engine.Fsck;
 import dev.seqvfs.engine.SeqVfs;
@@ -92,7 +93,7 @@ class FifoTest {
     }
 
     private SpecialInode fifoInode() {
-        return (SpecialInode) fs.vfs().namespace().rootMount().root().snapshotAcquire().lookup("p").inode();
+        return (SpecialInode) EngineInternals.namespace(fs.vfs()).rootMount().root().snapshotAcquire().lookup("p").inode();
     }
 
     /** Runs {@code open} on a new thread; the reference receives its fd or its exception. */
