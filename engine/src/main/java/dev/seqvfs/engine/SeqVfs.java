@@ -240,6 +240,11 @@ public final class SeqVfs implements AutoCloseable {
                 new EngineGuardian.SpawnSuperblock(sb, r)), "mount", null);
     }
 
+    /** Returns the name of the file-system type of the instance's root ({@code seqvfs.root.type}). */
+    public String rootType() {
+        return config.rootType();
+    }
+
     /** Returns the file-system types this instance can mount ({@code mount(2)}'s {@code fstype}). */
     FileSystemTypes fileSystemTypes() {
         return types;

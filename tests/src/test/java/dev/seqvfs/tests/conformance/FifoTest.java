@@ -26,6 +26,7 @@ import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.Stat;
 import dev.seqvfs.protocol.Timespec;
 import dev.seqvfs.protocol.VfsException;
+import dev.seqvfs.tests.support.FileSystemContract;
 import dev.seqvfs.tests.support.VfsFixture;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -78,6 +79,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * /p   FIFO, 0666
  * </pre>
  */
+@FileSystemContract
 @Timeout(20)
 class FifoTest {
     private static final long WAIT_SECONDS = 10;

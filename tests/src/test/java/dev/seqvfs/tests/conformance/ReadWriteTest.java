@@ -23,6 +23,7 @@ import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.SocketFlags;
 import dev.seqvfs.protocol.Stat;
 import dev.seqvfs.protocol.Timespec;
+import dev.seqvfs.tests.support.FileSystemContract;
 import dev.seqvfs.tests.support.VfsFixture;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -59,6 +60,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * /fifo   FIFO
  * </pre>
  */
+@FileSystemContract
 @Timeout(10)
 class ReadWriteTest {
     private static final int IOV_MAX = 1024;
