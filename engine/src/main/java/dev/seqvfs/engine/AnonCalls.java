@@ -1,5 +1,6 @@
 package dev.seqvfs.engine;
 
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.fdtable.FdReply;
 import dev.seqvfs.engine.fdtable.FdTableActor;
 import dev.seqvfs.engine.fdtable.OpenFile;
@@ -28,9 +29,9 @@ import org.apache.pekko.actor.typed.ActorRef;
 final class AnonCalls {
     /** {@code O_DIRECT}: {@code pipe2(2)} packet mode. */
     private static final int O_DIRECT = 040000;
-    private final VfsTask t;
+    private final TaskContext t;
 
-    AnonCalls(VfsTask t) {
+    AnonCalls(TaskContext t) {
         this.t = t;
     }
 
@@ -40,7 +41,7 @@ final class AnonCalls {
 
     CompletableFuture<int[]> pipe2(int flags) {
         if ((flags & ~(OpenFlags.O_NONBLOCK | OpenFlags.O_CLOEXEC | O_DIRECT)) != 0) {
-            throw new VfsException(Errno.EINVAL, "pipe2", null);
+            throw new VfsException(Errno.EINVAL, Syscall.PIPE2, null);
         }
         Pipe pipe = new Pipe();
         AnonInode inode = anon().create(Mode.S_IFIFO | 0600, t.cred().uid(), t.cred().gid(), "pipe",
@@ -52,23 +53,23 @@ final class AnonCalls {
         OpenFile w = new OpenFile(inode, null, null, OpenFlags.O_WRONLY | status | (flags & O_DIRECT),
                 new PipeEnd(pipe, false),
                 inode.dentry());
-        return installAll(new OpenFile[] {r, w}, (flags & OpenFlags.O_CLOEXEC) != 0, "pipe2");
+        return installAll(new OpenFile[] {r, w}, (flags & OpenFlags.O_CLOEXEC) != 0, Syscall.PIPE2);
     }
 
     CompletableFuture<Integer> socket(int domain, int type, int protocol) {
-        int base = checkSocket(domain, type, protocol, "socket");
+        int base = checkSocket(domain, type, protocol, Syscall.SOCKET);
         AnonInode inode = anon().create(Mode.S_IFSOCK | 0777, t.cred().uid(), t.cred().gid(), "socket",
                 AnonFs.NOT_REOPENABLE);
         OpenFile f = new OpenFile(inode, null, null, OpenFlags.O_RDWR | (type & SocketFlags.SOCK_NONBLOCK),
                 new SocketEnd(domain, base), inode.dentry());
-        return installAll(new OpenFile[] {f}, (type & SocketFlags.SOCK_CLOEXEC) != 0, "socket").thenApply(fds -> fds[0]);
+        return installAll(new OpenFile[] {f}, (type & SocketFlags.SOCK_CLOEXEC) != 0, Syscall.SOCKET).thenApply(fds -> fds[0]);
     }
 
     CompletableFuture<int[]> socketpair(int domain, int type, int protocol) {
-        int base = checkSocket(domain, type, protocol, "socketpair");
+        int base = checkSocket(domain, type, protocol, Syscall.SOCKETPAIR);
         if (domain != SocketFlags.AF_UNIX) {
             // inet's proto_ops: sock_no_socketpair
-            throw new VfsException(Errno.EOPNOTSUPP, "socketpair", null);
+            throw new VfsException(Errno.EOPNOTSUPP, Syscall.SOCKETPAIR, null);
         }
         SocketEnd[] ends = SocketEnd.pair(domain, base);
         AnonInode ia = anon().create(Mode.S_IFSOCK | 0777, t.cred().uid(), t.cred().gid(), "socket",
@@ -78,7 +79,7 @@ final class AnonCalls {
         int status = type & SocketFlags.SOCK_NONBLOCK;
         OpenFile fa = new OpenFile(ia, null, null, OpenFlags.O_RDWR | status, ends[0], ia.dentry());
         OpenFile fb = new OpenFile(ib, null, null, OpenFlags.O_RDWR | status, ends[1], ib.dentry());
-        return installAll(new OpenFile[] {fa, fb}, (type & SocketFlags.SOCK_CLOEXEC) != 0, "socketpair");
+        return installAll(new OpenFile[] {fa, fb}, (type & SocketFlags.SOCK_CLOEXEC) != 0, Syscall.SOCKETPAIR);
     }
 
     /** {@code NPROTO}: address families are below 46 ({@code AF_MAX}). */
@@ -101,7 +102,7 @@ final class AnonCalls {
      *
      * @return the socket type the socket gets
      */
-    private static int checkSocket(int domain, int type, int protocol, String op) {
+    private static int checkSocket(int domain, int type, int protocol, Syscall op) {
         if ((type & ~SOCK_TYPE_MASK & ~(SocketFlags.SOCK_NONBLOCK | SocketFlags.SOCK_CLOEXEC)) != 0) {
             throw new VfsException(Errno.EINVAL, op, null);
         }
@@ -126,7 +127,7 @@ final class AnonCalls {
      * {@code EPROTONOSUPPORT}; {@code SOCK_RAW} becomes {@code SOCK_DGRAM}; types other than
      * stream, datagram and seqpacket are {@code ESOCKTNOSUPPORT}.
      */
-    private static int checkUnix(int base, int protocol, String op) {
+    private static int checkUnix(int base, int protocol, Syscall op) {
         if (protocol != 0 && protocol != SocketFlags.AF_UNIX) {
             throw new VfsException(Errno.EPROTONOSUPPORT, op, null);
         }
@@ -152,7 +153,7 @@ final class AnonCalls {
      * {@code CAP_NET_RAW}, which SeqVFS grants to no task: {@code EPERM} (a raw socket of
      * protocol 0 is {@code EPROTONOSUPPORT} first). Other types are {@code ESOCKTNOSUPPORT}.
      */
-    private static int checkInet(int domain, int base, int protocol, String op) {
+    private static int checkInet(int domain, int base, int protocol, Syscall op) {
         if (domain == SocketFlags.AF_INET && base == SOCK_PACKET) {
             // __sock_create: PF_INET + SOCK_PACKET is a PF_PACKET socket; packet_create wants CAP_NET_RAW
             throw new VfsException(Errno.EPERM, op, null);
@@ -196,21 +197,21 @@ final class AnonCalls {
     CompletableFuture<Integer> anonInodeGetFd(String name, StreamFileOperations ops, int flags) {
         if ((flags & ~(OpenFlags.O_NONBLOCK | OpenFlags.O_CLOEXEC | OpenFlags.O_ACCMODE)) != 0
                 || name == null || ops == null) {
-            throw new VfsException(Errno.EINVAL, "anon_inode_getfd", null);
+            throw new VfsException(Errno.EINVAL, Syscall.ANON_INODE_GETFD, null);
         }
         AnonInode inode = anon().create(0600, t.cred().uid(), t.cred().gid(), "[" + name + "]",
                 AnonFs.NOT_REOPENABLE);
         int acc = (flags & OpenFlags.O_ACCMODE) == 0 ? OpenFlags.O_RDWR : flags & OpenFlags.O_ACCMODE;
         OpenFile f = new OpenFile(inode, null, null, acc | (flags & OpenFlags.O_NONBLOCK), ops, inode.dentry());
-        return installAll(new OpenFile[] {f}, (flags & OpenFlags.O_CLOEXEC) != 0, "anon_inode_getfd")
+        return installAll(new OpenFile[] {f}, (flags & OpenFlags.O_CLOEXEC) != 0, Syscall.ANON_INODE_GETFD)
                 .thenApply(fds -> fds[0]);
     }
 
     void shutdown(int fd, int how) {
-        SocketEnd.of(t.fget(fd, "shutdown"), "shutdown").shutdown(how);
+        SocketEnd.of(t.fget(fd, Syscall.SHUTDOWN), Syscall.SHUTDOWN).shutdown(how);
     }
 
-    private CompletableFuture<int[]> installAll(OpenFile[] files, boolean cloexec, String op) {
+    private CompletableFuture<int[]> installAll(OpenFile[] files, boolean cloexec, Syscall op) {
         return t.asker().ask(t.files().actor(),
                         (ReplyTo<FdReply> r) -> new FdTableActor.InstallAll(files, cloexec, r))
                 .thenApply(r -> {

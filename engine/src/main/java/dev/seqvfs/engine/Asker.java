@@ -1,5 +1,6 @@
 package dev.seqvfs.engine;
 
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.dir.DirReply;
 import dev.seqvfs.engine.reply.ReplyCollector;
 import dev.seqvfs.engine.reply.ReplyTo;
@@ -107,7 +108,7 @@ final class Asker {
     }
 
     private static VfsException closedError() {
-        return new VfsException(Errno.EIO, "request", null);
+        return new VfsException(Errno.EIO, Syscall.REQUEST, null);
     }
 
     /**
@@ -152,7 +153,7 @@ final class Asker {
     /**
      * Turns a directory reply into a value or a {@link VfsException} naming the call.
      */
-    static DirReply check(DirReply r, String op, String path, String other) {
+    static DirReply check(DirReply r, Syscall op, CharSequence path, CharSequence other) {
         if (r.error() != null) {
             throw new VfsException(r.error(), op, path, other);
         }
@@ -163,7 +164,7 @@ final class Asker {
      * Waits for a future, unwrapping its {@link VfsException}; a timeout or an unexpected
      * failure becomes {@code EIO}.
      */
-    <T> T join(CompletableFuture<T> f, String op, String path) {
+    <T> T join(CompletableFuture<T> f, Syscall op, CharSequence path) {
         try {
             if (f.isDone()) {
                 return f.join();

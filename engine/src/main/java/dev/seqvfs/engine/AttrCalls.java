@@ -1,5 +1,6 @@
 package dev.seqvfs.engine;
 
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.dir.DirReply;
 import dev.seqvfs.engine.dir.DirSnapshot;
 import dev.seqvfs.engine.dir.DirectoryActor;
@@ -12,9 +13,10 @@ import dev.seqvfs.engine.inode.Permission;
 import dev.seqvfs.engine.inode.SymlinkInode;
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.walk.Nameidata;
-import dev.seqvfs.engine.walk.PathNames;
+import dev.seqvfs.protocol.PathNames;
 import dev.seqvfs.engine.walk.VfsPath;
 import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Filename;
 import dev.seqvfs.protocol.FileType;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.OpenFlags;
@@ -36,13 +38,13 @@ final class AttrCalls {
     /** tmpfs's {@code BOGO_DIRENT_SIZE}: a directory's size is 20 bytes per entry plus two. */
     static final int BOGO_DIRENT_SIZE = 20;
 
-    private final VfsTask t;
+    private final TaskContext t;
 
-    AttrCalls(VfsTask t) {
+    AttrCalls(TaskContext t) {
         this.t = t;
     }
 
-    VfsPath resolve(int dirfd, String path, String op, int flags, int lookupExtra) {
+    VfsPath resolve(int dirfd, Filename path, Syscall op, int flags, int lookupExtra) {
         String ip = PathNames.toInternal(path, op);
         boolean empty = (flags & OpenFlags.AT_EMPTY_PATH) != 0;
         int lf = ((flags & OpenFlags.AT_SYMLINK_NOFOLLOW) != 0 ? 0 : Nameidata.LOOKUP_FOLLOW)
@@ -50,17 +52,17 @@ final class AttrCalls {
         return t.walk(t.startFor(dirfd, ip, op, path, empty), ip, op, nd -> nd.walkFull(lf));
     }
 
-    Stat fstatat(int dirfd, String path, int flags) {
+    Stat fstatat(int dirfd, Filename path, int flags) {
         if ((flags & ~(OpenFlags.AT_SYMLINK_NOFOLLOW | OpenFlags.AT_EMPTY_PATH | 0x800)) != 0) {
-            throw new VfsException(Errno.EINVAL, "stat", path);
+            throw new VfsException(Errno.EINVAL, Syscall.STAT, path);
         }
-        String ip = PathNames.toInternal(path, "stat");
+        String ip = PathNames.toInternal(path, Syscall.STAT);
         boolean empty = (flags & OpenFlags.AT_EMPTY_PATH) != 0;
         int lf = ((flags & OpenFlags.AT_SYMLINK_NOFOLLOW) != 0 ? 0 : Nameidata.LOOKUP_FOLLOW)
                 | (empty ? Nameidata.LOOKUP_EMPTY : 0);
         // The attributes are read inside the validated walk, so that the path and what it
         // names hold at one instant (stat("/t/n/..") never shows t without n's link).
-        return t.walk(t.startFor(dirfd, ip, "stat", path, empty), ip, "stat", nd -> {
+        return t.walk(t.startFor(dirfd, ip, Syscall.STAT, path, empty), ip, Syscall.STAT, nd -> {
             Stat st = stat(nd.walkFull(lf).inode());
             nd.readAfterWalk();
             return st;
@@ -86,27 +88,27 @@ final class AttrCalls {
                 a.blocks(), a.atime(), a.mtime(), a.ctime());
     }
 
-    String readlinkat(int dirfd, String path) {
-        Inode i = resolve(dirfd, path, "readlink", OpenFlags.AT_SYMLINK_NOFOLLOW | OpenFlags.AT_EMPTY_PATH, 0)
+    String readlinkat(int dirfd, Filename path) {
+        Inode i = resolve(dirfd, path, Syscall.READLINK, OpenFlags.AT_SYMLINK_NOFOLLOW | OpenFlags.AT_EMPTY_PATH, 0)
                 .inode();
         if ((i.iopFlags() & IopFlags.IOP_FOLLOW_LINK) == 0) {
             // An empty path names the descriptor (or the cwd); Linux answers ENOENT, not
             // EINVAL, when that is not a symlink (do_readlinkat).
-            throw new VfsException(path != null && path.isEmpty() ? Errno.ENOENT : Errno.EINVAL, "readlink", path);
+            throw new VfsException(path != null && path.isEmpty() ? Errno.ENOENT : Errno.EINVAL, Syscall.READLINK, path);
         }
         String target = (i.iopFlags() & IopFlags.IOP_CUSTOM_LINK) != 0 ? i.ops().getLink(i, t)
                 : ((SymlinkInode) i).target();
         return target;
     }
 
-    void faccessat(int dirfd, String path, int mode, int flags) {
+    void faccessat(int dirfd, Filename path, int mode, int flags) {
         if ((mode & ~(Mode.R_OK | Mode.W_OK | Mode.X_OK)) != 0) {
-            throw new VfsException(Errno.EINVAL, "access", path);
+            throw new VfsException(Errno.EINVAL, Syscall.ACCESS, path);
         }
         if ((flags & ~(OpenFlags.AT_EACCESS | OpenFlags.AT_SYMLINK_NOFOLLOW | OpenFlags.AT_EMPTY_PATH)) != 0) {
-            throw new VfsException(Errno.EINVAL, "access", path);
+            throw new VfsException(Errno.EINVAL, Syscall.ACCESS, path);
         }
-        VfsPath p = resolve(dirfd, path, "access", flags & ~OpenFlags.AT_EACCESS, 0);
+        VfsPath p = resolve(dirfd, path, Syscall.ACCESS, flags & ~OpenFlags.AT_EACCESS, 0);
         if (mode == Mode.F_OK) {
             return;
         }
@@ -114,13 +116,13 @@ final class AttrCalls {
         boolean writableType = type == FileType.REGULAR || type == FileType.DIRECTORY || type == FileType.SYMLINK;
         if ((mode & Mode.W_OK) != 0 && writableType && p.mnt().superblock().isReadOnly()) {
             // inode_permission: a read-only superblock is EROFS before the mode bits count.
-            throw new VfsException(Errno.EROFS, "access", path);
+            throw new VfsException(Errno.EROFS, Syscall.ACCESS, path);
         }
         if (!Permission.check(p.inode(), mode, t.cred())) {
-            throw new VfsException(Errno.EACCES, "access", path);
+            throw new VfsException(Errno.EACCES, Syscall.ACCESS, path);
         }
         if ((mode & Mode.W_OK) != 0 && p.mnt().isReadOnly() && writableType) {
-            throw new VfsException(Errno.EROFS, "access", path);
+            throw new VfsException(Errno.EROFS, Syscall.ACCESS, path);
         }
     }
 
@@ -129,26 +131,26 @@ final class AttrCalls {
         return sb.statfs(p.mnt().mountReadOnly());
     }
 
-    CompletableFuture<Void> fchmodat(int dirfd, String path, int mode, int flags) {
+    CompletableFuture<Void> fchmodat(int dirfd, Filename path, int mode, int flags) {
         if ((flags & ~OpenFlags.AT_SYMLINK_NOFOLLOW) != 0) {
-            throw new VfsException(Errno.EINVAL, "chmod", path);
+            throw new VfsException(Errno.EINVAL, Syscall.CHMOD, path);
         }
-        VfsPath p = resolve(dirfd, path, "chmod", flags, 0);
+        VfsPath p = resolve(dirfd, path, Syscall.CHMOD, flags, 0);
         if (p.inode().type() == FileType.SYMLINK) {
-            throw new VfsException(Errno.EOPNOTSUPP, "chmod", path);
+            throw new VfsException(Errno.EOPNOTSUPP, Syscall.CHMOD, path);
         }
-        return setAttrs(p, new AttrChange.Chmod(mode), "chmod", path);
+        return setAttrs(p, new AttrChange.Chmod(mode), Syscall.CHMOD, path);
     }
 
-    CompletableFuture<Void> fchownat(int dirfd, String path, int uid, int gid, int flags) {
+    CompletableFuture<Void> fchownat(int dirfd, Filename path, int uid, int gid, int flags) {
         if ((flags & ~(OpenFlags.AT_SYMLINK_NOFOLLOW | OpenFlags.AT_EMPTY_PATH)) != 0) {
-            throw new VfsException(Errno.EINVAL, "chown", path);
+            throw new VfsException(Errno.EINVAL, Syscall.CHOWN, path);
         }
-        VfsPath p = resolve(dirfd, path, "chown", flags, 0);
-        return setAttrs(p, new AttrChange.Chown(uid, gid), "chown", path);
+        VfsPath p = resolve(dirfd, path, Syscall.CHOWN, flags, 0);
+        return setAttrs(p, new AttrChange.Chown(uid, gid), Syscall.CHOWN, path);
     }
 
-    CompletableFuture<Void> utimensat(int dirfd, String path, Timespec atime, Timespec mtime, int flags) {
+    CompletableFuture<Void> utimensat(int dirfd, Filename path, Timespec atime, Timespec mtime, int flags) {
         Timespec a = atime == null ? Timespec.NOW : atime;
         Timespec m = mtime == null ? Timespec.NOW : mtime;
         if (a.isOmit() && m.isOmit()) {
@@ -156,25 +158,25 @@ final class AttrCalls {
             return CompletableFuture.completedFuture(null);
         }
         if ((flags & ~(OpenFlags.AT_SYMLINK_NOFOLLOW | OpenFlags.AT_EMPTY_PATH)) != 0) {
-            throw new VfsException(Errno.EINVAL, "utimensat", path);
+            throw new VfsException(Errno.EINVAL, Syscall.UTIMENSAT, path);
         }
         VfsPath p;
         if (path == null) {
             if (dirfd == OpenFlags.AT_FDCWD) {
-                throw new VfsException(Errno.EFAULT, "utimensat", null);
+                throw new VfsException(Errno.EFAULT, Syscall.UTIMENSAT, null);
             }
             if (flags != 0) {
-                throw new VfsException(Errno.EINVAL, "utimensat", null);
+                throw new VfsException(Errno.EINVAL, Syscall.UTIMENSAT, null);
             }
-            p = t.fileFdPath(dirfd, "utimensat");
+            p = t.fileFdPath(dirfd, Syscall.UTIMENSAT);
         } else {
-            p = resolve(dirfd, path, "utimensat", flags, 0);
+            p = resolve(dirfd, path, Syscall.UTIMENSAT, flags, 0);
         }
         if (!a.isValid() || !m.isValid()) {
             // Checked after the lookup, as vfs_utimes does: a bad path wins over a bad time.
-            throw new VfsException(Errno.EINVAL, "utimensat", path);
+            throw new VfsException(Errno.EINVAL, Syscall.UTIMENSAT, path);
         }
-        return setAttrs(p, new AttrChange.SetTimes(a, m), "utimensat", path);
+        return setAttrs(p, new AttrChange.SetTimes(a, m), Syscall.UTIMENSAT, path);
     }
 
     /**
@@ -182,7 +184,7 @@ final class AttrCalls {
      * a live directory (its actor owns its attributes) or by CAS for anything else (a removed
      * directory has no writer left, and Linux still lets its attributes change).
      */
-    CompletableFuture<Void> setAttrs(VfsPath p, AttrChange change, String op, String path) {
+    CompletableFuture<Void> setAttrs(VfsPath p, AttrChange change, Syscall op, Filename path) {
         if (p.mnt() != null && p.mnt().isReadOnly()) {
             throw new VfsException(Errno.EROFS, op, path);
         }

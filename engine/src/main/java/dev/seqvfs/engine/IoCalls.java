@@ -1,12 +1,16 @@
 package dev.seqvfs.engine;
 
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.fs.FileOperations;
 import dev.seqvfs.engine.fs.Kiocb;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.Permission;
 import dev.seqvfs.engine.walk.VfsPath;
+import dev.seqvfs.engine.fdtable.FdTable;
 import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Poll;
+import dev.seqvfs.protocol.Filename;
 import dev.seqvfs.protocol.Falloc;
 import dev.seqvfs.protocol.FileType;
 import dev.seqvfs.protocol.Mode;
@@ -37,9 +41,9 @@ final class IoCalls {
     private static final int FALLOC_SUPPORTED = Falloc.FALLOC_FL_KEEP_SIZE | Falloc.FALLOC_FL_PUNCH_HOLE
             | 0x08 /* COLLAPSE_RANGE */ | 0x10 /* ZERO_RANGE */ | 0x20 /* INSERT_RANGE */ | 0x40 /* UNSHARE_RANGE */;
 
-    private final VfsTask t;
+    private final TaskContext t;
 
-    IoCalls(VfsTask t) {
+    IoCalls(TaskContext t) {
         this.t = t;
     }
 
@@ -49,7 +53,7 @@ final class IoCalls {
      * ({@code access_ok} of zero bytes); otherwise {@code EFAULT} for a null buffer or a
      * range outside it.
      */
-    private static byte[] buffer(byte[] buf, int off, int len, String op) {
+    private static byte[] buffer(byte[] buf, int off, int len, Syscall op) {
         if (buf == null && off == 0 && len == 0) {
             return NO_BYTES;
         }
@@ -57,7 +61,7 @@ final class IoCalls {
         return buf;
     }
 
-    private static void checkRange(byte[] buf, int off, int len, String op) {
+    private static void checkRange(byte[] buf, int off, int len, Syscall op) {
         if (buf == null) {
             throw new VfsException(Errno.EFAULT, op, null);
         }
@@ -67,7 +71,7 @@ final class IoCalls {
     }
 
     /** {@code import_iovec}: a null vector is {@code EFAULT}, more than {@code IOV_MAX} buffers {@code EINVAL}, a null buffer {@code EFAULT}. */
-    private static void checkIov(byte[][] iov, String op) {
+    private static void checkIov(byte[][] iov, Syscall op) {
         if (iov.length > IOV_MAX) {
             throw new VfsException(Errno.EINVAL, op, null);
         }
@@ -80,7 +84,7 @@ final class IoCalls {
      * {@code vfs_read}/{@code vfs_write}: the caller's buffer is checked only for a file that
      * can transfer bytes; one that cannot refuses without looking at it.
      */
-    private static byte[] buffer(OpenFile f, int canMode, byte[] buf, int off, int len, String op) {
+    private static byte[] buffer(OpenFile f, int canMode, byte[] buf, int off, int len, Syscall op) {
         return (f.ops().fmode() & canMode) != 0 ? buffer(buf, off, len, op) : buf;
     }
 
@@ -92,14 +96,14 @@ final class IoCalls {
         return (f.statusFlagsAcquire() & OpenFlags.O_NONBLOCK) != 0;
     }
 
-    private static OpenFile readable(OpenFile f, String op) {
+    private static OpenFile readable(OpenFile f, Syscall op) {
         if (f.isPath() || !f.readable()) {
             throw new VfsException(Errno.EBADF, op, null);
         }
         return f;
     }
 
-    private static OpenFile writable(OpenFile f, String op) {
+    private static OpenFile writable(OpenFile f, Syscall op) {
         if (f.isPath() || !f.writable()) {
             throw new VfsException(Errno.EBADF, op, null);
         }
@@ -107,7 +111,7 @@ final class IoCalls {
     }
 
     /** {@code pread}/{@code pwrite} need a positional file ({@code FMODE_PREAD}/{@code FMODE_PWRITE}), else {@code ESPIPE}. */
-    private static void positional(OpenFile f, int fmode, String op) {
+    private static void positional(OpenFile f, int fmode, Syscall op) {
         if ((f.ops().fmode() & fmode) == 0) {
             throw new VfsException(Errno.ESPIPE, op, null);
         }
@@ -122,8 +126,8 @@ final class IoCalls {
 
     int read(int fd, byte[] buf, int off, int len) {
         // vfs_read checks the descriptor and its mode before the buffer (EBADF before EFAULT).
-        OpenFile f = readable(t.fget(fd, "read"), "read");
-        buf = buffer(f, FileOperations.FMODE_CAN_READ, buf, off, len, "read");
+        OpenFile f = readable(t.fget(fd, Syscall.READ), Syscall.READ);
+        buf = buffer(f, FileOperations.FMODE_CAN_READ, buf, off, len, Syscall.READ);
         FileOperations ops = f.ops();
         if (stream(f)) {
             return ops.read(f, buf, off, len, 0, nonblock(f));
@@ -131,7 +135,7 @@ final class IoCalls {
         synchronized (f) {
             long pos = f.offset();
             if (pos + len < 0) {
-                throw new VfsException(Errno.EINVAL, "read", null);
+                throw new VfsException(Errno.EINVAL, Syscall.READ, null);
             }
             int n = ops.read(f, buf, off, len, pos, nonblock(f));
             f.setOffset(pos + n);
@@ -141,25 +145,25 @@ final class IoCalls {
 
     int pread(int fd, byte[] buf, int off, int len, long pos) {
         if (pos < 0) {
-            throw new VfsException(Errno.EINVAL, "pread", null);
+            throw new VfsException(Errno.EINVAL, Syscall.PREAD, null);
         }
-        OpenFile f = t.fget(fd, "pread");
-        positional(f, FileOperations.FMODE_PREAD, "pread");
-        readable(f, "pread");
-        buf = buffer(f, FileOperations.FMODE_CAN_READ, buf, off, len, "pread");
+        OpenFile f = t.fget(fd, Syscall.PREAD);
+        positional(f, FileOperations.FMODE_PREAD, Syscall.PREAD);
+        readable(f, Syscall.PREAD);
+        buf = buffer(f, FileOperations.FMODE_CAN_READ, buf, off, len, Syscall.PREAD);
         if (pos + len < 0) {
             // rw_verify_area: the end of the read overflows the offset type
-            throw new VfsException(Errno.EINVAL, "pread", null);
+            throw new VfsException(Errno.EINVAL, Syscall.PREAD, null);
         }
         return f.ops().read(f, buf, off, len, pos, nonblock(f));
     }
 
     long readv(int fd, byte[][] iov) {
         if (iov == null) {
-            throw new VfsException(Errno.EFAULT, "readv", null);
+            throw new VfsException(Errno.EFAULT, Syscall.READV, null);
         }
-        OpenFile f = readable(t.fget(fd, "readv"), "readv");
-        checkIov(iov, "readv");
+        OpenFile f = readable(t.fget(fd, Syscall.READV), Syscall.READV);
+        checkIov(iov, Syscall.READV);
         FileOperations ops = f.ops();
         if (stream(f)) {
             return ops.readv(f, iov, 0, nonblock(f));
@@ -173,8 +177,8 @@ final class IoCalls {
     }
 
     int write(int fd, byte[] buf, int off, int len) {
-        OpenFile f = writable(t.fget(fd, "write"), "write");
-        buf = buffer(f, FileOperations.FMODE_CAN_WRITE, buf, off, len, "write");
+        OpenFile f = writable(t.fget(fd, Syscall.WRITE), Syscall.WRITE);
+        buf = buffer(f, FileOperations.FMODE_CAN_WRITE, buf, off, len, Syscall.WRITE);
         FileOperations ops = f.ops();
         if (stream(f)) {
             return ops.write(f, buf, off, len, new Kiocb(t.cred(), 0, iocbFlags(f)));
@@ -189,21 +193,21 @@ final class IoCalls {
 
     int pwrite(int fd, byte[] buf, int off, int len, long pos) {
         if (pos < 0) {
-            throw new VfsException(Errno.EINVAL, "pwrite", null);
+            throw new VfsException(Errno.EINVAL, Syscall.PWRITE, null);
         }
-        OpenFile f = t.fget(fd, "pwrite");
-        positional(f, FileOperations.FMODE_PWRITE, "pwrite");
-        writable(f, "pwrite");
-        buf = buffer(f, FileOperations.FMODE_CAN_WRITE, buf, off, len, "pwrite");
+        OpenFile f = t.fget(fd, Syscall.PWRITE);
+        positional(f, FileOperations.FMODE_PWRITE, Syscall.PWRITE);
+        writable(f, Syscall.PWRITE);
+        buf = buffer(f, FileOperations.FMODE_CAN_WRITE, buf, off, len, Syscall.PWRITE);
         return f.ops().write(f, buf, off, len, new Kiocb(t.cred(), pos, iocbFlags(f)));
     }
 
     long writev(int fd, byte[][] iov) {
         if (iov == null) {
-            throw new VfsException(Errno.EFAULT, "writev", null);
+            throw new VfsException(Errno.EFAULT, Syscall.WRITEV, null);
         }
-        OpenFile f = writable(t.fget(fd, "writev"), "writev");
-        checkIov(iov, "writev");
+        OpenFile f = writable(t.fget(fd, Syscall.WRITEV), Syscall.WRITEV);
+        checkIov(iov, Syscall.WRITEV);
         int[] offs = new int[iov.length];
         int[] lens = new int[iov.length];
         for (int i = 0; i < iov.length; i++) {
@@ -226,24 +230,24 @@ final class IoCalls {
      * positional files complete at once, on the calling thread.
      */
     CompletableFuture<Integer> readAsync(int fd, byte[] buf, int off, int len) {
-        buf = buffer(buf, off, len, "read");
-        OpenFile f = t.fget(fd, "read");
+        buf = buffer(buf, off, len, Syscall.READ);
+        OpenFile f = t.fget(fd, Syscall.READ);
         if (!stream(f)) {
             return CompletableFuture.completedFuture(read(fd, buf, off, len));
         }
-        readable(f, "read");
+        readable(f, Syscall.READ);
         return nonblock(f) ? CompletableFuture.completedFuture(f.ops().read(f, buf, off, len, 0, true))
                 : f.ops().readAsync(f, buf, off, len);
     }
 
     /** Writes without blocking a thread; see {@link #readAsync}. */
     CompletableFuture<Integer> writeAsync(int fd, byte[] buf, int off, int len) {
-        buf = buffer(buf, off, len, "write");
-        OpenFile f = t.fget(fd, "write");
+        buf = buffer(buf, off, len, Syscall.WRITE);
+        OpenFile f = t.fget(fd, Syscall.WRITE);
         if (!stream(f)) {
             return CompletableFuture.completedFuture(write(fd, buf, off, len));
         }
-        writable(f, "write");
+        writable(f, Syscall.WRITE);
         return nonblock(f)
                 ? CompletableFuture.completedFuture(
                         f.ops().write(f, buf, off, len, new Kiocb(t.cred(), 0, Kiocb.IOCB_NOWAIT)))
@@ -252,46 +256,46 @@ final class IoCalls {
 
     void ftruncate(int fd, long len) {
         if (len < 0) {
-            throw new VfsException(Errno.EINVAL, "ftruncate", null);
+            throw new VfsException(Errno.EINVAL, Syscall.FTRUNCATE, null);
         }
-        OpenFile f = t.fget(fd, "ftruncate");
+        OpenFile f = t.fget(fd, Syscall.FTRUNCATE);
         if (f.isPath()) {
-            throw new VfsException(Errno.EBADF, "ftruncate", null);
+            throw new VfsException(Errno.EBADF, Syscall.FTRUNCATE, null);
         }
         // do_sys_ftruncate: a file not open for writing, or not a regular file, is EINVAL.
         if (!f.writable() || f.inode().type() != FileType.REGULAR) {
-            throw new VfsException(Errno.EINVAL, "ftruncate", null);
+            throw new VfsException(Errno.EINVAL, Syscall.FTRUNCATE, null);
         }
-        f.ops().truncate(f.inode(), len, t.cred(), "ftruncate");
+        f.ops().truncate(f.inode(), len, t.cred(), Syscall.FTRUNCATE);
     }
 
-    void truncate(String path, long len) {
+    void truncate(Filename path, long len) {
         if (len < 0) {
-            throw new VfsException(Errno.EINVAL, "truncate", path);
+            throw new VfsException(Errno.EINVAL, Syscall.TRUNCATE, path);
         }
-        VfsPath p = t.attrs().resolve(VfsTask.AT_FDCWD, path, "truncate", 0, 0);
+        VfsPath p = t.attrs().resolve(VfsTask.AT_FDCWD, path, Syscall.TRUNCATE, 0, 0);
         Inode i = p.inode();
         if (i.type() == FileType.DIRECTORY) {
-            throw new VfsException(Errno.EISDIR, "truncate", path);
+            throw new VfsException(Errno.EISDIR, Syscall.TRUNCATE, path);
         }
         if (i.type() != FileType.REGULAR) {
-            throw new VfsException(Errno.EINVAL, "truncate", path);
+            throw new VfsException(Errno.EINVAL, Syscall.TRUNCATE, path);
         }
         if (p.mnt().isReadOnly()) {
-            throw new VfsException(Errno.EROFS, "truncate", path);
+            throw new VfsException(Errno.EROFS, Syscall.TRUNCATE, path);
         }
         if (!Permission.check(i, Mode.W_OK, t.cred())) {
-            throw new VfsException(Errno.EACCES, "truncate", path);
+            throw new VfsException(Errno.EACCES, Syscall.TRUNCATE, path);
         }
         try {
-            i.fileOps().truncate(i, len, t.cred(), "truncate");
+            i.fileOps().truncate(i, len, t.cred(), Syscall.TRUNCATE);
         } catch (VfsException e) {
-            throw e.withContext("truncate", path, null);
+            throw e.withContext(Syscall.TRUNCATE, path, null);
         }
     }
 
     void fsync(int fd, boolean datasync) {
-        String op = datasync ? "fdatasync" : "fsync";
+        Syscall op = datasync ? Syscall.FDATASYNC : Syscall.FSYNC;
         OpenFile f = t.fget(fd, op);
         if (f.isPath()) {
             throw new VfsException(Errno.EBADF, op, null);
@@ -299,38 +303,90 @@ final class IoCalls {
         f.ops().fsync(f, datasync);
     }
 
+    /** Returns whether {@code fd} is open on a stream (a pipe, FIFO, socket or eventfd). */
+    boolean isStream(int fd) {
+        return stream(t.fget(fd, Syscall.READ));
+    }
+
+    /**
+     * {@code poll(2)} over the descriptors' {@code ->poll}: the events that hold now, masked
+     * by what was asked (plus {@code POLLERR}, {@code POLLHUP}, {@code POLLNVAL}), waiting up
+     * to {@code timeoutMillis} by re-checking with a growing pause (files do not yet wake
+     * pollers).
+     */
+    int[] poll(int[] fds, int[] events, long timeoutMillis) {
+        if (fds == null || events == null) {
+            throw new VfsException(Errno.EFAULT, Syscall.POLL, null);
+        }
+        if (fds.length != events.length) {
+            throw new VfsException(Errno.EINVAL, Syscall.POLL, null);
+        }
+        t.alive(Syscall.POLL);
+        long deadline = timeoutMillis < 0 ? Long.MAX_VALUE : System.nanoTime() + timeoutMillis * 1_000_000L;
+        long pause = 20_000;
+        while (true) {
+            int[] revents = new int[fds.length];
+            boolean any = false;
+            for (int i = 0; i < fds.length; i++) {
+                if (fds[i] < 0) {
+                    continue;
+                }
+                FdTable.Entry e = t.files().tableAcquire().get(fds[i]);
+                int r;
+                if (e == null) {
+                    r = Poll.POLLNVAL;
+                } else {
+                    OpenFile f = e.file();
+                    r = f.isPath() ? Poll.POLLNVAL
+                            : f.ops().poll(f) & (events[i] | Poll.POLLERR | Poll.POLLHUP | Poll.POLLNVAL);
+                }
+                revents[i] = r;
+                any |= r != 0;
+            }
+            long now = System.nanoTime();
+            if (any || now >= deadline) {
+                return revents;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(Math.min(pause, deadline - now));
+            if (Thread.interrupted()) {
+                throw new VfsException(Errno.EINTR, Syscall.POLL, null);
+            }
+            pause = Math.min(pause * 2, 1_000_000);
+        }
+    }
+
     /** {@code fallocate(2)}, with {@code vfs_fallocate}'s checks in its order. */
     void fallocate(int fd, int mode, long offset, long len) {
-        OpenFile f = t.fget(fd, "fallocate");
+        OpenFile f = t.fget(fd, Syscall.FALLOCATE);
         if (f.isPath()) {
-            throw new VfsException(Errno.EBADF, "fallocate", null);
+            throw new VfsException(Errno.EBADF, Syscall.FALLOCATE, null);
         }
         if (offset < 0 || len <= 0) {
-            throw new VfsException(Errno.EINVAL, "fallocate", null);
+            throw new VfsException(Errno.EINVAL, Syscall.FALLOCATE, null);
         }
         if ((mode & ~FALLOC_SUPPORTED) != 0
                 || ((mode & Falloc.FALLOC_FL_PUNCH_HOLE) != 0 && (mode & Falloc.FALLOC_FL_KEEP_SIZE) == 0)) {
-            throw new VfsException(Errno.EOPNOTSUPP, "fallocate", null);
+            throw new VfsException(Errno.EOPNOTSUPP, Syscall.FALLOCATE, null);
         }
         if (!f.writable()) {
-            throw new VfsException(Errno.EBADF, "fallocate", null);
+            throw new VfsException(Errno.EBADF, Syscall.FALLOCATE, null);
         }
         FileType type = f.inode().type();
         if (type == FileType.FIFO) {
-            throw new VfsException(Errno.ESPIPE, "fallocate", null);
+            throw new VfsException(Errno.ESPIPE, Syscall.FALLOCATE, null);
         }
         if (type == FileType.DIRECTORY) {
-            throw new VfsException(Errno.EISDIR, "fallocate", null);
+            throw new VfsException(Errno.EISDIR, Syscall.FALLOCATE, null);
         }
         if (type != FileType.REGULAR) {
-            throw new VfsException(Errno.ENODEV, "fallocate", null);
+            throw new VfsException(Errno.ENODEV, Syscall.FALLOCATE, null);
         }
         if (offset + len < 0) {
-            throw new VfsException(Errno.EFBIG, "fallocate", null);
+            throw new VfsException(Errno.EFBIG, Syscall.FALLOCATE, null);
         }
         if ((mode & ~(Falloc.FALLOC_FL_KEEP_SIZE | Falloc.FALLOC_FL_PUNCH_HOLE)) != 0) {
             // shmem_fallocate: only KEEP_SIZE and PUNCH_HOLE
-            throw new VfsException(Errno.EOPNOTSUPP, "fallocate", null);
+            throw new VfsException(Errno.EOPNOTSUPP, Syscall.FALLOCATE, null);
         }
         f.ops().fallocate(f, mode, offset, len, t.cred());
     }

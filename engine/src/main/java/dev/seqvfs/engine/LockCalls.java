@@ -1,5 +1,6 @@
 package dev.seqvfs.engine;
 
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.lock.FileLockTable;
@@ -16,9 +17,9 @@ import dev.seqvfs.protocol.VfsException;
  * calling thread while they wait (they are for plain threads, as in Linux).
  */
 final class LockCalls {
-    private final VfsTask t;
+    private final TaskContext t;
 
-    LockCalls(VfsTask t) {
+    LockCalls(TaskContext t) {
         this.t = t;
     }
 
@@ -42,12 +43,12 @@ final class LockCalls {
                 type = FileLockTable.UNLOCK;
                 break;
             default:
-                throw new VfsException(Errno.EINVAL, "flock", null);
+                throw new VfsException(Errno.EINVAL, Syscall.FLOCK, null);
         }
-        OpenFile f = t.fget(fd, "flock");
+        OpenFile f = t.fget(fd, Syscall.FLOCK);
         if (f.isPath() || (type != FileLockTable.UNLOCK && !f.readable() && !f.writable())) {
             // Locking needs a descriptor open for reading or writing (not access mode 3).
-            throw new VfsException(Errno.EBADF, "flock", null);
+            throw new VfsException(Errno.EBADF, Syscall.FLOCK, null);
         }
         FileLockTable table = table(f.inode());
         table.flock(f, type, !nb);
@@ -55,24 +56,24 @@ final class LockCalls {
             // Close race: the description's last descriptor closed while we looked it up or
             // waited, and its release already dropped its locks; nobody would drop this one.
             table.releaseFlock(f);
-            throw new VfsException(Errno.EBADF, "flock", null);
+            throw new VfsException(Errno.EBADF, Syscall.FLOCK, null);
         }
     }
 
     Flock fcntlLock(int fd, int cmd, Flock req) {
-        OpenFile f = t.fget(fd, "fcntl");
+        OpenFile f = t.fget(fd, Syscall.FCNTL);
         if (f.isPath()) {
-            throw new VfsException(Errno.EBADF, "fcntl", null);
+            throw new VfsException(Errno.EBADF, Syscall.FCNTL, null);
         }
         if (cmd != Fcntl.F_GETLK && cmd != Fcntl.F_SETLK && cmd != Fcntl.F_SETLKW) {
-            throw new VfsException(Errno.EINVAL, "fcntl", null);
+            throw new VfsException(Errno.EINVAL, Syscall.FCNTL, null);
         }
         if (req == null) {
-            throw new VfsException(Errno.EFAULT, "fcntl", null);
+            throw new VfsException(Errno.EFAULT, Syscall.FCNTL, null);
         }
         int type = req.type();
         if (type != Flock.F_RDLCK && type != Flock.F_WRLCK && type != Flock.F_UNLCK) {
-            throw new VfsException(Errno.EINVAL, "fcntl", null);
+            throw new VfsException(Errno.EINVAL, Syscall.FCNTL, null);
         }
         long base;
         switch (req.whence()) {
@@ -88,17 +89,17 @@ final class LockCalls {
                 base = f.inode().attrsAcquire().size();
                 break;
             default:
-                throw new VfsException(Errno.EINVAL, "fcntl", null);
+                throw new VfsException(Errno.EINVAL, Syscall.FCNTL, null);
         }
         // flock_to_posix_lock: a range past OFFSET_MAX (LLONG_MAX) is EOVERFLOW
         if (req.start() > Long.MAX_VALUE - base) {
-            throw new VfsException(Errno.EOVERFLOW, "fcntl", null);
+            throw new VfsException(Errno.EOVERFLOW, Syscall.FCNTL, null);
         }
         long start = base + req.start();
         long end;
         if (req.len() > 0) {
             if (start >= 0 && req.len() - 1 > Long.MAX_VALUE - start) {
-                throw new VfsException(Errno.EOVERFLOW, "fcntl", null);
+                throw new VfsException(Errno.EOVERFLOW, Syscall.FCNTL, null);
             }
             end = start + req.len() - 1;
         } else if (req.len() == 0) {
@@ -108,13 +109,13 @@ final class LockCalls {
             start = start + req.len();
         }
         if (start < 0 || end < start) {
-            throw new VfsException(Errno.EINVAL, "fcntl", null);
+            throw new VfsException(Errno.EINVAL, Syscall.FCNTL, null);
         }
         FileLockTable table = table(f.inode());
         Object owner = t.files();
         if (cmd == Fcntl.F_GETLK) {
             if (type == Flock.F_UNLCK) {
-                throw new VfsException(Errno.EINVAL, "fcntl", null);
+                throw new VfsException(Errno.EINVAL, Syscall.FCNTL, null);
             }
             FileLockTable.Lock l = table.test(owner, type == Flock.F_WRLCK ? FileLockTable.WRITE : FileLockTable.READ,
                     start, end);
@@ -126,10 +127,10 @@ final class LockCalls {
                     l.start(), len, l.pid());
         }
         if (type == Flock.F_RDLCK && !f.readable()) {
-            throw new VfsException(Errno.EBADF, "fcntl", null);
+            throw new VfsException(Errno.EBADF, Syscall.FCNTL, null);
         }
         if (type == Flock.F_WRLCK && !f.writable()) {
-            throw new VfsException(Errno.EBADF, "fcntl", null);
+            throw new VfsException(Errno.EBADF, Syscall.FCNTL, null);
         }
         int kind = type == Flock.F_UNLCK ? FileLockTable.UNLOCK
                 : type == Flock.F_WRLCK ? FileLockTable.WRITE : FileLockTable.READ;
@@ -141,7 +142,7 @@ final class LockCalls {
             dev.seqvfs.engine.fdtable.FdTable.Entry now = t.files().tableAcquire().get(fd);
             if (now == null || now.file() != f) {
                 table.setPosix(owner, t.pid(), FileLockTable.UNLOCK, start, end, false);
-                throw new VfsException(Errno.EBADF, "fcntl", null);
+                throw new VfsException(Errno.EBADF, Syscall.FCNTL, null);
             }
         }
         return req;

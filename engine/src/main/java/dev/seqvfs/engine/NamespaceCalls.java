@@ -1,5 +1,6 @@
 package dev.seqvfs.engine;
 
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.dir.Dentry;
 import dev.seqvfs.engine.dir.DirReply;
 import dev.seqvfs.engine.dir.DirectoryActor;
@@ -9,10 +10,11 @@ import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.sb.SuperblockActor;
 import dev.seqvfs.engine.walk.LastType;
 import dev.seqvfs.engine.walk.Nameidata;
-import dev.seqvfs.engine.walk.PathNames;
+import dev.seqvfs.protocol.PathNames;
 import dev.seqvfs.engine.walk.VfsPath;
 import dev.seqvfs.engine.walk.WalkProof;
 import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Filename;
 import dev.seqvfs.protocol.Limits;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.OpenFlags;
@@ -30,9 +32,9 @@ import org.apache.pekko.actor.typed.ActorRef;
  * against the directory's current state and publishes.
  */
 final class NamespaceCalls {
-    private final VfsTask t;
+    private final TaskContext t;
 
-    NamespaceCalls(VfsTask t) {
+    NamespaceCalls(TaskContext t) {
         this.t = t;
     }
 
@@ -48,7 +50,7 @@ final class NamespaceCalls {
      * "." / ".." / "/" and existing names, {@code ENOENT} for a trailing slash on a
      * non-directory create, then {@code EROFS}.
      */
-    CreateTarget filenameCreate(int dirfd, String ip, String op, String extPath, boolean wantDir) {
+    CreateTarget filenameCreate(int dirfd, String ip, Syscall op, CharSequence extPath, boolean wantDir) {
         VfsPath start = t.startFor(dirfd, ip, op, extPath, false);
         CreateTarget ct = t.walk(start, ip, op, nd -> {
             VfsPath parent = nd.walkParent();
@@ -76,20 +78,20 @@ final class NamespaceCalls {
      * directory has no {@code ->mkdir}, {@code ->unlink}, ... so Linux's VFS answers
      * {@code EPERM} before any file-system code runs.
      */
-    static void requireMutable(DirectoryInode dir, String op, String path) {
+    static void requireMutable(DirectoryInode dir, Syscall op, CharSequence path) {
         if ((dir.iopFlags() & dev.seqvfs.engine.inode.IopFlags.IOP_MUTABLE_DIR) == 0) {
             throw new VfsException(Errno.EPERM, op, path);
         }
     }
 
-    CompletableFuture<Void> mkdirat(int dirfd, String path, int mode) {
-        String ip = PathNames.toInternal(path, "mkdir");
-        CreateTarget ct = filenameCreate(dirfd, ip, "mkdir", path, true);
+    CompletableFuture<Void> mkdirat(int dirfd, Filename path, int mode) {
+        String ip = PathNames.toInternal(path, Syscall.MKDIR);
+        CreateTarget ct = filenameCreate(dirfd, ip, Syscall.MKDIR, path, true);
         int m = Mode.S_IFDIR | (mode & ~t.umask() & 01777);
-        return create(ct, m, 0, null, "mkdir", path);
+        return create(ct, m, 0, null, Syscall.MKDIR, path);
     }
 
-    CompletableFuture<Void> mknodat(int dirfd, String path, int mode, long dev) {
+    CompletableFuture<Void> mknodat(int dirfd, Filename path, int mode, long dev) {
         int type = mode & Mode.S_IFMT;
         if (type == 0) {
             type = Mode.S_IFREG;
@@ -103,35 +105,35 @@ final class NamespaceCalls {
             case Mode.S_IFBLK:
                 break;
             case Mode.S_IFDIR:
-                throw new VfsException(Errno.EPERM, "mknod", path);
+                throw new VfsException(Errno.EPERM, Syscall.MKNOD, path);
             default:
-                throw new VfsException(Errno.EINVAL, "mknod", path);
+                throw new VfsException(Errno.EINVAL, Syscall.MKNOD, path);
         }
-        String ip = PathNames.toInternal(path, "mknod");
-        CreateTarget ct = filenameCreate(dirfd, ip, "mknod", path, false);
+        String ip = PathNames.toInternal(path, Syscall.MKNOD);
+        CreateTarget ct = filenameCreate(dirfd, ip, Syscall.MKNOD, path, false);
         if ((type == Mode.S_IFCHR || type == Mode.S_IFBLK) && !t.cred().isRoot()) {
             // CAP_MKNOD is checked in vfs_mknod, after the lookup (EEXIST, ENOENT first).
-            throw new VfsException(Errno.EPERM, "mknod", path);
+            throw new VfsException(Errno.EPERM, Syscall.MKNOD, path);
         }
         int m = type | (mode & ~t.umask() & 07777);
-        return create(ct, m, type == Mode.S_IFCHR || type == Mode.S_IFBLK ? dev : 0, null, "mknod", path);
+        return create(ct, m, type == Mode.S_IFCHR || type == Mode.S_IFBLK ? dev : 0, null, Syscall.MKNOD, path);
     }
 
-    CompletableFuture<Void> symlinkat(String target, int newdirfd, String linkpath) {
-        String it = PathNames.toInternal(target, "symlink");
+    CompletableFuture<Void> symlinkat(Filename target, int newdirfd, Filename linkpath) {
+        String it = PathNames.toInternal(target, Syscall.SYMLINK);
         if (it.isEmpty()) {
-            throw new VfsException(Errno.ENOENT, "symlink", target, linkpath);
+            throw new VfsException(Errno.ENOENT, Syscall.SYMLINK, target, linkpath);
         }
         if (it.length() >= Limits.PATH_MAX) {
-            throw new VfsException(Errno.ENAMETOOLONG, "symlink", target, linkpath);
+            throw new VfsException(Errno.ENAMETOOLONG, Syscall.SYMLINK, target, linkpath);
         }
-        String ip = PathNames.toInternal(linkpath, "symlink");
-        CreateTarget ct = filenameCreate(newdirfd, ip, "symlink", linkpath, false);
-        return create(ct, Mode.S_IFLNK | 0777, 0, it, "symlink", linkpath);
+        String ip = PathNames.toInternal(linkpath, Syscall.SYMLINK);
+        CreateTarget ct = filenameCreate(newdirfd, ip, Syscall.SYMLINK, linkpath, false);
+        return create(ct, Mode.S_IFLNK | 0777, 0, it, Syscall.SYMLINK, linkpath);
     }
 
-    private CompletableFuture<Void> create(CreateTarget ct, int mode, long rdev, String linkTarget, String op,
-                                           String path) {
+    private CompletableFuture<Void> create(CreateTarget ct, int mode, long rdev, String linkTarget, Syscall op,
+                                           CharSequence path) {
         return t.asker().askDir(ct.dir(),
                         (ReplyTo<DirReply> r) -> new DirectoryActor.Create(ct.name(), mode, rdev, linkTarget, true,
                                 t.cred(), ct.proof(), r))
@@ -141,34 +143,34 @@ final class NamespaceCalls {
                 });
     }
 
-    CompletableFuture<Void> linkat(int olddirfd, String oldpath, int newdirfd, String newpath, int flags) {
+    CompletableFuture<Void> linkat(int olddirfd, Filename oldpath, int newdirfd, Filename newpath, int flags) {
         if ((flags & ~(OpenFlags.AT_SYMLINK_FOLLOW | OpenFlags.AT_EMPTY_PATH)) != 0) {
-            throw new VfsException(Errno.EINVAL, "link", oldpath, newpath);
+            throw new VfsException(Errno.EINVAL, Syscall.LINK, oldpath, newpath);
         }
-        String io = PathNames.toInternal(oldpath, "link");
+        String io = PathNames.toInternal(oldpath, Syscall.LINK);
         boolean empty = (flags & OpenFlags.AT_EMPTY_PATH) != 0;
         if (empty && io.isEmpty() && !t.cred().isRoot()) {
-            throw new VfsException(Errno.ENOENT, "link", oldpath, newpath);
+            throw new VfsException(Errno.ENOENT, Syscall.LINK, oldpath, newpath);
         }
         int lf = ((flags & OpenFlags.AT_SYMLINK_FOLLOW) != 0 ? Nameidata.LOOKUP_FOLLOW : 0)
                 | (empty ? Nameidata.LOOKUP_EMPTY : 0);
         WalkProof[] srcProof = new WalkProof[1];
-        VfsPath src = t.walk(t.startFor(olddirfd, io, "link", oldpath, empty), io, "link", nd -> {
+        VfsPath src = t.walk(t.startFor(olddirfd, io, Syscall.LINK, oldpath, empty), io, Syscall.LINK, nd -> {
             VfsPath p = nd.walkFull(lf);
             srcProof[0] = nd.proof();
             return p;
         });
-        String in = PathNames.toInternal(newpath, "link");
-        CreateTarget ct = filenameCreate(newdirfd, in, "link", newpath, false);
+        String in = PathNames.toInternal(newpath, Syscall.LINK);
+        CreateTarget ct = filenameCreate(newdirfd, in, Syscall.LINK, newpath, false);
         if (src.mnt() != ct.parent().mnt()) {
-            throw new VfsException(Errno.EXDEV, "link", oldpath, newpath);
+            throw new VfsException(Errno.EXDEV, Syscall.LINK, oldpath, newpath);
         }
         Inode target = src.inode();
         return t.asker().askDir(ct.dir(),
                         (ReplyTo<DirReply> r) -> new DirectoryActor.Link(ct.name(), target, t.cred(),
                                 ct.proof().and(srcProof[0]), r))
                 .thenApply(r -> {
-                    Asker.check(r, "link", oldpath, newpath);
+                    Asker.check(r, Syscall.LINK, oldpath, newpath);
                     return null;
                 });
     }
@@ -180,7 +182,7 @@ final class NamespaceCalls {
         }
     }
 
-    ParentTarget parentOf(int dirfd, String ip, String op, String extPath) {
+    ParentTarget parentOf(int dirfd, String ip, Syscall op, CharSequence extPath) {
         VfsPath start = t.startFor(dirfd, ip, op, extPath, false);
         return t.walk(start, ip, op, nd -> {
             VfsPath p = nd.walkParent();
@@ -188,12 +190,12 @@ final class NamespaceCalls {
         });
     }
 
-    CompletableFuture<Void> unlinkat(int dirfd, String path, int flags) {
+    CompletableFuture<Void> unlinkat(int dirfd, Filename path, int flags) {
         if ((flags & ~OpenFlags.AT_REMOVEDIR) != 0) {
-            throw new VfsException(Errno.EINVAL, "unlink", path);
+            throw new VfsException(Errno.EINVAL, Syscall.UNLINK, path);
         }
         boolean rmdir = (flags & OpenFlags.AT_REMOVEDIR) != 0;
-        String op = rmdir ? "rmdir" : "unlink";
+        Syscall op = rmdir ? Syscall.RMDIR : Syscall.UNLINK;
         String ip = PathNames.toInternal(path, op);
         ParentTarget pt = parentOf(dirfd, ip, op, path);
         if (rmdir) {
@@ -223,30 +225,30 @@ final class NamespaceCalls {
                 });
     }
 
-    CompletableFuture<Void> renameat2(int olddirfd, String oldpath, int newdirfd, String newpath, int flags) {
+    CompletableFuture<Void> renameat2(int olddirfd, Filename oldpath, int newdirfd, Filename newpath, int flags) {
         int known = OpenFlags.RENAME_NOREPLACE | OpenFlags.RENAME_EXCHANGE;
         if ((flags & ~known) != 0 || flags == known) {
-            throw new VfsException(Errno.EINVAL, "rename", oldpath, newpath);
+            throw new VfsException(Errno.EINVAL, Syscall.RENAME, oldpath, newpath);
         }
-        String io = PathNames.toInternal(oldpath, "rename");
-        String in = PathNames.toInternal(newpath, "rename");
-        ParentTarget from = parentOf(olddirfd, io, "rename", oldpath);
-        ParentTarget to = parentOf(newdirfd, in, "rename", newpath);
+        String io = PathNames.toInternal(oldpath, Syscall.RENAME);
+        String in = PathNames.toInternal(newpath, Syscall.RENAME);
+        ParentTarget from = parentOf(olddirfd, io, Syscall.RENAME, oldpath);
+        ParentTarget to = parentOf(newdirfd, in, Syscall.RENAME, newpath);
         if (from.parent().mnt() != to.parent().mnt()) {
-            throw new VfsException(Errno.EXDEV, "rename", oldpath, newpath);
+            throw new VfsException(Errno.EXDEV, Syscall.RENAME, oldpath, newpath);
         }
         if (from.type() != LastType.NORM) {
-            throw new VfsException(Errno.EBUSY, "rename", oldpath, newpath);
+            throw new VfsException(Errno.EBUSY, Syscall.RENAME, oldpath, newpath);
         }
         if (to.type() != LastType.NORM) {
             throw new VfsException((flags & OpenFlags.RENAME_NOREPLACE) != 0 ? Errno.EEXIST : Errno.EBUSY,
-                    "rename", oldpath, newpath);
+                    Syscall.RENAME, oldpath, newpath);
         }
         if (from.parent().mnt().isReadOnly()) {
-            throw new VfsException(Errno.EROFS, "rename", oldpath, newpath);
+            throw new VfsException(Errno.EROFS, Syscall.RENAME, oldpath, newpath);
         }
-        requireMutable(from.dir(), "rename", oldpath);
-        requireMutable(to.dir(), "rename", newpath);
+        requireMutable(from.dir(), Syscall.RENAME, oldpath);
+        requireMutable(to.dir(), Syscall.RENAME, newpath);
         CompletableFuture<DirReply> f;
         if (from.dir() == to.dir()) {
             f = t.asker().askDir(from.dir(), (ReplyTo<DirReply> r) -> new DirectoryActor.Rename(from.name(),
@@ -259,7 +261,7 @@ final class NamespaceCalls {
                     t.cred(), from.proof().and(to.proof()), r));
         }
         return f.thenApply(r -> {
-            Asker.check(r, "rename", oldpath, newpath);
+            Asker.check(r, Syscall.RENAME, oldpath, newpath);
             return null;
         });
     }

@@ -1,5 +1,6 @@
 package dev.seqvfs.engine;
 
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.anon.AnonFs;
 import dev.seqvfs.engine.dir.Dentry;
 import dev.seqvfs.engine.dir.DirReply;
@@ -17,12 +18,13 @@ import dev.seqvfs.engine.pipe.Fifo;
 import dev.seqvfs.engine.pipe.PipeEnd;
 import dev.seqvfs.engine.walk.LastType;
 import dev.seqvfs.engine.walk.Nameidata;
-import dev.seqvfs.engine.walk.PathNames;
+import dev.seqvfs.protocol.PathNames;
 import dev.seqvfs.engine.walk.FileOrigin;
 import dev.seqvfs.engine.walk.VfsPath;
 import dev.seqvfs.engine.walk.WalkProof;
 import dev.seqvfs.protocol.DirEntry;
 import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Filename;
 import dev.seqvfs.protocol.FileType;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.OpenFlags;
@@ -42,9 +44,9 @@ final class OpenCalls {
             | OpenFlags.O_CLOEXEC;
     private static final int MAX_PIN_RETRIES = 100;
 
-    private final VfsTask t;
+    private final TaskContext t;
 
-    OpenCalls(VfsTask t) {
+    OpenCalls(TaskContext t) {
         this.t = t;
     }
 
@@ -70,9 +72,9 @@ final class OpenCalls {
      *        twin's future: nothing blocks, the install must win its claim, and a FIFO open
      *        waiting for its partner is withdrawn when {@code req} is
      */
-    CompletableFuture<Integer> openat(int dirfd, String path, int flags, int mode, OpenFuture req) {
+    CompletableFuture<Integer> openat(int dirfd, Filename path, int flags, int mode, OpenFuture req) {
         if ((flags & OpenFlags.O_TMPFILE) == OpenFlags.O_TMPFILE) {
-            throw new VfsException(Errno.EOPNOTSUPP, "open", path);
+            throw new VfsException(Errno.EOPNOTSUPP, Syscall.OPEN, path);
         }
         if ((flags & OpenFlags.O_PATH) != 0) {
             flags &= PATH_KEEP;
@@ -81,13 +83,13 @@ final class OpenCalls {
             flags |= OpenFlags.O_LARGEFILE;
         }
         if ((flags & (OpenFlags.O_CREAT | OpenFlags.O_DIRECTORY)) == (OpenFlags.O_CREAT | OpenFlags.O_DIRECTORY)) {
-            throw new VfsException(Errno.EINVAL, "open", path);
+            throw new VfsException(Errno.EINVAL, Syscall.OPEN, path);
         }
-        String ip = PathNames.toInternal(path, "open");
+        String ip = PathNames.toInternal(path, Syscall.OPEN);
         final int f = flags;
         for (int attempt = 0; ; attempt++) {
-            VfsPath start = t.startFor(dirfd, ip, "open", path, false);
-            OpenTarget target = t.walk(start, ip, "open", nd -> walkOpen(nd, f));
+            VfsPath start = t.startFor(dirfd, ip, Syscall.OPEN, path, false);
+            OpenTarget target = t.walk(start, ip, Syscall.OPEN, nd -> walkOpen(nd, f));
             if (target.existing() != null) {
                 if (isFifo(target.existing(), f)) {
                     CompletableFuture<Integer> fd = openFifo(target.existing(), f, path, req, target.origin());
@@ -105,17 +107,17 @@ final class OpenCalls {
                 }
             } else {
                 if (target.parent().mnt().isReadOnly()) {
-                    throw new VfsException(Errno.EROFS, "open", path);
+                    throw new VfsException(Errno.EROFS, Syscall.OPEN, path);
                 }
                 if ((target.parent().inode().iopFlags() & IopFlags.IOP_MUTABLE_DIR) == 0) {
-                    throw new VfsException(Errno.EACCES, "open", path);
+                    throw new VfsException(Errno.EACCES, Syscall.OPEN, path);
                 }
                 // Linux reserves the descriptor before it creates (get_unused_fd_flags): a
                 // full table must not leave a new file behind. Checked on the published table;
                 // a concurrent open filling the last slot meanwhile is the one race left.
                 dev.seqvfs.engine.fdtable.FdTable table = t.files().tableAcquire();
                 if (table.lowestFree(0) >= t.files().rlimitNofile()) {
-                    throw new VfsException(Errno.EMFILE, "open", path);
+                    throw new VfsException(Errno.EMFILE, Syscall.OPEN, path);
                 }
                 int m = Mode.S_IFREG | (mode & ~t.umask() & 07777);
                 boolean excl = (f & OpenFlags.O_EXCL) != 0;
@@ -125,13 +127,13 @@ final class OpenCalls {
                                 t.cred(), target.proof(), r));
                 if (req == null) {
                     // The blocking open goes on on the calling thread (a FIFO found here parks it).
-                    return afterCreate(t.asker().join(created, "open", path), parent, target.name(), f, path, ip,
+                    return afterCreate(t.asker().join(created, Syscall.OPEN, path), parent, target.name(), f, path, ip,
                             null);
                 }
                 return created.thenCompose(r -> afterCreate(r, parent, target.name(), f, path, ip, req));
             }
             if (attempt >= MAX_PIN_RETRIES) {
-                throw new VfsException(Errno.ENOENT, "open", path);
+                throw new VfsException(Errno.ENOENT, Syscall.OPEN, path);
             }
         }
     }
@@ -140,22 +142,22 @@ final class OpenCalls {
      * The rest of {@code open(O_CREAT)} once the directory created (or found) the name: open
      * what is there. The async form runs on whichever thread completed the reply.
      */
-    private CompletableFuture<Integer> afterCreate(DirReply r, VfsPath parent, String name, int f, String path,
+    private CompletableFuture<Integer> afterCreate(DirReply r, VfsPath parent, String name, int f, Filename path,
                                                    String ip, OpenFuture req) {
-        Asker.check(r, "open", path, null);
+        Asker.check(r, Syscall.OPEN, path, null);
         VfsPath found = new VfsPath(parent.mnt(), r.inode());
         FileOrigin origin = new FileOrigin(parent.mnt(), (DirectoryInode) parent.inode(), name, r.dentry());
         if (r.existed() && isFifo(found, f)) {
             // open(O_CREAT) of an existing FIFO: fifo_open.
             CompletableFuture<Integer> fd = openFifo(found, f, path, req, origin);
             if (fd == null) {
-                throw new VfsException(Errno.ENOENT, "open", path);
+                throw new VfsException(Errno.ENOENT, Syscall.OPEN, path);
             }
             return fd;
         }
         OpenFile file = r.existed() ? openExisting(found, f, path) : newOpenFile(found, f, ip);
         if (file == null) {
-            throw new VfsException(Errno.ENOENT, "open", path);
+            throw new VfsException(Errno.ENOENT, Syscall.OPEN, path);
         }
         file.setOrigin(origin);
         return install(file, f, path, req);
@@ -252,7 +254,7 @@ final class OpenCalls {
      * @return the descriptor's future, or {@code null} if the mount is being unmounted and
      *         the walk must be repeated
      */
-    private CompletableFuture<Integer> openFifo(VfsPath p, int flags, String path, OpenFuture req,
+    private CompletableFuture<Integer> openFifo(VfsPath p, int flags, Filename path, OpenFuture req,
                                                 FileOrigin origin) {
         mayOpen(p, flags, path);
         if (!p.mnt().tryPin()) {
@@ -265,7 +267,7 @@ final class OpenCalls {
                 end = Fifo.open(fifo, flags);
             } catch (VfsException e) {
                 p.mnt().unpin();
-                throw e.withContext("open", path, null);
+                throw e.withContext(Syscall.OPEN, path, null);
             }
             OpenFile file = new OpenFile(fifo, p.mnt(), null, flags, end, null);
             file.setOrigin(origin);
@@ -278,7 +280,7 @@ final class OpenCalls {
                 p.mnt().unpin();
                 Throwable c = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
                         ? e.getCause() : e;
-                throw c instanceof VfsException v ? v.withContext("open", path, null)
+                throw c instanceof VfsException v ? v.withContext(Syscall.OPEN, path, null)
                         : new java.util.concurrent.CompletionException(c);
             }
             OpenFile file = new OpenFile(fifo, p.mnt(), null, flags, end, null);
@@ -295,7 +297,7 @@ final class OpenCalls {
      * @return the open file (holding a mount pin), or {@code null} if the mount is being
      *         unmounted and the walk must be repeated
      */
-    private OpenFile openExisting(VfsPath p, int flags, String path) {
+    private OpenFile openExisting(VfsPath p, int flags, Filename path) {
         Inode i = p.inode();
         if ((flags & OpenFlags.O_PATH) != 0) {
             return newOpenFile(p, flags, null);
@@ -312,15 +314,15 @@ final class OpenCalls {
             ops = i.fileOps().open(i, flags);
         } catch (VfsException e) {
             p.mnt().unpin();
-            throw e.withContext("open", path, null);
+            throw e.withContext(Syscall.OPEN, path, null);
         }
         OpenFile file = new OpenFile(i, p.mnt(), null, flags, ops, AnonFs.dentryOf(i));
         if ((flags & OpenFlags.O_TRUNC) != 0 && i.type() == FileType.REGULAR) {
             try {
-                i.fileOps().truncate(i, 0, t.cred(), "open");
+                i.fileOps().truncate(i, 0, t.cred(), Syscall.OPEN);
             } catch (VfsException e) {
                 file.release();
-                throw e.withContext("open", path, null);
+                throw e.withContext(Syscall.OPEN, path, null);
             }
         }
         return file;
@@ -334,7 +336,7 @@ final class OpenCalls {
      * @throws VfsException {@code ELOOP}, {@code EISDIR}, {@code ENOTDIR}, {@code EROFS},
      *         {@code EACCES}, {@code EPERM} ({@code O_NOATIME}), {@code ENXIO} (a socket)
      */
-    private void mayOpen(VfsPath p, int flags, String path) {
+    private void mayOpen(VfsPath p, int flags, Filename path) {
         Inode i = p.inode();
         // Access mode 3 (O_ACCMODE) is Linux's "ioctl only" mode: it needs read and write
         // permission and allows neither (open(2), "File access mode").
@@ -343,38 +345,38 @@ final class OpenCalls {
         boolean trunc = (flags & OpenFlags.O_TRUNC) != 0;
         FileType type = i.type();
         if (type == FileType.SYMLINK) {
-            throw new VfsException(Errno.ELOOP, "open", path);
+            throw new VfsException(Errno.ELOOP, Syscall.OPEN, path);
         }
         if (type == FileType.DIRECTORY) {
             if ((flags & OpenFlags.O_CREAT) != 0 || write || trunc) {
-                throw new VfsException(Errno.EISDIR, "open", path);
+                throw new VfsException(Errno.EISDIR, Syscall.OPEN, path);
             }
         }
         if ((flags & OpenFlags.O_DIRECTORY) != 0 && type != FileType.DIRECTORY) {
-            throw new VfsException(Errno.ENOTDIR, "open", path);
+            throw new VfsException(Errno.ENOTDIR, Syscall.OPEN, path);
         }
         boolean regular = type == FileType.REGULAR;
         if (trunc && regular && p.mnt().isReadOnly()) {
-            throw new VfsException(Errno.EROFS, "open", path);
+            throw new VfsException(Errno.EROFS, Syscall.OPEN, path);
         }
         if (write && regular && p.mnt().superblock().isReadOnly()) {
             // inode_permission refuses MAY_WRITE on a read-only superblock before it looks
             // at the mode bits; a read-only mount alone is checked later (EACCES first).
-            throw new VfsException(Errno.EROFS, "open", path);
+            throw new VfsException(Errno.EROFS, Syscall.OPEN, path);
         }
         int mask = (OpenFlags.readable(flags) || ioctlOnly ? Mode.R_OK : 0) | (write || (trunc && regular) ? Mode.W_OK : 0);
         if (mask != 0 && !Permission.check(i, mask, t.cred())) {
-            throw new VfsException(Errno.EACCES, "open", path);
+            throw new VfsException(Errno.EACCES, Syscall.OPEN, path);
         }
         if ((flags & OpenFlags.O_NOATIME) != 0 && !Permission.ownerOrRoot(i.attrsAcquire(), t.cred())) {
-            throw new VfsException(Errno.EPERM, "open", path);
+            throw new VfsException(Errno.EPERM, Syscall.OPEN, path);
         }
         if (write && (regular || type == FileType.DIRECTORY) && p.mnt().isReadOnly()) {
-            throw new VfsException(Errno.EROFS, "open", path);
+            throw new VfsException(Errno.EROFS, Syscall.OPEN, path);
         }
         if (type == FileType.SOCKET) {
             // open(2): "ENXIO The file is a UNIX domain socket" (only O_PATH may open one).
-            throw new VfsException(Errno.ENXIO, "open", path);
+            throw new VfsException(Errno.ENXIO, Syscall.OPEN, path);
         }
     }
 
@@ -389,14 +391,14 @@ final class OpenCalls {
      * Installs {@code file} on the lowest free descriptor; under {@code req}'s claim, so a
      * withdrawn async open installs nothing (the table actor then releases {@code file}).
      */
-    private CompletableFuture<Integer> install(OpenFile file, int flags, String path, OpenFuture req) {
+    private CompletableFuture<Integer> install(OpenFile file, int flags, Filename path, OpenFuture req) {
         boolean cloexec = (flags & OpenFlags.O_CLOEXEC) != 0;
         dev.seqvfs.engine.fdtable.InstallClaim claim = req == null ? null : req.claim();
         return t.asker().ask(t.files().actor(),
                         (ReplyTo<FdReply> r) -> new FdTableActor.Install(file, cloexec, 0, r, claim))
                 .thenApply(r -> {
                     if (r.error() != null) {
-                        throw new VfsException(r.error(), "open", path);
+                        throw new VfsException(r.error(), Syscall.OPEN, path);
                     }
                     return r.fd();
                 });
@@ -418,7 +420,7 @@ final class OpenCalls {
         CompletableFuture<FdReply> f = closeRequest(fd);
         FdReply r;
         try {
-            r = t.asker().join(f, "close", null);
+            r = t.asker().join(f, Syscall.CLOSE, null);
         } catch (VfsException e) {
             // Gave up waiting (EIO, EINTR): whenever the reply comes, drop its file.
             f.thenAccept(late -> {
@@ -439,18 +441,18 @@ final class OpenCalls {
     /** Drops the file a {@link FdTableActor.Close} handed over, or raises its error. */
     private void closed(FdReply r) {
         if (r.error() != null) {
-            throw new VfsException(r.error(), "close", null);
+            throw new VfsException(r.error(), Syscall.CLOSE, null);
         }
         FdTableActor.dropClosed(t.files(), r.file());
     }
 
     List<DirEntry> getdents(int fd, int max) {
         if (max <= 0) {
-            throw new VfsException(Errno.EINVAL, "getdents", null);
+            throw new VfsException(Errno.EINVAL, Syscall.GETDENTS, null);
         }
-        OpenFile file = t.fget(fd, "getdents");
+        OpenFile file = t.fget(fd, Syscall.GETDENTS);
         if (file.isPath()) {
-            throw new VfsException(Errno.EBADF, "getdents", null);
+            throw new VfsException(Errno.EBADF, Syscall.GETDENTS, null);
         }
         synchronized (file) {
             List<DirEntry> out = file.ops().iterate(file, t, file.offset(), max);
@@ -462,13 +464,13 @@ final class OpenCalls {
     }
 
     long lseek(int fd, long offset, int whence) {
-        OpenFile file = t.fget(fd, "lseek");
+        OpenFile file = t.fget(fd, Syscall.LSEEK);
         if (file.isPath()) {
-            throw new VfsException(Errno.EBADF, "lseek", null);
+            throw new VfsException(Errno.EBADF, Syscall.LSEEK, null);
         }
         if (whence < VfsTask.SEEK_SET || whence > VfsTask.SEEK_HOLE) {
             // ksys_lseek: whence past SEEK_MAX is EINVAL before the file's ->llseek runs
-            throw new VfsException(Errno.EINVAL, "lseek", null);
+            throw new VfsException(Errno.EINVAL, Syscall.LSEEK, null);
         }
         synchronized (file) {
             return file.ops().llseek(file, offset, whence);

@@ -1,5 +1,6 @@
 package dev.seqvfs.engine;
 
+import dev.seqvfs.protocol.Syscall;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.seqvfs.engine.anon.AnonFs;
@@ -17,7 +18,7 @@ import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.sb.SuperblockConfig;
 import dev.seqvfs.engine.sb.VfsClock;
 import dev.seqvfs.engine.mount.Namespace;
-import dev.seqvfs.engine.walk.PathNames;
+import dev.seqvfs.protocol.PathNames;
 import dev.seqvfs.engine.walk.PathWalk;
 import dev.seqvfs.protocol.Credentials;
 import java.time.Duration;
@@ -63,7 +64,13 @@ public final class SeqVfs implements AutoCloseable {
     private final AnonFs anonFs;
     private final FileSystemTypes types;
     private final FileLockTable.WaitGraph lockWaitGraph = new FileLockTable.WaitGraph();
-    private final java.util.concurrent.ConcurrentHashMap<Integer, VfsTask> tasks =
+    private final java.util.concurrent.ExecutorService blocking = new java.util.concurrent.ThreadPoolExecutor(0,
+            Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new java.util.concurrent.SynchronousQueue<>(), r -> {
+                Thread th = new Thread(r, "seqvfs-parked");
+                th.setDaemon(true);
+                return th;
+            });
+    private final java.util.concurrent.ConcurrentHashMap<Integer, TaskContext> tasks =
             new java.util.concurrent.ConcurrentHashMap<>();
     private final java.util.concurrent.atomic.AtomicInteger pids = new java.util.concurrent.atomic.AtomicInteger();
     private final ProcTasksView procTasks = new ProcTasksView();
@@ -135,13 +142,13 @@ public final class SeqVfs implements AutoCloseable {
     public VfsTask newTask(Credentials cred) {
         java.util.Objects.requireNonNull(cred, "cred");
         FilesStruct files = newFilesStruct(FdTable.empty());
-        return new VfsTask(this, files, cred);
+        return new VfsTask(new TaskContext(this, files, cred));
     }
 
     FilesStruct newFilesStruct(FdTable initial) {
         FilesStruct files = new FilesStruct(initial, config.rlimitNofile());
         return asker.join(asker.askPekko(system, (org.apache.pekko.actor.typed.ActorRef<FilesStruct> r) ->
-                new EngineGuardian.SpawnFdTable(files, r)), "newTask", null);
+                new EngineGuardian.SpawnFdTable(files, r)), Syscall.NEW_TASK, null);
     }
 
     void stopFilesStruct(FilesStruct files) {
@@ -163,7 +170,7 @@ public final class SeqVfs implements AutoCloseable {
             org.apache.pekko.actor.typed.ActorRef<dev.seqvfs.engine.reply.ReplyCollector.Command> ref = asker.join(
                     asker.askPekko(system, (org.apache.pekko.actor.typed.ActorRef<
                             org.apache.pekko.actor.typed.ActorRef<dev.seqvfs.engine.reply.ReplyCollector.Command>> r) ->
-                            new EngineGuardian.SpawnCollector(pending, sweep, r)), "start", null);
+                            new EngineGuardian.SpawnCollector(pending, sweep, r)), Syscall.START, null);
             slots[i] = new Asker.Slot(ref, pending);
         }
         return slots;
@@ -177,17 +184,18 @@ public final class SeqVfs implements AutoCloseable {
      * @param rootMode the root's mode unless the options set one
      * @throws VfsException what the type refuses the options with ({@code EINVAL})
      */
-    Superblock mount(FileSystemType type, String source, String target, long flags, String data, int rootMode,
+    Superblock mount(FileSystemType type, CharSequence source, CharSequence target, long flags, String data,
+                     int rootMode,
                      int rootUid, int rootGid) {
         Superblock sb = type.mount(new MountContext() {
             @Override
             public String source() {
-                return source;
+                return source == null ? null : source.toString();
             }
 
             @Override
             public String target() {
-                return target;
+                return target == null ? null : target.toString();
             }
 
             @Override
@@ -237,7 +245,7 @@ public final class SeqVfs implements AutoCloseable {
             }
         });
         return asker.join(asker.askPekko(system, (org.apache.pekko.actor.typed.ActorRef<Superblock> r) ->
-                new EngineGuardian.SpawnSuperblock(sb, r)), "mount", null);
+                new EngineGuardian.SpawnSuperblock(sb, r)), Syscall.MOUNT, null);
     }
 
     /** Returns the name of the file-system type of the instance's root ({@code seqvfs.root.type}). */
@@ -273,6 +281,15 @@ public final class SeqVfs implements AutoCloseable {
         return locks;
     }
 
+    /**
+     * Returns the pool that runs the async view's calls that can only wait by parking a thread
+     * ({@code F_SETLKW}, a blocking {@code flock}, {@code poll} with a timeout): daemon threads,
+     * made on demand, gone after a minute idle, shut down with the instance.
+     */
+    java.util.concurrent.Executor blockingExecutor() {
+        return blocking;
+    }
+
     /** Returns the instance's POSIX-lock wait graph (deadlock detection never crosses instances). */
     FileLockTable.WaitGraph lockWaitGraph() {
         return lockWaitGraph;
@@ -306,7 +323,7 @@ public final class SeqVfs implements AutoCloseable {
         return anonFs.createdInodes();
     }
 
-    int register(VfsTask t) {
+    int register(TaskContext t) {
         int pid = pids.incrementAndGet();
         tasks.put(pid, t);
         return pid;
@@ -328,19 +345,19 @@ public final class SeqVfs implements AutoCloseable {
 
         @Override
         public FdTable fdTable(int pid) {
-            VfsTask t = tasks.get(pid);
+            TaskContext t = tasks.get(pid);
             return t == null ? null : t.files().tableAcquire();
         }
 
         @Override
         public dev.seqvfs.engine.walk.VfsPath cwd(int pid) {
-            VfsTask t = tasks.get(pid);
+            TaskContext t = tasks.get(pid);
             return t == null ? null : t.cwd();
         }
 
         @Override
         public int uid(int pid) {
-            VfsTask t = tasks.get(pid);
+            TaskContext t = tasks.get(pid);
             return t == null ? -1 : t.cred().uid();
         }
 
@@ -394,6 +411,7 @@ public final class SeqVfs implements AutoCloseable {
     @Override
     public void close() {
         asker.close();
+        blocking.shutdownNow();
         system.terminate();
         try {
             system.getWhenTerminated().toCompletableFuture().get(10, TimeUnit.SECONDS);

@@ -1,5 +1,6 @@
 package dev.seqvfs.engine;
 
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.dir.Dentry;
 import dev.seqvfs.engine.dir.DirLink;
 import dev.seqvfs.engine.dir.DirReply;
@@ -11,9 +12,10 @@ import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.sb.SuperblockActor;
 import dev.seqvfs.engine.fs.FileSystemType;
 import dev.seqvfs.engine.walk.Nameidata;
-import dev.seqvfs.engine.walk.PathNames;
+import dev.seqvfs.protocol.PathNames;
 import dev.seqvfs.engine.walk.VfsPath;
 import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Filename;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.MountFlags;
 import dev.seqvfs.protocol.VfsException;
@@ -28,37 +30,37 @@ import org.apache.pekko.actor.typed.ActorRef;
  * {@code getcwd}, {@code mount}, {@code umount2}.
  */
 final class TaskCalls {
-    private final VfsTask t;
+    private final TaskContext t;
 
-    TaskCalls(VfsTask t) {
+    TaskCalls(TaskContext t) {
         this.t = t;
     }
 
-    void chdir(String path) {
-        String ip = PathNames.toInternal(path, "chdir");
+    void chdir(Filename path) {
+        String ip = PathNames.toInternal(path, Syscall.CHDIR);
         for (int attempt = 0; attempt < 100; attempt++) {
-            VfsPath p = t.walk(t.startFor(VfsTask.AT_FDCWD, ip, "chdir", path, false), ip, "chdir",
+            VfsPath p = t.walk(t.startFor(VfsTask.AT_FDCWD, ip, Syscall.CHDIR, path, false), ip, Syscall.CHDIR,
                     nd -> nd.walkFull(Nameidata.LOOKUP_FOLLOW | Nameidata.LOOKUP_DIRECTORY));
             if (!Permission.check(p.inode(), Mode.X_OK, t.cred())) {
-                throw new VfsException(Errno.EACCES, "chdir", path);
+                throw new VfsException(Errno.EACCES, Syscall.CHDIR, path);
             }
             if (t.setCwd(p)) {
                 return;
             }
         }
-        throw new VfsException(Errno.ENOENT, "chdir", path);
+        throw new VfsException(Errno.ENOENT, Syscall.CHDIR, path);
     }
 
     void fchdir(int fd) {
-        VfsPath p = t.fdPath(fd, "fchdir");
+        VfsPath p = t.fdPath(fd, Syscall.FCHDIR);
         if (p.dir() == null) {
-            throw new VfsException(Errno.ENOTDIR, "fchdir", null);
+            throw new VfsException(Errno.ENOTDIR, Syscall.FCHDIR, null);
         }
         if (!Permission.check(p.inode(), Mode.X_OK, t.cred())) {
-            throw new VfsException(Errno.EACCES, "fchdir", null);
+            throw new VfsException(Errno.EACCES, Syscall.FCHDIR, null);
         }
         if (!t.setCwd(p)) {
-            throw new VfsException(Errno.ENOENT, "fchdir", null);
+            throw new VfsException(Errno.ENOENT, Syscall.FCHDIR, null);
         }
     }
 
@@ -70,7 +72,7 @@ final class TaskCalls {
     String getcwd() {
         VfsPath cwd = t.cwd();
         VfsPath root = t.root();
-        return t.walk(cwd, "", "getcwd", nd -> {
+        return t.walk(cwd, "", Syscall.GETCWD, nd -> {
             if (cwd.dir() != null && cwd.dir().isDead()) {
                 throw nd.error(Errno.ENOENT);
             }
@@ -153,14 +155,14 @@ final class TaskCalls {
         return null;
     }
 
-    CompletableFuture<Void> mount(String source, String target, String fstype, long flags, String data) {
+    CompletableFuture<Void> mount(Filename source, Filename target, String fstype, long flags, String data) {
         if (!t.cred().isRoot()) {
-            throw new VfsException(Errno.EPERM, "mount", target);
+            throw new VfsException(Errno.EPERM, Syscall.MOUNT, target);
         }
         if ((flags & MountFlags.MS_REMOUNT) != 0) {
-            VfsPath p = t.attrs().resolve(VfsTask.AT_FDCWD, target, "mount", 0, 0);
+            VfsPath p = t.attrs().resolve(VfsTask.AT_FDCWD, target, Syscall.MOUNT, 0, 0);
             if (p.inode() != p.mnt().root()) {
-                throw new VfsException(Errno.EINVAL, "mount", target);
+                throw new VfsException(Errno.EINVAL, Syscall.MOUNT, target);
             }
             boolean ro = (flags & MountFlags.MS_RDONLY) != 0;
             if ((flags & MountFlags.MS_BIND) != 0) {
@@ -170,54 +172,54 @@ final class TaskCalls {
             Superblock sb = p.mnt().superblock();
             return t.asker().ask(sb.actorAcquire(), (ReplyTo<DirReply> r) -> new SuperblockActor.Remount(ro, r))
                     .thenApply(r -> {
-                        Asker.check(r, "mount", target, null);
+                        Asker.check(r, Syscall.MOUNT, target, null);
                         // Like do_remount, a plain remount sets the mount's flags too, so
                         // "remount,rw" also undoes the MS_RDONLY a mount was created with.
                         t.vfs().namespace().setMountReadOnly(p.mnt(), ro);
                         return null;
                     });
         }
-        VfsPath where = t.attrs().resolve(VfsTask.AT_FDCWD, target, "mount", 0, Nameidata.LOOKUP_DIRECTORY);
+        VfsPath where = t.attrs().resolve(VfsTask.AT_FDCWD, target, Syscall.MOUNT, 0, Nameidata.LOOKUP_DIRECTORY);
         DirectoryInode mp = (DirectoryInode) where.inode();
         if ((flags & MountFlags.MS_BIND) != 0) {
-            VfsPath src = t.attrs().resolve(VfsTask.AT_FDCWD, source, "mount", 0, 0);
+            VfsPath src = t.attrs().resolve(VfsTask.AT_FDCWD, source, Syscall.MOUNT, 0, 0);
             DirectoryInode sd = src.dir();
             if (sd == null) {
                 // The target is a directory; Linux refuses a source of another type with
                 // ENOTDIR (graft_tree). SeqVFS has no file bind mounts.
-                throw new VfsException(Errno.ENOTDIR, "mount", source, target);
+                throw new VfsException(Errno.ENOTDIR, Syscall.MOUNT, source, target);
             }
             t.vfs().namespace().attach(where.mnt(), mp, src.mnt().superblock(), sd, false);
             return CompletableFuture.completedFuture(null);
         }
         if (fstype == null) {
-            throw new VfsException(Errno.EINVAL, "mount", target);
+            throw new VfsException(Errno.EINVAL, Syscall.MOUNT, target);
         }
         FileSystemType type = t.vfs().fileSystemTypes().get(fstype);
         if (type == null) {
-            throw new VfsException(Errno.ENODEV, "mount", target);
+            throw new VfsException(Errno.ENODEV, Syscall.MOUNT, target);
         }
         Superblock sb = t.vfs().mount(type, source, target, flags, data, 01777, 0, 0);
         t.vfs().namespace().attach(where.mnt(), mp, sb, sb.root(), (flags & MountFlags.MS_RDONLY) != 0);
         return CompletableFuture.completedFuture(null);
     }
 
-    void umount2(String target, int flags) {
+    void umount2(Filename target, int flags) {
         if (!t.cred().isRoot()) {
-            throw new VfsException(Errno.EPERM, "umount", target);
+            throw new VfsException(Errno.EPERM, Syscall.UMOUNT, target);
         }
         if ((flags & ~(MountFlags.MNT_FORCE | MountFlags.MNT_DETACH | MountFlags.UMOUNT_NOFOLLOW)) != 0) {
-            throw new VfsException(Errno.EINVAL, "umount", target);
+            throw new VfsException(Errno.EINVAL, Syscall.UMOUNT, target);
         }
         int at = (flags & MountFlags.UMOUNT_NOFOLLOW) != 0 ? dev.seqvfs.protocol.OpenFlags.AT_SYMLINK_NOFOLLOW : 0;
-        VfsPath p = t.attrs().resolve(VfsTask.AT_FDCWD, target, "umount", at, 0);
+        VfsPath p = t.attrs().resolve(VfsTask.AT_FDCWD, target, Syscall.UMOUNT, at, 0);
         if (p.inode() != p.mnt().root()) {
-            throw new VfsException(Errno.EINVAL, "umount", target);
+            throw new VfsException(Errno.EINVAL, Syscall.UMOUNT, target);
         }
         try {
             t.vfs().namespace().detach(p.mnt(), flags);
         } catch (VfsException e) {
-            throw e.withContext("umount", target, null);
+            throw e.withContext(Syscall.UMOUNT, target, null);
         }
     }
 }

@@ -20,10 +20,11 @@ import java.time.Duration;
  * @param mountProc whether a new instance mounts procfs at /proc
  * @param rootType the file-system type of the instance's root ({@code mount(2)} name, {@code tmpfs} by default)
  * @param rootOptions the root mount's option string ({@code size=1m}), or empty
+ * @param stackTraces whether an error a task throws to its caller carries the caller's stack
  */
 public record VfsConfig(Duration askTimeout, int optimisticAttempts, int rlimitNofile, SuperblockConfig tmpfs,
                         int rootMode, int rootUid, int rootGid, String dispatcher, boolean anonSharedRoot,
-                        boolean mountProc, String rootType, String rootOptions) {
+                        boolean mountProc, String rootType, String rootOptions, boolean stackTraces) {
 
     /** Reads the {@code seqvfs} section of {@code c}. */
     public static VfsConfig from(Config c) {
@@ -47,6 +48,7 @@ public record VfsConfig(Duration askTimeout, int optimisticAttempts, int rlimitN
                 s.getBoolean("anon.shared-root"),
                 s.getBoolean("proc.mount"),
                 s.getString("root.type"),
-                s.getString("root.options"));
+                s.getString("root.options"),
+                s.getBoolean("errors.stack-traces"));
     }
 }

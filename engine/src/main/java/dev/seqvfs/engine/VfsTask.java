@@ -1,61 +1,57 @@
 package dev.seqvfs.engine;
 
-import dev.seqvfs.engine.fdtable.FdReply;
-import dev.seqvfs.engine.fdtable.FdTable;
-import dev.seqvfs.engine.fdtable.FdTableActor;
-import dev.seqvfs.engine.fdtable.FilesStruct;
-import dev.seqvfs.engine.fdtable.OpenFile;
-import dev.seqvfs.engine.mount.VfsMount;
-import dev.seqvfs.engine.walk.PathNames;
+import dev.seqvfs.engine.anon.EventFd;
+import dev.seqvfs.engine.fs.StreamFileOperations;
+import dev.seqvfs.engine.inode.AttrChange;
 import dev.seqvfs.engine.walk.VfsPath;
-import dev.seqvfs.engine.walk.WalkContext;
-import dev.seqvfs.engine.walk.WalkFunction;
-import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.DirEntry;
 import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Filename;
 import dev.seqvfs.protocol.Flock;
-import dev.seqvfs.protocol.Limits;
 import dev.seqvfs.protocol.OpenFlags;
+import dev.seqvfs.protocol.PathNames;
 import dev.seqvfs.protocol.Stat;
 import dev.seqvfs.protocol.StatFs;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.Timespec;
 import dev.seqvfs.protocol.VfsException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.function.Supplier;
-import dev.seqvfs.engine.reply.ReplyTo;
-import org.apache.pekko.actor.typed.ActorRef;
 
 /**
  * A task ({@code task_struct}): the POSIX-style API of SeqVFS, with the caller's
- * credentials, umask, working and root directories, and descriptor table.
+ * credentials, umask, working and root directories, and descriptor table. This is the
+ * blocking view; {@link #async()} is the same task's asynchronous view, with one twin of
+ * every call here (a test keeps the two in step).
  *
- * <p>Every call follows its Linux man page (section 2): same arguments, same results,
- * same errno, raised as a {@link VfsException} that names the call and its path(s). Paths
- * are Java strings (encoded as UTF-8) or, through the {@code byte[]} overloads, raw bytes.
- * A failed call has changed nothing.
+ * <p>Every call follows its Linux man page (section 2): same arguments, same results, same
+ * errno, raised as a {@link VfsException} that names the call ({@link Syscall}) and its
+ * path(s), with the caller's stack as its trace ({@code seqvfs.errors.stack-traces}). A
+ * failed call has changed nothing. Paths are {@link CharSequence}s: a {@code String} (UTF-8,
+ * a byte that is not valid UTF-8 written as {@code U+DC80..U+DCFF}, Python's
+ * surrogateescape), or a {@link Filename}, parsed once and used as it is (for paths that
+ * are raw bytes, {@code Filename.of(bytes)}).
  *
- * <p><b>Blocking and async.</b> Calls that change the namespace or the descriptor table
- * send one message to the actor that owns the state; each has an {@code ...Async} twin
- * returning a {@link CompletionStage} that message-driven callers can compose without
- * blocking (a failure completes it exceptionally with the {@link VfsException}). The
- * blocking form waits for the same stage; with the calling-thread dispatcher the actor
- * usually runs on the caller's thread, so it rarely parks. Calls that only read
- * ({@code stat}, {@code readlink}, {@code access}, {@code getdents}, {@code getcwd},
- * {@code statfs}) never send a message, never lock and never block, so they have no twin.
+ * <p><b>Blocking.</b> Calls that change the namespace or the descriptor table send one
+ * message to the actor that owns the state and wait for its answer; with the calling-thread
+ * dispatcher the actor usually runs on the caller's thread, so it rarely parks. Calls that
+ * only read ({@code stat}, {@code readlink}, {@code access}, {@code getdents},
+ * {@code getcwd}, {@code statfs}, and {@code read}/{@code write} of regular files) send no
+ * message, take no lock on the walk and never park. Reads and writes of pipes, FIFOs and
+ * sockets, {@code F_SETLKW}, a blocking {@code flock}, {@code poll} with a timeout, and the
+ * open of a FIFO park the calling thread (interruptibly: {@code EINTR}) as Linux parks a
+ * process.
  *
  * <p><b>Thread-safety.</b> A task may be used by several threads at once (they then share
- * its descriptor table, like threads of a process). {@code cwd}, {@code root} and
- * {@code umask} are volatile fields, read with acquire and written with release by the
- * task's own calls.
+ * its descriptor table, like threads of a process). {@link #newThread()} makes a task that
+ * shares the table explicitly.
  *
- * <p>This class is the system-call table, so it is long: each call is a few lines that
- * delegate to {@code NamespaceCalls}, {@code OpenCalls}, {@code AttrCalls} or
- * {@code TaskCalls}, where the logic lives.
+ * <p>This class is the system-call table, so it is long: each call converts its arguments
+ * and delegates, in one line, to the package's call classes ({@code NamespaceCalls},
+ * {@code OpenCalls}, {@code IoCalls}, {@code AttrCalls}, {@code FdCalls}, {@code AnonCalls},
+ * {@code LockCalls}, {@code TaskCalls}), where the logic lives.
  */
-public final class VfsTask implements WalkContext, AutoCloseable {
+public final class VfsTask implements AutoCloseable {
     /** {@code AT_FDCWD}: resolve relative paths against the working directory. */
     public static final int AT_FDCWD = OpenFlags.AT_FDCWD;
     /** {@code lseek(2)}: from the start. */
@@ -69,193 +65,31 @@ public final class VfsTask implements WalkContext, AutoCloseable {
     /** {@code lseek(2)}: to the next hole at or after the offset (the end counts as one). */
     public static final int SEEK_HOLE = 4;
 
-    private final SeqVfs vfs;
-    private final FilesStruct files;
-    private final Credentials cred;
-    private final NamespaceCalls ns = new NamespaceCalls(this);
-    private final OpenCalls opens = new OpenCalls(this);
-    private final AttrCalls attrs = new AttrCalls(this);
-    private final TaskCalls task = new TaskCalls(this);
-    private final IoCalls io = new IoCalls(this);
-    private final FdCalls fds = new FdCalls(this);
-    private final AnonCalls anon = new AnonCalls(this);
-    private final LockCalls locks = new LockCalls(this);
-    private volatile VfsPath cwd;
-    private volatile VfsPath root;
-    private volatile int umask = 022;
-    private volatile boolean exited;
-    private final int pid;
+    private final TaskContext c;
+    private final AsyncVfsTask async;
 
-    VfsTask(SeqVfs vfs, FilesStruct files, Credentials cred) {
-        this.vfs = vfs;
-        this.files = files;
-        this.cred = cred;
-        VfsMount rm = vfs.namespace().rootMount();
-        VfsPath r = new VfsPath(rm, rm.root());
-        rm.pinAgain();
-        rm.pinAgain();
-        this.cwd = r;
-        this.root = r;
-        this.pid = vfs.register(this);
+    VfsTask(TaskContext c) {
+        this.c = c;
+        this.async = new AsyncVfsTask(c);
     }
 
-    private VfsTask(VfsTask parent, FilesStruct files) {
-        this.vfs = parent.vfs;
-        this.files = files;
-        this.cred = parent.cred;
-        synchronized (parent) {
-            this.cwd = parent.cwd;
-            this.root = parent.root;
-            cwd.mnt().pinAgain();
-            root.mnt().pinAgain();
-        }
-        this.umask = parent.umask;
-        this.pid = vfs.register(this);
-    }
-
-    // ---------------------------------------------------------------- plumbing
-
-    SeqVfs vfs() {
-        return vfs;
-    }
-
-    Asker asker() {
-        alive("call");
-        return vfs.asker();
-    }
-
-    FilesStruct files() {
-        return files;
-    }
-
-    AttrCalls attrs() {
-        return attrs;
-    }
-
-    IoCalls io() {
-        return io;
-    }
-
-    int umask() {
-        return umask;
+    /** Returns this task's asynchronous view: the same calls, answering with futures. */
+    public AsyncVfsTask async() {
+        return async;
     }
 
     /** Returns the task's process id, as {@code /proc/<pid>} and {@code /proc/self} show it. */
     public int pid() {
-        return pid;
+        return c.pid();
     }
 
-    @Override
-    public Credentials cred() {
-        return cred;
+    /** Returns the task's credentials. */
+    public dev.seqvfs.protocol.Credentials cred() {
+        return c.cred();
     }
 
-    @Override
-    public VfsPath root() {
-        return root;
-    }
-
-    @Override
-    public VfsPath cwd() {
-        return cwd;
-    }
-
-    /** Pins {@code p}'s mount, makes it the working directory, unpins the old one. */
-    synchronized boolean setCwd(VfsPath p) {
-        if (!p.mnt().tryPin()) {
-            return false;
-        }
-        VfsPath old = cwd;
-        cwd = p;
-        old.mnt().unpin();
-        return true;
-    }
-
-    <T> T walk(VfsPath start, String internalPath, String op, WalkFunction<T> fn) {
-        alive(op);
-        return vfs.walker().walk(this, start, internalPath, op, fn);
-    }
-
-    /**
-     * Refuses calls on a task that has exited: {@code ESRCH}, as a call on a process that is
-     * gone would be; and calls on an instance that was closed: {@code EIO}, as a file system
-     * that was shut down answers. Every call passes here through {@link #walk}, {@link #fget}
-     * or {@link #asker}.
-     */
-    void alive(String op) {
-        if (exited) {
-            throw new VfsException(Errno.ESRCH, op, null);
-        }
-        if (vfs.isClosed()) {
-            throw new VfsException(Errno.EIO, op, null);
-        }
-    }
-
-    /**
-     * Returns where a relative path starts: the working directory for {@code AT_FDCWD},
-     * else the directory open on {@code dirfd}. Absolute paths ignore it (but a bad
-     * {@code dirfd} is still {@code EBADF} only when it is used, as in Linux). An empty
-     * path (without {@code emptyOk}) is {@code ENOENT} and a path of {@code PATH_MAX} bytes
-     * or more {@code ENAMETOOLONG} before {@code dirfd} is looked at, as {@code getname}
-     * rejects them before {@code path_init}.
-     */
-    VfsPath startFor(int dirfd, String internalPath, String op, String extPath, boolean emptyOk) {
-        if (internalPath.isEmpty() && !emptyOk) {
-            throw new VfsException(Errno.ENOENT, op, extPath);
-        }
-        if (internalPath.length() >= Limits.PATH_MAX) {
-            throw new VfsException(Errno.ENAMETOOLONG, op, extPath);
-        }
-        if (dirfd == AT_FDCWD || (!internalPath.isEmpty() && internalPath.charAt(0) == '/')) {
-            return cwd;
-        }
-        OpenFile f = fget(dirfd, op);
-        VfsPath p = new VfsPath(f.mount(), f.inode());
-        if (!(internalPath.isEmpty() && emptyOk) && p.dir() == null) {
-            throw new VfsException(Errno.ENOTDIR, op, extPath);
-        }
-        return p;
-    }
-
-    /** Returns the open file on {@code fd} ({@code fget}), lock-free. */
-    OpenFile fget(int fd, String op) {
-        alive(op);
-        FdTable.Entry e = files.tableAcquire().get(fd);
-        if (e == null) {
-            throw new VfsException(Errno.EBADF, op, null);
-        }
-        return e.file();
-    }
-
-    VfsPath fdPath(int fd, String op) {
-        OpenFile f = fget(fd, op);
-        return new VfsPath(f.mount(), f.inode());
-    }
-
-    /** Like {@link #fdPath}, for calls that an {@code O_PATH} descriptor may not make ({@code EBADF}). */
-    VfsPath fileFdPath(int fd, String op) {
-        OpenFile f = fget(fd, op);
-        if (f.isPath()) {
-            throw new VfsException(Errno.EBADF, op, null);
-        }
-        return new VfsPath(f.mount(), f.inode());
-    }
-
-    private static <T> CompletableFuture<T> async(Supplier<CompletableFuture<T>> body) {
-        try {
-            return body.get();
-        } catch (VfsException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-    }
-
-    private <T> T await(CompletableFuture<T> f, String op, String path) {
-        return vfs.asker().join(f, op, path);
-    }
-
-    /** A raw path as the caller's {@code String} that stands for it exactly (see {@link PathNames}). */
-    private static String str(byte[] path) {
-        return PathNames.fromBytes(path);
+    TaskContext context() {
+        return c;
     }
 
     // ---------------------------------------------------------------- open, close
@@ -282,56 +116,26 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      *         {@code O_RDONLY|O_NONBLOCK} never wait; access mode 3 is {@code EINVAL};
      *         an interrupted wait is {@code EINTR}
      */
-    public int open(String path, int flags, int mode) {
+    public int open(CharSequence path, int flags, int mode) {
         return openat(AT_FDCWD, path, flags, mode);
     }
 
     /** {@code open(2)} without a mode (no {@code O_CREAT}). */
-    public int open(String path, int flags) {
+    public int open(CharSequence path, int flags) {
         return openat(AT_FDCWD, path, flags, 0);
     }
 
-    /** {@code open(2)} with a raw-byte path. */
-    public int open(byte[] path, int flags, int mode) {
-        return openat(AT_FDCWD, str(path), flags, mode);
-    }
-
     /** {@code openat(2)}: {@link #open} relative to {@code dirfd} ({@code EBADF}, {@code ENOTDIR}). */
-    public int openat(int dirfd, String path, int flags, int mode) {
-        // Every attempt (a retry after ESTALE too) runs on this thread, so a FIFO open parks
-        // this thread, interruptibly (EINTR), however many attempts it takes.
-        return Revalidate.retryingBlocking(() -> await(opens.openat(dirfd, path, flags, mode, null), "open", path));
-    }
-
-    /**
-     * The async twin of {@link #openat}. Opening a FIFO that must wait for the other side
-     * ({@code fifo(7)}) blocks no thread: the future completes when the other side opens.
-     *
-     * <p>Cancelling the returned future ({@code cancel}, or {@code completeExceptionally},
-     * as {@code orTimeout} does) withdraws the open if its descriptor is not installed yet:
-     * {@code cancel} then returns {@code true}, no descriptor is ever installed for this
-     * call, and a FIFO open waiting for its partner stops counting as a reader or writer
-     * (a later {@code O_WRONLY|O_NONBLOCK} open with no other reader fails with
-     * {@code ENXIO} again) and holds nothing (the FIFO's pipe is released if nobody else
-     * has it open). A file that {@code O_CREAT} already created stays. A cancel that loses
-     * the race with the install returns {@code false} and leaves the future completed
-     * normally with the descriptor: the caller owns it and must close it. Either way the
-     * future is done when {@code cancel} returns. Thread-safe; {@code cancel} may spin for
-     * the few instructions the descriptor table's actor takes to publish a descriptor it
-     * has claimed, and never blocks otherwise.
-     */
-    public CompletableFuture<Integer> openatAsync(int dirfd, String path, int flags, int mode) {
-        OpenFuture out = new OpenFuture();
-        out.follow(Revalidate.retrying(() -> opens.openat(dirfd, path, flags, mode, out)));
-        return out;
-    }
-
-    /**
-     * The async twin of {@link #open(String, int, int)}; cancelling its future withdraws the
-     * open as {@link #openatAsync} says.
-     */
-    public CompletableFuture<Integer> openAsync(String path, int flags, int mode) {
-        return openatAsync(AT_FDCWD, path, flags, mode);
+    public int openat(int dirfd, CharSequence path, int flags, int mode) {
+        try {
+            Filename p = TaskContext.path(path, Syscall.OPEN);
+            // Every attempt (a retry after ESTALE too) runs on this thread, so a FIFO open
+            // parks this thread, interruptibly (EINTR), however many attempts it takes.
+            return Revalidate.retryingBlocking(() -> c.await(c.opens.openat(dirfd, p, flags, mode, null),
+                    Syscall.OPEN, p));
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     /**
@@ -341,12 +145,11 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      * @throws VfsException {@code EBADF} if {@code fd} is not open
      */
     public void close(int fd) {
-        opens.closeBlocking(fd);
-    }
-
-    /** The async twin of {@link #close}. */
-    public CompletableFuture<Void> closeAsync(int fd) {
-        return async(() -> opens.close(fd));
+        try {
+            c.opens.closeBlocking(fd);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     /**
@@ -355,17 +158,22 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      * {@link DirEntry#cookie()}). "." and ".." come first. Entries come from one snapshot.
      *
      * @return the entries; empty at the end
-     * @throws VfsException {@code EBADF}, {@code ENOTDIR}, {@code ENOENT} (directory removed), {@code EINVAL} (max &lt;= 0)
+     * @throws VfsException {@code EBADF}, {@code ENOTDIR}, {@code ENOENT} (directory removed),
+     *         {@code EINVAL} (max &lt;= 0)
      */
     public List<DirEntry> getdents(int fd, int max) {
-        return opens.getdents(fd, max);
+        try {
+            return c.opens.getdents(fd, max);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     /**
      * {@code lseek(2)} with {@code SEEK_SET}, {@code SEEK_CUR}, {@code SEEK_END}, and on
      * regular files {@code SEEK_DATA} / {@code SEEK_HOLE}; on a directory the offset is a
-     * readdir cookie ({@code telldir}/{@code seekdir}); on a stream file its
-     * {@code StreamOps.llseek} decides (an eventfd returns 0 whatever the arguments, as
+     * readdir cookie ({@code telldir}/{@code seekdir}); what a file does is its file
+     * operations' ({@code ->llseek}: an eventfd returns 0 whatever the arguments, as
      * {@code noop_llseek}). A {@code whence} above {@code SEEK_HOLE} is {@code EINVAL} first.
      *
      * @return the new offset in bytes (or the cookie)
@@ -374,14 +182,20 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      *         {@code ENXIO} ({@code SEEK_DATA}/{@code SEEK_HOLE} at or past the end or negative, no data after)
      */
     public long lseek(int fd, long offset, int whence) {
-        return opens.lseek(fd, offset, whence);
+        try {
+            return c.opens.lseek(fd, offset, whence);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     /**
      * Lists a whole directory by path ({@code opendir} + {@code readdir} + {@code closedir}),
      * without "." and "..".
+     *
+     * @throws VfsException the errors of {@link #open} and {@link #getdents}
      */
-    public List<DirEntry> readdir(String path) {
+    public List<DirEntry> readdir(CharSequence path) {
         int fd = open(path, OpenFlags.O_RDONLY | OpenFlags.O_DIRECTORY);
         try {
             List<DirEntry> out = new ArrayList<>();
@@ -405,25 +219,39 @@ public final class VfsTask implements WalkContext, AutoCloseable {
 
     /**
      * {@code read(2)}: reads up to {@code len} bytes at the file offset into
-     * {@code buf[off..]}, advancing the offset. Lock-free on the data; a read sees each
-     * write whole or not at all. Holes read as zeros.
+     * {@code buf[off..]}, advancing the offset. On a regular file lock-free on the data: a
+     * read sees each write whole or not at all, and holes read as zeros. On a pipe or socket
+     * it parks the calling thread until data arrives (unless {@code O_NONBLOCK}).
      *
      * @return the bytes read, 0 at end of file
      * @throws VfsException {@code EBADF} (not open for reading, {@code O_PATH}),
-     *         {@code EISDIR}, {@code EINVAL} (not a regular file), {@code EFAULT} (bad range)
+     *         {@code EISDIR}, {@code EINVAL} (a file that cannot be read), {@code EFAULT}
+     *         (bad range), {@code EAGAIN}, {@code EINTR}
      */
     public int read(int fd, byte[] buf, int off, int len) {
-        return io.read(fd, buf, off, len);
+        try {
+            return c.io.read(fd, buf, off, len);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
-    /** {@code pread(2)}: {@link #read} at {@code pos} bytes, without moving the offset ({@code EINVAL} if negative). */
+    /** {@code pread(2)}: {@link #read} at {@code pos} bytes, without moving the offset ({@code EINVAL} if negative, {@code ESPIPE} on a stream). */
     public int pread(int fd, byte[] buf, int off, int len, long pos) {
-        return io.pread(fd, buf, off, len, pos);
+        try {
+            return c.io.pread(fd, buf, off, len, pos);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     /** {@code readv(2)}: fills the buffers in order from one version of the file (on a pipe or socket, from one read). */
     public long readv(int fd, byte[][] iov) {
-        return io.readv(fd, iov);
+        try {
+            return c.io.readv(fd, iov);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     /**
@@ -431,14 +259,20 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      * {@code O_APPEND}, atomically with respect to other writers), advancing it; sets
      * mtime and ctime.
      *
-     * @return {@code len}, or fewer when an {@code O_APPEND} write would cross the maximum
+     * @return {@code len}, or fewer when the file system fills (the pages that fit are
+     *         written, as tmpfs does) or an {@code O_APPEND} write would cross the maximum
      *         file size ({@code LLONG_MAX})
      * @throws VfsException {@code EBADF} (not open for writing), {@code EISDIR},
      *         {@code EINVAL} (not a regular file, offset plus {@code len} past {@code LLONG_MAX}),
-     *         {@code EFBIG} (appending at the maximum size), {@code ENOSPC} (nothing written)
+     *         {@code EFBIG} (appending at the maximum size), {@code ENOSPC} (not one byte fits),
+     *         {@code EPIPE} (a pipe without readers), {@code EAGAIN}, {@code EINTR}
      */
     public int write(int fd, byte[] buf, int off, int len) {
-        return io.write(fd, buf, off, len);
+        try {
+            return c.io.write(fd, buf, off, len);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     /**
@@ -447,55 +281,104 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      * returns 0, as {@code write(fd, NULL, 0)} on Linux.
      */
     public int write(int fd, byte[] buf) {
-        return io.write(fd, buf, 0, buf == null ? -1 : buf.length);
+        return write(fd, buf, 0, buf == null ? -1 : buf.length);
     }
 
     /** {@code pwrite(2)}: writes at {@code pos} without moving the offset (with {@code O_APPEND}, at the end, as Linux). */
     public int pwrite(int fd, byte[] buf, int off, int len, long pos) {
-        return io.pwrite(fd, buf, off, len, pos);
+        try {
+            return c.io.pwrite(fd, buf, off, len, pos);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     /** {@code writev(2)}: writes the buffers as one atomic write (on a pipe or socket, as one {@code write}). */
     public long writev(int fd, byte[][] iov) {
-        return io.writev(fd, iov);
+        try {
+            return c.io.writev(fd, iov);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     /**
      * {@code ftruncate(2)}: sets the size; shrinking frees pages, growing adds a hole.
      *
      * @throws VfsException {@code EBADF}, {@code EINVAL} (not open for writing, not a
-     *         regular file, negative length), {@code EFBIG}, {@code ENOSPC}
+     *         regular file, negative length), {@code EFBIG}
      */
     public void ftruncate(int fd, long length) {
-        io.ftruncate(fd, length);
+        try {
+            c.io.ftruncate(fd, length);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     /** {@code truncate(2)}: by path; needs write permission ({@code EACCES}), {@code EISDIR}, {@code EROFS}. */
-    public void truncate(String path, long length) {
-        io.truncate(path, length);
+    public void truncate(CharSequence path, long length) {
+        try {
+            c.io.truncate(TaskContext.path(path, Syscall.TRUNCATE), length);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
-    /** {@code fsync(2)}: every published write is already stable in memory; checks the descriptor. */
+    /** {@code fsync(2)}: what the file's type makes durable (memory types: nothing to do); {@code EINVAL} on a stream. */
     public void fsync(int fd) {
-        io.fsync(fd, false);
+        try {
+            c.io.fsync(fd, false);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     /** {@code fdatasync(2)}. */
     public void fdatasync(int fd) {
-        io.fsync(fd, true);
+        try {
+            c.io.fsync(fd, true);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     /**
-     * Reads without blocking a thread: on a pipe or socket the stage completes when data
-     * arrives (with 0 at end of stream); on a regular file at once.
+     * {@code fallocate(2)}: {@code mode} 0 allocates the byte range {@code [offset,
+     * offset+len)} (holes become zero-filled pages, charged; the size grows to cover it),
+     * {@code FALLOC_FL_KEEP_SIZE} allocates without changing the size,
+     * {@code FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE} frees the range (it reads as zeros).
+     *
+     * @throws VfsException {@code EBADF} (not open for writing), {@code EINVAL} (negative
+     *         offset, length not positive), {@code EOPNOTSUPP} (another mode, or a punch
+     *         without keep-size), {@code ESPIPE} (a pipe or FIFO), {@code EISDIR},
+     *         {@code ENODEV} (not a regular file), {@code EFBIG}, {@code ENOSPC} (nothing allocated)
      */
-    public CompletableFuture<Integer> readAsync(int fd, byte[] buf, int off, int len) {
-        return async(() -> io.readAsync(fd, buf, off, len));
+    public void fallocate(int fd, int mode, long offset, long len) {
+        try {
+            c.io.fallocate(fd, mode, offset, len);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
-    /** Writes without blocking a thread; on a pipe the stage completes when every byte is buffered. */
-    public CompletableFuture<Integer> writeAsync(int fd, byte[] buf, int off, int len) {
-        return async(() -> io.writeAsync(fd, buf, off, len));
+    /**
+     * {@code poll(2)}: the readiness of each descriptor ({@code fds[i]}) for the events asked
+     * ({@code events[i]}, {@link dev.seqvfs.protocol.Poll} bits), waiting up to
+     * {@code timeoutMillis} (0: not at all; negative: until one is ready) for one to be ready.
+     * {@code POLLERR}, {@code POLLHUP} and {@code POLLNVAL} (a descriptor not open) are
+     * reported whether asked or not; a negative descriptor is skipped. A wait re-checks the
+     * files every millisecond at most (files do not notify waiters of readiness yet).
+     *
+     * @return the events that hold for each descriptor ({@code revents}), in order
+     * @throws VfsException {@code EINVAL} (arrays of different lengths), {@code EINTR}
+     */
+    public int[] poll(int[] fds, int[] events, long timeoutMillis) {
+        try {
+            return c.io.poll(fds, events, timeoutMillis);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     // ---------------------------------------------------------------- advisory locks
@@ -510,7 +393,11 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      *         ({@code EWOULDBLOCK}: conflict with {@code LOCK_NB}), {@code EINTR}
      */
     public void flock(int fd, int operation) {
-        locks.flock(fd, operation);
+        try {
+            c.locks.flock(fd, operation);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     /**
@@ -525,7 +412,11 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      *         deadlock), {@code EINTR}
      */
     public Flock fcntlLock(int fd, int cmd, Flock lock) {
-        return locks.fcntlLock(fd, cmd, lock);
+        try {
+            return c.locks.fcntlLock(fd, cmd, lock);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     // ---------------------------------------------------------------- pipes and sockets
@@ -542,15 +433,14 @@ public final class VfsTask implements WalkContext, AutoCloseable {
 
     /**
      * {@code pipe2(2)} with {@code O_NONBLOCK}, {@code O_CLOEXEC} and {@code O_DIRECT}
-     * (packet mode, set on the write end only; see {@code Pipe}); {@code EINVAL} for other flags.
+     * (packet mode, set on the write end only); {@code EINVAL} for other flags.
      */
     public int[] pipe2(int flags) {
-        return await(pipe2Async(flags), "pipe2", null);
-    }
-
-    /** The async twin of {@link #pipe2}. */
-    public CompletableFuture<int[]> pipe2Async(int flags) {
-        return async(() -> anon.pipe2(flags));
+        try {
+            return c.await(TaskContext.async(() -> c.anon.pipe2(flags)), Syscall.PIPE2, null);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     /**
@@ -558,7 +448,7 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      * {@code SOCK_STREAM}, {@code SOCK_DGRAM}, {@code SOCK_SEQPACKET}, {@code SOCK_RAW} as
      * datagram; {@code AF_INET}, {@code AF_INET6}: TCP/MPTCP streams, UDP/UDP-Lite
      * datagrams; with {@code SOCK_NONBLOCK}/{@code SOCK_CLOEXEC}). Argument errors come in
-     * Linux 6.18's order (see {@code AnonCalls.checkSocket}).
+     * Linux 6.18's order.
      *
      * @throws VfsException {@code EINVAL} (type flags, type or Internet protocol out of
      *         range), {@code EAFNOSUPPORT} (family), {@code ESOCKTNOSUPPORT} (type),
@@ -567,12 +457,11 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      *         {@code EMFILE}
      */
     public int socket(int domain, int type, int protocol) {
-        return await(socketAsync(domain, type, protocol), "socket", null);
-    }
-
-    /** The async twin of {@link #socket}. */
-    public CompletableFuture<Integer> socketAsync(int domain, int type, int protocol) {
-        return async(() -> anon.socket(domain, type, protocol));
+        try {
+            return c.await(TaskContext.async(() -> c.anon.socket(domain, type, protocol)), Syscall.SOCKET, null);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     /**
@@ -584,40 +473,68 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      *         Internet families, {@code EMFILE}
      */
     public int[] socketpair(int domain, int type, int protocol) {
-        return await(async(() -> anon.socketpair(domain, type, protocol)), "socketpair", null);
+        try {
+            return c.await(TaskContext.async(() -> c.anon.socketpair(domain, type, protocol)), Syscall.SOCKETPAIR,
+                    null);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     /**
      * {@code anon_inode_getfd}: a descriptor for a new anonymous inode named {@code name}
-     * (shown as {@code anon_inode:[name]}) whose reads and writes are {@code ops}; flags are
-     * an access mode (default {@code O_RDWR}), {@code O_NONBLOCK} and {@code O_CLOEXEC}.
-     * Creating it touches no shared structure (seeds 000, 003).
+     * (shown as {@code anon_inode:[name]}) whose reads and writes are {@code ops} (an
+     * embedder's own stream file, {@link StreamFileOperations}); flags are an access mode
+     * (default {@code O_RDWR}), {@code O_NONBLOCK} and {@code O_CLOEXEC}. Creating it
+     * touches no shared structure (seeds 000, 003).
+     *
+     * @throws VfsException {@code EINVAL} (a {@code null} name or operations, another flag), {@code EMFILE}
      */
-    public int anonInodeGetFd(String name, dev.seqvfs.engine.fs.StreamFileOperations ops, int flags) {
-        return await(async(() -> anon.anonInodeGetFd(name, ops, flags)), "anon_inode_getfd", null);
+    public int anonInodeGetFd(String name, StreamFileOperations ops, int flags) {
+        try {
+            return c.await(TaskContext.async(() -> c.anon.anonInodeGetFd(name, ops, flags)),
+                    Syscall.ANON_INODE_GETFD, null);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     /**
      * {@code eventfd(2)}: a counter file, {@code anon_inode:[eventfd]}; flags
-     * {@code EFD_SEMAPHORE} (1), {@code O_NONBLOCK}, {@code O_CLOEXEC} ({@code EINVAL} for
-     * any other flag, or an initial value that is not an unsigned int).
+     * {@code EFD_SEMAPHORE} (1), {@code O_NONBLOCK}, {@code O_CLOEXEC}.
+     *
+     * @throws VfsException {@code EINVAL} (another flag, or an initial value that is not an
+     *         unsigned int), {@code EMFILE}
      */
     public int eventfd(long initial, int flags) {
+        try {
+            return c.await(TaskContext.async(() -> eventfdAsync(c, initial, flags)), Syscall.EVENTFD, null);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
+    }
+
+    /** The checks of {@code eventfd(2)}, then the anonymous file: one code path for both views. */
+    static java.util.concurrent.CompletableFuture<Integer> eventfdAsync(TaskContext c, long initial, int flags) {
         if (initial < 0 || initial > 0xFFFFFFFFL) {
             // eventfd(2) takes an unsigned int
-            throw new VfsException(Errno.EINVAL, "eventfd", null);
+            throw new VfsException(Errno.EINVAL, Syscall.EVENTFD, null);
         }
-        if ((flags & ~(dev.seqvfs.engine.anon.EventFd.EFD_SEMAPHORE | OpenFlags.O_NONBLOCK | OpenFlags.O_CLOEXEC)) != 0) {
+        if ((flags & ~(EventFd.EFD_SEMAPHORE | OpenFlags.O_NONBLOCK | OpenFlags.O_CLOEXEC)) != 0) {
             // EFD_FLAGS_SET: no access mode or other open flag
-            throw new VfsException(Errno.EINVAL, "eventfd", null);
+            throw new VfsException(Errno.EINVAL, Syscall.EVENTFD, null);
         }
-        int efd = flags & dev.seqvfs.engine.anon.EventFd.EFD_SEMAPHORE;
-        return anonInodeGetFd("eventfd", new dev.seqvfs.engine.anon.EventFd(initial, efd), flags & ~efd);
+        int efd = flags & EventFd.EFD_SEMAPHORE;
+        return c.anon.anonInodeGetFd("eventfd", new EventFd(initial, efd), flags & ~efd);
     }
 
     /** {@code shutdown(2)}: {@code SHUT_RD}, {@code SHUT_WR}, {@code SHUT_RDWR} ({@code ENOTSOCK}, {@code ENOTCONN}, {@code EINVAL}). */
     public void shutdown(int fd, int how) {
-        anon.shutdown(fd, how);
+        try {
+            c.anon.shutdown(fd, how);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     // ---------------------------------------------------------------- namespace
@@ -629,28 +546,18 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      * @throws VfsException {@code EEXIST}, {@code ENOENT}, {@code ENOTDIR}, {@code EACCES},
      *         {@code EROFS}, {@code ENOSPC}, {@code ENAMETOOLONG}, {@code ELOOP}
      */
-    public void mkdir(String path, int mode) {
+    public void mkdir(CharSequence path, int mode) {
         mkdirat(AT_FDCWD, path, mode);
     }
 
-    /** {@code mkdir(2)} with a raw-byte path. */
-    public void mkdir(byte[] path, int mode) {
-        mkdirat(AT_FDCWD, str(path), mode);
-    }
-
     /** {@code mkdirat(2)}. */
-    public void mkdirat(int dirfd, String path, int mode) {
-        await(mkdiratAsync(dirfd, path, mode), "mkdir", path);
-    }
-
-    /** The async twin of {@link #mkdirat}. */
-    public CompletableFuture<Void> mkdiratAsync(int dirfd, String path, int mode) {
-        return Revalidate.retrying(() -> ns.mkdirat(dirfd, path, mode));
-    }
-
-    /** The async twin of {@link #mkdir(String, int)}. */
-    public CompletableFuture<Void> mkdirAsync(String path, int mode) {
-        return mkdiratAsync(AT_FDCWD, path, mode);
+    public void mkdirat(int dirfd, CharSequence path, int mode) {
+        try {
+            Filename p = TaskContext.path(path, Syscall.MKDIR);
+            c.await(Revalidate.retrying(() -> c.ns.mkdirat(dirfd, p, mode)), Syscall.MKDIR, p);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     /**
@@ -660,18 +567,18 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      * @param mode type and permission bits
      * @param dev device number for {@code S_IFCHR}/{@code S_IFBLK}
      */
-    public void mknod(String path, int mode, long dev) {
+    public void mknod(CharSequence path, int mode, long dev) {
         mknodat(AT_FDCWD, path, mode, dev);
     }
 
     /** {@code mknodat(2)}. */
-    public void mknodat(int dirfd, String path, int mode, long dev) {
-        await(mknodatAsync(dirfd, path, mode, dev), "mknod", path);
-    }
-
-    /** The async twin of {@link #mknodat}. */
-    public CompletableFuture<Void> mknodatAsync(int dirfd, String path, int mode, long dev) {
-        return Revalidate.retrying(() -> ns.mknodat(dirfd, path, mode, dev));
+    public void mknodat(int dirfd, CharSequence path, int mode, long dev) {
+        try {
+            Filename p = TaskContext.path(path, Syscall.MKNOD);
+            c.await(Revalidate.retrying(() -> c.ns.mknodat(dirfd, p, mode, dev)), Syscall.MKNOD, p);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     /**
@@ -680,39 +587,41 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      *
      * @throws VfsException {@code ENOENT} (empty target), {@code ENAMETOOLONG}, {@code EEXIST}, ...
      */
-    public void symlink(String target, String linkpath) {
+    public void symlink(CharSequence target, CharSequence linkpath) {
         symlinkat(target, AT_FDCWD, linkpath);
     }
 
     /** {@code symlinkat(2)}. */
-    public void symlinkat(String target, int newdirfd, String linkpath) {
-        await(symlinkatAsync(target, newdirfd, linkpath), "symlink", linkpath);
-    }
-
-    /** The async twin of {@link #symlinkat}. */
-    public CompletableFuture<Void> symlinkatAsync(String target, int newdirfd, String linkpath) {
-        return Revalidate.retrying(() -> ns.symlinkat(target, newdirfd, linkpath));
+    public void symlinkat(CharSequence target, int newdirfd, CharSequence linkpath) {
+        try {
+            Filename t = TaskContext.path(target, Syscall.SYMLINK);
+            Filename l = TaskContext.path(linkpath, Syscall.SYMLINK);
+            c.await(Revalidate.retrying(() -> c.ns.symlinkat(t, newdirfd, l)), Syscall.SYMLINK, l);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     /**
      * {@code link(2)}: gives {@code oldpath}'s inode another name. Does not follow a final
      * symlink of {@code oldpath} (as Linux's {@code link}).
      *
-     * @throws VfsException {@code EPERM} (a directory), {@code EXDEV}, {@code EEXIST}, {@code ENOENT}, ...
+     * @throws VfsException {@code EEXIST}, {@code EPERM} (a directory), {@code EXDEV},
+     *         {@code EMLINK}, {@code ENOENT}, {@code EACCES}, {@code EROFS}
      */
-    public void link(String oldpath, String newpath) {
+    public void link(CharSequence oldpath, CharSequence newpath) {
         linkat(AT_FDCWD, oldpath, AT_FDCWD, newpath, 0);
     }
 
     /** {@code linkat(2)} with {@code AT_SYMLINK_FOLLOW} and {@code AT_EMPTY_PATH}. */
-    public void linkat(int olddirfd, String oldpath, int newdirfd, String newpath, int flags) {
-        await(linkatAsync(olddirfd, oldpath, newdirfd, newpath, flags), "link", oldpath);
-    }
-
-    /** The async twin of {@link #linkat}. */
-    public CompletableFuture<Void> linkatAsync(int olddirfd, String oldpath, int newdirfd, String newpath,
-                                               int flags) {
-        return Revalidate.retrying(() -> ns.linkat(olddirfd, oldpath, newdirfd, newpath, flags));
+    public void linkat(int olddirfd, CharSequence oldpath, int newdirfd, CharSequence newpath, int flags) {
+        try {
+            Filename o = TaskContext.path(oldpath, Syscall.LINK);
+            Filename n = TaskContext.path(newpath, Syscall.LINK);
+            c.await(Revalidate.retrying(() -> c.ns.linkat(olddirfd, o, newdirfd, n, flags)), Syscall.LINK, o);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     /**
@@ -722,43 +631,29 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      * @throws VfsException {@code ENOENT}, {@code EISDIR}, {@code ENOTDIR}, {@code EACCES},
      *         {@code EPERM} (sticky directory), {@code EROFS}, {@code EBUSY}
      */
-    public void unlink(String path) {
+    public void unlink(CharSequence path) {
         unlinkat(AT_FDCWD, path, 0);
     }
 
-    /** {@code unlink(2)} with a raw-byte path. */
-    public void unlink(byte[] path) {
-        unlinkat(AT_FDCWD, str(path), 0);
-    }
-
     /** {@code unlinkat(2)}, with {@code AT_REMOVEDIR} for {@code rmdir}. */
-    public void unlinkat(int dirfd, String path, int flags) {
-        await(unlinkatAsync(dirfd, path, flags), (flags & OpenFlags.AT_REMOVEDIR) != 0 ? "rmdir" : "unlink", path);
-    }
-
-    /** The async twin of {@link #unlinkat}. */
-    public CompletableFuture<Void> unlinkatAsync(int dirfd, String path, int flags) {
-        return Revalidate.retrying(() -> ns.unlinkat(dirfd, path, flags));
-    }
-
-    /** The async twin of {@link #unlink(String)}. */
-    public CompletableFuture<Void> unlinkAsync(String path) {
-        return unlinkatAsync(AT_FDCWD, path, 0);
+    public void unlinkat(int dirfd, CharSequence path, int flags) {
+        Syscall op = (flags & OpenFlags.AT_REMOVEDIR) != 0 ? Syscall.RMDIR : Syscall.UNLINK;
+        try {
+            Filename p = TaskContext.path(path, op);
+            c.await(Revalidate.retrying(() -> c.ns.unlinkat(dirfd, p, flags)), op, p);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     /**
      * {@code rmdir(2)}: removes an empty directory.
      *
-     * @throws VfsException {@code ENOTEMPTY}, {@code EINVAL} (".") , {@code EBUSY}
+     * @throws VfsException {@code ENOTEMPTY}, {@code EINVAL} ("."), {@code EBUSY}
      *         (a mountpoint or "/"), {@code ENOTDIR}, {@code ENOENT}, {@code EACCES}, {@code EROFS}
      */
-    public void rmdir(String path) {
+    public void rmdir(CharSequence path) {
         unlinkat(AT_FDCWD, path, OpenFlags.AT_REMOVEDIR);
-    }
-
-    /** The async twin of {@link #rmdir}. */
-    public CompletableFuture<Void> rmdirAsync(String path) {
-        return unlinkatAsync(AT_FDCWD, path, OpenFlags.AT_REMOVEDIR);
     }
 
     /**
@@ -769,43 +664,38 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      *         {@code ENOTEMPTY}, {@code EISDIR}, {@code ENOTDIR}, {@code EXDEV}, {@code EBUSY},
      *         {@code ENOENT}, {@code EACCES}, {@code EPERM}, {@code EROFS}
      */
-    public void rename(String oldpath, String newpath) {
+    public void rename(CharSequence oldpath, CharSequence newpath) {
         renameat2(AT_FDCWD, oldpath, AT_FDCWD, newpath, 0);
     }
 
     /** {@code renameat2(2)} with {@code RENAME_NOREPLACE} ({@code EEXIST}) and {@code RENAME_EXCHANGE}. */
-    public void renameat2(int olddirfd, String oldpath, int newdirfd, String newpath, int flags) {
-        await(renameat2Async(olddirfd, oldpath, newdirfd, newpath, flags), "rename", oldpath);
-    }
-
-    /** The async twin of {@link #renameat2}. */
-    public CompletableFuture<Void> renameat2Async(int olddirfd, String oldpath, int newdirfd, String newpath,
-                                                  int flags) {
-        return Revalidate.retrying(() -> ns.renameat2(olddirfd, oldpath, newdirfd, newpath, flags));
-    }
-
-    /** The async twin of {@link #rename}. */
-    public CompletableFuture<Void> renameAsync(String oldpath, String newpath) {
-        return renameat2Async(AT_FDCWD, oldpath, AT_FDCWD, newpath, 0);
+    public void renameat2(int olddirfd, CharSequence oldpath, int newdirfd, CharSequence newpath, int flags) {
+        try {
+            Filename o = TaskContext.path(oldpath, Syscall.RENAME);
+            Filename n = TaskContext.path(newpath, Syscall.RENAME);
+            c.await(Revalidate.retrying(() -> c.ns.renameat2(olddirfd, o, newdirfd, n, flags)), Syscall.RENAME, o);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     /**
-     * {@code readlink(2)}: returns a symbolic link's target.
+     * {@code readlink(2)}: returns a symbolic link's target (its text; for its bytes,
+     * {@code Filename.of(target).bytes()}).
      *
      * @throws VfsException {@code EINVAL} (not a symlink), {@code ENOENT}, ...
      */
-    public String readlink(String path) {
+    public String readlink(CharSequence path) {
         return readlinkat(AT_FDCWD, path);
     }
 
     /** {@code readlinkat(2)}; an empty path reads the link open on {@code dirfd} with {@code O_PATH | O_NOFOLLOW}. */
-    public String readlinkat(int dirfd, String path) {
-        return PathNames.toExternal(attrs.readlinkat(dirfd, path));
-    }
-
-    /** {@code readlink(2)} returning the target's raw bytes. */
-    public byte[] readlinkBytes(String path) {
-        return PathNames.toBytes(attrs.readlinkat(AT_FDCWD, path));
+    public String readlinkat(int dirfd, CharSequence path) {
+        try {
+            return PathNames.toExternal(c.attrs.readlinkat(dirfd, TaskContext.path(path, Syscall.READLINK)));
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     // ---------------------------------------------------------------- attributes
@@ -815,81 +705,93 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      *
      * @throws VfsException {@code ENOENT}, {@code ENOTDIR}, {@code EACCES}, {@code ELOOP}, {@code ENAMETOOLONG}
      */
-    public Stat stat(String path) {
-        return attrs.fstatat(AT_FDCWD, path, 0);
-    }
-
-    /** {@code stat(2)} with a raw-byte path. */
-    public Stat stat(byte[] path) {
-        return attrs.fstatat(AT_FDCWD, str(path), 0);
+    public Stat stat(CharSequence path) {
+        return fstatat(AT_FDCWD, path, 0);
     }
 
     /** {@code lstat(2)}: does not follow a final symlink. */
-    public Stat lstat(String path) {
-        return attrs.fstatat(AT_FDCWD, path, OpenFlags.AT_SYMLINK_NOFOLLOW);
+    public Stat lstat(CharSequence path) {
+        return fstatat(AT_FDCWD, path, OpenFlags.AT_SYMLINK_NOFOLLOW);
     }
 
     /** {@code fstatat(2)} with {@code AT_SYMLINK_NOFOLLOW} and {@code AT_EMPTY_PATH}. */
-    public Stat fstatat(int dirfd, String path, int flags) {
-        return attrs.fstatat(dirfd, path, flags);
+    public Stat fstatat(int dirfd, CharSequence path, int flags) {
+        try {
+            return c.attrs.fstatat(dirfd, TaskContext.path(path, Syscall.STAT), flags);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     /** {@code fstat(2)} ({@code EBADF}); works on {@code O_PATH} descriptors. */
     public Stat fstat(int fd) {
-        return AttrCalls.stat(fget(fd, "fstat").inode());
+        try {
+            return AttrCalls.stat(c.fget(fd, Syscall.FSTAT).inode());
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     /** {@code chmod(2)}: sets permission bits (owner or root, else {@code EPERM}). */
-    public void chmod(String path, int mode) {
+    public void chmod(CharSequence path, int mode) {
         fchmodat(AT_FDCWD, path, mode, 0);
     }
 
     /** {@code fchmodat(2)}; {@code AT_SYMLINK_NOFOLLOW} on a symlink is {@code EOPNOTSUPP}. */
-    public void fchmodat(int dirfd, String path, int mode, int flags) {
-        await(fchmodatAsync(dirfd, path, mode, flags), "chmod", path);
-    }
-
-    /** The async twin of {@link #fchmodat}. */
-    public CompletableFuture<Void> fchmodatAsync(int dirfd, String path, int mode, int flags) {
-        return async(() -> attrs.fchmodat(dirfd, path, mode, flags));
+    public void fchmodat(int dirfd, CharSequence path, int mode, int flags) {
+        try {
+            Filename p = TaskContext.path(path, Syscall.CHMOD);
+            c.await(TaskContext.async(() -> c.attrs.fchmodat(dirfd, p, mode, flags)), Syscall.CHMOD, p);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     /** {@code fchmod(2)} ({@code EBADF} also for an {@code O_PATH} descriptor). */
     public void fchmod(int fd, int mode) {
-        await(async(() -> attrs.setAttrs(fileFdPath(fd, "fchmod"),
-                new dev.seqvfs.engine.inode.AttrChange.Chmod(mode), "fchmod", null)), "fchmod", null);
+        try {
+            c.await(TaskContext.async(() -> fchmod(c, fd, mode)), Syscall.FCHMOD, null);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
+    }
+
+    static java.util.concurrent.CompletableFuture<Void> fchmod(TaskContext c, int fd, int mode) {
+        return c.attrs.setAttrs(c.fileFdPath(fd, Syscall.FCHMOD), new AttrChange.Chmod(mode), Syscall.FCHMOD, null);
     }
 
     /** {@code fchown(2)}: -1 leaves an id unchanged ({@code EBADF}, {@code EPERM}, {@code EROFS}). */
     public void fchown(int fd, int uid, int gid) {
-        await(async(() -> {
-            dev.seqvfs.engine.fdtable.OpenFile f = fget(fd, "fchown");
-            if (f.isPath()) {
-                throw new VfsException(Errno.EBADF, "fchown", null);
-            }
-            return attrs.setAttrs(new VfsPath(f.mount(), f.inode()),
-                    new dev.seqvfs.engine.inode.AttrChange.Chown(uid, gid), "fchown", null);
-        }), "fchown", null);
+        try {
+            c.await(TaskContext.async(() -> fchown(c, fd, uid, gid)), Syscall.FCHOWN, null);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
+    }
+
+    static java.util.concurrent.CompletableFuture<Void> fchown(TaskContext c, int fd, int uid, int gid) {
+        VfsPath p = c.fileFdPath(fd, Syscall.FCHOWN);
+        return c.attrs.setAttrs(p, new AttrChange.Chown(uid, gid), Syscall.FCHOWN, null);
     }
 
     /** {@code chown(2)}: -1 leaves an id unchanged; follows symlinks. */
-    public void chown(String path, int uid, int gid) {
+    public void chown(CharSequence path, int uid, int gid) {
         fchownat(AT_FDCWD, path, uid, gid, 0);
     }
 
     /** {@code lchown(2)}: changes a symlink itself. */
-    public void lchown(String path, int uid, int gid) {
+    public void lchown(CharSequence path, int uid, int gid) {
         fchownat(AT_FDCWD, path, uid, gid, OpenFlags.AT_SYMLINK_NOFOLLOW);
     }
 
     /** {@code fchownat(2)}. */
-    public void fchownat(int dirfd, String path, int uid, int gid, int flags) {
-        await(fchownatAsync(dirfd, path, uid, gid, flags), "chown", path);
-    }
-
-    /** The async twin of {@link #fchownat}. */
-    public CompletableFuture<Void> fchownatAsync(int dirfd, String path, int uid, int gid, int flags) {
-        return async(() -> attrs.fchownat(dirfd, path, uid, gid, flags));
+    public void fchownat(int dirfd, CharSequence path, int uid, int gid, int flags) {
+        try {
+            Filename p = TaskContext.path(path, Syscall.CHOWN);
+            c.await(TaskContext.async(() -> c.attrs.fchownat(dirfd, p, uid, gid, flags)), Syscall.CHOWN, p);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     /**
@@ -897,14 +799,13 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      * {@link Timespec#NOW} and {@link Timespec#OMIT} as in the man page. A {@code null}
      * path operates on {@code dirfd} itself ({@code futimens}).
      */
-    public void utimensat(int dirfd, String path, Timespec atime, Timespec mtime, int flags) {
-        await(utimensatAsync(dirfd, path, atime, mtime, flags), "utimensat", path);
-    }
-
-    /** The async twin of {@link #utimensat}. */
-    public CompletableFuture<Void> utimensatAsync(int dirfd, String path, Timespec atime, Timespec mtime,
-                                                  int flags) {
-        return async(() -> attrs.utimensat(dirfd, path, atime, mtime, flags));
+    public void utimensat(int dirfd, CharSequence path, Timespec atime, Timespec mtime, int flags) {
+        try {
+            Filename p = TaskContext.pathOrNull(path, Syscall.UTIMENSAT);
+            c.await(TaskContext.async(() -> c.attrs.utimensat(dirfd, p, atime, mtime, flags)), Syscall.UTIMENSAT, p);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     /**
@@ -913,94 +814,179 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      *
      * @throws VfsException {@code EACCES}, {@code EROFS} (write on a read-only mount), {@code ENOENT}, {@code EINVAL}
      */
-    public void access(String path, int mode) {
-        attrs.faccessat(AT_FDCWD, path, mode, 0);
+    public void access(CharSequence path, int mode) {
+        faccessat(AT_FDCWD, path, mode, 0);
     }
 
     /** {@code faccessat(2)} with {@code AT_EACCESS}, {@code AT_SYMLINK_NOFOLLOW}. */
-    public void faccessat(int dirfd, String path, int mode, int flags) {
-        attrs.faccessat(dirfd, path, mode, flags);
+    public void faccessat(int dirfd, CharSequence path, int mode, int flags) {
+        try {
+            c.attrs.faccessat(dirfd, TaskContext.path(path, Syscall.ACCESS), mode, flags);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     /** {@code statfs(2)}: the file system holding {@code path}: sizes, free inodes, flags. */
-    public StatFs statfs(String path) {
-        return attrs.statfs(attrs.resolve(AT_FDCWD, path, "statfs", 0, 0));
+    public StatFs statfs(CharSequence path) {
+        try {
+            return c.attrs.statfs(c.attrs.resolve(AT_FDCWD, TaskContext.path(path, Syscall.STATFS), Syscall.STATFS,
+                    0, 0));
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     /** {@code fstatfs(2)}. */
     public StatFs fstatfs(int fd) {
-        return attrs.statfs(fdPath(fd, "fstatfs"));
+        try {
+            return c.attrs.statfs(c.fdPath(fd, Syscall.FSTATFS));
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     // ---------------------------------------------------------------- the task
 
-    /**
-     * {@code umask(2)}: sets the creation mask ({@code & 0777}) and returns the old one.
-     */
+    /** {@code umask(2)}: sets the creation mask to {@code mask & 0777} and returns the old one. */
     public int umask(int mask) {
-        alive("umask");
-        int old = umask;
-        umask = mask & 0777;
-        return old;
+        try {
+            return c.setUmask(mask);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
-    /**
-     * {@code chdir(2)}: needs search permission on the directory.
-     *
-     * @throws VfsException {@code ENOENT}, {@code ENOTDIR}, {@code EACCES}, ...
-     */
-    public void chdir(String path) {
-        task.chdir(path);
+    /** {@code chdir(2)}: {@code ENOENT}, {@code ENOTDIR}, {@code EACCES} (no search permission). */
+    public void chdir(CharSequence path) {
+        try {
+            c.task.chdir(TaskContext.path(path, Syscall.CHDIR));
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
-    /** {@code fchdir(2)} ({@code EBADF}, {@code ENOTDIR}, {@code EACCES}). */
+    /** {@code fchdir(2)}: to the directory open on {@code fd} ({@code EBADF}, {@code ENOTDIR}, {@code EACCES}). */
     public void fchdir(int fd) {
-        task.fchdir(fd);
+        try {
+            c.task.fchdir(fd);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     /**
-     * {@code getcwd(2)}: the working directory's path from the task's root; lock-free.
+     * {@code getcwd(2)}: the working directory's path, as one consistent cut; a directory
+     * not under the task's root is shown as "(unreachable)" followed by its path.
      *
-     * @throws VfsException {@code ENOENT} if the working directory was removed
+     * @throws VfsException {@code ENOENT} (the directory was removed), {@code ENAMETOOLONG}
+     *         (a path of {@code PATH_MAX} bytes or more)
      */
     public String getcwd() {
-        return task.getcwd();
+        try {
+            return c.task.getcwd();
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     /**
-     * {@code mount(2)}: {@code fstype "tmpfs"} mounts a new instance (data: {@code size=},
-     * {@code nr_inodes=}, {@code mode=}, {@code uid=}, {@code gid=}); {@code MS_BIND}
-     * binds a directory's subtree; {@code MS_REMOUNT [| MS_BIND] [| MS_RDONLY]} changes
-     * the superblock's (or, with {@code MS_BIND}, the mount's) read-only flag. Root only.
+     * {@code mount(2)}: a new superblock of the registered file-system type {@code fstype}
+     * (built from {@code data}, its options) on the directory {@code target}; with
+     * {@code MS_BIND}, the directory {@code source} again there; with {@code MS_REMOUNT},
+     * changes the read-only state of the mount at {@code target} ({@code MS_RDONLY}). Root only.
      *
-     * @throws VfsException {@code EPERM}, {@code ENOENT}, {@code ENOTDIR} (also a bind of a
-     *         non-directory onto the directory target), {@code ENODEV} (unknown type),
-     *         {@code EINVAL} (bad options, remount of a non-mount)
+     * @param source what to mount: a directory for {@code MS_BIND}, else ignored (may be {@code null})
+     * @throws VfsException {@code EPERM} (not root), {@code ENODEV} (type not registered),
+     *         {@code EINVAL} (bad options, a remount of what is not a mount root),
+     *         {@code ENOENT}, {@code ENOTDIR}, {@code EBUSY}
      */
-    public void mount(String source, String target, String fstype, long flags, String data) {
-        await(mountAsync(source, target, fstype, flags, data), "mount", target);
+    public void mount(CharSequence source, CharSequence target, String fstype, long flags, String data) {
+        try {
+            Filename s = TaskContext.pathOrNull(source, Syscall.MOUNT);
+            Filename t = TaskContext.path(target, Syscall.MOUNT);
+            c.await(TaskContext.async(() -> c.task.mount(s, t, fstype, flags, data)), Syscall.MOUNT, t);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
-    /** The async twin of {@link #mount}. */
-    public CompletableFuture<Void> mountAsync(String source, String target, String fstype, long flags,
-                                              String data) {
-        return async(() -> task.mount(source, target, fstype, flags, data));
-    }
-
-    /** {@code umount(2)}. */
-    public void umount(String target) {
+    /** {@code umount(2)}: {@link #umount2} with no flags. */
+    public void umount(CharSequence target) {
         umount2(target, 0);
     }
 
     /**
-     * {@code umount2(2)}: detaches the mount whose root {@code target} names.
+     * {@code umount2(2)} with {@code MNT_DETACH} (lazy: detached now, freed when its last
+     * user is gone), {@code MNT_FORCE} and {@code UMOUNT_NOFOLLOW}.
      *
-     * @throws VfsException {@code EINVAL} (not a mount root), {@code EBUSY} (open files,
-     *         working directories or submounts, unless {@code MNT_DETACH}), {@code EPERM}
+     * @throws VfsException {@code EINVAL} (not a mount root, bad flags), {@code EBUSY} (open
+     *         files, working directories or submounts, unless {@code MNT_DETACH}), {@code EPERM}
      */
-    public void umount2(String target, int flags) {
-        task.umount2(target, flags);
+    public void umount2(CharSequence target, int flags) {
+        try {
+            c.task.umount2(TaskContext.path(target, Syscall.UMOUNT), flags);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
+
+    // ---------------------------------------------------------------- descriptors
+
+    /** {@code dup(2)}: the lowest free descriptor, sharing the open file ({@code EBADF}, {@code EMFILE}). */
+    public int dup(int oldfd) {
+        try {
+            return c.await(TaskContext.async(() -> c.fds.dup(oldfd)), Syscall.DUP, null);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
+    }
+
+    /** {@code dup2(2)}: {@code newfd} is closed first if open; {@code oldfd == newfd} returns it ({@code EBADF}). */
+    public int dup2(int oldfd, int newfd) {
+        try {
+            return c.await(TaskContext.async(() -> c.fds.dup3(oldfd, newfd, 0, false)), Syscall.DUP2, null);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
+    }
+
+    /** {@code dup3(2)}: as {@code dup2} with {@code O_CLOEXEC}; {@code oldfd == newfd} is {@code EINVAL}. */
+    public int dup3(int oldfd, int newfd, int flags) {
+        try {
+            return c.await(TaskContext.async(() -> c.fds.dup3(oldfd, newfd, flags, true)), Syscall.DUP3, null);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
+    }
+
+    /**
+     * {@code fcntl(2)}: {@code F_DUPFD}, {@code F_DUPFD_CLOEXEC}, {@code F_GETFD},
+     * {@code F_SETFD}, {@code F_GETFL}, {@code F_SETFL} ({@code O_APPEND}, {@code O_NONBLOCK},
+     * {@code O_NOATIME}, {@code O_DIRECT}, {@code O_ASYNC}), {@code F_GETPIPE_SZ},
+     * {@code F_SETPIPE_SZ}; record locks are {@link #fcntlLock}.
+     *
+     * @throws VfsException {@code EBADF}, {@code EINVAL} (unknown command, bad argument),
+     *         {@code EMFILE}, {@code EPERM}, {@code EBUSY}
+     */
+    public int fcntl(int fd, int cmd, long arg) {
+        try {
+            return c.await(TaskContext.async(() -> c.fds.fcntl(fd, cmd, arg)), Syscall.FCNTL, null);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
+    }
+
+    /** {@code close_range(2)}: closes (or with {@code CLOSE_RANGE_CLOEXEC} marks) {@code first..last} ({@code EINVAL}). */
+    public void closeRange(int first, int last, int flags) {
+        try {
+            c.await(TaskContext.async(() -> c.fds.closeRange(first, last, flags)), Syscall.CLOSE_RANGE, null);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
+    }
+
+    // ---------------------------------------------------------------- lifecycle
 
     /**
      * {@code fork(2)}: a new task with a copy of this task's descriptor table (each open
@@ -1009,9 +995,11 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      * table's actor).
      */
     public VfsTask fork() {
-        alive("fork");
-        FdTable copy = fds.copyForFork();
-        return new VfsTask(this, vfs.newFilesStruct(copy));
+        try {
+            return new VfsTask(c.fork());
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     /**
@@ -1019,151 +1007,30 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      * descriptor table; working directory and umask start as this task's.
      */
     public VfsTask newThread() {
-        alive("clone");
-        files.retainUser();
-        return new VfsTask(this, files);
+        try {
+            return new VfsTask(c.newThread());
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     /** The descriptor side of {@code execve(2)}: closes every close-on-exec descriptor. */
     public void exec() {
-        fds.exec();
+        try {
+            c.fds.exec();
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
     }
 
     /**
      * Ends the task ({@code exit}): drops its use of the descriptor table (closing every
      * descriptor, released before this returns, when it was the last task sharing it) and
-     * releases its working and root directories. Further calls fail. Idempotent.
+     * releases its working and root directories. Further calls fail with {@code ESRCH}.
+     * Idempotent.
      */
     @Override
-    public synchronized void close() {
-        if (exited) {
-            return;
-        }
-        exited = true;
-        vfs.unregister(pid);
-        if (files.releaseUser() && !vfs.isClosed()) {
-            // (A closed instance's actors are stopping and release every open file themselves.)
-            // Release the open files before returning, so that an observer sees them closed
-            // once exit() has returned; stopping the actor alone would do it later.
-            vfs.asker().join(vfs.asker().ask(files.actor(), (ReplyTo<FdReply> r) -> new FdTableActor.CloseAll(r)), "exit",
-                    null);
-            vfs.stopFilesStruct(files);
-        }
-        cwd.mnt().unpin();
-        root.mnt().unpin();
-    }
-
-    // ---------------------------------------------------------------- raw-byte paths
-
-    /** {@code rmdir(2)} with a raw-byte path. */
-    public void rmdir(byte[] path) {
-        rmdir(str(path));
-    }
-
-    /** {@code lstat(2)} with a raw-byte path. */
-    public Stat lstat(byte[] path) {
-        return lstat(str(path));
-    }
-
-    /** {@code rename(2)} with raw-byte paths. */
-    public void rename(byte[] oldpath, byte[] newpath) {
-        rename(str(oldpath), str(newpath));
-    }
-
-    /** {@code link(2)} with raw-byte paths. */
-    public void link(byte[] oldpath, byte[] newpath) {
-        link(str(oldpath), str(newpath));
-    }
-
-    /** {@code symlink(2)} with a raw-byte target and link path. */
-    public void symlink(byte[] target, byte[] linkpath) {
-        symlink(str(target), str(linkpath));
-    }
-
-    /** {@code readlink(2)} with a raw-byte path, returning the target's raw bytes. */
-    public byte[] readlink(byte[] path) {
-        return PathNames.toBytes(attrs.readlinkat(AT_FDCWD, str(path)));
-    }
-
-    /** {@code chdir(2)} with a raw-byte path. */
-    public void chdir(byte[] path) {
-        chdir(str(path));
-    }
-
-    /** {@code access(2)} with a raw-byte path. */
-    public void access(byte[] path, int mode) {
-        access(str(path), mode);
-    }
-
-    /** {@code chmod(2)} with a raw-byte path. */
-    public void chmod(byte[] path, int mode) {
-        chmod(str(path), mode);
-    }
-
-    /** {@code mknod(2)} with a raw-byte path. */
-    public void mknod(byte[] path, int mode, long dev) {
-        mknod(str(path), mode, dev);
-    }
-
-    /** Returns a directory entry's name as raw bytes (names are UTF-8 with surrogateescape in {@link DirEntry#name()}). */
-    public static byte[] nameBytes(DirEntry e) {
-        return PathNames.toBytes(PathNames.toInternal(e.name(), "getdents"));
-    }
-
-    // ---------------------------------------------------------------- descriptors
-
-    /**
-     * {@code dup(2)}: a new descriptor, the lowest free one, sharing {@code oldfd}'s open file.
-     *
-     * @throws VfsException {@code EBADF}, {@code EMFILE}
-     */
-    public int dup(int oldfd) {
-        return await(dupAsync(oldfd), "dup", null);
-    }
-
-    /** The async twin of {@link #dup}. */
-    public CompletableFuture<Integer> dupAsync(int oldfd) {
-        return async(() -> fds.dup(oldfd));
-    }
-
-    /**
-     * {@code dup2(2)}: makes {@code newfd} share {@code oldfd}'s open file, closing what
-     * {@code newfd} held, atomically; {@code dup2(fd, fd)} returns {@code fd} if it is open.
-     *
-     * @throws VfsException {@code EBADF} ({@code oldfd} not open, {@code newfd} out of range)
-     */
-    public int dup2(int oldfd, int newfd) {
-        return await(async(() -> fds.dup3(oldfd, newfd, 0, false)), "dup2", null);
-    }
-
-    /** {@code dup3(2)}: like {@link #dup2} with {@code O_CLOEXEC}; {@code oldfd == newfd} is {@code EINVAL}. */
-    public int dup3(int oldfd, int newfd, int flags) {
-        return await(async(() -> fds.dup3(oldfd, newfd, flags, true)), "dup3", null);
-    }
-
-    /**
-     * {@code fcntl(2)} with {@code F_DUPFD}, {@code F_DUPFD_CLOEXEC}, {@code F_GETFD},
-     * {@code F_SETFD}, {@code F_GETFL}, {@code F_SETFL} (see {@link dev.seqvfs.protocol.Fcntl}).
-     *
-     * @return the command's result (new descriptor, flags, or 0)
-     * @throws VfsException {@code EBADF}, {@code EINVAL} (unknown command, bad argument), {@code EMFILE}
-     */
-    public int fcntl(int fd, int cmd, long arg) {
-        return await(fcntlAsync(fd, cmd, arg), "fcntl", null);
-    }
-
-    /** The async twin of {@link #fcntl}. */
-    public CompletableFuture<Integer> fcntlAsync(int fd, int cmd, long arg) {
-        return async(() -> fds.fcntl(fd, cmd, arg));
-    }
-
-    /**
-     * {@code close_range(2)}: closes (or with {@code CLOSE_RANGE_CLOEXEC} marks) every
-     * descriptor from {@code first} to {@code last} (unsigned; -1 is "to the end").
-     *
-     * @throws VfsException {@code EINVAL} (first &gt; last, unknown flags)
-     */
-    public void closeRange(int first, int last, int flags) {
-        await(async(() -> fds.closeRange(first, last, flags)), "close_range", null);
+    public void close() {
+        c.exit();
     }
 }

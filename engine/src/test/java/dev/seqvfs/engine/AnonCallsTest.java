@@ -78,7 +78,7 @@ class AnonCallsTest {
             VfsTask t = vfs.newTask(Credentials.ROOT);
             int[] p = t.pipe();
             byte[] b = new byte[4];
-            CompletableFuture<Integer> r = t.readAsync(p[0], b, 0, 4);
+            CompletableFuture<Integer> r = t.async().read(p[0], b, 0, 4);
             assertFalse(r.isDone());
             t.write(p[1], new byte[] {7});
             assertEquals(1, r.get(5, TimeUnit.SECONDS));

@@ -39,7 +39,7 @@ class AskerTest {
     void asyncCall_idleActor_completesBeforeReturningAndRunsDependentsOnCaller() {
         t.mkdir("/warm", 0755); // spawns the root directory's actor first
         for (int i = 0; i < 100; i++) {
-            CompletableFuture<Void> f = t.mknodatAsync(VfsTask.AT_FDCWD, "/warm/f" + i, Mode.S_IFREG | 0644, 0);
+            CompletableFuture<Void> f = t.async().mknodat(VfsTask.AT_FDCWD, "/warm/f" + i, Mode.S_IFREG | 0644, 0);
             assertTrue(f.isDone(), "reply not there when the async call returned, iteration " + i);
             AtomicReference<Thread> ranOn = new AtomicReference<>();
             f.thenRun(() -> ranOn.set(Thread.currentThread()));
@@ -50,7 +50,7 @@ class AskerTest {
     @Test
     void asyncCall_failure_completesExceptionallyWithTheVfsException() {
         t.mkdir("/dup", 0755);
-        CompletableFuture<Void> f = t.mkdirAsync("/dup", 0755);
+        CompletableFuture<Void> f = t.async().mkdir("/dup", 0755);
         assertTrue(f.isDone());
         CompletionException e = org.junit.jupiter.api.Assertions.assertThrows(CompletionException.class, f::join);
         assertEquals(Errno.EEXIST, ((VfsException) e.getCause()).errno());

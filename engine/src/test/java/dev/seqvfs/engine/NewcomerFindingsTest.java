@@ -11,10 +11,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
-import dev.seqvfs.engine.walk.PathNames;
+import dev.seqvfs.protocol.PathNames;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.DirEntry;
 import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Filename;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.MountFlags;
 import dev.seqvfs.protocol.VfsException;
@@ -90,19 +92,19 @@ class NewcomerFindingsTest {
 
     @Test
     void bytePaths_invalidUtf8_stayDistinctAndRoundTripExactly() {
-        t.mkdir(new byte[] {'/', (byte) 0xff}, 0755);
-        t.mkdir(new byte[] {'/', (byte) 0xfe}, 0755);
+        t.mkdir(Filename.of(new byte[] {'/', (byte) 0xff}), 0755);
+        t.mkdir(Filename.of(new byte[] {'/', (byte) 0xfe}), 0755);
         List<DirEntry> names = t.readdir("/");
         assertEquals(2, names.size());
         for (DirEntry e : names) {
-            byte[] raw = PathNames.toBytes(PathNames.toInternal(e.name(), "test"));
+            byte[] raw = PathNames.toBytes(PathNames.toInternal(e.name(), (Syscall) null));
             assertEquals(1, raw.length);
             assertTrue(raw[0] == (byte) 0xff || raw[0] == (byte) 0xfe);
         }
         assertArrayEquals(new byte[] {'x', (byte) 0xc3}, PathNames.toBytes(PathNames.toInternal(
-                PathNames.fromBytes(new byte[] {'x', (byte) 0xc3}), "test")));
+                PathNames.fromBytes(new byte[] {'x', (byte) 0xc3}), (Syscall) null)));
         assertEquals(Errno.EINVAL, errno(() -> t.mkdir("/\uD800", 0755)));
-        t.rmdir(new byte[] {'/', (byte) 0xff});
+        t.rmdir(Filename.of(new byte[] {'/', (byte) 0xff}));
         t.rmdir(PathNames.fromBytes(new byte[] {'/', (byte) 0xfe}));
     }
 

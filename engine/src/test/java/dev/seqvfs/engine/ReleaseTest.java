@@ -1,5 +1,7 @@
 package dev.seqvfs.engine;
 
+import dev.seqvfs.protocol.Syscall;
+
 import static dev.seqvfs.protocol.OpenFlags.O_CREAT;
 import static dev.seqvfs.protocol.OpenFlags.O_RDWR;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -52,7 +54,7 @@ class ReleaseTest {
         long inodes = vfs.namespace().rootMount().superblock().usedInodes();
         int fd = t.open("/big", O_CREAT | O_RDWR, 0644);
         t.write(fd, new byte[1 << 20]);
-        Inode inode = t.fget(fd, "test").inode();
+        Inode inode = t.context().fget(fd, Syscall.FSTAT).inode();
         WeakReference<Inode> ref = new WeakReference<>(inode);
         t.unlink("/big");
         assertEquals(InodeState.UNLINKED_OPEN, inode.state());
@@ -69,14 +71,14 @@ class ReleaseTest {
     @Test
     void aMillionSocketCloseCycles_leaveCountersAtBaseline_andSocketsUnreachable() {
         int fd0 = t.socket(SocketFlags.AF_UNIX, SocketFlags.SOCK_STREAM, 0);
-        WeakReference<Inode> first = new WeakReference<>(t.fget(fd0, "test").inode());
+        WeakReference<Inode> first = new WeakReference<>(t.context().fget(fd0, Syscall.FSTAT).inode());
         t.close(fd0);
         for (int i = 0; i < 1_000_000; i++) {
             t.close(t.socket(SocketFlags.AF_INET, SocketFlags.SOCK_STREAM, 0));
         }
         assertEquals(0, vfs.anonFs().liveInodes());
         assertEquals(1_000_001, vfs.anonFs().createdInodes());
-        assertEquals(0, t.files().tableAcquire().count());
+        assertEquals(0, t.context().files().tableAcquire().count());
         collect(first);
         assertNull(first.get(), "a closed socket's inode is still reachable");
     }
@@ -85,7 +87,7 @@ class ReleaseTest {
     @Test
     void writeRacingTheLastCloseOfAnUnlinkedFile_leavesNoBytesCharged() throws Exception {
         int fd = t.open("/u", O_CREAT | O_RDWR, 0644);
-        dev.seqvfs.engine.inode.RegularInode ri = (dev.seqvfs.engine.inode.RegularInode) t.fget(fd, "test").inode();
+        dev.seqvfs.engine.inode.RegularInode ri = (dev.seqvfs.engine.inode.RegularInode) t.context().fget(fd, Syscall.FSTAT).inode();
         t.unlink("/u");
         VfsTask thread = t.newThread();
         java.util.concurrent.CompletableFuture<Integer> written;

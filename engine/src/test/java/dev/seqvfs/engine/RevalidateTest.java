@@ -1,5 +1,6 @@
 package dev.seqvfs.engine;
 
+import dev.seqvfs.protocol.Syscall;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -21,7 +22,7 @@ import org.junit.jupiter.api.Test;
  */
 class RevalidateTest {
     private static VfsException stale() {
-        return new VfsException(Errno.ESTALE, "test", null);
+        return new VfsException(Errno.ESTALE, Syscall.REQUEST, null);
     }
 
     @Test
@@ -86,7 +87,7 @@ class RevalidateTest {
         List<Integer> calls = new ArrayList<>();
         VfsException e = assertThrows(VfsException.class, () -> Revalidate.retryingBlocking(() -> {
             calls.add(1);
-            throw new VfsException(Errno.EINTR, "open", null);
+            throw new VfsException(Errno.EINTR, Syscall.OPEN, null);
         }));
         assertSame(Errno.EINTR, e.errno());
         assertEquals(1, calls.size());

@@ -56,7 +56,7 @@ class SeqVfsCloseTest {
         SeqVfs vfs = SeqVfs.create();
         VfsTask t = vfs.newTask(Credentials.ROOT);
         vfs.close();
-        CompletableFuture<Void> f = t.mkdirAsync("/z", 0755);
+        CompletableFuture<Void> f = t.async().mkdir("/z", 0755);
         ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(5, TimeUnit.SECONDS));
         assertEquals(Errno.EIO, assertInstanceOf(VfsException.class, e.getCause()).errno());
     }

@@ -1,21 +1,27 @@
 package dev.seqvfs.protocol;
 
 /**
- * The one failure type of SeqVFS: an {@link Errno}, the operation that raised it
- * ({@code "open"}, {@code "rename"}, ...) and the path or paths it concerns, as
- * {@code strace} would show them.
+ * The one failure type of SeqVFS: an {@link Errno}, the call that raised it
+ * ({@link Syscall#OPEN}, {@link Syscall#RENAME}, ...) and the path or paths it concerns, as
+ * {@code strace} would show them: {@code open "/a/b": ENOENT (No such file or directory)}.
  *
  * <p>A call that throws this has changed nothing: SeqVFS validates before it publishes.
- * The stack trace is not filled in: errors are expected control flow for a file system
- * (ENOENT from {@code open} is a normal answer), and callers want them cheap.
  *
- * <p>Immutable; thread-safe.
+ * <p><b>Stack traces.</b> Errors are expected control flow for a file system (ENOENT from
+ * {@code open} is a normal answer), so making one costs no stack walk: the engine creates
+ * it without a trace, and the task that returns it to its caller fills in the caller's
+ * stack ({@link #withCallerStackTrace()}) unless its instance was configured not to
+ * ({@code seqvfs.errors.stack-traces = off}, for load runs). The message is formatted when
+ * first asked for.
+ *
+ * <p>Thread-safe; immutable but for the stack trace, which the returning task fills in once
+ * before the exception is thrown to its caller.
  */
 public final class VfsException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     private final Errno errno;
-    private final String operation;
+    private final Syscall operation;
     private final String path;
     private final String otherPath;
 
@@ -23,10 +29,10 @@ public final class VfsException extends RuntimeException {
      * Creates an exception for a call on one path.
      *
      * @param errno the error, never {@code null}
-     * @param operation the system call's name, for example {@code "mkdir"}
-     * @param path the path it concerns, or {@code null} for calls on a descriptor
+     * @param operation the call, for example {@link Syscall#MKDIR}
+     * @param path the path it concerns (external form), or {@code null} for calls on a descriptor
      */
-    public VfsException(Errno errno, String operation, String path) {
+    public VfsException(Errno errno, Syscall operation, CharSequence path) {
         this(errno, operation, path, null);
     }
 
@@ -35,21 +41,23 @@ public final class VfsException extends RuntimeException {
      * {@code symlink}).
      *
      * @param errno the error, never {@code null}
-     * @param operation the system call's name
+     * @param operation the call
      * @param path the first path, or {@code null}
      * @param otherPath the second path, or {@code null}
      */
-    public VfsException(Errno errno, String operation, String path, String otherPath) {
-        super(format(errno, operation, path, otherPath), null, false, false);
-        this.errno = errno;
+    public VfsException(Errno errno, Syscall operation, CharSequence path, CharSequence otherPath) {
+        super(null, null, false, true);
+        this.errno = java.util.Objects.requireNonNull(errno, "errno");
         this.operation = operation;
-        this.path = path;
-        this.otherPath = otherPath;
+        this.path = path == null ? null : path.toString();
+        this.otherPath = otherPath == null ? null : otherPath.toString();
     }
 
-    private static String format(Errno errno, String operation, String path, String otherPath) {
+    /** Returns {@code call "path" -> "other": ERRNO (message)}. */
+    @Override
+    public String getMessage() {
         StringBuilder sb = new StringBuilder();
-        sb.append(operation);
+        sb.append(operation == null ? "?" : operation.toString());
         if (path != null) {
             sb.append(" \"").append(path).append('"');
         }
@@ -65,9 +73,27 @@ public final class VfsException extends RuntimeException {
         return errno;
     }
 
-    /** Returns the name of the system call that failed. */
-    public String operation() {
+    /** Returns the call that failed. */
+    public Syscall operation() {
         return operation;
+    }
+
+    /**
+     * Does nothing: an exception is made without a stack trace (see the class comment). The
+     * task that throws it to its caller fills the trace in with {@link #withCallerStackTrace}.
+     */
+    @Override
+    public synchronized Throwable fillInStackTrace() {
+        return this;
+    }
+
+    /**
+     * Fills in the current thread's stack as this exception's trace, where a task hands the
+     * exception to its caller, so that the trace shows the caller's call. Returns {@code this}.
+     */
+    public VfsException withCallerStackTrace() {
+        super.fillInStackTrace();
+        return this;
     }
 
     /** Returns the first path the call concerns, or {@code null}. */
@@ -84,7 +110,7 @@ public final class VfsException extends RuntimeException {
      * Returns a copy naming the given operation and paths, keeping the errno. Used where a
      * lower layer raised an error before the caller's path was known.
      */
-    public VfsException withContext(String operation, String path, String otherPath) {
+    public VfsException withContext(Syscall operation, CharSequence path, CharSequence otherPath) {
         return new VfsException(errno, operation, path, otherPath);
     }
 }

@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.anon;
 
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.fs.FileOperations;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.VfsException;
@@ -108,7 +109,7 @@ public final class AnonFs implements InodeOwner {
 
     /** Anonymous inodes hold no file data: nothing is ever charged. */
     @Override
-    public void chargeBytes(long bytes, String op) {
+    public void chargeBytes(long bytes, Syscall op) {
         throw new IllegalStateException("anonymous inodes hold no file data (" + op + ")");
     }
 
@@ -129,7 +130,7 @@ public final class AnonFs implements InodeOwner {
     public static final FileOperations NOT_REOPENABLE = new FileOperations() {
         @Override
         public FileOperations open(Inode inode, int flags) {
-            throw new VfsException(Errno.ENXIO, "open", null);
+            throw new VfsException(Errno.ENXIO, Syscall.OPEN, null);
         }
     };
 

@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.anon;
 
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.VfsException;
 import java.util.ArrayDeque;
@@ -75,7 +76,7 @@ final class DgramQueue {
     private record Done(CompletableFuture<Integer> f, int value, Errno error) {
         void fire() {
             if (error != null) {
-                f.completeExceptionally(new VfsException(error, "socket", null));
+                f.completeExceptionally(new VfsException(error, Syscall.SOCKET, null));
             } else {
                 f.complete(value);
             }
@@ -155,9 +156,9 @@ final class DgramQueue {
                         return r;
                     }
                     if (nonblock) {
-                        throw new VfsException(Errno.EAGAIN, read ? "read" : "write", null);
+                        throw new VfsException(Errno.EAGAIN, read ? Syscall.READ : Syscall.WRITE, null);
                     }
-                    await(read ? "read" : "write");
+                    await(read ? Syscall.READ : Syscall.WRITE);
                 }
             }
         } finally {
@@ -297,27 +298,27 @@ final class DgramQueue {
         if (seqpacket) {
             Errno err = senderErr.getAndSet(null);
             if (err != null) {
-                throw new VfsException(err, "write", null);
+                throw new VfsException(err, Syscall.WRITE, null);
             }
         }
         if (len > SNDBUF - 32) {
-            throw new VfsException(Errno.EMSGSIZE, "write", null);
+            throw new VfsException(Errno.EMSGSIZE, Syscall.WRITE, null);
         }
         if (sendShut) {
-            throw new VfsException(Errno.EPIPE, "write", null);
+            throw new VfsException(Errno.EPIPE, Syscall.WRITE, null);
         }
         if (disconnected) {
-            throw new VfsException(Errno.ENOTCONN, "write", null);
+            throw new VfsException(Errno.ENOTCONN, Syscall.WRITE, null);
         }
         if (wmem >= SNDBUF) {
             return WOULD_BLOCK;
         }
         if (receiverDead) {
             disconnected = true;
-            throw new VfsException(Errno.ECONNREFUSED, "write", null);
+            throw new VfsException(Errno.ECONNREFUSED, Syscall.WRITE, null);
         }
         if (rcvShut) {
-            throw new VfsException(Errno.EPIPE, "write", null);
+            throw new VfsException(Errno.EPIPE, Syscall.WRITE, null);
         }
         byte[] d = new byte[len];
         System.arraycopy(src, off, d, 0, len);
@@ -331,7 +332,7 @@ final class DgramQueue {
         if (seqpacket) {
             Errno err = receiverErr.getAndSet(null);
             if (err != null) {
-                throw new VfsException(err, "read", null);
+                throw new VfsException(err, Syscall.READ, null);
             }
         }
         byte[] d = queue.poll();
@@ -347,7 +348,7 @@ final class DgramQueue {
         return WOULD_BLOCK;
     }
 
-    private void await(String op) {
+    private void await(Syscall op) {
         try {
             wait(1000);
         } catch (InterruptedException e) {

@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.anon;
 
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.fs.StreamFileOperations;
 import dev.seqvfs.protocol.Poll;
@@ -52,18 +53,18 @@ public final class EventFd implements StreamFileOperations {
     @Override
     public int read(OpenFile f, byte[] dst, int off, int len, boolean nonblock) {
         if (len < 8) {
-            throw new VfsException(Errno.EINVAL, "read", null);
+            throw new VfsException(Errno.EINVAL, Syscall.READ, null);
         }
         synchronized (this) {
             while (count == 0) {
                 if (nonblock) {
-                    throw new VfsException(Errno.EAGAIN, "read", null);
+                    throw new VfsException(Errno.EAGAIN, Syscall.READ, null);
                 }
                 try {
                     wait();
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    throw new VfsException(Errno.EINTR, "read", null);
+                    throw new VfsException(Errno.EINTR, Syscall.READ, null);
                 }
             }
             put(take(), dst, off);
@@ -76,26 +77,26 @@ public final class EventFd implements StreamFileOperations {
     public int write(OpenFile f, byte[] src, int off, int len, boolean nonblock) {
         if (len != 8) {
             // eventfd_write: Linux 6.18 takes exactly 8 bytes (the man page names only shorter buffers)
-            throw new VfsException(Errno.EINVAL, "write", null);
+            throw new VfsException(Errno.EINVAL, Syscall.WRITE, null);
         }
         long v = 0;
         for (int i = 0; i < 8; i++) {
             v |= (src[off + i] & 0xffL) << (8 * i);
         }
         if (v == -1L) {
-            throw new VfsException(Errno.EINVAL, "write", null);
+            throw new VfsException(Errno.EINVAL, Syscall.WRITE, null);
         }
         List<Runnable> done = new ArrayList<>();
         synchronized (this) {
             while (Long.compareUnsigned(MAX - count, v) < 0) {
                 if (nonblock) {
-                    throw new VfsException(Errno.EAGAIN, "write", null);
+                    throw new VfsException(Errno.EAGAIN, Syscall.WRITE, null);
                 }
                 try {
                     wait();
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    throw new VfsException(Errno.EINTR, "write", null);
+                    throw new VfsException(Errno.EINTR, Syscall.WRITE, null);
                 }
             }
             count += v;
@@ -116,7 +117,7 @@ public final class EventFd implements StreamFileOperations {
     @Override
     public CompletableFuture<Integer> readAsync(OpenFile f, byte[] dst, int off, int len) {
         if (len < 8) {
-            return CompletableFuture.failedFuture(new VfsException(Errno.EINVAL, "read", null));
+            return CompletableFuture.failedFuture(new VfsException(Errno.EINVAL, Syscall.READ, null));
         }
         synchronized (this) {
             if (count != 0 && pendingReads.isEmpty()) {

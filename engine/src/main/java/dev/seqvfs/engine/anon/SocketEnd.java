@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.anon;
 
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.pipe.Pipe;
 import dev.seqvfs.engine.fs.StreamFileOperations;
@@ -117,7 +118,7 @@ public final class SocketEnd implements StreamFileOperations {
      *
      * @throws VfsException {@code ENOTSOCK} if {@code f} is not a socket
      */
-    public static SocketEnd of(OpenFile f, String op) {
+    public static SocketEnd of(OpenFile f, Syscall op) {
         if (f.ops() instanceof SocketEnd s) {
             return s;
         }
@@ -209,7 +210,7 @@ public final class SocketEnd implements StreamFileOperations {
             }
         }
         if (!connected()) {
-            throw new VfsException(unconnectedReadError(), "read", null);
+            throw new VfsException(unconnectedReadError(), Syscall.READ, null);
         }
         return orReset(in.read(dst, off, len, nonblock));
     }
@@ -224,7 +225,7 @@ public final class SocketEnd implements StreamFileOperations {
         if (n == 0) {
             Errno e = err.getAndSet(null);
             if (e != null) {
-                throw new VfsException(e, "read", null);
+                throw new VfsException(e, Syscall.READ, null);
             }
         }
         return n;
@@ -233,14 +234,14 @@ public final class SocketEnd implements StreamFileOperations {
     @Override
     public int write(OpenFile f, byte[] src, int off, int len, boolean nonblock) {
         if (!connected()) {
-            throw new VfsException(unconnectedWriteError(len), "write", null);
+            throw new VfsException(unconnectedWriteError(len), Syscall.WRITE, null);
         }
         if (dout != null) {
             return dout.write(src, off, len, nonblock);
         }
         synchronized (this) {
             if (shutWrite) {
-                throw new VfsException(Errno.EPIPE, "write", null);
+                throw new VfsException(Errno.EPIPE, Syscall.WRITE, null);
             }
         }
         return out.write(src, off, len, nonblock);
@@ -279,7 +280,7 @@ public final class SocketEnd implements StreamFileOperations {
                 }
             }
             if (!connected()) {
-                throw new VfsException(unconnectedReadError(), "read", null);
+                throw new VfsException(unconnectedReadError(), Syscall.READ, null);
             }
             return in.readAsync(dst, off, len).thenApply(this::orReset);
         } catch (VfsException e) {
@@ -291,14 +292,14 @@ public final class SocketEnd implements StreamFileOperations {
     public CompletableFuture<Integer> writeAsync(OpenFile f, byte[] src, int off, int len) {
         try {
             if (!connected()) {
-                throw new VfsException(unconnectedWriteError(len), "write", null);
+                throw new VfsException(unconnectedWriteError(len), Syscall.WRITE, null);
             }
             if (dout != null) {
                 return dout.writeAsync(src, off, len);
             }
             synchronized (this) {
                 if (shutWrite) {
-                    throw new VfsException(Errno.EPIPE, "write", null);
+                    throw new VfsException(Errno.EPIPE, Syscall.WRITE, null);
                 }
             }
             return out.writeAsync(src, off, len);
@@ -320,7 +321,7 @@ public final class SocketEnd implements StreamFileOperations {
      */
     public void shutdown(int how) {
         if (how < SHUT_RD || how > SHUT_RDWR) {
-            throw new VfsException(Errno.EINVAL, "shutdown", null);
+            throw new VfsException(Errno.EINVAL, Syscall.SHUTDOWN, null);
         }
         boolean dropReader = false;
         boolean dropWriter = false;
@@ -349,7 +350,7 @@ public final class SocketEnd implements StreamFileOperations {
             }
         }
         if (!connected() && !unix()) {
-            throw new VfsException(Errno.ENOTCONN, "shutdown", null);
+            throw new VfsException(Errno.ENOTCONN, Syscall.SHUTDOWN, null);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.dir;
 
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.inode.AttrChange;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
@@ -313,10 +314,10 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         }
         return guarded(c, () -> {
             if (!Permission.check(dir, Mode.W_OK | Mode.X_OK, c.cred())) {
-                throw new VfsException(Errno.EACCES, "create", null);
+                throw new VfsException(Errno.EACCES, Syscall.CREATE, null);
             }
             if (sb.isReadOnly()) {
-                throw new VfsException(Errno.EROFS, "create", null);
+                throw new VfsException(Errno.EROFS, Syscall.CREATE, null);
             }
             Inode child = instantiate(c);
             DirSnapshot next = snap.with(c.name(), child);
@@ -333,12 +334,12 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
     private Inode instantiate(Create c) {
         FileType type = FileType.ofMode(c.mode());
         if (type == null) {
-            throw new VfsException(Errno.EINVAL, "create", null);
+            throw new VfsException(Errno.EINVAL, Syscall.CREATE, null);
         }
-        sb.chargeInode("create");
+        sb.chargeInode(Syscall.CREATE);
         long bytes = c.linkTarget() == null ? 0 : c.linkTarget().length();
         try {
-            sb.chargeBytes(bytes, "create");
+            sb.chargeBytes(bytes, Syscall.CREATE);
         } catch (VfsException e) {
             sb.unchargeInode();
             throw e;
@@ -395,14 +396,14 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         }
         return guarded(c, () -> {
             if (!Permission.check(dir, Mode.W_OK | Mode.X_OK, c.cred())) {
-                throw new VfsException(Errno.EACCES, "link", null);
+                throw new VfsException(Errno.EACCES, Syscall.LINK, null);
             }
             if (c.target().type() == FileType.DIRECTORY) {
-                throw new VfsException(Errno.EPERM, "link", null);
+                throw new VfsException(Errno.EPERM, Syscall.LINK, null);
             }
             long now = sb.now();
             // tmpfs charges every extra name against nr_inodes (shmem_reserve_inode in link).
-            sb.chargeInode("link");
+            sb.chargeInode(Syscall.LINK);
             try {
                 c.target().addLink(now);
             } catch (VfsException e) {
@@ -438,7 +439,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
             return this;
         }
         return guarded(c, () -> {
-            String op = c.rmdir() ? "rmdir" : "unlink";
+            Syscall op = c.rmdir() ? Syscall.RMDIR : Syscall.UNLINK;
             Inode victim = d.inode();
             if (!Permission.check(dir, Mode.W_OK | Mode.X_OK, c.cred())) {
                 throw new VfsException(Errno.EACCES, op, null);
@@ -474,7 +475,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         });
     }
 
-    private void killChild(DirectoryInode child, String op) {
+    private void killChild(DirectoryInode child, Syscall op) {
         long stamp = sb.locks().mountReadLockSpin();
         try {
             if (child.mountCount() > 0) {

@@ -1,8 +1,9 @@
 package dev.seqvfs.engine.dir;
 
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.fs.FileOperations;
-import dev.seqvfs.engine.walk.PathNames;
+import dev.seqvfs.protocol.PathNames;
 import dev.seqvfs.engine.walk.WalkContext;
 import dev.seqvfs.protocol.DirEntry;
 import dev.seqvfs.protocol.Errno;
@@ -47,7 +48,7 @@ public final class DirectoryFileOperations implements FileOperations {
     public static List<DirEntry> readdir(DirectoryInode d, DirSnapshot snap, long cookie, int max,
                                          BiFunction<Long, Integer, List<Dentry>> entriesAfter) {
         if (snap.isDead()) {
-            throw new VfsException(Errno.ENOENT, "getdents", null);
+            throw new VfsException(Errno.ENOENT, Syscall.GETDENTS, null);
         }
         List<DirEntry> out = new ArrayList<>();
         if (cookie < DirSnapshot.COOKIE_DOT) {
@@ -71,7 +72,7 @@ public final class DirectoryFileOperations implements FileOperations {
     @Override
     public long llseek(OpenFile f, long offset, int whence) {
         if (whence != 0 && whence != 1) {
-            throw new VfsException(Errno.EINVAL, "lseek", null);
+            throw new VfsException(Errno.EINVAL, Syscall.LSEEK, null);
         }
         return FileOperations.super.llseek(f, offset, whence);
     }

@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.dir;
 
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.Permission;
 import dev.seqvfs.engine.sb.NamespaceLocks;
@@ -165,7 +166,7 @@ public final class RenamePlan {
     }
 
     private static VfsException err(Errno e) {
-        return new VfsException(e, "rename", null);
+        return new VfsException(e, Syscall.RENAME, null);
     }
 
     /** Returns whether the rename is a successful no-op (both names are links to the same inode). */

@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.file;
 
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.fs.FileOperations;
 import dev.seqvfs.engine.fs.Kiocb;
@@ -62,7 +63,7 @@ public final class RegularFileOperations implements FileOperations {
 
     @Override
     public long writev(OpenFile f, byte[][] bufs, int[] offs, int[] lens, Kiocb k) {
-        return regular(f).write(k, bufs, offs, lens, k.cred(), "write");
+        return regular(f).write(k, bufs, offs, lens, k.cred(), Syscall.WRITE);
     }
 
     /** {@code shmem_file_llseek}: {@code SEEK_DATA} and {@code SEEK_HOLE} skip holes page by page. */
@@ -74,23 +75,23 @@ public final class RegularFileOperations implements FileOperations {
         FileData d = regular(f).dataAcquire();
         if (offset < 0 || offset >= d.size()) {
             // shmem_file_llseek: a negative offset is ENXIO too
-            throw new VfsException(Errno.ENXIO, "lseek", null);
+            throw new VfsException(Errno.ENXIO, Syscall.LSEEK, null);
         }
         long at = whence == 3 ? d.nextData(offset) : d.nextHole(offset);
         if (at < 0) {
-            throw new VfsException(Errno.ENXIO, "lseek", null);
+            throw new VfsException(Errno.ENXIO, Syscall.LSEEK, null);
         }
         f.setOffset(at);
         return at;
     }
 
     @Override
-    public void truncate(Inode inode, long length, Credentials cred, String op) {
+    public void truncate(Inode inode, long length, Credentials cred, Syscall op) {
         ((RegularInode) inode).truncate(length, cred, op);
     }
 
     @Override
     public void fallocate(OpenFile f, int mode, long offset, long len, Credentials cred) {
-        regular(f).fallocate(mode, offset, len, cred, "fallocate");
+        regular(f).fallocate(mode, offset, len, cred, Syscall.FALLOCATE);
     }
 }

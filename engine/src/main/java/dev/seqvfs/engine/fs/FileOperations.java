@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.fs;
 
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.walk.WalkContext;
@@ -77,7 +78,7 @@ public interface FileOperations {
     FileOperations NONE = new FileOperations() {
         @Override
         public void fsync(OpenFile f, boolean datasync) {
-            throw new VfsException(Errno.EINVAL, datasync ? "fdatasync" : "fsync", null);
+            throw new VfsException(Errno.EINVAL, datasync ? Syscall.FDATASYNC : Syscall.FSYNC, null);
         }
     };
 
@@ -119,7 +120,7 @@ public interface FileOperations {
      *         {@code EISDIR} for a directory, {@code EAGAIN}, {@code EINTR}
      */
     default int read(OpenFile f, byte[] dst, int off, int len, long pos, boolean nonblock) {
-        throw new VfsException(f.inode().type() == FileType.DIRECTORY ? Errno.EISDIR : Errno.EINVAL, "read", null);
+        throw new VfsException(f.inode().type() == FileType.DIRECTORY ? Errno.EISDIR : Errno.EINVAL, Syscall.READ, null);
     }
 
     /**
@@ -165,7 +166,7 @@ public interface FileOperations {
      *         {@code EISDIR} for a directory
      */
     default long writev(OpenFile f, byte[][] bufs, int[] offs, int[] lens, Kiocb k) {
-        throw new VfsException(f.inode().type() == FileType.DIRECTORY ? Errno.EISDIR : Errno.EINVAL, "write", null);
+        throw new VfsException(f.inode().type() == FileType.DIRECTORY ? Errno.EISDIR : Errno.EINVAL, Syscall.WRITE, null);
     }
 
     /**
@@ -175,12 +176,12 @@ public interface FileOperations {
      * fails with {@code EINVAL}.
      */
     default CompletableFuture<Integer> readAsync(OpenFile f, byte[] dst, int off, int len) {
-        return CompletableFuture.failedFuture(new VfsException(Errno.EINVAL, "read", null));
+        return CompletableFuture.failedFuture(new VfsException(Errno.EINVAL, Syscall.READ, null));
     }
 
     /** Writes without blocking a thread; see {@link #readAsync}. */
     default CompletableFuture<Integer> writeAsync(OpenFile f, byte[] src, int off, int len) {
-        return CompletableFuture.failedFuture(new VfsException(Errno.EINVAL, "write", null));
+        return CompletableFuture.failedFuture(new VfsException(Errno.EINVAL, Syscall.WRITE, null));
     }
 
     /**
@@ -209,13 +210,13 @@ public interface FileOperations {
                 break;
             default:
                 if (offset < 0 || offset >= size) {
-                    throw new VfsException(Errno.ENXIO, "lseek", null);
+                    throw new VfsException(Errno.ENXIO, Syscall.LSEEK, null);
                 }
                 pos = whence == 3 ? offset : size;
                 break;
         }
         if (pos < 0) {
-            throw new VfsException(Errno.EINVAL, "lseek", null);
+            throw new VfsException(Errno.EINVAL, Syscall.LSEEK, null);
         }
         f.setOffset(pos);
         return pos;
@@ -230,7 +231,7 @@ public interface FileOperations {
      * @throws VfsException {@code EINVAL} by default (not a regular file), {@code EFBIG},
      *         {@code ENOSPC}; the size is unchanged then
      */
-    default void truncate(Inode inode, long length, Credentials cred, String op) {
+    default void truncate(Inode inode, long length, Credentials cred, Syscall op) {
         throw new VfsException(Errno.EINVAL, op, null);
     }
 
@@ -254,7 +255,7 @@ public interface FileOperations {
      * @throws VfsException {@code EOPNOTSUPP} by default, {@code ENOSPC}, {@code EFBIG}
      */
     default void fallocate(OpenFile f, int mode, long offset, long len, Credentials cred) {
-        throw new VfsException(Errno.EOPNOTSUPP, "fallocate", null);
+        throw new VfsException(Errno.EOPNOTSUPP, Syscall.FALLOCATE, null);
     }
 
     /**
@@ -278,7 +279,7 @@ public interface FileOperations {
      * @throws VfsException {@code ENOTDIR} by default, {@code ENOENT} for a removed directory
      */
     default List<DirEntry> iterate(OpenFile f, WalkContext caller, long cookie, int max) {
-        throw new VfsException(Errno.ENOTDIR, "getdents", null);
+        throw new VfsException(Errno.ENOTDIR, Syscall.GETDENTS, null);
     }
 
     /**

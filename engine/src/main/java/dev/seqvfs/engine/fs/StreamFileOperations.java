@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.fs;
 
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.VfsException;
@@ -59,7 +60,7 @@ public interface StreamFileOperations extends FileOperations {
             total += b.length;
         }
         if (total > Integer.MAX_VALUE) {
-            throw new VfsException(Errno.EINVAL, "readv", null);
+            throw new VfsException(Errno.EINVAL, Syscall.READV, null);
         }
         byte[] all = new byte[(int) total];
         int n = read(f, all, 0, all.length, nonblock);
@@ -85,7 +86,7 @@ public interface StreamFileOperations extends FileOperations {
             total += l;
         }
         if (total > Integer.MAX_VALUE) {
-            throw new VfsException(Errno.EINVAL, "writev", null);
+            throw new VfsException(Errno.EINVAL, Syscall.WRITEV, null);
         }
         byte[] all = new byte[(int) total];
         int at = 0;
@@ -99,12 +100,12 @@ public interface StreamFileOperations extends FileOperations {
     /** {@code no_llseek}: streams have no position. */
     @Override
     default long llseek(OpenFile f, long offset, int whence) {
-        throw new VfsException(Errno.ESPIPE, "lseek", null);
+        throw new VfsException(Errno.ESPIPE, Syscall.LSEEK, null);
     }
 
     /** A stream has nothing to sync ({@code EINVAL}, as for a file without {@code ->fsync}). */
     @Override
     default void fsync(OpenFile f, boolean datasync) {
-        throw new VfsException(Errno.EINVAL, datasync ? "fdatasync" : "fsync", null);
+        throw new VfsException(Errno.EINVAL, datasync ? Syscall.FDATASYNC : Syscall.FSYNC, null);
     }
 }

@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.inode;
 
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.FileType;
@@ -29,7 +30,7 @@ public sealed interface AttrChange {
     InodeAttrs apply(InodeAttrs cur, Credentials cred, long now, boolean writable);
 
     /** Returns the system call's name, for error messages. */
-    String operation();
+    Syscall operation();
 
     /**
      * {@code chmod(2)}: set the permission bits. Only the owner or root may; a non-root
@@ -52,8 +53,8 @@ public sealed interface AttrChange {
         }
 
         @Override
-        public String operation() {
-            return "chmod";
+        public Syscall operation() {
+            return Syscall.CHMOD;
         }
     }
 
@@ -91,8 +92,8 @@ public sealed interface AttrChange {
         }
 
         @Override
-        public String operation() {
-            return "chown";
+        public Syscall operation() {
+            return Syscall.CHOWN;
         }
     }
 
@@ -129,8 +130,8 @@ public sealed interface AttrChange {
         }
 
         @Override
-        public String operation() {
-            return "utimensat";
+        public Syscall operation() {
+            return Syscall.UTIMENSAT;
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.inode;
 
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.fs.FileOperations;
 import dev.seqvfs.engine.fs.InodeOperations;
 import dev.seqvfs.engine.lock.FileLockTable;
@@ -231,10 +232,10 @@ public class Inode {
     public final void addLink(long now) {
         updateAttrs(a -> {
             if (a.nlink() == 0) {
-                throw new VfsException(Errno.ENOENT, "link", null);
+                throw new VfsException(Errno.ENOENT, Syscall.LINK, null);
             }
             if (a.nlink() >= Limits.LINK_MAX) {
-                throw new VfsException(Errno.EMLINK, "link", null);
+                throw new VfsException(Errno.EMLINK, Syscall.LINK, null);
             }
             return a.withNlink(a.nlink() + 1, now);
         });

@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.inode;
 
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 
 /**
@@ -22,7 +23,7 @@ public interface InodeOwner {
      *
      * @throws VfsException {@code ENOSPC} when they do not fit; nothing charged
      */
-    void chargeBytes(long bytes, String op);
+    void chargeBytes(long bytes, Syscall op);
 
     /** Returns {@code bytes} of charge. */
     void unchargeBytes(long bytes);

@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.inode;
 
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.file.FileData;
 import dev.seqvfs.engine.fs.FileOperations;
 import dev.seqvfs.engine.fs.InodeOperations;
@@ -124,7 +125,7 @@ public class RegularInode extends Inode {
      *         {@code EFBIG} at the maximum size, {@code ENOSPC} when not one byte fits;
      *         nothing is written then
      */
-    public long write(Kiocb k, byte[][] bufs, int[] offs, int[] lens, Credentials cred, String op) {
+    public long write(Kiocb k, byte[][] bufs, int[] offs, int[] lens, Credentials cred, Syscall op) {
         long total = 0;
         for (int l : lens) {
             total += l;
@@ -185,7 +186,7 @@ public class RegularInode extends Inode {
      * @return {@code count} if charged; else the shorter count to try
      * @throws VfsException {@code ENOSPC} when not one byte fits
      */
-    private long charge(FileData prev, FileData next, long at, long count, String op) {
+    private long charge(FileData prev, FileData next, long at, long count, Syscall op) {
         long delta = next.allocatedBytes() - prev.allocatedBytes();
         if (delta <= 0) {
             return count;
@@ -234,7 +235,7 @@ public class RegularInode extends Inode {
      *
      * @throws VfsException {@code EFBIG} past the maximum size; nothing changes
      */
-    public void truncate(long len, Credentials cred, String op) {
+    public void truncate(long len, Credentials cred, Syscall op) {
         if (len > FileData.MAX_SIZE) {
             throw new VfsException(Errno.EFBIG, op, null);
         }
@@ -257,7 +258,7 @@ public class RegularInode extends Inode {
      * @throws VfsException {@code ENOSPC} when the pages do not all fit (nothing allocated,
      *         as tmpfs undoes a partial allocation), {@code EFBIG} past the maximum size
      */
-    public void fallocate(int mode, long offset, long len, Credentials cred, String op) {
+    public void fallocate(int mode, long offset, long len, Credentials cred, Syscall op) {
         if (offset + len < 0 || offset + len > FileData.MAX_SIZE) {
             throw new VfsException(Errno.EFBIG, op, null);
         }

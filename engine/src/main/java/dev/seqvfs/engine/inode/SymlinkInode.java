@@ -8,7 +8,7 @@ import dev.seqvfs.engine.fs.InodeOperations;
  *
  * <p>The target is final, so a walk that reads it needs no validation beyond the dentry
  * that led to it. It is held in SeqVFS's internal path form (one {@code char} per byte,
- * see {@code dev.seqvfs.engine.walk.PathNames}).
+ * see {@code dev.seqvfs.protocol.PathNames}).
  */
 public final class SymlinkInode extends Inode {
     private final String target;

@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.lock;
 
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.VfsException;
 import java.util.ArrayList;
@@ -104,9 +105,9 @@ public final class FileLockTable {
                 return;
             }
             if (!wait) {
-                throw new VfsException(Errno.EAGAIN, "flock", null);
+                throw new VfsException(Errno.EAGAIN, Syscall.FLOCK, null);
             }
-            waitHere("flock");
+            waitHere(Syscall.FLOCK);
         }
     }
 
@@ -157,17 +158,17 @@ public final class FileLockTable {
                     return;
                 }
                 if (!wait) {
-                    throw new VfsException(Errno.EAGAIN, "fcntl", null);
+                    throw new VfsException(Errno.EAGAIN, Syscall.FCNTL, null);
                 }
                 synchronized (waitsFor) {
                     if (wouldDeadlock(owner, blocker.owner())) {
-                        throw new VfsException(Errno.EDEADLK, "fcntl", null);
+                        throw new VfsException(Errno.EDEADLK, Syscall.FCNTL, null);
                     }
                     waitsFor.put(owner, blocker.owner());
                 }
                 posixWaiters.add(owner);
                 try {
-                    waitHere("fcntl");
+                    waitHere(Syscall.FCNTL);
                 } finally {
                     posixWaiters.remove(owner);
                     synchronized (waitsFor) {
@@ -282,7 +283,7 @@ public final class FileLockTable {
         return false;
     }
 
-    private void waitHere(String op) {
+    private void waitHere(Syscall op) {
         try {
             wait(1000);
         } catch (InterruptedException e) {

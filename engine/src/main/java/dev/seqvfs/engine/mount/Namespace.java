@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.mount;
 
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.mount.MountTable;
 import dev.seqvfs.engine.mount.VfsMount;
@@ -92,7 +93,7 @@ public final class Namespace implements MountSource {
         long stamp = writeLock();
         try {
             if (mountpoint.isDead() || parent.isDoomed()) {
-                throw new VfsException(Errno.ENOENT, "mount", null);
+                throw new VfsException(Errno.ENOENT, Syscall.MOUNT, null);
             }
             VfsMount m = new VfsMount(mountIds.incrementAndGet(), sb, root, parent, mountpoint, readOnly);
             mountpoint.addMounts(1);
@@ -117,18 +118,18 @@ public final class Namespace implements MountSource {
         try {
             MountTable t = mountTableAcquire();
             if (m.parent() == null) {
-                throw new VfsException(Errno.EBUSY, "umount", null);
+                throw new VfsException(Errno.EBUSY, Syscall.UMOUNT, null);
             }
             boolean lazy = (flags & MountFlags.MNT_DETACH) != 0;
             if (!lazy && !t.childrenOf(m).isEmpty()) {
-                throw new VfsException(Errno.EBUSY, "umount", null);
+                throw new VfsException(Errno.EBUSY, Syscall.UMOUNT, null);
             }
             if (!lazy) {
                 // A plain unmount must see every pin: mark first, then count (see VfsMount).
                 m.setDoomed(true);
                 if (m.pinCount() > 0) {
                     m.setDoomed(false);
-                    throw new VfsException(Errno.EBUSY, "umount", null);
+                    throw new VfsException(Errno.EBUSY, Syscall.UMOUNT, null);
                 }
             }
             // A lazy unmount only detaches: descriptors and working directories inside keep

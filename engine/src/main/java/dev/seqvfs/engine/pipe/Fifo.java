@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.pipe;
 
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.inode.SpecialInode;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.OpenFlags;
@@ -88,7 +89,7 @@ public final class Fifo {
     private static int accessMode(int flags) {
         int acc = flags & OpenFlags.O_ACCMODE;
         if (acc == OpenFlags.O_ACCMODE) {
-            throw new VfsException(Errno.EINVAL, "open", null);
+            throw new VfsException(Errno.EINVAL, Syscall.OPEN, null);
         }
         return acc;
     }

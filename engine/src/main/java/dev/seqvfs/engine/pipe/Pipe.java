@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.pipe;
 
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Limits;
 import dev.seqvfs.protocol.Poll;
@@ -143,7 +144,7 @@ public final class Pipe {
     private record Done(CompletableFuture<Integer> f, int value, Errno error) {
         void fire() {
             if (error != null) {
-                f.completeExceptionally(new VfsException(error, "pipe", null));
+                f.completeExceptionally(new VfsException(error, Syscall.PIPE, null));
             } else {
                 f.complete(value);
             }
@@ -196,7 +197,7 @@ public final class Pipe {
             return writers == 0 && !nonblock ? new PendingOpen(true, writeOpens) : null;
         }
         if (nonblock && readers == 0) {
-            throw new VfsException(Errno.ENXIO, "open", null);
+            throw new VfsException(Errno.ENXIO, Syscall.OPEN, null);
         }
         writeOpens++;
         writers++;
@@ -245,7 +246,7 @@ public final class Pipe {
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     undo = true;
-                    throw new VfsException(Errno.EINTR, "open", null);
+                    throw new VfsException(Errno.EINTR, Syscall.OPEN, null);
                 }
             }
         } finally {
@@ -371,18 +372,18 @@ public final class Pipe {
     public int setCapacity(long arg) {
         long size = arg & 0xFFFFFFFFL;
         if (size > 1L << 31) {
-            throw new VfsException(Errno.EINVAL, "fcntl", null);
+            throw new VfsException(Errno.EINVAL, Syscall.FCNTL, null);
         }
         long rounded = size <= 4096 ? 4096 : Long.highestOneBit(size - 1) << 1;
         if (rounded > MAX_CAPACITY) {
-            throw new VfsException(Errno.EPERM, "fcntl", null);
+            throw new VfsException(Errno.EPERM, Syscall.FCNTL, null);
         }
         int cap = (int) rounded;
         List<Done> done = new ArrayList<>();
         lock.lock();
         try {
             if (count + packetSlack > cap) {
-                throw new VfsException(Errno.EBUSY, "fcntl", null);
+                throw new VfsException(Errno.EBUSY, Syscall.FCNTL, null);
             }
             if (count > 0) {
                 byte[] nb = new byte[cap];
@@ -482,9 +483,9 @@ public final class Pipe {
                     return 0;
                 }
                 if (nonblock) {
-                    throw new VfsException(Errno.EAGAIN, "read", null);
+                    throw new VfsException(Errno.EAGAIN, Syscall.READ, null);
                 }
-                awaitUninterruptiblyOrEintr(notEmpty, "read");
+                awaitUninterruptiblyOrEintr(notEmpty, Syscall.READ);
             }
             int n = take(dst, off, len);
             serveWrites(done);
@@ -550,7 +551,7 @@ public final class Pipe {
                     if (written > 0) {
                         return written;
                     }
-                    throw new VfsException(Errno.EPIPE, "write", null);
+                    throw new VfsException(Errno.EPIPE, Syscall.WRITE, null);
                 }
                 int n = pendingWrites.isEmpty() ? nextPiece(len, written, packet) : 0;
                 if (n == 0) {
@@ -558,9 +559,9 @@ public final class Pipe {
                         if (written > 0) {
                             return written;
                         }
-                        throw new VfsException(Errno.EAGAIN, "write", null);
+                        throw new VfsException(Errno.EAGAIN, Syscall.WRITE, null);
                     }
-                    awaitUninterruptiblyOrEintr(notFull, "write");
+                    awaitUninterruptiblyOrEintr(notFull, Syscall.WRITE);
                     continue;
                 }
                 store(src, off + written, n, packet && !merges(len, written));
@@ -590,7 +591,7 @@ public final class Pipe {
         lock.lock();
         try {
             if (readers == 0) {
-                return CompletableFuture.failedFuture(new VfsException(Errno.EPIPE, "write", null));
+                return CompletableFuture.failedFuture(new VfsException(Errno.EPIPE, Syscall.WRITE, null));
             }
             PendingWrite w = new PendingWrite(src, off, len, packet);
             pendingWrites.add(w);
@@ -756,7 +757,7 @@ public final class Pipe {
         count -= n;
     }
 
-    private static void awaitUninterruptiblyOrEintr(Condition c, String op) {
+    private static void awaitUninterruptiblyOrEintr(Condition c, Syscall op) {
         try {
             c.await(1, TimeUnit.SECONDS);
         } catch (InterruptedException e) {

@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.pipe;
 
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.fs.FileOperations;
 import dev.seqvfs.engine.fs.StreamFileOperations;
@@ -77,7 +78,7 @@ public final class PipeEnd implements StreamFileOperations {
             public FileOperations open(Inode inode, int flags) {
                 int acc = flags & OpenFlags.O_ACCMODE;
                 if (acc == OpenFlags.O_ACCMODE) {
-                    throw new VfsException(Errno.EINVAL, "open", null);
+                    throw new VfsException(Errno.EINVAL, Syscall.OPEN, null);
                 }
                 boolean reads = acc != OpenFlags.O_WRONLY;
                 boolean writes = acc != OpenFlags.O_RDONLY;
@@ -100,7 +101,7 @@ public final class PipeEnd implements StreamFileOperations {
     @Override
     public int read(OpenFile f, byte[] dst, int off, int len, boolean nonblock) {
         if (!reads) {
-            throw new VfsException(Errno.EBADF, "read", null);
+            throw new VfsException(Errno.EBADF, Syscall.READ, null);
         }
         return accessed(f, pipe.read(dst, off, len, nonblock));
     }
@@ -108,7 +109,7 @@ public final class PipeEnd implements StreamFileOperations {
     @Override
     public int write(OpenFile f, byte[] src, int off, int len, boolean nonblock) {
         if (!writes) {
-            throw new VfsException(Errno.EBADF, "write", null);
+            throw new VfsException(Errno.EBADF, Syscall.WRITE, null);
         }
         return modified(pipe.write(src, off, len, nonblock, packetMode(f)));
     }
@@ -116,7 +117,7 @@ public final class PipeEnd implements StreamFileOperations {
     @Override
     public CompletableFuture<Integer> readAsync(OpenFile f, byte[] dst, int off, int len) {
         if (!reads) {
-            return CompletableFuture.failedFuture(new VfsException(Errno.EBADF, "read", null));
+            return CompletableFuture.failedFuture(new VfsException(Errno.EBADF, Syscall.READ, null));
         }
         return fifo == null ? pipe.readAsync(dst, off, len) : pipe.readAsync(dst, off, len).thenApply(n -> accessed(f, n));
     }
@@ -145,7 +146,7 @@ public final class PipeEnd implements StreamFileOperations {
     @Override
     public CompletableFuture<Integer> writeAsync(OpenFile f, byte[] src, int off, int len) {
         if (!writes) {
-            return CompletableFuture.failedFuture(new VfsException(Errno.EBADF, "write", null));
+            return CompletableFuture.failedFuture(new VfsException(Errno.EBADF, Syscall.WRITE, null));
         }
         CompletableFuture<Integer> w = pipe.writeAsync(src, off, len, packetMode(f));
         return fifo == null ? w : w.thenApply(this::modified);

@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.sb;
 
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.dir.DirectoryActor;
 import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.inode.Inode;
@@ -197,7 +198,7 @@ public final class Superblock implements InodeOwner {
      *
      * @throws VfsException {@code ENOSPC} when the limit is reached; nothing charged
      */
-    public void chargeInode(String op) {
+    public void chargeInode(Syscall op) {
         long max = config.maxInodes();
         while (true) {
             long cur = usedInodes.get();
@@ -221,7 +222,7 @@ public final class Superblock implements InodeOwner {
      * @throws VfsException {@code ENOSPC} when they do not fit; nothing charged
      */
     @Override
-    public void chargeBytes(long bytes, String op) {
+    public void chargeBytes(long bytes, Syscall op) {
         if (bytes == 0) {
             return;
         }

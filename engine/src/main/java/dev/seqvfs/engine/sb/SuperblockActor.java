@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.sb;
 
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.dir.DirReply;
 import dev.seqvfs.engine.dir.DirSnapshot;
 import dev.seqvfs.engine.dir.DirectoryActor;
@@ -245,10 +246,10 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
             DirSnapshot os = f.oldPrepared.snapshot();
             DirSnapshot ns = f.newPrepared.snapshot();
             if (os == null || ns == null) {
-                throw new VfsException(Errno.ENOENT, "rename", null);
+                throw new VfsException(Errno.ENOENT, Syscall.RENAME, null);
             }
             if (r.proof() != null && !r.proof().stillHolds()) {
-                throw new VfsException(Errno.ESTALE, "rename", null);
+                throw new VfsException(Errno.ESTALE, Syscall.RENAME, null);
             }
             RenamePlan plan = RenamePlan.plan(r.oldDir(), os, r.oldName(), r.newDir(), ns, r.newName(),
                     r.flags(), r.oldSlash(), r.newSlash(), r.cred());
@@ -258,7 +259,7 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
             }
             try {
                 if (r.proof() != null && !r.proof().stillHoldsHoldingRenameLock()) {
-                    throw new VfsException(Errno.ESTALE, "rename", null);
+                    throw new VfsException(Errno.ESTALE, Syscall.RENAME, null);
                 }
                 plan.publishEntries(sb.locks());
             } finally {

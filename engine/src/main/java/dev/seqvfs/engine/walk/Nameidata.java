@@ -1,5 +1,8 @@
 package dev.seqvfs.engine.walk;
 
+import dev.seqvfs.protocol.PathNames;
+
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.dir.Dentry;
 import dev.seqvfs.engine.dir.DirLink;
 import dev.seqvfs.engine.dir.DirSnapshot;
@@ -51,7 +54,7 @@ public final class Nameidata {
     private final WalkContext ctx;
     private final VfsPath start;
     private final String path;
-    private final String op;
+    private final Syscall op;
     private final Credentials cred;
 
     private MountTable mounts;
@@ -79,7 +82,7 @@ public final class Nameidata {
     private int trailLen;
     private boolean validateAll;
 
-    Nameidata(PathWalk walker, WalkContext ctx, VfsPath start, String path, String op) {
+    Nameidata(PathWalk walker, WalkContext ctx, VfsPath start, String path, Syscall op) {
         this.walker = walker;
         this.ctx = ctx;
         this.start = start;

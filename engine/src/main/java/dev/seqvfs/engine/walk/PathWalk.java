@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.walk;
 
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.sb.NamespaceLocks;
 import dev.seqvfs.protocol.VfsException;
 import java.util.concurrent.locks.StampedLock;
@@ -74,7 +75,7 @@ public final class PathWalk {
      * @return {@code fn}'s answer
      * @throws VfsException the error {@code fn} raised in a validated walk
      */
-    public <T> T walk(WalkContext ctx, VfsPath start, String path, String op, WalkFunction<T> fn) {
+    public <T> T walk(WalkContext ctx, VfsPath start, String path, Syscall op, WalkFunction<T> fn) {
         NamespaceLocks locks = ns.locks();
         StampedLock rl = locks.rename;
         StampedLock ml = locks.mount;

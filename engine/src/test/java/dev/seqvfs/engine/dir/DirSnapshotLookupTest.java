@@ -60,7 +60,7 @@ class DirSnapshotLookupTest {
         }
 
         @Override
-        public void chargeBytes(long bytes, String op) {
+        public void chargeBytes(long bytes, dev.seqvfs.protocol.Syscall op) {
         }
 
         @Override

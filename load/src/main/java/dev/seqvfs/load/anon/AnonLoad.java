@@ -243,11 +243,11 @@ public final class AnonLoad {
     }
 
     private static CompletableFuture<Void> socketClose(VfsTask t) {
-        return t.socketAsync(SocketFlags.AF_INET, SocketFlags.SOCK_STREAM, 0).thenCompose(t::closeAsync);
+        return t.async().socket(SocketFlags.AF_INET, SocketFlags.SOCK_STREAM, 0).thenCompose(t.async()::close);
     }
 
     private static CompletableFuture<Void> pipeClose(VfsTask t) {
-        return t.pipe2Async(0).thenCompose(p -> t.closeAsync(p[0]).thenCompose(v -> t.closeAsync(p[1])));
+        return t.async().pipe2(0).thenCompose(p -> t.async().close(p[0]).thenCompose(v -> t.async().close(p[1])));
     }
 
     private static void hostSocketClose() throws java.io.IOException {

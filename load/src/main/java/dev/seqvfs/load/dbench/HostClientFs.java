@@ -1,5 +1,6 @@
 package dev.seqvfs.load.dbench;
 
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.VfsException;
@@ -99,7 +100,7 @@ final class HostClientFs implements ClientFs<HostClientFs.Handle> {
             FileChannel ch;
             if ((flags & OpenFlags.O_DIRECTORY) != 0) {
                 if (!Files.readAttributes(p, BasicFileAttributes.class).isDirectory()) {
-                    throw new VfsException(Errno.ENOTDIR, "open", path);
+                    throw new VfsException(Errno.ENOTDIR, Syscall.OPEN, path);
                 }
                 ch = FileChannel.open(p, RDONLY);
             } else if ((flags & OpenFlags.O_ACCMODE) != OpenFlags.O_RDWR) {
@@ -113,7 +114,7 @@ final class HostClientFs implements ClientFs<HostClientFs.Handle> {
             open.add(h);
             return CompletableFuture.completedFuture(h);
         } catch (IOException e) {
-            return CompletableFuture.failedFuture(errno(e, "open", path));
+            return CompletableFuture.failedFuture(errno(e, Syscall.OPEN, path));
         } catch (VfsException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -126,7 +127,7 @@ final class HostClientFs implements ClientFs<HostClientFs.Handle> {
             h.channel.close();
             return CompletableFuture.completedFuture(null);
         } catch (IOException e) {
-            return CompletableFuture.failedFuture(errno(e, "close", null));
+            return CompletableFuture.failedFuture(errno(e, Syscall.CLOSE, null));
         }
     }
 
@@ -136,7 +137,7 @@ final class HostClientFs implements ClientFs<HostClientFs.Handle> {
         try {
             return Math.max(0, h.channel.read(buf, pos));
         } catch (IOException e) {
-            throw errno(e, "pread", null);
+            throw errno(e, Syscall.PREAD, null);
         }
     }
 
@@ -146,7 +147,7 @@ final class HostClientFs implements ClientFs<HostClientFs.Handle> {
         try {
             return h.channel.write(buf, pos);
         } catch (IOException e) {
-            throw errno(e, "pwrite", null);
+            throw errno(e, Syscall.PWRITE, null);
         }
     }
 
@@ -161,7 +162,7 @@ final class HostClientFs implements ClientFs<HostClientFs.Handle> {
             return new FileInfo(a.isDirectory(), a.lastAccessTime().to(TimeUnit.NANOSECONDS),
                     a.lastModifiedTime().to(TimeUnit.NANOSECONDS));
         } catch (IOException e) {
-            throw errno(e, "stat", path);
+            throw errno(e, Syscall.STAT, path);
         }
     }
 
@@ -178,7 +179,7 @@ final class HostClientFs implements ClientFs<HostClientFs.Handle> {
             }
             store.getUsableSpace();
         } catch (IOException e) {
-            throw errno(e, "statfs", path);
+            throw errno(e, Syscall.STATFS, path);
         }
     }
 
@@ -187,7 +188,7 @@ final class HostClientFs implements ClientFs<HostClientFs.Handle> {
         try {
             h.channel.force(true);
         } catch (IOException e) {
-            throw errno(e, "fsync", null);
+            throw errno(e, Syscall.FSYNC, null);
         }
     }
 
@@ -196,16 +197,16 @@ final class HostClientFs implements ClientFs<HostClientFs.Handle> {
         try {
             FileLock l = h.channel.tryLock(start, len, false);
             if (l == null) {
-                throw new VfsException(Errno.EAGAIN, "fcntl", null);
+                throw new VfsException(Errno.EAGAIN, Syscall.FCNTL, null);
             }
             if (h.locks == null) {
                 h.locks = new HashMap<>();
             }
             h.locks.put(start * 31 + len, l);
         } catch (OverlappingFileLockException e) {
-            throw new VfsException(Errno.EAGAIN, "fcntl", null);
+            throw new VfsException(Errno.EAGAIN, Syscall.FCNTL, null);
         } catch (IOException e) {
-            throw errno(e, "fcntl", null);
+            throw errno(e, Syscall.FCNTL, null);
         }
     }
 
@@ -218,7 +219,7 @@ final class HostClientFs implements ClientFs<HostClientFs.Handle> {
         try {
             l.release();
         } catch (IOException e) {
-            throw errno(e, "fcntl", null);
+            throw errno(e, Syscall.FCNTL, null);
         }
     }
 
@@ -230,7 +231,7 @@ final class HostClientFs implements ClientFs<HostClientFs.Handle> {
                     null);
             return CompletableFuture.completedFuture(null);
         } catch (IOException e) {
-            return CompletableFuture.failedFuture(errno(e, "utime", path));
+            return CompletableFuture.failedFuture(errno(e, Syscall.UTIMENSAT, path));
         }
     }
 
@@ -246,7 +247,7 @@ final class HostClientFs implements ClientFs<HostClientFs.Handle> {
             }
             return CompletableFuture.completedFuture(null);
         } catch (IOException e) {
-            return CompletableFuture.failedFuture(errno(e, "mkdir", path));
+            return CompletableFuture.failedFuture(errno(e, Syscall.MKDIR, path));
         }
     }
 
@@ -256,12 +257,12 @@ final class HostClientFs implements ClientFs<HostClientFs.Handle> {
         try {
             if (!Files.readAttributes(p, BasicFileAttributes.class,
                     java.nio.file.LinkOption.NOFOLLOW_LINKS).isDirectory()) {
-                throw new VfsException(Errno.ENOTDIR, "rmdir", path);
+                throw new VfsException(Errno.ENOTDIR, Syscall.RMDIR, path);
             }
             Files.delete(p);
             return CompletableFuture.completedFuture(null);
         } catch (IOException e) {
-            return CompletableFuture.failedFuture(errno(e, "rmdir", path));
+            return CompletableFuture.failedFuture(errno(e, Syscall.RMDIR, path));
         } catch (VfsException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -276,7 +277,7 @@ final class HostClientFs implements ClientFs<HostClientFs.Handle> {
             Files.delete(Path.of(path)); // only to learn the errno
             return CompletableFuture.completedFuture(null);
         } catch (IOException e) {
-            return CompletableFuture.failedFuture(errno(e, "unlink", path));
+            return CompletableFuture.failedFuture(errno(e, Syscall.UNLINK, path));
         }
     }
 
@@ -286,7 +287,7 @@ final class HostClientFs implements ClientFs<HostClientFs.Handle> {
             Files.move(Path.of(from), Path.of(to), StandardCopyOption.ATOMIC_MOVE);
             return CompletableFuture.completedFuture(null);
         } catch (IOException e) {
-            return CompletableFuture.failedFuture(errno(e, "rename", from));
+            return CompletableFuture.failedFuture(errno(e, Syscall.RENAME, from));
         }
     }
 
@@ -301,7 +302,7 @@ final class HostClientFs implements ClientFs<HostClientFs.Handle> {
             }
             return CompletableFuture.completedFuture(names);
         } catch (IOException e) {
-            return CompletableFuture.failedFuture(errno(e, "opendir", dir));
+            return CompletableFuture.failedFuture(errno(e, Syscall.OPEN, dir));
         }
     }
 
@@ -318,7 +319,7 @@ final class HostClientFs implements ClientFs<HostClientFs.Handle> {
     }
 
     /** Maps a {@code java.nio} failure back to the kernel's errno. */
-    static VfsException errno(IOException e, String op, String path) {
+    static VfsException errno(IOException e, Syscall op, String path) {
         Errno n;
         if (e instanceof NoSuchFileException) {
             n = Errno.ENOENT;

@@ -40,12 +40,12 @@ final class SeqVfsClientFs implements ClientFs<Integer> {
 
     @Override
     public CompletableFuture<Integer> open(String path, int flags, int mode) {
-        return task.openAsync(path, flags, mode);
+        return task.async().open(path, flags, mode);
     }
 
     @Override
     public CompletableFuture<Void> close(Integer fd) {
-        return task.closeAsync(fd);
+        return task.async().close(fd);
     }
 
     @Override
@@ -94,33 +94,33 @@ final class SeqVfsClientFs implements ClientFs<Integer> {
 
     @Override
     public CompletableFuture<Void> utimes(String path, long atimeNanos, long mtimeNanos) {
-        return task.utimensatAsync(VfsTask.AT_FDCWD, path, Timespec.ofNanos(atimeNanos),
+        return task.async().utimensat(VfsTask.AT_FDCWD, path, Timespec.ofNanos(atimeNanos),
                 Timespec.ofNanos(mtimeNanos), 0);
     }
 
     @Override
     public CompletableFuture<Void> mkdir(String path, int mode) {
-        return task.mkdirAsync(path, mode);
+        return task.async().mkdir(path, mode);
     }
 
     @Override
     public CompletableFuture<Void> rmdir(String path) {
-        return task.rmdirAsync(path);
+        return task.async().rmdir(path);
     }
 
     @Override
     public CompletableFuture<Void> unlink(String path) {
-        return task.unlinkAsync(path);
+        return task.async().unlink(path);
     }
 
     @Override
     public CompletableFuture<Void> rename(String from, String to) {
-        return task.renameAsync(from, to);
+        return task.async().rename(from, to);
     }
 
     @Override
     public CompletableFuture<List<String>> list(String dir) {
-        return task.openAsync(dir, OpenFlags.O_RDONLY | OpenFlags.O_DIRECTORY, 0).thenCompose(fd -> {
+        return task.async().open(dir, OpenFlags.O_RDONLY | OpenFlags.O_DIRECTORY, 0).thenCompose(fd -> {
             List<String> names = new ArrayList<>();
             try {
                 while (true) {
@@ -133,11 +133,11 @@ final class SeqVfsClientFs implements ClientFs<Integer> {
                     }
                 }
             } catch (VfsException e) {
-                return task.closeAsync(fd).handle((v, x) -> {
+                return task.async().close(fd).handle((v, x) -> {
                     throw e;
                 });
             }
-            return task.closeAsync(fd).thenApply(v -> names);
+            return task.async().close(fd).thenApply(v -> names);
         });
     }
 

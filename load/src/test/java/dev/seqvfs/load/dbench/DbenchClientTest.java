@@ -1,5 +1,6 @@
 package dev.seqvfs.load.dbench;
 
+import dev.seqvfs.protocol.Syscall;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -296,7 +297,7 @@ class DbenchClientTest {
 
     @Test
     void run_errnoOfADirectCall_isAnAnswerNotAFailure() {
-        DbenchClient<Integer> c = new DbenchClient<>(failing("statfs", new VfsException(Errno.EIO, "statfs", "/")), 1);
+        DbenchClient<Integer> c = new DbenchClient<>(failing("statfs", new VfsException(Errno.EIO, Syscall.STATFS, "/")), 1);
         assertStatus(NtStatus.IO_DEVICE_ERROR, run(c, "QUERY_FS_INFORMATION 1 NT_STATUS_OK"));
     }
 }

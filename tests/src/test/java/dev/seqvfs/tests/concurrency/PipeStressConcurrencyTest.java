@@ -197,7 +197,7 @@ class PipeStressConcurrencyTest {
                             sent[id].incrementAndGet();
                             continue;
                         }
-                        inFlight.add(t.writeAsync(w, rec, 0, rec.length));
+                        inFlight.add(t.async().write(w, rec, 0, rec.length));
                         lengths.add(rec.length);
                         asyncWrites.increment();
                         if (inFlight.size() >= 2) {
@@ -236,8 +236,8 @@ class PipeStressConcurrencyTest {
                                 continue;
                             }
                             // Two reads queued back to back are served in order.
-                            CompletableFuture<Integer> f1 = t.readAsync(r, a, 0, len);
-                            CompletableFuture<Integer> f2 = rnd.nextBoolean() ? t.readAsync(r, b, 0, 1 + rnd.nextInt(b.length))
+                            CompletableFuture<Integer> f1 = t.async().read(r, a, 0, len);
+                            CompletableFuture<Integer> f2 = rnd.nextBoolean() ? t.async().read(r, b, 0, 1 + rnd.nextInt(b.length))
                                     : null;
                             asyncReads.increment();
                             boolean more = consume(parser, eof, eofBefore, a, await(f1, "readAsync"));
@@ -337,7 +337,7 @@ class PipeStressConcurrencyTest {
                         while (true) {
                             byte[] rec = new byte[recordLength(rnd)];
                             try {
-                                int n = async ? await(t.writeAsync(w, rec, 0, rec.length), "writeAsync")
+                                int n = async ? await(t.async().write(w, rec, 0, rec.length), "writeAsync")
                                         : t.write(w, rec, 0, rec.length);
                                 assertEquals(rec.length, n, "a write of at most PIPE_BUF bytes is all or nothing");
                                 successes.increment();
@@ -423,7 +423,7 @@ class PipeStressConcurrencyTest {
                     try {
                         while (true) {
                             boolean eofBefore = eof.get();
-                            int n = async ? await(t.readAsync(r, buf, 0, buf.length), "readAsync")
+                            int n = async ? await(t.async().read(r, buf, 0, buf.length), "readAsync")
                                     : t.read(r, buf, 0, buf.length);
                             if (n == 0) {
                                 assertTrue(closing.get(), "end of file before the last writer closed");

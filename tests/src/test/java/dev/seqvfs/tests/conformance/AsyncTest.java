@@ -75,107 +75,107 @@ class AsyncTest {
 
     @Test
     void openAsync_completesWithTheDescriptorOpenWouldReturn() throws Exception {
-        int fd = done(t.openAsync("/d/g", OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0600));
+        int fd = done(t.async().open("/d/g", OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0600));
         assertEquals(0, fd);
         assertEquals(t.stat("/d/g").ino(), t.fstat(fd).ino());
         assertEquals(0600, t.stat("/d/g").permissions());
-        int at = done(t.openatAsync(VfsTask.AT_FDCWD, "/d/f", OpenFlags.O_RDONLY, 0));
+        int at = done(t.async().openat(VfsTask.AT_FDCWD, "/d/f", OpenFlags.O_RDONLY, 0));
         assertEquals(1, at);
-        done(t.closeAsync(fd));
-        done(t.closeAsync(at));
+        done(t.async().close(fd));
+        done(t.async().close(at));
         assertEquals(0, t.open("/d/f", OpenFlags.O_RDONLY));
         t.close(0);
     }
 
     @Test
     void openAsync_failures_completeExceptionally() {
-        assertFails(Errno.ENOENT, t.openAsync("/d/missing", OpenFlags.O_RDONLY, 0));
-        assertFails(Errno.EEXIST, t.openAsync("/d/f", OpenFlags.O_CREAT | OpenFlags.O_EXCL | OpenFlags.O_WRONLY, 0));
-        assertFails(Errno.EINVAL, t.openAsync("/d", OpenFlags.O_CREAT | OpenFlags.O_DIRECTORY, 0));
-        assertFails(Errno.EBADF, t.openatAsync(99, "f", OpenFlags.O_RDONLY, 0));
-        assertFails(Errno.EBADF, t.closeAsync(99));
+        assertFails(Errno.ENOENT, t.async().open("/d/missing", OpenFlags.O_RDONLY, 0));
+        assertFails(Errno.EEXIST, t.async().open("/d/f", OpenFlags.O_CREAT | OpenFlags.O_EXCL | OpenFlags.O_WRONLY, 0));
+        assertFails(Errno.EINVAL, t.async().open("/d", OpenFlags.O_CREAT | OpenFlags.O_DIRECTORY, 0));
+        assertFails(Errno.EBADF, t.async().openat(99, "f", OpenFlags.O_RDONLY, 0));
+        assertFails(Errno.EBADF, t.async().close(99));
     }
 
     @Test
     void mkdirAsync_createsAndFailsLikeMkdir() throws Exception {
-        done(t.mkdirAsync("/d/x", 0700));
-        done(t.mkdiratAsync(VfsTask.AT_FDCWD, "/d/y", 0755));
+        done(t.async().mkdir("/d/x", 0700));
+        done(t.async().mkdirat(VfsTask.AT_FDCWD, "/d/y", 0755));
         assertEquals(0700, t.stat("/d/x").permissions());
         assertTrue(t.stat("/d/y").isDirectory());
-        assertFails(Errno.EEXIST, t.mkdirAsync("/d/x", 0755));
-        assertFails(Errno.ENOENT, t.mkdirAsync("/missing/x", 0755));
-        assertFails(Errno.ENOTDIR, t.mkdirAsync("/d/f/x", 0755));
-        assertFails(Errno.EACCES, fs.task(1000, 1000).mkdirAsync("/d/z", 0755));
+        assertFails(Errno.EEXIST, t.async().mkdir("/d/x", 0755));
+        assertFails(Errno.ENOENT, t.async().mkdir("/missing/x", 0755));
+        assertFails(Errno.ENOTDIR, t.async().mkdir("/d/f/x", 0755));
+        assertFails(Errno.EACCES, fs.task(1000, 1000).async().mkdir("/d/z", 0755));
     }
 
     @Test
     void mknodSymlinkLinkAsync_createAndFail() throws Exception {
-        done(t.mknodatAsync(VfsTask.AT_FDCWD, "/d/p", Mode.S_IFIFO | 0644, 0));
-        done(t.symlinkatAsync("f", VfsTask.AT_FDCWD, "/d/l"));
-        done(t.linkatAsync(VfsTask.AT_FDCWD, "/d/f", VfsTask.AT_FDCWD, "/d/h", 0));
+        done(t.async().mknodat(VfsTask.AT_FDCWD, "/d/p", Mode.S_IFIFO | 0644, 0));
+        done(t.async().symlinkat("f", VfsTask.AT_FDCWD, "/d/l"));
+        done(t.async().linkat(VfsTask.AT_FDCWD, "/d/f", VfsTask.AT_FDCWD, "/d/h", 0));
         assertEquals(Set.of("f", "h", "l", "p"), names(t, "/d"));
         assertEquals(2, t.stat("/d/f").nlink());
-        assertFails(Errno.EPERM, t.mknodatAsync(VfsTask.AT_FDCWD, "/d/q", Mode.S_IFDIR | 0755, 0));
-        assertFails(Errno.EEXIST, t.symlinkatAsync("x", VfsTask.AT_FDCWD, "/d/l"));
-        assertFails(Errno.ENOENT, t.symlinkatAsync("", VfsTask.AT_FDCWD, "/d/m"));
-        assertFails(Errno.EPERM, t.linkatAsync(VfsTask.AT_FDCWD, "/d", VfsTask.AT_FDCWD, "/e", 0));
-        assertFails(Errno.EINVAL, t.linkatAsync(VfsTask.AT_FDCWD, "/d/f", VfsTask.AT_FDCWD, "/e", 0x1));
+        assertFails(Errno.EPERM, t.async().mknodat(VfsTask.AT_FDCWD, "/d/q", Mode.S_IFDIR | 0755, 0));
+        assertFails(Errno.EEXIST, t.async().symlinkat("x", VfsTask.AT_FDCWD, "/d/l"));
+        assertFails(Errno.ENOENT, t.async().symlinkat("", VfsTask.AT_FDCWD, "/d/m"));
+        assertFails(Errno.EPERM, t.async().linkat(VfsTask.AT_FDCWD, "/d", VfsTask.AT_FDCWD, "/e", 0));
+        assertFails(Errno.EINVAL, t.async().linkat(VfsTask.AT_FDCWD, "/d/f", VfsTask.AT_FDCWD, "/e", 0x1));
     }
 
     @Test
     void unlinkRmdirAsync_removeAndFail() throws Exception {
         t.mkdir("/d/sub", 0755);
-        done(t.unlinkAsync("/d/f"));
-        done(t.rmdirAsync("/d/sub"));
+        done(t.async().unlink("/d/f"));
+        done(t.async().rmdir("/d/sub"));
         assertEquals(Set.of(), names(t, "/d"));
-        assertFails(Errno.ENOENT, t.unlinkAsync("/d/f"));
-        assertFails(Errno.EBUSY, t.rmdirAsync("/"));
+        assertFails(Errno.ENOENT, t.async().unlink("/d/f"));
+        assertFails(Errno.EBUSY, t.async().rmdir("/"));
         t.mkdir("/d/sub", 0755);
         touch(t, "/d/sub/x");
-        assertFails(Errno.ENOTEMPTY, t.rmdirAsync("/d/sub"));
-        assertFails(Errno.EISDIR, t.unlinkatAsync(VfsTask.AT_FDCWD, "/d", 0));
-        assertFails(Errno.EINVAL, t.unlinkatAsync(VfsTask.AT_FDCWD, "/d", 0x1));
+        assertFails(Errno.ENOTEMPTY, t.async().rmdir("/d/sub"));
+        assertFails(Errno.EISDIR, t.async().unlinkat(VfsTask.AT_FDCWD, "/d", 0));
+        assertFails(Errno.EINVAL, t.async().unlinkat(VfsTask.AT_FDCWD, "/d", 0x1));
     }
 
     @Test
     void renameAsync_sameAndCrossDirectory_moveAndFail() throws Exception {
         t.mkdir("/e", 0755);
-        done(t.renameAsync("/d/f", "/d/g"));
-        done(t.renameat2Async(VfsTask.AT_FDCWD, "/d/g", VfsTask.AT_FDCWD, "/e/g", 0));
+        done(t.async().rename("/d/f", "/d/g"));
+        done(t.async().renameat2(VfsTask.AT_FDCWD, "/d/g", VfsTask.AT_FDCWD, "/e/g", 0));
         assertTrue(exists(t, "/e/g"));
         assertFalse(exists(t, "/d/g"));
-        assertFails(Errno.EINVAL, t.renameAsync("/d", "/d/x"));
-        assertFails(Errno.ENOENT, t.renameAsync("/d/missing", "/d/x"));
-        assertFails(Errno.EEXIST, t.renameat2Async(VfsTask.AT_FDCWD, "/e", VfsTask.AT_FDCWD, "/d",
+        assertFails(Errno.EINVAL, t.async().rename("/d", "/d/x"));
+        assertFails(Errno.ENOENT, t.async().rename("/d/missing", "/d/x"));
+        assertFails(Errno.EEXIST, t.async().renameat2(VfsTask.AT_FDCWD, "/e", VfsTask.AT_FDCWD, "/d",
                 OpenFlags.RENAME_NOREPLACE));
-        assertFails(Errno.ENOTEMPTY, t.renameAsync("/d", "/e"));
+        assertFails(Errno.ENOTEMPTY, t.async().rename("/d", "/e"));
     }
 
     @Test
     void attributeAsync_changeAndFail() throws Exception {
-        done(t.fchmodatAsync(VfsTask.AT_FDCWD, "/d/f", 0600, 0));
-        done(t.fchownatAsync(VfsTask.AT_FDCWD, "/d/f", 7, 8, 0));
-        done(t.utimensatAsync(VfsTask.AT_FDCWD, "/d/f", new Timespec(5, 6), new Timespec(7, 8), 0));
-        done(t.fchmodatAsync(VfsTask.AT_FDCWD, "/d", 0700, 0));
+        done(t.async().fchmodat(VfsTask.AT_FDCWD, "/d/f", 0600, 0));
+        done(t.async().fchownat(VfsTask.AT_FDCWD, "/d/f", 7, 8, 0));
+        done(t.async().utimensat(VfsTask.AT_FDCWD, "/d/f", new Timespec(5, 6), new Timespec(7, 8), 0));
+        done(t.async().fchmodat(VfsTask.AT_FDCWD, "/d", 0700, 0));
         assertEquals(0600, t.stat("/d/f").permissions());
         assertEquals(7, t.stat("/d/f").uid());
         assertEquals(7_000_000_008L, t.stat("/d/f").mtimeNanos());
         assertEquals(0700, t.stat("/d").permissions());
         VfsTask u = fs.task(1000, 1000);
-        assertFails(Errno.EPERM, u.fchmodatAsync(VfsTask.AT_FDCWD, "/", 0777, 0));
-        assertFails(Errno.EPERM, u.fchownatAsync(VfsTask.AT_FDCWD, "/", 1000, -1, 0));
-        assertFails(Errno.EINVAL, t.utimensatAsync(VfsTask.AT_FDCWD, "/d/f", new Timespec(0, -5), null, 0));
-        assertFails(Errno.ENOENT, t.fchmodatAsync(VfsTask.AT_FDCWD, "/missing", 0600, 0));
+        assertFails(Errno.EPERM, u.async().fchmodat(VfsTask.AT_FDCWD, "/", 0777, 0));
+        assertFails(Errno.EPERM, u.async().fchownat(VfsTask.AT_FDCWD, "/", 1000, -1, 0));
+        assertFails(Errno.EINVAL, t.async().utimensat(VfsTask.AT_FDCWD, "/d/f", new Timespec(0, -5), null, 0));
+        assertFails(Errno.ENOENT, t.async().fchmodat(VfsTask.AT_FDCWD, "/missing", 0600, 0));
     }
 
     @Test
     void mountAsync_mountsAndFails() throws Exception {
-        done(t.mountAsync("none", "/d", "tmpfs", 0, "nr_inodes=4"));
+        done(t.async().mount("none", "/d", "tmpfs", 0, "nr_inodes=4"));
         assertEquals(4, t.statfs("/d").files());
-        done(t.mountAsync(null, "/d", null, MountFlags.MS_REMOUNT | MountFlags.MS_RDONLY, null));
-        assertFails(Errno.EROFS, t.mkdirAsync("/d/x", 0755));
-        assertFails(Errno.ENODEV, t.mountAsync("none", "/", "nofs", 0, null));
-        assertFails(Errno.EPERM, fs.task(1, 1).mountAsync("none", "/", "tmpfs", 0, null));
+        done(t.async().mount(null, "/d", null, MountFlags.MS_REMOUNT | MountFlags.MS_RDONLY, null));
+        assertFails(Errno.EROFS, t.async().mkdir("/d/x", 0755));
+        assertFails(Errno.ENODEV, t.async().mount("none", "/", "nofs", 0, null));
+        assertFails(Errno.EPERM, fs.task(1, 1).async().mount("none", "/", "tmpfs", 0, null));
         t.umount("/d");
     }
 
@@ -183,7 +183,7 @@ class AsyncTest {
     void manyAsyncCallsInFlight_allComplete() throws Exception {
         List<CompletableFuture<Void>> fs1 = new ArrayList<>();
         for (int i = 0; i < 200; i++) {
-            fs1.add(t.mkdirAsync("/d/n" + i, 0755));
+            fs1.add(t.async().mkdir("/d/n" + i, 0755));
         }
         CompletableFuture.allOf(fs1.toArray(new CompletableFuture[0])).get(10, TimeUnit.SECONDS);
         assertEquals(201, names(t, "/d").size());
@@ -192,12 +192,12 @@ class AsyncTest {
 
     @Test
     void asyncCalls_composeIntoAPipeline() throws Exception {
-        int fd = done(t.mkdirAsync("/d/p", 0755)
-                .thenCompose(v -> t.openAsync("/d/p/x", OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0644))
-                .thenCompose(x -> t.renameAsync("/d/p/x", "/d/p/y").thenApply(v -> x)));
+        int fd = done(t.async().mkdir("/d/p", 0755)
+                .thenCompose(v -> t.async().open("/d/p/x", OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0644))
+                .thenCompose(x -> t.async().rename("/d/p/x", "/d/p/y").thenApply(v -> x)));
         assertEquals(t.stat("/d/p/y").ino(), t.fstat(fd).ino());
         t.close(fd);
-        CompletableFuture<Void> failing = t.mkdirAsync("/d/p", 0755).thenCompose(v -> t.rmdirAsync("/d/p"));
+        CompletableFuture<Void> failing = t.async().mkdir("/d/p", 0755).thenCompose(v -> t.async().rmdir("/d/p"));
         assertFails(Errno.EEXIST, failing);
         assertTrue(exists(t, "/d/p/y"));
     }

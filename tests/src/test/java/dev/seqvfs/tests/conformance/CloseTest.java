@@ -136,7 +136,7 @@ class CloseTest {
 
     @Test
     void closeAsync_badDescriptor_completesExceptionallyWithEBADF() {
-        Throwable cause = assertThrows(CompletionException.class, () -> t.closeAsync(9).join()).getCause();
+        Throwable cause = assertThrows(CompletionException.class, () -> t.async().close(9).join()).getCause();
         assertEquals(Errno.EBADF, ((VfsException) cause).errno());
     }
 }

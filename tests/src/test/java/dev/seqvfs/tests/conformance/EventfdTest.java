@@ -101,7 +101,7 @@ class EventfdTest {
     void read_zeroCounterBlocking_completesWhenAWriteArrives() throws Exception {
         int e = t.eventfd(0, 0);
         byte[] b = new byte[8];
-        CompletableFuture<Integer> pending = t.readAsync(e, b, 0, 8);
+        CompletableFuture<Integer> pending = t.async().read(e, b, 0, 8);
         assertFalse(pending.isDone());
         add(e, 5);
         assertEquals(8, pending.get(10, TimeUnit.SECONDS));

@@ -191,7 +191,7 @@ class FifoTest {
 
     @Test
     void openAsyncReadOnly_completesWhenAWriterOpens_withoutBlockingTheCaller() throws Exception {
-        CompletableFuture<Integer> reader = t.openAsync("/p", OpenFlags.O_RDONLY, 0);
+        CompletableFuture<Integer> reader = t.async().open("/p", OpenFlags.O_RDONLY, 0);
         assertFalse(reader.isDone());
         int w = t.open("/p", OpenFlags.O_WRONLY | OpenFlags.O_NONBLOCK);
         int r = reader.get(WAIT_SECONDS, TimeUnit.SECONDS);
@@ -203,7 +203,7 @@ class FifoTest {
 
     @Test
     void openAsyncWriteOnly_completesWhenAReaderOpens() throws Exception {
-        CompletableFuture<Integer> writer = t.openAsync("/p", OpenFlags.O_WRONLY, 0);
+        CompletableFuture<Integer> writer = t.async().open("/p", OpenFlags.O_WRONLY, 0);
         assertFalse(writer.isDone());
         int r = t.open("/p", OpenFlags.O_RDONLY | OpenFlags.O_NONBLOCK);
         int w = writer.get(WAIT_SECONDS, TimeUnit.SECONDS);
@@ -216,7 +216,7 @@ class FifoTest {
     @Test
     void openAsyncWriteOnlyNonblock_noReader_failsWithENXIO() {
         ExecutionException e = assertThrows(ExecutionException.class,
-                () -> t.openAsync("/p", OpenFlags.O_WRONLY | OpenFlags.O_NONBLOCK, 0).get(WAIT_SECONDS, TimeUnit.SECONDS));
+                () -> t.async().open("/p", OpenFlags.O_WRONLY | OpenFlags.O_NONBLOCK, 0).get(WAIT_SECONDS, TimeUnit.SECONDS));
         assertEquals(Errno.ENXIO, ((VfsException) e.getCause()).errno());
     }
 
@@ -394,7 +394,7 @@ class FifoTest {
     void openAsyncReadOnly_cancelledWhileWaiting_countsNoReader_andNeverInstallsAnFd() {
         SpecialInode inode = fifoInode();
         int free = lowestFreeFd();
-        CompletableFuture<Integer> reader = t.openAsync("/p", OpenFlags.O_RDONLY, 0);
+        CompletableFuture<Integer> reader = t.async().open("/p", OpenFlags.O_RDONLY, 0);
         assertFalse(reader.isDone());
         assertTrue(reader.cancel(false));
         assertTrue(reader.isCancelled());
@@ -413,7 +413,7 @@ class FifoTest {
     @Test
     void openAsyncWriteOnly_cancelledWhileWaiting_countsNoWriter() {
         SpecialInode inode = fifoInode();
-        CompletableFuture<Integer> writer = t.openAsync("/p", OpenFlags.O_WRONLY, 0);
+        CompletableFuture<Integer> writer = t.async().open("/p", OpenFlags.O_WRONLY, 0);
         assertFalse(writer.isDone());
         assertTrue(writer.cancel(true));
         int r = t.open("/p", OpenFlags.O_RDONLY | OpenFlags.O_NONBLOCK);
@@ -426,7 +426,7 @@ class FifoTest {
 
     @Test
     void openAsync_completedExceptionallyByTheCaller_withdrawsTheOpen() {
-        CompletableFuture<Integer> reader = t.openAsync("/p", OpenFlags.O_RDONLY, 0);
+        CompletableFuture<Integer> reader = t.async().open("/p", OpenFlags.O_RDONLY, 0);
         assertTrue(reader.completeExceptionally(new IllegalStateException("gave up")));
         assertErrno(Errno.ENXIO, () -> t.open("/p", OpenFlags.O_WRONLY | OpenFlags.O_NONBLOCK));
         assertNull(fifoInode().pipeIfAny());
@@ -434,7 +434,7 @@ class FifoTest {
 
     @Test
     void openAsyncCreat_ofAnExistingFifo_cancelledWhileWaiting_countsNoReader() {
-        CompletableFuture<Integer> reader = t.openAsync("/p", OpenFlags.O_CREAT | OpenFlags.O_RDONLY, 0644);
+        CompletableFuture<Integer> reader = t.async().open("/p", OpenFlags.O_CREAT | OpenFlags.O_RDONLY, 0644);
         assertFalse(reader.isDone());
         assertTrue(reader.cancel(false));
         assertErrno(Errno.ENXIO, () -> t.open("/p", OpenFlags.O_WRONLY | OpenFlags.O_NONBLOCK));
@@ -443,7 +443,7 @@ class FifoTest {
 
     @Test
     void openAsync_cancelledAfterItCompleted_returnsFalse_andTheCallerOwnsTheFd() throws Exception {
-        CompletableFuture<Integer> reader = t.openAsync("/p", OpenFlags.O_RDONLY, 0);
+        CompletableFuture<Integer> reader = t.async().open("/p", OpenFlags.O_RDONLY, 0);
         int w = t.open("/p", OpenFlags.O_WRONLY | OpenFlags.O_NONBLOCK);
         assertFalse(reader.cancel(false));
         assertFalse(reader.isCancelled());
@@ -465,7 +465,7 @@ class FifoTest {
         SpecialInode inode = fifoInode();
         int free = lowestFreeFd();
         for (int i = 0; i < 300; i++) {
-            CompletableFuture<Integer> reader = t.openAsync("/p", OpenFlags.O_RDONLY, 0);
+            CompletableFuture<Integer> reader = t.async().open("/p", OpenFlags.O_RDONLY, 0);
             java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
             AtomicReference<Object> partner = new AtomicReference<>();
             Thread th = new Thread(() -> {
@@ -637,8 +637,8 @@ class FifoTest {
             int fd = r.open("/q", OpenFlags.O_RDWR);
             now.addAndGet(SEC);
             byte[] in = new byte[2];
-            CompletableFuture<Integer> pending = r.readAsync(fd, in, 0, 2);
-            assertEquals(2, r.writeAsync(fd, Io.bytes("hi"), 0, 2).get(WAIT_SECONDS, TimeUnit.SECONDS));
+            CompletableFuture<Integer> pending = r.async().read(fd, in, 0, 2);
+            assertEquals(2, r.async().write(fd, Io.bytes("hi"), 0, 2).get(WAIT_SECONDS, TimeUnit.SECONDS));
             assertEquals(2, pending.get(WAIT_SECONDS, TimeUnit.SECONDS));
             Stat after = r.fstat(fd);
             assertEquals(now.get(), after.mtimeNanos());

@@ -194,7 +194,7 @@ class PipePacketTest {
     void readAsync_completesWithOnePacket() throws Exception {
         int[] q = t.pipe2(O_DIRECT);
         byte[] b = new byte[16];
-        CompletableFuture<Integer> r = t.readAsync(q[0], b, 0, 16);
+        CompletableFuture<Integer> r = t.async().read(q[0], b, 0, 16);
         assertFalse(r.isDone());
         write(t, q[1], "first");
         write(t, q[1], "second");

@@ -137,7 +137,7 @@ class PipeTest {
     @Test
     void read_blocking_completesWhenDataArrives() throws Exception {
         byte[] b = new byte[10];
-        CompletableFuture<Integer> pending = t.readAsync(p[0], b, 0, 10);
+        CompletableFuture<Integer> pending = t.async().read(p[0], b, 0, 10);
         assertFalse(pending.isDone());
         write(t, p[1], "late");
         assertEquals(4, pending.get(10, TimeUnit.SECONDS));

@@ -222,7 +222,7 @@ class SocketDatagramTest {
     @Test
     void dgram_blockedRead_isWokenWithZeroByOwnShutRd() throws Exception {
         int[] sp = t.socketpair(AF_UNIX, SOCK_DGRAM, 0);
-        CompletableFuture<Integer> r = t.readAsync(sp[1], new byte[4], 0, 4);
+        CompletableFuture<Integer> r = t.async().read(sp[1], new byte[4], 0, 4);
         assertFalse(r.isDone());
         t.shutdown(sp[1], 0);
         assertEquals(0, r.get(5, TimeUnit.SECONDS));
@@ -257,7 +257,7 @@ class SocketDatagramTest {
         for (int i = 0; i < 278; i++) {
             t.write(sp[0], new byte[1]);
         }
-        CompletableFuture<Integer> w = t.writeAsync(sp[0], new byte[1], 0, 1);
+        CompletableFuture<Integer> w = t.async().write(sp[0], new byte[1], 0, 1);
         assertFalse(w.isDone());
         t.close(sp[1]);
         CompletionException ex = assertThrows(CompletionException.class, w::join);
@@ -304,7 +304,7 @@ class SocketDatagramTest {
     void readAsync_completesWithOneDatagramWhenItArrives() throws Exception {
         int[] sp = t.socketpair(AF_UNIX, SOCK_SEQPACKET, 0);
         byte[] buf = new byte[3];
-        CompletableFuture<Integer> r = t.readAsync(sp[1], buf, 0, 3);
+        CompletableFuture<Integer> r = t.async().read(sp[1], buf, 0, 3);
         assertFalse(r.isDone());
         write(t, sp[0], "abcdef");
         write(t, sp[0], "gh");

@@ -276,7 +276,7 @@ class SocketTest {
 
         int[] sq = t.socketpair(AF_UNIX, SOCK_STREAM, 0);
         write(t, sq[0], "hello");
-        var pending = t.readAsync(sq[0], new byte[8], 0, 8);   // waits: nothing for sq[0] yet
+        var pending = t.async().read(sq[0], new byte[8], 0, 8);   // waits: nothing for sq[0] yet
         t.close(sq[1]);
         var e = assertThrows(ExecutionException.class,
                 () -> pending.get(5, TimeUnit.SECONDS));
@@ -485,8 +485,8 @@ class SocketTest {
     void read_unconnectedDgramBlocking_waitsUntilOwnShutRd_thenZero() throws Exception {
         int u = t.socket(AF_UNIX, SOCK_DGRAM, 0);
         int i = t.socket(AF_INET, SOCK_DGRAM, 0);
-        CompletableFuture<Integer> ru = t.readAsync(u, new byte[4], 0, 4);
-        CompletableFuture<Integer> ri = t.readAsync(i, new byte[4], 0, 4);
+        CompletableFuture<Integer> ru = t.async().read(u, new byte[4], 0, 4);
+        CompletableFuture<Integer> ri = t.async().read(i, new byte[4], 0, 4);
         assertFalse(ru.isDone());
         assertFalse(ri.isDone());
         t.shutdown(u, 0);

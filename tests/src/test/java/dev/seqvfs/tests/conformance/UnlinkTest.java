@@ -1,5 +1,6 @@
 package dev.seqvfs.tests.conformance;
 
+import dev.seqvfs.protocol.Filename;
 import static dev.seqvfs.tests.conformance.Sys.assertErrno;
 import static dev.seqvfs.tests.conformance.Sys.exists;
 import static dev.seqvfs.tests.conformance.Sys.names;
@@ -251,10 +252,10 @@ class UnlinkTest {
     @Test
     void unlink_bytePath_removesTheNameThoseBytesSpell() {
         byte[] name = {'/', 'd', '/', (byte) 0xc3, (byte) 0xa9};
-        t.close(t.open(name, OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0644));
+        t.close(t.open(Filename.of(name), OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0644));
         assertEquals(Set.of("f", "sub", "é"), names(t, "/d"));
-        assertEquals(t.stat("/d/é").ino(), t.stat(name).ino());
-        t.unlink(name);
+        assertEquals(t.stat("/d/é").ino(), t.stat(Filename.of(name)).ino());
+        t.unlink(Filename.of(name));
         assertEquals(Set.of("f", "sub"), names(t, "/d"));
     }
 }

@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.fs.proc;
 
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.dir.Dentry;
 import dev.seqvfs.engine.dir.DirectoryFileOperations;
 import dev.seqvfs.engine.dir.DirectoryInode;
@@ -33,10 +34,10 @@ final class ProcFileOperations {
         } else if (whence == 1) {
             pos = f.offset() + offset;
         } else {
-            throw new VfsException(Errno.EINVAL, "lseek", null);
+            throw new VfsException(Errno.EINVAL, Syscall.LSEEK, null);
         }
         if (pos < 0) {
-            throw new VfsException(Errno.EINVAL, "lseek", null);
+            throw new VfsException(Errno.EINVAL, Syscall.LSEEK, null);
         }
         f.setOffset(pos);
         return pos;

@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.fs.proc;
 
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.dir.Dentry;
 import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.fdtable.FdTable;
@@ -15,7 +16,7 @@ import dev.seqvfs.engine.inode.RegularInode;
 import dev.seqvfs.engine.inode.SymlinkInode;
 import dev.seqvfs.engine.mount.VfsMount;
 import dev.seqvfs.engine.walk.DPath;
-import dev.seqvfs.engine.walk.PathNames;
+import dev.seqvfs.protocol.PathNames;
 import dev.seqvfs.engine.walk.VfsPath;
 import dev.seqvfs.engine.walk.WalkContext;
 import dev.seqvfs.protocol.Errno;
@@ -240,7 +241,7 @@ final class ProcFs {
         private VfsPath cwd() {
             VfsPath p = tasks.cwd(pid);
             if (p == null) {
-                throw new VfsException(Errno.ENOENT, "readlink", null);
+                throw new VfsException(Errno.ENOENT, Syscall.READLINK, null);
             }
             return p;
         }
@@ -326,14 +327,14 @@ final class ProcFs {
             FdTable t = tasks.fdTable(pid);
             FdTable.Entry e = t == null ? null : t.get(fd);
             if (e == null) {
-                throw new VfsException(Errno.ENOENT, "readlink", null);
+                throw new VfsException(Errno.ENOENT, Syscall.READLINK, null);
             }
             return e.file();
         }
 
         @Override
         public String getLink(Inode link, WalkContext caller) {
-            return PathNames.toInternal(tasks.describe(file()), "readlink");
+            return PathNames.toInternal(tasks.describe(file()), Syscall.READLINK);
         }
 
         @Override

@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.fs.proc;
 
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.fs.FileOperations;
 import dev.seqvfs.engine.fs.FileSystemType;
@@ -46,7 +47,7 @@ public final class ProcType implements FileSystemType {
     @Override
     public Superblock mount(MountContext ctx) {
         if (ctx.data() != null && !ctx.data().isBlank()) {
-            throw new VfsException(Errno.EINVAL, "mount", ctx.target());
+            throw new VfsException(Errno.EINVAL, Syscall.MOUNT, ctx.target());
         }
         ProcFs proc = new ProcFs(ctx.tasks(), ctx.types());
         Superblock sb = ctx.newSuperblock(this, new Ops(proc), SuperblockConfig.UNLIMITED, 0555, 0, 0);

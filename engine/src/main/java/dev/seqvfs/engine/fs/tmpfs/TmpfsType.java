@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.fs.tmpfs;
 
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.dir.DirectoryFileOperations;
 import dev.seqvfs.engine.file.RegularFileOperations;
 import dev.seqvfs.engine.fs.FileOperations;
@@ -105,12 +106,12 @@ public final class TmpfsType implements FileSystemType {
                                 gid = Integer.parseInt(kv[1].trim());
                                 break;
                             default:
-                                throw new VfsException(Errno.EINVAL, "mount", target);
+                                throw new VfsException(Errno.EINVAL, Syscall.MOUNT, target);
                         }
                     } catch (VfsException e) {
                         throw e;
                     } catch (RuntimeException e) {
-                        throw new VfsException(Errno.EINVAL, "mount", target);
+                        throw new VfsException(Errno.EINVAL, Syscall.MOUNT, target);
                     }
                 }
             }

@@ -1,7 +1,5 @@
-package dev.seqvfs.engine.walk;
+package dev.seqvfs.protocol;
 
-import dev.seqvfs.protocol.Errno;
-import dev.seqvfs.protocol.VfsException;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -14,7 +12,7 @@ import java.nio.charset.StandardCharsets;
  * their own internal form. Caller strings are UTF-8 with Python's <i>surrogateescape</i>
  * convention: a byte that is not part of valid UTF-8 is written as the lone surrogate
  * {@code U+DC80..U+DCFF}, so every byte sequence has a {@code String} that stands for it
- * exactly, and {@link #fromBytes} / {@link #toInternal(String, String)} are inverses.
+ * exactly, and {@link #fromBytes} / {@link #toInternal(String, Syscall)} are inverses. {@link Filename} is the value type built on them.
  *
  * <p>Stateless; thread-safe.
  */
@@ -32,7 +30,7 @@ public final class PathNames {
      *         character (a C caller could not pass it) or an unpaired surrogate that is not
      *         an escaped byte
      */
-    public static String toInternal(String path, String op) {
+    public static String toInternal(String path, Syscall op) {
         if (path == null) {
             throw new VfsException(Errno.EFAULT, op, null);
         }
@@ -46,7 +44,7 @@ public final class PathNames {
         return path;
     }
 
-    private static String slowToInternal(String path, String op) {
+    private static String slowToInternal(String path, Syscall op) {
         StringBuilder sb = new StringBuilder(path.length() + 8);
         int n = path.length();
         for (int i = 0; i < n; i++) {
@@ -74,8 +72,16 @@ public final class PathNames {
         return sb.toString();
     }
 
+    /** Returns a {@link Filename}'s internal form: it was converted when it was made. */
+    public static String toInternal(Filename path, Syscall op) {
+        if (path == null) {
+            throw new VfsException(Errno.EFAULT, op, null);
+        }
+        return path.internal();
+    }
+
     /** Converts raw path bytes to internal form; a NUL byte is {@code EINVAL}. */
-    public static String toInternal(byte[] path, String op) {
+    public static String toInternal(byte[] path, Syscall op) {
         if (path == null) {
             throw new VfsException(Errno.EFAULT, op, null);
         }

@@ -1,0 +1,317 @@
+package dev.seqvfs.engine;
+
+import dev.seqvfs.engine.fdtable.FdReply;
+import dev.seqvfs.engine.fdtable.FdTable;
+import dev.seqvfs.engine.fdtable.FdTableActor;
+import dev.seqvfs.engine.fdtable.FilesStruct;
+import dev.seqvfs.engine.fdtable.OpenFile;
+import dev.seqvfs.engine.mount.VfsMount;
+import dev.seqvfs.engine.reply.ReplyTo;
+import dev.seqvfs.engine.walk.VfsPath;
+import dev.seqvfs.engine.walk.WalkContext;
+import dev.seqvfs.engine.walk.WalkFunction;
+import dev.seqvfs.protocol.Credentials;
+import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Filename;
+import dev.seqvfs.protocol.Limits;
+import dev.seqvfs.protocol.OpenFlags;
+import dev.seqvfs.protocol.Syscall;
+import dev.seqvfs.protocol.VfsException;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+
+/**
+ * The state of one task ({@code task_struct}): its instance, credentials, descriptor table,
+ * working and root directories, umask and process id, and the call classes that implement
+ * the system calls on it. {@link VfsTask} and {@link AsyncVfsTask} are its two public views;
+ * the {@code *Calls} classes take this context, never a view.
+ *
+ * <h2>Concurrency</h2>
+ * A task may be used by several threads at once (they then share its descriptor table, as
+ * threads of a process do). {@code cwd}, {@code root}, {@code umask} and {@code exited} are
+ * volatile: read with acquire, written with release by the task's own calls; {@link #setCwd}
+ * and {@link #exit} hold this object's monitor so that a working directory's mount pin moves
+ * exactly once. Everything else is final.
+ *
+ * <h2>States</h2>
+ * running → exited ({@link #exit}); an exited task answers every call with {@code ESRCH}.
+ */
+final class TaskContext implements WalkContext {
+    private final SeqVfs vfs;
+    private final FilesStruct files;
+    private final Credentials cred;
+    final NamespaceCalls ns = new NamespaceCalls(this);
+    final OpenCalls opens = new OpenCalls(this);
+    final AttrCalls attrs = new AttrCalls(this);
+    final TaskCalls task = new TaskCalls(this);
+    final IoCalls io = new IoCalls(this);
+    final FdCalls fds = new FdCalls(this);
+    final AnonCalls anon = new AnonCalls(this);
+    final LockCalls locks = new LockCalls(this);
+    private volatile VfsPath cwd;
+    private volatile VfsPath root;
+    private volatile int umask = 022;
+    private volatile boolean exited;
+    private final int pid;
+
+    /** A new process: the root as working and root directory. */
+    TaskContext(SeqVfs vfs, FilesStruct files, Credentials cred) {
+        this.vfs = vfs;
+        this.files = files;
+        this.cred = cred;
+        VfsMount rm = vfs.namespace().rootMount();
+        VfsPath r = new VfsPath(rm, rm.root());
+        rm.pinAgain();
+        rm.pinAgain();
+        this.cwd = r;
+        this.root = r;
+        this.pid = vfs.register(this);
+    }
+
+    /** A child ({@code fork}) or a thread ({@code clone(CLONE_FILES)}) of {@code parent}, with {@code files}. */
+    TaskContext(TaskContext parent, FilesStruct files) {
+        this.vfs = parent.vfs;
+        this.files = files;
+        this.cred = parent.cred;
+        synchronized (parent) {
+            this.cwd = parent.cwd;
+            this.root = parent.root;
+            cwd.mnt().pinAgain();
+            root.mnt().pinAgain();
+        }
+        this.umask = parent.umask;
+        this.pid = vfs.register(this);
+    }
+
+    SeqVfs vfs() {
+        return vfs;
+    }
+
+    /** Returns the instance's asker, refusing calls on an exited task or a closed instance. */
+    Asker asker() {
+        alive(Syscall.REQUEST);
+        return vfs.asker();
+    }
+
+    FilesStruct files() {
+        return files;
+    }
+
+    AttrCalls attrs() {
+        return attrs;
+    }
+
+    IoCalls io() {
+        return io;
+    }
+
+    int umask() {
+        return umask;
+    }
+
+    /** Sets the umask to {@code mask & 0777} and returns the old one ({@code umask(2)}). */
+    int setUmask(int mask) {
+        alive(Syscall.UMASK);
+        int old = umask;
+        umask = mask & 0777;
+        return old;
+    }
+
+    @Override
+    public int pid() {
+        return pid;
+    }
+
+    @Override
+    public Credentials cred() {
+        return cred;
+    }
+
+    @Override
+    public VfsPath root() {
+        return root;
+    }
+
+    @Override
+    public VfsPath cwd() {
+        return cwd;
+    }
+
+    /** Pins {@code p}'s mount, makes it the working directory, unpins the old one. */
+    synchronized boolean setCwd(VfsPath p) {
+        if (!p.mnt().tryPin()) {
+            return false;
+        }
+        VfsPath old = cwd;
+        cwd = p;
+        old.mnt().unpin();
+        return true;
+    }
+
+    <T> T walk(VfsPath start, String internalPath, Syscall op, WalkFunction<T> fn) {
+        alive(op);
+        return vfs.walker().walk(this, start, internalPath, op, fn);
+    }
+
+    /**
+     * Refuses calls on a task that has exited: {@code ESRCH}, as a call on a process that is
+     * gone would be; and calls on an instance that was closed: {@code EIO}, as a file system
+     * that was shut down answers. Every call passes here through {@link #walk}, {@link #fget}
+     * or {@link #asker}.
+     */
+    void alive(Syscall op) {
+        if (exited) {
+            throw new VfsException(Errno.ESRCH, op, null);
+        }
+        if (vfs.isClosed()) {
+            throw new VfsException(Errno.EIO, op, null);
+        }
+    }
+
+    /**
+     * Returns where a relative path starts: the working directory for {@code AT_FDCWD},
+     * else the directory open on {@code dirfd}. Absolute paths ignore it (but a bad
+     * {@code dirfd} is still {@code EBADF} only when it is used, as in Linux). An empty
+     * path (without {@code emptyOk}) is {@code ENOENT} and a path of {@code PATH_MAX} bytes
+     * or more {@code ENAMETOOLONG} before {@code dirfd} is looked at, as {@code getname}
+     * rejects them before {@code path_init}.
+     */
+    VfsPath startFor(int dirfd, String internalPath, Syscall op, CharSequence extPath, boolean emptyOk) {
+        if (internalPath.isEmpty() && !emptyOk) {
+            throw new VfsException(Errno.ENOENT, op, extPath);
+        }
+        if (internalPath.length() >= Limits.PATH_MAX) {
+            throw new VfsException(Errno.ENAMETOOLONG, op, extPath);
+        }
+        if (dirfd == OpenFlags.AT_FDCWD || (!internalPath.isEmpty() && internalPath.charAt(0) == '/')) {
+            return cwd;
+        }
+        OpenFile f = fget(dirfd, op);
+        VfsPath p = new VfsPath(f.mount(), f.inode());
+        if (!(internalPath.isEmpty() && emptyOk) && p.dir() == null) {
+            throw new VfsException(Errno.ENOTDIR, op, extPath);
+        }
+        return p;
+    }
+
+    /** Returns the open file on {@code fd} ({@code fget}), lock-free. */
+    OpenFile fget(int fd, Syscall op) {
+        alive(op);
+        FdTable.Entry e = files.tableAcquire().get(fd);
+        if (e == null) {
+            throw new VfsException(Errno.EBADF, op, null);
+        }
+        return e.file();
+    }
+
+    VfsPath fdPath(int fd, Syscall op) {
+        OpenFile f = fget(fd, op);
+        return new VfsPath(f.mount(), f.inode());
+    }
+
+    /** Like {@link #fdPath}, for calls that an {@code O_PATH} descriptor may not make ({@code EBADF}). */
+    VfsPath fileFdPath(int fd, Syscall op) {
+        OpenFile f = fget(fd, op);
+        if (f.isPath()) {
+            throw new VfsException(Errno.EBADF, op, null);
+        }
+        return new VfsPath(f.mount(), f.inode());
+    }
+
+    // ---------------------------------------------------------------- the views' plumbing
+
+    /**
+     * Returns {@code path} as a {@link Filename} for call {@code op}: a bad path
+     * ({@code null}, a NUL character) fails with its errno naming the call.
+     */
+    static Filename path(CharSequence path, Syscall op) {
+        try {
+            return Filename.of(path);
+        } catch (VfsException e) {
+            throw e.withContext(op, path == null ? null : path.toString(), null);
+        }
+    }
+
+    /** Returns {@code path} as a {@link Filename}, or {@code null} for {@code null} (optional paths). */
+    static Filename pathOrNull(CharSequence path, Syscall op) {
+        return path == null ? null : path(path, op);
+    }
+
+    /** Waits for a call's future on the calling thread; its failure is thrown as the {@link VfsException}. */
+    <T> T await(CompletableFuture<T> f, Syscall op, CharSequence path) {
+        return vfs.asker().join(f, op, path);
+    }
+
+    /** Runs a call that answers by future, turning a failure before the first message into a failed future. */
+    static <T> CompletableFuture<T> async(Supplier<CompletableFuture<T>> body) {
+        try {
+            return body.get();
+        } catch (VfsException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** Runs a call that answers at once, as a completed (or failed) future. */
+    static <T> CompletableFuture<T> now(Supplier<T> body) {
+        try {
+            return CompletableFuture.completedFuture(body.get());
+        } catch (VfsException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * Runs a call that may park its thread ({@code F_SETLKW}, a blocking {@code flock}, a
+     * {@code poll} with a timeout) on the instance's pool for such calls, so that the async
+     * view never blocks its caller.
+     */
+    <T> CompletableFuture<T> parked(Supplier<T> body) {
+        return CompletableFuture.supplyAsync(body, vfs.blockingExecutor());
+    }
+
+    /**
+     * Prepares an exception for the task's caller: fills in the caller's stack as its trace
+     * unless the instance was configured not to ({@code seqvfs.errors.stack-traces = off}).
+     */
+    VfsException raise(VfsException e) {
+        return vfs.config().stackTraces() ? e.withCallerStackTrace() : e;
+    }
+
+    // ---------------------------------------------------------------- lifecycle
+
+    /** {@code fork()}: a new process with a copy of the descriptor table. */
+    TaskContext fork() {
+        alive(Syscall.FORK);
+        FdTable copy = fds.copyForFork();
+        return new TaskContext(this, vfs.newFilesStruct(copy));
+    }
+
+    /** A thread ({@code clone(CLONE_FILES)}): the same descriptor table. */
+    TaskContext newThread() {
+        alive(Syscall.CLONE);
+        files.retainUser();
+        return new TaskContext(this, files);
+    }
+
+    /**
+     * {@code exit}: the task's descriptors are closed (if it was the table's last user) before
+     * this returns, and its directories' mount pins are dropped. Idempotent.
+     */
+    synchronized void exit() {
+        if (exited) {
+            return;
+        }
+        exited = true;
+        vfs.unregister(pid);
+        if (files.releaseUser() && !vfs.isClosed()) {
+            // (A closed instance's actors are stopping and release every open file themselves.)
+            // Release the open files before returning, so that an observer sees them closed
+            // once exit() has returned; stopping the actor alone would do it later.
+            vfs.asker().join(vfs.asker().ask(files.actor(), (ReplyTo<FdReply> r) -> new FdTableActor.CloseAll(r)),
+                    Syscall.EXIT, null);
+            vfs.stopFilesStruct(files);
+        }
+        cwd.mnt().unpin();
+        root.mnt().unpin();
+    }
+}
