@@ -115,10 +115,11 @@ public final class DbenchRunner {
          * The shortest default warm-up: the JVM's JIT compiles the replay's paths (the
          * clients', the engine's, the host's {@code java.nio}) during the first seconds.
          * Measured on a shared 2-vCPU machine, 4 clients, Debian's {@code client.txt}, 2 s
-         * measured after a warm-up of 1 s: 2290 and 2400 MB/s; 2 s: 3080 and 3210; 3 s:
-         * 3580 and 3600; 4 s: 3430 and 3800, and once 1770 (a 2-s window also swings with
-         * the machine, see {@link DbenchReport#MIN_SECONDS}); with no warm-up, 1020. dbench's own default, a fifth of the time in whole seconds, is 0 s
-         * below 5 s: right for a C binary, not for a JVM.
+         * measured after a warm-up of 1 s: 2290-2620 MB/s; 2 s: 3080-3400; 3 s: 3580 and
+         * 3600; 4 s: 3430 and 3800, and once 1770 (a 2-s window also swings with the
+         * machine, see {@link DbenchReport#MIN_SECONDS}); with no warm-up, 1020. dbench's
+         * own default, a fifth of the time in whole seconds, is 0 s below 5 s: right for a
+         * C binary, not for a JVM.
          */
         public static final Duration MIN_WARMUP = Duration.ofSeconds(4);
 
