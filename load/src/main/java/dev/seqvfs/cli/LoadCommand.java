@@ -17,6 +17,7 @@ public final class LoadCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    /** Runs {@code seqvfs load} without a workload: prints the usage on stderr and returns 2. */
     @Override
     public Integer call() {
         return Main.usageError(spec);

@@ -17,6 +17,7 @@ public final class Main implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    /** Runs {@code seqvfs} without a command: prints the usage on stderr and returns 2. */
     @Override
     public Integer call() {
         return usageError(spec);

@@ -23,6 +23,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
  * Stateless; thread-safe.
  */
 final class ParseErrors implements IParameterExceptionHandler {
+    /** Prints the one-line message of {@code ex} on its command's stderr and returns 2. */
     @Override
     public int handleParseException(ParameterException ex, String[] args) {
         CommandLine cl = ex.getCommandLine();

@@ -70,6 +70,7 @@ final class SvgTextGraphics extends VectorGraphics2D {
         }
     }
 
+    /** Draws {@code s} as text if it is the outline of an expected string, else fills it. */
     @Override
     public void fill(Shape s) {
         if (!drawing && s instanceof Path2D && drawnAsText(s)) {
