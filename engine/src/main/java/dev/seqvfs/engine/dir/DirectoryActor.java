@@ -240,7 +240,12 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      * @param sb its superblock
      */
     public static Behavior<Command> create(DirectoryInode dir, Superblock sb) {
-        return Behaviors.supervise(Behaviors.<Command>withStash(STASH_CAPACITY,
+        return create(dir, sb, STASH_CAPACITY);
+    }
+
+    /** As {@link #create(DirectoryInode, Superblock)}, with a stash of {@code stashCapacity} commands (tests). */
+    static Behavior<Command> create(DirectoryInode dir, Superblock sb, int stashCapacity) {
+        return Behaviors.supervise(Behaviors.<Command>withStash(stashCapacity,
                         stash -> Behaviors.setup(ctx -> new DirectoryActor(ctx, stash, dir, sb))))
                 .onFailure(SupervisorStrategy.resume());
     }

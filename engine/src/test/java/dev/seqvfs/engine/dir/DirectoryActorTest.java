@@ -1,0 +1,370 @@
+package dev.seqvfs.engine.dir;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.seqvfs.engine.inode.AttrChange;
+import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.engine.inode.InodeAttrs;
+import dev.seqvfs.engine.inode.InodeOperations;
+import dev.seqvfs.engine.reply.ReplyCollector;
+import dev.seqvfs.engine.reply.ReplyTo;
+import dev.seqvfs.engine.sb.NamespaceLocks;
+import dev.seqvfs.engine.sb.Superblock;
+import dev.seqvfs.engine.sb.SuperblockConfig;
+import dev.seqvfs.engine.sb.VfsClock;
+import dev.seqvfs.protocol.Credentials;
+import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Mode;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BiFunction;
+import org.apache.pekko.actor.testkit.typed.Effect;
+import org.apache.pekko.actor.testkit.typed.javadsl.BehaviorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestInbox;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The states of {@link DirectoryActor} (live, prepared, dead), driven one message at a
+ * time with Pekko's synchronous {@link BehaviorTestKit}: a command the actor has not
+ * answered when {@code run} returns was stashed, not merely not yet processed.
+ *
+ * <pre>
+ * /          the superblock root; its actor (a kit) makes the fixture
+ * /d         the directory under test, its actor a kit with a stash of {@link #STASH} commands
+ * /d/f       a regular file
+ * /d/e       an empty directory
+ * </pre>
+ *
+ * Replies go through a {@link ReplyCollector.Pending} registry, as in the engine; a
+ * {@link Flag} proof stands for a walk that can be made stale at will.
+ */
+class DirectoryActorTest {
+    private static final int STASH = 3;
+    private static final Credentials ROOT = Credentials.ROOT;
+
+    private final Superblock sb = new Superblock(7, "tmpfs", InodeOperations.GENERIC, SuperblockConfig.UNLIMITED,
+            VfsClock.SYSTEM, new NamespaceLocks(), 0755, 0, 0);
+    private final ReplyCollector.Pending pending = new ReplyCollector.Pending();
+    private DirectoryInode d;
+    private Inode f;
+    private BehaviorTestKit<DirectoryActor.Command> kit;
+
+    /** A walk's proof whose outcome the test decides. */
+    static final class Flag implements PathProof {
+        volatile boolean holds = true;
+
+        @Override
+        public boolean stillHolds() {
+            return holds;
+        }
+    }
+
+    /** A caller waiting for a {@link DirReply}. */
+    final class Reply {
+        final CompletableFuture<DirReply> future = new CompletableFuture<>();
+        final ReplyTo<DirReply> to = new ReplyTo<>(pending, pending.register(future, Long.MAX_VALUE));
+
+        boolean answered() {
+            return future.isDone();
+        }
+
+        DirReply get() {
+            assertTrue(future.isDone(), "no reply");
+            return future.join();
+        }
+
+        Errno errno() {
+            return get().error();
+        }
+    }
+
+    @BeforeEach
+    void setUp() {
+        BehaviorTestKit<DirectoryActor.Command> rootKit = BehaviorTestKit.create(DirectoryActor.create(sb.root(), sb));
+        sb.root().publishActorRelease(rootKit.getRef());
+        Reply r = new Reply();
+        rootKit.run(mkdir("d", PathProof.NONE, r));
+        d = (DirectoryInode) r.get().inode();
+        kit = BehaviorTestKit.create(DirectoryActor.create(d, sb, STASH));
+        d.publishActorRelease(kit.getRef());
+        Reply rf = new Reply();
+        kit.run(create("f", PathProof.NONE, rf));
+        f = rf.get().inode();
+        Reply re = new Reply();
+        kit.run(mkdir("e", PathProof.NONE, re));
+        assertTrue(re.get().isOk());
+    }
+
+    // ------------------------------------------------------------------ commands
+
+    private DirectoryActor.Create create(String name, PathProof proof, Reply r) {
+        return new DirectoryActor.Create(name, Mode.S_IFREG | 0644, 0, null, true, ROOT, proof, r.to);
+    }
+
+    private DirectoryActor.Create mkdir(String name, PathProof proof, Reply r) {
+        return new DirectoryActor.Create(name, Mode.S_IFDIR | 0755, 0, null, true, ROOT, proof, r.to);
+    }
+
+    private DirectoryActor.Unlink unlink(String name, PathProof proof, Reply r) {
+        return new DirectoryActor.Unlink(name, false, false, ROOT, proof, r.to);
+    }
+
+    private DirectoryActor.Unlink rmdir(String name, PathProof proof, Reply r) {
+        return new DirectoryActor.Unlink(name, true, false, ROOT, proof, r.to);
+    }
+
+    private DirectoryActor.Rename rename(String from, String to, PathProof proof, Reply r) {
+        return new DirectoryActor.Rename(from, to, 0, false, false, ROOT, proof, r.to);
+    }
+
+    private DirectoryActor.Link link(String name, PathProof proof, Reply r) {
+        return new DirectoryActor.Link(name, f, ROOT, proof, r.to);
+    }
+
+    private DirectoryActor.SetAttrs chmod(PathProof proof, Reply r) {
+        return new DirectoryActor.SetAttrs(new AttrChange.Chmod(0700), ROOT, proof, r.to);
+    }
+
+    /** One command of every kind that has a reply, each changing {@code /d} if applied. */
+    private Map<String, BiFunction<PathProof, Reply, DirectoryActor.Command>> everyCommand() {
+        Map<String, BiFunction<PathProof, Reply, DirectoryActor.Command>> m = new LinkedHashMap<>();
+        m.put("create", (p, r) -> create("n", p, r));
+        m.put("mkdir", (p, r) -> mkdir("m", p, r));
+        m.put("link", (p, r) -> link("l", p, r));
+        m.put("unlink", (p, r) -> unlink("f", p, r));
+        m.put("rmdir", (p, r) -> rmdir("e", p, r));
+        m.put("rename", (p, r) -> rename("f", "g", p, r));
+        m.put("chmod", (p, r) -> chmod(p, r));
+        return m;
+    }
+
+    private DirectoryActor.Prepared prepare(long id, TestInbox<DirectoryActor.Prepared> coordinator) {
+        kit.run(new DirectoryActor.PrepareRename(id, coordinator.getRef()));
+        return coordinator.receiveMessage();
+    }
+
+    // ------------------------------------------------------------------ prepared
+
+    @Test
+    void prepareRename_live_repliesWithTheCurrentSnapshotAndStashesEveryCommand() {
+        DirSnapshot before = d.snapshotAcquire();
+        InodeAttrs attrsBefore = d.attrsAcquire();
+        TestInbox<DirectoryActor.Prepared> coordinator = TestInbox.create();
+        DirectoryActor.Prepared p = prepare(1, coordinator);
+        assertEquals(1, p.renameId());
+        assertSame(d, p.dir());
+        assertSame(before, p.snapshot(), "the snapshot the coordinator plans on is the published one");
+
+        List<Reply> replies = new ArrayList<>();
+        for (var c : List.of(create("n", PathProof.NONE, track(replies)), chmod(PathProof.NONE, track(replies)),
+                unlink("f", PathProof.NONE, track(replies)))) {
+            kit.run(c);
+        }
+        for (Reply r : replies) {
+            assertFalse(r.answered(), "stashed, not answered");
+        }
+        assertSame(before, d.snapshotAcquire(), "frozen while prepared");
+        assertSame(attrsBefore, d.attrsAcquire());
+    }
+
+    @Test
+    void renameFinished_sameId_replaysTheStashInArrivalOrder() {
+        TestInbox<DirectoryActor.Prepared> coordinator = TestInbox.create();
+        prepare(5, coordinator);
+        List<String> order = new ArrayList<>();
+        // Each outcome depends on the one before: out of order, unlink would find no "x"
+        // or the second create would find one.
+        Reply c1 = new Reply();
+        Reply u = new Reply();
+        Reply c2 = new Reply();
+        c1.future.thenRun(() -> order.add("create"));
+        u.future.thenRun(() -> order.add("unlink"));
+        c2.future.thenRun(() -> order.add("create again"));
+        kit.run(create("x", PathProof.NONE, c1));
+        kit.run(unlink("x", PathProof.NONE, u));
+        kit.run(create("x", PathProof.NONE, c2));
+        assertTrue(order.isEmpty());
+
+        kit.run(new DirectoryActor.RenameFinished(5));
+        assertEquals(List.of("create", "unlink", "create again"), order);
+        assertTrue(c1.get().isOk());
+        assertTrue(u.get().isOk());
+        assertTrue(c2.get().isOk());
+        assertNotNull(d.snapshotAcquire().lookup("x"));
+        assertTrue(c2.get().inode() != c1.get().inode(), "the second create made a new inode");
+
+        Reply after = new Reply();
+        kit.run(create("y", PathProof.NONE, after));
+        assertTrue(after.get().isOk(), "live again");
+    }
+
+    @Test
+    void renameFinished_otherId_doesNotReleaseTheDirectory() {
+        TestInbox<DirectoryActor.Prepared> coordinator = TestInbox.create();
+        prepare(8, coordinator);
+        Reply before = new Reply();
+        kit.run(create("a", PathProof.NONE, before));
+        kit.run(new DirectoryActor.RenameFinished(7));
+        Reply after = new Reply();
+        kit.run(create("b", PathProof.NONE, after));
+        assertFalse(before.answered());
+        assertFalse(after.answered(), "still prepared after a RenameFinished of another rename");
+        assertNull(d.snapshotAcquire().lookup("a"));
+
+        kit.run(new DirectoryActor.RenameFinished(8));
+        assertTrue(before.get().isOk());
+        assertTrue(after.get().isOk());
+        Reply live = new Reply();
+        kit.run(create("c", PathProof.NONE, live));
+        assertTrue(live.get().isOk(), "the stashed RenameFinished(7) replayed as a no-op");
+    }
+
+    @Test
+    void create_preparedWithAFullStash_failsWithEAGAIN_andLeavesTheStashAlone() {
+        TestInbox<DirectoryActor.Prepared> coordinator = TestInbox.create();
+        prepare(3, coordinator);
+        List<Reply> stashed = new ArrayList<>();
+        for (int i = 0; i < STASH; i++) {
+            kit.run(create("s" + i, PathProof.NONE, track(stashed)));
+        }
+        Reply refused = new Reply();
+        kit.run(create("over", PathProof.NONE, refused));
+        assertEquals(Errno.EAGAIN, refused.errno(), "a full stash refuses at once");
+        for (Reply r : stashed) {
+            assertFalse(r.answered());
+        }
+
+        kit.run(new DirectoryActor.RenameFinished(3));
+        for (Reply r : stashed) {
+            assertTrue(r.get().isOk());
+        }
+        assertNull(d.snapshotAcquire().lookup("over"), "the refused command was not replayed");
+    }
+
+    @Test
+    void command_preparedThenProofStaleBeforeReplay_failsWithESTALE() {
+        TestInbox<DirectoryActor.Prepared> coordinator = TestInbox.create();
+        prepare(4, coordinator);
+        Flag proof = new Flag();
+        Reply r = new Reply();
+        kit.run(create("late", proof, r));
+        proof.holds = false;
+        kit.run(new DirectoryActor.RenameFinished(4));
+        assertEquals(Errno.ESTALE, r.errno(), "the proof is checked when the command applies, not when it arrives");
+        assertNull(d.snapshotAcquire().lookup("late"));
+    }
+
+    // ------------------------------------------------------------------ stale proof
+
+    @Test
+    void everyCommand_staleProof_failsWithESTALE_andChangesNothing() {
+        for (var e : everyCommand().entrySet()) {
+            DirSnapshot snap = d.snapshotAcquire();
+            InodeAttrs attrs = d.attrsAcquire();
+            InodeAttrs fileAttrs = f.attrsAcquire();
+            Flag proof = new Flag();
+            proof.holds = false;
+            Reply r = new Reply();
+            kit.run(e.getValue().apply(proof, r));
+            assertEquals(Errno.ESTALE, r.errno(), e.getKey());
+            assertSame(snap, d.snapshotAcquire(), e.getKey() + " published a snapshot");
+            assertSame(attrs, d.attrsAcquire(), e.getKey() + " changed the directory's attributes");
+            assertSame(fileAttrs, f.attrsAcquire(), e.getKey() + " changed the file's attributes");
+        }
+        Reply fresh = new Reply();
+        kit.run(create("n", new Flag(), fresh));
+        assertTrue(fresh.get().isOk(), "a command whose proof holds applies");
+    }
+
+    // ------------------------------------------------------------------ dead
+
+    /** Removes {@code /d} as rmdir does: empty it, kill it, unbind it from {@code /}. */
+    private void removeD() {
+        Reply uf = new Reply();
+        kit.run(unlink("f", PathProof.NONE, uf));
+        Reply ue = new Reply();
+        kit.run(rmdir("e", PathProof.NONE, ue));
+        assertTrue(uf.get().isOk() && ue.get().isOk());
+        assertTrue(d.tryKill(d.snapshotAcquire()));
+        DirSnapshot rs = sb.root().snapshotAcquire();
+        assertTrue(sb.root().casSnapshot(rs, rs.without("d")));
+    }
+
+    @Test
+    void everyCommand_dead_failsAsFailGoneDecides() {
+        removeD();
+        kit.run(new DirectoryActor.Died());
+        for (var e : everyCommand().entrySet()) {
+            Reply holds = new Reply();
+            kit.run(e.getValue().apply(new Flag(), holds));
+            assertEquals(Errno.ENOENT, holds.errno(), e.getKey() + " with a proof that holds");
+            Flag stale = new Flag();
+            stale.holds = false;
+            Reply gone = new Reply();
+            kit.run(e.getValue().apply(stale, gone));
+            assertEquals(Errno.ESTALE, gone.errno(), e.getKey() + " with a stale proof: walk again");
+            Reply none = new Reply();
+            kit.run(e.getValue().apply(null, none));
+            assertEquals(Errno.ENOENT, none.errno(), e.getKey() + " without a proof");
+        }
+        assertTrue(d.snapshotAcquire().isDead());
+        assertTrue(d.snapshotAcquire().isEmpty(), "nothing applied to a dead directory");
+    }
+
+    @Test
+    void create_deadWhileParentStillBindsIt_failsWithESTALE() {
+        Reply uf = new Reply();
+        kit.run(unlink("f", PathProof.NONE, uf));
+        Reply ue = new Reply();
+        kit.run(rmdir("e", PathProof.NONE, ue));
+        assertTrue(d.tryKill(d.snapshotAcquire()), "a remover's kill, its parent not yet published");
+        Reply r = new Reply();
+        kit.run(create("n", new Flag(), r));
+        assertEquals(Errno.ESTALE, r.errno(), "found dead by its own CAS while the removal is published");
+        Reply later = new Reply();
+        kit.run(mkdir("m", new Flag(), later));
+        assertEquals(Errno.ESTALE, later.errno(), "and from then on in the dead state");
+    }
+
+    @Test
+    void prepareRename_dead_repliesWithTheDeadSnapshot() {
+        removeD();
+        kit.run(new DirectoryActor.Died());
+        TestInbox<DirectoryActor.Prepared> coordinator = TestInbox.create();
+        DirectoryActor.Prepared p = prepare(9, coordinator);
+        assertSame(d, p.dir(), "the coordinator must learn which parent answered");
+        assertTrue(p.snapshot().isDead());
+        Reply r = new Reply();
+        kit.run(create("n", new Flag(), r));
+        assertEquals(Errno.ENOENT, r.errno(), "not prepared: a dead directory stashes nothing");
+    }
+
+    @Test
+    void died_thenIdleTimeout_stopsAndClearsTheActorReference() {
+        removeD();
+        kit.run(new DirectoryActor.Died());
+        Effect.ReceiveTimeoutSet<?> idle = kit.expectEffectClass(Effect.ReceiveTimeoutSet.class);
+        assertEquals(DirectoryActor.DEAD_IDLE, idle.duration());
+        assertTrue(kit.isAlive());
+        assertSame(kit.getRef(), d.actorAcquire());
+        @SuppressWarnings("unchecked")
+        DirectoryActor.Command timeout = (DirectoryActor.Command) idle.message();
+        kit.run(timeout);
+        assertFalse(kit.isAlive(), "stops after DEAD_IDLE without messages");
+    }
+
+    private Reply track(List<Reply> into) {
+        Reply r = new Reply();
+        into.add(r);
+        return r;
+    }
+}
