@@ -554,7 +554,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
     }
 
     private Behavior<Command> onPostStop() {
-        if (dir.actorAcquire() == getContext().getSelf()) {
+        if (getContext().getSelf().equals(dir.actorAcquire())) {
             dir.publishActorRelease(null);
         }
         return Behaviors.same();

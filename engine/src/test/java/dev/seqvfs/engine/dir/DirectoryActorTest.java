@@ -27,7 +27,11 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
 import org.apache.pekko.actor.testkit.typed.Effect;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.BehaviorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestInbox;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -360,6 +364,77 @@ class DirectoryActorTest {
         DirectoryActor.Command timeout = (DirectoryActor.Command) idle.message();
         kit.run(timeout);
         assertFalse(kit.isAlive(), "stops after DEAD_IDLE without messages");
+    }
+
+    /** The same with real timers (Pekko's manual clock): a message restarts the idle time; the stop clears the reference. */
+    @Test
+    void dead_idleForDeadIdle_stopsAndClearsTheActorReference() {
+        ActorTestKit tk = ActorTestKit.create(ManualTime.config().withFallback(ActorTestKit.applicationTestConfig()));
+        try {
+            ManualTime time = ManualTime.get(tk.system());
+            removeD();
+            ActorRef<DirectoryActor.Command> ref = tk.spawn(DirectoryActor.create(d, sb));
+            d.publishActorRelease(ref);
+            TestProbe<DirectoryActor.Prepared> coordinator = tk.createTestProbe();
+            ref.tell(new DirectoryActor.Died());
+            ref.tell(new DirectoryActor.PrepareRename(1, coordinator.ref()));
+            assertTrue(coordinator.receiveMessage().snapshot().isDead(), "dead, and every message handled so far");
+
+            time.timePasses(DirectoryActor.DEAD_IDLE.minusMillis(1));
+            ref.tell(new DirectoryActor.PrepareRename(2, coordinator.ref()));
+            assertEquals(2, coordinator.receiveMessage().renameId(), "alive just before DEAD_IDLE");
+
+            time.timePasses(DirectoryActor.DEAD_IDLE.minusMillis(1));
+            ref.tell(new DirectoryActor.PrepareRename(3, coordinator.ref()));
+            assertEquals(3, coordinator.receiveMessage().renameId(), "the last message restarted the idle time");
+
+            time.timePasses(DirectoryActor.DEAD_IDLE);
+            coordinator.expectTerminated(ref);
+            assertNull(d.actorAcquire(), "cleared on stop: the next sender goes through the superblock actor");
+        } finally {
+            tk.shutdownTestKit();
+        }
+    }
+
+    /**
+     * Regression: the stopping actor cleared {@link DirectoryInode#actorAcquire()} only if
+     * it was {@code ==} its own {@code getSelf()}, but the reference its superblock actor
+     * spawned and published is another adapter object of the same actor, so the field was
+     * never cleared. Every command to the removed directory after its actor's
+     * {@code DEAD_IDLE} stop (through an open descriptor) went to dead letters and failed
+     * with {@code EIO} after the ask timeout instead of {@code ENOENT}.
+     */
+    @Test
+    void tellDirectory_deadDirectoryAfterItsActorStopped_failsWithENOENT() throws Exception {
+        ActorTestKit tk = ActorTestKit.create(ManualTime.config().withFallback(ActorTestKit.applicationTestConfig()));
+        try {
+            ManualTime time = ManualTime.get(tk.system());
+            Superblock other = new Superblock(8, "tmpfs", InodeOperations.GENERIC, SuperblockConfig.UNLIMITED,
+                    VfsClock.SYSTEM, new NamespaceLocks(), 0755, 0, 0);
+            other.publishActorRelease(tk.spawn(dev.seqvfs.engine.sb.SuperblockActor.create(other,
+                    org.apache.pekko.actor.typed.DispatcherSelector.defaultDispatcher())));
+            DirectoryInode gone = other.root();
+            Reply first = new Reply();
+            other.tellDirectory(gone, chmod(PathProof.NONE, first));
+            assertTrue(first.future.get(3, java.util.concurrent.TimeUnit.SECONDS).isOk(), "spawned, answered");
+            ActorRef<DirectoryActor.Command> ref = gone.actorAcquire();
+            assertNotNull(ref);
+
+            assertTrue(gone.tryKill(gone.snapshotAcquire()));
+            TestProbe<DirectoryActor.Prepared> sync = tk.createTestProbe();
+            ref.tell(new DirectoryActor.Died());
+            ref.tell(new DirectoryActor.PrepareRename(1, sync.ref()));
+            sync.receiveMessage();
+            time.timePasses(DirectoryActor.DEAD_IDLE);
+            sync.expectTerminated(ref);
+            assertNull(gone.actorAcquire(), "the actor the superblock spawned cleared its reference");
+
+            Reply later = new Reply();
+            other.tellDirectory(gone, create("x", PathProof.NONE, later));
+            assertEquals(Errno.ENOENT, later.future.get(3, java.util.concurrent.TimeUnit.SECONDS).error());
+        } finally {
+            tk.shutdownTestKit();
+        }
     }
 
     private Reply track(List<Reply> into) {
