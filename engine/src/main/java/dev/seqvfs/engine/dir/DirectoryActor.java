@@ -177,12 +177,14 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      * {@link RenameFinished}.
      *
      * @param renameId the coordinator's id for this rename
+     * @param dir the directory asked, named in a refusal so the coordinator knows which parent refused
      * @param replyTo the coordinator
      */
-    public record PrepareRename(long renameId, ActorRef<Prepared> replyTo) implements Command {
+    public record PrepareRename(long renameId, DirectoryInode dir, ActorRef<Prepared> replyTo) implements Command {
+        /** Refuses to prepare ({@code EAGAIN} from a full stash): the coordinator fails the rename at once. */
         @Override
         public void fail(Errno e) {
-            replyTo.tell(new Prepared(renameId, null, null));
+            replyTo.tell(new Prepared(renameId, dir, null, e));
         }
     }
 
@@ -191,9 +193,15 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      *
      * @param renameId the coordinator's id
      * @param dir the directory
-     * @param snapshot its snapshot, frozen until {@link RenameFinished}; {@code null} if it could not prepare
+     * @param snapshot its snapshot, frozen until {@link RenameFinished} (a dead directory's
+     *                 is dead and frozen for good); {@code null} if it refused
+     * @param error why it refused to prepare, or {@code null}
      */
-    public record Prepared(long renameId, DirectoryInode dir, DirSnapshot snapshot) {
+    public record Prepared(long renameId, DirectoryInode dir, DirSnapshot snapshot, Errno error) {
+        /** A prepared directory's answer: its snapshot. */
+        public Prepared(long renameId, DirectoryInode dir, DirSnapshot snapshot) {
+            this(renameId, dir, snapshot, null);
+        }
     }
 
     /**

@@ -41,7 +41,9 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * </ol>
  * If a parent does not answer within {@link #PREPARE_TIMEOUT} (checked by a periodic
  * tick, so the within-time case costs no timer), the rename is abandoned with
- * {@code EIO} and both parents are released. No lock is held while waiting.
+ * {@code EIO} and both parents are released. A parent that refuses to prepare (a full
+ * stash: {@code EAGAIN}) fails the rename at once with that errno, both parents released.
+ * No lock is held while waiting.
  *
  * <h2>States</h2>
  * idle; renaming (one {@code InFlight}); both handle {@link SpawnAndForward} and
@@ -213,8 +215,8 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
             return this;
         }
         inFlight = new InFlight(++renameIds, r);
-        sb.tellDirectory(r.oldDir(), new DirectoryActor.PrepareRename(inFlight.id, preparedAdapter));
-        sb.tellDirectory(r.newDir(), new DirectoryActor.PrepareRename(inFlight.id, preparedAdapter));
+        sb.tellDirectory(r.oldDir(), new DirectoryActor.PrepareRename(inFlight.id, r.oldDir(), preparedAdapter));
+        sb.tellDirectory(r.newDir(), new DirectoryActor.PrepareRename(inFlight.id, r.newDir(), preparedAdapter));
         return this;
     }
 
@@ -223,6 +225,11 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
         InFlight f = inFlight;
         if (f == null || p.renameId() != f.id) {
             return this;
+        }
+        if (p.error() != null) {
+            // The parent refused (a full stash): fail now and release the other parent,
+            // prepared or not, rather than wait for an answer that will not come.
+            return finish(DirReply.error(renameErrno(p.error(), f.request)));
         }
         if (p.dir() == f.request.oldDir() && f.oldPrepared == null) {
             f.oldPrepared = p;
@@ -260,17 +267,24 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
             plan.finish(sb.now());
             reply = DirReply.ok(plan.isNoop() ? null : r.oldDir());
         } catch (VfsException e) {
-            // A parent found dead (prepared dead, or killed before the publish) while its
-            // own parent still binds it is being removed right now; if a rename over it is
-            // the remover, the path will name a live directory again: walk again.
-            boolean removing = e.errno() == Errno.ENOENT && r.proof() != null
-                    && (r.oldDir().removalInProgress() || r.newDir().removalInProgress());
-            reply = DirReply.error(removing ? Errno.ESTALE : e.errno());
+            reply = DirReply.error(renameErrno(e.errno(), r));
         } catch (RuntimeException e) {
             getContext().getLog().error("rename coordinator of {} failed: {}", sb, e.toString());
             reply = DirReply.error(Errno.EIO);
         }
         return finish(reply);
+    }
+
+    /**
+     * Returns the errno a failed rename answers: {@code e}, except that a parent found dead
+     * (prepared dead, or killed before the publish) while its own parent still binds it is
+     * being removed right now; if a rename over it is the remover, the path will name a
+     * live directory again: walk again ({@code ESTALE}).
+     */
+    private static Errno renameErrno(Errno e, CrossRename r) {
+        boolean removing = e == Errno.ENOENT && r.proof() != null
+                && (r.oldDir().removalInProgress() || r.newDir().removalInProgress());
+        return removing ? Errno.ESTALE : e;
     }
 
     private Behavior<Command> onTick(Tick t) {

@@ -152,7 +152,7 @@ class DirectoryActorTest {
     }
 
     private DirectoryActor.Prepared prepare(long id, TestInbox<DirectoryActor.Prepared> coordinator) {
-        kit.run(new DirectoryActor.PrepareRename(id, coordinator.getRef()));
+        kit.run(new DirectoryActor.PrepareRename(id, d, coordinator.getRef()));
         return coordinator.receiveMessage();
     }
 
@@ -252,6 +252,29 @@ class DirectoryActorTest {
             assertTrue(r.get().isOk());
         }
         assertNull(d.snapshotAcquire().lookup("over"), "the refused command was not replayed");
+    }
+
+    /**
+     * The directory half of "a prepare refused by a full stash": the refusal names the
+     * directory and says why, so that the coordinator fails that rename at once (see
+     * {@code SuperblockActorTest}) instead of filing a directory-less answer as the other
+     * parent's and waiting for its watchdog.
+     */
+    @Test
+    void prepareRename_preparedWithAFullStash_refusesWithEAGAINNamingTheDirectory() {
+        TestInbox<DirectoryActor.Prepared> coordinator = TestInbox.create();
+        prepare(3, coordinator);
+        for (int i = 0; i < STASH; i++) {
+            kit.run(create("s" + i, PathProof.NONE, new Reply()));
+        }
+        kit.run(new DirectoryActor.PrepareRename(4, d, coordinator.getRef()));
+        DirectoryActor.Prepared refusal = coordinator.receiveMessage();
+        assertEquals(4, refusal.renameId());
+        assertSame(d, refusal.dir());
+        assertNull(refusal.snapshot());
+        assertEquals(Errno.EAGAIN, refusal.error());
+        kit.run(new DirectoryActor.RenameFinished(3));
+        assertFalse(coordinator.hasMessages(), "the refused prepare is not replayed");
     }
 
     @Test
@@ -377,15 +400,15 @@ class DirectoryActorTest {
             d.publishActorRelease(ref);
             TestProbe<DirectoryActor.Prepared> coordinator = tk.createTestProbe();
             ref.tell(new DirectoryActor.Died());
-            ref.tell(new DirectoryActor.PrepareRename(1, coordinator.ref()));
+            ref.tell(new DirectoryActor.PrepareRename(1, d, coordinator.ref()));
             assertTrue(coordinator.receiveMessage().snapshot().isDead(), "dead, and every message handled so far");
 
             time.timePasses(DirectoryActor.DEAD_IDLE.minusMillis(1));
-            ref.tell(new DirectoryActor.PrepareRename(2, coordinator.ref()));
+            ref.tell(new DirectoryActor.PrepareRename(2, d, coordinator.ref()));
             assertEquals(2, coordinator.receiveMessage().renameId(), "alive just before DEAD_IDLE");
 
             time.timePasses(DirectoryActor.DEAD_IDLE.minusMillis(1));
-            ref.tell(new DirectoryActor.PrepareRename(3, coordinator.ref()));
+            ref.tell(new DirectoryActor.PrepareRename(3, d, coordinator.ref()));
             assertEquals(3, coordinator.receiveMessage().renameId(), "the last message restarted the idle time");
 
             time.timePasses(DirectoryActor.DEAD_IDLE);
@@ -423,7 +446,7 @@ class DirectoryActorTest {
             assertTrue(gone.tryKill(gone.snapshotAcquire()));
             TestProbe<DirectoryActor.Prepared> sync = tk.createTestProbe();
             ref.tell(new DirectoryActor.Died());
-            ref.tell(new DirectoryActor.PrepareRename(1, sync.ref()));
+            ref.tell(new DirectoryActor.PrepareRename(1, gone, sync.ref()));
             sync.receiveMessage();
             time.timePasses(DirectoryActor.DEAD_IDLE);
             sync.expectTerminated(ref);

@@ -314,4 +314,49 @@ class SuperblockActorTest {
         assertEquals(Errno.ESTALE, r.await());
         assertXStillInA();
     }
+
+    // ------------------------------------------------------------------ a parent that cannot prepare
+
+    /**
+     * Regression: a prepared directory whose stash is full refuses a {@code PrepareRename}
+     * with {@code EAGAIN} ({@code Command.fail}, as it refuses every command then). The
+     * refusal carried no directory: the coordinator filed a source parent's refusal as the
+     * target's answer and waited for the 5 s watchdog ({@code EIO}), and took a target
+     * parent's refusal for a dead directory ({@code ENOENT}). It must fail the rename at
+     * once with the refusal's errno and release the other parent, without waiting for it.
+     */
+    @Test
+    void crossRename_sourceParentRefusesToPrepare_failsWithEAGAINAtOnce_releasesBoth() throws Exception {
+        Reply r = rename(a, "x", b, "y", PathProof.NONE);
+        DirectoryActor.PrepareRename fromA = expectPrepare(pa);
+        DirectoryActor.PrepareRename fromB = expectPrepare(pb);
+        fromA.fail(Errno.EAGAIN);
+        assertEquals(Errno.EAGAIN, r.await(), "no need to wait for the target parent, nor for the watchdog");
+        expectFinished(pa, fromA.renameId());
+        expectFinished(pb, fromA.renameId());
+        prepared(fromB, b);
+        assertXStillInA();
+
+        Reply next = rename(a, "x", b, "y", PathProof.NONE);
+        DirectoryActor.PrepareRename nextA = expectPrepare(pa);
+        DirectoryActor.PrepareRename nextB = expectPrepare(pb);
+        prepared(nextA, a);
+        sync();
+        assertFalse(next.future.isDone(), "the target's late Prepared of the failed rename counts for nothing");
+        prepared(nextB, b);
+        assertNull(next.await());
+    }
+
+    @Test
+    void crossRename_targetParentRefusesToPrepare_failsWithEAGAIN_releasesBoth() throws Exception {
+        Reply r = rename(a, "x", b, "y", PathProof.NONE);
+        DirectoryActor.PrepareRename fromA = expectPrepare(pa);
+        DirectoryActor.PrepareRename fromB = expectPrepare(pb);
+        prepared(fromA, a);
+        fromB.fail(Errno.EAGAIN);
+        assertEquals(Errno.EAGAIN, r.await(), "busy, not gone");
+        expectFinished(pa, fromA.renameId());
+        expectFinished(pb, fromA.renameId());
+        assertXStillInA();
+    }
 }
