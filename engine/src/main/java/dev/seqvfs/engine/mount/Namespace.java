@@ -125,9 +125,7 @@ public final class Namespace implements MountSource {
             }
             if (!lazy) {
                 // A plain unmount must see every pin: mark first, then count (see VfsMount).
-                m.setDoomed(true);
-                if (m.pinCount() > 0) {
-                    m.setDoomed(false);
+                if (!m.tryDoom()) {
                     throw new VfsException(Errno.EBUSY, "umount", null);
                 }
             }

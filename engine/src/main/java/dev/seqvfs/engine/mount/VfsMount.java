@@ -2,6 +2,7 @@ package dev.seqvfs.engine.mount;
 
 import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.sb.Superblock;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -11,13 +12,19 @@ import java.util.concurrent.atomic.LongAdder;
  * <h2>Concurrency</h2>
  * Identity fields are final. {@code readOnly} is written only inside the mount write lock
  * ({@code MS_REMOUNT | MS_BIND | MS_RDONLY}) and read with acquire by write calls.
- * {@code pins} counts what keeps the mount busy (open files, working and root
- * directories of tasks) in a striped counter. {@code doomed} is Linux's
- * {@code MNT_DOOMED}/{@code MNT_SYNC_UMOUNT} handshake: {@code umount} sets it, then sums
- * the pins; {@link #tryPin()} adds a pin, then reads it. Both are sequentially consistent
- * atomics, so at least one side sees the other: either the unmount sees the pin
- * ({@code EBUSY}, and clears {@code doomed}) or the pinner sees {@code doomed}, drops its
- * pin and retries its walk.
+ * The pins count what keeps the mount busy (open files, working and root directories of
+ * tasks) in two striped counters that only grow, {@code pinsTaken} and
+ * {@code pinsDropped}: {@link #pinCount()} sums the dropped ones first, so it never counts
+ * fewer pins than were held at the instant between its two sums. (One counter
+ * incremented and decremented could: its sum is not a snapshot, and a failed pin's
+ * decrement landing in a cell read later than the cell of its increment cancels a pin
+ * that is held.) {@code doomed} is Linux's {@code MNT_DOOMED}/{@code MNT_SYNC_UMOUNT}
+ * handshake: {@code umount} sets it, then counts the pins; {@link #tryPin()} takes a pin,
+ * then reads it, with a full fence in between (a {@code LongAdder} update is a release
+ * CAS, which a later volatile read may pass; Linux has the same {@code smp_mb()} in
+ * {@code __legitimize_mnt}). So at least one side sees the other: either the unmount sees
+ * the pin ({@code EBUSY}, and clears {@code doomed}) or the pinner sees {@code doomed},
+ * drops its pin and retries its walk.
  */
 public final class VfsMount {
     private final int id;
@@ -25,7 +32,8 @@ public final class VfsMount {
     private final DirectoryInode root;
     private final VfsMount parent;
     private final DirectoryInode mountpoint;
-    private final LongAdder pins = new LongAdder();
+    private final LongAdder pinsTaken = new LongAdder();
+    private final LongAdder pinsDropped = new LongAdder();
     private volatile boolean readOnly;
     private volatile boolean doomed;
 
@@ -96,9 +104,10 @@ public final class VfsMount {
      * @return {@code true} if pinned; {@code false} if the caller must walk again
      */
     public boolean tryPin() {
-        pins.increment();
+        pinsTaken.increment();
+        VarHandle.fullFence();
         if (doomed) {
-            pins.decrement();
+            pinsDropped.increment();
             return false;
         }
         return true;
@@ -106,7 +115,7 @@ public final class VfsMount {
 
     /** Adds a pin to a mount the caller already holds pinned ({@code dup}, {@code fork}). */
     public void pinAgain() {
-        pins.increment();
+        pinsTaken.increment();
     }
 
     /**
@@ -117,6 +126,23 @@ public final class VfsMount {
         doomed = d;
     }
 
+    /**
+     * The unmount's side of the handshake ({@code umount} without {@code MNT_DETACH}):
+     * marks the mount doomed, then counts the pins, and clears the mark again if one is
+     * held. Called inside the mount write lock.
+     *
+     * @return {@code true} if the mount is doomed: no pin was held, and every later
+     *         {@link #tryPin()} fails; {@code false} if it is pinned ({@code EBUSY})
+     */
+    public boolean tryDoom() {
+        doomed = true;
+        if (pinCount() > 0) {
+            doomed = false;
+            return false;
+        }
+        return true;
+    }
+
     /** Returns whether the mount has been (or is being) unmounted. */
     public boolean isDoomed() {
         return doomed;
@@ -124,12 +150,16 @@ public final class VfsMount {
 
     /** Releases one pin. */
     public void unpin() {
-        pins.decrement();
+        pinsDropped.increment();
     }
 
-    /** Returns the number of pins; exact only inside the mount write lock. */
+    /**
+     * Returns the number of pins: at least the number held at one instant during the call
+     * (pins taken meanwhile may be counted too), so zero means none was held then.
+     */
     public long pinCount() {
-        return pins.sum();
+        long dropped = pinsDropped.sum();
+        return pinsTaken.sum() - dropped;
     }
 
     @Override
