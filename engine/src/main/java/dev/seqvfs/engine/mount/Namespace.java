@@ -85,7 +85,8 @@ public final class Namespace implements MountSource {
      *
      * @param readOnly whether the new mount is read-only
      * @return the new mount
-     * @throws VfsException {@code ENOENT} if the mountpoint directory was removed
+     * @throws VfsException {@code ENOENT} if the mountpoint directory was removed;
+     *         {@code EINVAL} if {@code parent} was detached ({@code do_add_mount})
      */
     public VfsMount attach(VfsMount parent, DirectoryInode mountpoint, Superblock sb, DirectoryInode root,
                            boolean readOnly) {
@@ -93,6 +94,9 @@ public final class Namespace implements MountSource {
         try {
             if (mountpoint.isDead() || parent.isDoomed()) {
                 throw new VfsException(Errno.ENOENT, "mount", null);
+            }
+            if (parent.isDetached()) {
+                throw new VfsException(Errno.EINVAL, "mount", null);
             }
             VfsMount m = new VfsMount(mountIds.incrementAndGet(), sb, root, parent, mountpoint, readOnly);
             mountpoint.addMounts(1);
@@ -108,14 +112,18 @@ public final class Namespace implements MountSource {
      *
      * @param flags {@link MountFlags#MNT_DETACH} to detach even while busy, with every
      *         mount below it
-     * @throws VfsException {@code EBUSY} for the namespace root, or without
-     *         {@code MNT_DETACH} if it has child mounts or is pinned (open files, working
-     *         directories); nothing changes
+     * @throws VfsException {@code EINVAL} if it was detached already (reached through a
+     *         working directory or descriptor inside it); {@code EBUSY} for the namespace
+     *         root, or without {@code MNT_DETACH} if it has child mounts or is pinned (open
+     *         files, working directories); nothing changes
      */
     public void detach(VfsMount m, int flags) {
         long stamp = writeLock();
         try {
             MountTable t = mountTableAcquire();
+            if (m.isDetached()) {
+                throw new VfsException(Errno.EINVAL, "umount", null);
+            }
             if (m.parent() == null) {
                 throw new VfsException(Errno.EBUSY, "umount", null);
             }
@@ -146,6 +154,7 @@ public final class Namespace implements MountSource {
             t = withoutTree(t, c, lazy);
         }
         m.mountpoint().addMounts(-1);
+        m.markDetached();
         return t.without(m);
     }
 

@@ -36,6 +36,7 @@ public final class VfsMount {
     private final LongAdder pinsDropped = new LongAdder();
     private volatile boolean readOnly;
     private volatile boolean doomed;
+    private volatile boolean detached;
 
     /**
      * Creates a mount.
@@ -146,6 +147,20 @@ public final class VfsMount {
     /** Returns whether the mount has been (or is being) unmounted. */
     public boolean isDoomed() {
         return doomed;
+    }
+
+    /** Records that the mount left its namespace's table ({@code umount}, lazy or not); inside the mount write lock. */
+    void markDetached() {
+        detached = true;
+    }
+
+    /**
+     * Returns whether the mount is out of its namespace's table (Linux: not
+     * {@code check_mnt}): still reachable through what pins it, but no mount operation
+     * applies to it any more.
+     */
+    public boolean isDetached() {
+        return detached;
     }
 
     /** Releases one pin. */
