@@ -440,6 +440,9 @@ class DirectoryActorTest {
             Reply first = new Reply();
             other.tellDirectory(gone, chmod(PathProof.NONE, first));
             assertTrue(first.future.get(3, java.util.concurrent.TimeUnit.SECONDS).isOk(), "spawned, answered");
+            Reply sync0 = new Reply();
+            other.actorAcquire().tell(new dev.seqvfs.engine.sb.SuperblockActor.Remount(false, sync0.to));
+            sync0.future.get(3, java.util.concurrent.TimeUnit.SECONDS); // it publishes the reference after the first tell
             ActorRef<DirectoryActor.Command> ref = gone.actorAcquire();
             assertNotNull(ref);
 

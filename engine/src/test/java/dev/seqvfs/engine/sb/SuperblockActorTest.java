@@ -289,6 +289,7 @@ class SuperblockActorTest {
         sb.tellDirectory(gone, new DirectoryActor.SetAttrs(new dev.seqvfs.engine.inode.AttrChange.Chmod(0700),
                 Credentials.ROOT, PathProof.NONE, spawn.to));
         assertNull(spawn.await(), "its actor runs");
+        sync(); // the coordinator publishes the reference after its first tell
         remove(gone, true);
         gone.actorAcquire().tell(new DirectoryActor.Died());
         Reply r = rename(a, "x", gone, "y", PathProof.NONE);
