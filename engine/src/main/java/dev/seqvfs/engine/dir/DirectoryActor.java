@@ -46,6 +46,8 @@ import org.apache.pekko.actor.typed.javadsl.StashBuffer;
  *       command but {@link RenameFinished} is stashed;</li>
  *   <li><b>dead</b>: the directory was removed; every command fails with {@code ENOENT}.</li>
  * </ul>
+ * From live or dead, {@link Unmounted} (its superblock's last mount was released) stops
+ * it; a prepared actor stashes it like any command.
  *
  * <h2>Supervision</h2>
  * Wrapped in {@code SupervisorStrategy.resume()}: its state lives in the inode it
@@ -222,6 +224,16 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         }
     }
 
+    /**
+     * From the superblock actor: its last mount was released; stop. Handled after every
+     * command that reached the actor before it (a prepared actor stashes it with them).
+     */
+    public record Unmounted() implements Command {
+        @Override
+        public void fail(Errno e) {
+        }
+    }
+
     private record IdleTimeout() implements Command {
         @Override
         public void fail(Errno e) {
@@ -269,6 +281,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                 .onMessage(PrepareRename.class, this::onPrepareRename)
                 .onMessage(RenameFinished.class, m -> this)
                 .onMessage(Died.class, m -> dead())
+                .onMessage(Unmounted.class, m -> Behaviors.stopped())
                 .onMessage(IdleTimeout.class, m -> this)
                 .onSignal(PostStop.class, s -> onPostStop())
                 .build();
@@ -544,6 +557,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         getContext().setReceiveTimeout(DEAD_IDLE, new IdleTimeout());
         return Behaviors.receive(Command.class)
                 .onMessage(IdleTimeout.class, m -> Behaviors.stopped())
+                .onMessage(Unmounted.class, m -> Behaviors.stopped())
                 .onMessage(PrepareRename.class, m -> {
                     m.replyTo().tell(new Prepared(m.renameId(), dir, dir.snapshotAcquire()));
                     return Behaviors.same();

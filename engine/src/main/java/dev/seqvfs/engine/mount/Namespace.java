@@ -53,6 +53,9 @@ public final class Namespace implements MountSource {
     public Namespace(NamespaceLocks locks, Superblock rootSb) {
         this.locks = locks;
         VfsMount root = new VfsMount(mountIds.incrementAndGet(), rootSb, rootSb.root(), null, null, false);
+        if (!rootSb.tryAddMount()) {
+            throw new IllegalArgumentException(rootSb + " was deactivated");
+        }
         TABLE.setRelease(this, MountTable.of(root));
     }
 
@@ -85,12 +88,15 @@ public final class Namespace implements MountSource {
      *
      * @param readOnly whether the new mount is read-only
      * @return the new mount
-     * @throws VfsException {@code ENOENT} if the mountpoint directory was removed;
-     *         {@code EINVAL} if {@code parent} was detached ({@code do_add_mount})
+     * @throws VfsException {@code ENOENT} if the mountpoint directory was removed, or if
+     *         {@code sb} was deactivated meanwhile (a bind mount whose source's last mount
+     *         went away); {@code EINVAL} if {@code parent} was detached
+     *         ({@code do_add_mount}). A new superblock that is not attached is deactivated.
      */
     public VfsMount attach(VfsMount parent, DirectoryInode mountpoint, Superblock sb, DirectoryInode root,
                            boolean readOnly) {
         long stamp = writeLock();
+        boolean attached = false;
         try {
             if (mountpoint.isDead() || parent.isDoomed()) {
                 throw new VfsException(Errno.ENOENT, "mount", null);
@@ -98,12 +104,19 @@ public final class Namespace implements MountSource {
             if (parent.isDetached()) {
                 throw new VfsException(Errno.EINVAL, "mount", null);
             }
+            if (!sb.tryAddMount()) {
+                throw new VfsException(Errno.ENOENT, "mount", null);
+            }
             VfsMount m = new VfsMount(mountIds.incrementAndGet(), sb, root, parent, mountpoint, readOnly);
             mountpoint.addMounts(1);
             TABLE.setRelease(this, mountTableAcquire().with(m));
+            attached = true;
             return m;
         } finally {
             locks.mount.unlockWrite(stamp);
+            if (!attached) {
+                sb.deactivateIfUnmounted();
+            }
         }
     }
 
@@ -118,6 +131,7 @@ public final class Namespace implements MountSource {
      *         files, working directories); nothing changes
      */
     public void detach(VfsMount m, int flags) {
+        java.util.List<VfsMount> detached = new java.util.ArrayList<>();
         long stamp = writeLock();
         try {
             MountTable t = mountTableAcquire();
@@ -139,22 +153,30 @@ public final class Namespace implements MountSource {
             }
             // A lazy unmount only detaches: descriptors and working directories inside keep
             // working, and may open more files there, as in Linux.
-            TABLE.setRelease(this, withoutTree(t, m, lazy));
+            TABLE.setRelease(this, withoutTree(t, m, lazy, detached));
         } finally {
             locks.mount.unlockWrite(stamp);
         }
+        // Outside the lock: the last release of a superblock tells its actor to stop.
+        for (VfsMount d : detached) {
+            d.tryRelease();
+        }
     }
 
-    /** Removes {@code m} and, first, every mount below it (a lazy unmount takes the whole tree). */
-    private static MountTable withoutTree(MountTable t, VfsMount m, boolean lazy) {
+    /**
+     * Removes {@code m} and, first, every mount below it (a lazy unmount takes the whole
+     * tree), adding each to {@code detached}.
+     */
+    private static MountTable withoutTree(MountTable t, VfsMount m, boolean lazy, java.util.List<VfsMount> detached) {
         for (VfsMount c : t.childrenOf(m)) {
             if (!lazy) {
                 c.setDoomed(true);
             }
-            t = withoutTree(t, c, lazy);
+            t = withoutTree(t, c, lazy, detached);
         }
         m.mountpoint().addMounts(-1);
         m.markDetached();
+        detached.add(m);
         return t.without(m);
     }
 

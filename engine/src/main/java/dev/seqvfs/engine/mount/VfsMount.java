@@ -25,6 +25,17 @@ import java.util.concurrent.atomic.LongAdder;
  * {@code __legitimize_mnt}). So at least one side sees the other: either the unmount sees
  * the pin ({@code EBUSY}, and clears {@code doomed}) or the pinner sees {@code doomed},
  * drops its pin and retries its walk.
+ *
+ * <h2>States</h2>
+ * attached → detached ({@code umount}: doomed, no pins; or {@code MNT_DETACH}: maybe
+ * pinned) → released, once, when a detached mount has no pin ({@link #tryRelease}); the
+ * release counts one mount less on the superblock ({@link Superblock#mountReleased}),
+ * whose last one stops its actors. Every pin dropped on a detached mount tries the
+ * release: it adds to {@code pinsDropped}, fences, then reads {@code detached}, while the
+ * detacher sets {@code detached}, then tries; so one of them sees the last pin gone. The
+ * release itself is the handshake again under this mount's monitor (doom, count, undo
+ * unless zero), so a pinner racing the last unpin either is seen (no release) or sees
+ * {@code doomed} and walks again: a released mount is never pinned.
  */
 public final class VfsMount {
     private final int id;
@@ -37,6 +48,7 @@ public final class VfsMount {
     private volatile boolean readOnly;
     private volatile boolean doomed;
     private volatile boolean detached;
+    private boolean released; // guarded by this
 
     /**
      * Creates a mount.
@@ -108,7 +120,7 @@ public final class VfsMount {
         pinsTaken.increment();
         VarHandle.fullFence();
         if (doomed) {
-            pinsDropped.increment();
+            unpin(); // may be the drop a racing release was waiting for
             return false;
         }
         return true;
@@ -163,9 +175,47 @@ public final class VfsMount {
         return detached;
     }
 
-    /** Releases one pin. */
+    /** Releases one pin; the last one of a detached mount releases the mount. */
     public void unpin() {
         pinsDropped.increment();
+        VarHandle.fullFence();
+        if (detached) {
+            tryRelease();
+        }
+    }
+
+    /**
+     * Releases this detached mount if nothing pins it, once: dooms it (a later pin fails),
+     * counts the pins, and either undoes the doom (a pin is held: the last unpin tries
+     * again) or counts the mount off its superblock. Called by the detacher after it
+     * unlocked and by every unpin of a detached mount; holds no lock when it calls the
+     * superblock.
+     *
+     * @return {@code true} if this call released the mount
+     */
+    boolean tryRelease() {
+        if (pinCount() > 0) {
+            return false; // held: no need to doom it for an instant
+        }
+        synchronized (this) {
+            if (released) {
+                return false;
+            }
+            boolean wasDoomed = doomed; // a plain umount's doom stays
+            doomed = true;
+            if (pinCount() > 0) {
+                doomed = wasDoomed;
+                return false;
+            }
+            released = true;
+        }
+        superblock.mountReleased();
+        return true;
+    }
+
+    /** Returns whether the mount was released (detached, then unpinned); for tests. */
+    synchronized boolean isReleased() {
+        return released;
     }
 
     /**

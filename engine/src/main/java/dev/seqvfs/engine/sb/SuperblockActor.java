@@ -15,6 +15,7 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
+import org.apache.pekko.actor.typed.Terminated;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -47,7 +48,11 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  *
  * <h2>States</h2>
  * idle; renaming (one {@code InFlight}); both handle {@link SpawnAndForward} and
- * {@link Remount}.
+ * {@link Remount}. Then, once its superblock's last mount is released
+ * ({@link Deactivate}): deactivating (a rename in flight finishes; renames not started
+ * fail), stopping (every directory actor is told {@link DirectoryActor.Unmounted}, which
+ * it handles after what it already holds; commands for directories without an actor fail
+ * as gone), stopped when the last one has.
  *
  * <h2>Supervision</h2>
  * {@code SupervisorStrategy.resume()}: an unexpected exception in a handler leaves the
@@ -103,6 +108,13 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
     public record Remount(boolean readOnly, ReplyTo<DirReply> replyTo) implements Command {
     }
 
+    /**
+     * From {@link Superblock#mountReleased}: no mount reaches the superblock any more; stop
+     * its directory actors, then this actor.
+     */
+    record Deactivate() implements Command {
+    }
+
     private record WrappedPrepared(DirectoryActor.Prepared prepared) implements Command {
     }
 
@@ -131,6 +143,9 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
     private final ActorRef<DirectoryActor.Prepared> preparedAdapter;
     private long renameIds;
     private InFlight inFlight;
+    private boolean deactivating;
+    private boolean stopping;
+    private int stoppingChildren;
 
     private SuperblockActor(ActorContext<Command> ctx, StashBuffer<Command> stash, TimerScheduler<Command> timers,
                             Superblock sb, DispatcherSelector dirDispatcher) {
@@ -167,12 +182,18 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
                 .onMessage(CrossRename.class, this::onCrossRename)
                 .onMessage(WrappedPrepared.class, this::onPrepared)
                 .onMessage(Tick.class, this::onTick)
+                .onMessage(Deactivate.class, this::onDeactivate)
+                .onSignal(Terminated.class, this::onChildTerminated)
                 .build();
     }
 
     private Behavior<Command> onSpawnAndForward(SpawnAndForward m) {
         DirectoryInode dir = m.dir();
         ActorRef<DirectoryActor.Command> ref = dir.actorAcquire();
+        if (stopping) {
+            m.cmd().failGone(dir); // unmounted: spawn nothing, answer as gone
+            return this;
+        }
         if (ref == null) {
             if (dir.isDead()) {
                 if (m.cmd() instanceof DirectoryActor.PrepareRename pr) {
@@ -200,6 +221,10 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
     }
 
     private Behavior<Command> onCrossRename(CrossRename r) {
+        if (deactivating) {
+            failUnmounted(r);
+            return this;
+        }
         if (inFlight != null) {
             if (stash.isFull()) {
                 r.replyTo().tell(DirReply.error(Errno.EAGAIN));
@@ -303,8 +328,49 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
         sb.tellDirectory(f.request.oldDir(), new DirectoryActor.RenameFinished(f.id));
         sb.tellDirectory(f.request.newDir(), new DirectoryActor.RenameFinished(f.id));
         f.request.replyTo().tell(reply);
+        if (deactivating) {
+            stash.forEach(m -> failUnmounted((CrossRename) m));
+            stash.clear();
+            return stopChildren();
+        }
         while (inFlight == null && !stash.isEmpty()) {
             stash.unstash(this, 1, m -> m);
+        }
+        return this;
+    }
+
+    /** Fails a rename that reached an unmounted superblock: its walk raced the unmount. */
+    private static void failUnmounted(CrossRename r) {
+        boolean stale = r.proof() != null && !r.proof().stillHolds();
+        r.replyTo().tell(DirReply.error(stale ? Errno.ESTALE : Errno.ENOENT));
+    }
+
+    private Behavior<Command> onDeactivate(Deactivate d) {
+        if (deactivating) {
+            return this;
+        }
+        deactivating = true;
+        return inFlight == null ? stopChildren() : this; // else finish() stops them
+    }
+
+    /**
+     * Tells every directory actor to stop once it has answered what it holds (its mailbox
+     * and, if prepared, its stash: the rename in flight has finished, and its
+     * RenameFinished went first), and stops when the last has.
+     */
+    private Behavior<Command> stopChildren() {
+        stopping = true;
+        for (ActorRef<Void> child : getContext().getChildren()) {
+            getContext().watch(child);
+            child.<DirectoryActor.Command>unsafeUpcast().tell(new DirectoryActor.Unmounted());
+            stoppingChildren++;
+        }
+        return stoppingChildren == 0 ? Behaviors.stopped() : this;
+    }
+
+    private Behavior<Command> onChildTerminated(Terminated t) {
+        if (stopping && --stoppingChildren == 0) {
+            return Behaviors.stopped();
         }
         return this;
     }

@@ -389,6 +389,46 @@ class DirectoryActorTest {
         assertFalse(kit.isAlive(), "stops after DEAD_IDLE without messages");
     }
 
+    // ------------------------------------------------------------------ unmounted
+
+    @Test
+    void unmounted_live_stops() {
+        Reply before = new Reply();
+        kit.run(create("n", PathProof.NONE, before));
+        kit.run(new DirectoryActor.Unmounted());
+        assertTrue(before.get().isOk());
+        assertFalse(kit.isAlive());
+    }
+
+    /** A prepared actor stashes Unmounted with the rest (real actors: the synchronous kit does not end a behavior that unstashes into a stop). */
+    @Test
+    void unmounted_prepared_isStashed_andStopsAfterItsRenameFinished() {
+        ActorTestKit tk = ActorTestKit.create(ActorTestKit.applicationTestConfig());
+        try {
+            ActorRef<DirectoryActor.Command> ref = tk.spawn(DirectoryActor.create(d, sb));
+            d.publishActorRelease(ref);
+            TestProbe<DirectoryActor.Prepared> coordinator = tk.createTestProbe();
+            ref.tell(new DirectoryActor.PrepareRename(6, d, coordinator.ref()));
+            coordinator.receiveMessage();
+            Reply before = new Reply();
+            ref.tell(create("n", PathProof.NONE, before));
+            ref.tell(new DirectoryActor.Unmounted());
+            ref.tell(new DirectoryActor.RenameFinished(6));
+            coordinator.expectTerminated(ref);
+            assertTrue(before.get().isOk(), "answered before the stop");
+        } finally {
+            tk.shutdownTestKit();
+        }
+    }
+
+    @Test
+    void unmounted_dead_stops() {
+        removeD();
+        kit.run(new DirectoryActor.Died());
+        kit.run(new DirectoryActor.Unmounted());
+        assertFalse(kit.isAlive());
+    }
+
     /** The same with real timers (Pekko's manual clock): a message restarts the idle time; the stop clears the reference. */
     @Test
     void dead_idleForDeadIdle_stopsAndClearsTheActorReference() {

@@ -4,6 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.seqvfs.engine.inode.InodeOperations;
+import dev.seqvfs.engine.sb.NamespaceLocks;
+import dev.seqvfs.engine.sb.Superblock;
+import dev.seqvfs.engine.sb.SuperblockConfig;
 import dev.seqvfs.engine.testing.LincheckBudget;
 import org.jetbrains.lincheck.Lincheck;
 import org.junit.jupiter.api.Test;
@@ -13,7 +17,10 @@ import org.junit.jupiter.api.Test;
  * {@link VfsMount#tryPin()} (an open, a chdir) against {@link VfsMount#tryDoom()} (the
  * step of {@code umount2(2)} without {@code MNT_DETACH} that {@link Namespace#detach}
  * takes inside the mount write lock). Forbidden outcomes: an unmount that succeeds while
- * a pin is held; a pin taken after a successful unmount.
+ * a pin is held; a pin taken after a successful unmount. Then the release of a detached
+ * mount ({@link VfsMount#tryRelease}, which counts it off its superblock): forbidden are a
+ * release while a pin is held, a second release, a pin on a released mount, and no
+ * release once the last pin is gone.
  *
  * <p>The model checker steps through {@link java.util.concurrent.atomic.LongAdder}'s own
  * fields too, and the second test fails at once if {@link VfsMount#pinCount()} sums the
@@ -69,6 +76,109 @@ class VfsMountLincheckTest {
             assertFalse(doomed[0], "unmounted while a pin is held");
             assertEquals(1, m.pinCount());
         });
+    }
+
+    // ------------------------------------------------------------------ release of a detached mount
+
+    /** A mount counted on a superblock without actors (its release only counts). */
+    private static VfsMount mounted() {
+        Superblock sb = new Superblock(2, "tmpfs", InodeOperations.GENERIC, SuperblockConfig.UNLIMITED, () -> 0,
+                new NamespaceLocks(), 0755, 0, 0);
+        assertTrue(sb.tryAddMount());
+        return new VfsMount(2, sb, sb.root(), null, null, false);
+    }
+
+    /** Namespace.detach's steps: out of the table (inside the lock), then the release attempt (after it). */
+    private static void detach(VfsMount m) {
+        m.markDetached();
+        m.tryRelease();
+    }
+
+    @Test
+    void lazyDetach_racingTheLastUnpin_releasesExactlyOnce() {
+        Lincheck.runConcurrentTest(LincheckBudget.invocations(1_000), () -> {
+            VfsMount m = mounted();
+            assertTrue(m.tryPin());
+            Throwable[] failed = new Throwable[2];
+            Thread detacher = new Thread(() -> catching(failed, 0, () -> detach(m)));
+            Thread closer = new Thread(() -> catching(failed, 1, m::unpin));
+            detacher.start();
+            closer.start();
+            join(detacher, closer);
+            assertEquals(null, failed[0]);
+            assertEquals(null, failed[1], "released twice (mountReleased threw)");
+            assertTrue(m.isReleased(), "not released after its last pin went");
+            assertTrue(m.superblock().isDeactivated());
+            assertFalse(m.tryPin(), "a pin on a released mount");
+        });
+    }
+
+    /**
+     * A lazily detached mount: its last pin goes while something inside opens another file
+     * (a pin taken through a working directory there would be pinAgain; a walk that
+     * raced the detach takes it by tryPin). The opener either holds a live mount or backs
+     * off; the mount is released once, after both.
+     */
+    @Test
+    void tryPin_racingTheLastUnpinOfADetachedMount_neverPinsAReleasedMount() {
+        Lincheck.runConcurrentTest(LincheckBudget.invocations(1_000), () -> {
+            VfsMount m = mounted();
+            assertTrue(m.tryPin());
+            detach(m);
+            assertFalse(m.isReleased(), "pinned");
+            boolean[] sawReleased = new boolean[1];
+            Throwable[] failed = new Throwable[2];
+            Thread closer = new Thread(() -> catching(failed, 0, m::unpin));
+            Thread opener = new Thread(() -> catching(failed, 1, () -> {
+                if (m.tryPin()) {
+                    sawReleased[0] = m.isReleased();
+                    m.unpin();
+                }
+            }));
+            closer.start();
+            opener.start();
+            join(closer, opener);
+            assertEquals(null, failed[0]);
+            assertEquals(null, failed[1]);
+            assertFalse(sawReleased[0], "pinned a released mount");
+            assertTrue(m.isReleased(), "not released after its last pin went");
+            assertTrue(m.superblock().isDeactivated());
+            assertEquals(0, m.pinCount());
+        });
+    }
+
+    /** A plain umount's release, racing a pinner that backs off: released once, by whichever goes last. */
+    @Test
+    void umount_racingAFailingPin_releasesExactlyOnce() {
+        Lincheck.runConcurrentTest(LincheckBudget.invocations(1_000), () -> {
+            VfsMount m = mounted();
+            boolean[] doomed = new boolean[1];
+            boolean[] pinned = new boolean[1];
+            Throwable[] failed = new Throwable[2];
+            Thread umounter = new Thread(() -> catching(failed, 0, () -> {
+                doomed[0] = m.tryDoom();
+                if (doomed[0]) {
+                    detach(m);
+                }
+            }));
+            Thread pinner = new Thread(() -> catching(failed, 1, () -> pinned[0] = m.tryPin()));
+            umounter.start();
+            pinner.start();
+            join(umounter, pinner);
+            assertEquals(null, failed[0]);
+            assertEquals(null, failed[1]);
+            assertFalse(doomed[0] && pinned[0]);
+            assertEquals(doomed[0], m.isReleased());
+            assertEquals(doomed[0], m.superblock().isDeactivated());
+        });
+    }
+
+    private static void catching(Throwable[] into, int i, Runnable r) {
+        try {
+            r.run();
+        } catch (Throwable e) {
+            into[i] = e;
+        }
     }
 
     static void join(Thread... ts) {

@@ -360,4 +360,51 @@ class SuperblockActorTest {
         expectFinished(pb, fromA.renameId());
         assertXStillInA();
     }
+
+    // ------------------------------------------------------------------ deactivation
+
+    /**
+     * {@code Deactivate} (its last mount was released) while a rename is in flight: the
+     * rename finishes as if nothing happened, renames stashed behind it and sent after it
+     * fail as gone (their walks raced the unmount), every directory actor is told to stop,
+     * and the coordinator stops once they have.
+     */
+    @Test
+    void deactivate_withARenameInFlight_finishesItFailsTheOthersAndStopsWithItsDirectoryActors() throws Exception {
+        DirectoryInode c = mkdir(sb.root(), "c");
+        Reply spawn = new Reply();
+        sb.tellDirectory(c, new DirectoryActor.SetAttrs(new dev.seqvfs.engine.inode.AttrChange.Chmod(0700),
+                Credentials.ROOT, PathProof.NONE, spawn.to));
+        assertNull(spawn.await());
+        sync(); // the coordinator publishes the reference after its first tell
+        ActorRef<DirectoryActor.Command> child = c.actorAcquire();
+        TestProbe<Object> watcher = TK.createTestProbe();
+
+        Reply first = rename(a, "x", b, "y", PathProof.NONE);
+        DirectoryActor.PrepareRename fromA = expectPrepare(pa);
+        DirectoryActor.PrepareRename fromB = expectPrepare(pb);
+        Reply stashed = rename(b, "y", a, "x", PathProof.NONE);
+        coordinator.tell(new SuperblockActor.Deactivate());
+        Reply after = rename(b, "y", a, "x", () -> false);
+        assertEquals(Errno.ESTALE, after.await(), "not started: its walk no longer holds");
+        assertFalse(first.future.isDone());
+
+        prepared(fromA, a);
+        prepared(fromB, b);
+        assertNull(first.await(), "the rename in flight completes");
+        assertSame(x, b.snapshotAcquire().lookup("y").inode());
+        expectFinished(pa, fromA.renameId());
+        expectFinished(pb, fromA.renameId());
+        assertEquals(Errno.ENOENT, stashed.await(), "stashed behind it: never started");
+        watcher.expectTerminated(child);
+        watcher.expectTerminated(coordinator);
+        assertNull(c.actorAcquire());
+    }
+
+    @Test
+    void deactivate_idle_stopsAtOnce() {
+        TestProbe<Object> watcher = TK.createTestProbe();
+        coordinator.tell(new SuperblockActor.Deactivate());
+        watcher.expectTerminated(coordinator);
+    }
 }
