@@ -376,7 +376,7 @@ class DirectoryActorTest {
     }
 
     @Test
-    void died_thenIdleTimeout_stopsAndClearsTheActorReference() {
+    void died_thenIdleTimeout_stops() {
         removeD();
         kit.run(new DirectoryActor.Died());
         Effect.ReceiveTimeoutSet<?> idle = kit.expectEffectClass(Effect.ReceiveTimeoutSet.class);
