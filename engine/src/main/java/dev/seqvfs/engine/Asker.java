@@ -140,6 +140,10 @@ final class Asker {
      * spawns the directory's actor) when the directory has none yet.
      */
     CompletableFuture<DirReply> askDir(DirectoryInode dir, Function<ReplyTo<DirReply>, DirectoryActor.Command> make) {
+        if (dir.owner() instanceof Superblock unmounted && unmounted.isDeactivated()) {
+            // Its actors stop (or stopped): answer as a gone directory's actor would, at once.
+            return ask((RecipientRef<DirectoryActor.Command>) c -> c.failGone(dir), make);
+        }
         ActorRef<DirectoryActor.Command> ref = dir.actorAcquire();
         if (ref != null) {
             return ask(ref, make);

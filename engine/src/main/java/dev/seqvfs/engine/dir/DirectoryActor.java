@@ -45,6 +45,8 @@ import org.apache.pekko.actor.typed.javadsl.StashBuffer;
  *       command but {@link RenameFinished} is stashed;</li>
  *   <li><b>dead</b>: the directory was removed; every command fails with {@code ENOENT}.</li>
  * </ul>
+ * From live or dead, {@link Unmounted} (its superblock's last mount was released) stops
+ * it; a prepared actor stashes it like any command.
  *
  * <h2>Supervision</h2>
  * Wrapped in {@code SupervisorStrategy.resume()}: its state lives in the inode it
@@ -176,12 +178,14 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      * {@link RenameFinished}.
      *
      * @param renameId the coordinator's id for this rename
+     * @param dir the directory asked, named in a refusal so the coordinator knows which parent refused
      * @param replyTo the coordinator
      */
-    public record PrepareRename(long renameId, ActorRef<Prepared> replyTo) implements Command {
+    public record PrepareRename(long renameId, DirectoryInode dir, ActorRef<Prepared> replyTo) implements Command {
+        /** Refuses to prepare ({@code EAGAIN} from a full stash): the coordinator fails the rename at once. */
         @Override
         public void fail(Errno e) {
-            replyTo.tell(new Prepared(renameId, null, null));
+            replyTo.tell(new Prepared(renameId, dir, null, e));
         }
     }
 
@@ -190,9 +194,15 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      *
      * @param renameId the coordinator's id
      * @param dir the directory
-     * @param snapshot its snapshot, frozen until {@link RenameFinished}; {@code null} if it could not prepare
+     * @param snapshot its snapshot, frozen until {@link RenameFinished} (a dead directory's
+     *                 is dead and frozen for good); {@code null} if it refused
+     * @param error why it refused to prepare, or {@code null}
      */
-    public record Prepared(long renameId, DirectoryInode dir, DirSnapshot snapshot) {
+    public record Prepared(long renameId, DirectoryInode dir, DirSnapshot snapshot, Errno error) {
+        /** A prepared directory's answer: its snapshot. */
+        public Prepared(long renameId, DirectoryInode dir, DirSnapshot snapshot) {
+            this(renameId, dir, snapshot, null);
+        }
     }
 
     /**
@@ -208,6 +218,16 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
 
     /** The directory was removed by its parent: answer ENOENT from now on. */
     public record Died() implements Command {
+        @Override
+        public void fail(Errno e) {
+        }
+    }
+
+    /**
+     * From the superblock actor: its last mount was released; stop. Handled after every
+     * command that reached the actor before it (a prepared actor stashes it with them).
+     */
+    public record Unmounted() implements Command {
         @Override
         public void fail(Errno e) {
         }
@@ -239,7 +259,12 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      * @param sb its superblock
      */
     public static Behavior<Command> create(DirectoryInode dir, Superblock sb) {
-        return Behaviors.supervise(Behaviors.<Command>withStash(STASH_CAPACITY,
+        return create(dir, sb, STASH_CAPACITY);
+    }
+
+    /** As {@link #create(DirectoryInode, Superblock)}, with a stash of {@code stashCapacity} commands (tests). */
+    static Behavior<Command> create(DirectoryInode dir, Superblock sb, int stashCapacity) {
+        return Behaviors.supervise(Behaviors.<Command>withStash(stashCapacity,
                         stash -> Behaviors.setup(ctx -> new DirectoryActor(ctx, stash, dir, sb))))
                 .onFailure(SupervisorStrategy.resume());
     }
@@ -263,9 +288,14 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         return ref;
     }
 
-    /** Clears {@code dir}'s actor reference if it is still {@code ref} (the actor stopped); by the superblock actor. */
-    public static void forget(DirectoryInode dir, ActorRef<Command> ref) {
-        if (dir.actorAcquire() == ref) {
+    /**
+     * Clears {@code dir}'s actor reference if it is still {@code ref}'s actor (it stopped); by
+     * the superblock actor. Compares by {@code equals}: references to one actor may be
+     * different objects.
+     */
+    public static void forget(DirectoryInode dir, ActorRef<?> ref) {
+        ActorRef<Command> cur = dir.actorAcquire();
+        if (cur != null && cur.equals(ref)) {
             dir.publishActorRelease(null);
         }
     }
@@ -281,6 +311,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                 .onMessage(PrepareRename.class, this::onPrepareRename)
                 .onMessage(RenameFinished.class, m -> this)
                 .onMessage(Died.class, m -> dead())
+                .onMessage(Unmounted.class, m -> Behaviors.stopped())
                 .onMessage(IdleTimeout.class, m -> this)
                 .onSignal(PostStop.class, s -> onPostStop())
                 .build();
@@ -553,6 +584,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         getContext().setReceiveTimeout(DEAD_IDLE, new IdleTimeout());
         return Behaviors.receive(Command.class)
                 .onMessage(IdleTimeout.class, m -> Behaviors.stopped())
+                .onMessage(Unmounted.class, m -> Behaviors.stopped())
                 .onMessage(PrepareRename.class, m -> {
                     m.replyTo().tell(new Prepared(m.renameId(), dir, dir.snapshotAcquire()));
                     return Behaviors.same();
@@ -571,7 +603,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
     }
 
     private Behavior<Command> onPostStop() {
-        if (dir.actorAcquire() == getContext().getSelf()) {
+        if (getContext().getSelf().equals(dir.actorAcquire())) {
             dir.publishActorRelease(null);
         }
         return Behaviors.same();

@@ -325,7 +325,12 @@ public class Inode {
      * long as they are open, whatever link count {@code fstat} shows.
      */
     protected boolean isLinked() {
-        return attrsAcquire().nlink() > 0;
+        // A volatile read, not acquire: maybeFree's Dekker with openCount needs both of its
+        // reads in the synchronization order. After openRelease's get-and-add, an acquire
+        // load may still return the attributes from before a racing last unlink's CAS
+        // (the JMM orders it with nothing before it), and that unlink may read the open
+        // count from before the get-and-add: neither frees the inode.
+        return ((InodeAttrs) ATTRS.getVolatile(this)).nlink() > 0;
     }
 
     private void maybeFree() {

@@ -54,6 +54,9 @@ public final class Namespace implements MountSource {
     public Namespace(NamespaceLocks locks, Superblock rootSb) {
         this.locks = locks;
         VfsMount root = new VfsMount(mountIds.incrementAndGet(), rootSb, rootSb.root(), null, null, false);
+        if (!rootSb.tryAddMount()) {
+            throw new IllegalArgumentException(rootSb + " was deactivated");
+        }
         TABLE.setRelease(this, MountTable.of(root));
     }
 
@@ -86,21 +89,35 @@ public final class Namespace implements MountSource {
      *
      * @param readOnly whether the new mount is read-only
      * @return the new mount
-     * @throws VfsException {@code ENOENT} if the mountpoint directory was removed
+     * @throws VfsException {@code ENOENT} if the mountpoint directory was removed, or if
+     *         {@code sb} was deactivated meanwhile (a bind mount whose source's last mount
+     *         went away); {@code EINVAL} if {@code parent} was detached
+     *         ({@code do_add_mount}). A new superblock that is not attached is deactivated.
      */
     public VfsMount attach(VfsMount parent, DirectoryInode mountpoint, Superblock sb, DirectoryInode root,
                            boolean readOnly) {
         long stamp = writeLock();
+        boolean attached = false;
         try {
             if (mountpoint.isDead() || parent.isDoomed()) {
+                throw new VfsException(Errno.ENOENT, Syscall.MOUNT, null);
+            }
+            if (parent.isDetached()) {
+                throw new VfsException(Errno.EINVAL, Syscall.MOUNT, null);
+            }
+            if (!sb.tryAddMount()) {
                 throw new VfsException(Errno.ENOENT, Syscall.MOUNT, null);
             }
             VfsMount m = new VfsMount(mountIds.incrementAndGet(), sb, root, parent, mountpoint, readOnly);
             mountpoint.addMounts(1);
             TABLE.setRelease(this, mountTableAcquire().with(m));
+            attached = true;
             return m;
         } finally {
             locks.mount.unlockWrite(stamp);
+            if (!attached) {
+                sb.deactivateIfUnmounted();
+            }
         }
     }
 
@@ -109,14 +126,19 @@ public final class Namespace implements MountSource {
      *
      * @param flags {@link MountFlags#MNT_DETACH} to detach even while busy, with every
      *         mount below it
-     * @throws VfsException {@code EBUSY} for the namespace root, or without
-     *         {@code MNT_DETACH} if it has child mounts or is pinned (open files, working
-     *         directories); nothing changes
+     * @throws VfsException {@code EINVAL} if it was detached already (reached through a
+     *         working directory or descriptor inside it); {@code EBUSY} for the namespace
+     *         root, or without {@code MNT_DETACH} if it has child mounts or is pinned (open
+     *         files, working directories); nothing changes
      */
     public void detach(VfsMount m, int flags) {
+        java.util.List<VfsMount> detached = new java.util.ArrayList<>();
         long stamp = writeLock();
         try {
             MountTable t = mountTableAcquire();
+            if (m.isDetached()) {
+                throw new VfsException(Errno.EINVAL, Syscall.UMOUNT, null);
+            }
             if (m.parent() == null) {
                 throw new VfsException(Errno.EBUSY, Syscall.UMOUNT, null);
             }
@@ -126,29 +148,36 @@ public final class Namespace implements MountSource {
             }
             if (!lazy) {
                 // A plain unmount must see every pin: mark first, then count (see VfsMount).
-                m.setDoomed(true);
-                if (m.pinCount() > 0) {
-                    m.setDoomed(false);
+                if (!m.tryDoom()) {
                     throw new VfsException(Errno.EBUSY, Syscall.UMOUNT, null);
                 }
             }
             // A lazy unmount only detaches: descriptors and working directories inside keep
             // working, and may open more files there, as in Linux.
-            TABLE.setRelease(this, withoutTree(t, m, lazy));
+            TABLE.setRelease(this, withoutTree(t, m, lazy, detached));
         } finally {
             locks.mount.unlockWrite(stamp);
         }
+        // Outside the lock: the last release of a superblock tells its actor to stop.
+        for (VfsMount d : detached) {
+            d.tryRelease();
+        }
     }
 
-    /** Removes {@code m} and, first, every mount below it (a lazy unmount takes the whole tree). */
-    private static MountTable withoutTree(MountTable t, VfsMount m, boolean lazy) {
+    /**
+     * Removes {@code m} and, first, every mount below it (a lazy unmount takes the whole
+     * tree), adding each to {@code detached}.
+     */
+    private static MountTable withoutTree(MountTable t, VfsMount m, boolean lazy, java.util.List<VfsMount> detached) {
         for (VfsMount c : t.childrenOf(m)) {
             if (!lazy) {
                 c.setDoomed(true);
             }
-            t = withoutTree(t, c, lazy);
+            t = withoutTree(t, c, lazy, detached);
         }
         m.mountpoint().addMounts(-1);
+        m.markDetached();
+        detached.add(m);
         return t.without(m);
     }
 

@@ -2,6 +2,7 @@ package dev.seqvfs.engine.mount;
 
 import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.sb.Superblock;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -11,13 +12,30 @@ import java.util.concurrent.atomic.LongAdder;
  * <h2>Concurrency</h2>
  * Identity fields are final. {@code readOnly} is written only inside the mount write lock
  * ({@code MS_REMOUNT | MS_BIND | MS_RDONLY}) and read with acquire by write calls.
- * {@code pins} counts what keeps the mount busy (open files, working and root
- * directories of tasks) in a striped counter. {@code doomed} is Linux's
- * {@code MNT_DOOMED}/{@code MNT_SYNC_UMOUNT} handshake: {@code umount} sets it, then sums
- * the pins; {@link #tryPin()} adds a pin, then reads it. Both are sequentially consistent
- * atomics, so at least one side sees the other: either the unmount sees the pin
- * ({@code EBUSY}, and clears {@code doomed}) or the pinner sees {@code doomed}, drops its
- * pin and retries its walk.
+ * The pins count what keeps the mount busy (open files, working and root directories of
+ * tasks) in two striped counters that only grow, {@code pinsTaken} and
+ * {@code pinsDropped}: {@link #pinCount()} sums the dropped ones first, so it never counts
+ * fewer pins than were held at the instant between its two sums. (One counter
+ * incremented and decremented could: its sum is not a snapshot, and a failed pin's
+ * decrement landing in a cell read later than the cell of its increment cancels a pin
+ * that is held.) {@code doomed} is Linux's {@code MNT_DOOMED}/{@code MNT_SYNC_UMOUNT}
+ * handshake: {@code umount} sets it, then counts the pins; {@link #tryPin()} takes a pin,
+ * then reads it, with a full fence in between (a {@code LongAdder} update is a release
+ * CAS, which a later volatile read may pass; Linux has the same {@code smp_mb()} in
+ * {@code __legitimize_mnt}). So at least one side sees the other: either the unmount sees
+ * the pin ({@code EBUSY}, and clears {@code doomed}) or the pinner sees {@code doomed},
+ * drops its pin and retries its walk.
+ *
+ * <h2>States</h2>
+ * attached → detached ({@code umount}: doomed, no pins; or {@code MNT_DETACH}: maybe
+ * pinned) → released, once, when a detached mount has no pin ({@link #tryRelease}); the
+ * release counts one mount less on the superblock ({@link Superblock#mountReleased}),
+ * whose last one stops its actors. Every pin dropped on a detached mount tries the
+ * release: it adds to {@code pinsDropped}, fences, then reads {@code detached}, while the
+ * detacher sets {@code detached}, then tries; so one of them sees the last pin gone. The
+ * release itself is the handshake again under this mount's monitor (doom, count, undo
+ * unless zero), so a pinner racing the last unpin either is seen (no release) or sees
+ * {@code doomed} and walks again: a released mount is never pinned.
  */
 public final class VfsMount {
     private final int id;
@@ -25,9 +43,12 @@ public final class VfsMount {
     private final DirectoryInode root;
     private final VfsMount parent;
     private final DirectoryInode mountpoint;
-    private final LongAdder pins = new LongAdder();
+    private final LongAdder pinsTaken = new LongAdder();
+    private final LongAdder pinsDropped = new LongAdder();
     private volatile boolean readOnly;
     private volatile boolean doomed;
+    private volatile boolean detached;
+    private boolean released; // guarded by this
 
     /**
      * Creates a mount.
@@ -96,9 +117,10 @@ public final class VfsMount {
      * @return {@code true} if pinned; {@code false} if the caller must walk again
      */
     public boolean tryPin() {
-        pins.increment();
+        pinsTaken.increment();
+        VarHandle.fullFence();
         if (doomed) {
-            pins.decrement();
+            unpin(); // may be the drop a racing release was waiting for
             return false;
         }
         return true;
@@ -106,7 +128,7 @@ public final class VfsMount {
 
     /** Adds a pin to a mount the caller already holds pinned ({@code dup}, {@code fork}). */
     public void pinAgain() {
-        pins.increment();
+        pinsTaken.increment();
     }
 
     /**
@@ -117,19 +139,92 @@ public final class VfsMount {
         doomed = d;
     }
 
+    /**
+     * The unmount's side of the handshake ({@code umount} without {@code MNT_DETACH}):
+     * marks the mount doomed, then counts the pins, and clears the mark again if one is
+     * held. Called inside the mount write lock.
+     *
+     * @return {@code true} if the mount is doomed: no pin was held, and every later
+     *         {@link #tryPin()} fails; {@code false} if it is pinned ({@code EBUSY})
+     */
+    public boolean tryDoom() {
+        doomed = true;
+        if (pinCount() > 0) {
+            doomed = false;
+            return false;
+        }
+        return true;
+    }
+
     /** Returns whether the mount has been (or is being) unmounted. */
     public boolean isDoomed() {
         return doomed;
     }
 
-    /** Releases one pin. */
-    public void unpin() {
-        pins.decrement();
+    /** Records that the mount left its namespace's table ({@code umount}, lazy or not); inside the mount write lock. */
+    void markDetached() {
+        detached = true;
     }
 
-    /** Returns the number of pins; exact only inside the mount write lock. */
+    /**
+     * Returns whether the mount is out of its namespace's table (Linux: not
+     * {@code check_mnt}): still reachable through what pins it, but no mount operation
+     * applies to it any more.
+     */
+    public boolean isDetached() {
+        return detached;
+    }
+
+    /** Releases one pin; the last one of a detached mount releases the mount. */
+    public void unpin() {
+        pinsDropped.increment();
+        VarHandle.fullFence();
+        if (detached) {
+            tryRelease();
+        }
+    }
+
+    /**
+     * Releases this detached mount if nothing pins it, once: dooms it (a later pin fails),
+     * counts the pins, and either undoes the doom (a pin is held: the last unpin tries
+     * again) or counts the mount off its superblock. Called by the detacher after it
+     * unlocked and by every unpin of a detached mount; holds no lock when it calls the
+     * superblock.
+     *
+     * @return {@code true} if this call released the mount
+     */
+    boolean tryRelease() {
+        if (pinCount() > 0) {
+            return false; // held: no need to doom it for an instant
+        }
+        synchronized (this) {
+            if (released) {
+                return false;
+            }
+            boolean wasDoomed = doomed; // a plain umount's doom stays
+            doomed = true;
+            if (pinCount() > 0) {
+                doomed = wasDoomed;
+                return false;
+            }
+            released = true;
+        }
+        superblock.mountReleased();
+        return true;
+    }
+
+    /** Returns whether the mount was released (detached, then unpinned); for tests. */
+    synchronized boolean isReleased() {
+        return released;
+    }
+
+    /**
+     * Returns the number of pins: at least the number held at one instant during the call
+     * (pins taken meanwhile may be counted too), so zero means none was held then.
+     */
     public long pinCount() {
-        return pins.sum();
+        long dropped = pinsDropped.sum();
+        return pinsTaken.sum() - dropped;
     }
 
     @Override

@@ -17,6 +17,7 @@ import dev.seqvfs.protocol.StatFs;
 import dev.seqvfs.protocol.VfsException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.typed.ActorRef;
 
@@ -39,6 +40,10 @@ import org.apache.pekko.actor.typed.ActorRef;
  *       and an exact limit ({@code ENOSPC} at exactly {@code maxInodes}) needs one
  *       authority, which a CAS is.</li>
  *   <li>{@code actor} is published once, with release, right after the actor is spawned.</li>
+ *   <li>{@code activeMounts} (Linux's {@code s_active}) counts the mounts of this
+ *       superblock that are attached or, detached, still pinned; changed by CAS. When the
+ *       last one is released it becomes {@code -1} for good: the superblock is
+ *       deactivated and its actor is told to stop its directory actors and itself.</li>
  * </ul>
  *
  * <h2>Invariants</h2>
@@ -71,6 +76,7 @@ public final class Superblock implements InodeOwner {
     private final AtomicLong nextIno = new AtomicLong(ROOT_INO + 1);
     private final AtomicLong usedInodes = new AtomicLong();
     private final AtomicLong usedBytes = new AtomicLong();
+    private final AtomicInteger activeMounts = new AtomicInteger();
     private final DirectoryInode root;
     @SuppressWarnings("unused") // accessed through READ_ONLY
     private volatile boolean readOnly;
@@ -303,6 +309,70 @@ public final class Superblock implements InodeOwner {
             ref.tell(cmd);
         } else {
             actorAcquire().tell(new SuperblockActor.SpawnAndForward(dir, cmd));
+        }
+    }
+
+    /**
+     * Counts one more mount of this superblock (a mount or a bind mount of it); called by
+     * the namespace inside the mount write lock.
+     *
+     * @return {@code false} if the superblock was deactivated (its last mount was released
+     *         while the caller walked to it): nothing counted
+     */
+    public boolean tryAddMount() {
+        while (true) {
+            int c = activeMounts.get();
+            if (c < 0) {
+                return false;
+            }
+            if (activeMounts.compareAndSet(c, c + 1)) {
+                return true;
+            }
+        }
+    }
+
+    /**
+     * Counts one mount less: a mount of this superblock was released (unmounted, and no
+     * longer pinned). The last one deactivates the superblock. Never blocks; call it
+     * holding no lock (it may tell the superblock's actor).
+     *
+     * @throws IllegalStateException if no mount was counted
+     */
+    public void mountReleased() {
+        while (true) {
+            int c = activeMounts.get();
+            if (c <= 0) {
+                throw new IllegalStateException("mount released on " + this + " with " + c + " active mounts");
+            }
+            int next = c == 1 ? -1 : c - 1;
+            if (activeMounts.compareAndSet(c, next)) {
+                if (next < 0) {
+                    deactivated();
+                }
+                return;
+            }
+        }
+    }
+
+    /**
+     * Deactivates the superblock if it was never mounted (a new instance whose
+     * {@code attach} failed); a no-op once it has a mount. Call it holding no lock.
+     */
+    public void deactivateIfUnmounted() {
+        if (activeMounts.compareAndSet(0, -1)) {
+            deactivated();
+        }
+    }
+
+    /** Returns whether the superblock has no mount left and its actors stop (or stopped). Volatile read. */
+    public boolean isDeactivated() {
+        return activeMounts.get() < 0;
+    }
+
+    private void deactivated() {
+        ActorRef<SuperblockActor.Command> a = actorAcquire();
+        if (a != null) {
+            a.tell(new SuperblockActor.Deactivate());
         }
     }
 

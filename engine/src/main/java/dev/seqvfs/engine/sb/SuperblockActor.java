@@ -43,11 +43,17 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * </ol>
  * If a parent does not answer within {@link #PREPARE_TIMEOUT} (checked by a periodic
  * tick, so the within-time case costs no timer), the rename is abandoned with
- * {@code EIO} and both parents are released. No lock is held while waiting.
+ * {@code EIO} and both parents are released. A parent that refuses to prepare (a full
+ * stash: {@code EAGAIN}) fails the rename at once with that errno, both parents released.
+ * No lock is held while waiting.
  *
  * <h2>States</h2>
  * idle; renaming (one {@code InFlight}); both handle {@link SpawnAndForward} and
- * {@link Remount}.
+ * {@link Remount}. Then, once its superblock's last mount is released
+ * ({@link Deactivate}): deactivating (a rename in flight finishes; renames not started
+ * fail), stopping (every directory actor is told {@link DirectoryActor.Unmounted}, which
+ * it handles after what it already holds; commands for directories without an actor fail
+ * as gone), stopped when the last one has.
  *
  * <h2>Supervision</h2>
  * {@code SupervisorStrategy.resume()}: an unexpected exception in a handler leaves the
@@ -56,6 +62,9 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Command> {
     /** How long the coordinator waits for both parents to prepare. */
     public static final Duration PREPARE_TIMEOUT = Duration.ofSeconds(5);
+    /** The watchdog's period: a rename still preparing at its 6th tick is abandoned (after 5 to 6 s). */
+    static final Duration TICK = PREPARE_TIMEOUT.dividedBy(5);
+    private static final int TICKS_PER_TIMEOUT = 5;
 
     /** A message to a superblock actor. */
     public sealed interface Command {
@@ -100,6 +109,13 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
     public record Remount(boolean readOnly, ReplyTo<DirReply> replyTo) implements Command {
     }
 
+    /**
+     * From {@link Superblock#mountReleased}: no mount reaches the superblock any more; stop
+     * its directory actors, then this actor.
+     */
+    record Deactivate() implements Command {
+    }
+
     private record WrappedPrepared(DirectoryActor.Prepared prepared) implements Command {
     }
 
@@ -110,7 +126,8 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
     private static final class InFlight {
         final long id;
         final CrossRename request;
-        final long startedNanos = System.nanoTime();
+        /** Watchdog ticks seen while preparing: counted, not timed, so a test's manual clock drives it. */
+        int ticks;
         DirectoryActor.Prepared oldPrepared;
         DirectoryActor.Prepared newPrepared;
 
@@ -129,6 +146,9 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
     private InFlight inFlight;
     /** The directory actors this actor spawned and watches, by reference; only this actor touches it. */
     private final java.util.Map<ActorRef<?>, DirectoryInode> directories = new java.util.HashMap<>();
+    private boolean deactivating;
+    private boolean stopping;
+    private int stoppingChildren;
 
     private SuperblockActor(ActorContext<Command> ctx, StashBuffer<Command> stash, TimerScheduler<Command> timers,
                             Superblock sb, DispatcherSelector dirDispatcher) {
@@ -141,7 +161,7 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
         // One periodic tick instead of a timer per rename: a timer per rename left a
         // cancelled task in Pekko's scheduler for PREPARE_TIMEOUT, hundreds of thousands of
         // them under a busy renamer.
-        timers.startTimerAtFixedRate(new Tick(), PREPARE_TIMEOUT.dividedBy(5));
+        timers.startTimerAtFixedRate(new Tick(), TICK);
     }
 
     /**
@@ -165,22 +185,18 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
                 .onMessage(CrossRename.class, this::onCrossRename)
                 .onMessage(WrappedPrepared.class, this::onPrepared)
                 .onMessage(Tick.class, this::onTick)
-                .onSignal(Terminated.class, this::onTerminated)
+                .onMessage(Deactivate.class, this::onDeactivate)
+                .onSignal(Terminated.class, this::onChildTerminated)
                 .build();
-    }
-
-    /** A directory actor stopped (its directory died and it idled out): clear its reference. */
-    private Behavior<Command> onTerminated(Terminated t) {
-        DirectoryInode dir = directories.remove(t.getRef());
-        if (dir != null) {
-            DirectoryActor.forget(dir, t.getRef().unsafeUpcast());
-        }
-        return this;
     }
 
     private Behavior<Command> onSpawnAndForward(SpawnAndForward m) {
         DirectoryInode dir = m.dir();
         ActorRef<DirectoryActor.Command> ref = dir.actorAcquire();
+        if (stopping) {
+            m.cmd().failGone(dir); // unmounted: spawn nothing, answer as gone
+            return this;
+        }
         if (ref == null) {
             if (dir.isDead()) {
                 if (m.cmd() instanceof DirectoryActor.PrepareRename pr) {
@@ -206,6 +222,10 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
     }
 
     private Behavior<Command> onCrossRename(CrossRename r) {
+        if (deactivating) {
+            failUnmounted(r);
+            return this;
+        }
         if (inFlight != null) {
             if (stash.isFull()) {
                 r.replyTo().tell(DirReply.error(Errno.EAGAIN));
@@ -221,8 +241,8 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
             return this;
         }
         inFlight = new InFlight(++renameIds, r);
-        sb.tellDirectory(r.oldDir(), new DirectoryActor.PrepareRename(inFlight.id, preparedAdapter));
-        sb.tellDirectory(r.newDir(), new DirectoryActor.PrepareRename(inFlight.id, preparedAdapter));
+        sb.tellDirectory(r.oldDir(), new DirectoryActor.PrepareRename(inFlight.id, r.oldDir(), preparedAdapter));
+        sb.tellDirectory(r.newDir(), new DirectoryActor.PrepareRename(inFlight.id, r.newDir(), preparedAdapter));
         return this;
     }
 
@@ -231,6 +251,11 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
         InFlight f = inFlight;
         if (f == null || p.renameId() != f.id) {
             return this;
+        }
+        if (p.error() != null) {
+            // The parent refused (a full stash): fail now and release the other parent,
+            // prepared or not, rather than wait for an answer that will not come.
+            return finish(DirReply.error(renameErrno(p.error(), f.request)));
         }
         if (p.dir() == f.request.oldDir() && f.oldPrepared == null) {
             f.oldPrepared = p;
@@ -268,12 +293,7 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
             plan.finish(sb.now());
             reply = DirReply.ok(plan.isNoop() ? null : r.oldDir());
         } catch (VfsException e) {
-            // A parent found dead (prepared dead, or killed before the publish) while its
-            // own parent still binds it is being removed right now; if a rename over it is
-            // the remover, the path will name a live directory again: walk again.
-            boolean removing = e.errno() == Errno.ENOENT && r.proof() != null
-                    && (r.oldDir().removalInProgress() || r.newDir().removalInProgress());
-            reply = DirReply.error(removing ? Errno.ESTALE : e.errno());
+            reply = DirReply.error(renameErrno(e.errno(), r));
         } catch (RuntimeException e) {
             getContext().getLog().error("rename coordinator of {} failed: {}", sb, e.toString());
             reply = DirReply.error(Errno.EIO);
@@ -281,8 +301,21 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
         return finish(reply);
     }
 
+    /**
+     * Returns the errno a failed rename answers: {@code e}, except that a parent found dead
+     * (prepared dead, or killed before the publish) while its own parent still binds it is
+     * being removed right now; if a rename over it is the remover, the path will name a
+     * live directory again: walk again ({@code ESTALE}).
+     */
+    private static Errno renameErrno(Errno e, CrossRename r) {
+        boolean removing = e == Errno.ENOENT && r.proof() != null
+                && (r.oldDir().removalInProgress() || r.newDir().removalInProgress());
+        return removing ? Errno.ESTALE : e;
+    }
+
     private Behavior<Command> onTick(Tick t) {
-        if (inFlight == null || System.nanoTime() - inFlight.startedNanos < PREPARE_TIMEOUT.toNanos()) {
+        // The first tick comes up to one TICK after the start, so the sixth is 5 to 6 s after it.
+        if (inFlight == null || ++inFlight.ticks <= TICKS_PER_TIMEOUT) {
             return this;
         }
         getContext().getLog().error("rename coordinator of {}: parents did not prepare within {}", sb,
@@ -296,8 +329,58 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
         sb.tellDirectory(f.request.oldDir(), new DirectoryActor.RenameFinished(f.id));
         sb.tellDirectory(f.request.newDir(), new DirectoryActor.RenameFinished(f.id));
         f.request.replyTo().tell(reply);
+        if (deactivating) {
+            stash.forEach(m -> failUnmounted((CrossRename) m));
+            stash.clear();
+            return stopChildren();
+        }
         while (inFlight == null && !stash.isEmpty()) {
             stash.unstash(this, 1, m -> m);
+        }
+        return this;
+    }
+
+    /** Fails a rename that reached an unmounted superblock: its walk raced the unmount. */
+    private static void failUnmounted(CrossRename r) {
+        boolean stale = r.proof() != null && !r.proof().stillHolds();
+        r.replyTo().tell(DirReply.error(stale ? Errno.ESTALE : Errno.ENOENT));
+    }
+
+    private Behavior<Command> onDeactivate(Deactivate d) {
+        if (deactivating) {
+            return this;
+        }
+        deactivating = true;
+        return inFlight == null ? stopChildren() : this; // else finish() stops them
+    }
+
+    /**
+     * Tells every directory actor to stop once it has answered what it holds (its mailbox
+     * and, if prepared, its stash: the rename in flight has finished, and its
+     * RenameFinished went first), and stops when the last has.
+     */
+    private Behavior<Command> stopChildren() {
+        stopping = true;
+        for (ActorRef<Void> child : getContext().getChildren()) {
+            getContext().watch(child);
+            child.<DirectoryActor.Command>unsafeUpcast().tell(new DirectoryActor.Unmounted());
+            stoppingChildren++;
+        }
+        return stoppingChildren == 0 ? Behaviors.stopped() : this;
+    }
+
+    /**
+     * A directory actor stopped (its directory died and it idled out, or the superblock is
+     * being unmounted): clear its published reference, and stop with the last child when
+     * unmounting.
+     */
+    private Behavior<Command> onChildTerminated(Terminated t) {
+        DirectoryInode dir = directories.remove(t.getRef());
+        if (dir != null) {
+            DirectoryActor.forget(dir, t.getRef());
+        }
+        if (stopping && --stoppingChildren == 0) {
+            return Behaviors.stopped();
         }
         return this;
     }

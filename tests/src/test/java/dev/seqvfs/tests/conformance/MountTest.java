@@ -387,6 +387,38 @@ class MountTest {
         t.umount("/m/d");
     }
 
+    /**
+     * Regression: a lazily detached mount stays reachable through a working directory, and
+     * unmounting it again through that path detached it a second time, leaving its old
+     * mountpoint's mount count at -1, so the next mount there was invisible to walks.
+     * Linux answers EINVAL: the mount is no longer in the namespace ({@code can_umount},
+     * {@code check_mnt}).
+     */
+    @Test
+    void umount_alreadyDetachedMountThroughItsWorkingDirectory_failsWithEINVAL() {
+        tmpfs("/m", null);
+        t.chdir("/m");
+        t.umount2("/m", MNT_DETACH);
+        assertErrno(Errno.EINVAL, () -> t.umount2(".", MNT_DETACH));
+        assertErrno(Errno.EINVAL, () -> t.umount("."));
+        t.chdir("/");
+        tmpfs("/m", null);
+        assertNotEquals(t.stat("/").dev(), t.stat("/m").dev(), "the next mount on /m is seen");
+        t.umount("/m");
+    }
+
+    /** Linux refuses a mount onto a directory of a detached mount ({@code do_add_mount}, {@code check_mnt}). */
+    @Test
+    void mount_ontoADirectoryOfADetachedMount_failsWithEINVAL() {
+        tmpfs("/m", null);
+        t.mkdir("/m/d", 0755);
+        t.chdir("/m");
+        t.umount2("/m", MNT_DETACH);
+        assertErrno(Errno.EINVAL, () -> t.mount("none", "d", "tmpfs", 0, null));
+        assertErrno(Errno.EINVAL, () -> t.mount("/a", "d", null, MS_BIND, null));
+        t.chdir("/");
+    }
+
     @Test
     void umount_notAMountRoot_failsWithEINVAL() {
         assertErrno(Errno.EINVAL, () -> t.umount("/a"));
