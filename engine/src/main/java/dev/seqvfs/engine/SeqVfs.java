@@ -36,6 +36,10 @@ import org.apache.pekko.actor.typed.DispatcherSelector;
  *
  * <p>Thread-safe: any number of threads may create tasks and call through them.
  * {@link #close()} stops the actor system; calls after it fail.
+ *
+ * <p>The engine's threads are daemon threads ({@code pekko.daemonic = on} in
+ * {@code seqvfs-pekko.conf}): an instance that is never closed does not keep the JVM alive,
+ * but its actors and memory stay until the JVM exits. Close every instance.
  */
 public final class SeqVfs implements AutoCloseable {
     static {
