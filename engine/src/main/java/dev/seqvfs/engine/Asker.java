@@ -1,6 +1,7 @@
 package dev.seqvfs.engine;
 
 import dev.seqvfs.engine.dir.DirReply;
+import dev.seqvfs.engine.dispatch.CallingThreadExecutor;
 import dev.seqvfs.engine.reply.ReplyCollector;
 import dev.seqvfs.engine.reply.ReplyTo;
 import dev.seqvfs.engine.dir.DirectoryActor;
@@ -160,12 +161,29 @@ final class Asker {
     }
 
     /**
+     * Runs, on this thread, what the calling-thread dispatcher has queued on it
+     * ({@link CallingThreadExecutor#runQueuedTask()}) until {@code f} is done or nothing is
+     * left, before a caller waits for {@code f}. Inside an actor's handler (a dependent stage
+     * of a reply runs where the replying actor runs) the actor that will complete {@code f}
+     * may be queued behind that handler on this very thread, where it would wait for the
+     * timeout. Outside any handler it returns at once.
+     *
+     * @return whether {@code f} is done
+     */
+    static boolean helpUntilDone(CompletableFuture<?> f) {
+        while (!f.isDone() && CallingThreadExecutor.runQueuedTask()) {
+            // ran one queued mailbox
+        }
+        return f.isDone();
+    }
+
+    /**
      * Waits for a future, unwrapping its {@link VfsException}; a timeout or an unexpected
      * failure becomes {@code EIO}.
      */
     <T> T join(CompletableFuture<T> f, String op, String path) {
         try {
-            if (f.isDone()) {
+            if (helpUntilDone(f)) {
                 return f.join();
             }
             // Another thread may be running the actor inline and about to reply: wait briefly
