@@ -22,7 +22,9 @@ import java.util.Map;
  * the run is not seen).
  *
  * <p>Thread-safe: the cache is guarded by its own monitor, held for a lookup or an insert,
- * never while resolving.
+ * never while resolving; the last hit, and {@link #defaultApplication()}'s result, are
+ * immutable records published through volatile fields (a racing reader sees an older one
+ * or a newer one, both right).
  *
  * @param full      the whole resolved configuration (the actor system's, when it starts one)
  * @param vfs       the {@code seqvfs} section, read
@@ -40,6 +42,38 @@ record EngineConfig(Config full, VfsConfig vfs, SharedSystems.Key systemKey, Dur
         }
     };
 
+    /** The last configuration asked for and its result, compared by identity before the cache's value hash. */
+    private record Last(ConfigObject input, EngineConfig made) {
+    }
+
+    private static volatile Last last;
+
+    /** {@link #defaultApplication()}'s result and the system-properties object it was made from. */
+    private record Defaults(ConfigObject overrides, Config config) {
+    }
+
+    private static volatile Defaults defaults;
+
+    /**
+     * Returns {@code SeqVfs.create()}'s configuration: system properties over
+     * {@code application.conf} ({@code ConfigFactory.defaultOverrides()} over
+     * {@code ConfigFactory.defaultApplication()}). Parsed once and reused for as long as
+     * Typesafe Config's own system-properties object is the same one (it is replaced by
+     * {@code ConfigFactory.invalidateCaches()}), as {@code ConfigFactory.load()} caches its
+     * result: looking {@code application.conf} up on the classpath at every creation cost
+     * more than the rest of the configuration.
+     */
+    static Config defaultApplication() {
+        ConfigObject overrides = ConfigFactory.defaultOverrides().root();
+        Defaults d = defaults;
+        if (d != null && d.overrides() == overrides) {
+            return d.config();
+        }
+        Config made = overrides.toConfig().withFallback(ConfigFactory.defaultApplication());
+        defaults = new Defaults(overrides, made);
+        return made;
+    }
+
     /**
      * Returns {@code config} layered over {@code seqvfs-pekko.conf} and every
      * {@code reference.conf}, resolved and read (from the cache when an equal configuration
@@ -49,9 +83,14 @@ record EngineConfig(Config full, VfsConfig vfs, SharedSystems.Key systemKey, Dur
      */
     static EngineConfig of(Config config) {
         ConfigObject key = config.root();
+        Last l = last;
+        if (l != null && l.input() == key) {
+            return l.made();
+        }
         synchronized (CACHE) {
             EngineConfig hit = CACHE.get(key);
             if (hit != null) {
+                last = new Last(key, hit);
                 return hit;
             }
         }
@@ -63,6 +102,7 @@ record EngineConfig(Config full, VfsConfig vfs, SharedSystems.Key systemKey, Dur
         synchronized (CACHE) {
             CACHE.put(key, made);
         }
+        last = new Last(key, made);
         return made;
     }
 

@@ -160,7 +160,7 @@ public final class SeqVfs implements AutoCloseable {
      * @throws com.typesafe.config.ConfigException if the configuration is invalid
      */
     public static SeqVfs create() {
-        return create(ConfigFactory.defaultOverrides().withFallback(ConfigFactory.defaultApplication()));
+        return create(EngineConfig.defaultApplication());
     }
 
     /**
@@ -268,8 +268,8 @@ public final class SeqVfs implements AutoCloseable {
 
     /** Returns how often a collector sweeps for overdue requests: a quarter of the ask timeout (at least 1 ms). */
     private static Duration sweepInterval(Duration askTimeout) {
-        Duration quarter = askTimeout.dividedBy(4);
-        return quarter.isZero() ? Duration.ofMillis(1) : quarter;
+        // (Duration.dividedBy goes through BigDecimal: microseconds per instance)
+        return Duration.ofNanos(Math.max(1_000_000L, askTimeout.toNanos() / 4));
     }
 
     /** Creates a superblock and spawns its actor; blocks for one message to the guardian. */
