@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
-import dev.seqvfs.protocol.VfsException;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.DispatcherSelector;
@@ -35,15 +34,19 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  * monitor, held for map operations and for the start of a new system and its
  * {@link EngineHost} (tens of milliseconds, so concurrent first creations wait for one
  * another; the host's start is the one wait for an actor under it, bounded by the ask
- * timeout, and no actor takes this monitor). A lingering system's termination is a timer on that system's own scheduler; a
- * timer that finds the system in use again (its generation moved) does nothing.
+ * timeout, and no actor takes this monitor). A lingering system's termination is a timer
+ * on that system's own scheduler; a timer that finds the system in use again (its
+ * generation moved) does nothing.
  *
  * <h2>What is shared, what is not</h2>
  * Shared: the scheduler, the dispatchers (the calling-thread dispatcher's executor among
  * them: it keeps no state but each thread's trampoline queue, and an actor's single writer
- * comes from its mailbox, whichever engine it belongs to) and the event stream (SeqVFS
- * publishes nothing on it). Not shared: everything an engine's actors own, its guardian and
- * its reply collectors, each spawned per engine ({@link EngineGuardian}).
+ * comes from its mailbox, whichever engine it belongs to; a blocking call that finds the
+ * actor it waits for queued behind it runs it, {@code Asker.helpUntilDone}), the host's
+ * spawner (which holds nothing of the engines it spawns) and the event stream (SeqVFS
+ * publishes nothing on it). Not shared: every actor of an engine and what it owns, from
+ * its {@link EngineRoot} down (guardian, reply collectors and their registries,
+ * superblocks, directories, descriptor tables).
  */
 final class SharedSystems {
     /** The name of every system started here (threads are named after it: {@code seqvfs-scheduler-1}). */
@@ -187,7 +190,7 @@ final class SharedSystems {
      *
      * @param system  the embedder's system
      * @param config  the instance's configuration (its dispatcher and ask timeout)
-     * @throws VfsException {@code EIO} if the host did not start
+     * @throws dev.seqvfs.protocol.VfsException {@code EIO} if the host did not start
      */
     static Lease borrow(ActorSystem<?> system, EngineConfig config) {
         synchronized (SharedSystems.class) {
@@ -235,12 +238,5 @@ final class SharedSystems {
             SYSTEMS.remove(s.key, s);
         }
         s.system.terminate();
-    }
-
-    /** Returns the number of systems running for engines (tests). */
-    static int running() {
-        synchronized (SharedSystems.class) {
-            return SYSTEMS.size();
-        }
     }
 }
