@@ -71,7 +71,7 @@ public class AnonBench {
                     t.close();
                 }
                 shared.close();
-                long live = vfs.anonFs().liveInodes();
+                long live = vfs.anonInodesAlive();
                 vfs.close();
                 if (live != 0) {
                     throw new IllegalStateException(live + " anonymous inodes leaked");

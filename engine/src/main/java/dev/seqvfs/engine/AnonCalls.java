@@ -5,6 +5,7 @@ import dev.seqvfs.engine.fdtable.FdTableActor;
 import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.anon.AnonFs;
 import dev.seqvfs.engine.anon.AnonInode;
+import dev.seqvfs.engine.fs.StreamFileOperations;
 import dev.seqvfs.engine.anon.SocketEnd;
 import dev.seqvfs.engine.pipe.Pipe;
 import dev.seqvfs.engine.pipe.PipeEnd;
@@ -42,7 +43,8 @@ final class AnonCalls {
             throw new VfsException(Errno.EINVAL, "pipe2", null);
         }
         Pipe pipe = new Pipe();
-        AnonInode inode = anon().create(Mode.S_IFIFO | 0600, t.cred().uid(), t.cred().gid(), "pipe", pipe);
+        AnonInode inode = anon().create(Mode.S_IFIFO | 0600, t.cred().uid(), t.cred().gid(), "pipe",
+                PipeEnd.reopener(pipe));
         int status = flags & OpenFlags.O_NONBLOCK;
         OpenFile r = new OpenFile(inode, null, null, OpenFlags.O_RDONLY | status, new PipeEnd(pipe, true),
                 inode.dentry());
@@ -56,9 +58,9 @@ final class AnonCalls {
     CompletableFuture<Integer> socket(int domain, int type, int protocol) {
         int base = checkSocket(domain, type, protocol, "socket");
         AnonInode inode = anon().create(Mode.S_IFSOCK | 0777, t.cred().uid(), t.cred().gid(), "socket",
-                new SocketEnd(domain, base));
+                AnonFs.NOT_REOPENABLE);
         OpenFile f = new OpenFile(inode, null, null, OpenFlags.O_RDWR | (type & SocketFlags.SOCK_NONBLOCK),
-                (SocketEnd) inode.privateData(), inode.dentry());
+                new SocketEnd(domain, base), inode.dentry());
         return installAll(new OpenFile[] {f}, (type & SocketFlags.SOCK_CLOEXEC) != 0, "socket").thenApply(fds -> fds[0]);
     }
 
@@ -69,8 +71,10 @@ final class AnonCalls {
             throw new VfsException(Errno.EOPNOTSUPP, "socketpair", null);
         }
         SocketEnd[] ends = SocketEnd.pair(domain, base);
-        AnonInode ia = anon().create(Mode.S_IFSOCK | 0777, t.cred().uid(), t.cred().gid(), "socket", ends[0]);
-        AnonInode ib = anon().create(Mode.S_IFSOCK | 0777, t.cred().uid(), t.cred().gid(), "socket", ends[1]);
+        AnonInode ia = anon().create(Mode.S_IFSOCK | 0777, t.cred().uid(), t.cred().gid(), "socket",
+                AnonFs.NOT_REOPENABLE);
+        AnonInode ib = anon().create(Mode.S_IFSOCK | 0777, t.cred().uid(), t.cred().gid(), "socket",
+                AnonFs.NOT_REOPENABLE);
         int status = type & SocketFlags.SOCK_NONBLOCK;
         OpenFile fa = new OpenFile(ia, null, null, OpenFlags.O_RDWR | status, ends[0], ia.dentry());
         OpenFile fb = new OpenFile(ib, null, null, OpenFlags.O_RDWR | status, ends[1], ib.dentry());
@@ -189,12 +193,13 @@ final class AnonCalls {
      * {@code anon_inode_getfd}: a file on a new anonymous inode named {@code [name]} whose
      * reads and writes are {@code ops}.
      */
-    CompletableFuture<Integer> anonInodeGetFd(String name, dev.seqvfs.engine.pipe.StreamOps ops, int flags) {
+    CompletableFuture<Integer> anonInodeGetFd(String name, StreamFileOperations ops, int flags) {
         if ((flags & ~(OpenFlags.O_NONBLOCK | OpenFlags.O_CLOEXEC | OpenFlags.O_ACCMODE)) != 0
                 || name == null || ops == null) {
             throw new VfsException(Errno.EINVAL, "anon_inode_getfd", null);
         }
-        AnonInode inode = anon().create(0600, t.cred().uid(), t.cred().gid(), "[" + name + "]", ops);
+        AnonInode inode = anon().create(0600, t.cred().uid(), t.cred().gid(), "[" + name + "]",
+                AnonFs.NOT_REOPENABLE);
         int acc = (flags & OpenFlags.O_ACCMODE) == 0 ? OpenFlags.O_RDWR : flags & OpenFlags.O_ACCMODE;
         OpenFile f = new OpenFile(inode, null, null, acc | (flags & OpenFlags.O_NONBLOCK), ops, inode.dentry());
         return installAll(new OpenFile[] {f}, (flags & OpenFlags.O_CLOEXEC) != 0, "anon_inode_getfd")
@@ -202,11 +207,7 @@ final class AnonCalls {
     }
 
     void shutdown(int fd, int how) {
-        OpenFile f = t.fget(fd, "shutdown");
-        if (!(f.ops() instanceof SocketEnd s)) {
-            throw new VfsException(Errno.ENOTSOCK, "shutdown", null);
-        }
-        s.shutdown(how);
+        SocketEnd.of(t.fget(fd, "shutdown"), "shutdown").shutdown(how);
     }
 
     private CompletableFuture<int[]> installAll(OpenFile[] files, boolean cloexec, String op) {

@@ -72,7 +72,8 @@ final class AttrCalls {
         InodeAttrs a = i.attrsAcquire();
         long size = a.size();
         long nlink = a.nlink();
-        if (i instanceof DirectoryInode d) {
+        DirectoryInode d = i.type() == FileType.DIRECTORY ? (DirectoryInode) i : null;
+        if (d != null) {
             // A directory's link count and size come from the snapshot that holds its
             // entries, published in the same store: they always agree with its entries.
             DirSnapshot s = d.snapshotAcquire();
@@ -81,8 +82,7 @@ final class AttrCalls {
             // attributes' link count drops after: until then it still counts as linked.
             nlink = s.isDead() ? a.nlink() : 2L + s.subdirs();
         }
-        int blksize = i.owner() instanceof Superblock sb ? sb.config().blockSize() : 4096;
-        return new Stat(i.owner().dev(), i.ino(), a.mode(), nlink, a.uid(), a.gid(), a.rdev(), size, blksize,
+        return new Stat(i.owner().dev(), i.ino(), a.mode(), nlink, a.uid(), a.gid(), a.rdev(), size, i.owner().blockSize(),
                 a.blocks(), a.atime(), a.mtime(), a.ctime());
     }
 
@@ -187,8 +187,8 @@ final class AttrCalls {
             throw new VfsException(Errno.EROFS, op, path);
         }
         Inode i = p.inode();
-        if (i instanceof DirectoryInode d && (d.iopFlags() & IopFlags.IOP_MUTABLE_DIR) != 0 && !d.isDead()) {
-            return t.asker().askDir(d, (ReplyTo<DirReply> r) -> new DirectoryActor.SetAttrs(change, t.cred(),
+        if (i.actorOwnsAttrs()) {
+            return t.asker().askDir((DirectoryInode) i, (ReplyTo<DirReply> r) -> new DirectoryActor.SetAttrs(change, t.cred(),
                             dev.seqvfs.engine.dir.PathProof.NONE, r))
                     .thenApply(r -> {
                         Asker.check(r, op, path, null);
@@ -198,7 +198,7 @@ final class AttrCalls {
         long now = t.vfs().clock().nowNanos();
         boolean writable = Permission.check(i, Mode.W_OK, t.cred());
         try {
-            i.updateAttrs(a -> change.apply(a, t.cred(), now, writable));
+            i.setattr(change, t.cred(), now, writable);
         } catch (VfsException e) {
             throw e.withContext(op, path, null);
         }

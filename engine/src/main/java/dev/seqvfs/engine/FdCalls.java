@@ -1,5 +1,7 @@
 package dev.seqvfs.engine;
 
+import dev.seqvfs.engine.pipe.Pipe;
+import dev.seqvfs.engine.pipe.PipeEnd;
 import dev.seqvfs.engine.fdtable.FdReply;
 import dev.seqvfs.engine.fdtable.FdTable;
 import dev.seqvfs.engine.fdtable.FdTableActor;
@@ -97,12 +99,12 @@ final class FdCalls {
             }
             case Fcntl.F_GETPIPE_SZ:
             case Fcntl.F_SETPIPE_SZ: {
-                OpenFile f = t.fget(fd, "fcntl");
-                if (!(f.ops() instanceof dev.seqvfs.engine.pipe.StreamOps s) || s.pipe() == null) {
+                Pipe pipe = PipeEnd.pipeOf(t.fget(fd, "fcntl"));
+                if (pipe == null) {
                     throw new VfsException(Errno.EBADF, "fcntl", null);
                 }
-                return CompletableFuture.completedFuture(cmd == Fcntl.F_GETPIPE_SZ ? s.pipe().capacity()
-                        : s.pipe().setCapacity(arg));
+                return CompletableFuture.completedFuture(cmd == Fcntl.F_GETPIPE_SZ ? pipe.capacity()
+                        : pipe.setCapacity(arg));
             }
             default:
                 if (t.fget(fd, "fcntl").isPath()) {

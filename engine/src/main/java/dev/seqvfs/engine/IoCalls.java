@@ -1,70 +1,47 @@
 package dev.seqvfs.engine;
 
 import dev.seqvfs.engine.fdtable.OpenFile;
-import dev.seqvfs.engine.file.FileData;
+import dev.seqvfs.engine.fs.FileOperations;
+import dev.seqvfs.engine.fs.Kiocb;
 import dev.seqvfs.engine.inode.Inode;
-import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.Permission;
-import dev.seqvfs.engine.inode.RegularInode;
-import dev.seqvfs.engine.sb.Superblock;
-import dev.seqvfs.engine.pipe.StreamOps;
 import dev.seqvfs.engine.walk.VfsPath;
 import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Falloc;
 import dev.seqvfs.protocol.FileType;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.VfsException;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.CompletableFuture;
 
 /**
- * Regular-file I/O: {@code read}, {@code pread}, {@code readv}, {@code write},
- * {@code pwrite}, {@code writev}, {@code truncate}, {@code ftruncate}, {@code fsync}.
+ * File I/O: {@code read}, {@code pread}, {@code readv}, {@code write}, {@code pwrite},
+ * {@code writev}, {@code truncate}, {@code ftruncate}, {@code fsync}, {@code fallocate}.
+ * Every call reaches its file through the open file description's {@link FileOperations}
+ * ({@code f_op}); this class does only what {@code fs/read_write.c} and {@code fs/open.c} do
+ * before they call in: the descriptor and its access mode ({@code EBADF}), the buffers
+ * ({@code EFAULT}), {@code rw_verify_area} ({@code EINVAL}), whether the file is positional
+ * ({@code ESPIPE}), and the file position.
  *
- * <p>Readers load the file's published {@link FileData} and never lock it; the offset of
- * an open file description is guarded by its monitor (the {@code f_pos} lock). Writers
- * take the per-inode write lock, build the new version by path copying, charge new pages
- * against the superblock's byte limit, publish the data, then the attributes. Lock order:
- * the {@code OpenFile} monitor before the inode write lock. Neither is held across a
- * message.
- *
- * <p>Times follow POSIX with Linux's {@code relatime}: a write sets mtime and ctime; a
- * read sets atime only if atime is not newer than mtime or ctime, or is a day old, so a
- * read rarely writes shared memory. A named FIFO's times move the same way when bytes
- * pass through it ({@code pipe_write}, {@code pipe_read}); an anonymous pipe's never do.
+ * <p>The position of an open file description is guarded by its monitor (the
+ * {@code f_pos} lock), held around a read or write that uses it; streams
+ * ({@link FileOperations#FMODE_STREAM}) have no position and take no lock. Lock order: the
+ * {@code OpenFile} monitor before whatever the file's operations take (a regular file's write
+ * lock). Neither is held across a message.
  */
 final class IoCalls {
-    private static final long DAY_NANOS = 24L * 3600 * 1_000_000_000L;
     /** Most buffers one {@code readv}/{@code writev} takes ({@code IOV_MAX}, {@code UIO_MAXIOV}). */
     private static final int IOV_MAX = 1024;
+    private static final byte[] NO_BYTES = new byte[0];
+    /** {@code fallocate} modes tmpfs knows of ({@code FALLOC_FL_SUPPORTED_MASK}): others are {@code EOPNOTSUPP}. */
+    private static final int FALLOC_SUPPORTED = Falloc.FALLOC_FL_KEEP_SIZE | Falloc.FALLOC_FL_PUNCH_HOLE
+            | 0x08 /* COLLAPSE_RANGE */ | 0x10 /* ZERO_RANGE */ | 0x20 /* INSERT_RANGE */ | 0x40 /* UNSHARE_RANGE */;
 
     private final VfsTask t;
 
     IoCalls(VfsTask t) {
         this.t = t;
     }
-
-    private static RegularInode regularForRead(OpenFile f, String op) {
-        if (f.isPath() || !f.readable()) {
-            throw new VfsException(Errno.EBADF, op, null);
-        }
-        return regular(f.inode(), op);
-    }
-
-    private static RegularInode regularForWrite(OpenFile f, String op) {
-        if (f.isPath() || !f.writable()) {
-            throw new VfsException(Errno.EBADF, op, null);
-        }
-        return regular(f.inode(), op);
-    }
-
-    private static RegularInode regular(Inode i, String op) {
-        if (i instanceof RegularInode r) {
-            return r;
-        }
-        throw new VfsException(i.type() == FileType.DIRECTORY ? Errno.EISDIR : Errno.EINVAL, op, null);
-    }
-
-    private static final byte[] NO_BYTES = new byte[0];
 
     /**
      * Checks a caller's buffer range and returns the buffer to use: a null buffer with
@@ -89,47 +66,77 @@ final class IoCalls {
         }
     }
 
-    /** Whether positional I/O is {@code ESPIPE}: pipes, sockets and FIFOs (no {@code FMODE_PREAD}). */
-    private static boolean unseekable(OpenFile f) {
-        FileType type = f.inode().type();
-        return f.ops() instanceof StreamOps
-                || (!f.isPath() && (type == FileType.FIFO || type == FileType.SOCKET));
-    }
-
-    /** {@code UIO_MAXIOV}: more buffers than {@code IOV_MAX} (1024) are {@code EINVAL}. */
-    private static void checkIovCount(byte[][] iov, String op) {
+    /** {@code import_iovec}: a null vector is {@code EFAULT}, more than {@code IOV_MAX} buffers {@code EINVAL}, a null buffer {@code EFAULT}. */
+    private static void checkIov(byte[][] iov, String op) {
         if (iov.length > IOV_MAX) {
             throw new VfsException(Errno.EINVAL, op, null);
         }
+        for (byte[] b : iov) {
+            checkRange(b, 0, b == null ? 0 : b.length, op);
+        }
+    }
+
+    /**
+     * {@code vfs_read}/{@code vfs_write}: the caller's buffer is checked only for a file that
+     * can transfer bytes; one that cannot refuses without looking at it.
+     */
+    private static byte[] buffer(OpenFile f, int canMode, byte[] buf, int off, int len, String op) {
+        return (f.ops().fmode() & canMode) != 0 ? buffer(buf, off, len, op) : buf;
+    }
+
+    private static boolean stream(OpenFile f) {
+        return (f.ops().fmode() & FileOperations.FMODE_STREAM) != 0;
     }
 
     private static boolean nonblock(OpenFile f) {
         return (f.statusFlagsAcquire() & OpenFlags.O_NONBLOCK) != 0;
     }
 
+    private static OpenFile readable(OpenFile f, String op) {
+        if (f.isPath() || !f.readable()) {
+            throw new VfsException(Errno.EBADF, op, null);
+        }
+        return f;
+    }
+
+    private static OpenFile writable(OpenFile f, String op) {
+        if (f.isPath() || !f.writable()) {
+            throw new VfsException(Errno.EBADF, op, null);
+        }
+        return f;
+    }
+
+    /** {@code pread}/{@code pwrite} need a positional file ({@code FMODE_PREAD}/{@code FMODE_PWRITE}), else {@code ESPIPE}. */
+    private static void positional(OpenFile f, int fmode, String op) {
+        if ((f.ops().fmode() & fmode) == 0) {
+            throw new VfsException(Errno.ESPIPE, op, null);
+        }
+    }
+
+    /** The {@link Kiocb} flags of a write through {@code f}: {@code O_APPEND}, {@code O_NONBLOCK}. */
+    private static int iocbFlags(OpenFile f) {
+        int s = f.statusFlagsAcquire();
+        return ((s & OpenFlags.O_APPEND) != 0 ? Kiocb.IOCB_APPEND : 0)
+                | ((s & OpenFlags.O_NONBLOCK) != 0 ? Kiocb.IOCB_NOWAIT : 0);
+    }
+
     int read(int fd, byte[] buf, int off, int len) {
         // vfs_read checks the descriptor and its mode before the buffer (EBADF before EFAULT).
-        OpenFile f = t.fget(fd, "read");
-        if (f.ops() instanceof StreamOps s) {
-            if (f.isPath() || !f.readable()) {
-                throw new VfsException(Errno.EBADF, "read", null);
-            }
-            buf = buffer(buf, off, len, "read");
-            return streamRead(f, s.read(f, buf, off, len, nonblock(f)));
+        OpenFile f = readable(t.fget(fd, "read"), "read");
+        buf = buffer(f, FileOperations.FMODE_CAN_READ, buf, off, len, "read");
+        FileOperations ops = f.ops();
+        if (stream(f)) {
+            return ops.read(f, buf, off, len, 0, nonblock(f));
         }
-        RegularInode ri = regularForRead(f, "read");
-        buf = buffer(buf, off, len, "read");
-        int n;
         synchronized (f) {
             long pos = f.offset();
             if (pos + len < 0) {
                 throw new VfsException(Errno.EINVAL, "read", null);
             }
-            n = Math.max(0, ri.dataAcquire().read(pos, buf, off, len));
+            int n = ops.read(f, buf, off, len, pos, nonblock(f));
             f.setOffset(pos + n);
+            return n;
         }
-        touchAtime(f, ri);
-        return n;
     }
 
     int pread(int fd, byte[] buf, int off, int len, long pos) {
@@ -137,63 +144,46 @@ final class IoCalls {
             throw new VfsException(Errno.EINVAL, "pread", null);
         }
         OpenFile f = t.fget(fd, "pread");
-        if (unseekable(f)) {
-            throw new VfsException(Errno.ESPIPE, "pread", null);
-        }
-        RegularInode ri = regularForRead(f, "pread");
-        buf = buffer(buf, off, len, "pread");
+        positional(f, FileOperations.FMODE_PREAD, "pread");
+        readable(f, "pread");
+        buf = buffer(f, FileOperations.FMODE_CAN_READ, buf, off, len, "pread");
         if (pos + len < 0) {
             // rw_verify_area: the end of the read overflows the offset type
             throw new VfsException(Errno.EINVAL, "pread", null);
         }
-        int n = Math.max(0, ri.dataAcquire().read(pos, buf, off, len));
-        touchAtime(f, ri);
-        return n;
+        return f.ops().read(f, buf, off, len, pos, nonblock(f));
     }
 
     long readv(int fd, byte[][] iov) {
         if (iov == null) {
             throw new VfsException(Errno.EFAULT, "readv", null);
         }
-        OpenFile f = t.fget(fd, "readv");
-        if (f.ops() instanceof StreamOps s) {
-            return streamReadv(f, s, iov);
+        OpenFile f = readable(t.fget(fd, "readv"), "readv");
+        checkIov(iov, "readv");
+        FileOperations ops = f.ops();
+        if (stream(f)) {
+            return ops.readv(f, iov, 0, nonblock(f));
         }
-        RegularInode ri = regularForRead(f, "readv");
-        checkIovCount(iov, "readv");
-        long total = 0;
         synchronized (f) {
-            FileData d = ri.dataAcquire();
             long pos = f.offset();
-            for (byte[] b : iov) {
-                checkRange(b, 0, b == null ? 0 : b.length, "readv");
-                int n = Math.max(0, d.read(pos + total, b, 0, b.length));
-                total += n;
-                if (n < b.length) {
-                    break;
-                }
-            }
-            f.setOffset(pos + total);
+            long n = ops.readv(f, iov, pos, nonblock(f));
+            f.setOffset(pos + n);
+            return n;
         }
-        touchAtime(f, ri);
-        return total;
     }
 
     int write(int fd, byte[] buf, int off, int len) {
-        OpenFile f = t.fget(fd, "write");
-        if (f.ops() instanceof StreamOps s) {
-            if (f.isPath() || !f.writable()) {
-                throw new VfsException(Errno.EBADF, "write", null);
-            }
-            buf = buffer(buf, off, len, "write");
-            return streamWritten(f, s.write(f, buf, off, len, nonblock(f)));
+        OpenFile f = writable(t.fget(fd, "write"), "write");
+        buf = buffer(f, FileOperations.FMODE_CAN_WRITE, buf, off, len, "write");
+        FileOperations ops = f.ops();
+        if (stream(f)) {
+            return ops.write(f, buf, off, len, new Kiocb(t.cred(), 0, iocbFlags(f)));
         }
-        RegularInode ri = regularForWrite(f, "write");
-        buf = buffer(buf, off, len, "write");
         synchronized (f) {
-            Written w = writeAt(ri, f, f.offset(), new byte[][] {buf}, new int[] {off}, new int[] {len}, "write");
-            f.setOffset(w.end());
-            return (int) w.count();
+            Kiocb k = new Kiocb(t.cred(), f.offset(), iocbFlags(f));
+            int n = ops.write(f, buf, off, len, k);
+            f.setOffset(k.pos());
+            return n;
         }
     }
 
@@ -202,188 +192,62 @@ final class IoCalls {
             throw new VfsException(Errno.EINVAL, "pwrite", null);
         }
         OpenFile f = t.fget(fd, "pwrite");
-        if (unseekable(f)) {
-            throw new VfsException(Errno.ESPIPE, "pwrite", null);
-        }
-        RegularInode ri = regularForWrite(f, "pwrite");
-        buf = buffer(buf, off, len, "pwrite");
-        return (int) writeAt(ri, f, pos, new byte[][] {buf}, new int[] {off}, new int[] {len}, "pwrite").count();
-    }
-
-    /** {@code readv} on a pipe or socket: one read, scattered over the buffers in order. */
-    private long streamReadv(OpenFile f, StreamOps s, byte[][] iov) {
-        if (f.isPath() || !f.readable()) {
-            throw new VfsException(Errno.EBADF, "readv", null);
-        }
-        checkIovCount(iov, "readv");
-        byte[] all = new byte[streamLength(iov, "readv")];
-        int n = streamRead(f, s.read(f, all, 0, all.length, nonblock(f)));
-        int done = 0;
-        for (int i = 0; i < iov.length && done < n; i++) {
-            int k = Math.min(iov[i].length, n - done);
-            System.arraycopy(all, done, iov[i], 0, k);
-            done += k;
-        }
-        return n;
-    }
-
-    /** {@code writev} on a pipe or socket: the buffers gathered into one write (atomic up to {@code PIPE_BUF}). */
-    private long streamWritev(OpenFile f, StreamOps s, byte[][] iov) {
-        if (f.isPath() || !f.writable()) {
-            throw new VfsException(Errno.EBADF, "writev", null);
-        }
-        checkIovCount(iov, "writev");
-        byte[] all = new byte[streamLength(iov, "writev")];
-        int at = 0;
-        for (byte[] b : iov) {
-            System.arraycopy(b, 0, all, at, b.length);
-            at += b.length;
-        }
-        return streamWritten(f, s.write(f, all, 0, all.length, nonblock(f)));
-    }
-
-    /** The total length of the buffers ({@code EFAULT} for a null one, {@code EINVAL} past an int). */
-    private static int streamLength(byte[][] iov, String op) {
-        long total = 0;
-        for (byte[] b : iov) {
-            checkRange(b, 0, b == null ? 0 : b.length, op);
-            total += b.length;
-        }
-        if (total > Integer.MAX_VALUE) {
-            throw new VfsException(Errno.EINVAL, op, null);
-        }
-        return (int) total;
-    }
-
-    /** What a write did: the offset after it and the bytes written. */
-    private record Written(long end, long count) {
+        positional(f, FileOperations.FMODE_PWRITE, "pwrite");
+        writable(f, "pwrite");
+        buf = buffer(f, FileOperations.FMODE_CAN_WRITE, buf, off, len, "pwrite");
+        return f.ops().write(f, buf, off, len, new Kiocb(t.cred(), pos, iocbFlags(f)));
     }
 
     long writev(int fd, byte[][] iov) {
         if (iov == null) {
             throw new VfsException(Errno.EFAULT, "writev", null);
         }
-        OpenFile f = t.fget(fd, "writev");
-        if (f.ops() instanceof StreamOps s) {
-            return streamWritev(f, s, iov);
-        }
-        RegularInode ri = regularForWrite(f, "writev");
-        checkIovCount(iov, "writev");
+        OpenFile f = writable(t.fget(fd, "writev"), "writev");
+        checkIov(iov, "writev");
         int[] offs = new int[iov.length];
         int[] lens = new int[iov.length];
-        long total = 0;
         for (int i = 0; i < iov.length; i++) {
-            checkRange(iov[i], 0, iov[i] == null ? 0 : iov[i].length, "writev");
             lens[i] = iov[i].length;
-            total += lens[i];
+        }
+        FileOperations ops = f.ops();
+        if (stream(f)) {
+            return ops.writev(f, iov, offs, lens, new Kiocb(t.cred(), 0, iocbFlags(f)));
         }
         synchronized (f) {
-            Written w = writeAt(ri, f, f.offset(), iov, offs, lens, "writev");
-            f.setOffset(w.end());
-            return w.count();
+            Kiocb k = new Kiocb(t.cred(), f.offset(), iocbFlags(f));
+            long n = ops.writev(f, iov, offs, lens, k);
+            f.setOffset(k.pos());
+            return n;
         }
     }
 
     /**
-     * Writes the buffers as one atomic change at {@code pos} (or at the end, with
-     * {@code O_APPEND}, even for {@code pwrite}, as Linux does), under the inode's write lock.
-     *
-     * @return the offset after the write and the bytes written (fewer than asked when the
-     *         write would cross the maximum size)
-     * @throws VfsException {@code EINVAL} if {@code pos} plus the count overflows,
-     *         {@code EFBIG} at the maximum size, {@code ENOSPC} when the new
-     *         pages do not fit; nothing is written then
+     * Reads without blocking a thread: streams (pipes, sockets) complete when data arrives;
+     * positional files complete at once, on the calling thread.
      */
-    private Written writeAt(RegularInode ri, OpenFile f, long pos, byte[][] bufs, int[] offs, int[] lens, String op) {
-        long total = 0;
-        for (int l : lens) {
-            total += l;
+    CompletableFuture<Integer> readAsync(int fd, byte[] buf, int off, int len) {
+        buf = buffer(buf, off, len, "read");
+        OpenFile f = t.fget(fd, "read");
+        if (!stream(f)) {
+            return CompletableFuture.completedFuture(read(fd, buf, off, len));
         }
-        if (pos + total < 0) {
-            // rw_verify_area: the end of the write overflows the offset type (checked on the
-            // position asked for, before O_APPEND moves it)
-            throw new VfsException(Errno.EINVAL, op, null);
-        }
-        ReentrantLock lock = ri.writeLock();
-        lock.lock();
-        try {
-            FileData d = ri.dataAcquire();
-            long at = (f.statusFlagsAcquire() & OpenFlags.O_APPEND) != 0 ? d.size() : pos;
-            if (total == 0) {
-                // Nothing written: the offset stays where it was, even with O_APPEND.
-                return new Written(pos, 0);
-            }
-            // generic_write_check_limits: nothing at or past the maximum size; a write
-            // crossing it is cut short there.
-            if (at >= FileData.MAX_SIZE) {
-                throw new VfsException(Errno.EFBIG, op, null);
-            }
-            long left = Math.min(total, FileData.MAX_SIZE - at);
-            long count = left;
-            FileData next = d;
-            long p = at;
-            for (int i = 0; i < bufs.length && left > 0; i++) {
-                int n = (int) Math.min(lens[i], left);
-                next = next.write(p, bufs[i], offs[i], n);
-                p += n;
-                left -= n;
-            }
-            publish(ri, d, next, op, true);
-            return new Written(p, count);
-        } finally {
-            lock.unlock();
-        }
+        readable(f, "read");
+        return nonblock(f) ? CompletableFuture.completedFuture(f.ops().read(f, buf, off, len, 0, true))
+                : f.ops().readAsync(f, buf, off, len);
     }
 
-    /**
-     * Charges the page difference, publishes {@code next}, then the attributes. The caller
-     * holds the write lock.
-     */
-    private void publish(RegularInode ri, FileData prev, FileData next, String op, boolean content) {
-        long delta = next.allocatedBytes() - prev.allocatedBytes();
-        Superblock sb = (Superblock) ri.owner();
-        if (delta > 0) {
-            sb.chargeBytes(delta, op);
-            if (!ri.addCharge(delta)) {
-                // The file was freed (unlinked, last descriptor closed) while this write
-                // waited: its account is settled, so this charge goes straight back.
-                sb.unchargeBytes(delta);
-            }
+    /** Writes without blocking a thread; see {@link #readAsync}. */
+    CompletableFuture<Integer> writeAsync(int fd, byte[] buf, int off, int len) {
+        buf = buffer(buf, off, len, "write");
+        OpenFile f = t.fget(fd, "write");
+        if (!stream(f)) {
+            return CompletableFuture.completedFuture(write(fd, buf, off, len));
         }
-        ri.publishDataRelease(next);
-        if (delta < 0 && ri.addCharge(delta)) {
-            sb.unchargeBytes(-delta);
-        }
-        long now = t.vfs().clock().nowNanos();
-        long blocks = next.allocatedBytes() / 512;
-        boolean killPrivs = !t.cred().isRoot();
-        ri.updateAttrs(a -> {
-            InodeAttrs sized = a.withSize(next.size(), blocks, now);
-            // file_remove_privs: a write or truncate by an unprivileged caller clears
-            // set-user-ID, and set-group-ID when group-execute is set or the caller is not
-            // in the file's group (setattr_should_drop_sgid).
-            int perm = sized.permissions();
-            int kept = perm & ~Mode.S_ISUID;
-            if ((perm & 010) != 0 || !t.cred().inGroup(sized.gid())) {
-                kept &= ~Mode.S_ISGID;
-            }
-            return killPrivs && kept != perm ? sized.withPermissions(kept, now) : sized;
-        });
-    }
-
-    /** Truncates (or extends) a regular file to {@code len} bytes; mtime and ctime change. */
-    void truncateInode(RegularInode ri, long len, String op) {
-        if (len > FileData.MAX_SIZE) {
-            throw new VfsException(Errno.EFBIG, op, null);
-        }
-        ReentrantLock lock = ri.writeLock();
-        lock.lock();
-        try {
-            FileData d = ri.dataAcquire();
-            publish(ri, d, d.truncate(len), op, false);
-        } finally {
-            lock.unlock();
-        }
+        writable(f, "write");
+        return nonblock(f)
+                ? CompletableFuture.completedFuture(
+                        f.ops().write(f, buf, off, len, new Kiocb(t.cred(), 0, Kiocb.IOCB_NOWAIT)))
+                : f.ops().writeAsync(f, buf, off, len);
     }
 
     void ftruncate(int fd, long len) {
@@ -394,10 +258,11 @@ final class IoCalls {
         if (f.isPath()) {
             throw new VfsException(Errno.EBADF, "ftruncate", null);
         }
-        if (!f.writable() || !(f.inode() instanceof RegularInode ri)) {
+        // do_sys_ftruncate: a file not open for writing, or not a regular file, is EINVAL.
+        if (!f.writable() || f.inode().type() != FileType.REGULAR) {
             throw new VfsException(Errno.EINVAL, "ftruncate", null);
         }
-        truncateInode(ri, len, "ftruncate");
+        f.ops().truncate(f.inode(), len, t.cred(), "ftruncate");
     }
 
     void truncate(String path, long len) {
@@ -409,7 +274,7 @@ final class IoCalls {
         if (i.type() == FileType.DIRECTORY) {
             throw new VfsException(Errno.EISDIR, "truncate", path);
         }
-        if (!(i instanceof RegularInode ri)) {
+        if (i.type() != FileType.REGULAR) {
             throw new VfsException(Errno.EINVAL, "truncate", path);
         }
         if (p.mnt().isReadOnly()) {
@@ -419,99 +284,54 @@ final class IoCalls {
             throw new VfsException(Errno.EACCES, "truncate", path);
         }
         try {
-            truncateInode(ri, len, "truncate");
+            i.fileOps().truncate(i, len, t.cred(), "truncate");
         } catch (VfsException e) {
             throw e.withContext("truncate", path, null);
         }
     }
 
-    /**
-     * Reads without blocking a thread: streams (pipes, sockets) complete when data arrives;
-     * regular files complete at once.
-     */
-    java.util.concurrent.CompletableFuture<Integer> readAsync(int fd, byte[] buf, int off, int len) {
-        buf = buffer(buf, off, len, "read");
-        OpenFile f = t.fget(fd, "read");
-        if (f.ops() instanceof StreamOps s) {
-            if (f.isPath() || !f.readable()) {
-                throw new VfsException(Errno.EBADF, "read", null);
-            }
-            return nonblock(f) ? java.util.concurrent.CompletableFuture.completedFuture(
-                    streamRead(f, s.read(f, buf, off, len, true)))
-                    : s.readAsync(f, buf, off, len).thenApply(n -> streamRead(f, n));
-        }
-        return java.util.concurrent.CompletableFuture.completedFuture(read(fd, buf, off, len));
-    }
-
-    /** Writes without blocking a thread; see {@link #readAsync}. */
-    java.util.concurrent.CompletableFuture<Integer> writeAsync(int fd, byte[] buf, int off, int len) {
-        buf = buffer(buf, off, len, "write");
-        OpenFile f = t.fget(fd, "write");
-        if (f.ops() instanceof StreamOps s) {
-            if (f.isPath() || !f.writable()) {
-                throw new VfsException(Errno.EBADF, "write", null);
-            }
-            return nonblock(f) ? java.util.concurrent.CompletableFuture.completedFuture(
-                    streamWritten(f, s.write(f, buf, off, len, true)))
-                    : s.writeAsync(f, buf, off, len).thenApply(n -> streamWritten(f, n));
-        }
-        return java.util.concurrent.CompletableFuture.completedFuture(write(fd, buf, off, len));
-    }
-
-    void fsync(int fd, String op) {
+    void fsync(int fd, boolean datasync) {
+        String op = datasync ? "fdatasync" : "fsync";
         OpenFile f = t.fget(fd, op);
         if (f.isPath()) {
             throw new VfsException(Errno.EBADF, op, null);
         }
+        f.ops().fsync(f, datasync);
+    }
+
+    /** {@code fallocate(2)}, with {@code vfs_fallocate}'s checks in its order. */
+    void fallocate(int fd, int mode, long offset, long len) {
+        OpenFile f = t.fget(fd, "fallocate");
+        if (f.isPath()) {
+            throw new VfsException(Errno.EBADF, "fallocate", null);
+        }
+        if (offset < 0 || len <= 0) {
+            throw new VfsException(Errno.EINVAL, "fallocate", null);
+        }
+        if ((mode & ~FALLOC_SUPPORTED) != 0
+                || ((mode & Falloc.FALLOC_FL_PUNCH_HOLE) != 0 && (mode & Falloc.FALLOC_FL_KEEP_SIZE) == 0)) {
+            throw new VfsException(Errno.EOPNOTSUPP, "fallocate", null);
+        }
+        if (!f.writable()) {
+            throw new VfsException(Errno.EBADF, "fallocate", null);
+        }
         FileType type = f.inode().type();
-        if (type != FileType.REGULAR && type != FileType.DIRECTORY && type != FileType.SYMLINK) {
-            throw new VfsException(Errno.EINVAL, op, null);
+        if (type == FileType.FIFO) {
+            throw new VfsException(Errno.ESPIPE, "fallocate", null);
         }
-        // Memory is the medium: every published write is already as durable as it gets.
-    }
-
-    /**
-     * The times a transfer of {@code n} bytes through a stream sets: a named FIFO's inode gets
-     * atime from a read as a regular file's ({@code pipe_read} calls {@code file_accessed}
-     * when it read something), nothing else does. Anonymous pipes keep their times (host,
-     * Linux 6.18: {@code fstat} of both ends of a {@code pipe(2)} after a write and a read
-     * shows the creation times). Returns {@code n}.
-     */
-    private int streamRead(OpenFile f, int n) {
-        if (n > 0 && isFifo(f.inode())) {
-            touchAtime(f, f.inode());
+        if (type == FileType.DIRECTORY) {
+            throw new VfsException(Errno.EISDIR, "fallocate", null);
         }
-        return n;
-    }
-
-    /**
-     * {@code pipe_write}'s {@code file_update_time}: a write that wrote something sets a named
-     * FIFO's mtime and ctime (not an anonymous pipe's, see {@link #streamRead}). Returns {@code n}.
-     */
-    private int streamWritten(OpenFile f, int n) {
-        if (n > 0 && isFifo(f.inode())) {
-            long now = t.vfs().clock().nowNanos();
-            f.inode().updateAttrs(a -> a.withTimes(a.atime(), now, now));
+        if (type != FileType.REGULAR) {
+            throw new VfsException(Errno.ENODEV, "fallocate", null);
         }
-        return n;
-    }
-
-    private static boolean isFifo(Inode i) {
-        return i instanceof dev.seqvfs.engine.inode.SpecialInode && i.type() == FileType.FIFO;
-    }
-
-    /**
-     * relatime: update atime only when it is not newer than mtime/ctime, or a day old; never
-     * through an {@code O_NOATIME} description ({@code file_accessed}).
-     */
-    private void touchAtime(OpenFile f, Inode ri) {
-        if ((f.statusFlagsAcquire() & OpenFlags.O_NOATIME) != 0) {
-            return;
+        if (offset + len < 0) {
+            throw new VfsException(Errno.EFBIG, "fallocate", null);
         }
-        InodeAttrs a = ri.attrsAcquire();
-        long now = t.vfs().clock().nowNanos();
-        if (a.atime() <= a.mtime() || a.atime() <= a.ctime() || now - a.atime() >= DAY_NANOS) {
-            ri.updateAttrs(x -> x.accessed(now));
+        if ((mode & ~(Falloc.FALLOC_FL_KEEP_SIZE | Falloc.FALLOC_FL_PUNCH_HOLE)) != 0) {
+            // shmem_fallocate: only KEEP_SIZE and PUNCH_HOLE
+            throw new VfsException(Errno.EOPNOTSUPP, "fallocate", null);
         }
+        f.ops().fallocate(f, mode, offset, len, t.cred());
     }
 }

@@ -22,8 +22,9 @@ final class LockCalls {
         this.t = t;
     }
 
-    static FileLockTable table(Inode i) {
-        return (FileLockTable) i.fileLocks(FileLockTable::new);
+    private FileLockTable table(Inode i) {
+        FileLockTable.WaitGraph g = t.vfs().lockWaitGraph();
+        return i.fileLocks(() -> new FileLockTable(g));
     }
 
     void flock(int fd, int operation) {

@@ -1,14 +1,14 @@
 package dev.seqvfs.engine;
 
+import dev.seqvfs.engine.anon.AnonFs;
 import dev.seqvfs.engine.dir.Dentry;
 import dev.seqvfs.engine.dir.DirReply;
-import dev.seqvfs.engine.dir.DirSnapshot;
 import dev.seqvfs.engine.dir.DirectoryActor;
 import dev.seqvfs.engine.dir.DirectoryInode;
-import dev.seqvfs.engine.dir.DirLink;
 import dev.seqvfs.engine.fdtable.FdReply;
 import dev.seqvfs.engine.fdtable.FdTableActor;
 import dev.seqvfs.engine.fdtable.OpenFile;
+import dev.seqvfs.engine.fs.FileOperations;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.IopFlags;
 import dev.seqvfs.engine.inode.Permission;
@@ -18,6 +18,7 @@ import dev.seqvfs.engine.pipe.PipeEnd;
 import dev.seqvfs.engine.walk.LastType;
 import dev.seqvfs.engine.walk.Nameidata;
 import dev.seqvfs.engine.walk.PathNames;
+import dev.seqvfs.engine.walk.FileOrigin;
 import dev.seqvfs.engine.walk.VfsPath;
 import dev.seqvfs.engine.walk.WalkProof;
 import dev.seqvfs.protocol.DirEntry;
@@ -26,7 +27,6 @@ import dev.seqvfs.protocol.FileType;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.VfsException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import dev.seqvfs.engine.reply.ReplyTo;
@@ -56,7 +56,8 @@ final class OpenCalls {
     }
 
     private static FileOrigin originOf(Nameidata nd, VfsPath p) {
-        if (p.inode() instanceof DirectoryInode d) {
+        DirectoryInode d = p.dir();
+        if (d != null) {
             return new FileOrigin(p.mnt(), d, null);
         }
         return nd.originDir() == null ? null
@@ -200,12 +201,13 @@ final class OpenCalls {
                 }
                 continue;
             }
-            if (!(i instanceof DirectoryInode)) {
+            boolean dir = i.type() == FileType.DIRECTORY;
+            if (!dir) {
                 mayCreateInSticky((DirectoryInode) parent.inode(), i, nd);
             }
             VfsPath found = nd.stepIntoLast(i);
             boolean computed = (parent.inode().iopFlags() & IopFlags.IOP_CUSTOM_LOOKUP) != 0;
-            return new OpenTarget(found, null, null, i instanceof DirectoryInode ? originOf(nd, found)
+            return new OpenTarget(found, null, null, dir ? originOf(nd, found)
                     : new FileOrigin(parent.mnt(), (DirectoryInode) parent.inode(), nd.last(), computed ? null : d));
         }
     }
@@ -235,9 +237,10 @@ final class OpenCalls {
         }
     }
 
+    /** A named FIFO opened for I/O: {@code fifo_open} attaches its pipe (an anonymous pipe reopens through its inode's operations). */
     private static boolean isFifo(VfsPath p, int flags) {
-        return p.inode() instanceof SpecialInode && p.inode().type() == FileType.FIFO
-                && (flags & OpenFlags.O_PATH) == 0;
+        Inode i = p.inode();
+        return i.type() == FileType.FIFO && !i.isAnonymous() && (flags & OpenFlags.O_PATH) == 0;
     }
 
     /**
@@ -294,18 +297,27 @@ final class OpenCalls {
      */
     private OpenFile openExisting(VfsPath p, int flags, String path) {
         Inode i = p.inode();
-        if (i instanceof dev.seqvfs.engine.anon.AnonInode ai && (flags & OpenFlags.O_PATH) == 0) {
-            return reopenAnon(ai, p, flags, path);
-        }
         if ((flags & OpenFlags.O_PATH) != 0) {
             return newOpenFile(p, flags, null);
         }
-        mayOpen(p, flags, path);
-        boolean trunc = (flags & OpenFlags.O_TRUNC) != 0;
-        OpenFile file = newOpenFile(p, flags, null);
-        if (file != null && trunc && i.type() == FileType.REGULAR) {
+        if (!i.isAnonymous()) {
+            // An anonymous inode reopened through /proc/<pid>/fd/N: its ->open decides.
+            mayOpen(p, flags, path);
+        }
+        if (!p.mnt().tryPin()) {
+            return null;
+        }
+        FileOperations ops;
+        try {
+            ops = i.fileOps().open(i, flags);
+        } catch (VfsException e) {
+            p.mnt().unpin();
+            throw e.withContext("open", path, null);
+        }
+        OpenFile file = new OpenFile(i, p.mnt(), null, flags, ops, AnonFs.dentryOf(i));
+        if ((flags & OpenFlags.O_TRUNC) != 0 && i.type() == FileType.REGULAR) {
             try {
-                t.io().truncateInode((dev.seqvfs.engine.inode.RegularInode) i, 0, "open");
+                i.fileOps().truncate(i, 0, t.cred(), "open");
             } catch (VfsException e) {
                 file.release();
                 throw e.withContext("open", path, null);
@@ -313,6 +325,7 @@ final class OpenCalls {
         }
         return file;
     }
+
 
     /**
      * {@code may_open}: the checks of an open of an existing, non-{@code O_PATH} inode
@@ -363,35 +376,6 @@ final class OpenCalls {
             // open(2): "ENXIO The file is a UNIX domain socket" (only O_PATH may open one).
             throw new VfsException(Errno.ENXIO, "open", path);
         }
-    }
-
-    /**
-     * Opens an anonymous inode again, through {@code /proc/<pid>/fd/N}: a pipe opens like a
-     * FIFO end of the same pipe (for reading, writing or both; access mode 3 is
-     * {@code EINVAL}); a socket is {@code ENXIO}, as Linux.
-     */
-    private OpenFile reopenAnon(dev.seqvfs.engine.anon.AnonInode ai, VfsPath p, int flags, String path) {
-        if (!(ai.privateData() instanceof dev.seqvfs.engine.pipe.Pipe pipe)) {
-            throw new VfsException(Errno.ENXIO, "open", path);
-        }
-        int acc = flags & OpenFlags.O_ACCMODE;
-        if (acc == OpenFlags.O_ACCMODE) {
-            throw new VfsException(Errno.EINVAL, "open", path);
-        }
-        // fifo_open: O_RDWR opens a reader and a writer at once (and never waits).
-        boolean reads = acc != OpenFlags.O_WRONLY;
-        boolean writes = acc != OpenFlags.O_RDONLY;
-        if (!p.mnt().tryPin()) {
-            return null;
-        }
-        if (reads) {
-            pipe.addReader();
-        }
-        if (writes) {
-            pipe.addWriter();
-        }
-        return new OpenFile(ai, p.mnt(), null, flags, new dev.seqvfs.engine.pipe.PipeEnd(pipe, reads, writes),
-                ai.dentry());
     }
 
     private OpenFile newOpenFile(VfsPath p, int flags, String internalPath) {
@@ -468,48 +452,13 @@ final class OpenCalls {
         if (file.isPath()) {
             throw new VfsException(Errno.EBADF, "getdents", null);
         }
-        if (!(file.inode() instanceof DirectoryInode d)) {
-            throw new VfsException(Errno.ENOTDIR, "getdents", null);
-        }
-        DirSnapshot snap = d.snapshotAcquire();
-        if (snap.isDead()) {
-            throw new VfsException(Errno.ENOENT, "getdents", null);
-        }
-        boolean computed = (d.iopFlags() & IopFlags.IOP_CUSTOM_LOOKUP) != 0;
-        List<DirEntry> out = new ArrayList<>();
         synchronized (file) {
-            long cookie = file.offset();
-            if (cookie < DirSnapshot.COOKIE_DOT) {
-                out.add(new DirEntry(".", d.ino(), FileType.DIRECTORY, DirSnapshot.COOKIE_DOT));
-                cookie = DirSnapshot.COOKIE_DOT;
+            List<DirEntry> out = file.ops().iterate(file, t, file.offset(), max);
+            if (!out.isEmpty()) {
+                file.setOffset(out.get(out.size() - 1).cookie());
             }
-            if (cookie < DirSnapshot.COOKIE_DOTDOT && out.size() < max) {
-                DirLink l = d.linkAcquire();
-                long pino = l == null ? d.ino() : l.parent().ino();
-                out.add(new DirEntry("..", pino, FileType.DIRECTORY, DirSnapshot.COOKIE_DOTDOT));
-                cookie = DirSnapshot.COOKIE_DOTDOT;
-            }
-            if (out.size() < max) {
-                List<Dentry> more;
-                if (computed) {
-                    more = new ArrayList<>();
-                    for (Dentry e : d.ops().list(d, t)) {
-                        if (e.cookie() > cookie && more.size() < max - out.size()) {
-                            more.add(e);
-                        }
-                    }
-                } else {
-                    more = snap.entriesAfter(cookie, max - out.size());
-                }
-                for (Dentry e : more) {
-                    out.add(new DirEntry(PathNames.toExternal(e.name()), e.inode().ino(), e.inode().type(),
-                            e.cookie()));
-                    cookie = e.cookie();
-                }
-            }
-            file.setOffset(cookie);
+            return out;
         }
-        return out;
     }
 
     long lseek(int fd, long offset, int whence) {
@@ -521,56 +470,8 @@ final class OpenCalls {
             // ksys_lseek: whence past SEEK_MAX is EINVAL before the file's ->llseek runs
             throw new VfsException(Errno.EINVAL, "lseek", null);
         }
-        if (file.ops() instanceof dev.seqvfs.engine.pipe.StreamOps s) {
-            return s.llseek(file, offset, whence);
-        }
-        FileType type = file.inode().type();
-        if (type == FileType.FIFO || type == FileType.SOCKET) {
-            throw new VfsException(Errno.ESPIPE, "lseek", null);
-        }
         synchronized (file) {
-            long base;
-            switch (whence) {
-                case VfsTask.SEEK_SET:
-                    base = 0;
-                    break;
-                case VfsTask.SEEK_CUR:
-                    base = file.offset();
-                    break;
-                case VfsTask.SEEK_END:
-                    if (file.inode().type() == FileType.DIRECTORY) {
-                        // A directory offset is a readdir cookie; tmpfs (dcache_dir_lseek)
-                        // accepts only SEEK_SET and SEEK_CUR.
-                        throw new VfsException(Errno.EINVAL, "lseek", null);
-                    }
-                    base = file.inode().attrsAcquire().size();
-                    break;
-                case VfsTask.SEEK_DATA:
-                case VfsTask.SEEK_HOLE: {
-                    if (!(file.inode() instanceof dev.seqvfs.engine.inode.RegularInode ri)) {
-                        throw new VfsException(Errno.EINVAL, "lseek", null);
-                    }
-                    dev.seqvfs.engine.file.FileData d = ri.dataAcquire();
-                    if (offset < 0 || offset >= d.size()) {
-                        // shmem_file_llseek: a negative offset is ENXIO too
-                        throw new VfsException(Errno.ENXIO, "lseek", null);
-                    }
-                    long at = whence == VfsTask.SEEK_DATA ? d.nextData(offset) : d.nextHole(offset);
-                    if (at < 0) {
-                        throw new VfsException(Errno.ENXIO, "lseek", null);
-                    }
-                    file.setOffset(at);
-                    return at;
-                }
-                default:
-                    throw new VfsException(Errno.EINVAL, "lseek", null);
-            }
-            long pos = base + offset;
-            if (pos < 0) {
-                throw new VfsException(Errno.EINVAL, "lseek", null);
-            }
-            file.setOffset(pos);
-            return pos;
+            return file.ops().llseek(file, offset, whence);
         }
     }
 }

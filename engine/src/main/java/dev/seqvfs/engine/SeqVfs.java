@@ -2,9 +2,16 @@ package dev.seqvfs.engine;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import dev.seqvfs.engine.anon.AnonFs;
 import dev.seqvfs.engine.fdtable.FdTable;
 import dev.seqvfs.engine.fdtable.FilesStruct;
-import dev.seqvfs.engine.inode.InodeOperations;
+import dev.seqvfs.engine.fdtable.OpenFile;
+import dev.seqvfs.engine.fs.FileSystemType;
+import dev.seqvfs.engine.fs.FileSystemTypes;
+import dev.seqvfs.engine.fs.MountContext;
+import dev.seqvfs.engine.fs.SuperOperations;
+import dev.seqvfs.engine.fs.proc.ProcTasks;
+import dev.seqvfs.engine.lock.FileLockTable;
 import dev.seqvfs.engine.sb.NamespaceLocks;
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.sb.SuperblockConfig;
@@ -12,6 +19,7 @@ import dev.seqvfs.engine.sb.VfsClock;
 import dev.seqvfs.engine.mount.Namespace;
 import dev.seqvfs.engine.reply.ReplyCollector;
 import dev.seqvfs.engine.reply.ReplyTo;
+import dev.seqvfs.engine.walk.PathNames;
 import dev.seqvfs.engine.walk.PathWalk;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.VfsException;
@@ -85,7 +93,9 @@ public final class SeqVfs implements AutoCloseable {
     private final Namespace namespace;
     private final PathWalk walker;
     private final Asker asker;
-    private final dev.seqvfs.engine.anon.AnonFs anonFs;
+    private final AnonFs anonFs;
+    private final FileSystemTypes types;
+    private final FileLockTable.WaitGraph lockWaitGraph = new FileLockTable.WaitGraph();
     private final java.util.concurrent.ConcurrentHashMap<Integer, VfsTask> tasks =
             new java.util.concurrent.ConcurrentHashMap<>();
     private final java.util.concurrent.atomic.AtomicInteger pids = new java.util.concurrent.atomic.AtomicInteger();
@@ -105,6 +115,13 @@ public final class SeqVfs implements AutoCloseable {
         this.lease = lease;
         this.system = lease.system();
         this.linger = engineConfig.linger();
+        this.types = FileSystemTypes.defaults();
+        FileSystemType rootType = types.get(config.rootType());
+        if (rootType == null) {
+            lease.release(linger);
+            throw new IllegalArgumentException("seqvfs.root.type: no file-system type named " + config.rootType()
+                    + " (registered: " + typeNames() + ")");
+        }
         this.asker = new Asker(config.askTimeout());
         java.util.List<ReplyCollector.Pending> pending = new java.util.ArrayList<>();
         for (int i = 0; i < collectorCount(); i++) {
@@ -132,10 +149,10 @@ public final class SeqVfs implements AutoCloseable {
                 slots[i] = new Asker.Slot(children.collectors().get(i), pending.get(i));
             }
             this.asker.attach(slots);
-            Superblock root = newSuperblock("tmpfs", config.tmpfs(), config.rootMode(), config.rootUid(),
-                    config.rootGid());
+            Superblock root = mount(rootType, null, "/", 0, config.rootOptions(), config.rootMode(),
+                    config.rootUid(), config.rootGid());
             this.namespace = new Namespace(locks, root);
-            this.anonFs = new dev.seqvfs.engine.anon.AnonFs(devs.incrementAndGet(), clock, config.anonSharedRoot());
+            this.anonFs = new AnonFs(devs.incrementAndGet(), clock, config.anonSharedRoot());
             this.walker = new PathWalk(namespace, config.optimisticAttempts());
             if (config.mountProc()) {
                 // As a booted system's init does: the first task (pid 1) mounts /proc and exits.
@@ -272,18 +289,93 @@ public final class SeqVfs implements AutoCloseable {
         return Duration.ofNanos(Math.max(1_000_000L, askTimeout.toNanos() / 4));
     }
 
-    /** Creates a superblock and spawns its actor; blocks for one message to the guardian. */
-    Superblock newSuperblock(String type, SuperblockConfig sbConfig, int rootMode, int uid, int gid) {
-        return newSuperblock(type, InodeOperations.GENERIC, sbConfig, rootMode, uid, gid);
-    }
+    /**
+     * Builds a superblock of {@code type} for a mount ({@link FileSystemType#mount}) and spawns
+     * its actor; blocks for one message to the guardian.
+     *
+     * @param target where it will be mounted, for error messages (external form)
+     * @param rootMode the root's mode unless the options set one
+     * @throws VfsException what the type refuses the options with ({@code EINVAL})
+     */
+    Superblock mount(FileSystemType type, String source, String target, long flags, String data, int rootMode,
+                     int rootUid, int rootGid) {
+        Superblock sb = type.mount(new MountContext() {
+            @Override
+            public String source() {
+                return source;
+            }
 
-    /** Creates a superblock of a type with its own inode operations (procfs). */
-    Superblock newSuperblock(String type, InodeOperations ops, SuperblockConfig sbConfig, int rootMode, int uid,
-                             int gid) {
-        Superblock sb = new Superblock(devs.incrementAndGet(), type, ops, sbConfig, clock,
-                locks, rootMode, uid, gid);
+            @Override
+            public String target() {
+                return target;
+            }
+
+            @Override
+            public long flags() {
+                return flags;
+            }
+
+            @Override
+            public String data() {
+                return data;
+            }
+
+            @Override
+            public SuperblockConfig defaultLimits() {
+                return config.tmpfs();
+            }
+
+            @Override
+            public int defaultRootMode() {
+                return rootMode;
+            }
+
+            @Override
+            public int defaultRootUid() {
+                return rootUid;
+            }
+
+            @Override
+            public int defaultRootGid() {
+                return rootGid;
+            }
+
+            @Override
+            public FileSystemTypes types() {
+                return types;
+            }
+
+            @Override
+            public ProcTasks tasks() {
+                return procTasks;
+            }
+
+            @Override
+            public Superblock newSuperblock(FileSystemType t, SuperOperations ops, SuperblockConfig limits, int mode,
+                                            int uid, int gid) {
+                return new Superblock(devs.incrementAndGet(), t, ops, limits, clock, locks, mode, uid, gid);
+            }
+        });
         return asker.join(asker.ask(guardian, (ReplyTo<Superblock> r) -> new EngineGuardian.SpawnSuperblock(sb, r)),
                 "mount", null);
+    }
+
+    /** Returns the name of the file-system type of the instance's root ({@code seqvfs.root.type}). */
+    public String rootType() {
+        return config.rootType();
+    }
+
+    /** Returns the file-system types this instance can mount ({@code mount(2)}'s {@code fstype}). */
+    FileSystemTypes fileSystemTypes() {
+        return types;
+    }
+
+    private String typeNames() {
+        StringBuilder sb = new StringBuilder();
+        for (FileSystemType t : types.all()) {
+            sb.append(sb.length() == 0 ? "" : ", ").append(t.name());
+        }
+        return sb.toString();
     }
 
     /** Returns the configuration. */
@@ -292,13 +384,18 @@ public final class SeqVfs implements AutoCloseable {
     }
 
     /** Returns the mount namespace. */
-    public Namespace namespace() {
+    Namespace namespace() {
         return namespace;
     }
 
     /** Returns the instance's rename and mount sequence locks, with the walk counters. */
-    public NamespaceLocks locks() {
+    NamespaceLocks locks() {
         return locks;
+    }
+
+    /** Returns the instance's POSIX-lock wait graph (deadlock detection never crosses instances). */
+    FileLockTable.WaitGraph lockWaitGraph() {
+        return lockWaitGraph;
     }
 
     /** Returns the number of optimistic walks that failed validation and were retried. */
@@ -311,9 +408,22 @@ public final class SeqVfs implements AutoCloseable {
         return locks.refWalks.sum();
     }
 
-    /** Returns the anonymous-inode file system (pipes, sockets): counts for tests and benchmarks. */
-    public dev.seqvfs.engine.anon.AnonFs anonFs() {
+    /** Returns the anonymous-inode file system (pipes, sockets). */
+    AnonFs anonFs() {
         return anonFs;
+    }
+
+    /**
+     * Returns the number of anonymous inodes (pipes, sockets, eventfds) alive now: a sum of
+     * striped counters, exact when no pipe or socket is being created or closed. Lock-free.
+     */
+    public long anonInodesAlive() {
+        return anonFs.liveInodes();
+    }
+
+    /** Returns the number of anonymous inodes created since the instance started. Lock-free. */
+    public long anonInodesCreated() {
+        return anonFs.createdInodes();
     }
 
     int register(VfsTask t) {
@@ -326,17 +436,9 @@ public final class SeqVfs implements AutoCloseable {
         tasks.remove(pid);
     }
 
-    dev.seqvfs.engine.proc.ProcTasks procTasks() {
-        return procTasks;
-    }
 
     /** The task registry as procfs sees it. */
-    private final class ProcTasksView implements dev.seqvfs.engine.proc.ProcTasks {
-        @Override
-        public int pidOf(Object caller) {
-            return caller instanceof VfsTask t ? t.pid() : 0;
-        }
-
+    private final class ProcTasksView implements ProcTasks {
         @Override
         public java.util.List<Integer> pids() {
             java.util.List<Integer> l = new java.util.ArrayList<>(tasks.keySet());
@@ -368,14 +470,15 @@ public final class SeqVfs implements AutoCloseable {
         }
 
         @Override
-        public String describe(dev.seqvfs.engine.fdtable.OpenFile f) {
-            if (f.inode() instanceof dev.seqvfs.engine.anon.AnonInode a) {
-                return a.linkName();
+        public String describe(OpenFile f) {
+            if (f.origin() != null) {
+                return f.origin().display(f.inode());
             }
-            if (f.origin() instanceof FileOrigin o) {
-                return o.display(f.inode());
+            if (f.dentry() != null) {
+                // An anonymous file's disconnected dentry is named as d_dname shows it: pipe:[ino].
+                return f.dentry().name();
             }
-            return f.path() == null ? "anon_inode:[unknown]" : dev.seqvfs.engine.walk.PathNames.toExternal(f.path());
+            return f.path() == null ? "anon_inode:[unknown]" : PathNames.toExternal(f.path());
         }
     }
 
@@ -397,12 +500,11 @@ public final class SeqVfs implements AutoCloseable {
     }
 
     /**
-     * Returns the actor system the instance runs in, for message-driven callers that spawn
-     * actors of their own beside it ({@code systemActorOf}). It may be shared with other
-     * instances (see the class comment) or be the embedder's: never terminate a system
-     * SeqVFS started; it terminates itself after its last instance closes. Thread-safe.
+     * Returns the actor system the instance's actors run in: shared with other instances
+     * (see the class comment) or the embedder's. Never terminate a system SeqVFS started; it
+     * terminates itself after its last instance closes.
      */
-    public ActorSystem<?> system() {
+    ActorSystem<?> system() {
         return system;
     }
 

@@ -9,7 +9,7 @@ import dev.seqvfs.engine.inode.Permission;
 import dev.seqvfs.engine.mount.VfsMount;
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.sb.SuperblockActor;
-import dev.seqvfs.engine.sb.SuperblockConfig;
+import dev.seqvfs.engine.fs.FileSystemType;
 import dev.seqvfs.engine.walk.Nameidata;
 import dev.seqvfs.engine.walk.PathNames;
 import dev.seqvfs.engine.walk.VfsPath;
@@ -51,7 +51,7 @@ final class TaskCalls {
 
     void fchdir(int fd) {
         VfsPath p = t.fdPath(fd, "fchdir");
-        if (!(p.inode() instanceof DirectoryInode)) {
+        if (p.dir() == null) {
             throw new VfsException(Errno.ENOTDIR, "fchdir", null);
         }
         if (!Permission.check(p.inode(), Mode.X_OK, t.cred())) {
@@ -71,7 +71,7 @@ final class TaskCalls {
         VfsPath cwd = t.cwd();
         VfsPath root = t.root();
         return t.walk(cwd, "", "getcwd", nd -> {
-            if (cwd.inode() instanceof DirectoryInode d && d.isDead()) {
+            if (cwd.dir() != null && cwd.dir().isDead()) {
                 throw nd.error(Errno.ENOENT);
             }
             Deque<String> names = new ArrayDeque<>();
@@ -181,7 +181,8 @@ final class TaskCalls {
         DirectoryInode mp = (DirectoryInode) where.inode();
         if ((flags & MountFlags.MS_BIND) != 0) {
             VfsPath src = t.attrs().resolve(VfsTask.AT_FDCWD, source, "mount", 0, 0);
-            if (!(src.inode() instanceof DirectoryInode sd)) {
+            DirectoryInode sd = src.dir();
+            if (sd == null) {
                 // The target is a directory; Linux refuses a source of another type with
                 // ENOTDIR (graft_tree). SeqVFS has no file bind mounts.
                 throw new VfsException(Errno.ENOTDIR, "mount", source, target);
@@ -192,18 +193,11 @@ final class TaskCalls {
         if (fstype == null) {
             throw new VfsException(Errno.EINVAL, "mount", target);
         }
-        if ("proc".equals(fstype)) {
-            dev.seqvfs.engine.proc.ProcFs proc = new dev.seqvfs.engine.proc.ProcFs(t.vfs().procTasks());
-            Superblock sb = t.vfs().newSuperblock("proc", proc.rootOps(), SuperblockConfig.UNLIMITED, 0555, 0, 0);
-            proc.bind(sb);
-            t.vfs().namespace().attach(where.mnt(), mp, sb, sb.root(), (flags & MountFlags.MS_RDONLY) != 0);
-            return CompletableFuture.completedFuture(null);
-        }
-        if (!"tmpfs".equals(fstype)) {
+        FileSystemType type = t.vfs().fileSystemTypes().get(fstype);
+        if (type == null) {
             throw new VfsException(Errno.ENODEV, "mount", target);
         }
-        TmpfsOptions o = TmpfsOptions.parse(data, t.vfs().config().tmpfs(), target);
-        Superblock sb = t.vfs().newSuperblock("tmpfs", o.config(), o.mode(), o.uid(), o.gid());
+        Superblock sb = t.vfs().mount(type, source, target, flags, data, 01777, 0, 0);
         t.vfs().namespace().attach(where.mnt(), mp, sb, sb.root(), (flags & MountFlags.MS_RDONLY) != 0);
         return CompletableFuture.completedFuture(null);
     }
@@ -224,66 +218,6 @@ final class TaskCalls {
             t.vfs().namespace().detach(p.mnt(), flags);
         } catch (VfsException e) {
             throw e.withContext("umount", target, null);
-        }
-    }
-
-    /** tmpfs mount options: {@code size=BYTES[k|m|g]}, {@code nr_inodes=N}, {@code mode=OCTAL}, {@code uid=N}, {@code gid=N}. */
-    record TmpfsOptions(SuperblockConfig config, int mode, int uid, int gid) {
-        static TmpfsOptions parse(String data, SuperblockConfig defaults, String target) {
-            long maxBytes = defaults.maxBytes();
-            long maxInodes = defaults.maxInodes();
-            int mode = 01777;
-            int uid = 0;
-            int gid = 0;
-            if (data != null && !data.isBlank()) {
-                for (String opt : data.split(",")) {
-                    String[] kv = opt.split("=", 2);
-                    try {
-                        switch (kv[0].trim()) {
-                            case "size":
-                                maxBytes = parseSize(kv[1]);
-                                break;
-                            case "nr_inodes":
-                                maxInodes = parseSize(kv[1]);
-                                break;
-                            case "mode":
-                                mode = Integer.parseInt(kv[1].trim(), 8);
-                                break;
-                            case "uid":
-                                uid = Integer.parseInt(kv[1].trim());
-                                break;
-                            case "gid":
-                                gid = Integer.parseInt(kv[1].trim());
-                                break;
-                            default:
-                                throw new VfsException(Errno.EINVAL, "mount", target);
-                        }
-                    } catch (RuntimeException e) {
-                        if (e instanceof VfsException v) {
-                            throw v;
-                        }
-                        throw new VfsException(Errno.EINVAL, "mount", target);
-                    }
-                }
-            }
-            return new TmpfsOptions(new SuperblockConfig(maxInodes <= 0 ? Long.MAX_VALUE : maxInodes,
-                    maxBytes <= 0 ? Long.MAX_VALUE : maxBytes, defaults.blockSize(), defaults.inodeBatch()),
-                    mode, uid, gid);
-        }
-
-        private static long parseSize(String s) {
-            s = s.trim().toLowerCase(java.util.Locale.ROOT);
-            long mul = 1;
-            char c = s.charAt(s.length() - 1);
-            if (c == 'k' || c == 'm' || c == 'g') {
-                mul = c == 'k' ? 1024L : c == 'm' ? 1024L * 1024 : 1024L * 1024 * 1024;
-                s = s.substring(0, s.length() - 1);
-            }
-            long v = Math.multiplyExact(Long.parseLong(s), mul);
-            if (v < 0) {
-                throw new NumberFormatException("negative size " + s);
-            }
-            return v;
         }
     }
 }

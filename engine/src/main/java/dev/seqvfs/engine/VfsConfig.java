@@ -18,10 +18,12 @@ import java.time.Duration;
  * @param dispatcher config path of the dispatcher the engine's actors run on
  * @param anonSharedRoot whether anonymous inodes use the old shared pseudo-root (seed 000's "before")
  * @param mountProc whether a new instance mounts procfs at /proc
+ * @param rootType the file-system type of the instance's root ({@code mount(2)} name, {@code tmpfs} by default)
+ * @param rootOptions the root mount's option string ({@code size=1m}), or empty
  */
 public record VfsConfig(Duration askTimeout, int optimisticAttempts, int rlimitNofile, SuperblockConfig tmpfs,
                         int rootMode, int rootUid, int rootGid, String dispatcher, boolean anonSharedRoot,
-                        boolean mountProc) {
+                        boolean mountProc, String rootType, String rootOptions) {
 
     /** Reads the {@code seqvfs} section of {@code c}. */
     public static VfsConfig from(Config c) {
@@ -43,6 +45,8 @@ public record VfsConfig(Duration askTimeout, int optimisticAttempts, int rlimitN
                 s.getInt("root.gid"),
                 "seqvfs.dispatcher",
                 s.getBoolean("anon.shared-root"),
-                s.getBoolean("proc.mount"));
+                s.getBoolean("proc.mount"),
+                s.getString("root.type"),
+                s.getString("root.options"));
     }
 }

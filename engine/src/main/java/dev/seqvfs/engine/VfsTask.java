@@ -477,12 +477,12 @@ public final class VfsTask implements WalkContext, AutoCloseable {
 
     /** {@code fsync(2)}: every published write is already stable in memory; checks the descriptor. */
     public void fsync(int fd) {
-        io.fsync(fd, "fsync");
+        io.fsync(fd, false);
     }
 
     /** {@code fdatasync(2)}. */
     public void fdatasync(int fd) {
-        io.fsync(fd, "fdatasync");
+        io.fsync(fd, true);
     }
 
     /**
@@ -593,7 +593,7 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      * an access mode (default {@code O_RDWR}), {@code O_NONBLOCK} and {@code O_CLOEXEC}.
      * Creating it touches no shared structure (seeds 000, 003).
      */
-    public int anonInodeGetFd(String name, dev.seqvfs.engine.pipe.StreamOps ops, int flags) {
+    public int anonInodeGetFd(String name, dev.seqvfs.engine.fs.StreamFileOperations ops, int flags) {
         return await(async(() -> anon.anonInodeGetFd(name, ops, flags)), "anon_inode_getfd", null);
     }
 

@@ -42,8 +42,10 @@ public final class DbenchCommand implements Callable<Integer> {
     int clients;
 
     @Option(names = "--time", defaultValue = "20", paramLabel = "SECONDS",
-            description = "how long to run, 1 to " + Checks.MAX_SECONDS + " (default ${DEFAULT-VALUE})")
-    int time;
+            description = "how long to measure, above 0 (fractions too: 2.5), at most " + Checks.MAX_SECONDS
+                    + " (default ${DEFAULT-VALUE}); a run that measures under 10 s or under one loadfile pass per"
+                    + " client is flagged too short to mean much")
+    double time;
 
     @Option(names = "--loadfile", defaultValue = "/usr/share/dbench/client.txt", paramLabel = "PATH",
             description = "the loadfile (default ${DEFAULT-VALUE}, from Debian's dbench package; when it is missing"
@@ -52,11 +54,12 @@ public final class DbenchCommand implements Callable<Integer> {
 
     @Option(names = "--warmup", paramLabel = "SECONDS",
             description = "run this long first, unmeasured, 0 to " + Checks.MAX_SECONDS
-                    + " (default: a fifth of --time, as dbench)")
-    Integer warmupOption;
+                    + " (default: a fifth of --time, as dbench, and at least 4: the JIT compiles the replay's code in"
+                    + " its first seconds; a warm-up under 4 s is flagged too short)")
+    Double warmupOption;
 
-    /** The warm-up in seconds: {@code --warmup}, or a fifth of the time. */
-    private int warmup;
+    /** The warm-up in seconds: {@code --warmup}, or {@link DbenchRunner.Schedule#defaultWarmup}. */
+    private double warmup;
 
     @Option(names = "--once", description = "run the loadfile once per client instead of looping until --time "
             + "(which then only limits the run)")
@@ -86,12 +89,11 @@ public final class DbenchCommand implements Callable<Integer> {
     /** Checks every option, each against its own range; throws a usage {@link LoadException}. */
     private void checkOptions() {
         Checks.clients(clients);
-        Checks.range("--time", time, 1, Checks.MAX_SECONDS);
+        Checks.seconds("--time", time, 0, true);
         if (warmupOption != null) {
-            Checks.range("--warmup", warmupOption, 0, Checks.MAX_SECONDS);
-            warmup = warmupOption;
+            warmup = Checks.seconds("--warmup", warmupOption, 0, false);
         } else {
-            warmup = time / 5; // dbench: options.warmup = options.timelimit / 5
+            warmup = seconds(DbenchRunner.Schedule.defaultWarmup(duration(time)));
         }
         Checks.range("--show-mismatches", showMismatches, 0, Long.MAX_VALUE);
         if (threads != null) {
@@ -213,11 +215,12 @@ public final class DbenchCommand implements Callable<Integer> {
     }
 
     private int run(PrintStream out, Loadfile lf, DbenchRunner runner, DbenchBinary binary) throws Exception {
-        DbenchRunner.Schedule schedule = new DbenchRunner.Schedule(Duration.ofSeconds(warmup),
-                Duration.ofSeconds(time), once);
+        DbenchRunner.Schedule schedule = new DbenchRunner.Schedule(duration(warmup), duration(time), once);
         out.println(String.format(Locale.ROOT, "dbench replay on SeqVFS: %d clients, %s, loadfile %s (%d lines)",
-                clients, once ? "the file once each" : "warm-up " + warmup + " s (not measured, as dbench), then "
-                        + time + " s", loadfile, lf.ops().size()));
+                clients, once ? "the file once each" : "warm-up " + format(warmup) + " s (not measured"
+                        + (warmupOption == null ? "; a fifth of --time as dbench, at least "
+                        + DbenchRunner.Schedule.MIN_WARMUP.toSeconds() + " s" : "") + "), then " + format(time) + " s",
+                loadfile, lf.ops().size()));
         ReplayResult seq = runner.runSeqVfs(lf.ops(), clients, schedule);
         if (seq == null) {
             return 130;
@@ -237,12 +240,14 @@ public final class DbenchCommand implements Callable<Integer> {
                 out.println("reference: no dbench binary on PATH (apt-get install dbench), skipped");
             } else if (!runner.stopRequested()) {
                 out.println();
+                int t = DbenchBinary.wholeSeconds(time);
                 out.println("reference: the dbench binary (" + binary.path() + "), its own warm-up of "
-                        + (time / 5) + " s first (not measured)");
-                Duration deadline = DbenchBinary.deadline(time);
+                        + DbenchBinary.ownWarmup(t) + " s first (not measured, a fifth of -t in whole seconds)"
+                        + (t != time ? "; it takes whole seconds: -t " + t + " for --time " + format(time) : ""));
+                Duration deadline = DbenchBinary.deadline(t);
                 boolean killed = false;
                 try {
-                    bin = binary.run(loadfile.toAbsolutePath(), clients, time, hostDir, out, deadline);
+                    bin = binary.run(loadfile.toAbsolutePath(), clients, t, hostDir, out, deadline);
                 } catch (DbenchBinary.DeadlineException e) {
                     out.println("  reference failed: " + e.getMessage());
                     killed = true;
@@ -273,6 +278,20 @@ public final class DbenchCommand implements Callable<Integer> {
         return 0;
     }
 
+    /** Returns {@code seconds} as a duration, to the nanosecond. */
+    private static Duration duration(double seconds) {
+        return Duration.ofNanos(Math.round(seconds * 1e9));
+    }
+
+    private static double seconds(Duration d) {
+        return d.toNanos() / 1e9;
+    }
+
+    /** Returns seconds as the user would write them: {@code 20}, {@code 2.5}. */
+    private static String format(double seconds) {
+        return seconds == Math.rint(seconds) ? Long.toString((long) seconds) : Double.toString(seconds);
+    }
+
     private static void printComparison(PrintStream out, ReplayResult seq, ReplayResult host,
                                         DbenchBinary.Result bin) {
         out.println();
@@ -293,6 +312,9 @@ public final class DbenchCommand implements Callable<Integer> {
         }
         out.println("  (CPU per op counts every thread and process of the run, JIT and GC included; on a busy"
                 + " machine it is the steadier figure)");
+        if (DbenchReport.tooShort(seq) != null || (host != null && DbenchReport.tooShort(host) != null)) {
+            out.println("  (the replay was too short to mean much, see its summary above: so are these ratios)");
+        }
     }
 
     private static double ratio(double a, double b) {

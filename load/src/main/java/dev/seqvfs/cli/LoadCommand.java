@@ -1,18 +1,25 @@
 package dev.seqvfs.cli;
 
-import picocli.CommandLine;
+import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code seqvfs load <workload>}: runs a workload on the embedded default configuration.
+ * Without a workload it prints its usage on stderr and exits with 2.
  */
 @Command(name = "load", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Run a load test on an embedded SeqVFS (default configuration).",
         subcommands = {DbenchCommand.class, MakestatCommand.class, SocketCloseCommand.class,
                 PipeCloseCommand.class, LookupCommand.class})
-public final class LoadCommand implements Runnable {
+public final class LoadCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    /** Runs {@code seqvfs load} without a workload: prints the usage on stderr and returns 2. */
     @Override
-    public void run() {
-        CommandLine.usage(this, System.out);
+    public Integer call() {
+        return Main.usageError(spec);
     }
 }

@@ -37,14 +37,26 @@ public final class Meter {
     private final Histogram[] recycled;
     private final Histogram total = new Histogram(3);
     private final List<double[]> perSecond = new ArrayList<>();
+    private final List<double[]> fine = new ArrayList<>();
     private volatile boolean stop;
     private volatile boolean interrupted;
     private boolean warmUp;
     private volatile long startNanos;
     private long lastTickNanos;
     private long lastTickOps;
+    private long lastFineNanos;
+    private long lastFineOps;
     private RunResult finished;
     private static final int STRIDE = 16;
+
+    /** The interval of the {@link RunResult#fine} series, in nanoseconds: 0.1 s. */
+    public static final long FINE_NANOS = 100_000_000L;
+
+    /**
+     * How much of a run the {@link RunResult#fine} series covers, in nanoseconds: 30 s, 300
+     * points (a chart of a longer run uses the per-second series).
+     */
+    public static final long FINE_LIMIT_NANOS = 30_000_000_000L;
 
     /**
      * Creates a meter for {@code clients} clients of {@code target} ({@code seqvfs},
@@ -105,6 +117,7 @@ public final class Meter {
     public synchronized void start() {
         startNanos = System.nanoTime();
         lastTickNanos = startNanos;
+        lastFineNanos = startNanos;
     }
 
     /** Returns whether the run was started. */
@@ -152,6 +165,28 @@ public final class Meter {
         drain();
         double rate = appendRate(now);
         return rate;
+    }
+
+    /**
+     * Appends the ops per second since the last sample to the {@link RunResult#fine} series,
+     * if the run is still within {@link #FINE_LIMIT_NANOS}. Called by the reporter every
+     * {@link #FINE_NANOS}; reads the published counts only (no histogram drain).
+     */
+    public synchronized void sample() {
+        appendFine(System.nanoTime());
+    }
+
+    private void appendFine(long now) {
+        if (startNanos == 0 || now - startNanos > FINE_LIMIT_NANOS + FINE_NANOS / 2) {
+            return;
+        }
+        long ops = ops();
+        long nanos = now - lastFineNanos;
+        if (nanos > FINE_NANOS / 2 || fine.isEmpty()) {
+            fine.add(new double[] {(now - startNanos) / 1e9, nanos > 0 ? (ops - lastFineOps) / (nanos / 1e9) : 0});
+            lastFineNanos = now;
+            lastFineOps = ops;
+        }
     }
 
     private long ops() {
@@ -215,12 +250,13 @@ public final class Meter {
 
     private RunResult result(long now, boolean interrupted) {
         if (startNanos == 0) {
-            return new RunResult(target, variant, clients, 0, 0, new Histogram(3), List.of(), interrupted);
+            return new RunResult(target, variant, clients, 0, 0, new Histogram(3), List.of(), List.of(), interrupted);
         }
         drain();
         appendRate(now);
+        appendFine(now);
         return new RunResult(target, variant, clients, ops(), now - startNanos, total.copy(),
-                List.copyOf(perSecond), interrupted);
+                List.copyOf(perSecond), List.copyOf(fine), interrupted);
     }
 
     /**

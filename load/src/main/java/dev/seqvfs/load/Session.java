@@ -91,8 +91,9 @@ public final class Session implements AutoCloseable {
 
     /**
      * Measures one run: the body starts the clients, which start the meter once ready (see
-     * {@link Clients}), and returns when they are done. A ticker thread prints progress and,
-     * if {@code seconds > 0}, asks the clients to stop that long after the start.
+     * {@link Clients}), and returns when they are done. A ticker thread prints progress once
+     * a second, samples the rate every {@link Meter#FINE_NANOS} (the chart of a short run)
+     * and, if {@code seconds > 0}, asks the clients to stop that long after the start.
      *
      * @return the run's result, also added to the report
      */
@@ -156,11 +157,17 @@ public final class Session implements AutoCloseable {
         long start = meter.startNanos();
         long deadline = seconds > 0 ? start + (long) (seconds * 1e9) : Long.MAX_VALUE;
         long next = start + TimeUnit.SECONDS.toNanos(1);
+        long nextSample = start + Meter.FINE_NANOS;
         while (running.get()) {
             long now = System.nanoTime();
             if (now >= deadline) {
                 meter.requestStop();
                 deadline = Long.MAX_VALUE;
+            }
+            if (now >= nextSample && nextSample - start <= Meter.FINE_LIMIT_NANOS) {
+                meter.sample();
+                nextSample += Meter.FINE_NANOS;
+                continue;
             }
             if (now >= next) {
                 double rate = meter.tick();
@@ -175,7 +182,8 @@ public final class Session implements AutoCloseable {
                 next += TimeUnit.SECONDS.toNanos(1);
                 continue;
             }
-            LockSupport.parkNanos(Math.min(next, deadline) - now);
+            long wake = nextSample - start <= Meter.FINE_LIMIT_NANOS ? Math.min(next, nextSample) : next;
+            LockSupport.parkNanos(Math.min(wake, deadline) - now);
         }
     }
 

@@ -17,7 +17,9 @@ import org.junit.jupiter.api.io.TempDir;
  * no stack trace, checked before anything runs (so nothing is printed on stdout). Limits:
  * client counts 1 to 4096, durations 0 (warm-up) or above 0 (time) to 86400 seconds,
  * lookup's deepest path within PATH_MAX (4096 bytes with its NUL, limits.h), result files
- * in an existing, writable directory.
+ * in an existing, writable directory. What picocli itself refuses while parsing (a value
+ * that is not a number, an unknown option, a missing required option, a workload that
+ * does not exist) answers the same way: one line, exit 2, never the usage text.
  */
 class BadInputTest {
     @TempDir
@@ -95,6 +97,81 @@ class BadInputTest {
         Cli.Result over = Cli.run("load", "lookup", "--clients", "1", "--depth",
                 Integer.toString(Integer.parseInt(m.group(1)) + 1));
         assertEquals(2, over.exit(), over.err());
+    }
+
+    @Test
+    void dbench_clientsNotANumber_oneLineNamingTheOptionAndTheValue() {
+        assertUsageError(Cli.run("load", "dbench", "--clients", "abc"),
+                "seqvfs load dbench: --clients abc: not a whole number");
+    }
+
+    @Test
+    void dbench_clientsPastTheIntRange_saysTooLarge() {
+        assertUsageError(Cli.run("load", "dbench", "--clients", "99999999999"),
+                "seqvfs load dbench: --clients 99999999999: too large");
+    }
+
+    @Test
+    void dbench_unknownOption_oneLineNamingItAndWhereTheOptionsAreListed() {
+        Cli.Result r = Cli.run("load", "dbench", "--bogus");
+        assertUsageError(r, "seqvfs load dbench: --bogus: unknown option");
+        assertTrue(r.err().contains("seqvfs load dbench --help"), r.err());
+    }
+
+    @Test
+    void dbench_optionWithoutItsValue_saysItNeedsOne() {
+        assertUsageError(Cli.run("load", "dbench", "--clients"), "seqvfs load dbench: --clients needs a value (N)");
+    }
+
+    @Test
+    void makestat_withoutTree_saysTreeIsRequired() {
+        assertUsageError(Cli.run("load", "makestat"), "seqvfs load makestat: --tree PATH is required");
+    }
+
+    @Test
+    void makestat_clientListWithANonNumber_namesTheBadElement() {
+        assertUsageError(Cli.run("load", "makestat", "--tree", tmp.toString(), "--clients", "1,x"),
+                "seqvfs load makestat: --clients x: not a whole number");
+    }
+
+    @Test
+    void lookup_warmupNotANumber_saysSo() {
+        assertUsageError(Cli.run("load", "lookup", "--warmup", "soon"), "seqvfs load lookup: --warmup soon: not a number");
+    }
+
+    @Test
+    void socketClose_optionGivenTwice_saysOnce() {
+        assertUsageError(Cli.run("load", "socket-close", "--ops", "1", "--ops", "2"),
+                "seqvfs load socket-close: --ops given twice");
+    }
+
+    @Test
+    void load_unknownWorkload_namesTheWorkloads() {
+        assertUsageError(Cli.run("load", "dbnech"),
+                "seqvfs load: dbnech: no such workload (dbench, makestat, socket-close, pipe-close, lookup)");
+    }
+
+    @Test
+    void workload_unexpectedArgument_saysItTakesOptionsOnly() {
+        assertUsageError(Cli.run("load", "lookup", "extra"), "seqvfs load lookup: extra: unexpected argument");
+    }
+
+    @Test
+    void seqvfs_withoutACommand_printsTheUsageOnStderrAndExitsTwo() {
+        Cli.Result r = Cli.run();
+        assertEquals(2, r.exit(), r.out() + r.err());
+        assertEquals("", r.out());
+        assertTrue(r.err().startsWith("Usage: seqvfs [-hV] [COMMAND]"), r.err());
+        assertTrue(r.err().contains("load"), r.err());
+    }
+
+    @Test
+    void load_withoutAWorkload_printsItsUsageOnStderrAndExitsTwo() {
+        Cli.Result r = Cli.run("load");
+        assertEquals(2, r.exit(), r.out() + r.err());
+        assertEquals("", r.out());
+        assertTrue(r.err().startsWith("Usage: seqvfs load [-hV] [COMMAND]"), r.err());
+        assertTrue(r.err().contains("dbench") && r.err().contains("makestat"), r.err());
     }
 
     @Test

@@ -22,4 +22,6 @@ public record StatFs(long type, int bsize, long blocks, long bfree, long bavail,
                      long files, long ffree, long fsid, int namelen, long flags) {
     /** {@code TMPFS_MAGIC} from {@code <linux/magic.h>}. */
     public static final long TMPFS_MAGIC = 0x01021994L;
+    /** {@code PROC_SUPER_MAGIC} from {@code <linux/magic.h>}. */
+    public static final long PROC_SUPER_MAGIC = 0x9fa0L;
 }

@@ -1,5 +1,8 @@
 package dev.seqvfs.engine.anon;
 
+import dev.seqvfs.engine.fs.FileOperations;
+import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.VfsException;
 import dev.seqvfs.engine.dir.Dentry;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
@@ -70,9 +73,9 @@ public final class AnonFs implements InodeOwner {
      * @param uid owner
      * @param gid group
      * @param kind {@code "pipe"}, {@code "socket"} or {@code "[name]"}
-     * @param state the object behind the file
+     * @param fileOps what an open of the inode through {@code /proc/<pid>/fd/N} does ({@code i_fop})
      */
-    public AnonInode create(int mode, int uid, int gid, String kind, Object state) {
+    public AnonInode create(int mode, int uid, int gid, String kind, FileOperations fileOps) {
         long ino;
         if (sharedRoot) {
             ino = sharedLastIno.incrementAndGet();
@@ -88,13 +91,51 @@ public final class AnonFs implements InodeOwner {
         }
         created.increment();
         AnonInode inode = new AnonInode(ino, this, InodeAttrs.create(mode, 1, uid, gid, 0, 0, clock.nowNanos()),
-                kind, state);
+                kind, fileOps);
         Dentry d = new Dentry(inode.linkName(), inode, 0, Dentry.DCACHE_DISCONNECTED | Dentry.DCACHE_UNHASHED);
         inode.setDentry(d);
         if (sharedRoot) {
             root.attach(d);
         }
         return inode;
+    }
+
+    /** {@code st_blksize} of pipes and sockets: a page, as Linux reports it. */
+    @Override
+    public int blockSize() {
+        return 4096;
+    }
+
+    /** Anonymous inodes hold no file data: nothing is ever charged. */
+    @Override
+    public void chargeBytes(long bytes, String op) {
+        throw new IllegalStateException("anonymous inodes hold no file data (" + op + ")");
+    }
+
+    @Override
+    public void unchargeBytes(long bytes) {
+        throw new IllegalStateException("anonymous inodes hold no file data");
+    }
+
+    @Override
+    public long availableBytes() {
+        return 0;
+    }
+
+    /**
+     * The operations of an anonymous inode that cannot be opened again by path: a socket's
+     * or an anonymous file's {@code /proc/<pid>/fd/N} is {@code ENXIO}, as Linux.
+     */
+    public static final FileOperations NOT_REOPENABLE = new FileOperations() {
+        @Override
+        public FileOperations open(Inode inode, int flags) {
+            throw new VfsException(Errno.ENXIO, "open", null);
+        }
+    };
+
+    /** Returns the disconnected dentry of {@code i} if it is an anonymous inode, else {@code null}. */
+    public static Dentry dentryOf(Inode i) {
+        return i instanceof AnonInode a ? a.dentry() : null;
     }
 
     @Override

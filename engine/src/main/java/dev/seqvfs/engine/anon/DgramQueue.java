@@ -242,6 +242,11 @@ final class DgramQueue {
     }
 
     /** Wakes waiters after the sockets' pending errors changed. */
+    /** Returns whether a datagram is queued, or the receive side was shut (a read would not wait). */
+    synchronized boolean readable() {
+        return !queue.isEmpty() || rcvShut;
+    }
+
     void wake() {
         change(() -> { });
     }

@@ -1,7 +1,8 @@
 package dev.seqvfs.engine.anon;
 
 import dev.seqvfs.engine.fdtable.OpenFile;
-import dev.seqvfs.engine.pipe.StreamOps;
+import dev.seqvfs.engine.fs.StreamFileOperations;
+import dev.seqvfs.protocol.Poll;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.VfsException;
 import java.util.ArrayDeque;
@@ -21,7 +22,7 @@ import java.util.concurrent.CompletableFuture;
  * Guarded by this object's monitor; blocking callers wait on it, asynchronous readers are
  * queued and completed after the monitor is released.
  */
-public final class EventFd implements StreamOps {
+public final class EventFd implements StreamFileOperations {
     /** {@code EFD_SEMAPHORE}. */
     public static final int EFD_SEMAPHORE = 1;
     private static final long MAX = 0xfffffffffffffffeL;
@@ -148,6 +149,22 @@ public final class EventFd implements StreamOps {
         synchronized (f) {
             return f.offset();
         }
+    }
+
+    /**
+     * {@code eventfd_poll}: readable ({@code POLLIN}) while the counter is not zero, writable
+     * ({@code POLLOUT}) while at least 1 can be added without overflowing.
+     */
+    @Override
+    public synchronized int poll(OpenFile f) {
+        int mask = 0;
+        if (count != 0) {
+            mask |= Poll.POLLIN | Poll.POLLRDNORM;
+        }
+        if (Long.compareUnsigned(count, MAX) < 0) {
+            mask |= Poll.POLLOUT | Poll.POLLWRNORM;
+        }
+        return mask;
     }
 
     /** Returns the current counter value. */

@@ -2,7 +2,8 @@ package dev.seqvfs.engine.anon;
 
 import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.pipe.Pipe;
-import dev.seqvfs.engine.pipe.StreamOps;
+import dev.seqvfs.engine.fs.StreamFileOperations;
+import dev.seqvfs.protocol.Poll;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.SocketFlags;
 import dev.seqvfs.protocol.VfsException;
@@ -41,7 +42,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * by the peer's release (a stream peer: before it releases its write side, so a read that
  * sees that end of file also sees the error) and consumed once by {@code getAndSet(null)}.
  */
-public final class SocketEnd implements StreamOps {
+public final class SocketEnd implements StreamFileOperations {
     /** {@code shutdown(2)}: no more receptions. */
     public static final int SHUT_RD = 0;
     /** {@code shutdown(2)}: no more transmissions. */
@@ -109,6 +110,53 @@ public final class SocketEnd implements StreamOps {
     /** Returns the socket type ({@code SOCK_STREAM}, {@code SOCK_DGRAM}, {@code SOCK_SEQPACKET}). */
     public int type() {
         return type;
+    }
+
+    /**
+     * {@code sock_from_file}: the socket behind {@code f}.
+     *
+     * @throws VfsException {@code ENOTSOCK} if {@code f} is not a socket
+     */
+    public static SocketEnd of(OpenFile f, String op) {
+        if (f.ops() instanceof SocketEnd s) {
+            return s;
+        }
+        throw new VfsException(Errno.ENOTSOCK, op, null);
+    }
+
+    /**
+     * {@code unix_poll} / {@code unix_dgram_poll}, as Linux 6.18 answers (measured with
+     * {@code poll(2)}): an unconnected stream socket is {@code POLLOUT | POLLHUP}; a connected
+     * stream end is readable ({@code POLLIN}) with data or after its peer's {@code SHUT_WR}
+     * (then also {@code POLLRDHUP}), {@code POLLHUP} once both directions are shut, and
+     * writable while its send side has room; a datagram socket is writable, and readable with
+     * a datagram queued.
+     */
+    @Override
+    public int poll(OpenFile f) {
+        int mask = 0;
+        if (din != null) {
+            if (din.readable()) {
+                mask |= Poll.POLLIN | Poll.POLLRDNORM;
+            }
+            return mask | Poll.POLLOUT | Poll.POLLWRNORM;
+        }
+        if (in == null) {
+            return type == SocketFlags.SOCK_STREAM || type == SocketFlags.SOCK_SEQPACKET
+                    ? Poll.POLLOUT | Poll.POLLWRNORM | Poll.POLLHUP : Poll.POLLOUT | Poll.POLLWRNORM;
+        }
+        int r = in.poll(true, false);
+        boolean rcvShut = (r & Poll.POLLHUP) != 0;
+        mask |= r & (Poll.POLLIN | Poll.POLLRDNORM);
+        if (rcvShut) {
+            mask |= Poll.POLLIN | Poll.POLLRDNORM | Poll.POLLRDHUP;
+        }
+        int w = out.poll(false, true);
+        mask |= w & (Poll.POLLOUT | Poll.POLLWRNORM);
+        if (rcvShut && (w & Poll.POLLERR) != 0) {
+            mask |= Poll.POLLHUP;
+        }
+        return mask;
     }
 
     private boolean connected() {

@@ -4,9 +4,6 @@ import dev.seqvfs.engine.inode.AttrChange;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.Permission;
-import dev.seqvfs.engine.inode.RegularInode;
-import dev.seqvfs.engine.inode.SpecialInode;
-import dev.seqvfs.engine.inode.SymlinkInode;
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Errno;
@@ -18,6 +15,7 @@ import java.time.Duration;
 import dev.seqvfs.engine.reply.ReplyTo;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
@@ -245,6 +243,32 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                 .onFailure(SupervisorStrategy.resume());
     }
 
+    /**
+     * Spawns the actor of {@code dir} as a child of the superblock actor whose context is
+     * {@code ctx}, running the behavior {@code sb}'s type supplies
+     * ({@link dev.seqvfs.engine.fs.SuperOperations#directoryBehavior}), delivers {@code first}
+     * to it, and publishes its reference in {@code dir} (release), where later senders find it.
+     * The parent watches it: when it stops, {@link #forget} clears the reference again. Called
+     * only on the superblock actor's thread.
+     *
+     * @return the new actor
+     */
+    public static ActorRef<Command> spawn(ActorContext<?> ctx, DirectoryInode dir, Superblock sb,
+                                          DispatcherSelector dispatcher, Command first) {
+        ActorRef<Command> ref = ctx.spawn(sb.sop().directoryBehavior(dir, sb), "d" + dir.ino(), dispatcher);
+        ctx.watch(ref);
+        ref.tell(first);
+        dir.publishActorRelease(ref);
+        return ref;
+    }
+
+    /** Clears {@code dir}'s actor reference if it is still {@code ref} (the actor stopped); by the superblock actor. */
+    public static void forget(DirectoryInode dir, ActorRef<Command> ref) {
+        if (dir.actorAcquire() == ref) {
+            dir.publishActorRelease(null);
+        }
+    }
+
     @Override
     public Receive<Command> createReceive() {
         return newReceiveBuilder()
@@ -336,18 +360,15 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         long now = sb.now();
         long ino = nextIno();
         int mode = type.ifmt() | perm;
-        switch (type) {
-            case DIRECTORY:
-                return new DirectoryInode(ino, sb, sb.ops(),
-                        InodeAttrs.create(mode, 2, cred.uid(), gid, 0, 0, now), dir, c.name());
-            case SYMLINK:
-                return new SymlinkInode(ino, sb, sb.ops(),
-                        InodeAttrs.create(mode, 1, cred.uid(), gid, 0, bytes, now), c.linkTarget());
-            case REGULAR:
-                return new RegularInode(ino, sb, sb.ops(), InodeAttrs.create(mode, 1, cred.uid(), gid, 0, 0, now));
-            default:
-                return new SpecialInode(ino, sb, sb.ops(),
-                        InodeAttrs.create(mode, 1, cred.uid(), gid, c.rdev(), 0, now));
+        InodeAttrs attrs = InodeAttrs.create(mode, type == FileType.DIRECTORY ? 2 : 1, cred.uid(), gid,
+                type == FileType.DIRECTORY || type == FileType.SYMLINK || type == FileType.REGULAR ? 0 : c.rdev(),
+                type == FileType.SYMLINK ? bytes : 0, now);
+        try {
+            return sb.sop().newInode(sb, ino, attrs, dir, c.name(), c.linkTarget());
+        } catch (RuntimeException e) {
+            sb.unchargeBytes(bytes);
+            sb.unchargeInode();
+            throw e;
         }
     }
 
@@ -497,7 +518,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         return guarded(c, () -> {
             long now = sb.now();
             boolean writable = Permission.check(dir, Mode.W_OK, c.cred());
-            dir.updateAttrs(a -> c.change().apply(a, c.cred(), now, writable));
+            dir.updateDirAttrs(a -> c.change().apply(a, c.cred(), now, writable));
             c.replyTo().tell(DirReply.ok(dir));
             return this;
         });
@@ -578,7 +599,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      * ctime after its entries changed. Called by the directory's writer of the moment.
      */
     static void afterEntriesChanged(DirectoryInode d, DirSnapshot next, long now) {
-        d.updateAttrs(a -> a.withNlinkModified(2L + next.subdirs(), now));
+        d.updateDirAttrs(a -> a.withNlinkModified(2L + next.subdirs(), now));
     }
 
     /** Tells a removed directory's actor, if it has one, that it died, so that it stops when idle. */

@@ -2,8 +2,10 @@ package dev.seqvfs.engine.dir;
 
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
-import dev.seqvfs.engine.inode.InodeOperations;
+import dev.seqvfs.engine.fs.FileOperations;
+import dev.seqvfs.engine.fs.InodeOperations;
 import dev.seqvfs.engine.inode.InodeOwner;
+import dev.seqvfs.engine.inode.IopFlags;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -67,9 +69,9 @@ public final class DirectoryInode extends Inode {
      * @param parent its parent, or {@code null} for a superblock root
      * @param name its name in {@code parent}, or {@code null} for a root
      */
-    public DirectoryInode(long ino, InodeOwner owner, InodeOperations ops, InodeAttrs attrs,
+    public DirectoryInode(long ino, InodeOwner owner, InodeOperations ops, FileOperations fileOps, InodeAttrs attrs,
                           DirectoryInode parent, String name) {
-        super(ino, owner, ops, attrs);
+        super(ino, owner, ops, fileOps, attrs);
         SNAPSHOT.setRelease(this, DirSnapshot.empty());
         LINK.setRelease(this, parent == null ? null : new DirLink(parent, name));
     }
@@ -84,7 +86,7 @@ public final class DirectoryInode extends Inode {
      *
      * @return {@code true} if published
      */
-    public boolean casSnapshot(DirSnapshot expect, DirSnapshot update) {
+    boolean casSnapshot(DirSnapshot expect, DirSnapshot update) {
         return SNAPSHOT.compareAndSet(this, expect, update);
     }
 
@@ -96,7 +98,7 @@ public final class DirectoryInode extends Inode {
      *
      * @return {@code true} if it was killed by this call
      */
-    public boolean tryKill(DirSnapshot expect) {
+    boolean tryKill(DirSnapshot expect) {
         if (!expect.isEmpty() || expect.isDead()) {
             return false;
         }
@@ -109,7 +111,7 @@ public final class DirectoryInode extends Inode {
     }
 
     /** Publishes a new link to the parent (release); see the class comment for who may. */
-    public void publishLinkRelease(DirLink l) {
+    void publishLinkRelease(DirLink l) {
         LINK.setRelease(this, l);
     }
 
@@ -120,8 +122,8 @@ public final class DirectoryInode extends Inode {
         return a;
     }
 
-    /** Publishes this directory's actor reference, or clears it (release). */
-    public void publishActorRelease(ActorRef<DirectoryActor.Command> ref) {
+    /** Publishes this directory's actor reference, or clears it (release); by {@link DirectoryActor} only. */
+    void publishActorRelease(ActorRef<DirectoryActor.Command> ref) {
         ACTOR.setRelease(this, ref);
     }
 
@@ -133,6 +135,21 @@ public final class DirectoryInode extends Inode {
     /** Changes the mount count by {@code delta}; only inside the mount write lock. */
     public void addMounts(int delta) {
         mounts += delta;
+    }
+
+    /**
+     * Applies {@code change} to this directory's attributes by CAS: the writer's path, used
+     * only by its {@link DirectoryActor} and by the rename coordinator while that actor is
+     * prepared ({@link RenamePlan}).
+     */
+    InodeAttrs updateDirAttrs(java.util.function.UnaryOperator<InodeAttrs> change) {
+        return updateAttrs(change);
+    }
+
+    /** A live directory with an actor: only that actor writes its attributes. */
+    @Override
+    public boolean actorOwnsAttrs() {
+        return (iopFlags() & IopFlags.IOP_MUTABLE_DIR) != 0 && !isDead();
     }
 
     /** Returns whether the directory has been removed (acquire). */

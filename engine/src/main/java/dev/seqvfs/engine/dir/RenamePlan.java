@@ -278,9 +278,9 @@ public final class RenamePlan {
         }
         boolean exchange = (flags & OpenFlags.RENAME_EXCHANGE) != 0;
         Inode victim = exchange ? null : target;
-        source.updateAttrs(a -> a.touchedCtime(now));
+        source.touchCtime(now);
         if (exchange) {
-            target.updateAttrs(a -> a.touchedCtime(now));
+            target.touchCtime(now);
         } else if (victim != null) {
             victim.dropLinks(isDir(victim) ? 2 : 1, now);
         }

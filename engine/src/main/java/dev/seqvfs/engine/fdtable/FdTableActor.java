@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.fdtable;
 
+import dev.seqvfs.engine.lock.FileLockTable;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.engine.reply.ReplyTo;
 import org.apache.pekko.actor.typed.Behavior;
@@ -394,7 +395,8 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
      *         dropped all the same
      */
     public static void dropClosed(FilesStruct files, OpenFile f) {
-        if (f.inode().fileLocksIfAny() instanceof dev.seqvfs.engine.inode.FileLockContext locks) {
+        FileLockTable locks = f.inode().fileLocksIfAny();
+        if (locks != null) {
             locks.releasePosix(files);
         }
         f.release();

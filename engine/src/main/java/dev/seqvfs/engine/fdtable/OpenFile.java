@@ -1,8 +1,11 @@
 package dev.seqvfs.engine.fdtable;
 
 import dev.seqvfs.engine.dir.Dentry;
+import dev.seqvfs.engine.fs.FileOperations;
 import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.engine.lock.FileLockTable;
 import dev.seqvfs.engine.mount.VfsMount;
+import dev.seqvfs.engine.walk.FileOrigin;
 import dev.seqvfs.protocol.OpenFlags;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -39,21 +42,22 @@ public final class OpenFile {
     private final Inode inode;
     private final VfsMount mount;
     private final String path;
-    private final FileOps ops;
+    private final FileOperations ops;
     private final Dentry dentry;
     private final int accessMode;
     @SuppressWarnings("unused") // accessed through STATUS
     private volatile int statusFlags;
     @SuppressWarnings("unused") // accessed through REFS
     private volatile int refs = 1;
-    /** Where the file was opened from, for {@code /proc} (engine-defined); written once, before publication in a table. */
-    private volatile Object origin;
+    /** Where the file was opened from, for {@code /proc}; written once, before publication in a table. */
+    private volatile FileOrigin origin;
     /** The file offset in bytes; guarded by this object's monitor (the {@code f_pos} lock). */
     private long offset;
 
     /**
-     * Opens a description with one reference; counts one open on the inode and takes over
-     * one pin of the mount, which the caller obtained with {@link VfsMount#tryPin()}.
+     * Opens a description with one reference and the inode's file operations
+     * ({@link Inode#fileOps()}); counts one open on the inode and takes over one pin of the
+     * mount, which the caller obtained with {@link VfsMount#tryPin()}.
      *
      * @param inode the file
      * @param mount the mount it was reached through (pinned), or {@code null} for anonymous inodes
@@ -61,7 +65,7 @@ public final class OpenFile {
      * @param flags the {@code open(2)} flags; access mode and status flags are kept, creation flags dropped
      */
     public OpenFile(Inode inode, VfsMount mount, String path, int flags) {
-        this(inode, mount, path, flags, FileOps.NONE, null);
+        this(inode, mount, path, flags, inode.fileOps(), null);
     }
 
     /**
@@ -71,7 +75,7 @@ public final class OpenFile {
      * @param ops what reads, writes and the last release do ({@code struct file_operations})
      * @param dentry the file's dentry, for an anonymous inode a disconnected one, or {@code null}
      */
-    public OpenFile(Inode inode, VfsMount mount, String path, int flags, FileOps ops, Dentry dentry) {
+    public OpenFile(Inode inode, VfsMount mount, String path, int flags, FileOperations ops, Dentry dentry) {
         this.inode = inode;
         this.mount = mount;
         this.path = path;
@@ -88,18 +92,18 @@ public final class OpenFile {
         return inode;
     }
 
-    /** Returns where the file was opened from (set by the engine), or {@code null}. */
-    public Object origin() {
+    /** Returns where the file was opened from, or {@code null} (anonymous files, unknown origin). */
+    public FileOrigin origin() {
         return origin;
     }
 
     /** Records where the file was opened from; called once, before the file is installed. */
-    public void setOrigin(Object o) {
+    public void setOrigin(FileOrigin o) {
         origin = o;
     }
 
-    /** Returns the file operations. */
-    public FileOps ops() {
+    /** Returns the file operations ({@code f_op}); fixed for the description's life. */
+    public FileOperations ops() {
         return ops;
     }
 
@@ -194,7 +198,8 @@ public final class OpenFile {
         }
         if (before == 1) {
             ops.release(this);
-            if (inode.fileLocksIfAny() instanceof dev.seqvfs.engine.inode.FileLockContext locks) {
+            FileLockTable locks = inode.fileLocksIfAny();
+            if (locks != null) {
                 locks.releaseFlock(this);
             }
             inode.openRelease();

@@ -157,6 +157,80 @@ public final class FileData {
         return new FileData(Math.max(size, end), d, b.root, newPages);
     }
 
+    /** Returns whether page {@code pageNo} is allocated (not a hole). */
+    public boolean hasPage(long pageNo) {
+        return page(pageNo) != null;
+    }
+
+    /**
+     * {@code fallocate(2)} modes 0 and {@code FALLOC_FL_KEEP_SIZE}: a version in which every
+     * page of {@code [offset, offset + len)} is allocated (holes become zero-filled pages, data
+     * is kept), and, unless {@code keepSize}, the size is at least {@code offset + len}.
+     *
+     * @throws IllegalArgumentException if the range is empty, negative or ends past {@link #MAX_SIZE}
+     */
+    public FileData allocate(long offset, long len, boolean keepSize) {
+        if (offset < 0 || len <= 0 || offset + len < 0) {
+            throw new IllegalArgumentException("bad range " + offset + "+" + len);
+        }
+        long end = offset + len;
+        long lastPage = (end - 1) / PAGE;
+        int d = depth;
+        Object r = root;
+        while (capacityPages(d) <= lastPage) {
+            Object[] up = new Object[FANOUT];
+            up[0] = r;
+            r = r == null ? null : up;
+            d++;
+        }
+        FileData grown = new FileData(size, d, r, pages);
+        Builder b = new Builder(d, r);
+        long added = 0;
+        for (long pg = offset / PAGE; pg <= lastPage; pg++) {
+            if (grown.page(pg) == null) {
+                b.set(pg, new byte[PAGE]);
+                added++;
+            }
+        }
+        return new FileData(keepSize ? size : Math.max(size, end), d, added == 0 ? r : b.root, pages + added);
+    }
+
+    /**
+     * {@code fallocate(2)} with {@code FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE}: a version
+     * in which {@code [offset, offset + len)} reads as zeros: whole pages in the range are
+     * dropped (they become holes and are no longer charged), partial ones zeroed. The size
+     * does not change.
+     */
+    public FileData punchHole(long offset, long len) {
+        if (offset < 0 || len <= 0) {
+            throw new IllegalArgumentException("bad range " + offset + "+" + len);
+        }
+        long end = Math.min(size, offset + len < 0 ? MAX_SIZE : offset + len);
+        if (offset >= end || root == null) {
+            return this;
+        }
+        Builder b = new Builder(depth, root);
+        long dropped = 0;
+        for (long pg = offset / PAGE; pg <= (end - 1) / PAGE; pg++) {
+            byte[] old = page(pg);
+            if (old == null) {
+                continue;
+            }
+            long pageStart = pg * PAGE;
+            int from = (int) Math.max(0, offset - pageStart);
+            int to = (int) Math.min(PAGE, end - pageStart);
+            if (from == 0 && to == PAGE) {
+                b.set(pg, null);
+                dropped++;
+            } else {
+                byte[] z = old.clone();
+                Arrays.fill(z, from, to, (byte) 0);
+                b.set(pg, z);
+            }
+        }
+        return new FileData(size, depth, b.root, pages - dropped);
+    }
+
     /**
      * Returns a version of {@code newSize} bytes: pages past the end are dropped and the
      * tail of the last page is zeroed; growing adds a hole.

@@ -1,10 +1,16 @@
 package dev.seqvfs.engine.inode;
 
+import dev.seqvfs.engine.fs.FileOperations;
+import dev.seqvfs.engine.fs.InodeOperations;
+import dev.seqvfs.engine.lock.FileLockTable;
+import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.FileType;
+import dev.seqvfs.protocol.Limits;
 import dev.seqvfs.protocol.VfsException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 /**
@@ -12,14 +18,16 @@ import java.util.function.UnaryOperator;
  *
  * <h2>Concurrency</h2>
  * <ul>
- *   <li>{@code ino}, {@code superblock}, {@code type}, {@code ops}, {@code iopFlags} are
- *       final, set at instantiation.</li>
+ *   <li>{@code ino}, {@code superblock}, {@code type}, {@code ops}, {@code fileOps},
+ *       {@code iopFlags} are final, set at instantiation.</li>
  *   <li>{@code attrs} is an immutable {@link InodeAttrs}, read with acquire
  *       ({@link #attrsAcquire()}) and replaced whole by compare-and-set
- *       ({@link #casAttrs}, {@link #updateAttrs}). For a directory, only its directory
- *       actor (or the rename coordinator while that actor is prepared) writes it; for
- *       other inodes, any directory actor (link counts) or task (chmod, utimens) may, and
- *       the CAS keeps every change.</li>
+ *       ({@link #casAttrs}, {@link #updateAttrs}, both {@code protected}: only the inode
+ *       classes reach them). For a directory, only its directory actor (or the rename
+ *       coordinator while that actor is prepared) writes it, through
+ *       {@code DirectoryInode}'s package-private writer; for other inodes, any directory
+ *       actor (link counts, {@link #addLink}, {@link #dropLinks}) or task ({@link #setattr},
+ *       the time stamps) may, and the CAS keeps every change.</li>
  *   <li>{@code openCount} counts open file descriptions; it is changed by atomic
  *       get-and-add and is not read on any read path.</li>
  *   <li>{@code freed} goes from 0 to 1 once, by CAS, in {@link #maybeFree()}.</li>
@@ -35,6 +43,7 @@ import java.util.function.UnaryOperator;
  * See {@link InodeState}.
  */
 public class Inode {
+    private static final long DAY_NANOS = 24L * 3600 * 1_000_000_000L;
     private static final VarHandle ATTRS;
     private static final VarHandle OPEN_COUNT;
     private static final VarHandle FREED;
@@ -46,7 +55,7 @@ public class Inode {
             ATTRS = l.findVarHandle(Inode.class, "attrs", InodeAttrs.class);
             OPEN_COUNT = l.findVarHandle(Inode.class, "openCount", int.class);
             FREED = l.findVarHandle(Inode.class, "freed", int.class);
-            LOCKS = l.findVarHandle(Inode.class, "fileLocks", Object.class);
+            LOCKS = l.findVarHandle(Inode.class, "fileLocks", FileLockTable.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -56,6 +65,7 @@ public class Inode {
     private final InodeOwner owner;
     private final FileType type;
     private final InodeOperations ops;
+    private final FileOperations fileOps;
     private final int iopFlags;
     @SuppressWarnings("unused") // accessed through ATTRS
     private volatile InodeAttrs attrs;
@@ -64,21 +74,23 @@ public class Inode {
     @SuppressWarnings("unused") // accessed through FREED
     private volatile int freed;
     @SuppressWarnings("unused") // accessed through LOCKS
-    private volatile Object fileLocks;
+    private volatile FileLockTable fileLocks;
 
     /**
      * Instantiates an inode; computes its {@code iopFlags} once from {@code ops}.
      *
      * @param ino inode number, unique within the superblock
      * @param owner the superblock that accounts for it
-     * @param ops its file-system type's operations
+     * @param ops its file-system type's inode operations
+     * @param fileOps the operations of files opened on it ({@code i_fop})
      * @param attrs the initial attributes; their type bits fix the inode's type
      */
-    protected Inode(long ino, InodeOwner owner, InodeOperations ops, InodeAttrs attrs) {
+    protected Inode(long ino, InodeOwner owner, InodeOperations ops, FileOperations fileOps, InodeAttrs attrs) {
         this.ino = ino;
         this.owner = owner;
         this.type = attrs.type();
         this.ops = ops;
+        this.fileOps = fileOps;
         this.iopFlags = IopFlags.compute(type == FileType.DIRECTORY, type == FileType.SYMLINK, ops);
         ATTRS.setRelease(this, attrs);
     }
@@ -103,6 +115,19 @@ public class Inode {
         return ops;
     }
 
+    /** Returns the operations of files opened on this inode ({@code i_fop}); fixed at instantiation. */
+    public final FileOperations fileOps() {
+        return fileOps;
+    }
+
+    /**
+     * Returns whether this is an anonymous inode (a pipe, a socket, an eventfd): one that
+     * no directory holds, whose dentry is its own parent. Fixed for the inode's life.
+     */
+    public boolean isAnonymous() {
+        return false;
+    }
+
     /** Returns the {@link IopFlags} bits, computed once at instantiation. */
     public final int iopFlags() {
         return iopFlags;
@@ -114,11 +139,12 @@ public class Inode {
     }
 
     /**
-     * Replaces the attribute snapshot if it is still {@code expect}.
+     * Replaces the attribute snapshot if it is still {@code expect}. Reached only by the
+     * inode classes: see the class comment for who may write which inode's attributes.
      *
      * @return {@code true} if {@code update} was published
      */
-    public final boolean casAttrs(InodeAttrs expect, InodeAttrs update) {
+    protected final boolean casAttrs(InodeAttrs expect, InodeAttrs update) {
         return ATTRS.compareAndSet(this, expect, update);
     }
 
@@ -130,7 +156,7 @@ public class Inode {
      *
      * @return the attributes published
      */
-    public final InodeAttrs updateAttrs(UnaryOperator<InodeAttrs> change) {
+    protected final InodeAttrs updateAttrs(UnaryOperator<InodeAttrs> change) {
         while (true) {
             InodeAttrs cur = attrsAcquire();
             InodeAttrs next = change.apply(cur);
@@ -141,18 +167,73 @@ public class Inode {
     }
 
     /**
+     * {@code notify_change} by CAS: applies {@code change} ({@code chmod}, {@code chown},
+     * {@code utimensat}) to an inode that has no actor as its writer: a non-directory, a
+     * removed directory, a directory whose entries are computed. A live directory's
+     * attributes change only through its actor ({@code DirectoryActor.SetAttrs}).
+     *
+     * @param cred who asks
+     * @param now ctime to set, nanoseconds since the epoch
+     * @param writable whether {@code cred} may write the inode (for {@code UTIME_NOW})
+     * @return the attributes published
+     * @throws VfsException the errno the change refuses with ({@code EPERM}, {@code EACCES}); nothing changed
+     * @throws IllegalStateException on an inode whose attributes an actor owns
+     */
+    public final InodeAttrs setattr(AttrChange change, Credentials cred, long now, boolean writable) {
+        if (actorOwnsAttrs()) {
+            throw new IllegalStateException("setattr of " + this + " outside its actor");
+        }
+        return updateAttrs(a -> change.apply(a, cred, now, writable));
+    }
+
+    /**
+     * Returns whether an actor is the only writer of this inode's attributes (a live directory
+     * with a directory actor); then {@link #setattr} refuses. False for other inodes.
+     */
+    public boolean actorOwnsAttrs() {
+        return false;
+    }
+
+    /**
+     * {@code file_accessed} under {@code relatime}: sets atime to {@code now} only when it is
+     * not newer than mtime or ctime, or is a day old, so that a read rarely writes shared
+     * memory. Thread-safe (CAS); never blocks.
+     *
+     * @param now nanoseconds since the epoch
+     */
+    public final void touchAtime(long now) {
+        InodeAttrs a = attrsAcquire();
+        if (a.atime() <= a.mtime() || a.atime() <= a.ctime() || now - a.atime() >= DAY_NANOS) {
+            updateAttrs(x -> x.accessed(now));
+        }
+    }
+
+    /**
+     * {@code file_update_time}: sets mtime and ctime to {@code now} (a write that wrote
+     * bytes through a named FIFO). Thread-safe (CAS).
+     */
+    public final void touchMtimeCtime(long now) {
+        updateAttrs(a -> a.withTimes(a.atime(), now, now));
+    }
+
+    /** Sets ctime to {@code now} (the inode was renamed). Thread-safe (CAS). */
+    public final void touchCtime(long now) {
+        updateAttrs(a -> a.touchedCtime(now));
+    }
+
+    /**
      * Adds one hard link ({@code link(2)}).
      *
      * @param now ctime to set, nanoseconds since the epoch
      * @throws VfsException {@code ENOENT} if the inode has no links left (it was unlinked),
-     *         {@code EMLINK} at {@link dev.seqvfs.protocol.Limits#LINK_MAX}; nothing changed
+     *         {@code EMLINK} at {@link Limits#LINK_MAX}; nothing changed
      */
     public final void addLink(long now) {
         updateAttrs(a -> {
             if (a.nlink() == 0) {
                 throw new VfsException(Errno.ENOENT, "link", null);
             }
-            if (a.nlink() >= dev.seqvfs.protocol.Limits.LINK_MAX) {
+            if (a.nlink() >= Limits.LINK_MAX) {
                 throw new VfsException(Errno.EMLINK, "link", null);
             }
             return a.withNlink(a.nlink() + 1, now);
@@ -211,22 +292,22 @@ public class Inode {
 
     /**
      * Returns the inode's file-lock table ({@code i_flctx}), creating it with
-     * {@code factory} on first use (CAS, so every caller gets the same table). The engine
-     * owns its type; until a lock is taken the field stays {@code null} and costs nothing.
+     * {@code factory} on first use (CAS, so every caller gets the same table). Until a lock
+     * is taken the field stays {@code null} and costs nothing.
      */
-    public final Object fileLocks(java.util.function.Supplier<Object> factory) {
-        Object cur = LOCKS.getAcquire(this);
+    public final FileLockTable fileLocks(Supplier<FileLockTable> factory) {
+        FileLockTable cur = (FileLockTable) LOCKS.getAcquire(this);
         if (cur != null) {
             return cur;
         }
-        Object fresh = factory.get();
-        Object witness = LOCKS.compareAndExchange(this, null, fresh);
+        FileLockTable fresh = factory.get();
+        FileLockTable witness = (FileLockTable) LOCKS.compareAndExchange(this, null, fresh);
         return witness == null ? fresh : witness;
     }
 
-    /** Returns the file-lock table if one was ever created, else {@code null}. */
-    public final Object fileLocksIfAny() {
-        return LOCKS.getAcquire(this);
+    /** Returns the file-lock table if one was ever created, else {@code null} (acquire). */
+    public final FileLockTable fileLocksIfAny() {
+        return (FileLockTable) LOCKS.getAcquire(this);
     }
 
     /** Returns the lifecycle state, read from the counters and the freed flag. */

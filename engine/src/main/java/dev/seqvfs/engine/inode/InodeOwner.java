@@ -1,8 +1,11 @@
 package dev.seqvfs.engine.inode;
 
+import dev.seqvfs.protocol.VfsException;
+
 /**
- * The accounting side of a superblock, as an inode sees it: where it returns its quota
- * when it is freed. Implementations must be thread-safe and must not block.
+ * The accounting side of a superblock, as an inode sees it: its device, its clock, and where
+ * it charges its data and returns its quota when it is freed. Implementations must be
+ * thread-safe and must not block.
  */
 public interface InodeOwner {
     /** Returns the device id ({@code st_dev}) of the superblock. */
@@ -10,6 +13,25 @@ public interface InodeOwner {
 
     /** Returns the current time in nanoseconds since the epoch, from the superblock's clock. */
     long now();
+
+    /** Returns {@code st_blksize} of the superblock's inodes, in bytes. */
+    int blockSize();
+
+    /**
+     * Charges {@code bytes} of file data against the superblock's byte limit.
+     *
+     * @throws VfsException {@code ENOSPC} when they do not fit; nothing charged
+     */
+    void chargeBytes(long bytes, String op);
+
+    /** Returns {@code bytes} of charge. */
+    void unchargeBytes(long bytes);
+
+    /**
+     * Returns how many bytes could be charged now (the limit minus what is charged): what a
+     * write may still take before {@code ENOSPC}. A racing charge may take them first.
+     */
+    long availableBytes();
 
     /** Takes back the inode's quota (one inode and its {@link Inode#chargedBytes()}); called exactly once per inode. */
     void inodeFreed(Inode inode);

@@ -1,5 +1,7 @@
 package dev.seqvfs.engine.inode;
 
+import dev.seqvfs.engine.fs.InodeOperations;
+
 /**
  * Bits that cache, once per inode, which inode operations exist, so that the path walk
  * tests a bit instead of calling through the file-system type (the {@code i_opflags} /

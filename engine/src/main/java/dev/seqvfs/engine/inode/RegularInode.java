@@ -1,20 +1,36 @@
 package dev.seqvfs.engine.inode;
 
 import dev.seqvfs.engine.file.FileData;
+import dev.seqvfs.engine.fs.FileOperations;
+import dev.seqvfs.engine.fs.InodeOperations;
+import dev.seqvfs.engine.fs.Kiocb;
+import dev.seqvfs.protocol.Credentials;
+import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Falloc;
+import dev.seqvfs.protocol.Mode;
+import dev.seqvfs.protocol.VfsException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A regular file: an inode whose contents are a published {@link FileData}.
+ * A regular file: an inode whose contents are a published {@link FileData}, and the one
+ * writer of them ({@link #write}, {@link #truncate}, {@link #fallocate}).
  *
  * <h2>Concurrency</h2>
  * {@code data} is read with acquire ({@link #dataAcquire()}) by readers, who never lock,
- * and replaced with release ({@link #publishDataRelease}) only by a holder of
- * {@link #writeLock()} (the per-inode write lock of DESIGN.md, "File data"), which
- * serializes writers, truncates and {@code O_APPEND} offset choices. A writer publishes
- * the data first and the attributes (size, blocks, mtime, ctime) second, both under the
- * lock, so the attributes' size never runs ahead of the data.
+ * and replaced with release only inside this class, by a holder of {@link #writeLock()} (the
+ * per-inode write lock of DESIGN.md, "File data"), which serializes writers, truncates and
+ * {@code O_APPEND} offset choices. A writer publishes the data first and the attributes
+ * (size, blocks, mtime, ctime) second, both under the lock, so the attributes' size never
+ * runs ahead of the data. The lock is held for one write, never across a message.
+ *
+ * <h2>Accounting</h2>
+ * New pages are charged to the owner's byte limit before they are published; a write that
+ * does not fit whole writes the pages that fit and returns the short count, as tmpfs does
+ * ({@code shmem_write_begin} fails the page that does not fit; {@code generic_perform_write}
+ * returns what was copied), and {@code ENOSPC} only when not one byte fits.
  */
 public class RegularInode extends Inode {
     private static final VarHandle DATA;
@@ -27,23 +43,35 @@ public class RegularInode extends Inode {
         }
     }
 
+    /** Attempts of a write that only partly fits to charge a shorter prefix before it reports ENOSPC. */
+    private static final int MAX_CHARGE_ROUNDS = 8;
     /** The terminal value of {@link #charged}: the inode was freed and returned its charge. */
     private static final long FREED_MARK = Long.MIN_VALUE;
 
     private final ReentrantLock writeLock = new ReentrantLock();
     /**
-     * Bytes charged to the superblock on this file's behalf: the ledger that makes the
-     * last free and a racing write agree. Changed by CAS only; {@link #chargedBytes()}
-     * swaps it to {@link #FREED_MARK} once, atomically taking what it must return.
+     * Bytes charged to the owner on this file's behalf: the ledger that makes the last free
+     * and a racing write agree. Changed by CAS only; {@link #chargedBytes()} swaps it to
+     * {@link #FREED_MARK} once, atomically taking what it must return.
      */
-    private final java.util.concurrent.atomic.AtomicLong charged = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong charged = new AtomicLong();
     @SuppressWarnings("unused") // accessed through DATA
     private volatile FileData data;
 
-    /** Creates an empty regular file. */
-    public RegularInode(long ino, InodeOwner owner, InodeOperations ops, InodeAttrs attrs) {
-        super(ino, owner, ops, attrs);
+    /** Creates an empty regular file whose open files use {@code fileOps}. */
+    public RegularInode(long ino, InodeOwner owner, InodeOperations ops, FileOperations fileOps, InodeAttrs attrs) {
+        super(ino, owner, ops, fileOps, attrs);
         DATA.setRelease(this, FileData.empty());
+    }
+
+    /**
+     * Creates a regular file holding {@code content} (procfs files: their text is made when
+     * they are looked up). Charges nothing.
+     */
+    public RegularInode(long ino, InodeOwner owner, InodeOperations ops, FileOperations fileOps, InodeAttrs attrs,
+                        byte[] content) {
+        super(ino, owner, ops, fileOps, attrs);
+        DATA.setRelease(this, FileData.empty().write(0, content, 0, content.length));
     }
 
     /** Loads the current contents (acquire). Never blocks. */
@@ -51,17 +79,235 @@ public class RegularInode extends Inode {
         return (FileData) DATA.getAcquire(this);
     }
 
-    /** Publishes new contents (release); the caller holds {@link #writeLock()}. */
-    public void publishDataRelease(FileData d) {
-        if (!writeLock.isHeldByCurrentThread()) {
-            throw new IllegalStateException("publishing data of " + this + " without its write lock");
-        }
-        DATA.setRelease(this, d);
-    }
-
     /** Returns the per-inode write lock. Held for the length of one write, never across a message. */
     public ReentrantLock writeLock() {
         return writeLock;
+    }
+
+    /**
+     * Copies up to {@code len} bytes at byte offset {@code pos} into {@code dst}, from one
+     * published version: lock-free, never blocks.
+     *
+     * @return the bytes copied, 0 at or past the end
+     */
+    public int read(long pos, byte[] dst, int off, int len) {
+        return Math.max(0, dataAcquire().read(pos, dst, off, len));
+    }
+
+    /**
+     * Reads into the buffers in order from one published version, as one {@code readv}.
+     *
+     * @return the bytes read in all
+     */
+    public long readv(long pos, byte[][] iov) {
+        FileData d = dataAcquire();
+        long total = 0;
+        for (byte[] b : iov) {
+            int n = Math.max(0, d.read(pos + total, b, 0, b.length));
+            total += n;
+            if (n < b.length) {
+                break;
+            }
+        }
+        return total;
+    }
+
+    /**
+     * Writes the buffers as one atomic change at {@code k.pos()} (at the end with
+     * {@code O_APPEND}, even for {@code pwrite}, as Linux does), under the write lock, and
+     * leaves {@code k.pos()} after the bytes written.
+     *
+     * @param cred who writes: an unprivileged writer clears set-user-ID ({@code file_remove_privs})
+     * @return the bytes written: fewer than asked at the largest file size or when only part
+     *         fits in the file system
+     * @throws VfsException {@code EINVAL} if the position plus the count overflows,
+     *         {@code EFBIG} at the maximum size, {@code ENOSPC} when not one byte fits;
+     *         nothing is written then
+     */
+    public long write(Kiocb k, byte[][] bufs, int[] offs, int[] lens, Credentials cred, String op) {
+        long total = 0;
+        for (int l : lens) {
+            total += l;
+        }
+        long pos = k.pos();
+        if (pos + total < 0) {
+            // rw_verify_area: the end of the write overflows the offset type (checked on the
+            // position asked for, before O_APPEND moves it)
+            throw new VfsException(Errno.EINVAL, op, null);
+        }
+        writeLock.lock();
+        try {
+            FileData d = dataAcquire();
+            long at = k.append() ? d.size() : pos;
+            if (total == 0) {
+                // Nothing written: the position stays where it was, even with O_APPEND.
+                return 0;
+            }
+            // generic_write_check_limits: nothing at or past the maximum size; a write
+            // crossing it is cut short there.
+            if (at >= FileData.MAX_SIZE) {
+                throw new VfsException(Errno.EFBIG, op, null);
+            }
+            long count = Math.min(total, FileData.MAX_SIZE - at);
+            for (int round = 0; ; round++) {
+                FileData next = d;
+                long p = at;
+                long left = count;
+                for (int i = 0; i < bufs.length && left > 0; i++) {
+                    int n = (int) Math.min(lens[i], left);
+                    next = next.write(p, bufs[i], offs[i], n);
+                    p += n;
+                    left -= n;
+                }
+                long fits = charge(d, next, at, count, op);
+                if (fits == count) {
+                    publish(d, next, cred);
+                    k.setPos(at + count);
+                    return count;
+                }
+                if (round == MAX_CHARGE_ROUNDS) {
+                    // Racing writers kept taking the room this write measured: give up as full.
+                    throw new VfsException(Errno.ENOSPC, op, null);
+                }
+                count = fits;
+            }
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /**
+     * Charges the pages {@code next} adds over {@code prev}. When they do not all fit,
+     * charges nothing and returns how many bytes of the write, from {@code at}, need only the
+     * pages that fit (the caller builds that shorter version and charges again). The caller
+     * holds the write lock.
+     *
+     * @return {@code count} if charged; else the shorter count to try
+     * @throws VfsException {@code ENOSPC} when not one byte fits
+     */
+    private long charge(FileData prev, FileData next, long at, long count, String op) {
+        long delta = next.allocatedBytes() - prev.allocatedBytes();
+        if (delta <= 0) {
+            return count;
+        }
+        try {
+            owner().chargeBytes(delta, op);
+        } catch (VfsException e) {
+            long fits = bytesThatFit(prev, at, count, owner().availableBytes() / FileData.PAGE);
+            if (fits <= 0) {
+                throw e;
+            }
+            // A racing writer may have taken the room since; at least one page less each round.
+            return Math.min(fits, count - 1);
+        }
+        if (!addCharge(delta)) {
+            // The file was freed (unlinked, last descriptor closed) while this write waited:
+            // its account is settled, so this charge goes straight back.
+            owner().unchargeBytes(delta);
+        }
+        return count;
+    }
+
+    /**
+     * The bytes of a write of {@code count} at {@code at} that stay within pages already
+     * allocated in {@code d} plus {@code freePages} new ones.
+     */
+    private static long bytesThatFit(FileData d, long at, long count, long freePages) {
+        long end = at + count;
+        long p = at;
+        while (p < end) {
+            long page = p / FileData.PAGE;
+            if (!d.hasPage(page)) {
+                if (freePages == 0) {
+                    break;
+                }
+                freePages--;
+            }
+            p = Math.min(end, (page + 1) * FileData.PAGE);
+        }
+        return p - at;
+    }
+
+    /**
+     * Changes the size to {@code len} bytes ({@code truncate}): pages past the end are
+     * dropped (their charge returned), growing adds a hole; mtime and ctime change.
+     *
+     * @throws VfsException {@code EFBIG} past the maximum size; nothing changes
+     */
+    public void truncate(long len, Credentials cred, String op) {
+        if (len > FileData.MAX_SIZE) {
+            throw new VfsException(Errno.EFBIG, op, null);
+        }
+        writeLock.lock();
+        try {
+            FileData d = dataAcquire();
+            // Shrinking drops pages and growing adds a hole: a truncate never charges.
+            publish(d, d.truncate(len), cred);
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /**
+     * {@code fallocate(2)} on this file: {@code mode} 0 or {@code FALLOC_FL_KEEP_SIZE}
+     * allocates the pages of the range (charged; the size grows unless kept),
+     * {@code FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE} frees them (reads as zeros). Sets
+     * mtime and ctime when something changed, as {@code shmem_fallocate}.
+     *
+     * @throws VfsException {@code ENOSPC} when the pages do not all fit (nothing allocated,
+     *         as tmpfs undoes a partial allocation), {@code EFBIG} past the maximum size
+     */
+    public void fallocate(int mode, long offset, long len, Credentials cred, String op) {
+        if (offset + len < 0 || offset + len > FileData.MAX_SIZE) {
+            throw new VfsException(Errno.EFBIG, op, null);
+        }
+        writeLock.lock();
+        try {
+            FileData d = dataAcquire();
+            FileData next = (mode & Falloc.FALLOC_FL_PUNCH_HOLE) != 0 ? d.punchHole(offset, len)
+                    : d.allocate(offset, len, (mode & Falloc.FALLOC_FL_KEEP_SIZE) != 0);
+            if (next == d) {
+                return;
+            }
+            long delta = next.allocatedBytes() - d.allocatedBytes();
+            if (delta > 0) {
+                owner().chargeBytes(delta, op);
+                if (!addCharge(delta)) {
+                    owner().unchargeBytes(delta);
+                }
+            }
+            publish(d, next, cred);
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /**
+     * Publishes {@code next} (its new pages already charged), returns the charge of pages it
+     * dropped, then publishes the attributes: size, blocks, mtime, ctime, and the privileges
+     * a write by an unprivileged caller removes. The caller holds the write lock.
+     */
+    private void publish(FileData prev, FileData next, Credentials cred) {
+        DATA.setRelease(this, next);
+        long delta = next.allocatedBytes() - prev.allocatedBytes();
+        if (delta < 0 && addCharge(delta)) {
+            owner().unchargeBytes(-delta);
+        }
+        long now = owner().now();
+        long blocks = next.allocatedBytes() / 512;
+        boolean killPrivs = !cred.isRoot();
+        updateAttrs(a -> {
+            InodeAttrs sized = a.withSize(next.size(), blocks, now);
+            // file_remove_privs: a write or truncate by an unprivileged caller clears
+            // set-user-ID, and set-group-ID when group-execute is set or the caller is not
+            // in the file's group (setattr_should_drop_sgid).
+            int perm = sized.permissions();
+            int kept = perm & ~Mode.S_ISUID;
+            if ((perm & 010) != 0 || !cred.inGroup(sized.gid())) {
+                kept &= ~Mode.S_ISGID;
+            }
+            return killPrivs && kept != perm ? sized.withPermissions(kept, now) : sized;
+        });
     }
 
     /**
@@ -71,7 +317,7 @@ public class RegularInode extends Inode {
      *         {@code delta} it charged (or must not return the one it would have), since the
      *         free already settled this file's account
      */
-    public boolean addCharge(long delta) {
+    private boolean addCharge(long delta) {
         while (true) {
             long c = charged.get();
             if (c == FREED_MARK) {
@@ -84,8 +330,8 @@ public class RegularInode extends Inode {
     }
 
     /**
-     * Returns, once, the bytes this file holds against the superblock's limit, and closes
-     * its account: later {@link #addCharge} calls fail. Called when the inode is freed.
+     * Returns, once, the bytes this file holds against the owner's limit, and closes its
+     * account: later charges are returned at once. Called when the inode is freed.
      */
     @Override
     public long chargedBytes() {

@@ -1,5 +1,8 @@
 package dev.seqvfs.engine.inode;
 
+import dev.seqvfs.engine.fs.FileOperations;
+import dev.seqvfs.engine.fs.InodeOperations;
+import dev.seqvfs.engine.pipe.Pipe;
 import java.util.function.Supplier;
 
 /**
@@ -11,8 +14,7 @@ import java.util.function.Supplier;
  * when the last one closes (Linux {@code fifo_open} and {@code put_pipe_info}, which
  * guard {@code inode->i_pipe} with {@code inode->i_lock}). Here {@code pipe} and
  * {@code pipeOpeners} are guarded by this inode's monitor, held only for those two
- * fields: never while waiting, never around another lock. The pipe's type is the
- * engine's ({@code dev.seqvfs.engine.pipe.Pipe}); this class only keeps it.
+ * fields: never while waiting, never around another lock.
  *
  * <h2>States (of the pipe)</h2>
  * none ({@code pipe == null}, no opener) → attached (first {@link #acquirePipe}) → none
@@ -20,13 +22,13 @@ import java.util.function.Supplier;
  */
 public final class SpecialInode extends Inode {
     /** The pipe while the FIFO is open; guarded by this. */
-    private Object pipe;
+    private Pipe pipe;
     /** Open file descriptions (and opens in progress) holding {@code pipe}; guarded by this. */
     private int pipeOpeners;
 
     /** Creates a special file; the type comes from the mode bits of {@code attrs}. */
-    public SpecialInode(long ino, InodeOwner owner, InodeOperations ops, InodeAttrs attrs) {
-        super(ino, owner, ops, attrs);
+    public SpecialInode(long ino, InodeOwner owner, InodeOperations ops, FileOperations fileOps, InodeAttrs attrs) {
+        super(ino, owner, ops, fileOps, attrs);
     }
 
     /**
@@ -35,7 +37,7 @@ public final class SpecialInode extends Inode {
      * Thread-safe; holds this inode's monitor for the two fields only ({@code factory}
      * must not block).
      */
-    public synchronized Object acquirePipe(Supplier<?> factory) {
+    public synchronized Pipe acquirePipe(Supplier<Pipe> factory) {
         if (pipe == null) {
             pipe = factory.get();
         }
@@ -61,7 +63,7 @@ public final class SpecialInode extends Inode {
     }
 
     /** Returns the attached pipe, or {@code null} when nobody has the FIFO open (for tests and {@code Fsck}). */
-    public synchronized Object pipeIfAny() {
+    public synchronized Pipe pipeIfAny() {
         return pipe;
     }
 }

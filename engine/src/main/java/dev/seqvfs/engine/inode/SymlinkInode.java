@@ -1,5 +1,8 @@
 package dev.seqvfs.engine.inode;
 
+import dev.seqvfs.engine.fs.FileOperations;
+import dev.seqvfs.engine.fs.InodeOperations;
+
 /**
  * A symbolic link: an inode whose content is an immutable target path.
  *
@@ -16,7 +19,7 @@ public final class SymlinkInode extends Inode {
      * @param target the target in internal form; its length in bytes is the inode's size
      */
     public SymlinkInode(long ino, InodeOwner owner, InodeOperations ops, InodeAttrs attrs, String target) {
-        super(ino, owner, ops, attrs);
+        super(ino, owner, ops, FileOperations.NONE, attrs);
         this.target = target;
     }
 

@@ -29,10 +29,11 @@ import java.util.Map;
  * <h2>Concurrency</h2>
  * Guarded by this object's monitor; blocked callers wait on it ({@code wait}/{@code notifyAll})
  * and are woken by every release. Waiting is interruptible ({@code EINTR}). The global
- * "who waits for whom" map for deadlock detection is {@link #WAITS_FOR}, guarded by its own
+ * "who waits for whom" map for deadlock detection is the instance's {@link WaitGraph} (one per
+ * SeqVFS instance: owners of two instances never wait for each other), guarded by its own
  * monitor, taken after a table's monitor, never before (lock order: table, then graph).
  */
-public final class FileLockTable implements dev.seqvfs.engine.inode.FileLockContext {
+public final class FileLockTable {
     /** Shared lock ({@code F_RDLCK} / {@code LOCK_SH}). */
     public static final int READ = 0;
     /** Exclusive lock ({@code F_WRLCK} / {@code LOCK_EX}). */
@@ -40,8 +41,27 @@ public final class FileLockTable implements dev.seqvfs.engine.inode.FileLockCont
     /** Unlock ({@code F_UNLCK} / {@code LOCK_UN}). */
     public static final int UNLOCK = 2;
 
-    /** For deadlock detection: POSIX owner → the owner it waits for. */
-    private static final Map<Object, Object> WAITS_FOR = new IdentityHashMap<>();
+    /**
+     * For deadlock detection: POSIX owner → the owner it waits for, for every lock table of
+     * one SeqVFS instance. Guarded by its own monitor. Thread-safe.
+     */
+    public static final class WaitGraph {
+        private final Map<Object, Object> edges = new IdentityHashMap<>();
+
+        /** Returns the number of waiting owners (for tests: 0 when nobody waits). */
+        public int size() {
+            synchronized (edges) {
+                return edges.size();
+            }
+        }
+    }
+
+    private final Map<Object, Object> waitsFor;
+
+    /** Creates an empty lock table whose deadlock checks use the instance's {@code graph}. */
+    public FileLockTable(WaitGraph graph) {
+        this.waitsFor = graph.edges;
+    }
 
     /** One held lock. */
     public record Lock(Object owner, int type, long start, long end, int pid) {
@@ -52,7 +72,7 @@ public final class FileLockTable implements dev.seqvfs.engine.inode.FileLockCont
 
     private final List<Lock> flocks = new ArrayList<>();
     private final List<Lock> posix = new ArrayList<>();
-    /** POSIX owners waiting in this table, once per waiting call; their edges are in {@link #WAITS_FOR}. */
+    /** POSIX owners waiting in this table, once per waiting call; their edges are in {@link #waitsFor}. */
     private final List<Object> posixWaiters = new ArrayList<>();
 
     // ---------------------------------------------------------------- flock
@@ -91,7 +111,6 @@ public final class FileLockTable implements dev.seqvfs.engine.inode.FileLockCont
     }
 
     /** Drops {@code owner}'s {@code flock} lock (last close of its open file description). */
-    @Override
     public synchronized void releaseFlock(Object owner) {
         if (flocks.removeIf(l -> l.owner() == owner)) {
             notifyAll();
@@ -140,19 +159,19 @@ public final class FileLockTable implements dev.seqvfs.engine.inode.FileLockCont
                 if (!wait) {
                     throw new VfsException(Errno.EAGAIN, "fcntl", null);
                 }
-                synchronized (WAITS_FOR) {
+                synchronized (waitsFor) {
                     if (wouldDeadlock(owner, blocker.owner())) {
                         throw new VfsException(Errno.EDEADLK, "fcntl", null);
                     }
-                    WAITS_FOR.put(owner, blocker.owner());
+                    waitsFor.put(owner, blocker.owner());
                 }
                 posixWaiters.add(owner);
                 try {
                     waitHere("fcntl");
                 } finally {
                     posixWaiters.remove(owner);
-                    synchronized (WAITS_FOR) {
-                        WAITS_FOR.remove(owner);
+                    synchronized (waitsFor) {
+                        waitsFor.remove(owner);
                     }
                 }
             }
@@ -160,7 +179,6 @@ public final class FileLockTable implements dev.seqvfs.engine.inode.FileLockCont
     }
 
     /** Drops every POSIX lock of {@code owner} (it closed a descriptor of this file, or exited). */
-    @Override
     public synchronized void releasePosix(Object owner) {
         if (posix.removeIf(l -> l.owner() == owner)) {
             forgetWaitsFor(owner);
@@ -180,10 +198,10 @@ public final class FileLockTable implements dev.seqvfs.engine.inode.FileLockCont
         if (posixWaiters.isEmpty()) {
             return;
         }
-        synchronized (WAITS_FOR) {
+        synchronized (waitsFor) {
             for (Object w : posixWaiters) {
-                if (WAITS_FOR.get(w) == owner) {
-                    WAITS_FOR.remove(w);
+                if (waitsFor.get(w) == owner) {
+                    waitsFor.remove(w);
                 }
             }
         }
@@ -253,13 +271,13 @@ public final class FileLockTable implements dev.seqvfs.engine.inode.FileLockCont
         }
     }
 
-    private static boolean wouldDeadlock(Object waiter, Object blocker) {
+    private boolean wouldDeadlock(Object waiter, Object blocker) {
         Object cur = blocker;
         for (int hops = 0; cur != null && hops < 1000; hops++) {
             if (cur == waiter) {
                 return true;
             }
-            cur = WAITS_FOR.get(cur);
+            cur = waitsFor.get(cur);
         }
         return false;
     }

@@ -14,7 +14,7 @@ import java.util.concurrent.CompletableFuture;
  * {@code O_NONBLOCK}; a write-only open waits for a reader, or fails with {@code ENXIO}
  * under {@code O_NONBLOCK}; {@code O_RDWR} never waits; access mode 3 is {@code EINVAL}.
  * Reads see end of file while no writer is open, writes fail with {@code EPIPE} while no
- * reader is; seeking and positional I/O are {@code ESPIPE} (a {@link StreamOps}).
+ * reader is; seeking and positional I/O are {@code ESPIPE} (a {@link dev.seqvfs.engine.fs.StreamFileOperations}).
  *
  * <p>Thread-safe; stateless. The blocking form parks the calling thread (never call it on
  * an actor thread); the asynchronous form never blocks one.

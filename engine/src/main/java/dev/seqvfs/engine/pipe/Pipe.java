@@ -2,6 +2,7 @@ package dev.seqvfs.engine.pipe;
 
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Limits;
+import dev.seqvfs.protocol.Poll;
 import dev.seqvfs.protocol.VfsException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -309,6 +310,39 @@ public final class Pipe {
         lock.lock();
         try {
             return capacity;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * {@code pipe_poll}: the readiness of an end that reads ({@code reads}) and/or writes:
+     * {@code POLLIN | POLLRDNORM} when bytes are buffered, {@code POLLHUP} for a reader when
+     * no writer is left, {@code POLLOUT | POLLWRNORM} for a writer when at least
+     * {@code PIPE_BUF} bytes fit, {@code POLLERR} for a writer when no reader is left.
+     * Never blocks beyond the pipe's own lock.
+     */
+    public int poll(boolean reads, boolean writes) {
+        lock.lock();
+        try {
+            int mask = 0;
+            if (reads) {
+                if (count > 0) {
+                    mask |= Poll.POLLIN | Poll.POLLRDNORM;
+                }
+                if (writers == 0) {
+                    mask |= Poll.POLLHUP;
+                }
+            }
+            if (writes) {
+                if (capacity - count - packetSlack >= Limits.PIPE_BUF) {
+                    mask |= Poll.POLLOUT | Poll.POLLWRNORM;
+                }
+                if (readers == 0) {
+                    mask |= Poll.POLLERR;
+                }
+            }
+            return mask;
         } finally {
             lock.unlock();
         }

@@ -1,7 +1,11 @@
 package dev.seqvfs.engine.pipe;
 
 import dev.seqvfs.engine.fdtable.OpenFile;
+import dev.seqvfs.engine.fs.FileOperations;
+import dev.seqvfs.engine.fs.StreamFileOperations;
+import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.SpecialInode;
+import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.VfsException;
 import java.util.concurrent.CompletableFuture;
@@ -14,7 +18,7 @@ import java.util.concurrent.CompletableFuture;
  * A write through a file with {@code O_DIRECT} is in packet mode ({@link Pipe}).
  * Immutable; thread-safe.
  */
-public final class PipeEnd implements StreamOps {
+public final class PipeEnd implements StreamFileOperations {
     private static final int O_DIRECT = 040000;
     private final Pipe pipe;
     private final boolean reads;
@@ -48,9 +52,49 @@ public final class PipeEnd implements StreamOps {
         this.fifo = fifo;
     }
 
-    @Override
+    /** Returns the pipe behind this end. */
     public Pipe pipe() {
         return pipe;
+    }
+
+    /**
+     * {@code get_pipe_info}: the pipe behind {@code f} if it is an end of a pipe or FIFO
+     * ({@code F_GETPIPE_SZ}, {@code F_SETPIPE_SZ}), else {@code null}.
+     */
+    public static Pipe pipeOf(OpenFile f) {
+        return f.ops() instanceof PipeEnd e ? e.pipe : null;
+    }
+
+    /**
+     * The operations of an anonymous pipe's inode ({@code pipefifo_fops}'s open): an open of
+     * the pipe through {@code /proc/<pid>/fd/N} makes a new end of the same pipe, reading,
+     * writing or both as the access mode says ({@code fifo_open}: {@code O_RDWR} is a reader
+     * and a writer, and never waits); access mode 3 is {@code EINVAL}.
+     */
+    public static FileOperations reopener(Pipe pipe) {
+        return new FileOperations() {
+            @Override
+            public FileOperations open(Inode inode, int flags) {
+                int acc = flags & OpenFlags.O_ACCMODE;
+                if (acc == OpenFlags.O_ACCMODE) {
+                    throw new VfsException(Errno.EINVAL, "open", null);
+                }
+                boolean reads = acc != OpenFlags.O_WRONLY;
+                boolean writes = acc != OpenFlags.O_RDONLY;
+                if (reads) {
+                    pipe.addReader();
+                }
+                if (writes) {
+                    pipe.addWriter();
+                }
+                return new PipeEnd(pipe, reads, writes);
+            }
+        };
+    }
+
+    @Override
+    public int poll(OpenFile f) {
+        return pipe.poll(reads, writes);
     }
 
     @Override
@@ -58,7 +102,7 @@ public final class PipeEnd implements StreamOps {
         if (!reads) {
             throw new VfsException(Errno.EBADF, "read", null);
         }
-        return pipe.read(dst, off, len, nonblock);
+        return accessed(f, pipe.read(dst, off, len, nonblock));
     }
 
     @Override
@@ -66,7 +110,7 @@ public final class PipeEnd implements StreamOps {
         if (!writes) {
             throw new VfsException(Errno.EBADF, "write", null);
         }
-        return pipe.write(src, off, len, nonblock, packetMode(f));
+        return modified(pipe.write(src, off, len, nonblock, packetMode(f)));
     }
 
     @Override
@@ -74,7 +118,28 @@ public final class PipeEnd implements StreamOps {
         if (!reads) {
             return CompletableFuture.failedFuture(new VfsException(Errno.EBADF, "read", null));
         }
-        return pipe.readAsync(dst, off, len);
+        return fifo == null ? pipe.readAsync(dst, off, len) : pipe.readAsync(dst, off, len).thenApply(n -> accessed(f, n));
+    }
+
+    /**
+     * {@code pipe_read}'s {@code file_accessed}: a read that read bytes from a named FIFO sets
+     * its atime under {@code relatime} (not through {@code O_NOATIME}); an anonymous pipe keeps
+     * its times (host, Linux 6.18: {@code fstat} of both ends of a {@code pipe(2)} after a
+     * write and a read shows the creation times). Returns {@code n}.
+     */
+    private int accessed(OpenFile f, int n) {
+        if (n > 0 && fifo != null && (f.statusFlagsAcquire() & OpenFlags.O_NOATIME) == 0) {
+            fifo.touchAtime(fifo.owner().now());
+        }
+        return n;
+    }
+
+    /** {@code pipe_write}'s {@code file_update_time}: a write that wrote bytes sets a named FIFO's mtime and ctime. */
+    private int modified(int n) {
+        if (n > 0 && fifo != null) {
+            fifo.touchMtimeCtime(fifo.owner().now());
+        }
+        return n;
     }
 
     @Override
@@ -82,7 +147,8 @@ public final class PipeEnd implements StreamOps {
         if (!writes) {
             return CompletableFuture.failedFuture(new VfsException(Errno.EBADF, "write", null));
         }
-        return pipe.writeAsync(src, off, len, packetMode(f));
+        CompletableFuture<Integer> w = pipe.writeAsync(src, off, len, packetMode(f));
+        return fifo == null ? w : w.thenApply(this::modified);
     }
 
     /** Whether writes through {@code f} make packets: its status flags hold {@code O_DIRECT} ({@code is_packetized}). */

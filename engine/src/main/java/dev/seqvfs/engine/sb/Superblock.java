@@ -3,8 +3,10 @@ package dev.seqvfs.engine.sb;
 import dev.seqvfs.engine.dir.DirectoryActor;
 import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.engine.fs.FileSystemType;
+import dev.seqvfs.engine.fs.InodeOperations;
+import dev.seqvfs.engine.fs.SuperOperations;
 import dev.seqvfs.engine.inode.InodeAttrs;
-import dev.seqvfs.engine.inode.InodeOperations;
 import dev.seqvfs.engine.inode.InodeOwner;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Limits;
@@ -19,11 +21,12 @@ import org.apache.pekko.actor.typed.ActorRef;
 
 /**
  * A mounted file-system instance ({@code struct super_block}): its root directory, its
- * type's operations, its limits and the counters that enforce them.
+ * type and the type's operations ({@link SuperOperations}), its limits and the counters that
+ * enforce them.
  *
  * <h2>Concurrency</h2>
  * <ul>
- *   <li>Identity fields ({@code dev}, {@code typeName}, {@code ops}, {@code config},
+ *   <li>Identity fields ({@code dev}, {@code type}, {@code sop}, {@code config},
  *       {@code clock}, {@code locks}, {@code root}) are final.</li>
  *   <li>{@code readOnly} is written by {@link SuperblockActor} on a read-only remount
  *       (release) and read by every write call before it starts (acquire).</li>
@@ -59,8 +62,8 @@ public final class Superblock implements InodeOwner {
     public static final long ROOT_INO = 1;
 
     private final long dev;
-    private final String typeName;
-    private final InodeOperations ops;
+    private final FileSystemType type;
+    private final SuperOperations sop;
     private final SuperblockConfig config;
     private final VfsClock clock;
     private final NamespaceLocks locks;
@@ -77,8 +80,8 @@ public final class Superblock implements InodeOwner {
      * Creates a superblock with an empty root directory owned by {@code rootUid:rootGid}.
      *
      * @param dev device id, unique in the instance
-     * @param typeName file-system type, for example {@code "tmpfs"}
-     * @param ops the type's inode operations
+     * @param type the file-system type
+     * @param sop the type's superblock operations (they make the root directory)
      * @param config limits
      * @param clock time source
      * @param locks the instance's rename and mount locks
@@ -86,19 +89,19 @@ public final class Superblock implements InodeOwner {
      * @param rootUid owner of the root directory
      * @param rootGid group of the root directory
      */
-    public Superblock(long dev, String typeName, InodeOperations ops, SuperblockConfig config, VfsClock clock,
+    public Superblock(long dev, FileSystemType type, SuperOperations sop, SuperblockConfig config, VfsClock clock,
                       NamespaceLocks locks, int rootMode, int rootUid, int rootGid) {
         this.dev = dev;
-        this.typeName = typeName;
-        this.ops = ops;
+        this.type = type;
+        this.sop = sop;
         this.config = config;
         this.clock = clock;
         this.locks = locks;
         usedInodes.set(1);
         long now = clock.nowNanos();
-        this.root = new DirectoryInode(ROOT_INO, this, ops,
+        this.root = (DirectoryInode) sop.newInode(this, ROOT_INO,
                 InodeAttrs.create(Mode.S_IFDIR | (rootMode & 07777), 2, rootUid, rootGid, 0, 0, now),
-                null, null);
+                null, null, null);
     }
 
     @Override
@@ -113,12 +116,32 @@ public final class Superblock implements InodeOwner {
 
     /** Returns the file-system type's name ({@code "tmpfs"}). */
     public String typeName() {
-        return typeName;
+        return type.name();
+    }
+
+    /** Returns the file-system type. */
+    public FileSystemType type() {
+        return type;
+    }
+
+    /** Returns the type's superblock operations. */
+    public SuperOperations sop() {
+        return sop;
     }
 
     /** Returns the type's inode operations. */
     public InodeOperations ops() {
-        return ops;
+        return sop.inodeOps();
+    }
+
+    @Override
+    public int blockSize() {
+        return config.blockSize();
+    }
+
+    @Override
+    public long availableBytes() {
+        return Math.max(0, config.maxBytes() - usedBytes.get());
     }
 
     /** Returns the limits. */
@@ -197,6 +220,7 @@ public final class Superblock implements InodeOwner {
      *
      * @throws VfsException {@code ENOSPC} when they do not fit; nothing charged
      */
+    @Override
     public void chargeBytes(long bytes, String op) {
         if (bytes == 0) {
             return;
@@ -214,6 +238,7 @@ public final class Superblock implements InodeOwner {
     }
 
     /** Returns {@code bytes} of charge. */
+    @Override
     public void unchargeBytes(long bytes) {
         if (bytes != 0) {
             usedBytes.addAndGet(-bytes);
@@ -242,12 +267,20 @@ public final class Superblock implements InodeOwner {
     }
 
     /**
-     * Answers {@code statfs(2)} from the counters, lock-free. Unlimited values read as
-     * {@code Long.MAX_VALUE / blockSize} blocks and {@code Long.MAX_VALUE} inodes.
+     * Answers {@code statfs(2)} through the type's {@link SuperOperations#statfs}. Lock-free.
      *
      * @param mountReadOnly whether the vfsmount it was reached through is read-only
      */
     public StatFs statfs(boolean mountReadOnly) {
+        return sop.statfs(this, mountReadOnly);
+    }
+
+    /**
+     * The generic {@code statfs(2)} answer from the counters, lock-free, with {@code magic} as
+     * {@code f_type}. Unlimited values read as {@code Long.MAX_VALUE / blockSize} blocks and
+     * {@code Long.MAX_VALUE} inodes.
+     */
+    public StatFs genericStatfs(long magic, boolean mountReadOnly) {
         int bs = config.blockSize();
         long blocks = config.maxBytes() / bs;
         long usedBlocks = (usedBytes.get() + bs - 1) / bs;
@@ -255,7 +288,7 @@ public final class Superblock implements InodeOwner {
         long files = config.maxInodes();
         long ffree = Math.max(0, files - usedInodes.get());
         long flags = (isReadOnly() || mountReadOnly) ? MountFlags.ST_RDONLY : 0;
-        return new StatFs(StatFs.TMPFS_MAGIC, bs, blocks, bfree, bfree, files, ffree, dev,
+        return new StatFs(magic, bs, blocks, bfree, bfree, files, ffree, dev,
                 Limits.NAME_MAX, flags);
     }
 
@@ -274,6 +307,6 @@ public final class Superblock implements InodeOwner {
 
     @Override
     public String toString() {
-        return typeName + "@" + dev;
+        return type.name() + "@" + dev;
     }
 }

@@ -15,6 +15,7 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
+import org.apache.pekko.actor.typed.Terminated;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -125,6 +126,8 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
     private final ActorRef<DirectoryActor.Prepared> preparedAdapter;
     private long renameIds;
     private InFlight inFlight;
+    /** The directory actors this actor spawned and watches, by reference; only this actor touches it. */
+    private final java.util.Map<ActorRef<?>, DirectoryInode> directories = new java.util.HashMap<>();
 
     private SuperblockActor(ActorContext<Command> ctx, StashBuffer<Command> stash, TimerScheduler<Command> timers,
                             Superblock sb, DispatcherSelector dirDispatcher) {
@@ -161,7 +164,17 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
                 .onMessage(CrossRename.class, this::onCrossRename)
                 .onMessage(WrappedPrepared.class, this::onPrepared)
                 .onMessage(Tick.class, this::onTick)
+                .onSignal(Terminated.class, this::onTerminated)
                 .build();
+    }
+
+    /** A directory actor stopped (its directory died and it idled out): clear its reference. */
+    private Behavior<Command> onTerminated(Terminated t) {
+        DirectoryInode dir = directories.remove(t.getRef());
+        if (dir != null) {
+            DirectoryActor.forget(dir, t.getRef().unsafeUpcast());
+        }
+        return this;
     }
 
     private Behavior<Command> onSpawnAndForward(SpawnAndForward m) {
@@ -178,9 +191,7 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
                 }
                 return this;
             }
-            ref = getContext().spawn(DirectoryActor.create(dir, sb), "d" + dir.ino(), dirDispatcher);
-            ref.tell(m.cmd());
-            dir.publishActorRelease(ref);
+            directories.put(DirectoryActor.spawn(getContext(), dir, sb, dirDispatcher, m.cmd()), dir);
         } else {
             ref.tell(m.cmd());
         }

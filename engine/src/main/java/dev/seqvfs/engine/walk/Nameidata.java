@@ -6,7 +6,7 @@ import dev.seqvfs.engine.dir.DirSnapshot;
 import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.IopFlags;
-import dev.seqvfs.engine.inode.LinkJump;
+import dev.seqvfs.engine.fs.LinkJump;
 import dev.seqvfs.engine.inode.Permission;
 import dev.seqvfs.engine.inode.SymlinkInode;
 import dev.seqvfs.engine.mount.MountTable;

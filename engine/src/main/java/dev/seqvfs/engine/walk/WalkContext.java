@@ -15,4 +15,7 @@ public interface WalkContext {
 
     /** Returns the task's credentials. */
     Credentials cred();
+
+    /** Returns the task's process id ({@code /proc/self} names it). */
+    int pid();
 }

@@ -8,7 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
-import dev.seqvfs.engine.inode.InodeOperations;
+import dev.seqvfs.engine.fs.FileOperations;
+import dev.seqvfs.engine.fs.InodeOperations;
 import dev.seqvfs.engine.inode.InodeOwner;
 import dev.seqvfs.engine.inode.RegularInode;
 import dev.seqvfs.protocol.Mode;
@@ -54,13 +55,31 @@ class DirSnapshotLookupTest {
         }
 
         @Override
+        public int blockSize() {
+            return 4096;
+        }
+
+        @Override
+        public void chargeBytes(long bytes, String op) {
+        }
+
+        @Override
+        public void unchargeBytes(long bytes) {
+        }
+
+        @Override
+        public long availableBytes() {
+            return Long.MAX_VALUE;
+        }
+
+        @Override
         public void inodeFreed(Inode inode) {
         }
     };
 
     /** A regular file: lookups only compare names, the inode is carried. */
     private static Inode file() {
-        return new RegularInode(1, OWNER, InodeOperations.GENERIC, InodeAttrs.create(Mode.S_IFREG | 0644, 1, 0, 0, 0, 0, 0));
+        return new RegularInode(1, OWNER, InodeOperations.GENERIC, FileOperations.NONE, InodeAttrs.create(Mode.S_IFREG | 0644, 1, 0, 0, 0, 0, 0));
     }
 
     @Test

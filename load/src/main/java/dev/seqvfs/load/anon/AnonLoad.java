@@ -1,5 +1,7 @@
 package dev.seqvfs.load.anon;
 
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.seqvfs.engine.SeqVfs;
@@ -178,6 +180,21 @@ public final class AnonLoad {
                 "seqvfs.anon.shared-root = " + (sharedRoot ? "on" : "off") + "\nseqvfs.fd.rlimit-nofile = " + nofile));
     }
 
+    /** The client actors' own actor system, made once per client count and kept for the whole command. */
+    private static final Map<Integer, ActorSystem<Void>> CLIENT_SYSTEMS = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * Returns an actor system for {@code n} client actors on the fixed-pool client dispatcher
+     * ({@link Clients#dispatcherConfig}): the clients are message-driven callers of the
+     * engine's async API, beside it, not inside its actor system. Terminated when the JVM
+     * ends (its threads are daemons).
+     */
+    private static ActorSystem<Void> clientSystem(Settings s, int n) {
+        return CLIENT_SYSTEMS.computeIfAbsent(n, k -> ActorSystem.create(Behaviors.empty(), "load-clients-" + k,
+                Clients.dispatcherConfig(k).withFallback(ConfigFactory.parseString("pekko.daemonic = on"))
+                        .withFallback(ConfigFactory.load())));
+    }
+
     private static void runOnce(Settings s, SeqVfs vfs, Meter meter, long ops) {
         int n = meter.clients();
         if (vfs == null) {
@@ -199,7 +216,7 @@ public final class AnonLoad {
                 for (VfsTask t : tasks) {
                     async.add(s.kind() == Kind.SOCKET_CLOSE ? () -> socketClose(t) : () -> pipeClose(t));
                 }
-                Clients.actors(vfs.system(), meter, async, ops);
+                Clients.actors(clientSystem(s, n), meter, async, ops);
             } else {
                 List<Clients.BlockingOp> blocking = new ArrayList<>();
                 for (VfsTask t : tasks) {
@@ -218,7 +235,7 @@ public final class AnonLoad {
                 parent.close();
             }
         }
-        long live = vfs.anonFs().liveInodes();
+        long live = vfs.anonInodesAlive();
         if (live != 0) {
             throw new LoadException(meter.target() + ": " + live + " anonymous inodes still alive after every client"
                     + " task exited (leak)");

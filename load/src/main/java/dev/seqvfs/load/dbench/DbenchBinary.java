@@ -73,12 +73,25 @@ public final class DbenchBinary {
     }
 
     /**
+     * Returns the {@code -t} to give dbench for a replay of {@code seconds}: dbench takes whole
+     * seconds, so a fraction is rounded up (at least 1), never measuring less than asked.
+     */
+    public static int wholeSeconds(double seconds) {
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, Math.ceil(seconds)));
+    }
+
+    /** Returns dbench's own warm-up for {@code -t seconds}, in seconds: a fifth, in whole seconds, as dbench.c. */
+    public static int ownWarmup(int seconds) {
+        return seconds / 5;
+    }
+
+    /**
      * Returns how long a dbench run of {@code seconds} may take before it is killed: its
      * time, its own warm-up (a fifth of the time), its setup and cleanup within
      * {@link #DEADLINE_MARGIN}.
      */
     public static Duration deadline(int seconds) {
-        return Duration.ofSeconds(seconds).plusSeconds(seconds / 5).plus(DEADLINE_MARGIN);
+        return Duration.ofSeconds(seconds).plusSeconds(ownWarmup(seconds)).plus(DEADLINE_MARGIN);
     }
 
     /** Returns the {@code dbench} on {@code PATH}, or {@code null} if there is none. */
@@ -167,7 +180,7 @@ public final class DbenchBinary {
             }
             if (killed.get()) {
                 throw new DeadlineException("the dbench binary was still running after " + deadline.toSeconds()
-                        + " s (its time " + seconds + " s, warm-up " + (seconds / 5) + " s, margin "
+                        + " s (its time " + seconds + " s, warm-up " + ownWarmup(seconds) + " s, margin "
                         + DEADLINE_MARGIN.toSeconds() + " s): killed, no result");
             }
             return mbps.isPresent() ? new Result(mbps.getAsDouble(), lines, cpu) : null;

@@ -13,12 +13,16 @@ import java.util.Map;
  * The {@code --json} result of {@code seqvfs load dbench}.
  *
  * @param workload always {@code "dbench"}
- * @param parameters clients, seconds asked for (measured), warm-up seconds (not measured), loadfile
+ * @param parameters clients, seconds asked for (measured), warm-up seconds (not measured; 0 with
+ *        {@code --once}), loadfile
  * @param ops lines run by all clients
  * @param opsPerSec lines per second
  * @param mbPerSec dbench's throughput (bytes read and written, 10^6 per MB, per second)
  * @param mismatches lines whose status differed from the capture
  * @param seconds how long the clients ran
+ * @param passesPerClient loadfile passes each client made while measured, on average
+ * @param tooShort whether the run was too short to mean much ({@link DbenchReport#tooShort})
+ * @param tooShortWhy why, one line; {@code null} when it was not
  * @param interrupted whether Ctrl-C cut the run short
  * @param partial the same as {@code interrupted}, under the name the other workloads' JSON uses
  * @param cpuUsPerOp process CPU time per line (all threads, JIT and GC included), microseconds
@@ -42,6 +46,9 @@ public record DbenchJson(
         @JsonProperty("mb_per_sec") double mbPerSec,
         long mismatches,
         double seconds,
+        @JsonProperty("passes_per_client") double passesPerClient,
+        @JsonProperty("too_short") boolean tooShort,
+        @JsonProperty("too_short_why") String tooShortWhy,
         boolean interrupted,
         boolean partial,
         @JsonProperty("cpu_us_per_op") double cpuUsPerOp,
@@ -58,7 +65,7 @@ public record DbenchJson(
      * @param hostMbps the host replay's MB/s, or {@code null}
      * @param binaryMbps the dbench binary's MB/s, or {@code null}
      */
-    public static DbenchJson of(ReplayResult r, int seconds, int warmup, Path loadfile, ReplayResult host,
+    public static DbenchJson of(ReplayResult r, double seconds, double warmup, Path loadfile, ReplayResult host,
                                 DbenchBinary.Result binary) {
         Map<String, Object> params = new LinkedHashMap<>();
         params.put("clients", r.clients());
@@ -86,8 +93,9 @@ public record DbenchJson(
                 reference = "dbench-binary";
             }
         }
+        String why = DbenchReport.tooShort(r);
         return new DbenchJson("dbench", params, r.ops(), r.opsPerSec(), r.mbPerSec(), r.mismatches(), r.seconds(),
-                r.interrupted(), r.interrupted(), r.cpuMicrosPerOp(), r.walkRetries(), r.refWalks(), ratio, reference, compare,
+                r.passesPerClient(), why != null, why, r.interrupted(), r.interrupted(), r.cpuMicrosPerOp(), r.walkRetries(), r.refWalks(), ratio, reference, compare,
                 DbenchReport.latencies(r));
     }
 

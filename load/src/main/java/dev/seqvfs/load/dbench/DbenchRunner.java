@@ -111,6 +111,27 @@ public final class DbenchRunner {
      *        run, and there is no warm-up)
      */
     public record Schedule(Duration warmup, Duration time, boolean once) {
+        /**
+         * The shortest default warm-up: the JVM's JIT compiles the replay's paths (the
+         * clients', the engine's, the host's {@code java.nio}) during the first seconds.
+         * Measured on a shared 2-vCPU machine, 4 clients, Debian's {@code client.txt}, 2 s
+         * measured after a warm-up of 1 s: 2290-2620 MB/s; 2 s: 3080-3400; 3 s: 3580 and
+         * 3600; 4 s: 3430 and 3800, and once 1770 (a 2-s window also swings with the
+         * machine, see {@link DbenchReport#MIN_SECONDS}); with no warm-up, 1020. dbench's
+         * own default, a fifth of the time in whole seconds, is 0 s below 5 s: right for a
+         * C binary, not for a JVM.
+         */
+        public static final Duration MIN_WARMUP = Duration.ofSeconds(4);
+
+        /**
+         * Returns the warm-up when none is asked for: a fifth of {@code time}, as dbench,
+         * and at least {@link #MIN_WARMUP}; never zero.
+         */
+        public static Duration defaultWarmup(Duration time) {
+            Duration fifth = time.dividedBy(5);
+            return fifth.compareTo(MIN_WARMUP) > 0 ? fifth : MIN_WARMUP;
+        }
+
         /** The time the clients are let run at most, in nanoseconds. */
         long totalNanos() {
             return (once ? Duration.ZERO : warmup).plus(time).toNanos();
@@ -190,7 +211,7 @@ public final class DbenchRunner {
             }
             long loops = finished.stream().mapToLong(ReplayGuardian.ClientFinished::loops).sum();
             return new ReplayResult("SeqVFS", clients, nanos, sum(stats), loops, retries, refWalks, stopRequested,
-                    cpu);
+                    cpu, warmupNanos(schedule, measured), ops.size());
         }
     }
 
@@ -260,7 +281,8 @@ public final class DbenchRunner {
             for (long l : loops) {
                 total += l;
             }
-            return new ReplayResult("host", clients, nanos, sum(stats), total, 0, 0, stopRequested, cpu);
+            return new ReplayResult("host", clients, nanos, sum(stats), total, 0, 0, stopRequested, cpu,
+                    warmupNanos(schedule, measured), ops.size());
         } finally {
             stopper.set(null);
             deleteTree(dir);
@@ -308,6 +330,15 @@ public final class DbenchRunner {
             st.record(op.type(), System.nanoTime() - t0, mismatch, client.bytes());
         }
         return loops;
+    }
+
+    /**
+     * Returns the warm-up the clients ran before measuring started, in nanoseconds: the
+     * schedule's (the start mark also covers starting the clients' actor system), 0 if
+     * measuring never started or the file ran once.
+     */
+    private static long warmupNanos(Schedule schedule, Mark measured) {
+        return measured.nanos == 0 || schedule.once() ? 0 : schedule.warmup().toNanos();
     }
 
     private static ClientStats sum(List<ClientStats> stats) {

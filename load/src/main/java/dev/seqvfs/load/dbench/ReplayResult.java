@@ -13,9 +13,11 @@ package dev.seqvfs.load.dbench;
  * @param interrupted whether the run was cut short (Ctrl-C)
  * @param cpuNanos CPU time the whole process used during the run (user + system, all threads), in
  *        nanoseconds; -1 if the JVM cannot tell. Less sensitive than throughput to other load on the machine.
+ * @param warmupNanos how long the clients ran, unmeasured, before the run, in nanoseconds (0: none)
+ * @param loadfileLines the lines of the loadfile replayed (one pass of one client)
  */
 public record ReplayResult(String target, int clients, long nanos, ClientStats total, long loops, long walkRetries,
-                           long refWalks, boolean interrupted, long cpuNanos) {
+                           long refWalks, boolean interrupted, long cpuNanos, long warmupNanos, int loadfileLines) {
     /** Returns the process's CPU time so far, in nanoseconds, or -1. */
     static long processCpuNanos() {
         java.lang.management.OperatingSystemMXBean os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
@@ -45,6 +47,19 @@ public record ReplayResult(String target, int clients, long nanos, ClientStats t
     /** Returns dbench's throughput: bytes read and written per second, in MB (10^6 bytes). */
     public double mbPerSec() {
         return nanos == 0 ? 0 : total.bytes() / seconds() / 1e6;
+    }
+
+    /** Returns the warm-up's length in seconds (0: none). */
+    public double warmupSeconds() {
+        return warmupNanos / 1e9;
+    }
+
+    /**
+     * Returns how many passes over the loadfile each client made while measured, on average:
+     * the lines run over clients times the file's lines (0 for an empty file).
+     */
+    public double passesPerClient() {
+        return loadfileLines == 0 || clients == 0 ? 0 : (double) total.ops() / clients / loadfileLines;
     }
 
     /** Returns the lines whose outcome differed from the capture. */

@@ -135,7 +135,33 @@ class DbenchCommandTest {
     @Test
     void dbench_hugeTime_failsUpFrontNamingTheBound() throws Exception {
         assertUsageError(run("--time", "2147483647", "--loadfile", loadfile(GOOD).toString()),
-                "--time 2147483647: must be from 1 to 86400");
+                "--time 2147483647: must be above 0 and at most 86400 seconds");
+    }
+
+    @Test
+    void dbench_zeroTime_failsNamingTheBound() throws Exception {
+        assertUsageError(run("--time", "0", "--loadfile", loadfile(GOOD).toString()),
+                "--time 0: must be above 0 and at most 86400 seconds");
+    }
+
+    @Test
+    void dbench_fractionalTime_runsThatLongAndIsFlaggedTooShort() throws Exception {
+        Path json = dir.resolve("r.json");
+        int rc = run("--time", "0.3", "--warmup", "0.2", "--loadfile", loadfile(GOOD).toString(), "--json",
+                json.toString());
+
+        String o = out.toString(StandardCharsets.UTF_8);
+        assertEquals(0, rc, o + err.toString(StandardCharsets.UTF_8));
+        assertTrue(o.contains("warm-up 0.2 s (not measured), then 0.3 s"), o);
+        assertTrue(o.matches("(?s).* too short to mean much: measured 0\\.[3-9] s, under 10 s .*; a 0\\.2 s"
+                + " warm-up, under 4 s .*"), o);
+        JsonNode j = new ObjectMapper().readTree(json.toFile());
+        assertEquals(0.3, j.get("parameters").get("time").asDouble());
+        assertEquals(0.2, j.get("parameters").get("warmup").asDouble());
+        assertTrue(j.get("seconds").asDouble() >= 0.3 && j.get("seconds").asDouble() < 1.5, j.toString());
+        assertTrue(j.get("too_short").asBoolean(), j.toString());
+        assertTrue(j.get("too_short_why").asText().contains("warm-up"), j.toString());
+        assertTrue(j.get("passes_per_client").asDouble() > 3, "an 8-line file loops many times: " + j);
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.seqvfs.tests.concurrency;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.seqvfs.engine.EngineInternals;
 import dev.seqvfs.engine.VfsTask;
 import dev.seqvfs.engine.anon.AnonFs;
 import dev.seqvfs.protocol.Credentials;
@@ -85,7 +86,7 @@ class AnonLifecycleConcurrencyTest {
 
     /** Both layouts share one slice of the budget. */
     private static void churn(VfsFixture fs, boolean sharedRoot) {
-        AnonFs anon = fs.vfs().anonFs();
+        AnonFs anon = EngineInternals.anonFs(fs.vfs());
         assertEquals(sharedRoot, anon.sharedRoot(), "layout");
         long createdBefore = anon.createdInodes();
         long liveBefore = anon.liveInodes();
@@ -195,7 +196,7 @@ class AnonLifecycleConcurrencyTest {
     }
 
     private static void forkRace(VfsFixture fs) throws Exception {
-        AnonFs anon = fs.vfs().anonFs();
+        AnonFs anon = EngineInternals.anonFs(fs.vfs());
         VfsTask parent = fs.vfs().newTask(Credentials.ROOT);
         VfsTask closer = parent.newThread();
         VfsTask forker = parent.newThread();

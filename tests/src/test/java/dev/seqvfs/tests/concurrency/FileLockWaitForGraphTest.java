@@ -2,6 +2,7 @@ package dev.seqvfs.tests.concurrency;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.seqvfs.engine.EngineInternals;
 import dev.seqvfs.engine.VfsTask;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Fcntl;
@@ -95,7 +96,7 @@ class FileLockWaitForGraphTest {
         }
         a.fcntlLock(ag, Fcntl.F_SETLK, Flock.of(Flock.F_WRLCK, 0, 10));
         b.fcntlLock(bf, Fcntl.F_SETLK, bHoldsOnF);
-        Object fLocks = fs.vfs().namespace().rootMount().root().snapshotAcquire().lookup("f").inode()
+        Object fLocks = EngineInternals.namespace(fs.vfs()).rootMount().root().snapshotAcquire().lookup("f").inode()
                 .fileLocksIfAny();
         VfsTask b2 = b.newThread();
         ExecutorService pool = Executors.newFixedThreadPool(2);

@@ -3,6 +3,7 @@ package dev.seqvfs.tests.concurrency;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.seqvfs.engine.EngineInternals;
 import dev.seqvfs.engine.dir.Dentry;
 import dev.seqvfs.engine.VfsTask;
 import dev.seqvfs.protocol.Credentials;
@@ -112,8 +113,8 @@ class SharedFdTableConcurrencyTest {
     @Test
     void dup2AndClose_threadsSharingOneTableWhileOthersReadTheSlots_oldOrNewFileNeverAThirdAndNoLeak() {
         VfsTask root = fs.root();
-        long pinsBefore = fs.vfs().namespace().rootMount().pinCount();
-        long anonBefore = fs.vfs().anonFs().liveInodes();
+        long pinsBefore = EngineInternals.namespace(fs.vfs()).rootMount().pinCount();
+        long anonBefore = EngineInternals.anonFs(fs.vfs()).liveInodes();
         VfsTask p = fs.vfs().newTask(Credentials.ROOT);
         int mutators = Stress.threads();
         int readers = Math.max(2, Stress.threads() / 2);
@@ -291,7 +292,7 @@ class SharedFdTableConcurrencyTest {
         for (Slot s : slots) {
             for (Candidate cand : s.candidates) {
                 if (cand.path() != null) {
-                    Dentry d = fs.vfs().namespace().rootMount().root().snapshotAcquire().lookup(cand.path().substring(1));
+                    Dentry d = EngineInternals.namespace(fs.vfs()).rootMount().root().snapshotAcquire().lookup(cand.path().substring(1));
                     if (d.inode().openCount() != 0) {
                         openCounts.put(cand.path(), d.inode().openCount());
                     }
@@ -299,9 +300,9 @@ class SharedFdTableConcurrencyTest {
             }
         }
         assertEquals(Map.of(), openCounts, "open counts of candidate files after every close");
-        assertEquals(anonBefore, fs.vfs().anonFs().liveInodes(), "anonymous inodes alive");
+        assertEquals(anonBefore, EngineInternals.anonFs(fs.vfs()).liveInodes(), "anonymous inodes alive");
         p.close();
-        assertEquals(pinsBefore, fs.vfs().namespace().rootMount().pinCount(), "root mount pins");
+        assertEquals(pinsBefore, EngineInternals.namespace(fs.vfs()).rootMount().pinCount(), "root mount pins");
     }
 
     /** Installs candidate {@code j} on {@code s}: opened fresh (regular) or from its source (anonymous). */

@@ -12,6 +12,7 @@ import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.MountFlags;
 import dev.seqvfs.protocol.OpenFlags;
+import dev.seqvfs.tests.support.FileSystemContract;
 import dev.seqvfs.tests.support.VfsFixture;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * /lf  -> /d/f
  * </pre>
  */
+@FileSystemContract
 class AccessTest {
     @RegisterExtension
     final VfsFixture fs = new VfsFixture();

@@ -16,6 +16,7 @@ import dev.seqvfs.protocol.MountFlags;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.Timespec;
 import dev.seqvfs.protocol.VfsException;
+import dev.seqvfs.tests.support.FileSystemContract;
 import dev.seqvfs.tests.support.VfsFixture;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,6 +42,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * /d/f       regular file
  * </pre>
  */
+@FileSystemContract
 class AsyncTest {
     @RegisterExtension
     final VfsFixture fs = new VfsFixture();

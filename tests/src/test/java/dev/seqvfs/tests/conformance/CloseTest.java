@@ -9,6 +9,7 @@ import dev.seqvfs.engine.VfsTask;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.VfsException;
+import dev.seqvfs.tests.support.FileSystemContract;
 import dev.seqvfs.tests.support.VfsFixture;
 import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.BeforeEach;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * /m/   directory (a mountpoint in some tests)
  * </pre>
  */
+@FileSystemContract
 class CloseTest {
     @RegisterExtension
     final VfsFixture fs = new VfsFixture();

@@ -13,6 +13,7 @@ import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Fcntl;
 import dev.seqvfs.protocol.Flock;
 import dev.seqvfs.protocol.OpenFlags;
+import dev.seqvfs.tests.support.FileSystemContract;
 import dev.seqvfs.tests.support.VfsFixture;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * /g    regular file "world", 0644, root
  * </pre>
  */
+@FileSystemContract
 @Timeout(10)
 class DupTest {
     private static final int RLIMIT_NOFILE = 1024;

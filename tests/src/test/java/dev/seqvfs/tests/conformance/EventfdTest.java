@@ -10,6 +10,7 @@ import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Fcntl;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.Stat;
+import dev.seqvfs.tests.support.FileSystemContract;
 import dev.seqvfs.tests.support.VfsFixture;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * succeeds and returns 0 whatever the offset and whence ({@code noop_llseek}). The file is
  * an anonymous inode of mode 0600 with no type bits. Measured on Linux 6.18.
  */
+@FileSystemContract
 @Timeout(10)
 class EventfdTest {
     private static final int EFD_SEMAPHORE = 1;

@@ -11,6 +11,7 @@ import dev.seqvfs.engine.VfsTask;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Fcntl;
 import dev.seqvfs.protocol.OpenFlags;
+import dev.seqvfs.tests.support.FileSystemContract;
 import dev.seqvfs.tests.support.VfsFixture;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -40,6 +41,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * /f    regular file "hello", 0644, root
  * </pre>
  */
+@FileSystemContract
 class FcntlTest {
     private static final int O_DIRECT = 040000;
     private static final int O_ASYNC = 020000;

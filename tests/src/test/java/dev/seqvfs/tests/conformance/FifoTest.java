@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
+import dev.seqvfs.engine.EngineInternals;
 import dev.seqvfs.engine.inode.SpecialInode;
 import dev.seqvfs.engine.Fsck;
 import dev.seqvfs.engine.SeqVfs;
@@ -25,6 +26,7 @@ import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.Stat;
 import dev.seqvfs.protocol.Timespec;
 import dev.seqvfs.protocol.VfsException;
+import dev.seqvfs.tests.support.FileSystemContract;
 import dev.seqvfs.tests.support.VfsFixture;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -77,6 +79,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * /p   FIFO, 0666
  * </pre>
  */
+@FileSystemContract
 @Timeout(20)
 class FifoTest {
     private static final long WAIT_SECONDS = 10;
@@ -92,7 +95,7 @@ class FifoTest {
     }
 
     private SpecialInode fifoInode() {
-        return (SpecialInode) fs.vfs().namespace().rootMount().root().snapshotAcquire().lookup("p").inode();
+        return (SpecialInode) EngineInternals.namespace(fs.vfs()).rootMount().root().snapshotAcquire().lookup("p").inode();
     }
 
     /** Runs {@code open} on a new thread; the reference receives its fd or its exception. */

@@ -12,6 +12,7 @@ import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.FileType;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.OpenFlags;
+import dev.seqvfs.tests.support.FileSystemContract;
 import dev.seqvfs.tests.support.VfsFixture;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * /d/n000../n099   regular files (in some tests)
  * </pre>
  */
+@FileSystemContract
 class GetdentsTest {
     @RegisterExtension
     final VfsFixture fs = new VfsFixture();

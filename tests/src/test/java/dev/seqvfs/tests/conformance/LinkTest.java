@@ -14,6 +14,7 @@ import dev.seqvfs.protocol.MountFlags;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.Stat;
 import dev.seqvfs.protocol.Timespec;
+import dev.seqvfs.tests.support.FileSystemContract;
 import dev.seqvfs.tests.support.VfsFixture;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -35,6 +36,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * /dangling -> /nowhere
  * </pre>
  */
+@FileSystemContract
 class LinkTest {
     @RegisterExtension
     final VfsFixture fs = new VfsFixture();

@@ -11,6 +11,7 @@ import dev.seqvfs.protocol.Fcntl;
 import dev.seqvfs.protocol.Flock;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.VfsException;
+import dev.seqvfs.tests.support.FileSystemContract;
 import dev.seqvfs.tests.support.VfsFixture;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -39,6 +40,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * /f    regular file of 100 bytes, 0666, root
  * </pre>
  */
+@FileSystemContract
 @Timeout(10)
 class LockTest {
     @RegisterExtension

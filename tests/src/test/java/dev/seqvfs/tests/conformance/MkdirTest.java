@@ -13,6 +13,7 @@ import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.Stat;
 import dev.seqvfs.protocol.Timespec;
+import dev.seqvfs.tests.support.FileSystemContract;
 import dev.seqvfs.tests.support.VfsFixture;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * /dl       -> /d
  * </pre>
  */
+@FileSystemContract
 class MkdirTest {
     @RegisterExtension
     final VfsFixture fs = new VfsFixture();

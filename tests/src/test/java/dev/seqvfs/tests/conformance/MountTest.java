@@ -18,6 +18,7 @@ import dev.seqvfs.engine.VfsTask;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.Stat;
+import dev.seqvfs.tests.support.FileSystemContract;
 import dev.seqvfs.tests.support.VfsFixture;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
@@ -41,6 +42,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * /f             regular file
  * </pre>
  */
+@FileSystemContract
 class MountTest {
     @RegisterExtension
     final VfsFixture fs = new VfsFixture();

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import dev.seqvfs.engine.VfsTask;
 import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.tests.support.FileSystemContract;
 import dev.seqvfs.tests.support.VfsFixture;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.BeforeEach;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * /raw\udcff/x      regular file   (byte 0xff, not valid UTF-8: surrogateescape)
  * </pre>
  */
+@FileSystemContract
 class PathLookupTest {
     @RegisterExtension
     final VfsFixture fs = new VfsFixture();

@@ -9,6 +9,7 @@ import dev.seqvfs.engine.VfsTask;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Limits;
 import dev.seqvfs.protocol.OpenFlags;
+import dev.seqvfs.tests.support.FileSystemContract;
 import dev.seqvfs.tests.support.VfsFixture;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.BeforeEach;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * /dangling -> /nowhere
  * </pre>
  */
+@FileSystemContract
 class PathResolutionTest {
     @RegisterExtension
     final VfsFixture fs = new VfsFixture();

@@ -15,6 +15,7 @@ import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.Stat;
+import dev.seqvfs.tests.support.FileSystemContract;
 import dev.seqvfs.tests.support.VfsFixture;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -39,6 +40,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Tasks: alice 1000:1000 with supplementary group 50; bob 1001:50 (primary staff);
  * carol 1002:1002 with supplementary 60; eve 1003:1003 (no groups).
  */
+@FileSystemContract
 class PermissionTest {
     @RegisterExtension
     final VfsFixture fs = new VfsFixture();

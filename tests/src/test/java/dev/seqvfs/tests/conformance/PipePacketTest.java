@@ -11,6 +11,7 @@ import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Fcntl;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.VfsException;
+import dev.seqvfs.tests.support.FileSystemContract;
 import dev.seqvfs.tests.support.VfsFixture;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * {@code pipe_write} merge), so they are read as stream bytes. Every value was measured on
  * Linux 6.18 with a C program.
  */
+@FileSystemContract
 @Timeout(10)
 class PipePacketTest {
     private static final int O_DIRECT = 040000;

@@ -19,6 +19,7 @@ import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.SocketFlags;
 import dev.seqvfs.protocol.Stat;
+import dev.seqvfs.tests.support.FileSystemContract;
 import dev.seqvfs.tests.support.VfsFixture;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -43,6 +44,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  *
  * <p>{@code pipe2(O_DIRECT)} ("packet mode") is specified in PipePacketTest.
  */
+@FileSystemContract
 @Timeout(10)
 class PipeTest {
     private static final int PAGE = 4096;

@@ -15,6 +15,7 @@ import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.FileType;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.SocketFlags;
+import dev.seqvfs.tests.support.FileSystemContract;
 import dev.seqvfs.tests.support.VfsFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -46,6 +47,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * /d/f    regular file "hello"
  * </pre>
  */
+@FileSystemContract
 @Timeout(10)
 class ProcTest {
     @RegisterExtension

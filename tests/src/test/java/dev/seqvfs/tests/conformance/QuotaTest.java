@@ -12,6 +12,7 @@ import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.StatFs;
+import dev.seqvfs.tests.support.FileSystemContract;
 import dev.seqvfs.tests.support.VfsFixture;
 import java.util.Set;
 import org.junit.jupiter.api.Nested;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * root directory counts as one inode. Symlink targets are the only bytes charged (there
  * is no file data API).
  */
+@FileSystemContract
 class QuotaTest {
     /** At most 10 inodes: the root and 9 more. */
     @Nested

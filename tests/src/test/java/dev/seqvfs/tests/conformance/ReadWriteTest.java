@@ -23,6 +23,7 @@ import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.SocketFlags;
 import dev.seqvfs.protocol.Stat;
 import dev.seqvfs.protocol.Timespec;
+import dev.seqvfs.tests.support.FileSystemContract;
 import dev.seqvfs.tests.support.VfsFixture;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -47,9 +48,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * I/O on pipes, sockets and FIFOs), EFBIG (an append at the size limit) and ENOSPC. The
  * order of checks and every value were measured on Linux 6.18 (tmpfs).
  *
- * <p>Deliberate difference: a write that does not fit under
- * {@code seqvfs.tmpfs.max-bytes} fails whole with ENOSPC (SeqVFS writes are atomic),
- * where tmpfs writes what fits and returns a short count. Reads and writes on a FIFO made
+ * <p>A write that does not fit under {@code seqvfs.tmpfs.max-bytes} writes the pages that
+ * fit and returns the short count, as tmpfs with {@code size=} does; the next one is
+ * ENOSPC. Reads and writes on a FIFO made
  * by {@code mknod} are specified by {@code FifoTest}; here only the ESPIPE of positional
  * I/O is.
  *
@@ -59,6 +60,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * /fifo   FIFO
  * </pre>
  */
+@FileSystemContract
 @Timeout(10)
 class ReadWriteTest {
     private static final int IOV_MAX = 1024;
@@ -698,27 +700,40 @@ class ReadWriteTest {
         }
 
         @Test
-        void write_pastMaxBytes_failsWithENOSPCAndLeavesTheFileUnchanged() {
+        void write_pastMaxBytes_writesWhatFitsThenFailsWithENOSPC() {
+            // Linux 6.18, tmpfs size=64k (16 pages), measured: a write crossing the limit
+            // writes the pages that fit and returns the short count (generic_perform_write);
+            // then every write that needs a new page is ENOSPC and changes nothing.
             int fd = s.open("/g", OpenFlags.O_CREAT | OpenFlags.O_RDWR, 0644);
             byte[] page = new byte[4096];
             java.util.Arrays.fill(page, (byte) 'a');
             for (int i = 0; i < 15; i++) {
                 s.write(fd, page);
             }
-            Stat before = s.fstat(fd);
-            assertErrno(Errno.ENOSPC, () -> s.write(fd, new byte[8192]));
+            assertEquals(4096, s.write(fd, new byte[8192]));
+            Stat full = s.fstat(fd);
+            assertEquals(65536, full.size());
+            assertEquals(128, full.blocks());
+            assertErrno(Errno.ENOSPC, () -> s.write(fd, bytes("x")));
             assertErrno(Errno.ENOSPC, () -> s.pwrite(fd, new byte[8192], 0, 8192, 1 << 20));
             assertErrno(Errno.ENOSPC, () -> s.writev(fd, new byte[][] {page, page}));
             Stat after = s.fstat(fd);
-            assertEquals(before.size(), after.size());
-            assertEquals(before.blocks(), after.blocks());
-            assertEquals(before.mtimeNanos(), after.mtimeNanos());
-            assertEquals(15 * 4096, s.lseek(fd, 0, VfsTask.SEEK_CUR));
-            byte[] b = new byte[4096];
-            assertEquals(0, s.pread(fd, b, 0, 4096, 15 * 4096));
-            // What still fits is written: the last page, and overwrites of charged pages.
-            assertEquals(4096, s.write(fd, page));
+            assertEquals(full.size(), after.size());
+            assertEquals(full.blocks(), after.blocks());
+            assertEquals(full.mtimeNanos(), after.mtimeNanos());
+            assertEquals(65536, s.lseek(fd, 0, VfsTask.SEEK_CUR));
+            // Overwrites of charged pages still fit.
             assertEquals(3, s.pwrite(fd, bytes("xyz"), 0, 3, 0));
+            s.close(fd);
+        }
+
+        @Test
+        void write_crossingTheLimitFromInsideAPage_writesUpToTheLastPageThatFits() {
+            // Linux 6.18, tmpfs size=64k, empty: write(70000 bytes) at offset 100 returns 65436.
+            int fd = s.open("/m", OpenFlags.O_CREAT | OpenFlags.O_RDWR, 0644);
+            s.lseek(fd, 100, VfsTask.SEEK_SET);
+            assertEquals(65436, s.write(fd, new byte[70000]));
+            assertEquals(65536, s.fstat(fd).size());
             s.close(fd);
         }
 

@@ -18,6 +18,7 @@ import dev.seqvfs.protocol.MountFlags;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.Stat;
 import dev.seqvfs.protocol.Timespec;
+import dev.seqvfs.tests.support.FileSystemContract;
 import dev.seqvfs.tests.support.VfsFixture;
 import java.util.List;
 import java.util.Set;
@@ -43,6 +44,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * /lf -> /f
  * </pre>
  */
+@FileSystemContract
 class RenameTest {
     private static final long OLD = 1000_000_000_000L;
 

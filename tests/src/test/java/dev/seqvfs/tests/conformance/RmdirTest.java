@@ -14,6 +14,7 @@ import dev.seqvfs.protocol.MountFlags;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.Stat;
 import dev.seqvfs.protocol.Timespec;
+import dev.seqvfs.tests.support.FileSystemContract;
 import dev.seqvfs.tests.support.VfsFixture;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * /le -> /p/empty
  * </pre>
  */
+@FileSystemContract
 class RmdirTest {
     @RegisterExtension
     final VfsFixture fs = new VfsFixture();

@@ -9,6 +9,7 @@ import dev.seqvfs.engine.VfsTask;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.SocketFlags;
+import dev.seqvfs.tests.support.FileSystemContract;
 import dev.seqvfs.tests.support.VfsFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * /d/   directory
  * </pre>
  */
+@FileSystemContract
 class SeekTest {
     private static final int PAGE = 4096;
 

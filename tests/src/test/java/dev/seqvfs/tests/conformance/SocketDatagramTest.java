@@ -16,6 +16,7 @@ import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Fcntl;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.VfsException;
+import dev.seqvfs.tests.support.FileSystemContract;
 import dev.seqvfs.tests.support.VfsFixture;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -43,6 +44,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * with datagrams unread leaves ECONNRESET, reported once by the next read or write.
  * Every value was measured on Linux 6.18 with a C program.
  */
+@FileSystemContract
 @Timeout(10)
 class SocketDatagramTest {
     @RegisterExtension

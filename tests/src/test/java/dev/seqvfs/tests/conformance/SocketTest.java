@@ -25,6 +25,7 @@ import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.Stat;
 import dev.seqvfs.protocol.VfsException;
+import dev.seqvfs.tests.support.FileSystemContract;
 import dev.seqvfs.tests.support.VfsFixture;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -68,6 +69,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * where Linux creates them; families other than {@code AF_UNIX}, {@code AF_INET} and
  * {@code AF_INET6} (netlink, packet, ...) are EAFNOSUPPORT.
  */
+@FileSystemContract
 @Timeout(10)
 class SocketTest {
     @RegisterExtension

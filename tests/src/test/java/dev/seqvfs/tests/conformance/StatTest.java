@@ -14,6 +14,7 @@ import dev.seqvfs.protocol.MountFlags;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.Stat;
 import dev.seqvfs.protocol.Timespec;
+import dev.seqvfs.tests.support.FileSystemContract;
 import dev.seqvfs.tests.support.VfsFixture;
 import java.time.Instant;
 import java.util.HashSet;
@@ -38,6 +39,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * /dangling -> /nowhere
  * </pre>
  */
+@FileSystemContract
 class StatTest {
     @RegisterExtension
     final VfsFixture fs = new VfsFixture();

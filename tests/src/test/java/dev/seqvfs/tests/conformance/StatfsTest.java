@@ -10,6 +10,7 @@ import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.MountFlags;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.StatFs;
+import dev.seqvfs.tests.support.FileSystemContract;
 import dev.seqvfs.tests.support.VfsFixture;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * /f         regular file
  * </pre>
  */
+@FileSystemContract
 class StatfsTest {
     @RegisterExtension
     final VfsFixture fs = new VfsFixture();

@@ -13,6 +13,7 @@ import dev.seqvfs.protocol.MountFlags;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.Stat;
 import dev.seqvfs.protocol.Timespec;
+import dev.seqvfs.tests.support.FileSystemContract;
 import dev.seqvfs.tests.support.VfsFixture;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * /dangling -> /nowhere
  * </pre>
  */
+@FileSystemContract
 class SymlinkTest {
     @RegisterExtension
     final VfsFixture fs = new VfsFixture();

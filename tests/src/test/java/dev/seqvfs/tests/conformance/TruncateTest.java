@@ -14,6 +14,7 @@ import dev.seqvfs.protocol.MountFlags;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.Stat;
 import dev.seqvfs.protocol.Timespec;
+import dev.seqvfs.tests.support.FileSystemContract;
 import dev.seqvfs.tests.support.VfsFixture;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
@@ -40,6 +41,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * /loop -> /loop
  * </pre>
  */
+@FileSystemContract
 class TruncateTest {
     @RegisterExtension
     final VfsFixture fs = new VfsFixture();

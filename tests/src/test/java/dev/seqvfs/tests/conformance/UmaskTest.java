@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.seqvfs.engine.VfsTask;
 import dev.seqvfs.protocol.Mode;
+import dev.seqvfs.tests.support.FileSystemContract;
 import dev.seqvfs.tests.support.VfsFixture;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * /d/   0777
  * </pre>
  */
+@FileSystemContract
 class UmaskTest {
     @RegisterExtension
     final VfsFixture fs = new VfsFixture();

@@ -11,6 +11,7 @@ import dev.seqvfs.protocol.MountFlags;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.Stat;
 import dev.seqvfs.protocol.Timespec;
+import dev.seqvfs.tests.support.FileSystemContract;
 import dev.seqvfs.tests.support.VfsFixture;
 import java.time.Instant;
 import org.junit.jupiter.api.BeforeEach;
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * /r             regular file 0644, owner root
  * </pre>
  */
+@FileSystemContract
 class UtimensatTest {
     private static final Timespec T1 = new Timespec(1_234_567_890L, 123_456_789);
     private static final Timespec T2 = new Timespec(1_111_111_111L, 999_999_999);

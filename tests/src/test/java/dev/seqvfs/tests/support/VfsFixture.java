@@ -15,7 +15,9 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * A fresh SeqVFS instance per test, with a root task, and the {@link Fsck} invariant
- * check after every test (it fails the test if the tree is inconsistent).
+ * check after every test (it fails the test if the tree is inconsistent). Inside a
+ * {@link FileSystemContract} suite the instance's root is a superblock of the invocation's
+ * file-system type.
  *
  * <pre>{@code
  * @RegisterExtension final VfsFixture fs = new VfsFixture();
@@ -63,9 +65,20 @@ public final class VfsFixture implements BeforeEachCallback, AfterEachCallback {
         expectNoOpenFiles = false;
     }
 
+    /**
+     * Returns the file-system type of this test's root: the contract invocation's
+     * ({@link FileSystemContract}), else the configuration's ({@code tmpfs} by default).
+     */
+    public String rootType() {
+        return vfs.rootType();
+    }
+
     @Override
     public void beforeEach(ExtensionContext context) {
-        vfs = SeqVfs.create(config.withFallback(ConfigFactory.defaultApplication()));
+        String type = FileSystemContract.Types.typeOf(context);
+        Config c = type == null ? config : ConfigFactory.parseString("seqvfs.root.type = \"" + type + "\"")
+                .withFallback(config);
+        vfs = SeqVfs.create(c.withFallback(ConfigFactory.defaultApplication()));
         root = vfs.newTask(Credentials.ROOT);
         expectNoOpenFiles = true;
     }

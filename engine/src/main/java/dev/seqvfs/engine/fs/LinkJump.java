@@ -1,5 +1,6 @@
-package dev.seqvfs.engine.inode;
+package dev.seqvfs.engine.fs;
 
+import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.mount.VfsMount;
 
 /**

@@ -1,10 +1,11 @@
-package dev.seqvfs.tests.concurrency;
+package dev.seqvfs.engine.dir;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
 import dev.seqvfs.engine.dir.DirectoryInode;
+import dev.seqvfs.engine.EngineInternals;
 import dev.seqvfs.engine.SeqVfs;
 import dev.seqvfs.engine.VfsTask;
 import dev.seqvfs.protocol.Credentials;
@@ -38,7 +39,7 @@ class RemovalInProgressTest {
             VfsTask t = vfs.newTask(Credentials.ROOT);
             t.mkdir("/b", 0755);
             t.mkdir("/b/t", 0755);
-            DirectoryInode root = vfs.namespace().rootMount().root();
+            DirectoryInode root = EngineInternals.namespace(vfs).rootMount().root();
             DirectoryInode b = (DirectoryInode) root.snapshotAcquire().lookup("b").inode();
             DirectoryInode bt = (DirectoryInode) b.snapshotAcquire().lookup("t").inode();
             assertFalse(bt.removalInProgress());

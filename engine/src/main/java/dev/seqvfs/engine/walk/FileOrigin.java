@@ -1,4 +1,4 @@
-package dev.seqvfs.engine;
+package dev.seqvfs.engine.walk;
 
 import dev.seqvfs.engine.dir.Dentry;
 import dev.seqvfs.engine.dir.DirectoryInode;
@@ -30,7 +30,7 @@ import java.util.concurrent.locks.StampedLock;
  * twin is published); same-directory renames publish removal and twin in one snapshot.
  * Nothing here writes on the rename path.
  */
-final class FileOrigin {
+public final class FileOrigin {
     /** Chain-walk attempts before showing the last answer without a validated stamp. */
     private static final int ATTEMPTS = 4;
     /** Longest chain followed in one read (a bound against a corrupt chain, not a limit in practice). */
@@ -50,7 +50,7 @@ final class FileOrigin {
      *        when unknown (the name is then shown as it was, with {@code " (deleted)"} once
      *        the inode has no link left)
      */
-    FileOrigin(VfsMount mnt, DirectoryInode dir, String name, Dentry dentry) {
+    public FileOrigin(VfsMount mnt, DirectoryInode dir, String name, Dentry dentry) {
         this.mnt = mnt;
         this.startDir = dir;
         this.startName = name;
@@ -58,12 +58,12 @@ final class FileOrigin {
     }
 
     /** An origin for a directory, or a file whose dentry is unknown. */
-    FileOrigin(VfsMount mnt, DirectoryInode dir, String name) {
+    public FileOrigin(VfsMount mnt, DirectoryInode dir, String name) {
         this(mnt, dir, name, null);
     }
 
     /** Returns the path to show for {@code inode} (external form). Never blocks; allocates the string. */
-    String display(Inode inode) {
+    public String display(Inode inode) {
         if (startDentry == null) {
             String p = DPath.of(mnt, startDir, startName);
             if (startName != null && inode.attrsAcquire().nlink() == 0 && !p.endsWith(" (deleted)")) {

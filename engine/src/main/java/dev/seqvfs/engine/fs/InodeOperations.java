@@ -1,5 +1,10 @@
-package dev.seqvfs.engine.inode;
+package dev.seqvfs.engine.fs;
 
+import dev.seqvfs.engine.dir.Dentry;
+import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.engine.inode.IopFlags;
+import dev.seqvfs.engine.inode.Permission;
+import dev.seqvfs.engine.walk.WalkContext;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.VfsException;
 
@@ -35,10 +40,10 @@ public interface InodeOperations {
      *
      * @param dir the directory
      * @param name one path component
-     * @param caller the task's identity, for entries that depend on who asks ({@code /proc/self})
+     * @param caller the task walking, for entries that depend on who asks ({@code /proc/self})
      * @return the child, or {@code null} when absent (the walk reports {@code ENOENT})
      */
-    default Inode lookup(Inode dir, String name, Object caller) {
+    default Inode lookup(Inode dir, String name, WalkContext caller) {
         return null;
     }
 
@@ -50,7 +55,7 @@ public interface InodeOperations {
      * @return the target path (internal form)
      * @throws VfsException with the errno the link reports
      */
-    default String getLink(Inode link, Object caller) {
+    default String getLink(Inode link, WalkContext caller) {
         throw new UnsupportedOperationException("getLink is not overridden");
     }
 
@@ -62,7 +67,7 @@ public interface InodeOperations {
      * @return the jump, or {@code null} to resolve the text of {@link #getLink}
      * @throws VfsException with the errno the link reports (for example {@code ENOENT} for a closed descriptor)
      */
-    default LinkJump jump(Inode link, Object caller) {
+    default LinkJump jump(Inode link, WalkContext caller) {
         return null;
     }
 
@@ -72,7 +77,7 @@ public interface InodeOperations {
      *
      * @return the entries (name, inode), in a stable order
      */
-    default java.util.List<dev.seqvfs.engine.dir.Dentry> list(Inode dir, Object caller) {
+    default java.util.List<Dentry> list(Inode dir, WalkContext caller) {
         return java.util.List.of();
     }
 

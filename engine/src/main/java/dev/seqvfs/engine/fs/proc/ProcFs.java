@@ -1,20 +1,23 @@
-package dev.seqvfs.engine.proc;
+package dev.seqvfs.engine.fs.proc;
 
 import dev.seqvfs.engine.dir.Dentry;
 import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.fdtable.FdTable;
 import dev.seqvfs.engine.fdtable.OpenFile;
-import dev.seqvfs.engine.file.FileData;
+import dev.seqvfs.engine.fs.FileSystemType;
+import dev.seqvfs.engine.fs.FileSystemTypes;
+import dev.seqvfs.engine.fs.InodeOperations;
+import dev.seqvfs.engine.fs.LinkJump;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
-import dev.seqvfs.engine.inode.InodeOperations;
 import dev.seqvfs.engine.inode.InodeOwner;
-import dev.seqvfs.engine.inode.LinkJump;
 import dev.seqvfs.engine.inode.RegularInode;
 import dev.seqvfs.engine.inode.SymlinkInode;
 import dev.seqvfs.engine.mount.VfsMount;
 import dev.seqvfs.engine.walk.DPath;
+import dev.seqvfs.engine.walk.PathNames;
 import dev.seqvfs.engine.walk.VfsPath;
+import dev.seqvfs.engine.walk.WalkContext;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.OpenFlags;
@@ -24,33 +27,37 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The inode operations of procfs. Every inode is made on lookup from the task registry
+ * The inodes of one procfs superblock. Every inode is made on lookup from the task registry
  * and descriptor tables, which it reads without locking (published snapshots), so
- * {@code /proc} costs nothing until it is read.
+ * {@code /proc} costs nothing until it is read. Directories list through their
+ * {@link InodeOperations#list}; files are read-only text ({@link ProcFileOperations}).
  *
  * <p>Inode numbers are derived from what an inode shows (pid, descriptor, kind), so two
  * lookups of the same name give the same number. The files' contents are produced when
  * they are looked up (a snapshot at open time).
  */
-public final class ProcFs {
+final class ProcFs {
     private static final long INO_SELF = 2;
     private static final long INO_MOUNTS = 3;
+    private static final long INO_FILESYSTEMS = 4;
 
     private final ProcTasks tasks;
+    private final FileSystemTypes types;
     private InodeOwner owner;
 
     /** Creates the operations over {@code tasks}; {@link #bind} must follow before use. */
-    public ProcFs(ProcTasks tasks) {
+    ProcFs(ProcTasks tasks, FileSystemTypes types) {
         this.tasks = tasks;
+        this.types = types;
     }
 
     /** Returns the operations of the root directory (for the superblock). */
-    public InodeOperations rootOps() {
+    InodeOperations rootOps() {
         return rootOps;
     }
 
     /** Binds the superblock that accounts for proc inodes. */
-    public void bind(InodeOwner sb) {
+    void bind(InodeOwner sb) {
         this.owner = sb;
     }
 
@@ -63,8 +70,8 @@ public final class ProcFs {
     }
 
     private DirectoryInode dir(long ino, int perm, int uid, InodeOperations ops, DirectoryInode parent, String name) {
-        return new DirectoryInode(ino, owner, ops, InodeAttrs.create(Mode.S_IFDIR | perm, 2, uid, 0, 0, 0, now()),
-                parent, name);
+        return new DirectoryInode(ino, owner, ops, ProcFileOperations.DIRECTORY,
+                InodeAttrs.create(Mode.S_IFDIR | perm, 2, uid, 0, 0, 0, now()), parent, name);
     }
 
     private SymlinkInode link(long ino, int perm, int uid, InodeOperations ops) {
@@ -72,16 +79,8 @@ public final class ProcFs {
     }
 
     private RegularInode file(long ino, int perm, int uid, String content) {
-        byte[] b = content.getBytes(StandardCharsets.UTF_8);
-        RegularInode r = new RegularInode(ino, owner, InodeOperations.GENERIC,
-                InodeAttrs.create(Mode.S_IFREG | perm, 1, uid, 0, 0, 0, now()));
-        r.writeLock().lock();
-        try {
-            r.publishDataRelease(FileData.empty().write(0, b, 0, b.length));
-        } finally {
-            r.writeLock().unlock();
-        }
-        return r;
+        return new RegularInode(ino, owner, InodeOperations.GENERIC, ProcFileOperations.FILE,
+                InodeAttrs.create(Mode.S_IFREG | perm, 1, uid, 0, 0, 0, now()), content.getBytes(StandardCharsets.UTF_8));
     }
 
     private static int parseInt(String s) {
@@ -106,12 +105,14 @@ public final class ProcFs {
         }
 
         @Override
-        public Inode lookup(Inode dir, String name, Object caller) {
+        public Inode lookup(Inode dir, String name, WalkContext caller) {
             switch (name) {
                 case "self":
                     return link(INO_SELF, 0777, 0, selfOps);
                 case "mounts":
                     return file(INO_MOUNTS, 0444, 0, mountsText());
+                case "filesystems":
+                    return file(INO_FILESYSTEMS, 0444, 0, filesystemsText());
                 default:
                     int pid = parseInt(name);
                     if (pid < 0 || tasks.fdTable(pid) == null) {
@@ -122,10 +123,11 @@ public final class ProcFs {
         }
 
         @Override
-        public List<Dentry> list(Inode dir, Object caller) {
+        public List<Dentry> list(Inode dir, WalkContext caller) {
             List<Dentry> out = new ArrayList<>();
             out.add(new Dentry("self", lookup(dir, "self", caller), 3, 0));
             out.add(new Dentry("mounts", lookup(dir, "mounts", caller), 4, 0));
+            out.add(new Dentry("filesystems", lookup(dir, "filesystems", caller), 5, 0));
             for (int pid : tasks.pids()) {
                 Inode d = lookup(dir, Integer.toString(pid), caller);
                 if (d != null) {
@@ -143,8 +145,8 @@ public final class ProcFs {
         }
 
         @Override
-        public String getLink(Inode link, Object caller) {
-            return Integer.toString(tasks.pidOf(caller));
+        public String getLink(Inode link, WalkContext caller) {
+            return Integer.toString(caller.pid());
         }
     };
 
@@ -155,6 +157,16 @@ public final class ProcFs {
             String type = m.superblock().typeName();
             sb.append(type).append(' ').append(where).append(' ').append(type).append(' ')
                     .append(m.isReadOnly() ? "ro" : "rw").append(" 0 0\n");
+        }
+        return sb.toString();
+    }
+
+    /** {@code /proc/filesystems}: one line per registered type, {@code nodev} for those without a device. */
+    private String filesystemsText() {
+        StringBuilder sb = new StringBuilder();
+        for (FileSystemType t : types.all()) {
+            sb.append((t.flags() & FileSystemType.FS_REQUIRES_DEV) != 0 ? "" : "nodev").append('\t').append(t.name())
+                    .append('\n');
         }
         return sb.toString();
     }
@@ -173,7 +185,7 @@ public final class ProcFs {
         }
 
         @Override
-        public Inode lookup(Inode dir, String name, Object caller) {
+        public Inode lookup(Inode dir, String name, WalkContext caller) {
             int uid = tasks.uid(pid);
             switch (name) {
                 case "fd":
@@ -190,7 +202,7 @@ public final class ProcFs {
         }
 
         @Override
-        public List<Dentry> list(Inode dir, Object caller) {
+        public List<Dentry> list(Inode dir, WalkContext caller) {
             List<Dentry> out = new ArrayList<>();
             long c = 3;
             for (String n : new String[] {"cwd", "fd", "fdinfo"}) {
@@ -214,13 +226,13 @@ public final class ProcFs {
         }
 
         @Override
-        public String getLink(Inode link, Object caller) {
+        public String getLink(Inode link, WalkContext caller) {
             VfsPath p = cwd();
             return DPath.of(p.mnt(), p.inode(), null);
         }
 
         @Override
-        public LinkJump jump(Inode link, Object caller) {
+        public LinkJump jump(Inode link, WalkContext caller) {
             VfsPath p = cwd();
             return new LinkJump(p.mnt(), p.inode());
         }
@@ -250,7 +262,7 @@ public final class ProcFs {
         }
 
         @Override
-        public Inode lookup(Inode dir, String name, Object caller) {
+        public Inode lookup(Inode dir, String name, WalkContext caller) {
             int fd = parseInt(name);
             FdTable t = tasks.fdTable(pid);
             if (fd < 0 || t == null) {
@@ -279,7 +291,7 @@ public final class ProcFs {
         }
 
         @Override
-        public List<Dentry> list(Inode dir, Object caller) {
+        public List<Dentry> list(Inode dir, WalkContext caller) {
             List<Dentry> out = new ArrayList<>();
             FdTable t = tasks.fdTable(pid);
             if (t == null) {
@@ -320,12 +332,12 @@ public final class ProcFs {
         }
 
         @Override
-        public String getLink(Inode link, Object caller) {
-            return dev.seqvfs.engine.walk.PathNames.toInternal(tasks.describe(file()), "readlink");
+        public String getLink(Inode link, WalkContext caller) {
+            return PathNames.toInternal(tasks.describe(file()), "readlink");
         }
 
         @Override
-        public LinkJump jump(Inode link, Object caller) {
+        public LinkJump jump(Inode link, WalkContext caller) {
             OpenFile f = file();
             return new LinkJump(f.mount(), f.inode());
         }

@@ -1,6 +1,7 @@
-package dev.seqvfs.engine.proc;
+package dev.seqvfs.engine.fs.proc;
 
 import dev.seqvfs.engine.fdtable.FdTable;
+import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.mount.MountTable;
 import dev.seqvfs.engine.walk.VfsPath;
 import java.util.List;
@@ -10,9 +11,6 @@ import java.util.List;
  * engine; thread-safe, lock-free reads.
  */
 public interface ProcTasks {
-    /** Returns the process id of the task asking ({@code caller} is the walking task). */
-    int pidOf(Object caller);
-
     /** Returns the ids of live tasks, ascending. */
     List<Integer> pids();
 
@@ -29,5 +27,5 @@ public interface ProcTasks {
     MountTable mounts();
 
     /** Returns what {@code readlink} shows for an open file: its path, {@code pipe:[ino]}, ... */
-    String describe(dev.seqvfs.engine.fdtable.OpenFile f);
+    String describe(OpenFile f);
 }

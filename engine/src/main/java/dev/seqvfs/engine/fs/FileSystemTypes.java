@@ -1,0 +1,59 @@
+package dev.seqvfs.engine.fs;
+
+import dev.seqvfs.engine.fs.proc.ProcType;
+import dev.seqvfs.engine.fs.tmpfs.TmpfsType;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The file-system types one SeqVFS instance can mount ({@code register_filesystem}'s list):
+ * {@code mount(2)} looks its {@code fstype} up here ({@code ENODEV} when absent). Immutable:
+ * {@link #with} returns a new registry, so an instance's types are fixed when it is built.
+ *
+ * <p>Thread-safe (immutable).
+ */
+public final class FileSystemTypes {
+    private static final FileSystemTypes DEFAULTS =
+            new FileSystemTypes(Map.of()).with(TmpfsType.INSTANCE).with(ProcType.INSTANCE);
+
+    private final Map<String, FileSystemType> byName;
+
+    private FileSystemTypes(Map<String, FileSystemType> byName) {
+        this.byName = byName;
+    }
+
+    /** Returns the built-in types: {@code tmpfs} and {@code proc}, in that order. */
+    public static FileSystemTypes defaults() {
+        return DEFAULTS;
+    }
+
+    /**
+     * Returns a registry with {@code type} added.
+     *
+     * @throws IllegalArgumentException if a type of that name is already registered
+     *         ({@code register_filesystem}'s {@code EBUSY})
+     */
+    public FileSystemTypes with(FileSystemType type) {
+        Objects.requireNonNull(type, "type");
+        if (byName.containsKey(type.name())) {
+            throw new IllegalArgumentException("file-system type " + type.name() + " is already registered");
+        }
+        Map<String, FileSystemType> m = new LinkedHashMap<>(byName);
+        m.put(type.name(), type);
+        return new FileSystemTypes(Collections.unmodifiableMap(m));
+    }
+
+    /** Returns the type named {@code name}, or {@code null} ({@code get_fs_type}). */
+    public FileSystemType get(String name) {
+        return name == null ? null : byName.get(name);
+    }
+
+    /** Returns every registered type, in registration order. */
+    public List<FileSystemType> all() {
+        return new ArrayList<>(byName.values());
+    }
+}
