@@ -22,13 +22,13 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * project's goals met or missed ({@link ResultTable}).
  *
  * <p>Defaults suit a noisy 2-vCPU machine: 1 fork, warmup 3 x 1 s, measurement 5 x 1 s,
- * about 4 minutes in all (24 benchmark runs of ~8 s). Options (each also a system property {@code -Dbench.NAME}):
+ * about 4 minutes in all (26 benchmark runs of ~8 s). Options (each also a system property {@code -Dbench.NAME}):
  * <pre>
  *   --quick              warmup 1 x 1 s, measurement 2 x 1 s (a smoke run, ~2 minutes)
  *   --forks N            JMH forks per benchmark (1)
  *   --warmup N           warmup iterations (3)      --warmup-time S   seconds each (1)
  *   --iterations N       measurement iterations (5) --time S          seconds each (1)
- *   --only a,b           runs among: stat, create, renamer, anon (all)
+ *   --only a,b           runs among: stat, create, renamer, anon, newfs (all)
  *   --fs a,b             targets among: seqvfs, jimfs, host (all)
  *   --prof NAME[:OPTS]   a JMH profiler, e.g. jfr:dir=/tmp/jfr (repeatable; a dir= gets a
  *                        subdirectory per run, such as stat-2t; read a .jfr with {@link JfrTop})
@@ -56,7 +56,8 @@ public final class BenchMain {
             new Plan("anon", AnonBench.class, "socketClose", 1, null),
             new Plan("anon", AnonBench.class, "socketClose", 2, null),
             new Plan("anon", AnonBench.class, "socketClose", 4, null),
-            new Plan("anon", AnonBench.class, "pipeClose", 16, null));
+            new Plan("anon", AnonBench.class, "pipeClose", 16, null),
+            new Plan("newfs", NewFsBench.class, 1, null));
 
     private BenchMain() {
     }
@@ -81,6 +82,11 @@ public final class BenchMain {
                 continue;
             }
             boolean anon = p.bench() == AnonBench.class;
+            String[] targets = anon ? s.anonTargets()
+                    : p.bench() == NewFsBench.class ? s.newFsTargets() : s.fs.toArray(String[]::new);
+            if (targets.length == 0) {
+                continue; // --fs leaves this plan no target (newfs with --fs host)
+            }
             ChainedOptionsBuilder ob = new OptionsBuilder()
                     .include("^" + Pattern.quote(p.bench().getName()) + "\\."
                             + (p.method() == null ? "" : Pattern.quote(p.method()) + "$"))
@@ -90,7 +96,7 @@ public final class BenchMain {
                     .warmupTime(TimeValue.milliseconds(s.warmupMillis))
                     .measurementIterations(s.iterations)
                     .measurementTime(TimeValue.milliseconds(s.measureMillis))
-                    .param("fs", anon ? s.anonTargets() : s.fs.toArray(String[]::new))
+                    .param("fs", targets)
                     .jvmArgs(s.jvmArgs().toArray(String[]::new))
                     .jvmArgsAppend("-D" + Report.PROPERTY + "=" + report)
                     .shouldFailOnError(true);
@@ -137,7 +143,7 @@ public final class BenchMain {
     static String usage() {
         String doc = """
                 usage: bench/run [--quick] [--forks N] [--warmup N] [--warmup-time S]
-                                 [--iterations N] [--time S] [--only stat,create,renamer,anon]
+                                 [--iterations N] [--time S] [--only stat,create,renamer,anon,newfs]
                                  [--fs seqvfs,jimfs,host] [--prof NAME[:OPTS]]...
                                  [--jvm-arg ARG]... [--out FILE]
                 Each option is also a system property: -Dbench.forks=2, -Dbench.quick=true, ...""";
@@ -191,7 +197,7 @@ public final class BenchMain {
             }
             for (String g : s.only) {
                 if (PLANS.stream().noneMatch(p -> p.group().equals(g))) {
-                    throw new IllegalArgumentException("--only takes stat, create, renamer, anon; not " + g);
+                    throw new IllegalArgumentException("--only takes stat, create, renamer, anon, newfs; not " + g);
                 }
             }
             return s;
@@ -215,6 +221,12 @@ public final class BenchMain {
                 t.add(FsTarget.HOST);
             }
             return t.toArray(String[]::new);
+        }
+
+        /** The targets of the new-file-system benchmark: SeqVFS and Jimfs, as --fs allows (the host has none). */
+        String[] newFsTargets() {
+            return fs.stream().filter(f -> f.equals(FsTarget.SEQVFS) || f.equals(FsTarget.JIMFS))
+                    .toArray(String[]::new);
         }
 
         /** The forks' JVM arguments: a fixed heap (no resizing during measurement), then the extras. */

@@ -11,8 +11,8 @@ import org.openjdk.jmh.results.RunResult;
 
 /**
  * Turns JMH run results into the report: one row per workload and thread count with the
- * three targets' ops/s, SeqVFS's ratios to Jimfs and to the host, the 2-thread/1-thread
- * scaling of each target; then the renamer section (loss of lookups, renames measured)
+ * three targets' ops/s (for the new-file-system row, creations plus closes per second),
+ * SeqVFS's ratios to Jimfs and to the host, the 2-thread/1-thread scaling of each target; then the renamer section (loss of lookups, renames measured)
  * and the goals, each met or missed; a goal whose benchmarks did not run ({@code --only})
  * is left out. Missing results print as {@code -}.
  */
@@ -39,7 +39,8 @@ final class ResultTable {
             new Row("create+unlink, shared dir", "CreateUnlinkBench", "shared", 2,
                     new Key("CreateUnlinkBench", "own", 1)),
             new Row("stat 5-deep, no renamer", "RenameLookupBench", "off", 1, null),
-            new Row("stat 5-deep, renamer running", "RenameLookupBench", "on", 1, null));
+            new Row("stat 5-deep, renamer running", "RenameLookupBench", "on", 1, null),
+            new Row("new fs: create()+close()", "NewFsBench", "", 1, null));
 
     private final Map<Key, Map<String, Score>> scores = new HashMap<>();
     private final Map<String, String[]> renamers = new HashMap<>();
@@ -212,6 +213,11 @@ final class ResultTable {
         Key pipe16 = new Key("AnonBench", "pipeClose", 16);
         goal(goals, "pipe+2 close, 16 clients >= 10x host",
                 ops(pipe16, FsTarget.SEQVFS) / ops(pipe16, FsTarget.HOST), 10, true);
+        // The embedding issue: a newcomer's suite paid 40-94 ms per SeqVfs.create() (a fresh
+        // actor system each), Jimfs about 1 ms; a fresh instance should cost within 10x Jimfs.
+        Key newFs = new Key("NewFsBench", "", 1);
+        goal(goals, "new fs create+close >= 0.1x Jimfs",
+                ops(newFs, FsTarget.SEQVFS) / ops(newFs, FsTarget.JIMFS), 0.1, true);
         if (goals.isEmpty()) {
             return;
         }

@@ -2,6 +2,7 @@ package dev.seqvfs.engine;
 
 import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.dir.DirReply;
+import dev.seqvfs.engine.dispatch.CallingThreadExecutor;
 import dev.seqvfs.engine.reply.ReplyCollector;
 import dev.seqvfs.engine.reply.ReplyTo;
 import dev.seqvfs.engine.dir.DirectoryActor;
@@ -18,8 +19,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.RecipientRef;
-import org.apache.pekko.actor.typed.Scheduler;
-import org.apache.pekko.actor.typed.javadsl.AskPattern;
 
 /**
  * Request-reply with the engine's actors, for the embedding API.
@@ -35,8 +34,9 @@ import org.apache.pekko.actor.typed.javadsl.AskPattern;
  * <p>Why not Pekko's ask pattern: it makes a temporary actor and schedules a timeout per
  * request, and the scheduler keeps the cancelled timer until its deadline (10 s by
  * default): millions of live objects and GC pauses under load. Here one periodic sweep per
- * collector actor fails requests past {@code seqvfs.ask-timeout}. {@link #askPekko} remains for
- * the rare requests to the guardian, whose replies are typed actor references.
+ * collector actor fails requests past {@code seqvfs.ask-timeout}. The guardian's requests
+ * (a task's descriptor table, a mount's superblock) take the same path: the collectors
+ * exist before the first of them (the engine's root spawns them with the guardian).
  *
  * <p>Thread-safe.
  */
@@ -46,14 +46,10 @@ final class Asker {
     /** Of which the first part spins on the CPU; the rest yields it between checks. */
     static final long PURE_SPIN_NANOS = 2_000;
 
-    /** Runs a callback on the thread that completes the future: no hand-off. */
-    private static final java.util.concurrent.Executor DIRECT = Runnable::run;
-
     /** One collector: its actor and the registry it completes. */
     record Slot(ActorRef<ReplyCollector.Command> ref, ReplyCollector.Pending pending) {
     }
 
-    private final Scheduler scheduler;
     private final Duration timeout;
     private volatile Slot[] slots = new Slot[0];
     /**
@@ -62,8 +58,7 @@ final class Asker {
      */
     private volatile boolean closed;
 
-    Asker(Scheduler scheduler, Duration timeout) {
-        this.scheduler = scheduler;
+    Asker(Duration timeout) {
         this.timeout = timeout;
     }
 
@@ -112,30 +107,6 @@ final class Asker {
     }
 
     /**
-     * Pekko's ask pattern, for requests whose reply address must be an actor reference
-     * (the guardian's spawn requests). The Scala stage it returns turns plain
-     * {@code thenApply} into {@code thenApplyAsync} on the default executor (a new thread
-     * per task with 2 CPUs), so the outcome is copied into a plain future.
-     */
-    <Req, Rep> CompletableFuture<Rep> askPekko(RecipientRef<Req> target, Function<ActorRef<Rep>, Req> make) {
-        if (closed) {
-            return CompletableFuture.failedFuture(closedError());
-        }
-        CompletableFuture<Rep> scalaCf = AskPattern.ask(target, make::apply, timeout, scheduler)
-                .toCompletableFuture();
-        CompletableFuture<Rep> plain = new CompletableFuture<>();
-        scalaCf.whenCompleteAsync((v, e) -> {
-            if (e != null) {
-                plain.completeExceptionally(e instanceof CompletionException && e.getCause() != null
-                        ? e.getCause() : e);
-            } else {
-                plain.complete(v);
-            }
-        }, DIRECT);
-        return plain;
-    }
-
-    /**
      * Sends a command to a directory's actor, going through the superblock actor (which
      * spawns the directory's actor) when the directory has none yet.
      */
@@ -165,12 +136,33 @@ final class Asker {
     }
 
     /**
+     * Runs, on this thread, what the calling-thread dispatcher has queued on it
+     * ({@link CallingThreadExecutor#runQueuedTask()}) until {@code f} is done or nothing is
+     * left, before a caller waits for {@code f}. Inside an actor's handler (a dependent stage
+     * of a reply runs where the replying actor runs) the actor that will complete {@code f}
+     * may be queued behind that handler on this very thread, where it would wait for the
+     * timeout. The actors of every instance sharing an actor system share its dispatcher, so
+     * this covers a call to another instance too. Outside any handler it returns at once.
+     *
+     * @return whether {@code f} is done
+     */
+    static boolean helpUntilDone(CompletableFuture<?> f) {
+        while (!f.isDone() && CallingThreadExecutor.runQueuedTask()) {
+            // ran one queued mailbox
+        }
+        return f.isDone();
+    }
+
+    /**
      * Waits for a future, unwrapping its {@link VfsException}; a timeout or an unexpected
      * failure becomes {@code EIO}.
      */
     <T> T join(CompletableFuture<T> f, Syscall op, CharSequence path) {
         try {
             if (f.isDone()) {
+                return f.join();
+            }
+            if (helpUntilDone(f)) {
                 return f.join();
             }
             // Another thread may be running the actor inline and about to reply: wait briefly

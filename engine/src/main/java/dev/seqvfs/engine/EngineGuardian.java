@@ -2,6 +2,7 @@ package dev.seqvfs.engine;
 
 import dev.seqvfs.engine.fdtable.FdTableActor;
 import dev.seqvfs.engine.fdtable.FilesStruct;
+import dev.seqvfs.engine.reply.ReplyTo;
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.sb.SuperblockActor;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -14,30 +15,28 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 
 /**
- * The user guardian of a SeqVFS actor system: parent of every superblock actor, every
- * descriptor-table actor and the reply collectors. They are spawned as its children (not as top-level actors) so
- * that the calling-thread dispatcher runs them inline without Pekko's pre-start lock.
+ * The guardian of one SeqVFS engine: parent of every superblock actor and every
+ * descriptor-table actor of that engine. They are spawned as its children (not as
+ * top-level actors) so that the calling-thread dispatcher runs them inline without Pekko's
+ * pre-start lock. It is itself a child of the engine's {@link EngineRoot} and runs on the
+ * engine's dispatcher, so a request from an embedding thread ({@code newTask}, a mount) is
+ * served on that thread; its replies complete the caller's future directly
+ * ({@link ReplyTo}). It never blocks.
  *
  * <p>Supervision: children are supervised by their own behaviors (resume); the guardian
  * itself restarts on failure, which keeps its children (their state is in published
- * snapshots, not in the guardian).
+ * snapshots, not in the guardian). It stops when its root stops (the engine closes).
  */
 final class EngineGuardian extends AbstractBehavior<EngineGuardian.Command> {
     sealed interface Command {
     }
 
     /** Spawns the actor of {@code sb} and publishes it in the superblock. */
-    record SpawnSuperblock(Superblock sb, ActorRef<Superblock> replyTo) implements Command {
+    record SpawnSuperblock(Superblock sb, ReplyTo<Superblock> replyTo) implements Command {
     }
 
     /** Spawns the actor of a descriptor table and attaches it. */
-    record SpawnFdTable(FilesStruct files, ActorRef<FilesStruct> replyTo) implements Command {
-    }
-
-    /** Spawns a reply collector over {@code pending}. */
-    record SpawnCollector(dev.seqvfs.engine.reply.ReplyCollector.Pending pending, java.time.Duration sweepEvery,
-                          ActorRef<ActorRef<dev.seqvfs.engine.reply.ReplyCollector.Command>> replyTo)
-            implements Command {
+    record SpawnFdTable(FilesStruct files, ReplyTo<FilesStruct> replyTo) implements Command {
     }
 
     /** Stops a descriptor table's actor (its task exited); its open files are released. */
@@ -46,13 +45,17 @@ final class EngineGuardian extends AbstractBehavior<EngineGuardian.Command> {
 
     private final DispatcherSelector dispatcher;
     private long fdTables;
-    private long collectors;
 
     private EngineGuardian(ActorContext<Command> ctx, DispatcherSelector dispatcher) {
         super(ctx);
         this.dispatcher = dispatcher;
     }
 
+    /**
+     * Returns the behavior of an engine's guardian.
+     *
+     * @param dispatcher the dispatcher of the engine's actors (the guardian's own too)
+     */
     static Behavior<Command> create(DispatcherSelector dispatcher) {
         return Behaviors.supervise(Behaviors.<Command>setup(ctx -> new EngineGuardian(ctx, dispatcher)))
                 .onFailure(SupervisorStrategy.restart().withStopChildren(false));
@@ -64,7 +67,6 @@ final class EngineGuardian extends AbstractBehavior<EngineGuardian.Command> {
                 .onMessage(SpawnSuperblock.class, this::onSpawnSuperblock)
                 .onMessage(SpawnFdTable.class, this::onSpawnFdTable)
                 .onMessage(StopFdTable.class, this::onStopFdTable)
-                .onMessage(SpawnCollector.class, this::onSpawnCollector)
                 .build();
     }
 
@@ -81,12 +83,6 @@ final class EngineGuardian extends AbstractBehavior<EngineGuardian.Command> {
                 FdTableActor.create(m.files()), "files-" + (++fdTables), dispatcher);
         m.files().attach(ref);
         m.replyTo().tell(m.files());
-        return this;
-    }
-
-    private Behavior<Command> onSpawnCollector(SpawnCollector m) {
-        m.replyTo().tell(getContext().spawn(dev.seqvfs.engine.reply.ReplyCollector.create(m.pending(), m.sweepEvery()),
-                "replies-" + (++collectors), dispatcher));
         return this;
     }
 

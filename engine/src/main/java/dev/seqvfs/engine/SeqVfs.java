@@ -18,18 +18,25 @@ import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.sb.SuperblockConfig;
 import dev.seqvfs.engine.sb.VfsClock;
 import dev.seqvfs.engine.mount.Namespace;
+import dev.seqvfs.engine.reply.ReplyCollector;
+import dev.seqvfs.engine.reply.ReplyTo;
 import dev.seqvfs.protocol.PathNames;
 import dev.seqvfs.engine.walk.PathWalk;
 import dev.seqvfs.protocol.Credentials;
+import dev.seqvfs.protocol.VfsException;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.SpawnProtocol;
 
 /**
- * One embedded SeqVFS instance: an actor system, a mount namespace whose root is a tmpfs
+ * One embedded SeqVFS instance: its actors, a mount namespace whose root is a tmpfs
  * superblock, and the path walker. Create tasks with {@link #newTask(Credentials)} and
  * call the file system through them.
  *
@@ -44,7 +51,22 @@ import org.apache.pekko.actor.typed.DispatcherSelector;
  * }</pre>
  *
  * <p>Thread-safe: any number of threads may create tasks and call through them.
- * {@link #close()} stops the actor system; calls after it fail.
+ * {@link #close()} stops the instance's actors; calls after it fail with {@code EIO}.
+ *
+ * <p><b>Actor systems.</b> An instance's actors run under a guardian of its own, in an
+ * actor system that is either the embedder's ({@link #create(ActorSystem, Config)}) or one
+ * that SeqVFS starts on first use and shares among the instances of this JVM whose
+ * configurations agree outside the {@code seqvfs} section ({@code seqvfs.dispatcher}
+ * included): Pekko settings that differ get a system of their own. A shared system
+ * outlives its last instance by {@code seqvfs.actor-system.linger} (2 s by default), so
+ * that creating a fresh instance after closing one costs a few actor spawns, not an actor
+ * system's start (tens of milliseconds). Instances never see each other's state: each has
+ * its own namespace, superblocks, tasks, descriptor tables and reply collectors; what they
+ * share is the system's threads, scheduler and dispatchers.
+ *
+ * <p>The threads of a system SeqVFS starts are daemon threads ({@code pekko.daemonic = on}
+ * in {@code seqvfs-pekko.conf}): an instance that is never closed does not keep the JVM
+ * alive, but its actors and memory stay until the JVM exits. Close every instance.
  */
 public final class SeqVfs implements AutoCloseable {
     static {
@@ -53,8 +75,19 @@ public final class SeqVfs implements AutoCloseable {
         org.slf4j.LoggerFactory.getILoggerFactory();
     }
 
+    /** Names the instances' root actors, unique in the JVM (so in any system): {@code engine-N}. */
+    private static final AtomicLong ENGINES = new AtomicLong();
+
     private final VfsConfig config;
-    private final ActorSystem<EngineGuardian.Command> system;
+    private final SharedSystems.Lease lease;
+    private final ActorSystem<?> system;
+    /** The root of the instance's actors: parent of its guardian and reply collectors. */
+    private final ActorRef<EngineRoot.Command> rootActor;
+    private final ActorRef<EngineGuardian.Command> guardian;
+    /** Completed by the root's {@code PostStop}, after every actor of this instance stopped. */
+    private final CompletableFuture<Void> stopped = new CompletableFuture<>();
+    private final AtomicBoolean closing = new AtomicBoolean();
+    private final Duration linger;
     private final NamespaceLocks locks = new NamespaceLocks();
     private final AtomicLong devs = new AtomicLong();
     private final VfsClock clock;
@@ -75,45 +108,92 @@ public final class SeqVfs implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicInteger pids = new java.util.concurrent.atomic.AtomicInteger();
     private final ProcTasksView procTasks = new ProcTasksView();
 
-    private SeqVfs(Config raw, VfsConfig config, VfsClock clock) {
+    /**
+     * Spawns the instance's root actor through the system's {@link EngineHost} (the root
+     * spawns the guardian and the reply collectors), then the root superblock's actor and,
+     * with procfs, the first task: all served on this thread by the calling-thread
+     * dispatcher, with no hand-off. On failure, stops what it started and releases the
+     * lease before rethrowing.
+     */
+    private SeqVfs(EngineConfig engineConfig, VfsClock clock, SharedSystems.Lease lease) {
+        VfsConfig config = engineConfig.vfs();
         this.config = config;
         this.clock = clock;
+        this.lease = lease;
+        this.system = lease.system();
+        this.linger = engineConfig.linger();
         this.types = FileSystemTypes.defaults();
-        DispatcherSelector dispatcher = DispatcherSelector.fromConfig(config.dispatcher());
-        this.system = ActorSystem.create(EngineGuardian.create(dispatcher), "seqvfs", raw);
-        this.asker = new Asker(system.scheduler(), config.askTimeout());
-        this.asker.attach(spawnCollectors());
         FileSystemType rootType = types.get(config.rootType());
         if (rootType == null) {
-            system.terminate();
+            lease.release(linger);
             throw new IllegalArgumentException("seqvfs.root.type: no file-system type named " + config.rootType()
                     + " (registered: " + typeNames() + ")");
         }
-        Superblock root = mount(rootType, null, "/", 0, config.rootOptions(), config.rootMode(), config.rootUid(),
-                config.rootGid());
-        this.namespace = new Namespace(locks, root);
-        this.anonFs = new AnonFs(devs.incrementAndGet(), clock, config.anonSharedRoot());
-        this.walker = new PathWalk(namespace, config.optimisticAttempts());
-        if (config.mountProc()) {
-            // As a booted system's init does: the first task (pid 1) mounts /proc and exits.
-            try (VfsTask init = newTask(Credentials.ROOT)) {
-                init.mkdir("/proc", 0555);
-                init.mount("proc", "/proc", "proc", 0, null);
+        this.asker = new Asker(config.askTimeout());
+        java.util.List<ReplyCollector.Pending> pending = new java.util.ArrayList<>();
+        for (int i = 0; i < collectorCount(); i++) {
+            pending.add(new ReplyCollector.Pending());
+        }
+        CompletableFuture<EngineRoot.Started> started = new CompletableFuture<>();
+        DispatcherSelector dispatcher = DispatcherSelector.fromConfig(config.dispatcher());
+        lease.spawner().tell(new SpawnProtocol.Spawn<>(
+                EngineRoot.create(dispatcher, pending, sweepInterval(config.askTimeout()), started, stopped),
+                "engine-" + ENGINES.incrementAndGet(), dispatcher, system.ignoreRef()));
+        EngineRoot.Started children;
+        try {
+            children = asker.join(started, Syscall.START, null);
+        } catch (RuntimeException e) {
+            // Not started in time: stop it whenever it starts, and give the system back.
+            started.thenAccept(c -> c.root().tell(EngineRoot.Stop.INSTANCE));
+            lease.release(linger);
+            throw e;
+        }
+        this.rootActor = children.root();
+        try {
+            this.guardian = children.guardian();
+            Asker.Slot[] slots = new Asker.Slot[pending.size()];
+            for (int i = 0; i < slots.length; i++) {
+                slots[i] = new Asker.Slot(children.collectors().get(i), pending.get(i));
             }
+            this.asker.attach(slots);
+            Superblock root = mount(rootType, null, "/", 0, config.rootOptions(), config.rootMode(),
+                    config.rootUid(), config.rootGid());
+            this.namespace = new Namespace(locks, root);
+            this.anonFs = new AnonFs(devs.incrementAndGet(), clock, config.anonSharedRoot());
+            this.walker = new PathWalk(namespace, config.optimisticAttempts());
+            if (config.mountProc()) {
+                // As a booted system's init does: the first task (pid 1) mounts /proc and exits.
+                try (VfsTask init = newTask(Credentials.ROOT)) {
+                    init.mkdir("/proc", 0555);
+                    init.mount("proc", "/proc", "proc", 0, null);
+                }
+            }
+        } catch (RuntimeException | Error e) {
+            close();
+            throw e;
         }
     }
 
     /**
-     * Creates an instance with the default configuration: {@code application.conf} (or
-     * the {@code config.resource}/{@code config.file} properties) over SeqVFS's defaults.
+     * Creates an instance with the default configuration: system properties and
+     * {@code application.conf} (or the {@code config.resource}/{@code config.file}
+     * properties) over SeqVFS's defaults. Equivalent to {@code create(config)} with that
+     * configuration; see {@link #create(Config, VfsClock)}.
+     *
+     * @return a new, empty instance (procfs at {@code /proc} unless configured off); close it
+     * @throws com.typesafe.config.ConfigException if the configuration is invalid
      */
     public static SeqVfs create() {
-        return create(ConfigFactory.defaultOverrides().withFallback(ConfigFactory.defaultApplication()));
+        return create(EngineConfig.defaultApplication());
     }
 
     /**
      * Creates an instance from a configuration holding a {@code seqvfs} section (see
-     * {@code reference.conf}) and any Pekko settings.
+     * {@code reference.conf}) and any Pekko settings; see {@link #create(Config, VfsClock)}.
+     *
+     * @param config the settings; missing ones come from SeqVFS's and Pekko's defaults
+     * @return a new, empty instance; close it
+     * @throws com.typesafe.config.ConfigException if the configuration is invalid
      */
     public static SeqVfs create(Config config) {
         return create(config, VfsClock.SYSTEM);
@@ -123,13 +203,60 @@ public final class SeqVfs implements AutoCloseable {
      * Creates an instance with an explicit clock (tests). The configuration is layered:
      * {@code config} first, then SeqVFS's Pekko settings ({@code seqvfs-pekko.conf}), then
      * every {@code reference.conf} (SeqVFS's and Pekko's defaults).
+     *
+     * <p>The instance runs in the actor system SeqVFS shares among the instances whose
+     * configurations agree outside {@code seqvfs} ({@code seqvfs.dispatcher} included),
+     * starting it if none runs (tens of milliseconds, once per system; concurrent first
+     * creations wait for one another). A fresh instance in a running system costs a few
+     * actor spawns, run on the calling thread (a fraction of a millisecond), each wait
+     * bounded by {@code seqvfs.ask-timeout}. The resolved configuration is cached by value
+     * (the last 32 distinct ones), so repeating a configuration does not resolve it again.
+     * Thread-safe.
+     *
+     * @param config the settings; missing ones come from SeqVFS's and Pekko's defaults
+     * @param clock  the clock of every timestamp (thread-safe, non-blocking)
+     * @return a new, empty instance; close it
+     * @throws com.typesafe.config.ConfigException if the configuration is invalid
+     * @throws VfsException {@code EIO} if an actor did not answer within the ask timeout
+     *         (nothing is left running)
      */
     public static SeqVfs create(Config config, VfsClock clock) {
-        Config full = config
-                .withFallback(ConfigFactory.parseResources(SeqVfs.class.getClassLoader(), "seqvfs-pekko.conf"))
-                .withFallback(ConfigFactory.defaultReference())
-                .resolve();
-        return new SeqVfs(full, VfsConfig.from(full), clock);
+        EngineConfig c = EngineConfig.of(config);
+        return new SeqVfs(c, clock, SharedSystems.acquire(c));
+    }
+
+    /**
+     * Creates an instance whose actors run in an embedder's actor system, under a root of
+     * their own. The first instance in a system starts SeqVFS's host there (a system actor
+     * {@code seqvfs-engines-N}, idle until the system terminates; one hand-off to the
+     * system's default dispatcher). {@link #close()} stops the instance's actors and leaves
+     * the system running; terminating the system before closing the instance makes its
+     * calls fail ({@code EIO} after the ask timeout).
+     *
+     * <p>The {@code seqvfs} settings are read from {@code config}, then from the system's
+     * own configuration, then from SeqVFS's defaults. The system's configuration must
+     * define the engine's dispatcher ({@code seqvfs.dispatcher}): a system started with
+     * {@code ConfigFactory.load()} has it, from SeqVFS's {@code reference.conf}. Pekko
+     * settings in {@code config} are ignored (the system's are in force). Blocks as
+     * {@link #create(Config, VfsClock)} does; thread-safe.
+     *
+     * @param system the actor system to run in; SeqVFS never terminates it
+     * @param config the instance's settings ({@code ConfigFactory.empty()} for the defaults)
+     * @return a new, empty instance; close it before terminating {@code system}
+     * @throws IllegalArgumentException if {@code system} has no configuration for the
+     *         dispatcher named by {@code seqvfs.dispatcher}
+     * @throws com.typesafe.config.ConfigException if the configuration is invalid
+     * @throws VfsException {@code EIO} if an actor did not answer within the ask timeout
+     */
+    public static SeqVfs create(ActorSystem<?> system, Config config) {
+        java.util.Objects.requireNonNull(system, "system");
+        EngineConfig c = EngineConfig.over(config, system.settings().config());
+        if (!system.settings().config().hasPath(c.vfs().dispatcher())) {
+            throw new IllegalArgumentException("actor system " + system.name() + " has no dispatcher "
+                    + c.vfs().dispatcher() + ": start it with a configuration that includes SeqVFS's"
+                    + " reference.conf (ConfigFactory.load() does)");
+        }
+        return new SeqVfs(c, VfsClock.SYSTEM, SharedSystems.borrow(system, c));
     }
 
     /**
@@ -147,33 +274,26 @@ public final class SeqVfs implements AutoCloseable {
 
     FilesStruct newFilesStruct(FdTable initial) {
         FilesStruct files = new FilesStruct(initial, config.rlimitNofile());
-        return asker.join(asker.askPekko(system, (org.apache.pekko.actor.typed.ActorRef<FilesStruct> r) ->
-                new EngineGuardian.SpawnFdTable(files, r)), Syscall.NEW_TASK, null);
+        return asker.join(asker.ask(guardian, (ReplyTo<FilesStruct> r) -> new EngineGuardian.SpawnFdTable(files, r)),
+                Syscall.NEW_TASK, null);
     }
 
     void stopFilesStruct(FilesStruct files) {
-        system.tell(new EngineGuardian.StopFdTable(files));
+        guardian.tell(new EngineGuardian.StopFdTable(files));
     }
 
     /**
-     * Spawns the reply collectors: two per CPU (at least four), so that threads asking at
-     * the same time rarely share one. Each sweeps for overdue requests at a quarter of the
-     * ask timeout.
+     * Returns how many reply collectors an instance has: two per CPU (at least four), so
+     * that threads asking at the same time rarely share one.
      */
-    private Asker.Slot[] spawnCollectors() {
-        int n = Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
-        Duration sweep = config.askTimeout().dividedBy(4).isZero() ? Duration.ofMillis(1)
-                : config.askTimeout().dividedBy(4);
-        Asker.Slot[] slots = new Asker.Slot[n];
-        for (int i = 0; i < n; i++) {
-            dev.seqvfs.engine.reply.ReplyCollector.Pending pending = new dev.seqvfs.engine.reply.ReplyCollector.Pending();
-            org.apache.pekko.actor.typed.ActorRef<dev.seqvfs.engine.reply.ReplyCollector.Command> ref = asker.join(
-                    asker.askPekko(system, (org.apache.pekko.actor.typed.ActorRef<
-                            org.apache.pekko.actor.typed.ActorRef<dev.seqvfs.engine.reply.ReplyCollector.Command>> r) ->
-                            new EngineGuardian.SpawnCollector(pending, sweep, r)), Syscall.START, null);
-            slots[i] = new Asker.Slot(ref, pending);
-        }
-        return slots;
+    private static int collectorCount() {
+        return Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
+    }
+
+    /** Returns how often a collector sweeps for overdue requests: a quarter of the ask timeout (at least 1 ms). */
+    private static Duration sweepInterval(Duration askTimeout) {
+        // (Duration.dividedBy goes through BigDecimal: microseconds per instance)
+        return Duration.ofNanos(Math.max(1_000_000L, askTimeout.toNanos() / 4));
     }
 
     /**
@@ -244,8 +364,8 @@ public final class SeqVfs implements AutoCloseable {
                 return new Superblock(devs.incrementAndGet(), t, ops, limits, clock, locks, mode, uid, gid);
             }
         });
-        return asker.join(asker.askPekko(system, (org.apache.pekko.actor.typed.ActorRef<Superblock> r) ->
-                new EngineGuardian.SpawnSuperblock(sb, r)), Syscall.MOUNT, null);
+        return asker.join(asker.ask(guardian, (ReplyTo<Superblock> r) -> new EngineGuardian.SpawnSuperblock(sb, r)),
+                Syscall.MOUNT, null);
     }
 
     /** Returns the name of the file-system type of the instance's root ({@code seqvfs.root.type}). */
@@ -396,7 +516,11 @@ public final class SeqVfs implements AutoCloseable {
         return asker.isClosed();
     }
 
-    /** Returns the actor system the engine's actors run in. */
+    /**
+     * Returns the actor system the instance's actors run in: shared with other instances
+     * (see the class comment) or the embedder's. Never terminate a system SeqVFS started; it
+     * terminates itself after its last instance closes.
+     */
     ActorSystem<?> system() {
         return system;
     }
@@ -405,21 +529,28 @@ public final class SeqVfs implements AutoCloseable {
      * Closes the instance: from the moment this is called, every call of every task fails
      * at once with {@code EIO} (lock-free reads included), and so does every async twin's
      * future; requests already sent fail with {@code EIO} or a timeout when the actors stop.
-     * Then stops the actor system and waits up to 10 seconds for it to terminate.
-     * Idempotent; thread-safe.
+     * Then stops the instance's actors (its guardian and all of its children, no other
+     * instance's) and waits up to 10 seconds for them to stop, then gives back its hold on
+     * a shared actor system (which terminates {@code seqvfs.actor-system.linger} after its
+     * last instance closes; an embedder's system keeps running). Idempotent: a later call
+     * waits as the first does. Thread-safe.
      */
     @Override
     public void close() {
         asker.close();
         blocking.shutdownNow();
-        system.terminate();
+        if (closing.compareAndSet(false, true)) {
+            rootActor.tell(EngineRoot.Stop.INSTANCE);
+        }
         try {
-            system.getWhenTerminated().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            Asker.helpUntilDone(stopped); // closed from inside a handler: the stop is queued here
+            stopped.get(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (java.util.concurrent.ExecutionException | TimeoutException e) {
-            // Termination is best effort; the system is unusable either way.
+            // Stopping is best effort; the instance is unusable either way.
         }
+        lease.release(linger);
     }
 
     /** Returns a duration of the configured ask timeout, for callers that wait on async results. */

@@ -67,4 +67,49 @@ class AskerTest {
         int after = Thread.activeCount();
         assertTrue(after - before < 8, "threads grew from " + before + " to " + after);
     }
+
+    @Test
+    void blockingCall_fromADependentStageRunInsideAnActor_completesWithoutWaitingForTheTimeout() throws Exception {
+        // A dependent stage runs where the reply is made: here inside the actor of /busy,
+        // on the thread flooding it. Its blocking mkdir goes to the root directory's actor,
+        // whose mailbox the calling-thread executor queues behind that handler on the same
+        // thread; the blocking call used to wait there for the ask timeout (EIO).
+        try (SeqVfs own = SeqVfs.create(com.typesafe.config.ConfigFactory.parseString(
+                "seqvfs.ask-timeout = 3s\nseqvfs.proc.mount = off"))) {
+            VfsTask main = own.newTask(Credentials.ROOT);
+            main.mkdir("/busy", 0755);
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            Thread flood = new Thread(() -> {
+                VfsTask f = own.newTask(Credentials.ROOT);
+                for (int i = 0; !stop.get(); i++) {
+                    f.mkdir("/busy/f" + i, 0755);
+                    f.rmdir("/busy/f" + i);
+                }
+            }, "flood");
+            flood.start();
+            try {
+                int insideTheActor = 0;
+                for (int i = 0; i < 2000 && insideTheActor < 20; i++) {
+                    int k = i;
+                    Thread[] ranOn = new Thread[1];
+                    long[] took = new long[1];
+                    main.async().mkdir("/busy/g" + i, 0755).thenRun(() -> {
+                        ranOn[0] = Thread.currentThread();
+                        long t0 = System.nanoTime();
+                        main.mkdir("/y" + k, 0755);
+                        took[0] = System.nanoTime() - t0;
+                    }).get(10, java.util.concurrent.TimeUnit.SECONDS);
+                    if (ranOn[0] == flood) {
+                        insideTheActor++;
+                        assertTrue(took[0] < java.util.concurrent.TimeUnit.SECONDS.toNanos(2),
+                                "the blocking call waited " + took[0] / 1_000_000 + " ms");
+                    }
+                }
+                assertTrue(insideTheActor > 0, "no dependent stage ran inside the flooded actor: nothing was tested");
+            } finally {
+                stop.set(true);
+                flood.join();
+            }
+        }
+    }
 }

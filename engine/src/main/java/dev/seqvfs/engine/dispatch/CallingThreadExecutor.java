@@ -61,7 +61,10 @@ import java.util.concurrent.TimeUnit;
  *       tells) may take.</li>
  *   <li>An actor on this dispatcher must never block waiting for another actor on it (an
  *       {@code ask(...).join()} inside a handler): the reply's mailbox is queued behind the
- *       waiting handler on the same thread and the wait ends only at its timeout.</li>
+ *       waiting handler on the same thread and the wait ends only at its timeout. A waiter
+ *       that cannot avoid it (SeqVFS's blocking calls made from a dependent stage that an
+ *       actor's reply runs) calls {@link #runQueuedTask()} until its reply is there; a wait
+ *       for the very actor whose handler is running still ends at the timeout.</li>
  *   <li>Timers fire on Pekko's scheduler thread, so a timer message to an idle actor runs the
  *       actor there; keep timer-driven handlers short.</li>
  *   <li>Spawn these actors as children ({@code context.spawn}), not as top-level actors: a
@@ -89,6 +92,13 @@ import java.util.concurrent.TimeUnit;
  */
 public final class CallingThreadExecutor extends AbstractExecutorService {
 
+    /**
+     * The innermost drain running on this thread, of any instance (drains of different
+     * instances nest: a task of one may call another's {@code execute}), for
+     * {@link #runQueuedTask()}.
+     */
+    private static final ThreadLocal<Trampoline> DRAINING = new ThreadLocal<>();
+
     private final ExecutorService pool;
     private final int maxTrampolined;
     private final ThreadLocal<Trampoline> trampoline = ThreadLocal.withInitial(Trampoline::new);
@@ -99,6 +109,10 @@ public final class CallingThreadExecutor extends AbstractExecutorService {
         final ArrayDeque<Runnable> queue = new ArrayDeque<>();
         boolean draining;
         int trampolined;
+        /** The drain this one runs inside (another instance's, on the same thread), or null. */
+        Trampoline outer;
+        /** The first failure of this drain's tasks (later ones suppressed); rethrown at its end. */
+        Throwable failure;
     }
 
     /**
@@ -154,34 +168,63 @@ public final class CallingThreadExecutor extends AbstractExecutorService {
     private void drain(Trampoline t, Runnable first) {
         t.draining = true;
         t.trampolined = 0;
-        Throwable failure = null;
+        t.failure = null;
+        t.outer = DRAINING.get();
+        DRAINING.set(t);
         try {
             Runnable next = first;
             do {
-                failure = runGuarded(next, failure);
+                runGuarded(t, next);
             } while ((next = t.queue.pollFirst()) != null);
         } finally {
             t.draining = false;
+            DRAINING.set(t.outer);
+            t.outer = null;
         }
+        Throwable failure = t.failure;
+        t.failure = null;
         if (failure != null) {
             rethrow(failure);
         }
     }
 
-    private static Throwable runGuarded(Runnable task, Throwable failure) {
+    /**
+     * Runs, now, the oldest task that a drain on this thread has queued (the innermost drain
+     * first, of any instance), for a caller that is about to wait, inside a task of a
+     * calling-thread executor, for work that may be queued behind that very task on its own
+     * thread: a dependent stage of a reply, run by the replying actor, that makes a blocking
+     * call to another actor. Without this the wait could end only at its timeout. The task
+     * runs as the drain would have run it later (its failure is rethrown at the end of that
+     * drain), nested in the caller's task; an actor whose mailbox is running on this thread
+     * is never among the queued tasks (its mailbox is scheduled once), so no actor runs
+     * inside itself.
+     *
+     * @return whether a task ran; {@code false} if this thread is in no drain or nothing is
+     *         queued on it
+     */
+    public static boolean runQueuedTask() {
+        for (Trampoline t = DRAINING.get(); t != null; t = t.outer) {
+            Runnable next = t.queue.pollFirst();
+            if (next != null) {
+                runGuarded(t, next);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Runs {@code task}, recording what it throws as {@code t}'s failure (the first; later ones suppressed). */
+    private static void runGuarded(Trampoline t, Runnable task) {
         try {
             task.run();
-            return failure;
         } catch (Throwable e) {
             if (e instanceof InterruptedException) { // Mailbox.run throws it after clearing the flag
                 Thread.currentThread().interrupt();
-                return failure;
+            } else if (t.failure == null) {
+                t.failure = e;
+            } else {
+                t.failure.addSuppressed(e);
             }
-            if (failure == null) {
-                return e;
-            }
-            failure.addSuppressed(e);
-            return failure;
         }
     }
 

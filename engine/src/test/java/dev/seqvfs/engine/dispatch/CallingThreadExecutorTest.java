@@ -330,6 +330,63 @@ class CallingThreadExecutorTest {
     }
 
     @Test
+    void runQueuedTask_insideATask_runsTheTaskQueuedBehindItThere() {
+        CallingThreadExecutor executor = new CallingThreadExecutor(new ForkJoinPool(1), 64);
+        List<String> order = new ArrayList<>();
+
+        executor.execute(() -> {
+            executor.execute(() -> order.add("queued"));
+            // a waiter inside a task (a blocking call from a dependent stage) helps first
+            assertTrue(CallingThreadExecutor.runQueuedTask());
+            order.add("after-help");
+            assertFalse(CallingThreadExecutor.runQueuedTask(), "nothing left");
+        });
+
+        assertEquals(List.of("queued", "after-help"), order);
+        executor.shutdown();
+    }
+
+    @Test
+    void runQueuedTask_nestedDrainsOfTwoExecutors_reachesTheOuterQueue() {
+        CallingThreadExecutor outer = new CallingThreadExecutor(new ForkJoinPool(1), 64);
+        CallingThreadExecutor inner = new CallingThreadExecutor(new ForkJoinPool(1), 64);
+        AtomicBoolean ran = new AtomicBoolean();
+
+        outer.execute(() -> inner.execute(() -> {
+            outer.execute(() -> ran.set(true)); // queued on the outer drain, behind this
+            assertTrue(CallingThreadExecutor.runQueuedTask());
+            assertTrue(ran.get());
+        }));
+
+        assertTrue(ran.get());
+        outer.shutdown();
+        inner.shutdown();
+    }
+
+    @Test
+    void runQueuedTask_outsideAnyTask_runsNothing() {
+        assertFalse(CallingThreadExecutor.runQueuedTask());
+    }
+
+    @Test
+    void runQueuedTask_helpedTaskThrows_failureIsRethrownAtTheEndOfTheDrain() {
+        CallingThreadExecutor executor = new CallingThreadExecutor(new ForkJoinPool(1), 64);
+        AtomicBoolean rest = new AtomicBoolean();
+
+        AssertionError thrown = assertThrows(AssertionError.class, () -> executor.execute(() -> {
+            executor.execute(() -> {
+                throw new AssertionError("helped");
+            });
+            assertTrue(CallingThreadExecutor.runQueuedTask());
+            rest.set(true); // the helper goes on; the drain rethrows when it ends
+        }));
+
+        assertEquals("helped", thrown.getMessage());
+        assertTrue(rest.get());
+        executor.shutdown();
+    }
+
+    @Test
     void shippedConfig_namesThisConfiguratorAtSeqvfsDispatcher() {
         Config shipped = ConfigFactory.parseResources("seqvfs-dispatcher.conf");
 
