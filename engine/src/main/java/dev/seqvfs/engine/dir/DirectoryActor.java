@@ -5,6 +5,7 @@ import dev.seqvfs.engine.inode.AttrChange;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.Permission;
+import dev.seqvfs.engine.sb.PublishGate;
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Errno;
@@ -326,6 +327,50 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         return false;
     }
 
+    /** {@link #publishChecked}: the snapshot was published. */
+    private static final int PUBLISHED = 0;
+    /** {@link #publishChecked}: the command's proof no longer held; nothing published. */
+    private static final int STALE = 1;
+    /** {@link #publishChecked}: the directory died meanwhile; nothing published. */
+    private static final int DEAD = 2;
+
+    /**
+     * Enters the publication gate and checks {@code c}'s proof there, at one instant with
+     * the publication that follows: no cross-directory rename or mount change can publish
+     * between the check and the caller's {@link PublishGate#exit} (see {@link PublishGate}).
+     * The caller publishes and exits at once: no message, no tell, no wait in between.
+     *
+     * @return the gate stripe to exit with, or -1 (the gate already left) if the proof no longer holds
+     */
+    private int enterChecked(Command c) {
+        int g = sb.locks().publish.enter();
+        PathProof p = c.proof();
+        if (p != null && !p.stillHolds()) {
+            sb.locks().publish.exit(g);
+            return -1;
+        }
+        return g;
+    }
+
+    /** Publishes {@code next} over {@code snap} if {@code c}'s proof still holds, inside the gate. */
+    private int publishChecked(Command c, DirSnapshot snap, DirSnapshot next) {
+        int g = enterChecked(c);
+        if (g < 0) {
+            return STALE;
+        }
+        try {
+            return dir.casSnapshot(snap, next) ? PUBLISHED : DEAD;
+        } finally {
+            sb.locks().publish.exit(g);
+        }
+    }
+
+    /** Answers {@code ESTALE}: the walk behind the command no longer holds; the caller walks again. */
+    private Behavior<Command> stale(Command c) {
+        c.fail(Errno.ESTALE);
+        return this;
+    }
+
     private Behavior<Command> onCreate(Create c) {
         if (stale(c.proof(), c)) {
             return this;
@@ -352,9 +397,10 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
             }
             Inode child = instantiate(c);
             DirSnapshot next = snap.with(c.name(), child);
-            if (!dir.casSnapshot(snap, next)) {
+            int published = publishChecked(c, snap, next);
+            if (published != PUBLISHED) {
                 sb.inodeFreed(child);
-                return failDead(c);
+                return published == STALE ? stale(c) : failDead(c);
             }
             afterEntriesChanged(dir, next, child.attrsAcquire().ctime());
             c.replyTo().tell(DirReply.created(next.lookup(c.name())));
@@ -442,9 +488,10 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                 throw e;
             }
             DirSnapshot next = snap.with(c.name(), c.target());
-            if (!dir.casSnapshot(snap, next)) {
+            int published = publishChecked(c, snap, next);
+            if (published != PUBLISHED) {
                 c.target().dropLinks(1, now);
-                return failDead(c);
+                return published == STALE ? stale(c) : failDead(c);
             }
             afterEntriesChanged(dir, next, now);
             c.replyTo().tell(DirReply.ok(c.target()));
@@ -488,12 +535,20 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
             } else if (c.mustBeDir()) {
                 throw new VfsException(Errno.ENOTDIR, op, null);
             }
-            if (isDir) {
-                killChild((DirectoryInode) victim, op);
-            }
             DirSnapshot next = snap.without(c.name());
-            if (!dir.casSnapshot(snap, next)) {
-                throw new IllegalStateException(dir + " changed under its own actor while holding " + c.name());
+            int g = enterChecked(c);
+            if (g < 0) {
+                return stale(c);
+            }
+            try {
+                if (isDir) {
+                    killChild((DirectoryInode) victim, op);
+                }
+                if (!dir.casSnapshot(snap, next)) {
+                    throw new IllegalStateException(dir + " changed under its own actor while holding " + c.name());
+                }
+            } finally {
+                sb.locks().publish.exit(g);
             }
             long now = sb.now();
             afterEntriesChanged(dir, next, now);
@@ -533,7 +588,16 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
             RenamePlan plan = RenamePlan.plan(dir, snap, c.oldName(), dir, snap, c.newName(), c.flags(),
                     c.oldSlash(), c.newSlash(), c.cred());
             Inode victim = plan.target;
-            plan.publish(sb.locks(), sb.now());
+            int g = enterChecked(c);
+            if (g < 0) {
+                return stale(c);
+            }
+            try {
+                plan.publishEntries(sb.locks());
+            } finally {
+                sb.locks().publish.exit(g);
+            }
+            plan.finish(sb.now());
             if (!plan.isNoop() && victim instanceof DirectoryInode v
                     && (c.flags() & dev.seqvfs.protocol.OpenFlags.RENAME_EXCHANGE) == 0) {
                 notifyDied(v);
@@ -550,7 +614,15 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         return guarded(c, () -> {
             long now = sb.now();
             boolean writable = Permission.check(dir, Mode.W_OK, c.cred());
-            dir.updateDirAttrs(a -> c.change().apply(a, c.cred(), now, writable));
+            int g = enterChecked(c);
+            if (g < 0) {
+                return stale(c);
+            }
+            try {
+                dir.updateDirAttrs(a -> c.change().apply(a, c.cred(), now, writable));
+            } finally {
+                sb.locks().publish.exit(g);
+            }
             c.replyTo().tell(DirReply.ok(dir));
             return this;
         });

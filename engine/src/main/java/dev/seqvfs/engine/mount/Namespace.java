@@ -75,12 +75,23 @@ public final class Namespace implements MountSource {
         return mountTableAcquire().rootMount();
     }
 
+    /**
+     * Closes the directory writers' publication gate (so that no command checked against the
+     * old mount table publishes after the new one), then takes the mount write lock,
+     * spinning: its holders never wait for anything. Release with {@link #unlock}.
+     */
     private long writeLock() {
+        locks.publish.close();
         long s;
         while ((s = locks.mount.tryWriteLock()) == 0) {
             Thread.onSpinWait();
         }
         return s;
+    }
+
+    private void unlock(long stamp) {
+        locks.mount.unlockWrite(stamp);
+        locks.publish.open();
     }
 
     /**
@@ -114,7 +125,7 @@ public final class Namespace implements MountSource {
             attached = true;
             return m;
         } finally {
-            locks.mount.unlockWrite(stamp);
+            unlock(stamp);
             if (!attached) {
                 sb.deactivateIfUnmounted();
             }
@@ -156,7 +167,7 @@ public final class Namespace implements MountSource {
             // working, and may open more files there, as in Linux.
             TABLE.setRelease(this, withoutTree(t, m, lazy, detached));
         } finally {
-            locks.mount.unlockWrite(stamp);
+            unlock(stamp);
         }
         // Outside the lock: the last release of a superblock tells its actor to stop.
         for (VfsMount d : detached) {
@@ -189,7 +200,7 @@ public final class Namespace implements MountSource {
         try {
             m.setReadOnly(ro);
         } finally {
-            locks.mount.unlockWrite(stamp);
+            unlock(stamp);
         }
     }
 }

@@ -17,9 +17,12 @@ import java.util.concurrent.locks.StampedLock;
  *       table and sets or clears mountpoint marks; read-locked (briefly, never across a
  *       message) by {@code rmdir} and renames that must not race a mount on the directory
  *       they remove; sampled optimistically by walks.</li>
+ *   <li>{@link #publish}: the {@link PublishGate} that directory actors hold from a
+ *       command's proof check to its publication, and that rename and mount writers close
+ *       before they take their write locks.</li>
  * </ul>
- * Lock order: {@code rename} before {@code mount}. No holder of either ever waits for a
- * message.
+ * Lock order: {@code publish} (the gate), then {@code rename}, then {@code mount}. No holder
+ * of any ever waits for a message.
  *
  * <p>{@link #walkRetries} and {@link #refWalks} count the slow paths (striped, so the
  * counting itself does not serialize the threads that fell off the fast path).
@@ -29,6 +32,8 @@ public final class NamespaceLocks {
     public final StampedLock rename = new StampedLock();
     /** The mount sequence lock. */
     public final StampedLock mount = new StampedLock();
+    /** The directory writers' publication gate. */
+    public final PublishGate publish = new PublishGate();
     /** Optimistic walks that failed validation and were retried. */
     public final LongAdder walkRetries = new LongAdder();
     /** Walks that fell back to the locked ref-walk. */

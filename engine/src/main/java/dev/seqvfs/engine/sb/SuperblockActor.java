@@ -278,17 +278,24 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
             }
             RenamePlan plan = RenamePlan.plan(r.oldDir(), os, r.oldName(), r.newDir(), ns, r.newName(),
                     r.flags(), r.oldSlash(), r.newSlash(), r.cred());
-            long stamp;
-            while ((stamp = sb.locks().rename.tryWriteLock()) == 0) {
-                Thread.onSpinWait();
-            }
+            // Close the directory writers' gate first: a command whose proof a directory
+            // actor checked publishes before this rename, never after it (PublishGate).
+            sb.locks().publish.close();
             try {
-                if (r.proof() != null && !r.proof().stillHoldsHoldingRenameLock()) {
-                    throw new VfsException(Errno.ESTALE, Syscall.RENAME, null);
+                long stamp;
+                while ((stamp = sb.locks().rename.tryWriteLock()) == 0) {
+                    Thread.onSpinWait();
                 }
-                plan.publishEntries(sb.locks());
+                try {
+                    if (r.proof() != null && !r.proof().stillHoldsHoldingRenameLock()) {
+                        throw new VfsException(Errno.ESTALE, Syscall.RENAME, null);
+                    }
+                    plan.publishEntries(sb.locks());
+                } finally {
+                    sb.locks().rename.unlockWrite(stamp);
+                }
             } finally {
-                sb.locks().rename.unlockWrite(stamp);
+                sb.locks().publish.open();
             }
             plan.finish(sb.now());
             reply = DirReply.ok(plan.isNoop() ? null : r.oldDir());
