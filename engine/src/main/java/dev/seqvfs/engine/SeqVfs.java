@@ -11,12 +11,12 @@ import dev.seqvfs.engine.fs.FileSystemType;
 import dev.seqvfs.engine.fs.FileSystemTypes;
 import dev.seqvfs.engine.fs.MountContext;
 import dev.seqvfs.engine.fs.SuperOperations;
-import dev.seqvfs.engine.fs.proc.ProcTasks;
+import dev.seqvfs.engine.fs.TaskRegistry;
 import dev.seqvfs.engine.lock.FileLockTable;
 import dev.seqvfs.engine.sb.NamespaceLocks;
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.sb.SuperblockConfig;
-import dev.seqvfs.engine.sb.VfsClock;
+import dev.seqvfs.protocol.VfsClock;
 import dev.seqvfs.engine.mount.Namespace;
 import dev.seqvfs.engine.reply.ReplyCollector;
 import dev.seqvfs.engine.reply.ReplyTo;
@@ -106,7 +106,7 @@ public final class SeqVfs implements AutoCloseable {
     private final java.util.concurrent.ConcurrentHashMap<Integer, TaskContext> tasks =
             new java.util.concurrent.ConcurrentHashMap<>();
     private final java.util.concurrent.atomic.AtomicInteger pids = new java.util.concurrent.atomic.AtomicInteger();
-    private final ProcTasksView procTasks = new ProcTasksView();
+    private final TaskRegistryView procTasks = new TaskRegistryView();
 
     /**
      * Spawns the instance's root actor through the system's {@link EngineHost} (the root
@@ -354,7 +354,7 @@ public final class SeqVfs implements AutoCloseable {
             }
 
             @Override
-            public ProcTasks tasks() {
+            public TaskRegistry tasks() {
                 return procTasks;
             }
 
@@ -387,7 +387,7 @@ public final class SeqVfs implements AutoCloseable {
     }
 
     /** Returns the configuration. */
-    public VfsConfig config() {
+    VfsConfig config() {
         return config;
     }
 
@@ -455,7 +455,7 @@ public final class SeqVfs implements AutoCloseable {
 
 
     /** The task registry as procfs sees it. */
-    private final class ProcTasksView implements ProcTasks {
+    private final class TaskRegistryView implements TaskRegistry {
         @Override
         public java.util.List<Integer> pids() {
             java.util.List<Integer> l = new java.util.ArrayList<>(tasks.keySet());

@@ -22,7 +22,7 @@ import java.time.Duration;
  * @param rootOptions the root mount's option string ({@code size=1m}), or empty
  * @param stackTraces whether an error a task throws to its caller carries the caller's stack
  */
-public record VfsConfig(Duration askTimeout, int optimisticAttempts, int rlimitNofile, SuperblockConfig tmpfs,
+record VfsConfig(Duration askTimeout, int optimisticAttempts, int rlimitNofile, SuperblockConfig tmpfs,
                         int rootMode, int rootUid, int rootGid, String dispatcher, boolean anonSharedRoot,
                         boolean mountProc, String rootType, String rootOptions, boolean stackTraces) {
 

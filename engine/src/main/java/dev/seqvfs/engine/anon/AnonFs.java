@@ -8,7 +8,7 @@ import dev.seqvfs.engine.dir.Dentry;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.InodeOwner;
-import dev.seqvfs.engine.sb.VfsClock;
+import dev.seqvfs.protocol.VfsClock;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 

@@ -1,6 +1,6 @@
 package dev.seqvfs.engine.fs;
 
-import dev.seqvfs.engine.fs.proc.ProcTasks;
+
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.sb.SuperblockConfig;
 
@@ -44,7 +44,7 @@ public interface MountContext {
     FileSystemTypes types();
 
     /** Returns the instance's task registry, for types whose contents describe tasks. */
-    ProcTasks tasks();
+    TaskRegistry tasks();
 
     /**
      * Makes a superblock of {@code type} with an empty root directory: a fresh device number,

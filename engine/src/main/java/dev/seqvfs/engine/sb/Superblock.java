@@ -1,5 +1,7 @@
 package dev.seqvfs.engine.sb;
 
+import dev.seqvfs.protocol.VfsClock;
+
 import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.dir.DirectoryActor;
 import dev.seqvfs.engine.dir.DirectoryInode;

@@ -17,7 +17,7 @@ import dev.seqvfs.engine.reply.ReplyTo;
 import dev.seqvfs.engine.sb.NamespaceLocks;
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.sb.SuperblockConfig;
-import dev.seqvfs.engine.sb.VfsClock;
+import dev.seqvfs.protocol.VfsClock;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Mode;

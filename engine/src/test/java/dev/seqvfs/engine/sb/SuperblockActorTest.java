@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.sb;
 
+import dev.seqvfs.protocol.VfsClock;
 import dev.seqvfs.engine.fs.tmpfs.TmpfsType;
 import dev.seqvfs.engine.file.RegularFileOperations;
 import dev.seqvfs.engine.dir.DirectoryFileOperations;

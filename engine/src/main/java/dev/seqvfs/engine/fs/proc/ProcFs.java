@@ -6,6 +6,7 @@ import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.fdtable.FdTable;
 import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.fs.FileSystemType;
+import dev.seqvfs.engine.fs.TaskRegistry;
 import dev.seqvfs.engine.fs.FileSystemTypes;
 import dev.seqvfs.engine.fs.InodeOperations;
 import dev.seqvfs.engine.fs.LinkJump;
@@ -42,12 +43,12 @@ final class ProcFs {
     private static final long INO_MOUNTS = 3;
     private static final long INO_FILESYSTEMS = 4;
 
-    private final ProcTasks tasks;
+    private final TaskRegistry tasks;
     private final FileSystemTypes types;
     private InodeOwner owner;
 
     /** Creates the operations over {@code tasks}; {@link #bind} must follow before use. */
-    ProcFs(ProcTasks tasks, FileSystemTypes types) {
+    ProcFs(TaskRegistry tasks, FileSystemTypes types) {
         this.tasks = tasks;
         this.types = types;
     }

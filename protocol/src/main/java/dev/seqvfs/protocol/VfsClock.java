@@ -1,4 +1,4 @@
-package dev.seqvfs.engine.sb;
+package dev.seqvfs.protocol;
 
 import java.time.Instant;
 

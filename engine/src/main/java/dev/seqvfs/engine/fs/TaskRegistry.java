@@ -1,4 +1,4 @@
-package dev.seqvfs.engine.fs.proc;
+package dev.seqvfs.engine.fs;
 
 import dev.seqvfs.engine.fdtable.FdTable;
 import dev.seqvfs.engine.fdtable.OpenFile;
@@ -7,10 +7,11 @@ import dev.seqvfs.engine.walk.VfsPath;
 import java.util.List;
 
 /**
- * What procfs needs to know about the instance's tasks and mounts. Implemented by the
+ * What a file-system type that shows tasks (procfs) may read of the instance: its tasks,
+ * their descriptor tables and working directories, and the mount table. Implemented by the
  * engine; thread-safe, lock-free reads.
  */
-public interface ProcTasks {
+public interface TaskRegistry {
     /** Returns the ids of live tasks, ascending. */
     List<Integer> pids();
 
