@@ -3,43 +3,45 @@ package dev.seqvfs.bench;
 import dev.seqvfs.engine.SeqVfs;
 import dev.seqvfs.engine.VfsTask;
 import dev.seqvfs.protocol.Credentials;
+import dev.seqvfs.protocol.Filename;
 import dev.seqvfs.protocol.Mode;
 
 /**
  * SeqVFS with its default configuration, called through one root {@link VfsTask} shared by
- * all benchmark threads (threads of one process) and the blocking API.
+ * all benchmark threads (threads of one process) and the blocking API. Paths are
+ * {@link Filename}s made once in setup, as the other targets' {@code Path}s are.
  */
-final class SeqVfsTarget extends FsTarget<String> {
+final class SeqVfsTarget extends FsTarget<Filename> {
     private final SeqVfs vfs = SeqVfs.create();
     private final VfsTask task = vfs.newTask(Credentials.ROOT);
 
     @Override
-    public String path(String absolute) {
-        return absolute;
+    public Filename path(String absolute) {
+        return Filename.of(absolute);
     }
 
     @Override
-    public void mkdir(String dir) {
+    public void mkdir(Filename dir) {
         task.mkdir(dir, 0755);
     }
 
     @Override
-    public void create(String file) {
+    public void create(Filename file) {
         task.mknod(file, Mode.S_IFREG | 0644, 0);
     }
 
     @Override
-    public void unlink(String file) {
+    public void unlink(Filename file) {
         task.unlink(file);
     }
 
     @Override
-    public Object stat(String path) {
+    public Object stat(Filename path) {
         return task.stat(path);
     }
 
     @Override
-    public void rename(String from, String to) {
+    public void rename(Filename from, Filename to) {
         task.rename(from, to);
     }
 

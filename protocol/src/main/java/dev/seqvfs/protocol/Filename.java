@@ -15,18 +15,16 @@ import java.util.Arrays;
  * {@code of(bytes)} meet: {@code Filename.of(f.bytes()).equals(Filename.of(f.toString()))}.
  * The {@link CharSequence} methods read the text.
  *
- * <p>Equality and hashing are by bytes; the hash is computed once. Immutable and
+ * <p>Equality and hashing are by bytes; the hash is computed once, when first asked for. Immutable and
  * thread-safe. Source: Linux's {@code getname}, {@code path_resolution(7)}.
  */
 public final class Filename implements CharSequence, Comparable<Filename> {
     private final String internal;
     private final String text;
-    private final int hash;
 
     private Filename(String internal, String text) {
         this.internal = internal;
         this.text = text;
-        this.hash = internal.hashCode();
     }
 
     /**
@@ -123,11 +121,12 @@ public final class Filename implements CharSequence, Comparable<Filename> {
     /** Two filenames are equal when their bytes are. */
     @Override
     public boolean equals(Object o) {
-        return o instanceof Filename f && f.hash == hash && f.internal.equals(internal);
+        return o instanceof Filename f && f.internal.equals(internal);
     }
 
+    /** The hash of the bytes, computed once, when first asked for (the internal string caches it). */
     @Override
     public int hashCode() {
-        return hash;
+        return internal.hashCode();
     }
 }
