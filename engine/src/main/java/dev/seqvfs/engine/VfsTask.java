@@ -253,6 +253,16 @@ public final class VfsTask implements WalkContext, AutoCloseable {
         return vfs.asker().join(f, op, path);
     }
 
+    /**
+     * The blocking form of a call its writer may answer {@code ESTALE}: every attempt runs
+     * and is awaited on the calling thread, each under its own ask timeout
+     * ({@link Revalidate#retryingBlocking}), so a long run of stale attempts ends with
+     * Revalidate's bounded answer, not with the ask timeout of the whole chain.
+     */
+    private <T> T retryingAwait(Supplier<CompletableFuture<T>> attempt, String op, String path) {
+        return Revalidate.retryingBlocking(() -> await(async(attempt), op, path));
+    }
+
     /** A raw path as the caller's {@code String} that stands for it exactly (see {@link PathNames}). */
     private static String str(byte[] path) {
         return PathNames.fromBytes(path);
@@ -640,7 +650,7 @@ public final class VfsTask implements WalkContext, AutoCloseable {
 
     /** {@code mkdirat(2)}. */
     public void mkdirat(int dirfd, String path, int mode) {
-        await(mkdiratAsync(dirfd, path, mode), "mkdir", path);
+        retryingAwait(() -> ns.mkdirat(dirfd, path, mode), "mkdir", path);
     }
 
     /** The async twin of {@link #mkdirat}. */
@@ -666,7 +676,7 @@ public final class VfsTask implements WalkContext, AutoCloseable {
 
     /** {@code mknodat(2)}. */
     public void mknodat(int dirfd, String path, int mode, long dev) {
-        await(mknodatAsync(dirfd, path, mode, dev), "mknod", path);
+        retryingAwait(() -> ns.mknodat(dirfd, path, mode, dev), "mknod", path);
     }
 
     /** The async twin of {@link #mknodat}. */
@@ -686,7 +696,7 @@ public final class VfsTask implements WalkContext, AutoCloseable {
 
     /** {@code symlinkat(2)}. */
     public void symlinkat(String target, int newdirfd, String linkpath) {
-        await(symlinkatAsync(target, newdirfd, linkpath), "symlink", linkpath);
+        retryingAwait(() -> ns.symlinkat(target, newdirfd, linkpath), "symlink", linkpath);
     }
 
     /** The async twin of {@link #symlinkat}. */
@@ -706,7 +716,7 @@ public final class VfsTask implements WalkContext, AutoCloseable {
 
     /** {@code linkat(2)} with {@code AT_SYMLINK_FOLLOW} and {@code AT_EMPTY_PATH}. */
     public void linkat(int olddirfd, String oldpath, int newdirfd, String newpath, int flags) {
-        await(linkatAsync(olddirfd, oldpath, newdirfd, newpath, flags), "link", oldpath);
+        retryingAwait(() -> ns.linkat(olddirfd, oldpath, newdirfd, newpath, flags), "link", oldpath);
     }
 
     /** The async twin of {@link #linkat}. */
@@ -733,7 +743,8 @@ public final class VfsTask implements WalkContext, AutoCloseable {
 
     /** {@code unlinkat(2)}, with {@code AT_REMOVEDIR} for {@code rmdir}. */
     public void unlinkat(int dirfd, String path, int flags) {
-        await(unlinkatAsync(dirfd, path, flags), (flags & OpenFlags.AT_REMOVEDIR) != 0 ? "rmdir" : "unlink", path);
+        retryingAwait(() -> ns.unlinkat(dirfd, path, flags), (flags & OpenFlags.AT_REMOVEDIR) != 0 ? "rmdir" : "unlink",
+                path);
     }
 
     /** The async twin of {@link #unlinkat}. */
@@ -775,7 +786,7 @@ public final class VfsTask implements WalkContext, AutoCloseable {
 
     /** {@code renameat2(2)} with {@code RENAME_NOREPLACE} ({@code EEXIST}) and {@code RENAME_EXCHANGE}. */
     public void renameat2(int olddirfd, String oldpath, int newdirfd, String newpath, int flags) {
-        await(renameat2Async(olddirfd, oldpath, newdirfd, newpath, flags), "rename", oldpath);
+        retryingAwait(() -> ns.renameat2(olddirfd, oldpath, newdirfd, newpath, flags), "rename", oldpath);
     }
 
     /** The async twin of {@link #renameat2}. */
