@@ -29,7 +29,9 @@ import java.util.Map;
  *   <li>each non-directory's link count equals the number of names it has;</li>
  *   <li>the superblock's inode-slot count is at least the number of reachable directories
  *       plus names of files (tmpfs charges a slot per hard link), and equal to it when no file
- *       is open.</li>
+ *       is open;</li>
+ *   <li>no descriptor table holds a reserved descriptor (a reservation lives only while an
+ *       {@code open} is in progress).</li>
  * </ul>
  *
  * <p>Reads published snapshots only; safe to call at any time, but only meaningful when
@@ -52,6 +54,14 @@ public final class Fsck {
             Superblock sb = m.superblock();
             if (seen.put(sb, Boolean.TRUE) == null) {
                 checkSuperblock(sb, expectNoOpenFiles, problems);
+            }
+        }
+        Map<dev.seqvfs.engine.fdtable.FilesStruct, Boolean> tables = new IdentityHashMap<>();
+        for (VfsTask t : vfs.liveTasks()) {
+            dev.seqvfs.engine.fdtable.FilesStruct files = t.files();
+            if (tables.put(files, Boolean.TRUE) == null && files.reservedCount() != 0) {
+                problems.add("descriptor table of pid " + t.pid() + " holds " + files.reservedCount()
+                        + " reserved descriptors with no open in progress");
             }
         }
         return problems;

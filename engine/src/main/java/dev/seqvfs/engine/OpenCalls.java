@@ -85,6 +85,14 @@ final class OpenCalls {
         }
         String ip = PathNames.toInternal(path, "open");
         final int f = flags;
+        t.alive("open");
+        if (!ip.isEmpty() && ip.length() < dev.seqvfs.protocol.Limits.PATH_MAX
+                && t.files().tableAcquire().lowestFree(0) >= t.files().rlimitNofile()) {
+            // do_sys_openat2 reserves the descriptor before the walk: a full table is EMFILE
+            // whatever the path (after getname's ENOENT / ENAMETOOLONG). The table's actor
+            // decides for real when it reserves or installs; this is the read-only early answer.
+            throw new VfsException(Errno.EMFILE, "open", path);
+        }
         for (int attempt = 0; ; attempt++) {
             VfsPath start = t.startFor(dirfd, ip, "open", path, false);
             OpenTarget target = t.walk(start, ip, "open", nd -> walkOpen(nd, f));
@@ -95,6 +103,10 @@ final class OpenCalls {
                         return fd;
                     }
                     continue;
+                }
+                if (truncates(target.existing(), f)) {
+                    // Truncating changes the file: reserve the descriptor first, as for a create.
+                    return withReservation(req, path, res -> truncateAndInstall(res, target, f, path, req));
                 }
                 OpenFile file = openExisting(target.existing(), f, path);
                 if (file != null) {
@@ -111,24 +123,8 @@ final class OpenCalls {
                     throw new VfsException(Errno.EACCES, "open", path);
                 }
                 // Linux reserves the descriptor before it creates (get_unused_fd_flags): a
-                // full table must not leave a new file behind. Checked on the published table;
-                // a concurrent open filling the last slot meanwhile is the one race left.
-                dev.seqvfs.engine.fdtable.FdTable table = t.files().tableAcquire();
-                if (table.lowestFree(0) >= t.files().rlimitNofile()) {
-                    throw new VfsException(Errno.EMFILE, "open", path);
-                }
-                int m = Mode.S_IFREG | (mode & ~t.umask() & 07777);
-                boolean excl = (f & OpenFlags.O_EXCL) != 0;
-                VfsPath parent = target.parent();
-                CompletableFuture<DirReply> created = t.asker().askDir((DirectoryInode) parent.inode(),
-                        (ReplyTo<DirReply> r) -> new DirectoryActor.Create(target.name(), m, 0, null, excl,
-                                t.cred(), target.proof(), r));
-                if (req == null) {
-                    // The blocking open goes on on the calling thread (a FIFO found here parks it).
-                    return afterCreate(t.asker().join(created, "open", path), parent, target.name(), f, path, ip,
-                            null);
-                }
-                return created.thenCompose(r -> afterCreate(r, parent, target.name(), f, path, ip, req));
+                // full table must fail the open with EMFILE before a new file exists.
+                return withReservation(req, path, res -> create(res, target, f, mode, path, ip, req));
             }
             if (attempt >= MAX_PIN_RETRIES) {
                 throw new VfsException(Errno.ENOENT, "open", path);
@@ -136,29 +132,146 @@ final class OpenCalls {
         }
     }
 
+    /** Whether opening {@code p} with {@code flags} truncates it: a regular file with {@code O_TRUNC}. */
+    private static boolean truncates(VfsPath p, int flags) {
+        return (flags & OpenFlags.O_TRUNC) != 0 && (flags & OpenFlags.O_PATH) == 0
+                && p.inode().type() == FileType.REGULAR;
+    }
+
+    /**
+     * Runs the part of an open that changes something ({@code body}: create, truncate) with a
+     * descriptor reserved first, as {@code do_sys_openat2} does before it walks: a full table
+     * fails with {@code EMFILE} and changes nothing. {@code body} ends the reservation by
+     * installing into it, or by releasing it; if it throws or its future fails before it
+     * installed, the reservation is released here, so no path leaks one.
+     *
+     * <p>The asynchronous form returns a future of its own, completed from the reservation's
+     * and {@code body}'s futures: cancelling it (a withdrawn open) skips no cleanup, and
+     * {@code body} stops at its next step (an install under a withdrawn claim installs
+     * nothing and ends the reservation).
+     *
+     * @param req {@code null} for the blocking open (every step on the calling thread)
+     */
+    private CompletableFuture<Integer> withReservation(OpenFuture req, String path,
+                                                       java.util.function.Function<FdReservation,
+                                                               CompletableFuture<Integer>> body) {
+        if (req == null) {
+            FdReservation res = FdReservation.reserveBlocking(t.asker(), t.files(), path);
+            CompletableFuture<Integer> fd;
+            try {
+                fd = body.apply(res);
+            } catch (RuntimeException | Error e) {
+                res.release();
+                throw e;
+            }
+            fd.whenComplete((v, e) -> {
+                if (e != null) {
+                    res.release();
+                }
+            });
+            return fd;
+        }
+        CompletableFuture<Integer> out = new CompletableFuture<>();
+        FdReservation.reserve(t.asker(), t.files(), path).whenComplete((res, e) -> {
+            if (e != null) {
+                out.completeExceptionally(unwrap(e));
+                return;
+            }
+            if (req.claim().isWithdrawn()) {
+                res.release();
+                out.completeExceptionally(new VfsException(Errno.EINTR, "open", path));
+                return;
+            }
+            CompletableFuture<Integer> fd;
+            try {
+                fd = body.apply(res);
+            } catch (RuntimeException | Error x) {
+                res.release();
+                out.completeExceptionally(x);
+                return;
+            }
+            fd.whenComplete((v, x) -> {
+                if (x != null) {
+                    res.release();
+                    out.completeExceptionally(unwrap(x));
+                } else {
+                    out.complete(v);
+                }
+            });
+        });
+        return out;
+    }
+
+    private static Throwable unwrap(Throwable e) {
+        return e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+    }
+
+    /** Fails a step of an asynchronous open that was withdrawn meanwhile: nothing more is changed. */
+    private static void stopIfWithdrawn(OpenFuture req, String path) {
+        if (req != null && req.claim().isWithdrawn()) {
+            throw new VfsException(Errno.EINTR, "open", path);
+        }
+    }
+
+    /** {@code open(O_TRUNC)} of an existing regular file, into a reserved descriptor. */
+    private CompletableFuture<Integer> truncateAndInstall(FdReservation res, OpenTarget target, int f, String path,
+                                                          OpenFuture req) {
+        stopIfWithdrawn(req, path);
+        OpenFile file = openExisting(target.existing(), f, path);
+        if (file == null) {
+            // The mount is being unmounted: walk again (Revalidate).
+            throw new VfsException(Errno.ESTALE, "open", path);
+        }
+        if (file.origin() == null) {
+            file.setOrigin(target.origin());
+        }
+        return res.install(file, (f & OpenFlags.O_CLOEXEC) != 0, req == null ? null : req.claim(), path);
+    }
+
+    /** {@code open(O_CREAT)} of a name the walk found absent: create it, open it, install it into {@code res}. */
+    private CompletableFuture<Integer> create(FdReservation res, OpenTarget target, int f, int mode, String path,
+                                              String ip, OpenFuture req) {
+        int m = Mode.S_IFREG | (mode & ~t.umask() & 07777);
+        boolean excl = (f & OpenFlags.O_EXCL) != 0;
+        VfsPath parent = target.parent();
+        CompletableFuture<DirReply> created = t.asker().askDir((DirectoryInode) parent.inode(),
+                (ReplyTo<DirReply> r) -> new DirectoryActor.Create(target.name(), m, 0, null, excl,
+                        t.cred(), target.proof(), r));
+        if (req == null) {
+            // The blocking open goes on on the calling thread (a FIFO found here parks it).
+            return afterCreate(t.asker().join(created, "open", path), parent, target.name(), f, path, ip, null, res);
+        }
+        // An internal stage: only withReservation's own future is exposed to a withdrawal.
+        return created.thenCompose(r -> afterCreate(r, parent, target.name(), f, path, ip, req, res));
+    }
+
     /**
      * The rest of {@code open(O_CREAT)} once the directory created (or found) the name: open
-     * what is there. The async form runs on whichever thread completed the reply.
+     * what is there and install it into the reserved descriptor. The async form runs on
+     * whichever thread completed the reply.
      */
     private CompletableFuture<Integer> afterCreate(DirReply r, VfsPath parent, String name, int f, String path,
-                                                   String ip, OpenFuture req) {
+                                                   String ip, OpenFuture req, FdReservation res) {
         Asker.check(r, "open", path, null);
         VfsPath found = new VfsPath(parent.mnt(), r.inode());
         FileOrigin origin = new FileOrigin(parent.mnt(), (DirectoryInode) parent.inode(), name, r.dentry());
         if (r.existed() && isFifo(found, f)) {
-            // open(O_CREAT) of an existing FIFO: fifo_open.
+            // open(O_CREAT) of an existing FIFO: fifo_open, which may wait for the other side;
+            // it installs on its own (nothing was changed that a full table must prevent).
+            res.release();
             CompletableFuture<Integer> fd = openFifo(found, f, path, req, origin);
             if (fd == null) {
                 throw new VfsException(Errno.ENOENT, "open", path);
             }
             return fd;
         }
+        stopIfWithdrawn(req, path);
         OpenFile file = r.existed() ? openExisting(found, f, path) : newOpenFile(found, f, ip);
         if (file == null) {
             throw new VfsException(Errno.ENOENT, "open", path);
         }
         file.setOrigin(origin);
-        return install(file, f, path, req);
+        return res.install(file, (f & OpenFlags.O_CLOEXEC) != 0, req == null ? null : req.claim(), path);
     }
 
     private static OpenTarget walkOpen(Nameidata nd, int flags) {

@@ -311,6 +311,11 @@ public final class SeqVfs implements AutoCloseable {
         tasks.remove(pid);
     }
 
+    /** Returns the live tasks (a weakly consistent view of the registry), for {@link Fsck}. */
+    java.util.Collection<VfsTask> liveTasks() {
+        return tasks.values();
+    }
+
 
     /** The task registry as procfs sees it. */
     private final class ProcTasksView implements ProcTasks {

@@ -18,6 +18,11 @@ public final class EngineInternals {
         return vfs.namespace();
     }
 
+    /** Returns how many descriptors of {@code t}'s table are reserved by opens in progress. */
+    public static int reservedDescriptors(VfsTask t) {
+        return t.files().reservedCount();
+    }
+
     /** Returns the instance's anonymous-inode file system (pipes, sockets). */
     public static AnonFs anonFs(SeqVfs vfs) {
         return vfs.anonFs();
