@@ -850,19 +850,32 @@ public final class VfsTask implements WalkContext, AutoCloseable {
         return AttrCalls.stat(fget(fd, "fstat").inode());
     }
 
-    /** {@code chmod(2)}: sets permission bits (owner or root, else {@code EPERM}). */
+    /**
+     * {@code chmod(2)}: sets permission bits (owner or root, else {@code EPERM}), following a
+     * final symlink. By path, the change takes effect at an instant at which {@code path}
+     * still names the inode changed: a rename racing the call makes it walk again.
+     *
+     * @throws VfsException {@code EPERM} (neither owner nor root), {@code ENOENT},
+     *         {@code ENOTDIR}, {@code EACCES} (search permission), {@code ELOOP},
+     *         {@code ENAMETOOLONG}, {@code EROFS}; {@code EIO} if the path kept changing under
+     *         the call for 1000 attempts (nothing changed)
+     */
     public void chmod(String path, int mode) {
         fchmodat(AT_FDCWD, path, mode, 0);
     }
 
-    /** {@code fchmodat(2)}; {@code AT_SYMLINK_NOFOLLOW} on a symlink is {@code EOPNOTSUPP}. */
+    /**
+     * {@code fchmodat(2)}: {@link #chmod} relative to {@code dirfd}; {@code AT_SYMLINK_NOFOLLOW}
+     * on a symlink is {@code EOPNOTSUPP}, another flag {@code EINVAL}; {@code EBADF} for a bad
+     * {@code dirfd}; else the errnos of {@link #chmod}.
+     */
     public void fchmodat(int dirfd, String path, int mode, int flags) {
-        await(fchmodatAsync(dirfd, path, mode, flags), "chmod", path);
+        retryingAwait(() -> attrs.fchmodat(dirfd, path, mode, flags), "chmod", path);
     }
 
     /** The async twin of {@link #fchmodat}. */
     public CompletableFuture<Void> fchmodatAsync(int dirfd, String path, int mode, int flags) {
-        return async(() -> attrs.fchmodat(dirfd, path, mode, flags));
+        return Revalidate.retrying(() -> attrs.fchmodat(dirfd, path, mode, flags));
     }
 
     /** {@code fchmod(2)} ({@code EBADF} also for an {@code O_PATH} descriptor). */
@@ -883,7 +896,15 @@ public final class VfsTask implements WalkContext, AutoCloseable {
         }), "fchown", null);
     }
 
-    /** {@code chown(2)}: -1 leaves an id unchanged; follows symlinks. */
+    /**
+     * {@code chown(2)}: -1 leaves an id unchanged; follows symlinks. By path, the change takes
+     * effect while {@code path} still names the inode (as {@link #chmod}).
+     *
+     * @throws VfsException {@code EPERM} (not root, or an owner giving the file away or
+     *         choosing a group it is not in), {@code ENOENT}, {@code ENOTDIR}, {@code EACCES},
+     *         {@code ELOOP}, {@code ENAMETOOLONG}, {@code EROFS}; {@code EIO} after
+     *         1000 attempts that the path changed under (nothing changed)
+     */
     public void chown(String path, int uid, int gid) {
         fchownat(AT_FDCWD, path, uid, gid, 0);
     }
@@ -893,29 +914,37 @@ public final class VfsTask implements WalkContext, AutoCloseable {
         fchownat(AT_FDCWD, path, uid, gid, OpenFlags.AT_SYMLINK_NOFOLLOW);
     }
 
-    /** {@code fchownat(2)}. */
+    /** {@code fchownat(2)}: {@link #chown} relative to {@code dirfd} ({@code EBADF}), with {@code AT_SYMLINK_NOFOLLOW} and {@code AT_EMPTY_PATH} (another flag: {@code EINVAL}). */
     public void fchownat(int dirfd, String path, int uid, int gid, int flags) {
-        await(fchownatAsync(dirfd, path, uid, gid, flags), "chown", path);
+        retryingAwait(() -> attrs.fchownat(dirfd, path, uid, gid, flags), "chown", path);
     }
 
     /** The async twin of {@link #fchownat}. */
     public CompletableFuture<Void> fchownatAsync(int dirfd, String path, int uid, int gid, int flags) {
-        return async(() -> attrs.fchownat(dirfd, path, uid, gid, flags));
+        return Revalidate.retrying(() -> attrs.fchownat(dirfd, path, uid, gid, flags));
     }
 
     /**
      * {@code utimensat(2)}: sets access and modification times; {@code null} means now;
      * {@link Timespec#NOW} and {@link Timespec#OMIT} as in the man page. A {@code null}
-     * path operates on {@code dirfd} itself ({@code futimens}).
+     * path operates on {@code dirfd} itself ({@code futimens}). By path, the change takes
+     * effect while {@code path} still names the inode (as {@link #chmod}).
+     *
+     * @throws VfsException {@code EINVAL} (bad flags, a {@code tv_nsec} out of range, flags
+     *         with a {@code null} path), {@code EFAULT} ({@code null} path with
+     *         {@code AT_FDCWD}), {@code EPERM} / {@code EACCES} (setting times, or "now" without
+     *         write permission, as neither owner nor root), {@code EBADF}, {@code ENOENT},
+     *         {@code ENOTDIR}, {@code ELOOP}, {@code EROFS}; {@code EIO} after
+     *         1000 attempts that the path changed under (nothing changed)
      */
     public void utimensat(int dirfd, String path, Timespec atime, Timespec mtime, int flags) {
-        await(utimensatAsync(dirfd, path, atime, mtime, flags), "utimensat", path);
+        retryingAwait(() -> attrs.utimensat(dirfd, path, atime, mtime, flags), "utimensat", path);
     }
 
     /** The async twin of {@link #utimensat}. */
     public CompletableFuture<Void> utimensatAsync(int dirfd, String path, Timespec atime, Timespec mtime,
                                                   int flags) {
-        return async(() -> attrs.utimensat(dirfd, path, atime, mtime, flags));
+        return Revalidate.retrying(() -> attrs.utimensat(dirfd, path, atime, mtime, flags));
     }
 
     /**

@@ -171,6 +171,30 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
     }
 
     /**
+     * Changes the attributes of {@code target}, a non-directory this directory binds under
+     * {@code name} ({@code chmod}, {@code chown}, {@code utimensat} by path). The inode's
+     * attributes are changed by CAS, as from anywhere; this actor only makes the change take
+     * effect at an instant at which the path still leads to {@code target}: it checks the
+     * walk's proof (whose last lookup is {@code name} here) and applies the change in the
+     * same handler, while nothing else can rebind {@code name} (this actor is the only
+     * writer of its entries). A stale proof answers {@code ESTALE}: the caller walks again.
+     *
+     * @param name the component the walk found {@code target} by
+     * @param target the inode to change, not a directory
+     * @param change what to change
+     * @param cred who asks
+     * @param proof the whole walk (every lookup, the last included), checked when the command applies
+     * @param replyTo where the reply goes; {@code EPERM} (not the owner), {@code ESTALE}
+     */
+    public record SetChildAttrs(String name, Inode target, AttrChange change, Credentials cred, PathProof proof,
+                                ReplyTo<DirReply> replyTo) implements Command {
+        @Override
+        public void fail(Errno e) {
+            replyTo.tell(DirReply.error(e));
+        }
+    }
+
+    /**
      * From the rename coordinator: report the current snapshot and stash everything until
      * {@link RenameFinished}.
      *
@@ -277,6 +301,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                 .onMessage(Unlink.class, this::onUnlink)
                 .onMessage(Rename.class, this::onRename)
                 .onMessage(SetAttrs.class, this::onSetAttrs)
+                .onMessage(SetChildAttrs.class, this::onSetChildAttrs)
                 .onMessage(PrepareRename.class, this::onPrepareRename)
                 .onMessage(RenameFinished.class, m -> this)
                 .onMessage(Died.class, m -> dead())
@@ -520,6 +545,22 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
             boolean writable = Permission.check(dir, Mode.W_OK, c.cred());
             dir.updateDirAttrs(a -> c.change().apply(a, c.cred(), now, writable));
             c.replyTo().tell(DirReply.ok(dir));
+            return this;
+        });
+    }
+
+    private Behavior<Command> onSetChildAttrs(SetChildAttrs c) {
+        // The proof's last lookup is (this directory, name): holding now, it holds until this
+        // handler returns, since only this actor rebinds the names of a live directory.
+        if (stale(c.proof(), c)) {
+            return this;
+        }
+        return guarded(c, () -> {
+            long now = sb.now();
+            Inode target = c.target();
+            boolean writable = Permission.check(target, Mode.W_OK, c.cred());
+            target.setattr(c.change(), c.cred(), now, writable);
+            c.replyTo().tell(DirReply.ok(target));
             return this;
         });
     }
