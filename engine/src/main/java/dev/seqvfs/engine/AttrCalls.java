@@ -246,12 +246,21 @@ final class AttrCalls {
                         return null;
                     });
         }
-        long now = t.vfs().clock().nowNanos();
-        boolean writable = Permission.check(i, Mode.W_OK, t.cred());
+        // notify_change under mnt_want_write: a read-only remount is EBUSY meanwhile.
+        Superblock sb = p.mnt() == null ? null : p.mnt().superblock();
+        if (sb != null && !sb.tryBeginWrite()) {
+            throw new VfsException(Errno.EROFS, op, path);
+        }
         try {
+            long now = t.vfs().clock().nowNanos();
+            boolean writable = Permission.check(i, Mode.W_OK, t.cred());
             i.setattr(change, t.cred(), now, writable);
         } catch (VfsException e) {
             throw e.withContext(op, path, null);
+        } finally {
+            if (sb != null) {
+                sb.endWrite();
+            }
         }
         return CompletableFuture.completedFuture(null);
     }

@@ -234,15 +234,52 @@ final class OpenCalls {
         int m = Mode.S_IFREG | (mode & ~t.umask() & 07777);
         boolean excl = (f & OpenFlags.O_EXCL) != 0;
         VfsPath parent = target.parent();
-        CompletableFuture<DirReply> created = t.asker().askDir((DirectoryInode) parent.inode(),
-                (ReplyTo<DirReply> r) -> new DirectoryActor.Create(target.name(), m, 0, null, excl,
-                        t.cred(), target.proof(), r));
-        if (req == null) {
-            // The blocking open goes on on the calling thread (a FIFO found here parks it).
-            return afterCreate(t.asker().join(created, "open", path), parent, target.name(), f, path, ip, null, res);
+        // open_last_lookups holds the mount for writing from before the create until the new
+        // file holds its own write access, so a read-only remount cannot leave a created file
+        // behind an open that then fails with EROFS.
+        Runnable endHold = holdForWrite(parent.mnt().superblock(), f, path);
+        try {
+            CompletableFuture<DirReply> created = t.asker().askDir((DirectoryInode) parent.inode(),
+                    (ReplyTo<DirReply> r) -> new DirectoryActor.Create(target.name(), m, 0, null, excl,
+                            t.cred(), target.proof(), r));
+            if (req == null) {
+                // The blocking open goes on on the calling thread (a FIFO found here parks it).
+                try {
+                    return afterCreate(t.asker().join(created, "open", path), parent, target.name(), f, path, ip,
+                            null, res, endHold);
+                } finally {
+                    endHold.run();
+                }
+            }
+            // An internal stage: only withReservation's own future is exposed to a withdrawal.
+            CompletableFuture<Integer> fd = created.thenCompose(r -> afterCreate(r, parent, target.name(), f, path,
+                    ip, req, res, endHold));
+            fd.whenComplete((v, e) -> endHold.run());
+            return fd;
+        } catch (RuntimeException | Error e) {
+            endHold.run();
+            throw e;
         }
-        // An internal stage: only withReservation's own future is exposed to a withdrawal.
-        return created.thenCompose(r -> afterCreate(r, parent, target.name(), f, path, ip, req, res));
+    }
+
+    /**
+     * For an {@code open(O_CREAT)} whose new file will be opened for writing: counts a
+     * writer of {@code sb} now ({@code EROFS} if it is read-only) and returns what ends it,
+     * once however often it runs; for other opens, a no-op.
+     */
+    private static Runnable holdForWrite(dev.seqvfs.engine.sb.Superblock sb, int flags, String path) {
+        if (!OpenFlags.writable(flags)) {
+            return () -> { };
+        }
+        if (!sb.tryBeginWrite()) {
+            throw new VfsException(Errno.EROFS, "open", path);
+        }
+        java.util.concurrent.atomic.AtomicBoolean ended = new java.util.concurrent.atomic.AtomicBoolean();
+        return () -> {
+            if (ended.compareAndSet(false, true)) {
+                sb.endWrite();
+            }
+        };
     }
 
     /**
@@ -251,7 +288,7 @@ final class OpenCalls {
      * whichever thread completed the reply.
      */
     private CompletableFuture<Integer> afterCreate(DirReply r, VfsPath parent, String name, int f, String path,
-                                                   String ip, OpenFuture req, FdReservation res) {
+                                                   String ip, OpenFuture req, FdReservation res, Runnable endHold) {
         Asker.check(r, "open", path, null);
         VfsPath found = new VfsPath(parent.mnt(), r.inode());
         FileOrigin origin = new FileOrigin(parent.mnt(), (DirectoryInode) parent.inode(), name, r.dentry());
@@ -259,6 +296,7 @@ final class OpenCalls {
             // open(O_CREAT) of an existing FIFO: fifo_open, which may wait for the other side;
             // it installs on its own (nothing was changed that a full table must prevent).
             res.release();
+            endHold.run();
             CompletableFuture<Integer> fd = openFifo(found, f, path, req, origin);
             if (fd == null) {
                 throw new VfsException(Errno.ENOENT, "open", path);
@@ -266,7 +304,12 @@ final class OpenCalls {
             return fd;
         }
         stopIfWithdrawn(req, path);
-        OpenFile file = r.existed() ? openExisting(found, f, path) : newOpenFile(found, f, ip);
+        OpenFile file;
+        try {
+            file = r.existed() ? openExisting(found, f, path) : newOpenFile(found, f, ip);
+        } finally {
+            endHold.run(); // the file holds its own write access now, or failed
+        }
         if (file == null) {
             throw new VfsException(Errno.ENOENT, "open", path);
         }
@@ -428,15 +471,42 @@ final class OpenCalls {
             throw e.withContext("open", path, null);
         }
         OpenFile file = new OpenFile(i, p.mnt(), null, flags, ops, AnonFs.dentryOf(i));
+        takeWriteAccess(file, flags, path);
         if ((flags & OpenFlags.O_TRUNC) != 0 && i.type() == FileType.REGULAR) {
+            // handle_truncate runs as a writer of the mount (do_open's mnt_want_write), even
+            // for O_RDONLY: a read-only remount cannot slip in after the EROFS checks.
+            dev.seqvfs.engine.sb.Superblock sb = p.mnt().superblock();
+            if (!sb.tryBeginWrite()) {
+                file.release();
+                throw new VfsException(Errno.EROFS, "open", path);
+            }
             try {
                 i.fileOps().truncate(i, 0, t.cred(), "open");
             } catch (VfsException e) {
                 file.release();
                 throw e.withContext("open", path, null);
+            } finally {
+                sb.endWrite();
             }
         }
         return file;
+    }
+
+    /**
+     * A regular file opened for writing holds write access to its superblock until its last
+     * close ({@code do_dentry_open}, {@link OpenFile#tryGetWriteAccess}): a read-only
+     * remount is {@code EBUSY} meanwhile. Special files (FIFOs, devices, sockets) take none,
+     * as Linux's {@code special_file} test.
+     *
+     * @throws VfsException {@code EROFS} if the superblock went read-only since the open's
+     *         checks ({@code file} is released)
+     */
+    private static void takeWriteAccess(OpenFile file, int flags, String path) {
+        if (OpenFlags.writable(flags) && file.inode().type() == FileType.REGULAR && file.mount() != null
+                && !file.tryGetWriteAccess()) {
+            file.release();
+            throw new VfsException(Errno.EROFS, "open", path);
+        }
     }
 
 
@@ -495,7 +565,9 @@ final class OpenCalls {
         if (!p.mnt().tryPin()) {
             return null;
         }
-        return new OpenFile(p.inode(), p.mnt(), internalPath, flags);
+        OpenFile file = new OpenFile(p.inode(), p.mnt(), internalPath, flags);
+        takeWriteAccess(file, flags, internalPath == null ? null : PathNames.toExternal(internalPath));
+        return file;
     }
 
     /**

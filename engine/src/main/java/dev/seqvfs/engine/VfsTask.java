@@ -1015,7 +1015,10 @@ public final class VfsTask implements WalkContext, AutoCloseable {
      *
      * @throws VfsException {@code EPERM}, {@code ENOENT}, {@code ENOTDIR} (also a bind of a
      *         non-directory onto the directory target), {@code ENODEV} (unknown type),
-     *         {@code EINVAL} (bad options, remount of a non-mount)
+     *         {@code EINVAL} (bad options, remount of a non-mount), {@code EBUSY} (a
+     *         superblock remount read-only while one of its regular files is open for
+     *         writing, a write to it is being applied, or a removed file of it is still
+     *         open, as {@code sb_prepare_remount_readonly}: nothing changed)
      */
     public void mount(String source, String target, String fstype, long flags, String data) {
         await(mountAsync(source, target, fstype, flags, data), "mount", target);

@@ -23,6 +23,14 @@ public final class EngineInternals {
         return t.files().reservedCount();
     }
 
+    /**
+     * {@code fallocate(2)} on {@code t}'s descriptor {@code fd} (the call layer has it;
+     * {@code VfsTask} does not publish it yet).
+     */
+    public static void fallocate(VfsTask t, int fd, int mode, long offset, long len) {
+        t.io().fallocate(fd, mode, offset, len);
+    }
+
     /** Returns the instance's anonymous-inode file system (pipes, sockets). */
     public static AnonFs anonFs(SeqVfs vfs) {
         return vfs.anonFs();

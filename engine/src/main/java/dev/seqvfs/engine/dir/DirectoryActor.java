@@ -36,6 +36,9 @@ import org.apache.pekko.actor.typed.javadsl.StashBuffer;
  * empty directory, so a failed CAS means "this directory died": the actor answers
  * {@code ENOENT} from then on and stops after {@link #DEAD_IDLE} without messages.
  * Never blocks: the only lock it touches is the mount read lock, spun for a few stores.
+ * Every handler that changes something counts itself a writer of the superblock for its
+ * length ({@link Superblock#tryBeginWrite}: {@code EROFS} once it is read-only; a read-only
+ * remount is {@code EBUSY} meanwhile), spinning only while a remount holds writers off.
  *
  * <h2>States</h2>
  * <ul>
@@ -336,12 +339,9 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
             }
             return this;
         }
-        return guarded(c, () -> {
+        return writing(c, () -> {
             if (!Permission.check(dir, Mode.W_OK | Mode.X_OK, c.cred())) {
                 throw new VfsException(Errno.EACCES, "create", null);
-            }
-            if (sb.isReadOnly()) {
-                throw new VfsException(Errno.EROFS, "create", null);
             }
             Inode child = instantiate(c);
             DirSnapshot next = snap.with(c.name(), child);
@@ -418,7 +418,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         if (snap.isDead()) {
             return failDead(c);
         }
-        return guarded(c, () -> {
+        return writing(c, () -> {
             if (!Permission.check(dir, Mode.W_OK | Mode.X_OK, c.cred())) {
                 throw new VfsException(Errno.EACCES, "link", null);
             }
@@ -462,7 +462,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
             c.fail(Errno.ENOENT);
             return this;
         }
-        return guarded(c, () -> {
+        return writing(c, () -> {
             String op = c.rmdir() ? "rmdir" : "unlink";
             Inode victim = d.inode();
             if (!Permission.check(dir, Mode.W_OK | Mode.X_OK, c.cred())) {
@@ -522,7 +522,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         if (snap.isDead()) {
             return failDead(c);
         }
-        return guarded(c, () -> {
+        return writing(c, () -> {
             RenamePlan plan = RenamePlan.plan(dir, snap, c.oldName(), dir, snap, c.newName(), c.flags(),
                     c.oldSlash(), c.newSlash(), c.cred());
             Inode victim = plan.target;
@@ -540,7 +540,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         if (stale(c.proof(), c)) {
             return this;
         }
-        return guarded(c, () -> {
+        return writing(c, () -> {
             long now = sb.now();
             boolean writable = Permission.check(dir, Mode.W_OK, c.cred());
             dir.updateDirAttrs(a -> c.change().apply(a, c.cred(), now, writable));
@@ -555,7 +555,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         if (stale(c.proof(), c)) {
             return this;
         }
-        return guarded(c, () -> {
+        return writing(c, () -> {
             long now = sb.now();
             Inode target = c.target();
             boolean writable = Permission.check(target, Mode.W_OK, c.cred());
@@ -619,6 +619,25 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
 
     private interface Handler {
         Behavior<Command> run();
+    }
+
+    /**
+     * Runs a handler that changes something as a writer of the superblock
+     * ({@code mnt_want_write} around the change): {@code EROFS} if it is read-only now, and a
+     * read-only remount fails with {@code EBUSY} until the handler returns. The callers
+     * checked {@code EROFS} before sending; this closes the gap between their check and the
+     * instant the change applies.
+     */
+    private Behavior<Command> writing(Command c, Handler h) {
+        if (!sb.tryBeginWrite()) {
+            c.fail(Errno.EROFS);
+            return this;
+        }
+        try {
+            return guarded(c, h);
+        } finally {
+            sb.endWrite();
+        }
     }
 
     private Behavior<Command> guarded(Command c, Handler h) {
