@@ -30,6 +30,8 @@ import java.util.Map;
  *   <li>the superblock's inode-slot count is at least the number of reachable directories
  *       plus names of files (tmpfs charges a slot per hard link), and equal to it when no file
  *       is open;</li>
+ *   <li>with every file closed, no superblock counts a writer or a removed inode still
+ *       open (a read-only remount would fail with {@code EBUSY});</li>
  *   <li>no descriptor table holds a reserved descriptor (a reservation lives only while an
  *       {@code open} is in progress).</li>
  * </ul>
@@ -141,6 +143,10 @@ public final class Fsck {
         if (used < reachable || (exact && !anyOpen && used != reachable)) {
             problems.add(sb + ": superblock counts " + used + " inode slots, " + reachable
                     + " are reachable (directories + names of files)");
+        }
+        if (exact && !anyOpen && (sb.writers() != 0 || sb.removeCount() != 0)) {
+            problems.add(sb + ": with every file closed the superblock counts " + sb.writers() + " writers and "
+                    + sb.removeCount() + " removed inodes still open (a read-only remount would be EBUSY)");
         }
     }
 }

@@ -496,14 +496,15 @@ final class OpenCalls {
      * A regular file opened for writing holds write access to its superblock until its last
      * close ({@code do_dentry_open}, {@link OpenFile#tryGetWriteAccess}): a read-only
      * remount is {@code EBUSY} meanwhile. Special files (FIFOs, devices, sockets) take none,
-     * as Linux's {@code special_file} test.
+     * as Linux's {@code special_file} test, nor do anonymous inodes (no superblock of theirs
+     * is ever remounted).
      *
      * @throws VfsException {@code EROFS} if the superblock went read-only since the open's
      *         checks ({@code file} is released)
      */
     private static void takeWriteAccess(OpenFile file, int flags, String path) {
-        if (OpenFlags.writable(flags) && file.inode().type() == FileType.REGULAR && file.mount() != null
-                && !file.tryGetWriteAccess()) {
+        if (OpenFlags.writable(flags) && file.inode().type() == FileType.REGULAR && !file.inode().isAnonymous()
+                && file.mount() != null && !file.tryGetWriteAccess()) {
             file.release();
             throw new VfsException(Errno.EROFS, "open", path);
         }
