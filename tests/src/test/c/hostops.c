@@ -16,6 +16,12 @@
  * Its own stdin/stdout are moved to descriptors 1000/1001 and 0, 1, 2 are closed, so
  * the descriptors the calls return start at 0, as in a fresh SeqVFS task.
  *
+ * Besides the namespace verbs it has file-data and mount verbs, for the tests that mount a
+ * size-limited tmpfs as the sandbox (TmpfsLimitDifferentialTest, RemountDifferentialTest):
+ * WRITE, PWRITE, WRITEV (the bytes written are 'x'), FTRUNCATE, FALLOCATE, FSTATSIZE
+ * ("O size blocks"), FSTATFS ("O blocks bfree bavail flags"), MOUNT (mount(2), so
+ * "MOUNT n s2f 0 <MS_REMOUNT|MS_RDONLY> n" remounts the sandbox's root read-only).
+ *
  * Nothing here decides what is right: it only reports what the kernel said.
  */
 #define _GNU_SOURCE
@@ -26,8 +32,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -44,6 +53,7 @@
 #define IN_FD 1000
 #define OUT_FD 1001
 #define MAX_ARGS 8
+#define MAX_IO (1 << 20)
 
 static FILE *out;
 
@@ -186,6 +196,22 @@ static void times_for(int variant, struct timespec ts[2], struct timespec **p)
         ts[0].tv_nsec = ts[1].tv_nsec = 1000000000L;
         break;
     }
+}
+
+/* The bytes every write verb writes: MAX_IO of 'x'. */
+static char *io_bytes(void)
+{
+    static char *buf;
+    if (buf == NULL) {
+        buf = malloc(MAX_IO);
+        memset(buf, 'x', MAX_IO);
+    }
+    return buf;
+}
+
+static int own_fd(int fd)
+{
+    return fd == IN_FD || fd == OUT_FD;
 }
 
 /* ---------------------------------------------------------------- dispatch */
@@ -334,6 +360,63 @@ static void run(char *verb, char **a)
             put_hex(buf, strlen(buf));
             fputc('\n', out);
         }
+    } else if (!strcmp(verb, "WRITE")) {   /* fd len */
+        int fd = (int)num_arg(a[0]);
+        long n = num_arg(a[1]);
+        answer_rc(own_fd(fd) ? (errno = EBADF, -1) : n > MAX_IO ? (errno = EINVAL, -1)
+                  : write(fd, io_bytes(), (size_t)n));
+    } else if (!strcmp(verb, "PWRITE")) {  /* fd len offset */
+        int fd = (int)num_arg(a[0]);
+        long n = num_arg(a[1]);
+        answer_rc(own_fd(fd) ? (errno = EBADF, -1) : n > MAX_IO ? (errno = EINVAL, -1)
+                  : pwrite(fd, io_bytes(), (size_t)n, (off_t)num_arg(a[2])));
+    } else if (!strcmp(verb, "WRITEV")) {  /* fd count len... (count <= MAX_ARGS - 2) */
+        int fd = (int)num_arg(a[0]);
+        int cnt = (int)num_arg(a[1]);
+        struct iovec iov[MAX_ARGS];
+        long total = 0;
+        if (cnt < 0 || cnt > MAX_ARGS - 2) {
+            fprintf(out, "X bad WRITEV count %d\n", cnt);
+            return;
+        }
+        for (int i = 0; i < cnt; i++) {
+            iov[i].iov_base = io_bytes();
+            iov[i].iov_len = (size_t)num_arg(a[2 + i]);
+            total += (long)iov[i].iov_len;
+        }
+        answer_rc(own_fd(fd) ? (errno = EBADF, -1) : total > MAX_IO ? (errno = EINVAL, -1)
+                  : writev(fd, iov, cnt));
+    } else if (!strcmp(verb, "FTRUNCATE")) { /* fd len */
+        int fd = (int)num_arg(a[0]);
+        answer_rc(own_fd(fd) ? (errno = EBADF, -1) : ftruncate(fd, (off_t)num_arg(a[1])));
+    } else if (!strcmp(verb, "FALLOCATE")) { /* fd mode offset len */
+        int fd = (int)num_arg(a[0]);
+        answer_rc(own_fd(fd) ? (errno = EBADF, -1)
+                  : fallocate(fd, (int)num_arg(a[1]), (off_t)num_arg(a[2]), (off_t)num_arg(a[3])));
+    } else if (!strcmp(verb, "FSTATSIZE")) { /* fd: "O size blocks" (blocks of 512 bytes) */
+        struct stat st;
+        int fd = (int)num_arg(a[0]);
+        if (own_fd(fd) ? (errno = EBADF, -1) : fstat(fd, &st)) {
+            fprintf(out, "E %d\n", errno);
+        } else {
+            fprintf(out, "O %ld %ld\n", (long)st.st_size, (long)st.st_blocks);
+        }
+    } else if (!strcmp(verb, "FSTATFS")) { /* fd: "O blocks bfree bavail flags" */
+        struct statfs sf;
+        int fd = (int)num_arg(a[0]);
+        if (own_fd(fd) ? (errno = EBADF, -1) : fstatfs(fd, &sf)) {
+            fprintf(out, "E %d\n", errno);
+        } else {
+            fprintf(out, "O %lu %lu %lu %lu\n", (unsigned long)sf.f_blocks, (unsigned long)sf.f_bfree,
+                    (unsigned long)sf.f_bavail, (unsigned long)sf.f_flags);
+        }
+    } else if (!strcmp(verb, "MOUNT")) {   /* source target fstype flags data */
+        char *src = str_arg(a[0]);
+        char *tgt = str_arg(a[1]);
+        char *type = str_arg(a[2]);
+        unsigned long fl = strtoul(a[3] == NULL ? "0" : a[3], NULL, 10);
+        char *data = str_arg(a[4]);
+        answer_rc(mount(src, tgt, type, fl, data));
     } else if (!strcmp(verb, "UMASK")) {   /* mask */
         fprintf(out, "O %d\n", (int)umask((mode_t)num_arg(a[0])));
     } else {

@@ -385,7 +385,10 @@ public final class AsyncVfsTask {
 
     /** {@link VfsTask#fchmodat}. */
     public CompletableFuture<Void> fchmodat(int dirfd, CharSequence path, int mode, int flags) {
-        return TaskContext.async(() -> c.attrs.fchmodat(dirfd, TaskContext.path(path, Syscall.CHMOD), mode, flags));
+        return TaskContext.async(() -> {
+            Filename p = TaskContext.path(path, Syscall.CHMOD);
+            return Revalidate.retrying(() -> c.attrs.fchmodat(dirfd, p, mode, flags));
+        });
     }
 
     /** {@link VfsTask#fchmod}. */
@@ -410,14 +413,18 @@ public final class AsyncVfsTask {
 
     /** {@link VfsTask#fchownat}. */
     public CompletableFuture<Void> fchownat(int dirfd, CharSequence path, int uid, int gid, int flags) {
-        return TaskContext.async(() -> c.attrs.fchownat(dirfd, TaskContext.path(path, Syscall.CHOWN), uid, gid,
-                flags));
+        return TaskContext.async(() -> {
+            Filename p = TaskContext.path(path, Syscall.CHOWN);
+            return Revalidate.retrying(() -> c.attrs.fchownat(dirfd, p, uid, gid, flags));
+        });
     }
 
     /** {@link VfsTask#utimensat}. */
     public CompletableFuture<Void> utimensat(int dirfd, CharSequence path, Timespec atime, Timespec mtime, int flags) {
-        return TaskContext.async(() -> c.attrs.utimensat(dirfd, TaskContext.pathOrNull(path, Syscall.UTIMENSAT),
-                atime, mtime, flags));
+        return TaskContext.async(() -> {
+            Filename p = TaskContext.pathOrNull(path, Syscall.UTIMENSAT);
+            return Revalidate.retrying(() -> c.attrs.utimensat(dirfd, p, atime, mtime, flags));
+        });
     }
 
     /** {@link VfsTask#access}. */

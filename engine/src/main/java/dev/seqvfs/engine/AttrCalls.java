@@ -5,6 +5,7 @@ import dev.seqvfs.engine.dir.DirReply;
 import dev.seqvfs.engine.dir.DirSnapshot;
 import dev.seqvfs.engine.dir.DirectoryActor;
 import dev.seqvfs.engine.dir.DirectoryInode;
+import dev.seqvfs.engine.dir.PathProof;
 import dev.seqvfs.engine.inode.AttrChange;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
@@ -31,8 +32,12 @@ import org.apache.pekko.actor.typed.ActorRef;
 /**
  * The attribute calls: {@code stat} family, {@code readlink}, {@code access},
  * {@code statfs} (lock-free reads, no message), and {@code chmod}, {@code chown},
- * {@code utimensat} (a CAS on the inode's attributes; for a directory, a message to its
- * actor, which owns them).
+ * {@code utimensat}: by path, a message that makes the change take effect only while the
+ * walk's {@link PathProof} holds (for a directory, to its own actor, which owns its
+ * attributes; for any other inode, to the actor of the directory it was found in, which
+ * checks the proof and applies the CAS in one handler), answered {@code ESTALE} (walk again,
+ * {@link Revalidate}) when the path changed meanwhile; by descriptor, a CAS (or the
+ * directory's actor) with no path to prove.
  */
 final class AttrCalls {
     /** tmpfs's {@code BOGO_DIRENT_SIZE}: a directory's size is 20 bytes per entry plus two. */
@@ -42,6 +47,30 @@ final class AttrCalls {
 
     AttrCalls(TaskContext t) {
         this.t = t;
+    }
+
+    /**
+     * What a path-based attribute change found: the inode, a proof of the whole walk
+     * ({@code null} without a walk: a descriptor), and, when the inode was found by a lookup
+     * of a name in a directory with entries of its own, that directory and name (else
+     * {@code null}: a path ending at a magic link or a computed lookup, which no rename moves).
+     */
+    record Found(VfsPath path, DirectoryInode parent, String name, PathProof proof) {
+    }
+
+    /** {@link #resolve} for a change: also where the final inode was found, and the walk's proof. */
+    Found resolveForChange(int dirfd, Filename path, Syscall op, int flags) {
+        String ip = PathNames.toInternal(path, op);
+        boolean empty = (flags & OpenFlags.AT_EMPTY_PATH) != 0;
+        int lf = ((flags & OpenFlags.AT_SYMLINK_NOFOLLOW) != 0 ? 0 : Nameidata.LOOKUP_FOLLOW)
+                | (empty ? Nameidata.LOOKUP_EMPTY : 0);
+        return t.walk(t.startFor(dirfd, ip, op, path, empty), ip, op, nd -> {
+            VfsPath p = nd.walkFull(lf);
+            PathProof proof = nd.proof();
+            dev.seqvfs.engine.dir.Dentry d = nd.originDentry();
+            boolean byLookup = d != null && d.inode() == p.inode() && nd.originDir() != null;
+            return new Found(p, byLookup ? nd.originDir() : null, byLookup ? nd.originName() : null, proof);
+        });
     }
 
     VfsPath resolve(int dirfd, Filename path, Syscall op, int flags, int lookupExtra) {
@@ -135,19 +164,18 @@ final class AttrCalls {
         if ((flags & ~OpenFlags.AT_SYMLINK_NOFOLLOW) != 0) {
             throw new VfsException(Errno.EINVAL, Syscall.CHMOD, path);
         }
-        VfsPath p = resolve(dirfd, path, Syscall.CHMOD, flags, 0);
-        if (p.inode().type() == FileType.SYMLINK) {
+        Found f = resolveForChange(dirfd, path, Syscall.CHMOD, flags);
+        if (f.path().inode().type() == FileType.SYMLINK) {
             throw new VfsException(Errno.EOPNOTSUPP, Syscall.CHMOD, path);
         }
-        return setAttrs(p, new AttrChange.Chmod(mode), Syscall.CHMOD, path);
+        return setAttrs(f, new AttrChange.Chmod(mode), Syscall.CHMOD, path);
     }
 
     CompletableFuture<Void> fchownat(int dirfd, Filename path, int uid, int gid, int flags) {
         if ((flags & ~(OpenFlags.AT_SYMLINK_NOFOLLOW | OpenFlags.AT_EMPTY_PATH)) != 0) {
             throw new VfsException(Errno.EINVAL, Syscall.CHOWN, path);
         }
-        VfsPath p = resolve(dirfd, path, Syscall.CHOWN, flags, 0);
-        return setAttrs(p, new AttrChange.Chown(uid, gid), Syscall.CHOWN, path);
+        return setAttrs(resolveForChange(dirfd, path, Syscall.CHOWN, flags), new AttrChange.Chown(uid, gid), Syscall.CHOWN, path);
     }
 
     CompletableFuture<Void> utimensat(int dirfd, Filename path, Timespec atime, Timespec mtime, int flags) {
@@ -160,7 +188,7 @@ final class AttrCalls {
         if ((flags & ~(OpenFlags.AT_SYMLINK_NOFOLLOW | OpenFlags.AT_EMPTY_PATH)) != 0) {
             throw new VfsException(Errno.EINVAL, Syscall.UTIMENSAT, path);
         }
-        VfsPath p;
+        Found f;
         if (path == null) {
             if (dirfd == OpenFlags.AT_FDCWD) {
                 throw new VfsException(Errno.EFAULT, Syscall.UTIMENSAT, null);
@@ -168,41 +196,73 @@ final class AttrCalls {
             if (flags != 0) {
                 throw new VfsException(Errno.EINVAL, Syscall.UTIMENSAT, null);
             }
-            p = t.fileFdPath(dirfd, Syscall.UTIMENSAT);
+            f = new Found(t.fileFdPath(dirfd, Syscall.UTIMENSAT), null, null, null);
         } else {
-            p = resolve(dirfd, path, Syscall.UTIMENSAT, flags, 0);
+            f = resolveForChange(dirfd, path, Syscall.UTIMENSAT, flags);
         }
         if (!a.isValid() || !m.isValid()) {
             // Checked after the lookup, as vfs_utimes does: a bad path wins over a bad time.
             throw new VfsException(Errno.EINVAL, Syscall.UTIMENSAT, path);
         }
-        return setAttrs(p, new AttrChange.SetTimes(a, m), Syscall.UTIMENSAT, path);
+        return setAttrs(f, new AttrChange.SetTimes(a, m), Syscall.UTIMENSAT, path);
     }
 
     /**
-     * Applies an attribute change: {@code EROFS} on a read-only mount, then by message for
-     * a live directory (its actor owns its attributes) or by CAS for anything else (a removed
-     * directory has no writer left, and Linux still lets its attributes change).
+     * Applies an attribute change to an inode reached without a path (a descriptor):
+     * {@code EROFS} on a read-only mount, then by message for a live directory (its actor
+     * owns its attributes) or by CAS for anything else (a removed directory has no writer
+     * left, and Linux still lets its attributes change).
      */
     CompletableFuture<Void> setAttrs(VfsPath p, AttrChange change, Syscall op, Filename path) {
+        return setAttrs(new Found(p, null, null, null), change, op, path);
+    }
+
+    /**
+     * Applies an attribute change to what a walk found: {@code EROFS} on a read-only mount;
+     * then, for a live directory, by message to its actor with the walk's proof; for another
+     * inode found by a lookup, by message to that directory's actor
+     * ({@link DirectoryActor.SetChildAttrs}), which applies the CAS only while the proof
+     * holds; else (no path to prove) by CAS here. A stale proof fails the returned future with
+     * {@code ESTALE}, for {@link Revalidate} to walk again.
+     */
+    CompletableFuture<Void> setAttrs(Found f, AttrChange change, Syscall op, Filename path) {
+        VfsPath p = f.path();
         if (p.mnt() != null && p.mnt().isReadOnly()) {
             throw new VfsException(Errno.EROFS, op, path);
         }
         Inode i = p.inode();
         if (i.actorOwnsAttrs()) {
-            return t.asker().askDir((DirectoryInode) i, (ReplyTo<DirReply> r) -> new DirectoryActor.SetAttrs(change, t.cred(),
-                            dev.seqvfs.engine.dir.PathProof.NONE, r))
+            PathProof proof = f.proof() == null ? PathProof.NONE : f.proof();
+            return t.asker().askDir((DirectoryInode) i,
+                            (ReplyTo<DirReply> r) -> new DirectoryActor.SetAttrs(change, t.cred(), proof, r))
                     .thenApply(r -> {
                         Asker.check(r, op, path, null);
                         return null;
                     });
         }
-        long now = t.vfs().clock().nowNanos();
-        boolean writable = Permission.check(i, Mode.W_OK, t.cred());
+        if (f.parent() != null && f.parent().actorOwnsAttrs()) {
+            return t.asker().askDir(f.parent(), (ReplyTo<DirReply> r) -> new DirectoryActor.SetChildAttrs(f.name(), i,
+                            change, t.cred(), f.proof(), r))
+                    .thenApply(r -> {
+                        Asker.check(r, op, path, null);
+                        return null;
+                    });
+        }
+        // notify_change under mnt_want_write: a read-only remount is EBUSY meanwhile.
+        Superblock sb = p.mnt() == null ? null : p.mnt().superblock();
+        if (sb != null && !sb.tryBeginWrite()) {
+            throw new VfsException(Errno.EROFS, op, path);
+        }
         try {
+            long now = t.vfs().clock().nowNanos();
+            boolean writable = Permission.check(i, Mode.W_OK, t.cred());
             i.setattr(change, t.cred(), now, writable);
         } catch (VfsException e) {
             throw e.withContext(op, path, null);
+        } finally {
+            if (sb != null) {
+                sb.endWrite();
+            }
         }
         return CompletableFuture.completedFuture(null);
     }

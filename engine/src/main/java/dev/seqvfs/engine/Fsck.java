@@ -1,5 +1,6 @@
 package dev.seqvfs.engine;
 
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.dir.Dentry;
 import dev.seqvfs.engine.dir.DirLink;
 import dev.seqvfs.engine.dir.DirSnapshot;
@@ -29,7 +30,11 @@ import java.util.Map;
  *   <li>each non-directory's link count equals the number of names it has;</li>
  *   <li>the superblock's inode-slot count is at least the number of reachable directories
  *       plus names of files (tmpfs charges a slot per hard link), and equal to it when no file
- *       is open.</li>
+ *       is open;</li>
+ *   <li>with every file closed, no superblock counts a writer or a removed inode still
+ *       open (a read-only remount would fail with {@code EBUSY});</li>
+ *   <li>no descriptor table holds a reserved descriptor (a reservation lives only while an
+ *       {@code open} is in progress).</li>
  * </ul>
  *
  * <p>Reads published snapshots only; safe to call at any time, but only meaningful when
@@ -52,6 +57,14 @@ public final class Fsck {
             Superblock sb = m.superblock();
             if (seen.put(sb, Boolean.TRUE) == null) {
                 checkSuperblock(sb, expectNoOpenFiles, problems);
+            }
+        }
+        Map<dev.seqvfs.engine.fdtable.FilesStruct, Boolean> tables = new IdentityHashMap<>();
+        for (TaskContext t : vfs.liveTasks()) {
+            dev.seqvfs.engine.fdtable.FilesStruct files = t.files();
+            if (tables.put(files, Boolean.TRUE) == null && files.reservedCount() != 0) {
+                problems.add("descriptor table of pid " + t.pid() + " holds " + files.reservedCount()
+                        + " reserved descriptors with no open in progress");
             }
         }
         return problems;
@@ -131,6 +144,10 @@ public final class Fsck {
         if (used < reachable || (exact && !anyOpen && used != reachable)) {
             problems.add(sb + ": superblock counts " + used + " inode slots, " + reachable
                     + " are reachable (directories + names of files)");
+        }
+        if (exact && !anyOpen && (sb.writers() != 0 || sb.removeCount() != 0)) {
+            problems.add(sb + ": with every file closed the superblock counts " + sb.writers() + " writers and "
+                    + sb.removeCount() + " removed inodes still open (a read-only remount would be EBUSY)");
         }
     }
 }

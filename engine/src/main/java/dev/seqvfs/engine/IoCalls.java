@@ -281,16 +281,21 @@ final class IoCalls {
         if (i.type() != FileType.REGULAR) {
             throw new VfsException(Errno.EINVAL, Syscall.TRUNCATE, path);
         }
-        if (p.mnt().isReadOnly()) {
+        // vfs_truncate: mnt_want_write, held across the permission check and the truncate, so
+        // a read-only remount is EBUSY meanwhile and one that came first makes this EROFS.
+        dev.seqvfs.engine.sb.Superblock sb = p.mnt().superblock();
+        if (p.mnt().mountReadOnly() || !sb.tryBeginWrite()) {
             throw new VfsException(Errno.EROFS, Syscall.TRUNCATE, path);
         }
-        if (!Permission.check(i, Mode.W_OK, t.cred())) {
-            throw new VfsException(Errno.EACCES, Syscall.TRUNCATE, path);
-        }
         try {
+            if (!Permission.check(i, Mode.W_OK, t.cred())) {
+                throw new VfsException(Errno.EACCES, Syscall.TRUNCATE, path);
+            }
             i.fileOps().truncate(i, len, t.cred(), Syscall.TRUNCATE);
         } catch (VfsException e) {
             throw e.withContext(Syscall.TRUNCATE, path, null);
+        } finally {
+            sb.endWrite();
         }
     }
 

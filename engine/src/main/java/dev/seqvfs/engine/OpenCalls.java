@@ -87,6 +87,14 @@ final class OpenCalls {
         }
         String ip = PathNames.toInternal(path, Syscall.OPEN);
         final int f = flags;
+        t.alive(Syscall.OPEN);
+        if (!ip.isEmpty() && ip.length() < dev.seqvfs.protocol.Limits.PATH_MAX
+                && t.files().tableAcquire().lowestFree(0) >= t.files().rlimitNofile()) {
+            // do_sys_openat2 reserves the descriptor before the walk: a full table is EMFILE
+            // whatever the path (after getname's ENOENT / ENAMETOOLONG). The table's actor
+            // decides for real when it reserves or installs; this is the read-only early answer.
+            throw new VfsException(Errno.EMFILE, Syscall.OPEN, path);
+        }
         for (int attempt = 0; ; attempt++) {
             VfsPath start = t.startFor(dirfd, ip, Syscall.OPEN, path, false);
             OpenTarget target = t.walk(start, ip, Syscall.OPEN, nd -> walkOpen(nd, f));
@@ -97,6 +105,10 @@ final class OpenCalls {
                         return fd;
                     }
                     continue;
+                }
+                if (truncates(target.existing(), f)) {
+                    // Truncating changes the file: reserve the descriptor first, as for a create.
+                    return withReservation(req, path, res -> truncateAndInstall(res, target, f, path, req));
                 }
                 OpenFile file = openExisting(target.existing(), f, path);
                 if (file != null) {
@@ -113,24 +125,8 @@ final class OpenCalls {
                     throw new VfsException(Errno.EACCES, Syscall.OPEN, path);
                 }
                 // Linux reserves the descriptor before it creates (get_unused_fd_flags): a
-                // full table must not leave a new file behind. Checked on the published table;
-                // a concurrent open filling the last slot meanwhile is the one race left.
-                dev.seqvfs.engine.fdtable.FdTable table = t.files().tableAcquire();
-                if (table.lowestFree(0) >= t.files().rlimitNofile()) {
-                    throw new VfsException(Errno.EMFILE, Syscall.OPEN, path);
-                }
-                int m = Mode.S_IFREG | (mode & ~t.umask() & 07777);
-                boolean excl = (f & OpenFlags.O_EXCL) != 0;
-                VfsPath parent = target.parent();
-                CompletableFuture<DirReply> created = t.asker().askDir((DirectoryInode) parent.inode(),
-                        (ReplyTo<DirReply> r) -> new DirectoryActor.Create(target.name(), m, 0, null, excl,
-                                t.cred(), target.proof(), r));
-                if (req == null) {
-                    // The blocking open goes on on the calling thread (a FIFO found here parks it).
-                    return afterCreate(t.asker().join(created, Syscall.OPEN, path), parent, target.name(), f, path, ip,
-                            null);
-                }
-                return created.thenCompose(r -> afterCreate(r, parent, target.name(), f, path, ip, req));
+                // full table must fail the open with EMFILE before a new file exists.
+                return withReservation(req, path, res -> create(res, target, f, mode, path, ip, req));
             }
             if (attempt >= MAX_PIN_RETRIES) {
                 throw new VfsException(Errno.ENOENT, Syscall.OPEN, path);
@@ -138,29 +134,189 @@ final class OpenCalls {
         }
     }
 
+    /** Whether opening {@code p} with {@code flags} truncates it: a regular file with {@code O_TRUNC}. */
+    private static boolean truncates(VfsPath p, int flags) {
+        return (flags & OpenFlags.O_TRUNC) != 0 && (flags & OpenFlags.O_PATH) == 0
+                && p.inode().type() == FileType.REGULAR;
+    }
+
+    /**
+     * Runs the part of an open that changes something ({@code body}: create, truncate) with a
+     * descriptor reserved first, as {@code do_sys_openat2} does before it walks: a full table
+     * fails with {@code EMFILE} and changes nothing. {@code body} ends the reservation by
+     * installing into it, or by releasing it; if it throws or its future fails before it
+     * installed, the reservation is released here, so no path leaks one.
+     *
+     * <p>The asynchronous form returns a future of its own, completed from the reservation's
+     * and {@code body}'s futures: cancelling it (a withdrawn open) skips no cleanup, and
+     * {@code body} stops at its next step (an install under a withdrawn claim installs
+     * nothing and ends the reservation).
+     *
+     * @param req {@code null} for the blocking open (every step on the calling thread)
+     */
+    private CompletableFuture<Integer> withReservation(OpenFuture req, Filename path,
+                                                       java.util.function.Function<FdReservation,
+                                                               CompletableFuture<Integer>> body) {
+        if (req == null) {
+            FdReservation res = FdReservation.reserveBlocking(t.asker(), t.files(), path);
+            CompletableFuture<Integer> fd;
+            try {
+                fd = body.apply(res);
+            } catch (RuntimeException | Error e) {
+                res.release();
+                throw e;
+            }
+            fd.whenComplete((v, e) -> {
+                if (e != null) {
+                    res.release();
+                }
+            });
+            return fd;
+        }
+        CompletableFuture<Integer> out = new CompletableFuture<>();
+        FdReservation.reserve(t.asker(), t.files(), path).whenComplete((res, e) -> {
+            if (e != null) {
+                out.completeExceptionally(unwrap(e));
+                return;
+            }
+            if (req.claim().isWithdrawn()) {
+                res.release();
+                out.completeExceptionally(new VfsException(Errno.EINTR, Syscall.OPEN, path));
+                return;
+            }
+            CompletableFuture<Integer> fd;
+            try {
+                fd = body.apply(res);
+            } catch (RuntimeException | Error x) {
+                res.release();
+                out.completeExceptionally(x);
+                return;
+            }
+            fd.whenComplete((v, x) -> {
+                if (x != null) {
+                    res.release();
+                    out.completeExceptionally(unwrap(x));
+                } else {
+                    out.complete(v);
+                }
+            });
+        });
+        return out;
+    }
+
+    private static Throwable unwrap(Throwable e) {
+        return e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+    }
+
+    /** Fails a step of an asynchronous open that was withdrawn meanwhile: nothing more is changed. */
+    private static void stopIfWithdrawn(OpenFuture req, Filename path) {
+        if (req != null && req.claim().isWithdrawn()) {
+            throw new VfsException(Errno.EINTR, Syscall.OPEN, path);
+        }
+    }
+
+    /** {@code open(O_TRUNC)} of an existing regular file, into a reserved descriptor. */
+    private CompletableFuture<Integer> truncateAndInstall(FdReservation res, OpenTarget target, int f, Filename path,
+                                                          OpenFuture req) {
+        stopIfWithdrawn(req, path);
+        OpenFile file = openExisting(target.existing(), f, path);
+        if (file == null) {
+            // The mount is being unmounted: walk again (Revalidate).
+            throw new VfsException(Errno.ESTALE, Syscall.OPEN, path);
+        }
+        if (file.origin() == null) {
+            file.setOrigin(target.origin());
+        }
+        return res.install(file, (f & OpenFlags.O_CLOEXEC) != 0, req == null ? null : req.claim(), path);
+    }
+
+    /** {@code open(O_CREAT)} of a name the walk found absent: create it, open it, install it into {@code res}. */
+    private CompletableFuture<Integer> create(FdReservation res, OpenTarget target, int f, int mode, Filename path,
+                                              String ip, OpenFuture req) {
+        int m = Mode.S_IFREG | (mode & ~t.umask() & 07777);
+        boolean excl = (f & OpenFlags.O_EXCL) != 0;
+        VfsPath parent = target.parent();
+        // open_last_lookups holds the mount for writing from before the create until the new
+        // file holds its own write access, so a read-only remount cannot leave a created file
+        // behind an open that then fails with EROFS.
+        Runnable endHold = holdForWrite(parent.mnt().superblock(), f, path);
+        try {
+            CompletableFuture<DirReply> created = t.asker().askDir((DirectoryInode) parent.inode(),
+                    (ReplyTo<DirReply> r) -> new DirectoryActor.Create(target.name(), m, 0, null, excl,
+                            t.cred(), target.proof(), r));
+            if (req == null) {
+                // The blocking open goes on on the calling thread (a FIFO found here parks it).
+                try {
+                    return afterCreate(t.asker().join(created, Syscall.OPEN, path), parent, target.name(), f, path, ip,
+                            null, res, endHold);
+                } finally {
+                    endHold.run();
+                }
+            }
+            // An internal stage: only withReservation's own future is exposed to a withdrawal.
+            CompletableFuture<Integer> fd = created.thenCompose(r -> afterCreate(r, parent, target.name(), f, path,
+                    ip, req, res, endHold));
+            fd.whenComplete((v, e) -> endHold.run());
+            return fd;
+        } catch (RuntimeException | Error e) {
+            endHold.run();
+            throw e;
+        }
+    }
+
+    /**
+     * For an {@code open(O_CREAT)} whose new file will be opened for writing: counts a
+     * writer of {@code sb} now ({@code EROFS} if it is read-only) and returns what ends it,
+     * once however often it runs; for other opens, a no-op.
+     */
+    private static Runnable holdForWrite(dev.seqvfs.engine.sb.Superblock sb, int flags, Filename path) {
+        if (!OpenFlags.writable(flags)) {
+            return () -> { };
+        }
+        if (!sb.tryBeginWrite()) {
+            throw new VfsException(Errno.EROFS, Syscall.OPEN, path);
+        }
+        java.util.concurrent.atomic.AtomicBoolean ended = new java.util.concurrent.atomic.AtomicBoolean();
+        return () -> {
+            if (ended.compareAndSet(false, true)) {
+                sb.endWrite();
+            }
+        };
+    }
+
     /**
      * The rest of {@code open(O_CREAT)} once the directory created (or found) the name: open
-     * what is there. The async form runs on whichever thread completed the reply.
+     * what is there and install it into the reserved descriptor. The async form runs on
+     * whichever thread completed the reply.
      */
     private CompletableFuture<Integer> afterCreate(DirReply r, VfsPath parent, String name, int f, Filename path,
-                                                   String ip, OpenFuture req) {
+                                                   String ip, OpenFuture req, FdReservation res, Runnable endHold) {
         Asker.check(r, Syscall.OPEN, path, null);
         VfsPath found = new VfsPath(parent.mnt(), r.inode());
         FileOrigin origin = new FileOrigin(parent.mnt(), (DirectoryInode) parent.inode(), name, r.dentry());
         if (r.existed() && isFifo(found, f)) {
-            // open(O_CREAT) of an existing FIFO: fifo_open.
+            // open(O_CREAT) of an existing FIFO: fifo_open, which may wait for the other side;
+            // it installs on its own (nothing was changed that a full table must prevent).
+            res.release();
+            endHold.run();
             CompletableFuture<Integer> fd = openFifo(found, f, path, req, origin);
             if (fd == null) {
                 throw new VfsException(Errno.ENOENT, Syscall.OPEN, path);
             }
             return fd;
         }
-        OpenFile file = r.existed() ? openExisting(found, f, path) : newOpenFile(found, f, ip);
+        stopIfWithdrawn(req, path);
+        OpenFile file;
+        try {
+            file = r.existed() ? openExisting(found, f, path) : newOpenFile(found, f, ip);
+        } finally {
+            endHold.run(); // the file holds its own write access now, or failed
+        }
         if (file == null) {
             throw new VfsException(Errno.ENOENT, Syscall.OPEN, path);
         }
         file.setOrigin(origin);
-        return install(file, f, path, req);
+        return res.install(file, (f & OpenFlags.O_CLOEXEC) != 0, req == null ? null : req.claim(), path);
     }
 
     private static OpenTarget walkOpen(Nameidata nd, int flags) {
@@ -317,15 +473,43 @@ final class OpenCalls {
             throw e.withContext(Syscall.OPEN, path, null);
         }
         OpenFile file = new OpenFile(i, p.mnt(), null, flags, ops, AnonFs.dentryOf(i));
+        takeWriteAccess(file, flags, path);
         if ((flags & OpenFlags.O_TRUNC) != 0 && i.type() == FileType.REGULAR) {
+            // handle_truncate runs as a writer of the mount (do_open's mnt_want_write), even
+            // for O_RDONLY: a read-only remount cannot slip in after the EROFS checks.
+            dev.seqvfs.engine.sb.Superblock sb = p.mnt().superblock();
+            if (!sb.tryBeginWrite()) {
+                file.release();
+                throw new VfsException(Errno.EROFS, Syscall.OPEN, path);
+            }
             try {
                 i.fileOps().truncate(i, 0, t.cred(), Syscall.OPEN);
             } catch (VfsException e) {
                 file.release();
                 throw e.withContext(Syscall.OPEN, path, null);
+            } finally {
+                sb.endWrite();
             }
         }
         return file;
+    }
+
+    /**
+     * A regular file opened for writing holds write access to its superblock until its last
+     * close ({@code do_dentry_open}, {@link OpenFile#tryGetWriteAccess}): a read-only
+     * remount is {@code EBUSY} meanwhile. Special files (FIFOs, devices, sockets) take none,
+     * as Linux's {@code special_file} test, nor do anonymous inodes (no superblock of theirs
+     * is ever remounted).
+     *
+     * @throws VfsException {@code EROFS} if the superblock went read-only since the open's
+     *         checks ({@code file} is released)
+     */
+    private static void takeWriteAccess(OpenFile file, int flags, Filename path) {
+        if (OpenFlags.writable(flags) && file.inode().type() == FileType.REGULAR && !file.inode().isAnonymous()
+                && file.mount() != null && !file.tryGetWriteAccess()) {
+            file.release();
+            throw new VfsException(Errno.EROFS, Syscall.OPEN, path);
+        }
     }
 
 
@@ -384,7 +568,9 @@ final class OpenCalls {
         if (!p.mnt().tryPin()) {
             return null;
         }
-        return new OpenFile(p.inode(), p.mnt(), internalPath, flags);
+        OpenFile file = new OpenFile(p.inode(), p.mnt(), internalPath, flags);
+        takeWriteAccess(file, flags, internalPath == null ? null : Filename.ofInternal(internalPath));
+        return file;
     }
 
     /**

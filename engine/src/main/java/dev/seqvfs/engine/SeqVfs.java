@@ -453,6 +453,11 @@ public final class SeqVfs implements AutoCloseable {
         tasks.remove(pid);
     }
 
+    /** Returns the live tasks (a weakly consistent view of the registry), for {@link Fsck}. */
+    java.util.Collection<TaskContext> liveTasks() {
+        return tasks.values();
+    }
+
 
     /** The task registry as procfs sees it. */
     private final class TaskRegistryView implements TaskRegistry {

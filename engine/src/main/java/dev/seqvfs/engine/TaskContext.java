@@ -242,6 +242,16 @@ final class TaskContext implements WalkContext {
         return vfs.asker().join(f, op, path);
     }
 
+    /**
+     * The blocking form of a call its writer may answer {@code ESTALE}: every attempt runs and
+     * is awaited on the calling thread, each under its own ask timeout
+     * ({@link Revalidate#retryingBlocking}), so a long run of stale attempts ends with
+     * Revalidate's bounded answer, not with the ask timeout of the whole chain.
+     */
+    <T> T retryingAwait(Supplier<CompletableFuture<T>> attempt, Syscall op, CharSequence path) {
+        return Revalidate.retryingBlocking(() -> await(async(attempt), op, path));
+    }
+
     /** Runs a call that answers by future, turning a failure before the first message into a failed future. */
     static <T> CompletableFuture<T> async(Supplier<CompletableFuture<T>> body) {
         try {

@@ -554,7 +554,7 @@ public final class VfsTask implements AutoCloseable {
     public void mkdirat(int dirfd, CharSequence path, int mode) {
         try {
             Filename p = TaskContext.path(path, Syscall.MKDIR);
-            c.await(Revalidate.retrying(() -> c.ns.mkdirat(dirfd, p, mode)), Syscall.MKDIR, p);
+            c.retryingAwait(() -> c.ns.mkdirat(dirfd, p, mode), Syscall.MKDIR, p);
         } catch (VfsException e) {
             throw c.raise(e);
         }
@@ -575,7 +575,7 @@ public final class VfsTask implements AutoCloseable {
     public void mknodat(int dirfd, CharSequence path, int mode, long dev) {
         try {
             Filename p = TaskContext.path(path, Syscall.MKNOD);
-            c.await(Revalidate.retrying(() -> c.ns.mknodat(dirfd, p, mode, dev)), Syscall.MKNOD, p);
+            c.retryingAwait(() -> c.ns.mknodat(dirfd, p, mode, dev), Syscall.MKNOD, p);
         } catch (VfsException e) {
             throw c.raise(e);
         }
@@ -596,7 +596,7 @@ public final class VfsTask implements AutoCloseable {
         try {
             Filename t = TaskContext.path(target, Syscall.SYMLINK);
             Filename l = TaskContext.path(linkpath, Syscall.SYMLINK);
-            c.await(Revalidate.retrying(() -> c.ns.symlinkat(t, newdirfd, l)), Syscall.SYMLINK, l);
+            c.retryingAwait(() -> c.ns.symlinkat(t, newdirfd, l), Syscall.SYMLINK, l);
         } catch (VfsException e) {
             throw c.raise(e);
         }
@@ -618,7 +618,7 @@ public final class VfsTask implements AutoCloseable {
         try {
             Filename o = TaskContext.path(oldpath, Syscall.LINK);
             Filename n = TaskContext.path(newpath, Syscall.LINK);
-            c.await(Revalidate.retrying(() -> c.ns.linkat(olddirfd, o, newdirfd, n, flags)), Syscall.LINK, o);
+            c.retryingAwait(() -> c.ns.linkat(olddirfd, o, newdirfd, n, flags), Syscall.LINK, o);
         } catch (VfsException e) {
             throw c.raise(e);
         }
@@ -640,7 +640,7 @@ public final class VfsTask implements AutoCloseable {
         Syscall op = (flags & OpenFlags.AT_REMOVEDIR) != 0 ? Syscall.RMDIR : Syscall.UNLINK;
         try {
             Filename p = TaskContext.path(path, op);
-            c.await(Revalidate.retrying(() -> c.ns.unlinkat(dirfd, p, flags)), op, p);
+            c.retryingAwait(() -> c.ns.unlinkat(dirfd, p, flags), op, p);
         } catch (VfsException e) {
             throw c.raise(e);
         }
@@ -673,7 +673,7 @@ public final class VfsTask implements AutoCloseable {
         try {
             Filename o = TaskContext.path(oldpath, Syscall.RENAME);
             Filename n = TaskContext.path(newpath, Syscall.RENAME);
-            c.await(Revalidate.retrying(() -> c.ns.renameat2(olddirfd, o, newdirfd, n, flags)), Syscall.RENAME, o);
+            c.retryingAwait(() -> c.ns.renameat2(olddirfd, o, newdirfd, n, flags), Syscall.RENAME, o);
         } catch (VfsException e) {
             throw c.raise(e);
         }
@@ -741,7 +741,7 @@ public final class VfsTask implements AutoCloseable {
     public void fchmodat(int dirfd, CharSequence path, int mode, int flags) {
         try {
             Filename p = TaskContext.path(path, Syscall.CHMOD);
-            c.await(TaskContext.async(() -> c.attrs.fchmodat(dirfd, p, mode, flags)), Syscall.CHMOD, p);
+            c.retryingAwait(() -> c.attrs.fchmodat(dirfd, p, mode, flags), Syscall.CHMOD, p);
         } catch (VfsException e) {
             throw c.raise(e);
         }
@@ -788,7 +788,7 @@ public final class VfsTask implements AutoCloseable {
     public void fchownat(int dirfd, CharSequence path, int uid, int gid, int flags) {
         try {
             Filename p = TaskContext.path(path, Syscall.CHOWN);
-            c.await(TaskContext.async(() -> c.attrs.fchownat(dirfd, p, uid, gid, flags)), Syscall.CHOWN, p);
+            c.retryingAwait(() -> c.attrs.fchownat(dirfd, p, uid, gid, flags), Syscall.CHOWN, p);
         } catch (VfsException e) {
             throw c.raise(e);
         }
@@ -797,12 +797,20 @@ public final class VfsTask implements AutoCloseable {
     /**
      * {@code utimensat(2)}: sets access and modification times; {@code null} means now;
      * {@link Timespec#NOW} and {@link Timespec#OMIT} as in the man page. A {@code null}
-     * path operates on {@code dirfd} itself ({@code futimens}).
+     * path operates on {@code dirfd} itself ({@code futimens}). By path, the change takes
+     * effect while {@code path} still names the inode (as {@link #chmod}).
+     *
+     * @throws VfsException {@code EINVAL} (bad flags, a {@code tv_nsec} out of range, flags
+     *         with a {@code null} path), {@code EFAULT} ({@code null} path with
+     *         {@code AT_FDCWD}), {@code EPERM} / {@code EACCES} (setting times, or "now" without
+     *         write permission, as neither owner nor root), {@code EBADF}, {@code ENOENT},
+     *         {@code ENOTDIR}, {@code ELOOP}, {@code EROFS}; {@code EIO} after
+     *         1000 attempts that the path changed under (nothing changed)
      */
     public void utimensat(int dirfd, CharSequence path, Timespec atime, Timespec mtime, int flags) {
         try {
             Filename p = TaskContext.pathOrNull(path, Syscall.UTIMENSAT);
-            c.await(TaskContext.async(() -> c.attrs.utimensat(dirfd, p, atime, mtime, flags)), Syscall.UTIMENSAT, p);
+            c.retryingAwait(() -> c.attrs.utimensat(dirfd, p, atime, mtime, flags), Syscall.UTIMENSAT, p);
         } catch (VfsException e) {
             throw c.raise(e);
         }

@@ -132,8 +132,10 @@ class EngineBoundariesTest {
             calledOnlyFrom(dev.seqvfs.engine.inode.RegularInode.class, m, "dev.seqvfs.engine.file..",
                     "dev.seqvfs.engine.fs..").check(engine);
         }
-        // a non-directory's attributes change through setattr, called by the attribute calls
-        calledOnlyFrom(dev.seqvfs.engine.inode.Inode.class, "setattr", "dev.seqvfs.engine.AttrCalls").check(engine);
+        // a non-directory's attributes change through setattr: by descriptor from the attribute
+        // calls, by path from the actor of the directory the name was found in
+        calledOnlyFrom(dev.seqvfs.engine.inode.Inode.class, "setattr", "dev.seqvfs.engine.AttrCalls",
+                "dev.seqvfs.engine.dir.DirectoryActor").check(engine);
     }
 
     @Test

@@ -16,9 +16,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Specifies {@link Revalidate}: a call is re-run while it fails with {@code ESTALE}
- * (Linux's {@code LOOKUP_REVAL} retry); cancelling the asynchronous form's future cancels
- * the attempt in flight and starts no further one; the blocking form runs every attempt on
- * the calling thread.
+ * (Linux's {@code LOOKUP_REVAL} retry), at most {@link Revalidate#MAX_TRIES} times, after
+ * which it fails with {@code EIO}; cancelling the asynchronous form's future cancels the
+ * attempt in flight and starts no further one; the blocking form runs every attempt on the
+ * calling thread; the asynchronous form's attempts run in a loop, not in nested frames.
  */
 class RevalidateTest {
     private static VfsException stale() {
@@ -80,6 +81,62 @@ class RevalidateTest {
         });
         assertEquals("ok", v);
         assertEquals(List.of(caller, caller, caller), ran);
+    }
+
+    @Test
+    void retrying_alwaysStaleAtOnce_failsWithEIOAfterMaxTries_withoutGrowingTheStack() {
+        int[] calls = new int[1];
+        int[] depth = {Integer.MAX_VALUE, 0};
+        CompletableFuture<String> out = Revalidate.retrying(() -> {
+            calls[0]++;
+            int d = Thread.currentThread().getStackTrace().length;
+            depth[0] = Math.min(depth[0], d);
+            depth[1] = Math.max(depth[1], d);
+            return CompletableFuture.failedFuture(stale());
+        });
+        assertTrue(out.isDone());
+        VfsException e = assertThrows(VfsException.class, () -> {
+            try {
+                out.join();
+            } catch (java.util.concurrent.CompletionException c) {
+                throw c.getCause();
+            }
+        });
+        assertSame(Errno.EIO, e.errno());
+        assertEquals(Syscall.REQUEST, e.operation());
+        assertEquals(Revalidate.MAX_TRIES, calls[0]);
+        assertTrue(depth[1] - depth[0] < 32, "stack grew from " + depth[0] + " to " + depth[1] + " frames");
+    }
+
+    @Test
+    void retrying_staleAttemptsCompletedByAnotherThread_failWithEIOAfterMaxTries() throws Exception {
+        java.util.concurrent.ExecutorService other = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            int[] calls = new int[1];
+            CompletableFuture<String> out = Revalidate.retrying(() -> {
+                calls[0]++;
+                return CompletableFuture.supplyAsync(() -> {
+                    throw stale();
+                }, other);
+            });
+            java.util.concurrent.ExecutionException e = assertThrows(java.util.concurrent.ExecutionException.class,
+                    () -> out.get(30, java.util.concurrent.TimeUnit.SECONDS));
+            assertSame(Errno.EIO, ((VfsException) e.getCause()).errno());
+            assertEquals(Revalidate.MAX_TRIES, calls[0]);
+        } finally {
+            other.shutdownNow();
+        }
+    }
+
+    @Test
+    void retryingBlocking_alwaysStale_failsWithEIOAfterMaxTries() {
+        int[] calls = new int[1];
+        VfsException e = assertThrows(VfsException.class, () -> Revalidate.retryingBlocking(() -> {
+            calls[0]++;
+            throw stale();
+        }));
+        assertSame(Errno.EIO, e.errno());
+        assertEquals(Revalidate.MAX_TRIES, calls[0]);
     }
 
     @Test

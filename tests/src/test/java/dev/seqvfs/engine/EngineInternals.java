@@ -18,6 +18,16 @@ public final class EngineInternals {
         return vfs.namespace();
     }
 
+    /** Returns how many descriptors of {@code t}'s table are reserved by opens in progress. */
+    public static int reservedDescriptors(VfsTask t) {
+        return t.context().files().reservedCount();
+    }
+
+    /** {@code fallocate(2)} on {@code t}'s descriptor {@code fd} ({@link VfsTask#fallocate}). */
+    public static void fallocate(VfsTask t, int fd, int mode, long offset, long len) {
+        t.fallocate(fd, mode, offset, len);
+    }
+
     /** Returns the instance's anonymous-inode file system (pipes, sockets). */
     public static AnonFs anonFs(SeqVfs vfs) {
         return vfs.anonFs();

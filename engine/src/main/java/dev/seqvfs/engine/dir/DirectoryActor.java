@@ -38,6 +38,9 @@ import org.apache.pekko.actor.typed.javadsl.StashBuffer;
  * empty directory, so a failed CAS means "this directory died": the actor answers
  * {@code ENOENT} from then on and stops after {@link #DEAD_IDLE} without messages.
  * Never blocks: the only lock it touches is the mount read lock, spun for a few stores.
+ * Every handler that changes something counts itself a writer of the superblock for its
+ * length ({@link Superblock#tryBeginWrite}: {@code EROFS} once it is read-only; a read-only
+ * remount is {@code EBUSY} meanwhile), spinning only while a remount holds writers off.
  *
  * <h2>States</h2>
  * <ul>
@@ -168,6 +171,30 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      */
     public record SetAttrs(AttrChange change, Credentials cred, PathProof proof, ReplyTo<DirReply> replyTo)
             implements Command {
+        @Override
+        public void fail(Errno e) {
+            replyTo.tell(DirReply.error(e));
+        }
+    }
+
+    /**
+     * Changes the attributes of {@code target}, a non-directory this directory binds under
+     * {@code name} ({@code chmod}, {@code chown}, {@code utimensat} by path). The inode's
+     * attributes are changed by CAS, as from anywhere; this actor only makes the change take
+     * effect at an instant at which the path still leads to {@code target}: it checks the
+     * walk's proof (whose last lookup is {@code name} here) and applies the change in the
+     * same handler, while nothing else can rebind {@code name} (this actor is the only
+     * writer of its entries). A stale proof answers {@code ESTALE}: the caller walks again.
+     *
+     * @param name the component the walk found {@code target} by
+     * @param target the inode to change, not a directory
+     * @param change what to change
+     * @param cred who asks
+     * @param proof the whole walk (every lookup, the last included), checked when the command applies
+     * @param replyTo where the reply goes; {@code EPERM} (not the owner), {@code ESTALE}
+     */
+    public record SetChildAttrs(String name, Inode target, AttrChange change, Credentials cred, PathProof proof,
+                                ReplyTo<DirReply> replyTo) implements Command {
         @Override
         public void fail(Errno e) {
             replyTo.tell(DirReply.error(e));
@@ -309,6 +336,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                 .onMessage(Unlink.class, this::onUnlink)
                 .onMessage(Rename.class, this::onRename)
                 .onMessage(SetAttrs.class, this::onSetAttrs)
+                .onMessage(SetChildAttrs.class, this::onSetChildAttrs)
                 .onMessage(PrepareRename.class, this::onPrepareRename)
                 .onMessage(RenameFinished.class, m -> this)
                 .onMessage(Died.class, m -> dead())
@@ -388,12 +416,9 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
             }
             return this;
         }
-        return guarded(c, () -> {
+        return writing(c, () -> {
             if (!Permission.check(dir, Mode.W_OK | Mode.X_OK, c.cred())) {
                 throw new VfsException(Errno.EACCES, Syscall.CREATE, null);
-            }
-            if (sb.isReadOnly()) {
-                throw new VfsException(Errno.EROFS, Syscall.CREATE, null);
             }
             Inode child = instantiate(c);
             DirSnapshot next = snap.with(c.name(), child);
@@ -471,7 +496,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         if (snap.isDead()) {
             return failDead(c);
         }
-        return guarded(c, () -> {
+        return writing(c, () -> {
             if (!Permission.check(dir, Mode.W_OK | Mode.X_OK, c.cred())) {
                 throw new VfsException(Errno.EACCES, Syscall.LINK, null);
             }
@@ -516,7 +541,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
             c.fail(Errno.ENOENT);
             return this;
         }
-        return guarded(c, () -> {
+        return writing(c, () -> {
             Syscall op = c.rmdir() ? Syscall.RMDIR : Syscall.UNLINK;
             Inode victim = d.inode();
             if (!Permission.check(dir, Mode.W_OK | Mode.X_OK, c.cred())) {
@@ -584,7 +609,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         if (snap.isDead()) {
             return failDead(c);
         }
-        return guarded(c, () -> {
+        return writing(c, () -> {
             RenamePlan plan = RenamePlan.plan(dir, snap, c.oldName(), dir, snap, c.newName(), c.flags(),
                     c.oldSlash(), c.newSlash(), c.cred());
             Inode victim = plan.target;
@@ -611,7 +636,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         if (stale(c.proof(), c)) {
             return this;
         }
-        return guarded(c, () -> {
+        return writing(c, () -> {
             long now = sb.now();
             boolean writable = Permission.check(dir, Mode.W_OK, c.cred());
             int g = enterChecked(c);
@@ -624,6 +649,30 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                 sb.locks().publish.exit(g);
             }
             c.replyTo().tell(DirReply.ok(dir));
+            return this;
+        });
+    }
+
+    private Behavior<Command> onSetChildAttrs(SetChildAttrs c) {
+        // The proof's last lookup is (this directory, name): holding now, it holds until this
+        // handler returns, since only this actor rebinds the names of a live directory.
+        if (stale(c.proof(), c)) {
+            return this;
+        }
+        return writing(c, () -> {
+            long now = sb.now();
+            Inode target = c.target();
+            boolean writable = Permission.check(target, Mode.W_OK, c.cred());
+            int g = enterChecked(c);
+            if (g < 0) {
+                return stale(c);
+            }
+            try {
+                target.setattr(c.change(), c.cred(), now, writable);
+            } finally {
+                sb.locks().publish.exit(g);
+            }
+            c.replyTo().tell(DirReply.ok(target));
             return this;
         });
     }
@@ -683,6 +732,25 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
 
     private interface Handler {
         Behavior<Command> run();
+    }
+
+    /**
+     * Runs a handler that changes something as a writer of the superblock
+     * ({@code mnt_want_write} around the change): {@code EROFS} if it is read-only now, and a
+     * read-only remount fails with {@code EBUSY} until the handler returns. The callers
+     * checked {@code EROFS} before sending; this closes the gap between their check and the
+     * instant the change applies.
+     */
+    private Behavior<Command> writing(Command c, Handler h) {
+        if (!sb.tryBeginWrite()) {
+            c.fail(Errno.EROFS);
+            return this;
+        }
+        try {
+            return guarded(c, h);
+        } finally {
+            sb.endWrite();
+        }
     }
 
     private Behavior<Command> guarded(Command c, Handler h) {

@@ -23,6 +23,18 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  * open file. An install with a claim claims it (CAS) just before publishing the table and
  * records the descriptor in it (release) just after.
  *
+ * <h2>Reserved descriptors</h2>
+ * An {@code open} that changes something before it installs (creates a file, truncates
+ * one) first {@link Reserve}s a descriptor, as Linux's {@code get_unused_fd_flags} does,
+ * so that a full table fails it with {@code EMFILE} before the change, not after. A
+ * reserved descriptor is in no published table ({@code fget} says {@code EBADF}, forks do
+ * not copy it, {@code /proc/<pid>/fd} does not list it), but no allocation hands it out and
+ * {@code dup2} onto it is {@code EBUSY}, as Linux's {@code do_dup2}. The set of reserved
+ * descriptors is this actor's own state (its count is published, for {@code Fsck}). A
+ * reservation ends with {@link InstallReserved} ({@code fd_install}) or {@link Unreserve}
+ * ({@code put_unused_fd}); a {@link Reserve} whose reply nobody takes (the ask timed out)
+ * is undone by the actor at once.
+ *
  * <h2>Supervision</h2>
  * Resume: a handler that throws is logged and the actor keeps its state, the published
  * table, which a handler replaces only as its last step (the effect of
@@ -52,6 +64,43 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
         public Install(OpenFile file, boolean cloexec, int minFd, ReplyTo<FdReply> replyTo) {
             this(file, cloexec, minFd, replyTo, null);
         }
+    }
+
+    /**
+     * Reserves the lowest free descriptor for an {@code open} that will install into it
+     * ({@code get_unused_fd_flags}); see the class comment.
+     *
+     * @param replyTo the reply's {@code fd} is the reserved descriptor; {@code EMFILE} if
+     *                none is below {@code RLIMIT_NOFILE}. A reply nobody takes undoes the
+     *                reservation.
+     */
+    public record Reserve(ReplyTo<FdReply> replyTo) implements Command {
+    }
+
+    /**
+     * Installs {@code file} on descriptor {@code fd}, which a {@link Reserve} reserved for
+     * the asker ({@code fd_install}), and ends the reservation.
+     *
+     * @param fd the reserved descriptor
+     * @param file the open file; this command owns one reference to it
+     * @param cloexec {@code FD_CLOEXEC}
+     * @param replyTo the reply's {@code fd}; {@code EINTR} if {@code claim} was withdrawn
+     *                first (the file released, the reservation ended, nothing installed);
+     *                {@code EBADF} if {@code fd} was not reserved (a caller bug: the file is
+     *                released)
+     * @param claim {@code null}, or the claim of an asynchronous {@code open}, as for {@link Install}
+     */
+    public record InstallReserved(int fd, OpenFile file, boolean cloexec, ReplyTo<FdReply> replyTo,
+                                  InstallClaim claim) implements Command {
+    }
+
+    /**
+     * Ends a reservation without installing anything ({@code put_unused_fd}): the
+     * {@code open} that made it failed. No reply.
+     *
+     * @param fd the reserved descriptor
+     */
+    public record Unreserve(int fd) implements Command {
     }
 
     /**
@@ -95,7 +144,8 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
      * closing what {@code newFd} held, atomically (no moment where {@code newFd} is free).
      *
      * @param dup3 whether this is {@code dup3} ({@code oldFd == newFd} is then {@code EINVAL})
-     * @param replyTo {@code EBADF} if {@code oldFd} is not open or {@code newFd} is out of range
+     * @param replyTo {@code EBADF} if {@code oldFd} is not open or {@code newFd} is out of range;
+     *                {@code EBUSY} if {@code newFd} is reserved by an {@code open} in progress
      */
     public record Dup2(int oldFd, int newFd, boolean cloexec, boolean dup3, ReplyTo<FdReply> replyTo)
             implements Command {
@@ -141,6 +191,8 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
 
     private final FilesStruct files;
     private final ActorContext<Command> context;
+    /** Descriptors reserved by opens in progress; this actor's own state, never shared. */
+    private final java.util.BitSet reserved = new java.util.BitSet();
 
     private FdTableActor(ActorContext<Command> ctx, FilesStruct files) {
         this.context = ctx;
@@ -173,6 +225,12 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
                 return onInstallAll(c);
             } else if (m instanceof Install c) {
                 return onInstall(c);
+            } else if (m instanceof Reserve c) {
+                return onReserve(c);
+            } else if (m instanceof InstallReserved c) {
+                return onInstallReserved(c);
+            } else if (m instanceof Unreserve c) {
+                return onUnreserve(c);
             } else if (m instanceof DupFd c) {
                 return onDupFd(c);
             } else if (m instanceof Dup2 c) {
@@ -203,9 +261,64 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
         return Behaviors.unhandled();
     }
 
+    /** The lowest descriptor {@code >= min} that is neither open in {@code t} nor reserved. */
+    private int lowestFree(FdTable t, int min) {
+        int fd = t.lowestFree(min);
+        while (reserved.get(fd)) {
+            fd = t.lowestFree(fd + 1);
+        }
+        return fd;
+    }
+
+    private void setReserved(int fd, boolean on) {
+        reserved.set(fd, on);
+        files.publishReserved(reserved.cardinality());
+    }
+
+    private Behavior<Command> onReserve(Reserve m) {
+        int fd = lowestFree(files.tableAcquire(), 0);
+        if (fd >= files.rlimitNofile()) {
+            m.replyTo().tell(FdReply.error(Errno.EMFILE));
+            return this;
+        }
+        setReserved(fd, true);
+        if (!m.replyTo().tryTell(FdReply.ok(fd, null))) {
+            setReserved(fd, false);
+        }
+        return this;
+    }
+
+    private Behavior<Command> onInstallReserved(InstallReserved m) {
+        if (!reserved.get(m.fd())) {
+            getContext().getLog().error("install into descriptor {}, which is not reserved", m.fd());
+            m.file().release();
+            m.replyTo().tell(FdReply.error(Errno.EBADF));
+            return this;
+        }
+        setReserved(m.fd(), false);
+        if (m.claim() != null && !m.claim().tryBeginInstall()) {
+            m.file().release();
+            m.replyTo().tell(FdReply.error(Errno.EINTR));
+            return this;
+        }
+        files.publishRelease(files.tableAcquire().with(m.fd(), new FdTable.Entry(m.file(), m.cloexec())));
+        if (m.claim() != null) {
+            m.claim().installed(m.fd());
+        }
+        m.replyTo().tell(FdReply.ok(m.fd(), m.file()));
+        return this;
+    }
+
+    private Behavior<Command> onUnreserve(Unreserve m) {
+        if (reserved.get(m.fd())) {
+            setReserved(m.fd(), false);
+        }
+        return this;
+    }
+
     private Behavior<Command> onInstall(Install m) {
         FdTable t = files.tableAcquire();
-        int fd = t.lowestFree(Math.max(0, m.minFd()));
+        int fd = lowestFree(t, Math.max(0, m.minFd()));
         if (fd >= files.rlimitNofile()) {
             m.file().release();
             m.replyTo().tell(FdReply.error(Errno.EMFILE));
@@ -229,7 +342,7 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
         int[] fds = new int[m.files().length];
         FdTable next = t;
         for (int i = 0; i < fds.length; i++) {
-            int fd = next.lowestFree(0);
+            int fd = lowestFree(next, 0);
             if (fd >= files.rlimitNofile()) {
                 for (OpenFile f : m.files()) {
                     f.release();
@@ -270,7 +383,7 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
             m.replyTo().tell(FdReply.error(Errno.EINVAL));
             return this;
         }
-        int fd = t.lowestFree(m.minFd());
+        int fd = lowestFree(t, m.minFd());
         if (fd >= files.rlimitNofile()) {
             m.replyTo().tell(FdReply.error(Errno.EMFILE));
             return this;
@@ -290,6 +403,11 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
         }
         if (m.oldFd() == m.newFd()) {
             m.replyTo().tell(m.dup3() ? FdReply.error(Errno.EINVAL) : FdReply.ok(m.newFd(), e.file()));
+            return this;
+        }
+        if (reserved.get(m.newFd())) {
+            // do_dup2: a descriptor claimed in the bitmap but not yet installed is EBUSY.
+            m.replyTo().tell(FdReply.error(Errno.EBUSY));
             return this;
         }
         FdTable.Entry previous = t.get(m.newFd());

@@ -13,7 +13,9 @@ import org.apache.pekko.actor.typed.ActorRef;
  * ({@link #publishRelease}); readers ({@code fget}, {@code fstat}, {@code read}) load it
  * with acquire ({@link #tableAcquire()}) and never lock or send a message. {@code actor}
  * and {@code rlimitNofile} are set once at construction ({@code actor} right after spawn,
- * before the object is shared).
+ * before the object is shared). {@code reserved}, the number of descriptors reserved by
+ * opens in progress, is written only by the actor and read by {@code Fsck} (volatile);
+ * the reserved descriptors themselves are the actor's private state.
  */
 public final class FilesStruct {
     private static final VarHandle TABLE;
@@ -31,6 +33,7 @@ public final class FilesStruct {
     private final int rlimitNofile;
     private final java.util.concurrent.atomic.AtomicInteger users = new java.util.concurrent.atomic.AtomicInteger(1);
     private volatile ActorRef<FdTableActor.Command> actor;
+    private volatile int reserved;
 
     /**
      * Creates a table holder.
@@ -51,6 +54,19 @@ public final class FilesStruct {
     /** Publishes a table with release; only the table's actor calls this. */
     void publishRelease(FdTable t) {
         TABLE.setRelease(this, t);
+    }
+
+    /**
+     * Returns how many descriptors are reserved by opens in progress (volatile); 0 on a
+     * quiet table, so {@code Fsck} reports a reservation left behind.
+     */
+    public int reservedCount() {
+        return reserved;
+    }
+
+    /** Publishes the number of reserved descriptors (volatile); only the table's actor calls this. */
+    void publishReserved(int n) {
+        reserved = n;
     }
 
     /** Counts one more task sharing this table (a thread, {@code CLONE_FILES}). */

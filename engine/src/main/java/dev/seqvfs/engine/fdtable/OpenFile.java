@@ -18,8 +18,10 @@ import java.lang.invoke.VarHandle;
  * <h2>Concurrency</h2>
  * {@code inode}, {@code mount}, {@code accessMode} are final. {@code statusFlags} is
  * written with release ({@code F_SETFL}) and read with acquire. {@code refs} changes by
- * atomic add; when it drops to zero the description releases its inode's open count and
- * its mount pin, exactly once.
+ * atomic add; when it drops to zero the description releases its inode's open count, its
+ * write access to the superblock if it took one ({@link #tryGetWriteAccess}), and its mount
+ * pin, exactly once. {@code writeAccess} is written once, before the description is
+ * installed (volatile).
  *
  * <h2>States</h2>
  * open (refs &gt; 0) → released (refs == 0), final; {@link #retain()} on a released file
@@ -49,6 +51,8 @@ public final class OpenFile {
     private volatile int statusFlags;
     @SuppressWarnings("unused") // accessed through REFS
     private volatile int refs = 1;
+    /** The superblock this description counts as a writer of ({@code FMODE_WRITER}), or {@code null}. */
+    private volatile dev.seqvfs.engine.sb.Superblock writeAccess;
     /** Where the file was opened from, for {@code /proc}; written once, before publication in a table. */
     private volatile FileOrigin origin;
     /** The file offset in bytes; guarded by this object's monitor (the {@code f_pos} lock). */
@@ -85,6 +89,29 @@ public final class OpenFile {
         STATUS.setRelease(this, flags & ~(OpenFlags.O_ACCMODE | OpenFlags.O_PATH | OpenFlags.O_CREAT
                 | OpenFlags.O_EXCL | OpenFlags.O_NOCTTY | OpenFlags.O_TRUNC | OpenFlags.O_CLOEXEC));
         inode.openAcquire();
+    }
+
+    /**
+     * Takes write access to the mount's superblock for as long as this description is open
+     * ({@code do_dentry_open}'s {@code mnt_get_write_access} for a regular file opened for
+     * writing, dropped by the last {@link #release}, as {@code __fput}): meanwhile a
+     * read-only remount of the superblock fails with {@code EBUSY}. Call once, before the
+     * description is installed.
+     *
+     * @return {@code false} if the superblock is read-only (the open fails with {@code EROFS});
+     *         nothing is taken then
+     * @throws IllegalStateException if called twice, or on a description without a mount
+     */
+    public boolean tryGetWriteAccess() {
+        if (writeAccess != null || mount == null) {
+            throw new IllegalStateException("write access twice, or without a mount, on " + inode);
+        }
+        dev.seqvfs.engine.sb.Superblock sb = mount.superblock();
+        if (!sb.tryBeginWrite()) {
+            return false;
+        }
+        writeAccess = sb;
+        return true;
     }
 
     /** Returns the inode. */
@@ -201,6 +228,10 @@ public final class OpenFile {
             FileLockTable locks = inode.fileLocksIfAny();
             if (locks != null) {
                 locks.releaseFlock(this);
+            }
+            dev.seqvfs.engine.sb.Superblock w = writeAccess;
+            if (w != null) {
+                w.endWrite();
             }
             inode.openRelease();
             if (mount != null) {

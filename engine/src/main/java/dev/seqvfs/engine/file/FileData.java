@@ -199,23 +199,23 @@ public final class FileData {
      * {@code fallocate(2)} with {@code FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE}: a version
      * in which {@code [offset, offset + len)} reads as zeros: whole pages in the range are
      * dropped (they become holes and are no longer charged), partial ones zeroed. The size
-     * does not change.
+     * does not change. The range is not cut at the end of the file: pages allocated past it
+     * ({@code FALLOC_FL_KEEP_SIZE}) are punched too, as {@code shmem_truncate_range} does.
+     * Visits only allocated pages.
      */
     public FileData punchHole(long offset, long len) {
         if (offset < 0 || len <= 0) {
             throw new IllegalArgumentException("bad range " + offset + "+" + len);
         }
-        long end = Math.min(size, offset + len < 0 ? MAX_SIZE : offset + len);
-        if (offset >= end || root == null) {
+        long end = offset + len < 0 ? MAX_SIZE : offset + len;
+        if (root == null) {
             return this;
         }
         Builder b = new Builder(depth, root);
         long dropped = 0;
-        for (long pg = offset / PAGE; pg <= (end - 1) / PAGE; pg++) {
+        long lastPage = (end - 1) / PAGE;
+        for (long pg = nextPresent(offset / PAGE); pg >= 0 && pg <= lastPage; pg = nextPresent(pg + 1)) {
             byte[] old = page(pg);
-            if (old == null) {
-                continue;
-            }
             long pageStart = pg * PAGE;
             int from = (int) Math.max(0, offset - pageStart);
             int to = (int) Math.min(PAGE, end - pageStart);
@@ -232,31 +232,37 @@ public final class FileData {
     }
 
     /**
-     * Returns a version of {@code newSize} bytes: pages past the end are dropped and the
-     * tail of the last page is zeroed; growing adds a hole.
+     * Returns a version of {@code newSize} bytes. Growing adds a hole and keeps every page
+     * (pages allocated past the old end now lie inside). Otherwise every page from the one
+     * past the new end on is dropped, pages allocated past the end included, even when the
+     * size stays the same ({@code shmem_setattr} truncates the page cache whenever the size
+     * does not grow), and the tail of the last page is zeroed when the size shrinks.
      */
     public FileData truncate(long newSize) {
         if (newSize < 0 || newSize > MAX_SIZE) {
             throw new IllegalArgumentException("bad size " + newSize);
         }
-        if (newSize == size) {
-            return this;
-        }
         if (newSize > size) {
             return new FileData(newSize, depth, root, pages);
         }
         if (newSize == 0) {
-            return EMPTY;
+            return size == 0 && pages == 0 ? this : EMPTY;
         }
+        // shmem_setattr: a size that does not grow truncates the page cache from the new size
+        // on, so pages allocated past the end (fallocate with FALLOC_FL_KEEP_SIZE) go even
+        // when the size stays the same.
         long keepPages = (newSize + PAGE - 1) / PAGE;
         long[] dropped = new long[1];
         Object r = depth == 0 ? (keepPages >= 1 ? root : null) : prune(root, depth, 0, keepPages, dropped);
         if (depth == 0 && keepPages < 1 && root != null) {
             dropped[0] = 1;
         }
+        if (newSize == size && dropped[0] == 0) {
+            return this;
+        }
         Builder b = new Builder(depth, r);
         int tail = (int) (newSize % PAGE);
-        if (tail != 0) {
+        if (tail != 0 && newSize < size) {
             byte[] last = new FileData(newSize, depth, b.root, 0).page(keepPages - 1);
             if (last != null) {
                 byte[] z = last.clone();
@@ -299,6 +305,14 @@ public final class FileData {
             p = capacityPages(depth);
         }
         return Math.min(size, Math.max(start, p * PAGE));
+    }
+
+    /** Returns the first allocated page number {@code >= from}, or -1. Skips absent subtrees. */
+    private long nextPresent(long from) {
+        if (depth == 0) {
+            return root != null && from == 0 ? 0 : -1;
+        }
+        return firstPage(root, depth, 0, from, true);
     }
 
     /**

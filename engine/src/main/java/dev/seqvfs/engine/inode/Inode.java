@@ -249,7 +249,24 @@ public class Inode {
      * @param now ctime to set, nanoseconds since the epoch
      */
     public final void dropLinks(int n, long now) {
-        InodeAttrs before = updateAttrsReturningPrevious(a -> a.withNlink(Math.max(0, a.nlink() - n), now));
+        InodeAttrs before;
+        while (true) {
+            InodeAttrs cur = attrsAcquire();
+            InodeAttrs next = cur.withNlink(Math.max(0, cur.nlink() - n), now);
+            // s_remove_count: counted before the store that makes the inode unlinked, so
+            // whoever sees it unlinked (and may free it) sees it counted.
+            boolean last = cur.nlink() > 0 && next.nlink() == 0;
+            if (last) {
+                owner.removeCountAdd(1);
+            }
+            if (next == cur || ATTRS.compareAndSet(this, cur, next)) {
+                before = cur;
+                break;
+            }
+            if (last) {
+                owner.removeCountAdd(-1);
+            }
+        }
         if (type != FileType.DIRECTORY) {
             long extra = Math.max(0, Math.min(n, before.nlink() - 1));
             if (extra > 0) {
@@ -257,16 +274,6 @@ public class Inode {
             }
         }
         maybeFree();
-    }
-
-    private InodeAttrs updateAttrsReturningPrevious(UnaryOperator<InodeAttrs> change) {
-        while (true) {
-            InodeAttrs cur = attrsAcquire();
-            InodeAttrs next = change.apply(cur);
-            if (next == cur || ATTRS.compareAndSet(this, cur, next)) {
-                return cur;
-            }
-        }
     }
 
     /** Counts one more open file description on this inode. */
@@ -336,6 +343,10 @@ public class Inode {
     private void maybeFree() {
         if (!isLinked() && (int) OPEN_COUNT.getVolatile(this) == 0
                 && FREED.compareAndSet(this, 0, 1)) {
+            if (attrsAcquire().nlink() == 0) {
+                // Its link count reached zero in dropLinks, which counted it.
+                owner.removeCountAdd(-1);
+            }
             owner.inodeFreed(this);
         }
     }

@@ -43,4 +43,15 @@ public interface InodeOwner {
      */
     default void extraLinksDropped(long n) {
     }
+
+    /**
+     * Adds {@code delta} to the count of inodes whose last link is gone but which are not
+     * freed yet (Linux's {@code s_remove_count}: {@code drop_nlink} to zero counts one, the
+     * inode's destruction uncounts it). {@link Inode} adds one just before the store that
+     * drops the link count to zero (and takes it back if that store loses its race) and
+     * removes it when it frees the inode, so the count never misses a removed inode that is
+     * still open. A read-only remount is {@code EBUSY} while it is positive.
+     */
+    default void removeCountAdd(long delta) {
+    }
 }

@@ -32,8 +32,22 @@ import org.apache.pekko.actor.typed.ActorRef;
  * <ul>
  *   <li>Identity fields ({@code dev}, {@code type}, {@code sop}, {@code config},
  *       {@code clock}, {@code locks}, {@code root}) are final.</li>
- *   <li>{@code readOnly} is written by {@link SuperblockActor} on a read-only remount
- *       (release) and read by every write call before it starts (acquire).</li>
+ *   <li>{@code readOnly} is written by {@link SuperblockActor} on a remount (release) and
+ *       read by every write call before it starts (acquire).</li>
+ *   <li>{@code writers} and {@code writeHold} are Linux's {@code mnt_writers} and
+ *       {@code MNT_WRITE_HOLD}, per superblock: a writer (a regular file open for writing,
+ *       a directory actor applying a namespace change, an attribute change, a truncate by
+ *       path) counts itself, then waits while the hold is up, then checks
+ *       {@code readOnly} ({@link #tryBeginWrite}); a read-only remount raises the hold,
+ *       then sums the writers, and refuses with {@code EBUSY} if any is counted
+ *       ({@link #tryRemountReadOnly}). The increment and the sum are sequentially consistent
+ *       ({@link WriterCount}) and so are the hold's store and load, so one side always sees
+ *       the other: either the remount counts the writer, or the writer sees the hold, waits
+ *       out the few stores it covers, and then sees {@code readOnly}. Reads never touch the
+ *       counter; opening a file for writing and its last close pay one striped add each.</li>
+ *   <li>{@code removeCount} ({@code s_remove_count}: removed inodes not yet freed) is an
+ *       {@link AtomicLong} changed by {@link Inode} when a last link goes and when it frees
+ *       the inode; a read-only remount is {@code EBUSY} while it is positive.</li>
  *   <li>{@code nextIno}, {@code usedInodes}, {@code usedBytes} are {@link AtomicLong}s
  *       changed by atomic add or by CAS against the limit. They are touched once per
  *       inode-number batch, once per inode creation or free, and once per byte-charging
@@ -55,12 +69,14 @@ import org.apache.pekko.actor.typed.ActorRef;
 public final class Superblock implements InodeOwner {
     private static final VarHandle READ_ONLY;
     private static final VarHandle ACTOR;
+    private static final VarHandle WRITE_HOLD;
 
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
             READ_ONLY = l.findVarHandle(Superblock.class, "readOnly", boolean.class);
             ACTOR = l.findVarHandle(Superblock.class, "actor", ActorRef.class);
+            WRITE_HOLD = l.findVarHandle(Superblock.class, "writeHold", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -79,11 +95,15 @@ public final class Superblock implements InodeOwner {
     private final AtomicLong usedInodes = new AtomicLong();
     private final AtomicLong usedBytes = new AtomicLong();
     private final AtomicInteger activeMounts = new AtomicInteger();
+    private final AtomicLong removeCount = new AtomicLong();
     private final DirectoryInode root;
     @SuppressWarnings("unused") // accessed through READ_ONLY
     private volatile boolean readOnly;
     @SuppressWarnings("unused") // accessed through ACTOR
     private volatile ActorRef<SuperblockActor.Command> actor;
+    private final WriterCount writers = new WriterCount();
+    @SuppressWarnings("unused") // accessed through WRITE_HOLD
+    private volatile boolean writeHold;
 
     /**
      * Creates a superblock with an empty root directory owned by {@code rootUid:rootGid}.
@@ -178,6 +198,68 @@ public final class Superblock implements InodeOwner {
         READ_ONLY.setRelease(this, ro);
     }
 
+    /**
+     * Counts the caller as a writer of this superblock unless it is read-only
+     * ({@code mnt_want_write}): until the matching {@link #endWrite}, a read-only remount
+     * fails with {@code EBUSY}. Lock-free; spins (then yields) only while a remount holds
+     * writers off, across the few stores of its check.
+     *
+     * @return {@code true} if counted; {@code false} if the superblock is read-only (the
+     *         caller answers {@code EROFS}); nothing is counted then
+     */
+    public boolean tryBeginWrite() {
+        writers.add(1);
+        for (int spins = 0; (boolean) WRITE_HOLD.getVolatile(this); spins++) {
+            if (spins < 100) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
+        }
+        if (isReadOnly()) {
+            writers.add(-1);
+            return false;
+        }
+        return true;
+    }
+
+    /** Ends a write counted by {@link #tryBeginWrite} ({@code mnt_drop_write}). */
+    public void endWrite() {
+        writers.add(-1);
+    }
+
+    /** Returns the writers counted now (a moment's sum; exact only with none starting or ending). */
+    public long writers() {
+        return writers.sum();
+    }
+
+    /**
+     * Makes the superblock read-only unless it has writers ({@code sb_prepare_remount_readonly}
+     * and the {@code SB_RDONLY} store of {@code reconfigure_super}). Called only by
+     * {@link SuperblockActor}, its one remounter.
+     *
+     * @return {@code true} if the superblock is read-only now (or was already); {@code false}
+     *         if a file is open for writing, a write is in progress, or a removed file is
+     *         still open ({@code EBUSY}): nothing changed
+     */
+    boolean tryRemountReadOnly() {
+        if (isReadOnly()) {
+            return true;
+        }
+        WRITE_HOLD.setVolatile(this, true);
+        try {
+            // sb_prepare_remount_readonly: writers, then s_remove_count (a removed file still
+            // open: its eviction would write to a read-only file system).
+            if (writers.sum() > 0 || removeCount.get() > 0) {
+                return false;
+            }
+            publishReadOnlyRelease(true);
+            return true;
+        } finally {
+            WRITE_HOLD.setVolatile(this, false);
+        }
+    }
+
     /** Returns the superblock's actor (acquire); {@code null} before it is spawned. */
     public ActorRef<SuperblockActor.Command> actorAcquire() {
         @SuppressWarnings("unchecked")
@@ -263,6 +345,16 @@ public final class Superblock implements InodeOwner {
     @Override
     public void extraLinksDropped(long n) {
         usedInodes.addAndGet(-n);
+    }
+
+    @Override
+    public void removeCountAdd(long delta) {
+        removeCount.addAndGet(delta);
+    }
+
+    /** Returns how many removed inodes are still open ({@code s_remove_count}). */
+    public long removeCount() {
+        return removeCount.get();
     }
 
     /** Returns the number of inode slots in use: inodes alive (the root included) plus extra hard links. */

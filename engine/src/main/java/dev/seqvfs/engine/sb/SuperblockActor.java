@@ -101,10 +101,13 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
     }
 
     /**
-     * Sets or clears the superblock's read-only flag ({@code mount -o remount,ro}).
+     * Sets or clears the superblock's read-only flag ({@code mount -o remount,ro} /
+     * {@code remount,rw}). Going read-only fails with {@code EBUSY}, changing nothing, while
+     * a file of the superblock is open for writing or a write is being applied
+     * ({@link Superblock#tryRemountReadOnly}).
      *
      * @param readOnly the new flag
-     * @param replyTo where the reply goes
+     * @param replyTo where the reply goes: success, or {@code EBUSY}
      */
     public record Remount(boolean readOnly, ReplyTo<DirReply> replyTo) implements Command {
     }
@@ -216,7 +219,12 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
     }
 
     private Behavior<Command> onRemount(Remount m) {
-        sb.publishReadOnlyRelease(m.readOnly());
+        if (!m.readOnly()) {
+            sb.publishReadOnlyRelease(false);
+        } else if (!sb.tryRemountReadOnly()) {
+            m.replyTo().tell(DirReply.error(Errno.EBUSY));
+            return this;
+        }
         m.replyTo().tell(DirReply.ok(sb.root()));
         return this;
     }
@@ -275,6 +283,11 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
             }
             if (r.proof() != null && !r.proof().stillHolds()) {
                 throw new VfsException(Errno.ESTALE, Syscall.RENAME, null);
+            }
+            if (sb.isReadOnly()) {
+                // A read-only remount was handled by this actor since the caller checked:
+                // it is serialized with this publish, so the flag read here holds through it.
+                throw new VfsException(Errno.EROFS, Syscall.RENAME, null);
             }
             RenamePlan plan = RenamePlan.plan(r.oldDir(), os, r.oldName(), r.newDir(), ns, r.newName(),
                     r.flags(), r.oldSlash(), r.newSlash(), r.cred());

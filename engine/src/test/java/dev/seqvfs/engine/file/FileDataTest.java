@@ -93,4 +93,34 @@ class FileDataTest {
         }
         assertTrue(f.pages() <= 2, "pages past the shrink point were kept: " + f.pages());
     }
+
+    /** shmem_setattr truncates from the new size on whenever the size does not grow (host: Linux 6.18, tmpfs). */
+    @Test
+    void truncate_toTheSameSize_dropsPagesAllocatedPastTheEnd() {
+        FileData f = FileData.empty().write(0, new byte[100], 0, 100).allocate(5 * FileData.PAGE, 2 * FileData.PAGE, true);
+        assertEquals(3 * FileData.PAGE, f.allocatedBytes());
+        FileData same = f.truncate(100);
+        assertEquals(100, same.size());
+        assertEquals(FileData.PAGE, same.allocatedBytes());
+        FileData empty = FileData.empty().allocate(0, FileData.PAGE, true).truncate(0);
+        assertEquals(0, empty.allocatedBytes());
+        FileData grown = f.truncate(10 * FileData.PAGE);
+        assertEquals(3 * FileData.PAGE, grown.allocatedBytes(), "growing drops nothing");
+        FileData plain = FileData.empty().write(0, new byte[100], 0, 100);
+        assertTrue(plain.truncate(100) == plain, "nothing past the end: the same version");
+    }
+
+    /** shmem_truncate_range punches the range as given, not cut at i_size (host: Linux 6.18, tmpfs). */
+    @Test
+    void punchHole_reachingPastTheEnd_dropsPagesAllocatedThere() {
+        int page = FileData.PAGE;
+        FileData f = FileData.empty().write(0, new byte[page + 10], 0, page + 10)
+                .allocate(3 * page, 2 * page, true);
+        assertEquals(4 * page, f.allocatedBytes());
+        FileData punched = f.punchHole(page, 10 * page);
+        assertEquals(page + 10, punched.size());
+        assertEquals(page, punched.allocatedBytes(), "page 1 (holding the end) and the two past it are punched");
+        FileData partial = f.punchHole(3 * page + 1, 4 * page);
+        assertEquals(3 * page, partial.allocatedBytes(), "page 3 partly punched stays, page 4 goes");
+    }
 }

@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Timeout;
  * <p>This test pins the state the fix keys on ({@link DirectoryInode#removalInProgress()}):
  * it kills {@code /b/t} the way a remover's first step does, then publishes {@code /b}
  * without it as the second. The ESTALE answer itself is exercised by the linearizability
- * run; holding the state open forever would only measure {@code Revalidate}'s 10,000
- * retries against the ask timeout. (No {@code Fsck}: the instance is left inconsistent.)
+ * run; holding the state open forever would only measure {@code Revalidate}'s bound
+ * ({@code MAX_TRIES} stale attempts, then {@code EIO}). (No {@code Fsck}: the instance is left inconsistent.)
  *
  * <pre>
  * /b/t   empty directory, killed, then unbound from /b

@@ -240,6 +240,70 @@ class MountTest {
         t.umount("/m");
     }
 
+    /**
+     * {@code sb_prepare_remount_readonly}: a superblock with a file open for writing cannot go
+     * read-only ({@code EBUSY}, nothing changed: the descriptor still writes, names can still
+     * be made); once the last descriptor of that open file closes it can. Checked against the
+     * host by {@code RemountDifferentialTest} (Linux 6.18, tmpfs).
+     */
+    @Test
+    void remount_readOnlyWithAFileOpenForWriting_failsWithEBUSYAndChangesNothing() {
+        tmpfs("/m", "size=64k");
+        touch(t, "/m/f");
+        int w = t.open("/m/f", OpenFlags.O_WRONLY);
+        int dup = t.dup(w);
+        assertErrno(Errno.EBUSY, () -> t.mount(null, "/m", null, MS_REMOUNT | MS_RDONLY, null));
+        assertEquals(0, t.statfs("/m").flags() & dev.seqvfs.protocol.MountFlags.ST_RDONLY);
+        assertEquals(3, t.write(w, new byte[3]));
+        t.mkdir("/m/d", 0755);
+        t.close(w);
+        assertErrno(Errno.EBUSY, () -> t.mount(null, "/m", null, MS_REMOUNT | MS_RDONLY, null));
+        t.close(dup);
+        t.mount(null, "/m", null, MS_REMOUNT | MS_RDONLY, null);
+        assertErrno(Errno.EROFS, () -> t.open("/m/f", OpenFlags.O_RDWR));
+        assertErrno(Errno.EROFS, () -> t.mkdir("/m/e", 0755));
+        t.mount(null, "/m", null, MS_REMOUNT, null);
+        int rw = t.open("/m/f", OpenFlags.O_RDWR);
+        assertErrno(Errno.EBUSY, () -> t.mount(null, "/m", null, MS_REMOUNT | MS_RDONLY, null));
+        t.close(rw);
+        t.rmdir("/m/d");
+        t.unlink("/m/f");
+        t.umount("/m");
+    }
+
+    /** Files open only for reading (access mode 3 included: it grants neither) and FIFOs open for writing do not hold a superblock writable. */
+    @Test
+    void remount_readOnlyWithFilesOpenForReadingOrFifosForWriting_succeeds() {
+        tmpfs("/m", null);
+        touch(t, "/m/f");
+        t.mknod("/m/p", dev.seqvfs.protocol.Mode.S_IFIFO | 0644, 0);
+        int r = t.open("/m/f", OpenFlags.O_RDONLY);
+        int three = t.open("/m/f", OpenFlags.O_ACCMODE);
+        int p = t.open("/m/p", OpenFlags.O_RDWR);
+        t.mount(null, "/m", null, MS_REMOUNT | MS_RDONLY, null);
+        t.mount(null, "/m", null, MS_REMOUNT, null);
+        t.close(r);
+        t.close(three);
+        t.close(p);
+        t.unlink("/m/p");
+        t.unlink("/m/f");
+        t.umount("/m");
+    }
+
+    /** {@code s_remove_count}: a removed file still open (even only for reading) keeps the superblock writable. */
+    @Test
+    void remount_readOnlyWithARemovedFileStillOpen_failsWithEBUSY() {
+        tmpfs("/m", null);
+        touch(t, "/m/f");
+        int r = t.open("/m/f", OpenFlags.O_RDONLY);
+        t.unlink("/m/f");
+        assertErrno(Errno.EBUSY, () -> t.mount(null, "/m", null, MS_REMOUNT | MS_RDONLY, null));
+        t.close(r);
+        t.mount(null, "/m", null, MS_REMOUNT | MS_RDONLY, null);
+        t.mount(null, "/m", null, MS_REMOUNT, null);
+        t.umount("/m");
+    }
+
     @Test
     void remount_bindMountReadOnly_refusesWritesOnlyThroughThatMount() {
         t.mount("/a", "/m", null, MS_BIND, null);

@@ -51,15 +51,38 @@ final class HostSide implements Side {
     }
 
     private final Path sandbox;
+    private final boolean ownsSandbox;
     private final Process proc;
     private final Writer toServer;
     private final BufferedReader fromServer;
     private final Outcomes out = new Outcomes();
 
     HostSide() {
+        this(newSandbox(), true);
+    }
+
+    /**
+     * A server chrooted into {@code sandbox}, an empty directory the caller made and removes
+     * (a tmpfs it mounted there, see {@link HostTmpfs}); {@link #close} leaves it in place.
+     */
+    HostSide(Path sandbox) {
+        this(sandbox, false);
+    }
+
+    private static Path newSandbox() {
         try {
-            sandbox = Files.createTempDirectory(HostKernel.SHM, "seqvfs-diff-");
-            LIVE.add(sandbox);
+            Path p = Files.createTempDirectory(HostKernel.SHM, "seqvfs-diff-");
+            LIVE.add(p);
+            return p;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private HostSide(Path sandbox, boolean ownsSandbox) {
+        this.sandbox = sandbox;
+        this.ownsSandbox = ownsSandbox;
+        try {
             proc = new ProcessBuilder(HostKernel.binary().toString(), sandbox.toString())
                     .redirectError(ProcessBuilder.Redirect.DISCARD).start();
         } catch (IOException e) {
@@ -123,6 +146,30 @@ final class HostSide implements Side {
             default:
                 return Outcomes.ok();
         }
+    }
+
+    /**
+     * Sends one request line as it is (see {@code hostops.c} for the verbs) and returns the
+     * server's answer line: {@code "O ..."}, {@code "E errno"}, or {@code "S"}.
+     */
+    String call(String line) {
+        try {
+            toServer.write(line);
+            toServer.write('\n');
+            toServer.flush();
+        } catch (IOException e) {
+            throw new IllegalStateException("hostops died before " + line, e);
+        }
+        String reply = readLine(line);
+        if (reply.startsWith("X")) {
+            throw new IllegalStateException("hostops: " + reply + " for " + line);
+        }
+        return reply;
+    }
+
+    /** Encodes a path argument for {@link #call}: {@code "s"} + hex of its UTF-8 bytes, {@code "n"} for null. */
+    static String arg(String path) {
+        return s(path);
     }
 
     private static String request(Op op) {
@@ -255,8 +302,10 @@ final class HostSide implements Side {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        deleteTree(sandbox);
-        LIVE.remove(sandbox);
+        if (ownsSandbox) {
+            deleteTree(sandbox);
+            LIVE.remove(sandbox);
+        }
     }
 
     private static void deleteQuietly(Path root) {
