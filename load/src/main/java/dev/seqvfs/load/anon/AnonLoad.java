@@ -177,7 +177,8 @@ public final class AnonLoad {
     static Config config(boolean sharedRoot, int threads, int maxClients, boolean shared) {
         int nofile = Math.max(1024, 4 * maxClients + 64);
         return Clients.dispatcherConfig(threads).withFallback(ConfigFactory.parseString(
-                "seqvfs.anon.shared-root = " + (sharedRoot ? "on" : "off") + "\nseqvfs.fd.rlimit-nofile = " + nofile));
+                "seqvfs.anon.shared-root = " + (sharedRoot ? "on" : "off") + "\nseqvfs.fd.rlimit-nofile = " + nofile
+                        + "\nseqvfs.errors.stack-traces = off"));
     }
 
     /** The client actors' own actor system, made once per client count and kept for the whole command. */

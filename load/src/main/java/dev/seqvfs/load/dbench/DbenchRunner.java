@@ -46,7 +46,10 @@ public final class DbenchRunner {
      * SeqVFS's {@code off}).
      */
     private static final Config NO_JVM_HOOKS = ConfigFactory.parseString(
-            "pekko.jvm-shutdown-hooks = off\npekko.coordinated-shutdown.run-by-jvm-shutdown-hook = off");
+            "pekko.jvm-shutdown-hooks = off\npekko.coordinated-shutdown.run-by-jvm-shutdown-hook = off\n"
+            // A replay makes errors by the million (every ENOENT the loadfile expects): no
+            // stack walk per error (measured: 2.34-2.44 us of CPU per op against 2.72-3.04).
+            + "seqvfs.errors.stack-traces = off");
 
     private final PrintStream out;
     private final int mismatchLimit;
