@@ -124,7 +124,8 @@ public final class FileData {
         if (len == 0) {
             return this;
         }
-        if (offset < 0 || offset + len > MAX_SIZE || offset + len < 0) {
+        // MAX_SIZE is Long.MAX_VALUE: a write ends past it exactly when offset + len overflows.
+        if (offset < 0 || offset + len < 0) {
             throw new IllegalArgumentException("write past the maximum file size");
         }
         long end = offset + len;
@@ -236,7 +237,7 @@ public final class FileData {
      * tail of the last page is zeroed; growing adds a hole.
      */
     public FileData truncate(long newSize) {
-        if (newSize < 0 || newSize > MAX_SIZE) {
+        if (newSize < 0) { // no long is past MAX_SIZE (Long.MAX_VALUE)
             throw new IllegalArgumentException("bad size " + newSize);
         }
         if (newSize == size) {

@@ -232,13 +232,10 @@ public class RegularInode extends Inode {
     /**
      * Changes the size to {@code len} bytes ({@code truncate}): pages past the end are
      * dropped (their charge returned), growing adds a hole; mtime and ctime change.
-     *
-     * @throws VfsException {@code EFBIG} past the maximum size; nothing changes
+     * inode_newsize_ok's {@code EFBIG} past the maximum size cannot happen: that size,
+     * {@link FileData#MAX_SIZE}, is {@code Long.MAX_VALUE}.
      */
     public void truncate(long len, Credentials cred, Syscall op) {
-        if (len > FileData.MAX_SIZE) {
-            throw new VfsException(Errno.EFBIG, op, null);
-        }
         writeLock.lock();
         try {
             FileData d = dataAcquire();
@@ -259,7 +256,8 @@ public class RegularInode extends Inode {
      *         as tmpfs undoes a partial allocation), {@code EFBIG} past the maximum size
      */
     public void fallocate(int mode, long offset, long len, Credentials cred, Syscall op) {
-        if (offset + len < 0 || offset + len > FileData.MAX_SIZE) {
+        // past FileData.MAX_SIZE (Long.MAX_VALUE) exactly when offset + len overflows
+        if (offset + len < 0) {
             throw new VfsException(Errno.EFBIG, op, null);
         }
         writeLock.lock();
