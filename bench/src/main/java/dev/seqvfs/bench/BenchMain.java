@@ -133,7 +133,7 @@ public final class BenchMain {
 
     private static String loadAverage() {
         try {
-            String[] f = Files.readString(Paths.get("/proc/loadavg")).trim().split("\\s+");
+            String[] f = Files.readString(Paths.get("/proc/loadavg")).trim().split("\\s+", -1);
             return f[0] + " " + f[1] + " " + f[2];
         } catch (Exception e) {
             return "n/a";

@@ -192,7 +192,7 @@ public final class DbenchCommand implements Callable<Integer> {
         try {
             for (String line : java.nio.file.Files.readAllLines(Path.of("/proc/self/status"))) {
                 if (line.startsWith("Uid:")) {
-                    return line.split("\\s+")[1].equals("0");
+                    return line.split("\\s+", -1)[1].equals("0");
                 }
             }
         } catch (java.io.IOException e) {
@@ -206,7 +206,7 @@ public final class DbenchCommand implements Callable<Integer> {
         if (path == null) {
             return false;
         }
-        for (String dir : path.split(java.io.File.pathSeparator)) {
+        for (String dir : path.split(java.io.File.pathSeparator, -1)) {
             if (java.nio.file.Files.isExecutable(Path.of(dir.isEmpty() ? "." : dir, command))) {
                 return true;
             }
@@ -323,7 +323,7 @@ public final class DbenchCommand implements Callable<Integer> {
 
     private static String loadAverage() {
         try {
-            return java.nio.file.Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+            return java.nio.file.Files.readString(Path.of("/proc/loadavg")).split(" ", -1)[0];
         } catch (java.io.IOException | RuntimeException e) {
             return "unknown";
         }

@@ -259,7 +259,7 @@ public final class Session implements AutoCloseable {
      */
     static String loadAverage() {
         try {
-            String[] f = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).trim().split("\\s+");
+            String[] f = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).trim().split("\\s+", -1);
             return f[0] + " " + f[1] + " " + f[2];
         } catch (java.io.IOException | RuntimeException e) {
             return null;

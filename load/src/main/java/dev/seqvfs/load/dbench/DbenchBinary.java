@@ -100,7 +100,7 @@ public final class DbenchBinary {
         if (path == null) {
             return null;
         }
-        for (String dir : path.split(File.pathSeparator)) {
+        for (String dir : path.split(File.pathSeparator, -1)) {
             Path p = Path.of(dir.isEmpty() ? "." : dir, "dbench");
             if (Files.isRegularFile(p) && Files.isExecutable(p)) {
                 return new DbenchBinary(p);

@@ -165,7 +165,7 @@ public final class SourceTree implements Closeable {
             throw LoadException.usage("--tree " + source + ": entry " + name + " is an absolute path");
         }
         StringBuilder out = new StringBuilder();
-        for (String part : n.split("/")) {
+        for (String part : n.split("/", -1)) {
             if (part.isEmpty() || part.equals(".")) {
                 continue;
             }

@@ -74,7 +74,7 @@ public final class TreeImport {
 
     private static void mkdirs(VfsTask task, String path) {
         StringBuilder p = new StringBuilder();
-        for (String part : path.split("/")) {
+        for (String part : path.split("/", -1)) {
             if (part.isEmpty()) {
                 continue;
             }

@@ -84,7 +84,7 @@ class LoadfileTest {
     @Test
     void parse_lineText_roundTripsThroughTheLoadfileSpelling() throws Exception {
         List<LoadOp> ops = Loadfile.parse(EVERY_OP).ops();
-        String[] lines = EVERY_OP.split("\n");
+        String[] lines = EVERY_OP.split("\n", -1);
         for (int i = 0; i < ops.size(); i++) {
             assertEquals(lines[i], ops.get(i).text());
         }
@@ -155,7 +155,7 @@ class LoadfileTest {
         String input = text.replace("\\n", "\n");
         LoadfileException e = assertThrows(LoadfileException.class, () -> Loadfile.parse(input));
         assertTrue(e.getMessage().startsWith("loadfile " + message), e.getMessage());
-        String badLine = input.split("\n")[e.line() - 1];
+        String badLine = input.split("\n", -1)[e.line() - 1];
         assertTrue(e.getMessage().endsWith(": " + badLine), e.getMessage());
     }
 

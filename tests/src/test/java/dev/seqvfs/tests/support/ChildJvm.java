@@ -49,7 +49,7 @@ public final class ChildJvm {
     public static List<String> testClasspath() {
         String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         List<String> out = new ArrayList<>();
-        for (String e : cp.split(File.pathSeparator)) {
+        for (String e : cp.split(File.pathSeparator, -1)) {
             if (!e.isBlank()) {
                 out.add(e);
             }

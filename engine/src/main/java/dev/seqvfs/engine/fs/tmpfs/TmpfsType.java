@@ -91,7 +91,10 @@ public final class TmpfsType implements FileSystemType {
             int uid = ctx.defaultRootUid();
             int gid = ctx.defaultRootGid();
             if (data != null && !data.isBlank()) {
-                for (String opt : data.split(",")) {
+                for (String opt : data.split(",", -1)) {
+                    if (opt.isEmpty()) {
+                        continue; // an empty option is skipped, as shmem_parse_options does
+                    }
                     String[] kv = opt.split("=", 2);
                     try {
                         switch (kv[0].trim()) {
