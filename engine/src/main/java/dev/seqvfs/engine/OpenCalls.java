@@ -254,6 +254,7 @@ final class OpenCalls {
      * @return the descriptor's future, or {@code null} if the mount is being unmounted and
      *         the walk must be repeated
      */
+    @SuppressWarnings("FutureReturnValueIgnored") // handle(...) nests a future that thenCompose(f -> f) flattens at once
     private CompletableFuture<Integer> openFifo(VfsPath p, int flags, Filename path, OpenFuture req,
                                                 FileOrigin origin) {
         mayOpen(p, flags, path);
@@ -423,7 +424,7 @@ final class OpenCalls {
             r = t.asker().join(f, Syscall.CLOSE, null);
         } catch (VfsException e) {
             // Gave up waiting (EIO, EINTR): whenever the reply comes, drop its file.
-            f.thenAccept(late -> {
+            var unused = f.thenAccept(late -> {
                 if (late.file() != null) {
                     FdTableActor.dropClosed(t.files(), late.file());
                 }

@@ -144,7 +144,7 @@ public final class SeqVfs implements AutoCloseable {
             children = asker.join(started, Syscall.START, null);
         } catch (RuntimeException e) {
             // Not started in time: stop it whenever it starts, and give the system back.
-            started.thenAccept(c -> c.root().tell(EngineRoot.Stop.INSTANCE));
+            var unused = started.thenAccept(c -> c.root().tell(EngineRoot.Stop.INSTANCE));
             lease.release(linger);
             throw e;
         }

@@ -55,6 +55,7 @@ public final class Fifo {
      *
      * @return the file operations, or a future failed as {@link #open} says
      */
+    @SuppressWarnings("FutureReturnValueIgnored") // whenComplete registers callbacks; their stages are not needed
     public static CompletableFuture<PipeEnd> openAsync(SpecialInode fifo, int flags) {
         int acc;
         try {

@@ -283,7 +283,7 @@ public final class Pipe {
             done.forEach(f -> f.complete(null));
         }
         PendingOpen waiting = w;
-        w.result.whenComplete((v, e) -> {
+        var unused = w.result.whenComplete((v, e) -> {
             if (e != null) {
                 lock.lock();
                 try {

@@ -141,7 +141,7 @@ public final class DbenchBinary {
                 t.setDaemon(true);
                 return t;
             });
-            watchdog.schedule(() -> {
+            var unused = watchdog.schedule(() -> { // ended by watchdog.shutdownNow() below
                 if (p.isAlive()) {
                     killed.set(true);
                     kill(p);

@@ -410,7 +410,7 @@ public final class DbenchRunner {
         });
 
         Progress(List<ClientStats> stats, Mark start, Mark measured) {
-            timer.scheduleAtFixedRate(() -> {
+            var unused = timer.scheduleAtFixedRate(() -> { // ended by close()
                 long ops = 0;
                 long bytes = 0;
                 long allOps = 0;

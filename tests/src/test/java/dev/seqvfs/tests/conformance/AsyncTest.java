@@ -67,7 +67,7 @@ class AsyncTest {
         Throwable got = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS)).getCause();
         assertEquals(errno, ((VfsException) got).errno());
         AtomicReference<Throwable> seen = new AtomicReference<>();
-        f.whenComplete((v, e) -> seen.set(e));
+        var unused = f.whenComplete((v, e) -> seen.set(e));
         Throwable e = seen.get();
         Throwable cause = e instanceof CompletionException ? e.getCause() : e;
         assertEquals(errno, ((VfsException) cause).errno());
