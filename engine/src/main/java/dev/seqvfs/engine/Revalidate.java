@@ -79,7 +79,7 @@ final class Revalidate {
 
         Retry(Supplier<CompletableFuture<T>> attempt) {
             this.attempt = attempt;
-            out.whenComplete((v, e) -> {
+            var unused = out.whenComplete((v, e) -> {
                 CompletableFuture<T> c = current;
                 if (e != null && c != null) {
                     c.cancel(false);
@@ -93,11 +93,19 @@ final class Revalidate {
                 f.cancel(false);
                 return;
             }
-            f.whenComplete((v, e) -> {
+            var unused = f.whenComplete((v, e) -> {
                 if (e == null) {
                     out.complete(v);
                 } else if (left > 1 && stale(e) && !out.isDone()) {
-                    follow(start(attempt), left - 1);
+                    CompletableFuture<T> next;
+                    try {
+                        next = start(attempt);
+                    } catch (RuntimeException x) {
+                        // Thrown into this callback's own stage, it would be lost and out
+                        // never completed: the call fails with it instead.
+                        next = CompletableFuture.failedFuture(x);
+                    }
+                    follow(next, left - 1);
                 } else {
                     out.completeExceptionally(e instanceof CompletionException && e.getCause() != null
                             ? e.getCause() : e);
