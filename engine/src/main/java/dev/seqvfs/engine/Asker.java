@@ -157,6 +157,7 @@ final class Asker {
      * Waits for a future, unwrapping its {@link VfsException}; a timeout or an unexpected
      * failure becomes {@code EIO}.
      */
+    @SuppressWarnings("ThreadPriorityCheck") // Thread.yield: the measured backoff of the spin below, not for correctness
     <T> T join(CompletableFuture<T> f, Syscall op, CharSequence path) {
         try {
             if (f.isDone()) {

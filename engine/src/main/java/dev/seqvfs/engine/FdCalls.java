@@ -32,7 +32,7 @@ final class FdCalls {
 
     private CompletableFuture<Integer> askFd(java.util.function.Function<ReplyTo<FdReply>, FdTableActor.Command> m,
                                              Syscall op) {
-        return t.asker().ask(t.files().actor(), m::apply).thenApply(r -> {
+        return t.asker().ask(t.files().actor(), m).thenApply(r -> {
             if (r.error() != null) {
                 throw new VfsException(r.error(), op, null);
             }

@@ -47,7 +47,7 @@ public final class Fsck {
      */
     public static List<String> check(SeqVfs vfs, boolean expectNoOpenFiles) {
         List<String> problems = new ArrayList<>();
-        Map<Superblock, Boolean> seen = new IdentityHashMap<>();
+        IdentityHashMap<Superblock, Boolean> seen = new IdentityHashMap<>();
         for (VfsMount m : vfs.namespace().mountTableAcquire().mounts()) {
             Superblock sb = m.superblock();
             if (seen.put(sb, Boolean.TRUE) == null) {
@@ -58,8 +58,8 @@ public final class Fsck {
     }
 
     private static void checkSuperblock(Superblock sb, boolean exact, List<String> problems) {
-        Map<Inode, Integer> names = new IdentityHashMap<>();
-        Map<DirectoryInode, String> dirs = new IdentityHashMap<>();
+        IdentityHashMap<Inode, Integer> names = new IdentityHashMap<>();
+        IdentityHashMap<DirectoryInode, String> dirs = new IdentityHashMap<>();
         Deque<DirectoryInode> todo = new ArrayDeque<>();
         Deque<String> paths = new ArrayDeque<>();
         todo.add(sb.root());

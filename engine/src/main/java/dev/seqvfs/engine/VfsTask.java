@@ -370,7 +370,7 @@ public final class VfsTask implements AutoCloseable {
      * reported whether asked or not; a negative descriptor is skipped. A wait re-checks the
      * files every millisecond at most (files do not notify waiters of readiness yet).
      *
-     * @return the events that hold for each descriptor ({@code revents}), in order
+     * @return the events that hold for each descriptor (poll(2)'s revents), in order
      * @throws VfsException {@code EINVAL} (arrays of different lengths), {@code EINTR}
      */
     public int[] poll(int[] fds, int[] events, long timeoutMillis) {

@@ -10,6 +10,7 @@ import dev.seqvfs.protocol.Errno;
  * @param file the open file it pointed at (for close), or {@code null}
  * @param fds the descriptors of an {@code InstallAll}, else {@code null}
  */
+@SuppressWarnings("ArrayRecordComponent") // fds goes to the one caller; replies are never compared
 public record FdReply(Errno error, int fd, OpenFile file, int[] fds) {
     /** Success. */
     public static FdReply ok(int fd, OpenFile file) {

@@ -62,6 +62,7 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
      * @param replyTo the reply's {@code fds} are the descriptors, in order; {@code EMFILE}
      *                (every file released) if they do not all fit
      */
+    @SuppressWarnings("ArrayRecordComponent") // a command, never compared
     public record InstallAll(OpenFile[] files, boolean cloexec, ReplyTo<FdReply> replyTo) implements Command {
     }
 
@@ -91,7 +92,7 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
     }
 
     /**
-     * {@code dup2}/{@code dup3}: makes {@code newFd} point at {@code oldFd}'s description,
+     * dup2(2)/dup3(2): makes {@code newFd} point at {@code oldFd}'s description,
      * closing what {@code newFd} held, atomically (no moment where {@code newFd} is free).
      *
      * @param dup3 whether this is {@code dup3} ({@code oldFd == newFd} is then {@code EINVAL})

@@ -74,6 +74,7 @@ public final class InstallClaim {
      *
      * @throws IllegalStateException if the install was never claimed (pending or withdrawn)
      */
+    @SuppressWarnings("ThreadPriorityCheck") // Thread.yield: the backoff of a bounded spin, not for correctness
     public int awaitInstalled() {
         for (int spins = 0; ; spins++) {
             int s = (int) STATE.getAcquire(this);

@@ -157,6 +157,7 @@ public class Inode {
      *
      * @return the attributes published
      */
+    @SuppressWarnings("ReferenceEquality") // next == cur: change returned its argument, nothing to publish
     protected final InodeAttrs updateAttrs(UnaryOperator<InodeAttrs> change) {
         while (true) {
             InodeAttrs cur = attrsAcquire();
@@ -259,6 +260,7 @@ public class Inode {
         maybeFree();
     }
 
+    @SuppressWarnings("ReferenceEquality") // as updateAttrs
     private InodeAttrs updateAttrsReturningPrevious(UnaryOperator<InodeAttrs> change) {
         while (true) {
             InodeAttrs cur = attrsAcquire();

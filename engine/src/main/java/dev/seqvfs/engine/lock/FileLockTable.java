@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The advisory locks of one inode ({@code struct file_lock_context}): whole-file
@@ -47,7 +46,7 @@ public final class FileLockTable {
      * one SeqVFS instance. Guarded by its own monitor. Thread-safe.
      */
     public static final class WaitGraph {
-        private final Map<Object, Object> edges = new IdentityHashMap<>();
+        private final IdentityHashMap<Object, Object> edges = new IdentityHashMap<>();
 
         /** Returns the number of waiting owners (for tests: 0 when nobody waits). */
         public int size() {
@@ -57,7 +56,7 @@ public final class FileLockTable {
         }
     }
 
-    private final Map<Object, Object> waitsFor;
+    private final IdentityHashMap<Object, Object> waitsFor;
 
     /** Creates an empty lock table whose deadlock checks use the instance's {@code graph}. */
     public FileLockTable(WaitGraph graph) {
@@ -249,6 +248,7 @@ public final class FileLockTable {
     }
 
     /** Merges {@code owner}'s touching ranges of the same type. */
+    @SuppressWarnings("ReferenceEquality") // a != b: two entries of the list, which may be equal records
     private void mergeAdjacent(Object owner) {
         boolean merged = true;
         while (merged) {
@@ -283,6 +283,7 @@ public final class FileLockTable {
         return false;
     }
 
+    @SuppressWarnings("WaitNotInLoop") // every caller's loop re-checks its condition after a wake-up
     private void waitHere(Syscall op) {
         try {
             wait(1000);

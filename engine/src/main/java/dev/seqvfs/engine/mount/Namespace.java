@@ -23,7 +23,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * counts of the directories concerned. Mount changes are rare and short: a writer holds
  * the lock for a few stores and sends no message, so this class takes it directly rather
  * than through an actor (walks are never blocked by it: they read optimistically).
- * {@link #mount} and {@link #umount} may spin briefly on the lock; they never park.
+ * {@link #attach}, {@link #detach} and {@link #setMountReadOnly} may spin briefly on the
+ * lock; they never park.
  *
  * <h2>Invariants</h2>
  * A directory's mount count equals the number of mounts in the table whose mountpoint it

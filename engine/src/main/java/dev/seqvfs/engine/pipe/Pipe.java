@@ -757,6 +757,7 @@ public final class Pipe {
         count -= n;
     }
 
+    @SuppressWarnings("WaitNotInLoop") // every caller's loop re-checks its condition after a wake-up
     private static void awaitUninterruptiblyOrEintr(Condition c, Syscall op) {
         try {
             c.await(1, TimeUnit.SECONDS);

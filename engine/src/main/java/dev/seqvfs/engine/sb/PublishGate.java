@@ -37,7 +37,7 @@ public final class PublishGate {
 
     private static int stripeOf(Thread t) {
         long id = t.getId();
-        return (int) ((id ^ (id >>> 16)) * 0x9E3779B1L >>> 8) & (STRIPES - 1);
+        return (int) (((id ^ (id >>> 16)) * 0x9E3779B1L) >>> 8) & (STRIPES - 1);
     }
 
     /**

@@ -140,7 +140,6 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
     private final Superblock sb;
     private final DispatcherSelector dirDispatcher;
     private final StashBuffer<Command> stash;
-    private final TimerScheduler<Command> timers;
     private final ActorRef<DirectoryActor.Prepared> preparedAdapter;
     private long renameIds;
     private InFlight inFlight;
@@ -156,7 +155,6 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
         this.sb = sb;
         this.dirDispatcher = dirDispatcher;
         this.stash = stash;
-        this.timers = timers;
         this.preparedAdapter = ctx.messageAdapter(DirectoryActor.Prepared.class, WrappedPrepared::new);
         // One periodic tick instead of a timer per rename: a timer per rename left a
         // cancelled task in Pekko's scheduler for PREPARE_TIMEOUT, hundreds of thousands of
