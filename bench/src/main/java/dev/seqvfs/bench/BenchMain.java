@@ -41,6 +41,7 @@ public final class BenchMain {
      * One JMH invocation: a benchmark class (or one method of it) at one thread count with
      * its parameter values.
      */
+    @SuppressWarnings("ArrayRecordComponent") // a constant table row, never compared
     record Plan(String group, Class<?> bench, String method, int threads, String param, String... values) {
         Plan(String group, Class<?> bench, int threads, String param, String... values) {
             this(group, bench, null, threads, param, values);

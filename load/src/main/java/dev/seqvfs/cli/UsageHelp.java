@@ -208,6 +208,7 @@ final class UsageHelp extends Help {
         return ANSI.matcher(s).replaceAll("").length();
     }
 
+    @SuppressWarnings("AnnotateFormatMethod") // s is picocli's text, read at run time: no constant to check
     private static String format(String s, Object... params) {
         try {
             return s == null ? "" : String.format(s, params); // as picocli: %n is a line break

@@ -189,7 +189,7 @@ public final class AnonLoad {
      * engine's async API, beside it, not inside its actor system. Terminated when the JVM
      * ends (its threads are daemons).
      */
-    private static ActorSystem<Void> clientSystem(Settings s, int n) {
+    private static ActorSystem<Void> clientSystem(int n) {
         return CLIENT_SYSTEMS.computeIfAbsent(n, k -> ActorSystem.create(Behaviors.empty(), "load-clients-" + k,
                 Clients.dispatcherConfig(k).withFallback(ConfigFactory.parseString("pekko.daemonic = on"))
                         .withFallback(ConfigFactory.load())));
@@ -216,7 +216,7 @@ public final class AnonLoad {
                 for (VfsTask t : tasks) {
                     async.add(s.kind() == Kind.SOCKET_CLOSE ? () -> socketClose(t) : () -> pipeClose(t));
                 }
-                Clients.actors(clientSystem(s, n), meter, async, ops);
+                Clients.actors(clientSystem(n), meter, async, ops);
             } else {
                 List<Clients.BlockingOp> blocking = new ArrayList<>();
                 for (VfsTask t : tasks) {
