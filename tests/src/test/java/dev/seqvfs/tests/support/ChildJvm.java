@@ -90,6 +90,7 @@ public final class ChildJvm {
      * @param args       the arguments of {@code main}
      * @throws IOException if the child cannot be started
      */
+    @SuppressWarnings("JdkObsolete") // StringBuffer: a pump may still append when its join below times out
     public static Result run(List<String> classpath, String main, String marker, long exitMillis, String... args)
             throws IOException, InterruptedException {
         Path java = Paths.get(System.getProperty("java.home"), "bin", "java");
