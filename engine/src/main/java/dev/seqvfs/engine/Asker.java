@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -183,7 +184,7 @@ final class Asker {
             if (f.isDone()) {
                 return f.join();
             }
-            return f.get(timeout.toNanos() + 1_000_000_000L, java.util.concurrent.TimeUnit.NANOSECONDS);
+            return f.get(timeout.toNanos() + 1_000_000_000L, TimeUnit.NANOSECONDS);
         } catch (CompletionException | ExecutionException e) {
             Throwable c = e.getCause();
             if (c instanceof VfsException v) {

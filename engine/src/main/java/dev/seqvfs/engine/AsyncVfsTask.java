@@ -1,6 +1,7 @@
 package dev.seqvfs.engine;
 
 import dev.seqvfs.engine.fs.StreamFileOperations;
+import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.DirEntry;
 import dev.seqvfs.protocol.Fcntl;
 import dev.seqvfs.protocol.Filename;
@@ -525,7 +526,7 @@ public final class AsyncVfsTask {
     }
 
     /** Returns the task's credentials ({@link VfsTask#cred()}). */
-    public dev.seqvfs.protocol.Credentials cred() {
+    public Credentials cred() {
         return c.cred();
     }
 }

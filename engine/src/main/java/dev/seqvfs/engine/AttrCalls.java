@@ -5,6 +5,7 @@ import dev.seqvfs.engine.dir.DirReply;
 import dev.seqvfs.engine.dir.DirSnapshot;
 import dev.seqvfs.engine.dir.DirectoryActor;
 import dev.seqvfs.engine.dir.DirectoryInode;
+import dev.seqvfs.engine.dir.PathProof;
 import dev.seqvfs.engine.inode.AttrChange;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
@@ -26,7 +27,6 @@ import dev.seqvfs.protocol.Timespec;
 import dev.seqvfs.protocol.VfsException;
 import java.util.concurrent.CompletableFuture;
 import dev.seqvfs.engine.reply.ReplyTo;
-import org.apache.pekko.actor.typed.ActorRef;
 
 /**
  * The attribute calls: {@code stat} family, {@code readlink}, {@code access},
@@ -191,7 +191,7 @@ final class AttrCalls {
         Inode i = p.inode();
         if (i.actorOwnsAttrs()) {
             return t.asker().askDir((DirectoryInode) i, (ReplyTo<DirReply> r) -> new DirectoryActor.SetAttrs(change, t.cred(),
-                            dev.seqvfs.engine.dir.PathProof.NONE, r))
+                            PathProof.NONE, r))
                     .thenApply(r -> {
                         Asker.check(r, op, path, null);
                         return null;

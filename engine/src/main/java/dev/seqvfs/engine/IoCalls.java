@@ -17,6 +17,7 @@ import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.VfsException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * File I/O: {@code read}, {@code pread}, {@code readv}, {@code write}, {@code pwrite},
@@ -347,7 +348,7 @@ final class IoCalls {
             if (any || now >= deadline) {
                 return revents;
             }
-            java.util.concurrent.locks.LockSupport.parkNanos(Math.min(pause, deadline - now));
+            LockSupport.parkNanos(Math.min(pause, deadline - now));
             if (Thread.interrupted()) {
                 throw new VfsException(Errno.EINTR, Syscall.POLL, null);
             }

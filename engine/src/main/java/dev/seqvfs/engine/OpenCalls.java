@@ -7,10 +7,13 @@ import dev.seqvfs.engine.dir.DirReply;
 import dev.seqvfs.engine.dir.DirectoryActor;
 import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.fdtable.FdReply;
+import dev.seqvfs.engine.fdtable.FdTable;
 import dev.seqvfs.engine.fdtable.FdTableActor;
+import dev.seqvfs.engine.fdtable.InstallClaim;
 import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.fs.FileOperations;
 import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.IopFlags;
 import dev.seqvfs.engine.inode.Permission;
 import dev.seqvfs.engine.inode.SpecialInode;
@@ -32,7 +35,7 @@ import dev.seqvfs.protocol.VfsException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import dev.seqvfs.engine.reply.ReplyTo;
-import org.apache.pekko.actor.typed.ActorRef;
+import java.util.concurrent.CompletionException;
 
 /**
  * {@code open}, {@code close}, {@code getdents} and {@code lseek}: the calls that make and
@@ -115,7 +118,7 @@ final class OpenCalls {
                 // Linux reserves the descriptor before it creates (get_unused_fd_flags): a
                 // full table must not leave a new file behind. Checked on the published table;
                 // a concurrent open filling the last slot meanwhile is the one race left.
-                dev.seqvfs.engine.fdtable.FdTable table = t.files().tableAcquire();
+                FdTable table = t.files().tableAcquire();
                 if (table.lowestFree(0) >= t.files().rlimitNofile()) {
                     throw new VfsException(Errno.EMFILE, Syscall.OPEN, path);
                 }
@@ -222,7 +225,7 @@ final class OpenCalls {
      * {@code fs.protected_fifos} are 0, the values SeqVFS models.
      */
     private static void mayCreateInSticky(DirectoryInode dir, Inode inode, Nameidata nd) {
-        dev.seqvfs.engine.inode.InodeAttrs d = dir.attrsAcquire();
+        InodeAttrs d = dir.attrsAcquire();
         if ((d.mode() & Mode.S_ISVTX) == 0) {
             return;
         }
@@ -279,10 +282,10 @@ final class OpenCalls {
         return opened.handle((end, e) -> {
             if (e != null) {
                 p.mnt().unpin();
-                Throwable c = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+                Throwable c = e instanceof CompletionException && e.getCause() != null
                         ? e.getCause() : e;
                 throw c instanceof VfsException v ? v.withContext(Syscall.OPEN, path, null)
-                        : new java.util.concurrent.CompletionException(c);
+                        : new CompletionException(c);
             }
             OpenFile file = new OpenFile(fifo, p.mnt(), null, flags, end, null);
             file.setOrigin(origin);
@@ -394,7 +397,7 @@ final class OpenCalls {
      */
     private CompletableFuture<Integer> install(OpenFile file, int flags, Filename path, OpenFuture req) {
         boolean cloexec = (flags & OpenFlags.O_CLOEXEC) != 0;
-        dev.seqvfs.engine.fdtable.InstallClaim claim = req == null ? null : req.claim();
+        InstallClaim claim = req == null ? null : req.claim();
         return t.asker().ask(t.files().actor(),
                         (ReplyTo<FdReply> r) -> new FdTableActor.Install(file, cloexec, 0, r, claim))
                 .thenApply(r -> {

@@ -4,6 +4,7 @@ import dev.seqvfs.engine.anon.EventFd;
 import dev.seqvfs.engine.fs.StreamFileOperations;
 import dev.seqvfs.engine.inode.AttrChange;
 import dev.seqvfs.engine.walk.VfsPath;
+import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.DirEntry;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Filename;
@@ -17,6 +18,7 @@ import dev.seqvfs.protocol.Timespec;
 import dev.seqvfs.protocol.VfsException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A task ({@code task_struct}): the POSIX-style API of SeqVFS, with the caller's
@@ -84,7 +86,7 @@ public final class VfsTask implements AutoCloseable {
     }
 
     /** Returns the task's credentials. */
-    public dev.seqvfs.protocol.Credentials cred() {
+    public Credentials cred() {
         return c.cred();
     }
 
@@ -515,7 +517,7 @@ public final class VfsTask implements AutoCloseable {
     }
 
     /** The checks of {@code eventfd(2)}, then the anonymous file: one code path for both views. */
-    static java.util.concurrent.CompletableFuture<Integer> eventfdAsync(TaskContext c, long initial, int flags) {
+    static CompletableFuture<Integer> eventfdAsync(TaskContext c, long initial, int flags) {
         if (initial < 0 || initial > 0xFFFFFFFFL) {
             // eventfd(2) takes an unsigned int
             throw new VfsException(Errno.EINVAL, Syscall.EVENTFD, null);
@@ -756,7 +758,7 @@ public final class VfsTask implements AutoCloseable {
         }
     }
 
-    static java.util.concurrent.CompletableFuture<Void> fchmod(TaskContext c, int fd, int mode) {
+    static CompletableFuture<Void> fchmod(TaskContext c, int fd, int mode) {
         return c.attrs.setAttrs(c.fileFdPath(fd, Syscall.FCHMOD), new AttrChange.Chmod(mode), Syscall.FCHMOD, null);
     }
 
@@ -769,7 +771,7 @@ public final class VfsTask implements AutoCloseable {
         }
     }
 
-    static java.util.concurrent.CompletableFuture<Void> fchown(TaskContext c, int fd, int uid, int gid) {
+    static CompletableFuture<Void> fchown(TaskContext c, int fd, int uid, int gid) {
         VfsPath p = c.fileFdPath(fd, Syscall.FCHOWN);
         return c.attrs.setAttrs(p, new AttrChange.Chown(uid, gid), Syscall.FCHOWN, null);
     }

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Objects;
 import scala.collection.Iterator;
 import scala.collection.immutable.TreeMap;
+import scala.collection.immutable.TreeMap$;
 import scala.math.Ordering;
 
 /**
@@ -43,9 +44,9 @@ public final class DirSnapshot {
 
     @SuppressWarnings("unchecked")
     private static final Ordering<Object> LONG_ORDER =
-            (Ordering<Object>) (Ordering<?>) scala.math.Ordering.Long$.MODULE$;
+            (Ordering<Object>) (Ordering<?>) Ordering.Long$.MODULE$;
     private static final NameTable NO_NAMES = NameTable.EMPTY;
-    private static final TreeMap<Object, Dentry> NO_ORDER = scala.collection.immutable.TreeMap$.MODULE$.empty(LONG_ORDER);
+    private static final TreeMap<Object, Dentry> NO_ORDER = TreeMap$.MODULE$.empty(LONG_ORDER);
     private static final DirSnapshot EMPTY =
             new DirSnapshot(0, NO_NAMES, NO_ORDER, FIRST_COOKIE, 0, false);
 

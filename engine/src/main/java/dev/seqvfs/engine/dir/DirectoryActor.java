@@ -12,6 +12,7 @@ import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.FileType;
 import dev.seqvfs.protocol.Limits;
 import dev.seqvfs.protocol.Mode;
+import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.VfsException;
 import java.time.Duration;
 import dev.seqvfs.engine.reply.ReplyTo;
@@ -599,7 +600,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
             }
             plan.finish(sb.now());
             if (!plan.isNoop() && victim instanceof DirectoryInode v
-                    && (c.flags() & dev.seqvfs.protocol.OpenFlags.RENAME_EXCHANGE) == 0) {
+                    && (c.flags() & OpenFlags.RENAME_EXCHANGE) == 0) {
                 notifyDied(v);
             }
             c.replyTo().tell(DirReply.ok(plan.source));

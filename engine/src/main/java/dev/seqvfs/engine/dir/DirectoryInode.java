@@ -8,6 +8,7 @@ import dev.seqvfs.engine.inode.InodeOwner;
 import dev.seqvfs.engine.inode.IopFlags;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.function.UnaryOperator;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
@@ -142,7 +143,7 @@ public final class DirectoryInode extends Inode {
      * only by its {@link DirectoryActor} and by the rename coordinator while that actor is
      * prepared ({@link RenamePlan}).
      */
-    InodeAttrs updateDirAttrs(java.util.function.UnaryOperator<InodeAttrs> change) {
+    InodeAttrs updateDirAttrs(UnaryOperator<InodeAttrs> change) {
         return updateAttrs(change);
     }
 

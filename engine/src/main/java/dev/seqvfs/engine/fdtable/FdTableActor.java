@@ -3,6 +3,8 @@ package dev.seqvfs.engine.fdtable;
 import dev.seqvfs.engine.lock.FileLockTable;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.engine.reply.ReplyTo;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.ExtensibleBehavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -325,7 +327,7 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
         }
         FdTable t = files.tableAcquire();
         FdTable next = t;
-        java.util.List<OpenFile> released = new java.util.ArrayList<>();
+        List<OpenFile> released = new ArrayList<>();
         int affected = 0;
         for (int fd : t.openFds()) {
             if (Integer.compareUnsigned(fd, m.first()) < 0 || Integer.compareUnsigned(fd, m.last()) > 0) {
@@ -360,7 +362,7 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
     private Behavior<Command> onCloseOnExec(CloseOnExec m) {
         FdTable t = files.tableAcquire();
         FdTable next = t;
-        java.util.List<OpenFile> released = new java.util.ArrayList<>();
+        List<OpenFile> released = new ArrayList<>();
         for (int fd : t.openFds()) {
             FdTable.Entry e = t.get(fd);
             if (e.cloexec()) {

@@ -2,6 +2,7 @@ package dev.seqvfs.engine.fdtable;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
@@ -29,7 +30,7 @@ public final class FilesStruct {
     @SuppressWarnings("unused") // accessed through TABLE
     private volatile FdTable table;
     private final int rlimitNofile;
-    private final java.util.concurrent.atomic.AtomicInteger users = new java.util.concurrent.atomic.AtomicInteger(1);
+    private final AtomicInteger users = new AtomicInteger(1);
     private volatile ActorRef<FdTableActor.Command> actor;
 
     /**

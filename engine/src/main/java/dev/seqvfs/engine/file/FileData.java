@@ -1,6 +1,7 @@
 package dev.seqvfs.engine.file;
 
 import java.util.Arrays;
+import java.util.IdentityHashMap;
 
 /**
  * One immutable version of a regular file's contents: a size in bytes and a radix tree of
@@ -375,7 +376,7 @@ public final class FileData {
     private static final class Builder {
         final int depth;
         Object root;
-        private final java.util.IdentityHashMap<Object, Boolean> fresh = new java.util.IdentityHashMap<>();
+        private final IdentityHashMap<Object, Boolean> fresh = new IdentityHashMap<>();
 
         Builder(int depth, Object root) {
             this.depth = depth;

@@ -7,6 +7,7 @@ import dev.seqvfs.engine.inode.Permission;
 import dev.seqvfs.engine.walk.WalkContext;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.VfsException;
+import java.util.List;
 
 /**
  * What a file-system type may override for its inodes ({@code struct inode_operations}).
@@ -77,8 +78,8 @@ public interface InodeOperations {
      *
      * @return the entries (name, inode), in a stable order
      */
-    default java.util.List<Dentry> list(Inode dir, WalkContext caller) {
-        return java.util.List.of();
+    default List<Dentry> list(Inode dir, WalkContext caller) {
+        return List.of();
     }
 
     /**

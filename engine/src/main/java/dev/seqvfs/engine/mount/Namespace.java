@@ -2,8 +2,6 @@ package dev.seqvfs.engine.mount;
 
 import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.dir.DirectoryInode;
-import dev.seqvfs.engine.mount.MountTable;
-import dev.seqvfs.engine.mount.VfsMount;
 import dev.seqvfs.engine.sb.NamespaceLocks;
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.walk.MountSource;
@@ -12,6 +10,8 @@ import dev.seqvfs.protocol.MountFlags;
 import dev.seqvfs.protocol.VfsException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -144,7 +144,7 @@ public final class Namespace implements MountSource {
      *         files, working directories); nothing changes
      */
     public void detach(VfsMount m, int flags) {
-        java.util.List<VfsMount> detached = new java.util.ArrayList<>();
+        List<VfsMount> detached = new ArrayList<>();
         long stamp = writeLock();
         try {
             MountTable t = mountTableAcquire();
@@ -180,7 +180,7 @@ public final class Namespace implements MountSource {
      * Removes {@code m} and, first, every mount below it (a lazy unmount takes the whole
      * tree), adding each to {@code detached}.
      */
-    private static MountTable withoutTree(MountTable t, VfsMount m, boolean lazy, java.util.List<VfsMount> detached) {
+    private static MountTable withoutTree(MountTable t, VfsMount m, boolean lazy, List<VfsMount> detached) {
         for (VfsMount c : t.childrenOf(m)) {
             if (!lazy) {
                 c.setDoomed(true);

@@ -5,6 +5,7 @@ import dev.seqvfs.engine.dir.DirReply;
 import dev.seqvfs.engine.dir.DirSnapshot;
 import dev.seqvfs.engine.dir.DirectoryActor;
 import dev.seqvfs.engine.dir.DirectoryInode;
+import dev.seqvfs.engine.dir.PathProof;
 import dev.seqvfs.engine.dir.RenamePlan;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Errno;
@@ -12,6 +13,8 @@ import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.VfsException;
 import java.time.Duration;
 import dev.seqvfs.engine.reply.ReplyTo;
+import java.util.HashMap;
+import java.util.Map;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
@@ -97,7 +100,7 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
      */
     public record CrossRename(DirectoryInode oldDir, String oldName, DirectoryInode newDir, String newName,
                               int flags, boolean oldSlash, boolean newSlash, Credentials cred,
-                              dev.seqvfs.engine.dir.PathProof proof, ReplyTo<DirReply> replyTo) implements Command {
+                              PathProof proof, ReplyTo<DirReply> replyTo) implements Command {
     }
 
     /**
@@ -144,7 +147,7 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
     private long renameIds;
     private InFlight inFlight;
     /** The directory actors this actor spawned and watches, by reference; only this actor touches it. */
-    private final java.util.Map<ActorRef<?>, DirectoryInode> directories = new java.util.HashMap<>();
+    private final Map<ActorRef<?>, DirectoryInode> directories = new HashMap<>();
     private boolean deactivating;
     private boolean stopping;
     private int stoppingChildren;

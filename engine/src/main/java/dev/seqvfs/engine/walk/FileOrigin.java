@@ -4,7 +4,6 @@ import dev.seqvfs.engine.dir.Dentry;
 import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.mount.VfsMount;
-import dev.seqvfs.engine.walk.DPath;
 import dev.seqvfs.protocol.PathNames;
 import java.util.concurrent.locks.StampedLock;
 

@@ -19,6 +19,7 @@ import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Limits;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.VfsException;
+import java.util.Arrays;
 
 /**
  * The state of one path walk ({@code struct nameidata}): where it stands, how many links
@@ -454,8 +455,8 @@ public final class Nameidata {
             stackPath = new String[4];
             stackPos = new int[4];
         } else if (sp == stackPath.length) {
-            stackPath = java.util.Arrays.copyOf(stackPath, sp * 2);
-            stackPos = java.util.Arrays.copyOf(stackPos, sp * 2);
+            stackPath = Arrays.copyOf(stackPath, sp * 2);
+            stackPos = Arrays.copyOf(stackPos, sp * 2);
         }
         stackPath[sp] = s;
         stackPos[sp] = p;
@@ -538,7 +539,7 @@ public final class Nameidata {
         int k = trailLen * 4;
         Object[] tr = trail;
         if (k == tr.length) {
-            tr = trail = java.util.Arrays.copyOf(tr, k * 2);
+            tr = trail = Arrays.copyOf(tr, k * 2);
         }
         tr[k] = a;
         tr[k + 1] = b;
@@ -600,7 +601,7 @@ public final class Nameidata {
      * applies the call. Call it at the end of the walk function.
      */
     public WalkProof proof() {
-        return new WalkProof(walker.locks(), java.util.Arrays.copyOf(trail, trailLen * 4), null);
+        return new WalkProof(walker.locks(), Arrays.copyOf(trail, trailLen * 4), null);
     }
 
     /**
