@@ -1,6 +1,5 @@
 package dev.seqvfs.bench;
 
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,6 +1,7 @@
 package dev.seqvfs.load.dbench;
 
 import java.util.Arrays;
+import java.util.Objects;
 
 /**
  * One operation line of a loadfile, parsed.
@@ -42,8 +43,8 @@ public record LoadOp(int line, OpType type, LoadPath path, LoadPath path2, long[
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof LoadOp x && x.line == line && x.type == type && java.util.Objects.equals(x.path, path)
-                && java.util.Objects.equals(x.path2, path2) && Arrays.equals(x.args, args)
+        return o instanceof LoadOp x && x.line == line && x.type == type && Objects.equals(x.path, path)
+                && Objects.equals(x.path2, path2) && Arrays.equals(x.args, args)
                 && x.expected.equals(expected);
     }
 
