@@ -1,5 +1,7 @@
 package dev.seqvfs.protocol;
 
+import java.util.Objects;
+
 /**
  * The one failure type of SeqVFS: an {@link Errno}, the call that raised it
  * ({@link Syscall#OPEN}, {@link Syscall#RENAME}, ...) and the path or paths it concerns, as
@@ -47,7 +49,7 @@ public final class VfsException extends RuntimeException {
      */
     public VfsException(Errno errno, Syscall operation, CharSequence path, CharSequence otherPath) {
         super(null, null, false, true);
-        this.errno = java.util.Objects.requireNonNull(errno, "errno");
+        this.errno = Objects.requireNonNull(errno, "errno");
         this.operation = operation;
         this.path = path == null ? null : path.toString();
         this.otherPath = otherPath == null ? null : otherPath.toString();
