@@ -22,9 +22,13 @@ import java.util.Objects;
 public final class VfsException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /** The error number; never {@code null}. */
     private final Errno errno;
+    /** The call that failed, or {@code null}. */
     private final Syscall operation;
+    /** The first path the call concerns, or {@code null}. */
     private final String path;
+    /** The second path of a two-path call, or {@code null}. */
     private final String otherPath;
 
     /**
@@ -70,12 +74,12 @@ public final class VfsException extends RuntimeException {
         return sb.toString();
     }
 
-    /** Returns the error number. */
+    /** {@return the error number} */
     public Errno errno() {
         return errno;
     }
 
-    /** Returns the call that failed. */
+    /** {@return the call that failed, or {@code null} if none was named} */
     public Syscall operation() {
         return operation;
     }
@@ -92,25 +96,31 @@ public final class VfsException extends RuntimeException {
     /**
      * Fills in the current thread's stack as this exception's trace, where a task hands the
      * exception to its caller, so that the trace shows the caller's call. Returns {@code this}.
+     *
+     * @return {@code this}
      */
     public VfsException withCallerStackTrace() {
         super.fillInStackTrace();
         return this;
     }
 
-    /** Returns the first path the call concerns, or {@code null}. */
+    /** {@return the first path the call concerns, or {@code null}} */
     public String path() {
         return path;
     }
 
-    /** Returns the second path of a two-path call, or {@code null}. */
+    /** {@return the second path of a two-path call, or {@code null}} */
     public String otherPath() {
         return otherPath;
     }
 
     /**
-     * Returns a copy naming the given operation and paths, keeping the errno. Used where a
+     * {@return a copy naming the given operation and paths, keeping the errno} Used where a
      * lower layer raised an error before the caller's path was known.
+     *
+     * @param operation the call that failed
+     * @param path the first path, or {@code null}
+     * @param otherPath the second path, or {@code null}
      */
     public VfsException withContext(Syscall operation, CharSequence path, CharSequence otherPath) {
         return new VfsException(errno, operation, path, otherPath);
