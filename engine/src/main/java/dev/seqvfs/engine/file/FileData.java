@@ -47,22 +47,22 @@ public final class FileData {
         this.pages = pages;
     }
 
-    /** Returns the empty file. */
+    /** {@return the empty file} */
     public static FileData empty() {
         return EMPTY;
     }
 
-    /** Returns the size in bytes. */
+    /** {@return the size in bytes} */
     public long size() {
         return size;
     }
 
-    /** Returns the number of allocated (non-hole) pages. */
+    /** {@return the number of allocated (non-hole) pages} */
     public long pages() {
         return pages;
     }
 
-    /** Returns the allocated bytes ({@code pages * PAGE}). */
+    /** {@return the allocated bytes ({@code pages * PAGE})} */
     public long allocatedBytes() {
         return pages * PAGE;
     }
@@ -71,6 +71,10 @@ public final class FileData {
      * Copies up to {@code len} bytes from {@code offset} into {@code dst}; holes read as
      * zeros; stops at {@link #size()}.
      *
+     * @param offset the byte offset to read at
+     * @param dst the buffer the bytes are read into
+     * @param dstOff the index in {@code dst} of the first byte
+     * @param len the number of bytes
      * @return the number of bytes copied, 0 at or past the end
      */
     public int read(long offset, byte[] dst, int dstOff, int len) {
@@ -116,9 +120,13 @@ public final class FileData {
     }
 
     /**
-     * Returns a version with {@code len} bytes of {@code src} written at {@code offset},
-     * extending the size if the write ends past it.
+     * {@return a version with {@code len} bytes of {@code src} written at {@code offset},
+     * extending the size if the write ends past it}
      *
+     * @param offset the byte offset to write at
+     * @param src the buffer holding the bytes
+     * @param srcOff the index in {@code src} of the first byte
+     * @param len the number of bytes
      * @throws IllegalArgumentException if the write would end past {@link #MAX_SIZE}
      */
     public FileData write(long offset, byte[] src, int srcOff, int len) {
@@ -159,7 +167,11 @@ public final class FileData {
         return new FileData(Math.max(size, end), d, b.root, newPages);
     }
 
-    /** Returns whether page {@code pageNo} is allocated (not a hole). */
+    /**
+     * {@return whether page {@code pageNo} is allocated (not a hole)}
+     *
+     * @param pageNo the page number ({@code offset / PAGE})
+     */
     public boolean hasPage(long pageNo) {
         return page(pageNo) != null;
     }
@@ -169,6 +181,10 @@ public final class FileData {
      * page of {@code [offset, offset + len)} is allocated (holes become zero-filled pages, data
      * is kept), and, unless {@code keepSize}, the size is at least {@code offset + len}.
      *
+     * @param offset the first byte of the range
+     * @param len the length of the range in bytes
+     * @param keepSize {@code FALLOC_FL_KEEP_SIZE}: the size does not grow
+     * @return the new version
      * @throws IllegalArgumentException if the range is empty, negative or ends past {@link #MAX_SIZE}
      */
     public FileData allocate(long offset, long len, boolean keepSize) {
@@ -202,6 +218,10 @@ public final class FileData {
      * in which {@code [offset, offset + len)} reads as zeros: whole pages in the range are
      * dropped (they become holes and are no longer charged), partial ones zeroed. The size
      * does not change.
+     *
+     * @param offset the first byte of the range
+     * @param len the length of the range in bytes
+     * @return the new version, or this one if nothing changes
      */
     public FileData punchHole(long offset, long len) {
         if (offset < 0 || len <= 0) {
@@ -234,8 +254,10 @@ public final class FileData {
     }
 
     /**
-     * Returns a version of {@code newSize} bytes: pages past the end are dropped and the
-     * tail of the last page is zeroed; growing adds a hole.
+     * {@return a version of {@code newSize} bytes: pages past the end are dropped and the
+     * tail of the last page is zeroed; growing adds a hole}
+     *
+     * @param newSize the new size in bytes
      */
     public FileData truncate(long newSize) {
         if (newSize < 0) { // no long is past MAX_SIZE (Long.MAX_VALUE)
@@ -272,6 +294,9 @@ public final class FileData {
     /**
      * {@code SEEK_DATA}: the first offset at or after {@code from} that lies in an
      * allocated page, or -1 if there is none before the end. Skips absent subtrees.
+     *
+     * @param from the byte offset to start at
+     * @return the offset, or -1
      */
     public long nextData(long from) {
         long start = Math.max(0, from);
@@ -289,6 +314,9 @@ public final class FileData {
     /**
      * {@code SEEK_HOLE}: the first offset at or after {@code from} in a hole, or
      * {@link #size()} (the implicit hole at the end). Skips absent subtrees.
+     *
+     * @param from the byte offset to start at
+     * @return the offset
      */
     public long nextHole(long from) {
         long start = Math.max(0, from);

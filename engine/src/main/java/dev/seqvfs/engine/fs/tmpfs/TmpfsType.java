@@ -52,7 +52,9 @@ public final class TmpfsType implements FileSystemType {
     private TmpfsType() {
     }
 
-    /** Returns the superblock operations every tmpfs superblock shares (for code that builds one directly, as tests do). */
+    /**
+     * {@return the superblock operations every tmpfs superblock shares (for code that builds one directly, as tests do)}
+     */
     public static SuperOperations superOperations() {
         return OPS;
     }
