@@ -63,10 +63,14 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
 
     /** A message to a directory actor. Every command with a reply address can fail with an errno. */
     public sealed interface Command {
-        /** Replies to the sender with {@code e}; no-op for commands without a reply address. */
+        /**
+         * Replies to the sender with {@code e}; no-op for commands without a reply address.
+         *
+         * @param e the errno
+         */
         void fail(Errno e);
 
-        /** Returns the proof of the walk behind this command, or {@code null} if it has none. */
+        /** {@return the proof of the walk behind this command, or {@code null} if it has none} */
         default PathProof proof() {
             return null;
         }
@@ -77,6 +81,8 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
          * caller must walk again) or if its removal is still being published
          * ({@link DirectoryInode#removalInProgress()}: the path is about to lead elsewhere),
          * else {@code ENOENT}.
+         *
+         * @param dir the directory the command was sent to
          */
         default void failGone(DirectoryInode dir) {
             PathProof p = proof();
@@ -201,7 +207,13 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      * @param error why it refused to prepare, or {@code null}
      */
     public record Prepared(long renameId, DirectoryInode dir, DirSnapshot snapshot, Errno error) {
-        /** A prepared directory's answer: its snapshot. */
+        /**
+         * A prepared directory's answer: its snapshot.
+         *
+         * @param renameId the rename the directory was prepared for
+         * @param dir the prepared directory
+         * @param snapshot its snapshot
+         */
         public Prepared(long renameId, DirectoryInode dir, DirSnapshot snapshot) {
             this(renameId, dir, snapshot, null);
         }
@@ -255,7 +267,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
     }
 
     /**
-     * Returns the behavior of the actor for {@code dir}, supervised with resume.
+     * {@return the behavior of the actor for {@code dir}, supervised with resume}
      *
      * @param dir the directory it will own
      * @param sb its superblock
@@ -279,6 +291,11 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      * The parent watches it: when it stops, {@link #forget} clears the reference again. Called
      * only on the superblock actor's thread.
      *
+     * @param ctx the superblock actor's context
+     * @param dir the directory
+     * @param sb the superblock
+     * @param dispatcher the dispatcher the actor runs on
+     * @param first the first command, delivered to the new actor
      * @return the new actor
      */
     public static ActorRef<Command> spawn(ActorContext<?> ctx, DirectoryInode dir, Superblock sb,
@@ -294,6 +311,9 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      * Clears {@code dir}'s actor reference if it is still {@code ref}'s actor (it stopped); by
      * the superblock actor. Compares by {@code equals}: references to one actor may be
      * different objects.
+     *
+     * @param dir the directory
+     * @param ref the actor that stopped
      */
     public static void forget(DirectoryInode dir, ActorRef<?> ref) {
         ActorRef<Command> cur = dir.actorAcquire();

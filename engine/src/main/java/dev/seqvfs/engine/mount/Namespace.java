@@ -71,7 +71,7 @@ public final class Namespace implements MountSource {
         return locks;
     }
 
-    /** Returns the mount at "/". */
+    /** {@return the mount at "/"} */
     public VfsMount rootMount() {
         return mountTableAcquire().rootMount();
     }
@@ -99,6 +99,10 @@ public final class Namespace implements MountSource {
      * Attaches {@code root} of {@code sb} at directory {@code mountpoint} of mount
      * {@code parent} (a new tmpfs instance, or a bind mount of a subtree).
      *
+     * @param parent the mount holding the mountpoint
+     * @param mountpoint the directory covered
+     * @param sb the superblock to mount
+     * @param root the directory of {@code sb} that appears there
      * @param readOnly whether the new mount is read-only
      * @return the new mount
      * @throws VfsException {@code ENOENT} if the mountpoint directory was removed, or if
@@ -136,6 +140,7 @@ public final class Namespace implements MountSource {
     /**
      * Detaches mount {@code m} ({@code umount2(2)}).
      *
+     * @param m the mount
      * @param flags {@link MountFlags#MNT_DETACH} to detach even while busy, with every
      *         mount below it
      * @throws VfsException {@code EINVAL} if it was detached already (reached through a
@@ -195,6 +200,9 @@ public final class Namespace implements MountSource {
 
     /**
      * Sets a mount's own read-only flag ({@code MS_REMOUNT | MS_BIND [| MS_RDONLY]}).
+     *
+     * @param m the mount
+     * @param ro whether it becomes read-only
      */
     public void setMountReadOnly(VfsMount m, boolean ro) {
         long stamp = writeLock();

@@ -166,7 +166,7 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
     }
 
     /**
-     * Returns the behavior for {@code sb}'s actor, supervised with resume.
+     * {@return the behavior for {@code sb}'s actor, supervised with resume}
      *
      * @param sb the superblock
      * @param dirDispatcher the dispatcher its directory actors run on
