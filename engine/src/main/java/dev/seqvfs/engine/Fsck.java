@@ -42,6 +42,7 @@ public final class Fsck {
     /**
      * Checks every superblock mounted in {@code vfs}'s namespace.
      *
+     * @param vfs the instance
      * @param expectNoOpenFiles whether every file is closed (then inode counts must be exact)
      * @return the problems found, empty when consistent
      */

@@ -279,6 +279,7 @@ public final class SeqVfs implements AutoCloseable {
      * {@code seqvfs.proc.mount = on} (the default) the instance has procfs at {@code /proc}.
      *
      * @param cred the task's identity
+     * @return the new task
      */
     public VfsTask newTask(Credentials cred) {
         Objects.requireNonNull(cred, "cred");
@@ -382,7 +383,9 @@ public final class SeqVfs implements AutoCloseable {
                 Syscall.MOUNT, null);
     }
 
-    /** Returns the name of the file-system type of the instance's root ({@code seqvfs.root.type}). */
+    /**
+     * {@return the name of the file-system type of the instance's root ({@code seqvfs.root.type})}
+     */
     public String rootType() {
         return config.rootType();
     }
@@ -429,12 +432,12 @@ public final class SeqVfs implements AutoCloseable {
         return lockWaitGraph;
     }
 
-    /** Returns the number of optimistic walks that failed validation and were retried. */
+    /** {@return the number of optimistic walks that failed validation and were retried} */
     public long walkRetries() {
         return locks.walkRetries.sum();
     }
 
-    /** Returns the number of walks that fell back to the locked ref-walk. */
+    /** {@return the number of walks that fell back to the locked ref-walk} */
     public long refWalks() {
         return locks.refWalks.sum();
     }
@@ -445,14 +448,14 @@ public final class SeqVfs implements AutoCloseable {
     }
 
     /**
-     * Returns the number of anonymous inodes (pipes, sockets, eventfds) alive now: a sum of
-     * striped counters, exact when no pipe or socket is being created or closed. Lock-free.
+     * {@return the number of anonymous inodes (pipes, sockets, eventfds) alive now: a sum of
+     * striped counters, exact when no pipe or socket is being created or closed} Lock-free.
      */
     public long anonInodesAlive() {
         return anonFs.liveInodes();
     }
 
-    /** Returns the number of anonymous inodes created since the instance started. Lock-free. */
+    /** {@return the number of anonymous inodes created since the instance started} Lock-free. */
     public long anonInodesCreated() {
         return anonFs.createdInodes();
     }
@@ -525,7 +528,7 @@ public final class SeqVfs implements AutoCloseable {
         return clock;
     }
 
-    /** Returns whether {@link #close()} has been called. Thread-safe (a volatile read). */
+    /** {@return whether {@link #close()} has been called} Thread-safe (a volatile read). */
     public boolean isClosed() {
         return asker.isClosed();
     }
@@ -567,7 +570,9 @@ public final class SeqVfs implements AutoCloseable {
         lease.release(linger);
     }
 
-    /** Returns a duration of the configured ask timeout, for callers that wait on async results. */
+    /**
+     * {@return a duration of the configured ask timeout, for callers that wait on async results}
+     */
     public Duration askTimeout() {
         return config.askTimeout();
     }

@@ -50,7 +50,14 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
      */
     public record Install(OpenFile file, boolean cloexec, int minFd, ReplyTo<FdReply> replyTo, InstallClaim claim)
             implements Command {
-        /** An install nobody can withdraw. */
+        /**
+         * An install nobody can withdraw.
+         *
+         * @param file the open file; the command owns one reference to it
+         * @param cloexec whether the descriptor gets {@code FD_CLOEXEC}
+         * @param minFd the lowest descriptor acceptable
+         * @param replyTo where the reply goes
+         */
         public Install(OpenFile file, boolean cloexec, int minFd, ReplyTo<FdReply> replyTo) {
             this(file, cloexec, minFd, replyTo, null);
         }
@@ -151,9 +158,11 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
     }
 
     /**
-     * Returns the behavior of the actor owning {@code files}. A handler that throws is
+     * {@return the behavior of the actor owning {@code files}} A handler that throws is
      * logged and the actor goes on with its state (what {@code SupervisorStrategy.resume()}
      * gave), without a supervising interceptor on every message.
+     *
+     * @param files the descriptor table holder the actor publishes into
      */
     public static Behavior<Command> create(FilesStruct files) {
         return Behaviors.setup(ctx -> new FdTableActor(ctx, files));

@@ -44,7 +44,11 @@ public final class FilesStruct {
         this.rlimitNofile = rlimitNofile;
     }
 
-    /** Loads the current table with acquire. */
+    /**
+     * Loads the current table with acquire.
+     *
+     * @return the current table with acquire
+     */
     public FdTable tableAcquire() {
         return (FdTable) TABLE.getAcquire(this);
     }
@@ -71,17 +75,21 @@ public final class FilesStruct {
         return users.decrementAndGet() == 0;
     }
 
-    /** Returns {@code RLIMIT_NOFILE}. */
+    /** {@return {@code RLIMIT_NOFILE}} */
     public int rlimitNofile() {
         return rlimitNofile;
     }
 
-    /** Returns the actor. */
+    /** {@return the actor} */
     public ActorRef<FdTableActor.Command> actor() {
         return actor;
     }
 
-    /** Sets the actor once, before the holder is shared. */
+    /**
+     * Sets the actor once, before the holder is shared.
+     *
+     * @param ref the descriptor table's actor
+     */
     public void attach(ActorRef<FdTableActor.Command> ref) {
         if (actor != null) {
             throw new IllegalStateException("files struct already attached");

@@ -28,6 +28,7 @@ public final class Fifo {
      * Opens {@code fifo}, waiting on the calling thread for the other side when
      * {@code open(2)} says so.
      *
+     * @param fifo the FIFO's inode
      * @param flags the {@code open(2)} flags (access mode, {@code O_NONBLOCK})
      * @return the file operations of the new open file description
      * @throws VfsException {@code EINVAL} (access mode 3), {@code ENXIO}
@@ -53,6 +54,8 @@ public final class Fifo {
      * opens (at once if it need not wait). Completing the returned future exceptionally
      * (cancelling it) withdraws a waiting open.
      *
+     * @param fifo the FIFO's inode
+     * @param flags the {@code open(2)} flags (access mode, {@code O_NONBLOCK})
      * @return the file operations, or a future failed as {@link #open} says
      */
     @SuppressWarnings("FutureReturnValueIgnored") // whenComplete registers callbacks; their stages are not needed
