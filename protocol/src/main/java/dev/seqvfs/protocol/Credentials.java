@@ -15,6 +15,7 @@ import java.util.Arrays;
  * @param gid primary group id
  * @param groups supplementary group ids (copied, sorted)
  */
+@SuppressWarnings("ArrayRecordComponent") // equals, hashCode and toString below use groups by content
 public record Credentials(int uid, int gid, int[] groups) {
     /** The superuser, uid 0 and gid 0. */
     public static final Credentials ROOT = new Credentials(0, 0, new int[0]);

@@ -80,7 +80,15 @@ public final class Mode {
     public static String toString(int mode) {
         char[] c = new char[10];
         FileType t = FileType.ofMode(mode);
-        c[0] = t == null ? '?' : "-dlpscb".charAt(t.ordinal());
+        c[0] = t == null ? '?' : switch (t) {
+            case REGULAR -> '-';
+            case DIRECTORY -> 'd';
+            case SYMLINK -> 'l';
+            case FIFO -> 'p';
+            case SOCKET -> 's';
+            case CHAR_DEVICE -> 'c';
+            case BLOCK_DEVICE -> 'b';
+        };
         String rwx = "rwxrwxrwx";
         for (int i = 0; i < 9; i++) {
             c[i + 1] = (mode & (0400 >> i)) != 0 ? rwx.charAt(i) : '-';
