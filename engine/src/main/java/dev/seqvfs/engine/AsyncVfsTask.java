@@ -802,7 +802,7 @@ public final class AsyncVfsTask {
      *         itself
      * @param atime the access time, {@code null} for now
      * @param mtime the modification time, {@code null} for now
-     * @param flags {@code AT_SYMLINK_NOFOLLOW}, or 0
+     * @param flags {@code AT_SYMLINK_NOFOLLOW}, {@code AT_EMPTY_PATH}, or 0
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> utimensat(int dirfd, CharSequence path, Timespec atime, Timespec mtime, int flags) {
@@ -828,7 +828,7 @@ public final class AsyncVfsTask {
      *         working directory
      * @param path the path; a relative one starts at {@code dirfd}
      * @param mode {@code F_OK}, or {@code R_OK}, {@code W_OK} and {@code X_OK} or-ed
-     * @param flags {@code AT_EACCESS}, {@code AT_SYMLINK_NOFOLLOW}, or 0
+     * @param flags {@code AT_EACCESS}, {@code AT_SYMLINK_NOFOLLOW}, {@code AT_EMPTY_PATH}, or 0
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> faccessat(int dirfd, CharSequence path, int mode, int flags) {

@@ -1059,7 +1059,7 @@ public final class VfsTask implements AutoCloseable {
      *         itself
      * @param atime the access time, {@code null} for now
      * @param mtime the modification time, {@code null} for now
-     * @param flags {@code AT_SYMLINK_NOFOLLOW}, or 0
+     * @param flags {@code AT_SYMLINK_NOFOLLOW}, {@code AT_EMPTY_PATH}, or 0
      */
     public void utimensat(int dirfd, CharSequence path, Timespec atime, Timespec mtime, int flags) {
         try {
@@ -1089,7 +1089,7 @@ public final class VfsTask implements AutoCloseable {
      *         directory
      * @param path the path; a relative one starts at {@code dirfd}
      * @param mode {@code F_OK}, or {@code R_OK}, {@code W_OK} and {@code X_OK} or-ed
-     * @param flags {@code AT_EACCESS}, {@code AT_SYMLINK_NOFOLLOW}, or 0
+     * @param flags {@code AT_EACCESS}, {@code AT_SYMLINK_NOFOLLOW}, {@code AT_EMPTY_PATH}, or 0
      */
     public void faccessat(int dirfd, CharSequence path, int mode, int flags) {
         try {
