@@ -8,6 +8,8 @@ import dev.seqvfs.protocol.SocketFlags;
 import java.io.IOException;
 import java.nio.channels.Pipe;
 import java.nio.channels.SocketChannel;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -48,7 +50,7 @@ public class AnonBench {
 
         SeqVfs vfs;
         VfsTask shared;
-        final java.util.Queue<VfsTask> clientTasks = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        final Queue<VfsTask> clientTasks = new ConcurrentLinkedQueue<>();
 
         /** Starts SeqVFS with the layout asked for, and the shared task of {@link #pipeClose}. */
         @Setup(Level.Trial)

@@ -1,6 +1,5 @@
 package dev.seqvfs.bench;
 
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,6 +40,7 @@ public final class BenchMain {
      * One JMH invocation: a benchmark class (or one method of it) at one thread count with
      * its parameter values.
      */
+    @SuppressWarnings("ArrayRecordComponent") // a constant table row, never compared
     record Plan(String group, Class<?> bench, String method, int threads, String param, String... values) {
         Plan(String group, Class<?> bench, int threads, String param, String... values) {
             this(group, bench, null, threads, param, values);
@@ -133,7 +133,7 @@ public final class BenchMain {
 
     private static String loadAverage() {
         try {
-            String[] f = Files.readString(Paths.get("/proc/loadavg")).trim().split("\\s+");
+            String[] f = Files.readString(Paths.get("/proc/loadavg")).trim().split("\\s+", -1);
             return f[0] + " " + f[1] + " " + f[2];
         } catch (Exception e) {
             return "n/a";

@@ -66,7 +66,7 @@ public abstract class FsTarget<P> implements AutoCloseable {
     /** Creates every directory named in {@code absolute} that is missing (like {@code mkdir -p}). */
     public final void mkdirs(String absolute) throws Exception {
         StringBuilder sb = new StringBuilder();
-        for (String part : absolute.split("/")) {
+        for (String part : absolute.split("/", -1)) {
             if (part.isEmpty()) {
                 continue;
             }

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.Comparator;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 /**
@@ -17,7 +18,7 @@ import java.util.stream.Stream;
  * cost on a warm dcache is small next to the system call itself.
  */
 final class HostTarget extends NioTarget {
-    private static final java.util.concurrent.atomic.AtomicInteger SEQ = new java.util.concurrent.atomic.AtomicInteger();
+    private static final AtomicInteger SEQ = new AtomicInteger();
     private final Path base;
 
     HostTarget() {

@@ -7,6 +7,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Side results a fork hands back to {@link BenchMain}: tab-separated lines appended to
@@ -32,8 +34,8 @@ final class Report {
         }
     }
 
-    static java.util.List<String[]> read(Path file) throws IOException {
-        java.util.List<String[]> rows = new java.util.ArrayList<>();
+    static List<String[]> read(Path file) throws IOException {
+        List<String[]> rows = new ArrayList<>();
         if (Files.exists(file)) {
             for (String l : Files.readAllLines(file, StandardCharsets.UTF_8)) {
                 if (!l.isBlank()) {

@@ -49,7 +49,7 @@ final class ResultTable {
         for (RunResult r : results) {
             BenchmarkParams p = r.getParams();
             String name = p.getBenchmark();
-            String[] parts = name.split("\\.");
+            String[] parts = name.split("\\.", -1);
             String bench = parts[parts.length - 2];
             String variant = first(p.getParam("paths"), p.getParam("dir"), p.getParam("renamer"),
                     "AnonBench".equals(bench) ? parts[parts.length - 1] : null);

@@ -17,7 +17,6 @@ import dev.seqvfs.protocol.SocketFlags;
 import dev.seqvfs.protocol.VfsException;
 import java.util.concurrent.CompletableFuture;
 import dev.seqvfs.engine.reply.ReplyTo;
-import org.apache.pekko.actor.typed.ActorRef;
 
 /**
  * {@code pipe(2)}, {@code pipe2(2)}, {@code socket(2)}, {@code socketpair(2)},

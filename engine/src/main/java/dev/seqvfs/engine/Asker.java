@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -157,6 +158,7 @@ final class Asker {
      * Waits for a future, unwrapping its {@link VfsException}; a timeout or an unexpected
      * failure becomes {@code EIO}.
      */
+    @SuppressWarnings("ThreadPriorityCheck") // Thread.yield: the measured backoff of the spin below, not for correctness
     <T> T join(CompletableFuture<T> f, Syscall op, CharSequence path) {
         try {
             if (f.isDone()) {
@@ -182,7 +184,7 @@ final class Asker {
             if (f.isDone()) {
                 return f.join();
             }
-            return f.get(timeout.toNanos() + 1_000_000_000L, java.util.concurrent.TimeUnit.NANOSECONDS);
+            return f.get(timeout.toNanos() + 1_000_000_000L, TimeUnit.NANOSECONDS);
         } catch (CompletionException | ExecutionException e) {
             Throwable c = e.getCause();
             if (c instanceof VfsException v) {

@@ -1,6 +1,7 @@
 package dev.seqvfs.engine;
 
 import dev.seqvfs.engine.fs.StreamFileOperations;
+import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.DirEntry;
 import dev.seqvfs.protocol.Fcntl;
 import dev.seqvfs.protocol.Filename;
@@ -42,12 +43,26 @@ public final class AsyncVfsTask {
 
     // ---------------------------------------------------------------- open, close
 
-    /** {@link VfsTask#open(CharSequence, int, int)}; cancelling the future withdraws the open as {@link #openat} says. */
+    /**
+     * {@link VfsTask#open(CharSequence, int, int)}; cancelling the future withdraws the open as {@link #openat} says.
+     *
+     * @param path the path
+     * @param flags access mode and flags
+     * @param mode permission bits for a created file
+     * @return a future of the descriptor
+     */
     public CompletableFuture<Integer> open(CharSequence path, int flags, int mode) {
         return openat(VfsTask.AT_FDCWD, path, flags, mode);
     }
 
-    /** {@link VfsTask#open(CharSequence, int)}. */
+    /**
+     * {@link VfsTask#open(CharSequence, int)}.
+     *
+     * @param path the path; a relative one starts at the working directory
+     * @param flags {@code O_*} flags ({@link OpenFlags}), without {@code O_CREAT} or
+     *         {@code O_TMPFILE}
+     * @return a future of the new descriptor, the lowest free one
+     */
     public CompletableFuture<Integer> open(CharSequence path, int flags) {
         return openat(VfsTask.AT_FDCWD, path, flags, 0);
     }
@@ -68,6 +83,13 @@ public final class AsyncVfsTask {
      * future is done when {@code cancel} returns. Thread-safe; {@code cancel} may spin for
      * the few instructions the descriptor table's actor takes to publish a descriptor it
      * has claimed, and never blocks otherwise.
+     *
+     * @param dirfd the directory a relative path starts from, or {@link VfsTask#AT_FDCWD} for the
+     *         working directory
+     * @param path the path; a relative one starts at {@code dirfd}
+     * @param flags {@code O_*} flags ({@link OpenFlags})
+     * @param mode permission bits of a created file, before the umask
+     * @return a future of the new descriptor, the lowest free one
      */
     public CompletableFuture<Integer> openat(int dirfd, CharSequence path, int flags, int mode) {
         Filename p;
@@ -81,59 +103,137 @@ public final class AsyncVfsTask {
         return out;
     }
 
-    /** {@link VfsTask#close}. */
+    /**
+     * {@link VfsTask#close}.
+     *
+     * @param fd the descriptor
+     * @return a future completed when the call is done
+     */
     public CompletableFuture<Void> close(int fd) {
         return TaskContext.async(() -> c.opens.close(fd));
     }
 
-    /** {@link VfsTask#getdents}. */
+    /**
+     * {@link VfsTask#getdents}.
+     *
+     * @param fd a descriptor open on a directory
+     * @param max the most entries to return
+     * @return a future of the entries; empty at the end
+     */
     public CompletableFuture<List<DirEntry>> getdents(int fd, int max) {
         return TaskContext.now(() -> c.opens.getdents(fd, max));
     }
 
-    /** {@link VfsTask#lseek}. */
+    /**
+     * {@link VfsTask#lseek}.
+     *
+     * @param fd the descriptor
+     * @param offset the offset in bytes, relative to {@code whence}
+     * @param whence {@code SEEK_SET}, {@code SEEK_CUR}, {@code SEEK_END}, {@code SEEK_DATA} or
+     *         {@code SEEK_HOLE}
+     * @return a future of the new offset in bytes (or the cookie)
+     */
     public CompletableFuture<Long> lseek(int fd, long offset, int whence) {
         return TaskContext.now(() -> c.opens.lseek(fd, offset, whence));
     }
 
-    /** {@link VfsTask#readdir}: completes once the whole listing is read. */
+    /**
+     * {@link VfsTask#readdir}: completes once the whole listing is read.
+     *
+     * @param path the directory's path
+     * @return a future of the entries, in the directory's order
+     */
     public CompletableFuture<List<DirEntry>> readdir(CharSequence path) {
         return TaskContext.now(() -> new VfsTask(c).readdir(path));
     }
 
     // ---------------------------------------------------------------- file data
 
-    /** {@link VfsTask#read}: on a pipe or socket the future completes when data arrives (0 at end of stream). */
+    /**
+     * {@link VfsTask#read}: on a pipe or socket the future completes when data arrives (0 at end of stream).
+     *
+     * @param fd the descriptor
+     * @param buf the buffer the bytes are read into
+     * @param off the index in {@code buf} of the first byte
+     * @param len the most bytes to read
+     * @return a future of the bytes read, 0 at end of file
+     */
     public CompletableFuture<Integer> read(int fd, byte[] buf, int off, int len) {
         return TaskContext.async(() -> c.io.readAsync(fd, buf, off, len));
     }
 
-    /** {@link VfsTask#pread}. */
+    /**
+     * {@link VfsTask#pread}.
+     *
+     * @param fd the descriptor
+     * @param buf the buffer the bytes are read into
+     * @param off the index in {@code buf} of the first byte
+     * @param len the most bytes to read
+     * @param pos the file offset to read at, in bytes
+     * @return a future of the bytes read, 0 at end of file
+     */
     public CompletableFuture<Integer> pread(int fd, byte[] buf, int off, int len, long pos) {
         return TaskContext.now(() -> c.io.pread(fd, buf, off, len, pos));
     }
 
-    /** {@link VfsTask#readv}; on a stream, one of the instance's threads waits for the data. */
+    /**
+     * {@link VfsTask#readv}; on a stream, one of the instance's threads waits for the data.
+     *
+     * @param fd the descriptor
+     * @param iov the buffers to fill, in order
+     * @return a future of the bytes read in all, 0 at end of file
+     */
     public CompletableFuture<Long> readv(int fd, byte[][] iov) {
         return stream(fd) ? c.parked(() -> c.io.readv(fd, iov)) : TaskContext.now(() -> c.io.readv(fd, iov));
     }
 
-    /** {@link VfsTask#write(int, byte[], int, int)}: on a pipe the future completes when every byte is buffered. */
+    /**
+     * {@link VfsTask#write(int, byte[], int, int)}: on a pipe the future completes when every byte is buffered.
+     *
+     * @param fd the descriptor
+     * @param buf the buffer holding the bytes
+     * @param off the index in {@code buf} of the first byte
+     * @param len the number of bytes to write
+     * @return a future of {@code len}, or fewer when the file system fills (the pages that fit are
+     *         written, as tmpfs does) or an {@code O_APPEND} write would cross the maximum file
+     *         size ({@code LLONG_MAX})
+     */
     public CompletableFuture<Integer> write(int fd, byte[] buf, int off, int len) {
         return TaskContext.async(() -> c.io.writeAsync(fd, buf, off, len));
     }
 
-    /** {@link VfsTask#write(int, byte[])}. */
+    /**
+     * {@link VfsTask#write(int, byte[])}.
+     *
+     * @param fd the descriptor
+     * @param buf the bytes to write
+     * @return a future of the bytes written, as {@link #write(int, byte[], int, int)}
+     */
     public CompletableFuture<Integer> write(int fd, byte[] buf) {
         return write(fd, buf, 0, buf == null ? -1 : buf.length);
     }
 
-    /** {@link VfsTask#pwrite}. */
+    /**
+     * {@link VfsTask#pwrite}.
+     *
+     * @param fd the descriptor
+     * @param buf the buffer holding the bytes
+     * @param off the index in {@code buf} of the first byte
+     * @param len the number of bytes to write
+     * @param pos the file offset to write at, in bytes
+     * @return a future of the bytes written, as {@link #write(int, byte[], int, int)}
+     */
     public CompletableFuture<Integer> pwrite(int fd, byte[] buf, int off, int len, long pos) {
         return TaskContext.now(() -> c.io.pwrite(fd, buf, off, len, pos));
     }
 
-    /** {@link VfsTask#writev}; on a stream, one of the instance's threads waits for room. */
+    /**
+     * {@link VfsTask#writev}; on a stream, one of the instance's threads waits for room.
+     *
+     * @param fd the descriptor
+     * @param iov the buffers to write, in order
+     * @return a future of the bytes written in all
+     */
     public CompletableFuture<Long> writev(int fd, byte[][] iov) {
         return stream(fd) ? c.parked(() -> c.io.writev(fd, iov)) : TaskContext.now(() -> c.io.writev(fd, iov));
     }
@@ -146,7 +246,13 @@ public final class AsyncVfsTask {
         }
     }
 
-    /** {@link VfsTask#ftruncate}. */
+    /**
+     * {@link VfsTask#ftruncate}.
+     *
+     * @param fd the descriptor
+     * @param length the new size in bytes
+     * @return a future completed when the call is done
+     */
     public CompletableFuture<Void> ftruncate(int fd, long length) {
         return TaskContext.now(() -> {
             c.io.ftruncate(fd, length);
@@ -154,7 +260,13 @@ public final class AsyncVfsTask {
         });
     }
 
-    /** {@link VfsTask#truncate}. */
+    /**
+     * {@link VfsTask#truncate}.
+     *
+     * @param path the path; a relative one starts at the working directory
+     * @param length the new size in bytes
+     * @return a future completed when the call is done
+     */
     public CompletableFuture<Void> truncate(CharSequence path, long length) {
         return TaskContext.now(() -> {
             c.io.truncate(TaskContext.path(path, Syscall.TRUNCATE), length);
@@ -162,7 +274,12 @@ public final class AsyncVfsTask {
         });
     }
 
-    /** {@link VfsTask#fsync}. */
+    /**
+     * {@link VfsTask#fsync}.
+     *
+     * @param fd the descriptor
+     * @return a future completed when the call is done
+     */
     public CompletableFuture<Void> fsync(int fd) {
         return TaskContext.now(() -> {
             c.io.fsync(fd, false);
@@ -170,7 +287,12 @@ public final class AsyncVfsTask {
         });
     }
 
-    /** {@link VfsTask#fdatasync}. */
+    /**
+     * {@link VfsTask#fdatasync}.
+     *
+     * @param fd the descriptor
+     * @return a future completed when the call is done
+     */
     public CompletableFuture<Void> fdatasync(int fd) {
         return TaskContext.now(() -> {
             c.io.fsync(fd, true);
@@ -178,7 +300,16 @@ public final class AsyncVfsTask {
         });
     }
 
-    /** {@link VfsTask#fallocate}. */
+    /**
+     * {@link VfsTask#fallocate}.
+     *
+     * @param fd the descriptor
+     * @param mode 0, {@code FALLOC_FL_KEEP_SIZE}, or
+     *         {@code FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE}
+     * @param offset the first byte of the range
+     * @param len the length of the range in bytes
+     * @return a future completed when the call is done
+     */
     public CompletableFuture<Void> fallocate(int fd, int mode, long offset, long len) {
         return TaskContext.now(() -> {
             c.io.fallocate(fd, mode, offset, len);
@@ -186,7 +317,14 @@ public final class AsyncVfsTask {
         });
     }
 
-    /** {@link VfsTask#poll}: with a timeout, one of the instance's threads waits. */
+    /**
+     * {@link VfsTask#poll}: with a timeout, one of the instance's threads waits.
+     *
+     * @param fds the descriptors; a negative one is skipped
+     * @param events the {@code Poll} events asked for each descriptor
+     * @param timeoutMillis the longest wait in milliseconds; 0 none, negative no limit
+     * @return a future of the events that hold for each descriptor (poll(2)'s revents), in order
+     */
     public CompletableFuture<int[]> poll(int[] fds, int[] events, long timeoutMillis) {
         return timeoutMillis == 0 ? TaskContext.now(() -> c.io.poll(fds, events, 0))
                 : c.parked(() -> c.io.poll(fds, events, timeoutMillis));
@@ -194,7 +332,14 @@ public final class AsyncVfsTask {
 
     // ---------------------------------------------------------------- advisory locks
 
-    /** {@link VfsTask#flock}: a request that may wait (no {@code LOCK_NB}) waits on one of the instance's threads. */
+    /**
+     * {@link VfsTask#flock}: a request that may wait (no {@code LOCK_NB}) waits on one of the instance's threads.
+     *
+     * @param fd the descriptor
+     * @param operation {@code LOCK_SH}, {@code LOCK_EX} or {@code LOCK_UN}, optionally with
+     *         {@code LOCK_NB}
+     * @return a future completed when the call is done
+     */
     public CompletableFuture<Void> flock(int fd, int operation) {
         if ((operation & Flock.LOCK_NB) != 0 || (operation & ~Flock.LOCK_NB) == Flock.LOCK_UN) {
             return TaskContext.now(() -> {
@@ -208,7 +353,15 @@ public final class AsyncVfsTask {
         });
     }
 
-    /** {@link VfsTask#fcntlLock}: {@code F_SETLKW} waits on one of the instance's threads. */
+    /**
+     * {@link VfsTask#fcntlLock}: {@code F_SETLKW} waits on one of the instance's threads.
+     *
+     * @param fd the descriptor
+     * @param cmd {@code F_GETLK}, {@code F_SETLK} or {@code F_SETLKW}
+     * @param lock the lock asked for
+     * @return a future of the lock: for {@code F_GETLK} the conflicting one, or {@code lock} with
+     *         type {@code F_UNLCK}; for the others {@code lock}
+     */
     public CompletableFuture<Flock> fcntlLock(int fd, int cmd, Flock lock) {
         return cmd == Fcntl.F_SETLKW ? c.parked(() -> c.locks.fcntlLock(fd, cmd, lock))
                 : TaskContext.now(() -> c.locks.fcntlLock(fd, cmd, lock));
@@ -216,37 +369,79 @@ public final class AsyncVfsTask {
 
     // ---------------------------------------------------------------- pipes and sockets
 
-    /** {@link VfsTask#pipe}. */
+    /**
+     * {@link VfsTask#pipe}.
+     *
+     * @return a future of the read end's and the write end's descriptors
+     */
     public CompletableFuture<int[]> pipe() {
         return pipe2(0);
     }
 
-    /** {@link VfsTask#pipe2}. */
+    /**
+     * {@link VfsTask#pipe2}.
+     *
+     * @param flags {@code O_NONBLOCK}, {@code O_CLOEXEC} and {@code O_DIRECT}, or 0
+     * @return a future of the read end's and the write end's descriptors
+     */
     public CompletableFuture<int[]> pipe2(int flags) {
         return TaskContext.async(() -> c.anon.pipe2(flags));
     }
 
-    /** {@link VfsTask#socket}. */
+    /**
+     * {@link VfsTask#socket}.
+     *
+     * @param domain the address family ({@code AF_UNIX}, {@code AF_INET}, {@code AF_INET6})
+     * @param type the socket type, with {@code SOCK_NONBLOCK} and {@code SOCK_CLOEXEC} or-ed in
+     * @param protocol the protocol, or 0 for the type's default
+     * @return a future of the new descriptor
+     */
     public CompletableFuture<Integer> socket(int domain, int type, int protocol) {
         return TaskContext.async(() -> c.anon.socket(domain, type, protocol));
     }
 
-    /** {@link VfsTask#socketpair}. */
+    /**
+     * {@link VfsTask#socketpair}.
+     *
+     * @param domain the address family; only {@code AF_UNIX} makes a pair
+     * @param type the socket type, with {@code SOCK_NONBLOCK} and {@code SOCK_CLOEXEC} or-ed in
+     * @param protocol the protocol, or 0 for the type's default
+     * @return a future of the two sockets' descriptors
+     */
     public CompletableFuture<int[]> socketpair(int domain, int type, int protocol) {
         return TaskContext.async(() -> c.anon.socketpair(domain, type, protocol));
     }
 
-    /** {@link VfsTask#anonInodeGetFd}. */
+    /**
+     * {@link VfsTask#anonInodeGetFd}.
+     *
+     * @param name the name shown as {@code anon_inode:[name]}
+     * @param ops the file's read and write operations
+     * @param flags an access mode, {@code O_NONBLOCK} and {@code O_CLOEXEC}
+     * @return a future of the new descriptor
+     */
     public CompletableFuture<Integer> anonInodeGetFd(String name, StreamFileOperations ops, int flags) {
         return TaskContext.async(() -> c.anon.anonInodeGetFd(name, ops, flags));
     }
 
-    /** {@link VfsTask#eventfd}. */
+    /**
+     * {@link VfsTask#eventfd}.
+     *
+     * @param initial the counter's first value, an unsigned 32-bit int
+     * @param flags {@code EFD_SEMAPHORE}, {@code O_NONBLOCK} and {@code O_CLOEXEC}, or 0
+     * @return a future of the new descriptor
+     */
     public CompletableFuture<Integer> eventfd(long initial, int flags) {
         return TaskContext.async(() -> VfsTask.eventfdAsync(c, initial, flags));
     }
 
-    /** {@link VfsTask#shutdown}. */
+    /**
+     * {@link VfsTask#shutdown}.
+     *
+     * @param fd a socket's descriptor
+     * @param how {@code SHUT_RD}, {@code SHUT_WR} or {@code SHUT_RDWR}
+     * @return a future completed when the call is done
+     */
     public CompletableFuture<Void> shutdown(int fd, int how) {
         return TaskContext.now(() -> {
             c.anon.shutdown(fd, how);
@@ -256,12 +451,26 @@ public final class AsyncVfsTask {
 
     // ---------------------------------------------------------------- namespace
 
-    /** {@link VfsTask#mkdir}. */
+    /**
+     * {@link VfsTask#mkdir}.
+     *
+     * @param path the path; a relative one starts at the working directory
+     * @param mode permission bits, before the umask
+     * @return a future completed when the call is done
+     */
     public CompletableFuture<Void> mkdir(CharSequence path, int mode) {
         return mkdirat(VfsTask.AT_FDCWD, path, mode);
     }
 
-    /** {@link VfsTask#mkdirat}. */
+    /**
+     * {@link VfsTask#mkdirat}.
+     *
+     * @param dirfd the directory a relative path starts from, or {@link VfsTask#AT_FDCWD} for the
+     *         working directory
+     * @param path the path; a relative one starts at {@code dirfd}
+     * @param mode permission bits, before the umask
+     * @return a future completed when the call is done
+     */
     public CompletableFuture<Void> mkdirat(int dirfd, CharSequence path, int mode) {
         return TaskContext.async(() -> {
             Filename p = TaskContext.path(path, Syscall.MKDIR);
@@ -269,12 +478,28 @@ public final class AsyncVfsTask {
         });
     }
 
-    /** {@link VfsTask#mknod}. */
+    /**
+     * {@link VfsTask#mknod}.
+     *
+     * @param path the path; a relative one starts at the working directory
+     * @param mode type and permission bits
+     * @param dev device number for {@code S_IFCHR}/{@code S_IFBLK}
+     * @return a future completed when the call is done
+     */
     public CompletableFuture<Void> mknod(CharSequence path, int mode, long dev) {
         return mknodat(VfsTask.AT_FDCWD, path, mode, dev);
     }
 
-    /** {@link VfsTask#mknodat}. */
+    /**
+     * {@link VfsTask#mknodat}.
+     *
+     * @param dirfd the directory a relative path starts from, or {@link VfsTask#AT_FDCWD} for the
+     *         working directory
+     * @param path the path; a relative one starts at {@code dirfd}
+     * @param mode type and permission bits
+     * @param dev device number for {@code S_IFCHR}/{@code S_IFBLK}
+     * @return a future completed when the call is done
+     */
     public CompletableFuture<Void> mknodat(int dirfd, CharSequence path, int mode, long dev) {
         return TaskContext.async(() -> {
             Filename p = TaskContext.path(path, Syscall.MKNOD);
@@ -282,12 +507,26 @@ public final class AsyncVfsTask {
         });
     }
 
-    /** {@link VfsTask#symlink}. */
+    /**
+     * {@link VfsTask#symlink}.
+     *
+     * @param target the link's contents, stored as given
+     * @param linkpath the path of the new link
+     * @return a future completed when the call is done
+     */
     public CompletableFuture<Void> symlink(CharSequence target, CharSequence linkpath) {
         return symlinkat(target, VfsTask.AT_FDCWD, linkpath);
     }
 
-    /** {@link VfsTask#symlinkat}. */
+    /**
+     * {@link VfsTask#symlinkat}.
+     *
+     * @param target the link's contents, stored as given
+     * @param newdirfd the directory a relative {@code linkpath} starts from, or
+     *         {@link VfsTask#AT_FDCWD}
+     * @param linkpath the path of the new link
+     * @return a future completed when the call is done
+     */
     public CompletableFuture<Void> symlinkat(CharSequence target, int newdirfd, CharSequence linkpath) {
         return TaskContext.async(() -> {
             Filename t = TaskContext.path(target, Syscall.SYMLINK);
@@ -296,12 +535,29 @@ public final class AsyncVfsTask {
         });
     }
 
-    /** {@link VfsTask#link}. */
+    /**
+     * {@link VfsTask#link}.
+     *
+     * @param oldpath the existing path
+     * @param newpath the new path
+     * @return a future completed when the call is done
+     */
     public CompletableFuture<Void> link(CharSequence oldpath, CharSequence newpath) {
         return linkat(VfsTask.AT_FDCWD, oldpath, VfsTask.AT_FDCWD, newpath, 0);
     }
 
-    /** {@link VfsTask#linkat}. */
+    /**
+     * {@link VfsTask#linkat}.
+     *
+     * @param olddirfd the directory a relative {@code oldpath} starts from, or
+     *         {@link VfsTask#AT_FDCWD}
+     * @param oldpath the existing path
+     * @param newdirfd the directory a relative {@code newpath} starts from, or
+     *         {@link VfsTask#AT_FDCWD}
+     * @param newpath the new path
+     * @param flags {@code AT_SYMLINK_FOLLOW}, {@code AT_EMPTY_PATH}, or 0
+     * @return a future completed when the call is done
+     */
     public CompletableFuture<Void> linkat(int olddirfd, CharSequence oldpath, int newdirfd, CharSequence newpath,
                                           int flags) {
         return TaskContext.async(() -> {
@@ -311,12 +567,25 @@ public final class AsyncVfsTask {
         });
     }
 
-    /** {@link VfsTask#unlink}. */
+    /**
+     * {@link VfsTask#unlink}.
+     *
+     * @param path the path; a relative one starts at the working directory
+     * @return a future completed when the call is done
+     */
     public CompletableFuture<Void> unlink(CharSequence path) {
         return unlinkat(VfsTask.AT_FDCWD, path, 0);
     }
 
-    /** {@link VfsTask#unlinkat}. */
+    /**
+     * {@link VfsTask#unlinkat}.
+     *
+     * @param dirfd the directory a relative path starts from, or {@link VfsTask#AT_FDCWD} for the
+     *         working directory
+     * @param path the path; a relative one starts at {@code dirfd}
+     * @param flags {@code AT_REMOVEDIR} to remove a directory, or 0
+     * @return a future completed when the call is done
+     */
     public CompletableFuture<Void> unlinkat(int dirfd, CharSequence path, int flags) {
         return TaskContext.async(() -> {
             Filename p = TaskContext.path(path,
@@ -325,17 +594,39 @@ public final class AsyncVfsTask {
         });
     }
 
-    /** {@link VfsTask#rmdir}. */
+    /**
+     * {@link VfsTask#rmdir}.
+     *
+     * @param path the path; a relative one starts at the working directory
+     * @return a future completed when the call is done
+     */
     public CompletableFuture<Void> rmdir(CharSequence path) {
         return unlinkat(VfsTask.AT_FDCWD, path, OpenFlags.AT_REMOVEDIR);
     }
 
-    /** {@link VfsTask#rename}. */
+    /**
+     * {@link VfsTask#rename}.
+     *
+     * @param oldpath the path to rename
+     * @param newpath its new path
+     * @return a future completed when the call is done
+     */
     public CompletableFuture<Void> rename(CharSequence oldpath, CharSequence newpath) {
         return renameat2(VfsTask.AT_FDCWD, oldpath, VfsTask.AT_FDCWD, newpath, 0);
     }
 
-    /** {@link VfsTask#renameat2}. */
+    /**
+     * {@link VfsTask#renameat2}.
+     *
+     * @param olddirfd the directory a relative {@code oldpath} starts from, or
+     *         {@link VfsTask#AT_FDCWD}
+     * @param oldpath the path to rename
+     * @param newdirfd the directory a relative {@code newpath} starts from, or
+     *         {@link VfsTask#AT_FDCWD}
+     * @param newpath its new path
+     * @param flags {@code RENAME_NOREPLACE}, {@code RENAME_EXCHANGE}, or 0
+     * @return a future completed when the call is done
+     */
     public CompletableFuture<Void> renameat2(int olddirfd, CharSequence oldpath, int newdirfd, CharSequence newpath,
                                              int flags) {
         return TaskContext.async(() -> {
@@ -345,12 +636,25 @@ public final class AsyncVfsTask {
         });
     }
 
-    /** {@link VfsTask#readlink}. */
+    /**
+     * {@link VfsTask#readlink}.
+     *
+     * @param path the symbolic link's path
+     * @return a future of the target, as text
+     */
     public CompletableFuture<String> readlink(CharSequence path) {
         return readlinkat(VfsTask.AT_FDCWD, path);
     }
 
-    /** {@link VfsTask#readlinkat}. */
+    /**
+     * {@link VfsTask#readlinkat}.
+     *
+     * @param dirfd the directory a relative path starts from, or {@link VfsTask#AT_FDCWD} for the
+     *         working directory
+     * @param path the symbolic link's path, relative to {@code dirfd} if relative; empty for
+     *         {@code dirfd} itself
+     * @return a future of the target, as text
+     */
     public CompletableFuture<String> readlinkat(int dirfd, CharSequence path) {
         return TaskContext.now(() -> PathNames.toExternal(
                 c.attrs.readlinkat(dirfd, TaskContext.path(path, Syscall.READLINK))));
@@ -358,32 +662,70 @@ public final class AsyncVfsTask {
 
     // ---------------------------------------------------------------- attributes
 
-    /** {@link VfsTask#stat}. */
+    /**
+     * {@link VfsTask#stat}.
+     *
+     * @param path the path; a relative one starts at the working directory
+     * @return a future of the attributes of the file
+     */
     public CompletableFuture<Stat> stat(CharSequence path) {
         return fstatat(VfsTask.AT_FDCWD, path, 0);
     }
 
-    /** {@link VfsTask#lstat}. */
+    /**
+     * {@link VfsTask#lstat}.
+     *
+     * @param path the path; a relative one starts at the working directory
+     * @return a future of the attributes of the file, or of the link itself
+     */
     public CompletableFuture<Stat> lstat(CharSequence path) {
         return fstatat(VfsTask.AT_FDCWD, path, OpenFlags.AT_SYMLINK_NOFOLLOW);
     }
 
-    /** {@link VfsTask#fstatat}. */
+    /**
+     * {@link VfsTask#fstatat}.
+     *
+     * @param dirfd the directory a relative path starts from, or {@link VfsTask#AT_FDCWD} for the
+     *         working directory
+     * @param path the path; a relative one starts at {@code dirfd}
+     * @param flags {@code AT_SYMLINK_NOFOLLOW}, {@code AT_EMPTY_PATH}, or 0
+     * @return a future of the attributes of the file
+     */
     public CompletableFuture<Stat> fstatat(int dirfd, CharSequence path, int flags) {
         return TaskContext.now(() -> c.attrs.fstatat(dirfd, TaskContext.path(path, Syscall.STAT), flags));
     }
 
-    /** {@link VfsTask#fstat}. */
+    /**
+     * {@link VfsTask#fstat}.
+     *
+     * @param fd the descriptor
+     * @return a future of the attributes of the open file's inode
+     */
     public CompletableFuture<Stat> fstat(int fd) {
         return TaskContext.now(() -> AttrCalls.stat(c.fget(fd, Syscall.FSTAT).inode()));
     }
 
-    /** {@link VfsTask#chmod}. */
+    /**
+     * {@link VfsTask#chmod}.
+     *
+     * @param path the path; a relative one starts at the working directory
+     * @param mode the new permission bits ({@code 07777})
+     * @return a future completed when the call is done
+     */
     public CompletableFuture<Void> chmod(CharSequence path, int mode) {
         return fchmodat(VfsTask.AT_FDCWD, path, mode, 0);
     }
 
-    /** {@link VfsTask#fchmodat}. */
+    /**
+     * {@link VfsTask#fchmodat}.
+     *
+     * @param dirfd the directory a relative path starts from, or {@link VfsTask#AT_FDCWD} for the
+     *         working directory
+     * @param path the path; a relative one starts at {@code dirfd}
+     * @param mode the new permission bits ({@code 07777})
+     * @param flags {@code AT_SYMLINK_NOFOLLOW}, or 0
+     * @return a future completed when the call is done
+     */
     public CompletableFuture<Void> fchmodat(int dirfd, CharSequence path, int mode, int flags) {
         return TaskContext.async(() -> {
             Filename p = TaskContext.path(path, Syscall.CHMOD);
@@ -391,27 +733,64 @@ public final class AsyncVfsTask {
         });
     }
 
-    /** {@link VfsTask#fchmod}. */
+    /**
+     * {@link VfsTask#fchmod}.
+     *
+     * @param fd the descriptor
+     * @param mode the new permission bits ({@code 07777})
+     * @return a future completed when the call is done
+     */
     public CompletableFuture<Void> fchmod(int fd, int mode) {
         return TaskContext.async(() -> VfsTask.fchmod(c, fd, mode));
     }
 
-    /** {@link VfsTask#fchown}. */
+    /**
+     * {@link VfsTask#fchown}.
+     *
+     * @param fd the descriptor
+     * @param uid the new owner's user id, or -1 to keep it
+     * @param gid the new group id, or -1 to keep it
+     * @return a future completed when the call is done
+     */
     public CompletableFuture<Void> fchown(int fd, int uid, int gid) {
         return TaskContext.async(() -> VfsTask.fchown(c, fd, uid, gid));
     }
 
-    /** {@link VfsTask#chown}. */
+    /**
+     * {@link VfsTask#chown}.
+     *
+     * @param path the path; a relative one starts at the working directory
+     * @param uid the new owner's user id, or -1 to keep it
+     * @param gid the new group id, or -1 to keep it
+     * @return a future completed when the call is done
+     */
     public CompletableFuture<Void> chown(CharSequence path, int uid, int gid) {
         return fchownat(VfsTask.AT_FDCWD, path, uid, gid, 0);
     }
 
-    /** {@link VfsTask#lchown}. */
+    /**
+     * {@link VfsTask#lchown}.
+     *
+     * @param path the path; a relative one starts at the working directory
+     * @param uid the new owner's user id, or -1 to keep it
+     * @param gid the new group id, or -1 to keep it
+     * @return a future completed when the call is done
+     */
     public CompletableFuture<Void> lchown(CharSequence path, int uid, int gid) {
         return fchownat(VfsTask.AT_FDCWD, path, uid, gid, OpenFlags.AT_SYMLINK_NOFOLLOW);
     }
 
-    /** {@link VfsTask#fchownat}. */
+    /**
+     * {@link VfsTask#fchownat}.
+     *
+     * @param dirfd the directory a relative path starts from, or {@link VfsTask#AT_FDCWD} for the
+     *         working directory
+     * @param path the path; a relative one starts at {@code dirfd}
+     * @param uid the new owner's user id, or -1 to keep it
+     * @param gid the new group id, or -1 to keep it
+     * @param flags {@code AT_SYMLINK_NOFOLLOW}, {@code AT_EMPTY_PATH}, or 0
+     * @return a future completed when the call is done
+     */
     public CompletableFuture<Void> fchownat(int dirfd, CharSequence path, int uid, int gid, int flags) {
         return TaskContext.async(() -> {
             Filename p = TaskContext.path(path, Syscall.CHOWN);
@@ -419,7 +798,18 @@ public final class AsyncVfsTask {
         });
     }
 
-    /** {@link VfsTask#utimensat}. */
+    /**
+     * {@link VfsTask#utimensat}.
+     *
+     * @param dirfd the directory a relative path starts from, or {@link VfsTask#AT_FDCWD} for the
+     *         working directory
+     * @param path the path, relative to {@code dirfd} if relative; {@code null} for {@code dirfd}
+     *         itself
+     * @param atime the access time, {@code null} for now
+     * @param mtime the modification time, {@code null} for now
+     * @param flags {@code AT_SYMLINK_NOFOLLOW}, {@code AT_EMPTY_PATH}, or 0
+     * @return a future completed when the call is done
+     */
     public CompletableFuture<Void> utimensat(int dirfd, CharSequence path, Timespec atime, Timespec mtime, int flags) {
         return TaskContext.async(() -> {
             Filename p = TaskContext.pathOrNull(path, Syscall.UTIMENSAT);
@@ -427,12 +817,27 @@ public final class AsyncVfsTask {
         });
     }
 
-    /** {@link VfsTask#access}. */
+    /**
+     * {@link VfsTask#access}.
+     *
+     * @param path the path; a relative one starts at the working directory
+     * @param mode {@code F_OK}, or {@code R_OK}, {@code W_OK} and {@code X_OK} or-ed
+     * @return a future completed when the call is done
+     */
     public CompletableFuture<Void> access(CharSequence path, int mode) {
         return faccessat(VfsTask.AT_FDCWD, path, mode, 0);
     }
 
-    /** {@link VfsTask#faccessat}. */
+    /**
+     * {@link VfsTask#faccessat}.
+     *
+     * @param dirfd the directory a relative path starts from, or {@link VfsTask#AT_FDCWD} for the
+     *         working directory
+     * @param path the path; a relative one starts at {@code dirfd}
+     * @param mode {@code F_OK}, or {@code R_OK}, {@code W_OK} and {@code X_OK} or-ed
+     * @param flags {@code AT_EACCESS}, {@code AT_SYMLINK_NOFOLLOW}, {@code AT_EMPTY_PATH}, or 0
+     * @return a future completed when the call is done
+     */
     public CompletableFuture<Void> faccessat(int dirfd, CharSequence path, int mode, int flags) {
         return TaskContext.now(() -> {
             c.attrs.faccessat(dirfd, TaskContext.path(path, Syscall.ACCESS), mode, flags);
@@ -440,25 +845,45 @@ public final class AsyncVfsTask {
         });
     }
 
-    /** {@link VfsTask#statfs}. */
+    /**
+     * {@link VfsTask#statfs}.
+     *
+     * @param path the path; a relative one starts at the working directory
+     * @return a future of the statistics of the file system holding {@code path}
+     */
     public CompletableFuture<StatFs> statfs(CharSequence path) {
         return TaskContext.now(() -> c.attrs.statfs(c.attrs.resolve(VfsTask.AT_FDCWD,
                 TaskContext.path(path, Syscall.STATFS), Syscall.STATFS, 0, 0)));
     }
 
-    /** {@link VfsTask#fstatfs}. */
+    /**
+     * {@link VfsTask#fstatfs}.
+     *
+     * @param fd the descriptor
+     * @return a future of the statistics of the file system holding the open file
+     */
     public CompletableFuture<StatFs> fstatfs(int fd) {
         return TaskContext.now(() -> c.attrs.statfs(c.fdPath(fd, Syscall.FSTATFS)));
     }
 
     // ---------------------------------------------------------------- the task
 
-    /** {@link VfsTask#umask}. */
+    /**
+     * {@link VfsTask#umask}.
+     *
+     * @param mask the new mask; only {@code 0777} is kept
+     * @return a future of the previous mask
+     */
     public CompletableFuture<Integer> umask(int mask) {
         return TaskContext.now(() -> c.setUmask(mask));
     }
 
-    /** {@link VfsTask#chdir}. */
+    /**
+     * {@link VfsTask#chdir}.
+     *
+     * @param path the new working directory's path
+     * @return a future completed when the call is done
+     */
     public CompletableFuture<Void> chdir(CharSequence path) {
         return TaskContext.now(() -> {
             c.task.chdir(TaskContext.path(path, Syscall.CHDIR));
@@ -466,7 +891,12 @@ public final class AsyncVfsTask {
         });
     }
 
-    /** {@link VfsTask#fchdir}. */
+    /**
+     * {@link VfsTask#fchdir}.
+     *
+     * @param fd a descriptor open on a directory
+     * @return a future completed when the call is done
+     */
     public CompletableFuture<Void> fchdir(int fd) {
         return TaskContext.now(() -> {
             c.task.fchdir(fd);
@@ -474,24 +904,49 @@ public final class AsyncVfsTask {
         });
     }
 
-    /** {@link VfsTask#getcwd}. */
+    /**
+     * {@link VfsTask#getcwd}.
+     *
+     * @return a future of the working directory's absolute path
+     */
     public CompletableFuture<String> getcwd() {
         return TaskContext.now(c.task::getcwd);
     }
 
-    /** {@link VfsTask#mount}. */
+    /**
+     * {@link VfsTask#mount}.
+     *
+     * @param source what to mount: a directory for {@code MS_BIND}, else ignored (may be
+     *         {@code null})
+     * @param target the directory to mount on
+     * @param fstype the registered file-system type, for a new superblock
+     * @param flags {@code MS_*} flags: {@code MS_BIND}, {@code MS_REMOUNT}, {@code MS_RDONLY}
+     * @param data the file system's options (as {@code size=1m,mode=755}), or {@code null}
+     * @return a future completed when the call is done
+     */
     public CompletableFuture<Void> mount(CharSequence source, CharSequence target, String fstype, long flags,
                                          String data) {
         return TaskContext.async(() -> c.task.mount(TaskContext.pathOrNull(source, Syscall.MOUNT),
                 TaskContext.path(target, Syscall.MOUNT), fstype, flags, data));
     }
 
-    /** {@link VfsTask#umount}. */
+    /**
+     * {@link VfsTask#umount}.
+     *
+     * @param target the path of the mount point
+     * @return a future completed when the call is done
+     */
     public CompletableFuture<Void> umount(CharSequence target) {
         return umount2(target, 0);
     }
 
-    /** {@link VfsTask#umount2}. */
+    /**
+     * {@link VfsTask#umount2}.
+     *
+     * @param target the path of the mount point
+     * @param flags {@code MNT_DETACH}, {@code MNT_FORCE}, {@code UMOUNT_NOFOLLOW}, or 0
+     * @return a future completed when the call is done
+     */
     public CompletableFuture<Void> umount2(CharSequence target, int flags) {
         return TaskContext.now(() -> {
             c.task.umount2(TaskContext.path(target, Syscall.UMOUNT), flags);
@@ -501,38 +956,70 @@ public final class AsyncVfsTask {
 
     // ---------------------------------------------------------------- descriptors
 
-    /** {@link VfsTask#dup}. */
+    /**
+     * {@link VfsTask#dup}.
+     *
+     * @param oldfd the descriptor to duplicate
+     * @return a future of the new descriptor
+     */
     public CompletableFuture<Integer> dup(int oldfd) {
         return TaskContext.async(() -> c.fds.dup(oldfd));
     }
 
-    /** {@link VfsTask#dup2}. */
+    /**
+     * {@link VfsTask#dup2}.
+     *
+     * @param oldfd the descriptor to duplicate
+     * @param newfd the descriptor to make point at it
+     * @return a future of {@code newfd}
+     */
     public CompletableFuture<Integer> dup2(int oldfd, int newfd) {
         return TaskContext.async(() -> c.fds.dup3(oldfd, newfd, 0, false));
     }
 
-    /** {@link VfsTask#dup3}. */
+    /**
+     * {@link VfsTask#dup3}.
+     *
+     * @param oldfd the descriptor to duplicate
+     * @param newfd the descriptor to make point at it
+     * @param flags {@code O_CLOEXEC}, or 0
+     * @return a future of {@code newfd}
+     */
     public CompletableFuture<Integer> dup3(int oldfd, int newfd, int flags) {
         return TaskContext.async(() -> c.fds.dup3(oldfd, newfd, flags, true));
     }
 
-    /** {@link VfsTask#fcntl}. */
+    /**
+     * {@link VfsTask#fcntl}.
+     *
+     * @param fd the descriptor
+     * @param cmd the command, an {@code F_*} constant of {@link dev.seqvfs.protocol.Fcntl}
+     * @param arg the command's argument (ignored by the {@code F_GET*} commands)
+     * @return a future of what the command returns: a descriptor, flags, a pipe size, or 0
+     */
     public CompletableFuture<Integer> fcntl(int fd, int cmd, long arg) {
         return TaskContext.async(() -> c.fds.fcntl(fd, cmd, arg));
     }
 
-    /** {@link VfsTask#closeRange}. */
+    /**
+     * {@link VfsTask#closeRange}.
+     *
+     * @param first the first descriptor of the range
+     * @param last the last descriptor of the range (inclusive)
+     * @param flags {@code CLOSE_RANGE_CLOEXEC}, {@code CLOSE_RANGE_UNSHARE}, or 0
+     * @return a future completed when the call is done
+     */
     public CompletableFuture<Void> closeRange(int first, int last, int flags) {
         return TaskContext.async(() -> c.fds.closeRange(first, last, flags).thenApply(n -> null));
     }
 
-    /** Returns the task's process id ({@link VfsTask#pid()}). */
+    /** {@return the task's process id ({@link VfsTask#pid()})} */
     public int pid() {
         return c.pid();
     }
 
-    /** Returns the task's credentials ({@link VfsTask#cred()}). */
-    public dev.seqvfs.protocol.Credentials cred() {
+    /** {@return the task's credentials ({@link VfsTask#cred()})} */
+    public Credentials cred() {
         return c.cred();
     }
 }

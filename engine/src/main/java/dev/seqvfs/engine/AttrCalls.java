@@ -1,6 +1,6 @@
 package dev.seqvfs.engine;
 
-import dev.seqvfs.protocol.Syscall;
+import dev.seqvfs.engine.dir.Dentry;
 import dev.seqvfs.engine.dir.DirReply;
 import dev.seqvfs.engine.dir.DirSnapshot;
 import dev.seqvfs.engine.dir.DirectoryActor;
@@ -12,22 +12,22 @@ import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.IopFlags;
 import dev.seqvfs.engine.inode.Permission;
 import dev.seqvfs.engine.inode.SymlinkInode;
+import dev.seqvfs.engine.reply.ReplyTo;
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.walk.Nameidata;
-import dev.seqvfs.protocol.PathNames;
 import dev.seqvfs.engine.walk.VfsPath;
 import dev.seqvfs.protocol.Errno;
-import dev.seqvfs.protocol.Filename;
 import dev.seqvfs.protocol.FileType;
+import dev.seqvfs.protocol.Filename;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.OpenFlags;
+import dev.seqvfs.protocol.PathNames;
 import dev.seqvfs.protocol.Stat;
 import dev.seqvfs.protocol.StatFs;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.Timespec;
 import dev.seqvfs.protocol.VfsException;
 import java.util.concurrent.CompletableFuture;
-import dev.seqvfs.engine.reply.ReplyTo;
-import org.apache.pekko.actor.typed.ActorRef;
 
 /**
  * The attribute calls: {@code stat} family, {@code readlink}, {@code access},
@@ -67,7 +67,7 @@ final class AttrCalls {
         return t.walk(t.startFor(dirfd, ip, op, path, empty), ip, op, nd -> {
             VfsPath p = nd.walkFull(lf);
             PathProof proof = nd.proof();
-            dev.seqvfs.engine.dir.Dentry d = nd.originDentry();
+            Dentry d = nd.originDentry();
             boolean byLookup = d != null && d.inode() == p.inode() && nd.originDir() != null;
             return new Found(p, byLookup ? nd.originDir() : null, byLookup ? nd.originName() : null, proof);
         });
@@ -156,7 +156,7 @@ final class AttrCalls {
     }
 
     StatFs statfs(VfsPath p) {
-        Superblock sb = (Superblock) p.mnt().superblock();
+        Superblock sb = p.mnt().superblock();
         return sb.statfs(p.mnt().mountReadOnly());
     }
 

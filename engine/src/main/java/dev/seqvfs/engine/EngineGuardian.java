@@ -79,8 +79,9 @@ final class EngineGuardian extends AbstractBehavior<EngineGuardian.Command> {
     }
 
     private Behavior<Command> onSpawnFdTable(SpawnFdTable m) {
+        fdTables++;
         ActorRef<FdTableActor.Command> ref = getContext().spawn(
-                FdTableActor.create(m.files()), "files-" + (++fdTables), dispatcher);
+                FdTableActor.create(m.files()), "files-" + fdTables, dispatcher);
         m.files().attach(ref);
         m.replyTo().tell(m.files());
         return this;

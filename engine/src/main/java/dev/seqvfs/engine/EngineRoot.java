@@ -2,6 +2,7 @@ package dev.seqvfs.engine;
 
 import dev.seqvfs.engine.reply.ReplyCollector;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -82,7 +83,7 @@ final class EngineRoot extends AbstractBehavior<EngineRoot.Command> {
             try {
                 ActorRef<EngineGuardian.Command> guardian =
                         ctx.spawn(EngineGuardian.create(dispatcher), "guardian", dispatcher);
-                List<ActorRef<ReplyCollector.Command>> collectors = new java.util.ArrayList<>(pending.size());
+                List<ActorRef<ReplyCollector.Command>> collectors = new ArrayList<>(pending.size());
                 for (int i = 0; i < pending.size(); i++) {
                     collectors.add(ctx.spawn(ReplyCollector.create(pending.get(i), sweepEvery),
                             "replies-" + (i + 1), dispatcher));

@@ -7,13 +7,15 @@ import dev.seqvfs.engine.fdtable.FdReply;
 import dev.seqvfs.engine.fdtable.FdTable;
 import dev.seqvfs.engine.fdtable.FdTableActor;
 import dev.seqvfs.engine.fdtable.OpenFile;
+import dev.seqvfs.engine.inode.Permission;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Fcntl;
+import dev.seqvfs.protocol.FileType;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.VfsException;
 import java.util.concurrent.CompletableFuture;
 import dev.seqvfs.engine.reply.ReplyTo;
-import org.apache.pekko.actor.typed.ActorRef;
+import java.util.function.Function;
 
 /**
  * The descriptor-table calls: {@code dup}, {@code dup2}, {@code dup3}, {@code fcntl}
@@ -30,9 +32,9 @@ final class FdCalls {
         this.t = t;
     }
 
-    private CompletableFuture<Integer> askFd(java.util.function.Function<ReplyTo<FdReply>, FdTableActor.Command> m,
+    private CompletableFuture<Integer> askFd(Function<ReplyTo<FdReply>, FdTableActor.Command> m,
                                              Syscall op) {
-        return t.asker().ask(t.files().actor(), m::apply).thenApply(r -> {
+        return t.asker().ask(t.files().actor(), m).thenApply(r -> {
             if (r.error() != null) {
                 throw new VfsException(r.error(), op, null);
             }
@@ -85,13 +87,13 @@ final class FdCalls {
                 int old = f.statusFlagsAcquire();
                 int set = (int) arg & Fcntl.SETFL_MASK;
                 if ((set & OpenFlags.O_NOATIME) != 0 && (old & OpenFlags.O_NOATIME) == 0
-                        && !dev.seqvfs.engine.inode.Permission.ownerOrRoot(f.inode().attrsAcquire(), t.cred())) {
+                        && !Permission.ownerOrRoot(f.inode().attrsAcquire(), t.cred())) {
                     // setfl: O_NOATIME only for the file's owner (or CAP_FOWNER), as open(2)
                     throw new VfsException(Errno.EPERM, Syscall.FCNTL, null);
                 }
-                dev.seqvfs.protocol.FileType type = f.inode().type();
-                if ((set & O_DIRECT) != 0 && type != dev.seqvfs.protocol.FileType.FIFO
-                        && type != dev.seqvfs.protocol.FileType.REGULAR) {
+                FileType type = f.inode().type();
+                if ((set & O_DIRECT) != 0 && type != FileType.FIFO
+                        && type != FileType.REGULAR) {
                     // setfl: O_DIRECT needs FMODE_CAN_ODIRECT (tmpfs files) or a pipe (packet mode)
                     throw new VfsException(Errno.EINVAL, Syscall.FCNTL, null);
                 }

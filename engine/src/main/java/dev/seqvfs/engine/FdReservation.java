@@ -68,7 +68,7 @@ final class FdReservation {
             r = asker.join(f, Syscall.OPEN, path);
         } catch (VfsException e) {
             // Gave up waiting: whenever the reservation comes, give it back.
-            f.thenAccept(late -> {
+            var unused = f.thenAccept(late -> {
                 if (late.error() == null) {
                     files.actor().tell(new FdTableActor.Unreserve(late.fd()));
                 }

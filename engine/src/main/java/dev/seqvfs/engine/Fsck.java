@@ -1,16 +1,17 @@
 package dev.seqvfs.engine;
 
-import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.dir.Dentry;
 import dev.seqvfs.engine.dir.DirLink;
 import dev.seqvfs.engine.dir.DirSnapshot;
 import dev.seqvfs.engine.dir.DirectoryInode;
+import dev.seqvfs.engine.fdtable.FilesStruct;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.InodeState;
 import dev.seqvfs.engine.mount.VfsMount;
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.protocol.FileType;
+import dev.seqvfs.protocol.Syscall;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -47,21 +48,22 @@ public final class Fsck {
     /**
      * Checks every superblock mounted in {@code vfs}'s namespace.
      *
+     * @param vfs the instance
      * @param expectNoOpenFiles whether every file is closed (then inode counts must be exact)
      * @return the problems found, empty when consistent
      */
     public static List<String> check(SeqVfs vfs, boolean expectNoOpenFiles) {
         List<String> problems = new ArrayList<>();
-        Map<Superblock, Boolean> seen = new IdentityHashMap<>();
+        IdentityHashMap<Superblock, Boolean> seen = new IdentityHashMap<>();
         for (VfsMount m : vfs.namespace().mountTableAcquire().mounts()) {
             Superblock sb = m.superblock();
             if (seen.put(sb, Boolean.TRUE) == null) {
                 checkSuperblock(sb, expectNoOpenFiles, problems);
             }
         }
-        Map<dev.seqvfs.engine.fdtable.FilesStruct, Boolean> tables = new IdentityHashMap<>();
+        IdentityHashMap<FilesStruct, Boolean> tables = new IdentityHashMap<>();
         for (TaskContext t : vfs.liveTasks()) {
-            dev.seqvfs.engine.fdtable.FilesStruct files = t.files();
+            FilesStruct files = t.files();
             if (tables.put(files, Boolean.TRUE) == null && files.reservedCount() != 0) {
                 problems.add("descriptor table of pid " + t.pid() + " holds " + files.reservedCount()
                         + " reserved descriptors with no open in progress");
@@ -71,8 +73,8 @@ public final class Fsck {
     }
 
     private static void checkSuperblock(Superblock sb, boolean exact, List<String> problems) {
-        Map<Inode, Integer> names = new IdentityHashMap<>();
-        Map<DirectoryInode, String> dirs = new IdentityHashMap<>();
+        IdentityHashMap<Inode, Integer> names = new IdentityHashMap<>();
+        IdentityHashMap<DirectoryInode, String> dirs = new IdentityHashMap<>();
         Deque<DirectoryInode> todo = new ArrayDeque<>();
         Deque<String> paths = new ArrayDeque<>();
         todo.add(sb.root());

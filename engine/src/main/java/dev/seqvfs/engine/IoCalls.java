@@ -1,22 +1,24 @@
 package dev.seqvfs.engine;
 
-import dev.seqvfs.protocol.Syscall;
+import dev.seqvfs.engine.fdtable.FdTable;
 import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.fs.FileOperations;
 import dev.seqvfs.engine.fs.Kiocb;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.Permission;
+import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.walk.VfsPath;
-import dev.seqvfs.engine.fdtable.FdTable;
 import dev.seqvfs.protocol.Errno;
-import dev.seqvfs.protocol.Poll;
-import dev.seqvfs.protocol.Filename;
 import dev.seqvfs.protocol.Falloc;
 import dev.seqvfs.protocol.FileType;
+import dev.seqvfs.protocol.Filename;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.OpenFlags;
+import dev.seqvfs.protocol.Poll;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * File I/O: {@code read}, {@code pread}, {@code readv}, {@code write}, {@code pwrite},
@@ -283,7 +285,7 @@ final class IoCalls {
         }
         // vfs_truncate: mnt_want_write, held across the permission check and the truncate, so
         // a read-only remount is EBUSY meanwhile and one that came first makes this EROFS.
-        dev.seqvfs.engine.sb.Superblock sb = p.mnt().superblock();
+        Superblock sb = p.mnt().superblock();
         if (p.mnt().mountReadOnly() || !sb.tryBeginWrite()) {
             throw new VfsException(Errno.EROFS, Syscall.TRUNCATE, path);
         }
@@ -352,7 +354,7 @@ final class IoCalls {
             if (any || now >= deadline) {
                 return revents;
             }
-            java.util.concurrent.locks.LockSupport.parkNanos(Math.min(pause, deadline - now));
+            LockSupport.parkNanos(Math.min(pause, deadline - now));
             if (Thread.interrupted()) {
                 throw new VfsException(Errno.EINTR, Syscall.POLL, null);
             }

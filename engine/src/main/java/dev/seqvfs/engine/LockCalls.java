@@ -1,5 +1,6 @@
 package dev.seqvfs.engine;
 
+import dev.seqvfs.engine.fdtable.FdTable;
 import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.inode.Inode;
@@ -139,7 +140,7 @@ final class LockCalls {
             // Close race (as Linux's fcntl_setlk): if fd was closed or replaced while we
             // looked it up or waited, its close already dropped the process's locks on the
             // file; drop the one just taken too.
-            dev.seqvfs.engine.fdtable.FdTable.Entry now = t.files().tableAcquire().get(fd);
+            FdTable.Entry now = t.files().tableAcquire().get(fd);
             if (now == null || now.file() != f) {
                 table.setPosix(owner, t.pid(), FileLockTable.UNLOCK, start, end, false);
                 throw new VfsException(Errno.EBADF, Syscall.FCNTL, null);

@@ -6,6 +6,7 @@ import dev.seqvfs.engine.dir.DirReply;
 import dev.seqvfs.engine.dir.DirectoryActor;
 import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.engine.inode.IopFlags;
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.sb.SuperblockActor;
 import dev.seqvfs.engine.walk.LastType;
@@ -21,7 +22,6 @@ import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.VfsException;
 import java.util.concurrent.CompletableFuture;
 import dev.seqvfs.engine.reply.ReplyTo;
-import org.apache.pekko.actor.typed.ActorRef;
 
 /**
  * The namespace-changing calls: {@code mkdir}, {@code mknod}, {@code symlink},
@@ -79,7 +79,7 @@ final class NamespaceCalls {
      * {@code EPERM} before any file-system code runs.
      */
     static void requireMutable(DirectoryInode dir, Syscall op, CharSequence path) {
-        if ((dir.iopFlags() & dev.seqvfs.engine.inode.IopFlags.IOP_MUTABLE_DIR) == 0) {
+        if ((dir.iopFlags() & IopFlags.IOP_MUTABLE_DIR) == 0) {
             throw new VfsException(Errno.EPERM, op, path);
         }
     }

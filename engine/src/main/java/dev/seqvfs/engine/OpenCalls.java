@@ -1,38 +1,43 @@
 package dev.seqvfs.engine;
 
-import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.anon.AnonFs;
 import dev.seqvfs.engine.dir.Dentry;
 import dev.seqvfs.engine.dir.DirReply;
 import dev.seqvfs.engine.dir.DirectoryActor;
 import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.fdtable.FdReply;
+import dev.seqvfs.engine.fdtable.FdTable;
 import dev.seqvfs.engine.fdtable.FdTableActor;
+import dev.seqvfs.engine.fdtable.InstallClaim;
 import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.fs.FileOperations;
 import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.IopFlags;
 import dev.seqvfs.engine.inode.Permission;
 import dev.seqvfs.engine.inode.SpecialInode;
 import dev.seqvfs.engine.pipe.Fifo;
 import dev.seqvfs.engine.pipe.PipeEnd;
+import dev.seqvfs.engine.reply.ReplyTo;
+import dev.seqvfs.engine.sb.Superblock;
+import dev.seqvfs.engine.walk.FileOrigin;
 import dev.seqvfs.engine.walk.LastType;
 import dev.seqvfs.engine.walk.Nameidata;
-import dev.seqvfs.protocol.PathNames;
-import dev.seqvfs.engine.walk.FileOrigin;
 import dev.seqvfs.engine.walk.VfsPath;
 import dev.seqvfs.engine.walk.WalkProof;
 import dev.seqvfs.protocol.DirEntry;
 import dev.seqvfs.protocol.Errno;
-import dev.seqvfs.protocol.Filename;
 import dev.seqvfs.protocol.FileType;
+import dev.seqvfs.protocol.Filename;
+import dev.seqvfs.protocol.Limits;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.OpenFlags;
+import dev.seqvfs.protocol.PathNames;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import dev.seqvfs.engine.reply.ReplyTo;
-import org.apache.pekko.actor.typed.ActorRef;
+import java.util.concurrent.CompletionException;
 
 /**
  * {@code open}, {@code close}, {@code getdents} and {@code lseek}: the calls that make and
@@ -88,7 +93,7 @@ final class OpenCalls {
         String ip = PathNames.toInternal(path, Syscall.OPEN);
         final int f = flags;
         t.alive(Syscall.OPEN);
-        if (!ip.isEmpty() && ip.length() < dev.seqvfs.protocol.Limits.PATH_MAX
+        if (!ip.isEmpty() && ip.length() < Limits.PATH_MAX
                 && t.files().tableAcquire().lowestFree(0) >= t.files().rlimitNofile()) {
             // do_sys_openat2 reserves the descriptor before the walk: a full table is EMFILE
             // whatever the path (after getname's ENOENT / ENAMETOOLONG). The table's actor
@@ -166,7 +171,7 @@ final class OpenCalls {
                 res.release();
                 throw e;
             }
-            fd.whenComplete((v, e) -> {
+            var unused = fd.whenComplete((v, e) -> {
                 if (e != null) {
                     res.release();
                 }
@@ -174,7 +179,7 @@ final class OpenCalls {
             return fd;
         }
         CompletableFuture<Integer> out = new CompletableFuture<>();
-        FdReservation.reserve(t.asker(), t.files(), path).whenComplete((res, e) -> {
+        var unused = FdReservation.reserve(t.asker(), t.files(), path).whenComplete((res, e) -> {
             if (e != null) {
                 out.completeExceptionally(unwrap(e));
                 return;
@@ -192,7 +197,7 @@ final class OpenCalls {
                 out.completeExceptionally(x);
                 return;
             }
-            fd.whenComplete((v, x) -> {
+            var unusedInner = fd.whenComplete((v, x) -> {
                 if (x != null) {
                     res.release();
                     out.completeExceptionally(unwrap(x));
@@ -256,7 +261,7 @@ final class OpenCalls {
             // An internal stage: only withReservation's own future is exposed to a withdrawal.
             CompletableFuture<Integer> fd = created.thenCompose(r -> afterCreate(r, parent, target.name(), f, path,
                     ip, req, res, endHold));
-            fd.whenComplete((v, e) -> endHold.run());
+            var unused = fd.whenComplete((v, e) -> endHold.run());
             return fd;
         } catch (RuntimeException | Error e) {
             endHold.run();
@@ -269,7 +274,7 @@ final class OpenCalls {
      * writer of {@code sb} now ({@code EROFS} if it is read-only) and returns what ends it,
      * once however often it runs; for other opens, a no-op.
      */
-    private static Runnable holdForWrite(dev.seqvfs.engine.sb.Superblock sb, int flags, Filename path) {
+    private static Runnable holdForWrite(Superblock sb, int flags, Filename path) {
         if (!OpenFlags.writable(flags)) {
             return () -> { };
         }
@@ -378,7 +383,7 @@ final class OpenCalls {
      * {@code fs.protected_fifos} are 0, the values SeqVFS models.
      */
     private static void mayCreateInSticky(DirectoryInode dir, Inode inode, Nameidata nd) {
-        dev.seqvfs.engine.inode.InodeAttrs d = dir.attrsAcquire();
+        InodeAttrs d = dir.attrsAcquire();
         if ((d.mode() & Mode.S_ISVTX) == 0) {
             return;
         }
@@ -410,6 +415,7 @@ final class OpenCalls {
      * @return the descriptor's future, or {@code null} if the mount is being unmounted and
      *         the walk must be repeated
      */
+    @SuppressWarnings("FutureReturnValueIgnored") // handle(...) nests a future that thenCompose(f -> f) flattens at once
     private CompletableFuture<Integer> openFifo(VfsPath p, int flags, Filename path, OpenFuture req,
                                                 FileOrigin origin) {
         mayOpen(p, flags, path);
@@ -434,10 +440,10 @@ final class OpenCalls {
         return opened.handle((end, e) -> {
             if (e != null) {
                 p.mnt().unpin();
-                Throwable c = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+                Throwable c = e instanceof CompletionException && e.getCause() != null
                         ? e.getCause() : e;
                 throw c instanceof VfsException v ? v.withContext(Syscall.OPEN, path, null)
-                        : new java.util.concurrent.CompletionException(c);
+                        : new CompletionException(c);
             }
             OpenFile file = new OpenFile(fifo, p.mnt(), null, flags, end, null);
             file.setOrigin(origin);
@@ -477,7 +483,7 @@ final class OpenCalls {
         if ((flags & OpenFlags.O_TRUNC) != 0 && i.type() == FileType.REGULAR) {
             // handle_truncate runs as a writer of the mount (do_open's mnt_want_write), even
             // for O_RDONLY: a read-only remount cannot slip in after the EROFS checks.
-            dev.seqvfs.engine.sb.Superblock sb = p.mnt().superblock();
+            Superblock sb = p.mnt().superblock();
             if (!sb.tryBeginWrite()) {
                 file.release();
                 throw new VfsException(Errno.EROFS, Syscall.OPEN, path);
@@ -579,7 +585,7 @@ final class OpenCalls {
      */
     private CompletableFuture<Integer> install(OpenFile file, int flags, Filename path, OpenFuture req) {
         boolean cloexec = (flags & OpenFlags.O_CLOEXEC) != 0;
-        dev.seqvfs.engine.fdtable.InstallClaim claim = req == null ? null : req.claim();
+        InstallClaim claim = req == null ? null : req.claim();
         return t.asker().ask(t.files().actor(),
                         (ReplyTo<FdReply> r) -> new FdTableActor.Install(file, cloexec, 0, r, claim))
                 .thenApply(r -> {
@@ -609,7 +615,7 @@ final class OpenCalls {
             r = t.asker().join(f, Syscall.CLOSE, null);
         } catch (VfsException e) {
             // Gave up waiting (EIO, EINTR): whenever the reply comes, drop its file.
-            f.thenAccept(late -> {
+            var unused = f.thenAccept(late -> {
                 if (late.file() != null) {
                     FdTableActor.dropClosed(t.files(), late.file());
                 }

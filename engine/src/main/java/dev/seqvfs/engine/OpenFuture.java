@@ -46,7 +46,7 @@ final class OpenFuture extends CompletableFuture<Integer> {
         if (claim.isWithdrawn()) {
             result.cancel(false);
         }
-        result.whenComplete((fd, e) -> {
+        var unused = result.whenComplete((fd, e) -> {
             if (claim.isWithdrawn()) {
                 return; // the withdrawal completes this future (the open fails for having been withdrawn)
             }

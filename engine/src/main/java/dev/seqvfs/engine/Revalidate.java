@@ -105,7 +105,9 @@ final class Revalidate {
     private static <T> CompletableFuture<T> start(Supplier<CompletableFuture<T>> attempt) {
         try {
             return attempt.get();
-        } catch (VfsException e) {
+        } catch (RuntimeException e) {
+            // Thrown into an attempt's completion callback, it would be lost and the call's
+            // future never completed: the call fails with it instead.
             return CompletableFuture.failedFuture(e);
         }
     }
@@ -132,7 +134,7 @@ final class Revalidate {
         Retry(Supplier<CompletableFuture<T>> attempt, int maxTries) {
             this.attempt = attempt;
             this.maxTries = maxTries;
-            out.whenComplete((v, e) -> {
+            var unused = out.whenComplete((v, e) -> {
                 CompletableFuture<T> c = current;
                 if (e != null && c != null) {
                     c.cancel(false);
@@ -147,7 +149,7 @@ final class Revalidate {
                 f.cancel(false);
                 return;
             }
-            f.whenComplete(this::onAttempt);
+            var unused = f.whenComplete(this::onAttempt);
         }
 
         private void onAttempt(T v, Throwable e) {

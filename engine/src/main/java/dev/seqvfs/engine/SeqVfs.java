@@ -13,9 +13,11 @@ import dev.seqvfs.engine.fs.MountContext;
 import dev.seqvfs.engine.fs.SuperOperations;
 import dev.seqvfs.engine.fs.TaskRegistry;
 import dev.seqvfs.engine.lock.FileLockTable;
+import dev.seqvfs.engine.mount.MountTable;
 import dev.seqvfs.engine.sb.NamespaceLocks;
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.sb.SuperblockConfig;
+import dev.seqvfs.engine.walk.VfsPath;
 import dev.seqvfs.protocol.VfsClock;
 import dev.seqvfs.engine.mount.Namespace;
 import dev.seqvfs.engine.reply.ReplyCollector;
@@ -25,15 +27,27 @@ import dev.seqvfs.engine.walk.PathWalk;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.VfsException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.SpawnProtocol;
+import org.slf4j.LoggerFactory;
 
 /**
  * One embedded SeqVFS instance: its actors, a mount namespace whose root is a tmpfs
@@ -72,7 +86,7 @@ public final class SeqVfs implements AutoCloseable {
     static {
         // Bind SLF4J before Pekko's threads log concurrently, so that no early call is
         // queued and replayed (SLF4J then prints three "replay" warnings to stderr).
-        org.slf4j.LoggerFactory.getILoggerFactory();
+        LoggerFactory.getILoggerFactory();
     }
 
     /** Names the instances' root actors, unique in the JVM (so in any system): {@code engine-N}. */
@@ -97,15 +111,15 @@ public final class SeqVfs implements AutoCloseable {
     private final AnonFs anonFs;
     private final FileSystemTypes types;
     private final FileLockTable.WaitGraph lockWaitGraph = new FileLockTable.WaitGraph();
-    private final java.util.concurrent.ExecutorService blocking = new java.util.concurrent.ThreadPoolExecutor(0,
-            Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new java.util.concurrent.SynchronousQueue<>(), r -> {
+    private final ExecutorService blocking = new ThreadPoolExecutor(0,
+            Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
                 Thread th = new Thread(r, "seqvfs-parked");
                 th.setDaemon(true);
                 return th;
             });
-    private final java.util.concurrent.ConcurrentHashMap<Integer, TaskContext> tasks =
-            new java.util.concurrent.ConcurrentHashMap<>();
-    private final java.util.concurrent.atomic.AtomicInteger pids = new java.util.concurrent.atomic.AtomicInteger();
+    private final ConcurrentHashMap<Integer, TaskContext> tasks =
+            new ConcurrentHashMap<>();
+    private final AtomicInteger pids = new AtomicInteger();
     private final TaskRegistryView procTasks = new TaskRegistryView();
 
     /**
@@ -130,7 +144,7 @@ public final class SeqVfs implements AutoCloseable {
                     + " (registered: " + typeNames() + ")");
         }
         this.asker = new Asker(config.askTimeout());
-        java.util.List<ReplyCollector.Pending> pending = new java.util.ArrayList<>();
+        List<ReplyCollector.Pending> pending = new ArrayList<>();
         for (int i = 0; i < collectorCount(); i++) {
             pending.add(new ReplyCollector.Pending());
         }
@@ -144,7 +158,7 @@ public final class SeqVfs implements AutoCloseable {
             children = asker.join(started, Syscall.START, null);
         } catch (RuntimeException e) {
             // Not started in time: stop it whenever it starts, and give the system back.
-            started.thenAccept(c -> c.root().tell(EngineRoot.Stop.INSTANCE));
+            var unused = started.thenAccept(c -> c.root().tell(EngineRoot.Stop.INSTANCE));
             lease.release(linger);
             throw e;
         }
@@ -249,7 +263,7 @@ public final class SeqVfs implements AutoCloseable {
      * @throws VfsException {@code EIO} if an actor did not answer within the ask timeout
      */
     public static SeqVfs create(ActorSystem<?> system, Config config) {
-        java.util.Objects.requireNonNull(system, "system");
+        Objects.requireNonNull(system, "system");
         EngineConfig c = EngineConfig.over(config, system.settings().config());
         if (!system.settings().config().hasPath(c.vfs().dispatcher())) {
             throw new IllegalArgumentException("actor system " + system.name() + " has no dispatcher "
@@ -265,9 +279,10 @@ public final class SeqVfs implements AutoCloseable {
      * {@code seqvfs.proc.mount = on} (the default) the instance has procfs at {@code /proc}.
      *
      * @param cred the task's identity
+     * @return the new task
      */
     public VfsTask newTask(Credentials cred) {
-        java.util.Objects.requireNonNull(cred, "cred");
+        Objects.requireNonNull(cred, "cred");
         FilesStruct files = newFilesStruct(FdTable.empty());
         return new VfsTask(new TaskContext(this, files, cred));
     }
@@ -368,7 +383,9 @@ public final class SeqVfs implements AutoCloseable {
                 Syscall.MOUNT, null);
     }
 
-    /** Returns the name of the file-system type of the instance's root ({@code seqvfs.root.type}). */
+    /**
+     * {@return the name of the file-system type of the instance's root ({@code seqvfs.root.type})}
+     */
     public String rootType() {
         return config.rootType();
     }
@@ -406,7 +423,7 @@ public final class SeqVfs implements AutoCloseable {
      * ({@code F_SETLKW}, a blocking {@code flock}, {@code poll} with a timeout): daemon threads,
      * made on demand, gone after a minute idle, shut down with the instance.
      */
-    java.util.concurrent.Executor blockingExecutor() {
+    Executor blockingExecutor() {
         return blocking;
     }
 
@@ -415,12 +432,12 @@ public final class SeqVfs implements AutoCloseable {
         return lockWaitGraph;
     }
 
-    /** Returns the number of optimistic walks that failed validation and were retried. */
+    /** {@return the number of optimistic walks that failed validation and were retried} */
     public long walkRetries() {
         return locks.walkRetries.sum();
     }
 
-    /** Returns the number of walks that fell back to the locked ref-walk. */
+    /** {@return the number of walks that fell back to the locked ref-walk} */
     public long refWalks() {
         return locks.refWalks.sum();
     }
@@ -431,14 +448,14 @@ public final class SeqVfs implements AutoCloseable {
     }
 
     /**
-     * Returns the number of anonymous inodes (pipes, sockets, eventfds) alive now: a sum of
-     * striped counters, exact when no pipe or socket is being created or closed. Lock-free.
+     * {@return the number of anonymous inodes (pipes, sockets, eventfds) alive now: a sum of
+     * striped counters, exact when no pipe or socket is being created or closed} Lock-free.
      */
     public long anonInodesAlive() {
         return anonFs.liveInodes();
     }
 
-    /** Returns the number of anonymous inodes created since the instance started. Lock-free. */
+    /** {@return the number of anonymous inodes created since the instance started} Lock-free. */
     public long anonInodesCreated() {
         return anonFs.createdInodes();
     }
@@ -462,9 +479,9 @@ public final class SeqVfs implements AutoCloseable {
     /** The task registry as procfs sees it. */
     private final class TaskRegistryView implements TaskRegistry {
         @Override
-        public java.util.List<Integer> pids() {
-            java.util.List<Integer> l = new java.util.ArrayList<>(tasks.keySet());
-            java.util.Collections.sort(l);
+        public List<Integer> pids() {
+            List<Integer> l = new ArrayList<>(tasks.keySet());
+            Collections.sort(l);
             return l;
         }
 
@@ -475,7 +492,7 @@ public final class SeqVfs implements AutoCloseable {
         }
 
         @Override
-        public dev.seqvfs.engine.walk.VfsPath cwd(int pid) {
+        public VfsPath cwd(int pid) {
             TaskContext t = tasks.get(pid);
             return t == null ? null : t.cwd();
         }
@@ -487,7 +504,7 @@ public final class SeqVfs implements AutoCloseable {
         }
 
         @Override
-        public dev.seqvfs.engine.mount.MountTable mounts() {
+        public MountTable mounts() {
             return namespace.mountTableAcquire();
         }
 
@@ -516,7 +533,7 @@ public final class SeqVfs implements AutoCloseable {
         return clock;
     }
 
-    /** Returns whether {@link #close()} has been called. Thread-safe (a volatile read). */
+    /** {@return whether {@link #close()} has been called} Thread-safe (a volatile read). */
     public boolean isClosed() {
         return asker.isClosed();
     }
@@ -552,13 +569,15 @@ public final class SeqVfs implements AutoCloseable {
             stopped.get(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (java.util.concurrent.ExecutionException | TimeoutException e) {
+        } catch (ExecutionException | TimeoutException e) {
             // Stopping is best effort; the instance is unusable either way.
         }
         lease.release(linger);
     }
 
-    /** Returns a duration of the configured ask timeout, for callers that wait on async results. */
+    /**
+     * {@return a duration of the configured ask timeout, for callers that wait on async results}
+     */
     public Duration askTimeout() {
         return config.askTimeout();
     }

@@ -12,6 +12,8 @@ import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.sb.SuperblockActor;
 import dev.seqvfs.engine.fs.FileSystemType;
 import dev.seqvfs.engine.walk.Nameidata;
+import dev.seqvfs.protocol.Limits;
+import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.PathNames;
 import dev.seqvfs.engine.walk.VfsPath;
 import dev.seqvfs.protocol.Errno;
@@ -23,7 +25,6 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.concurrent.CompletableFuture;
 import dev.seqvfs.engine.reply.ReplyTo;
-import org.apache.pekko.actor.typed.ActorRef;
 
 /**
  * The calls on the task itself and on the namespace: {@code chdir}, {@code fchdir},
@@ -119,7 +120,7 @@ final class TaskCalls {
                 }
                 sb.append(n);
             }
-            if (sb.length() >= dev.seqvfs.protocol.Limits.PATH_MAX) {
+            if (sb.length() >= Limits.PATH_MAX) {
                 // getcwd(2): the path does not fit in a page.
                 throw nd.error(Errno.ENAMETOOLONG);
             }
@@ -211,7 +212,7 @@ final class TaskCalls {
         if ((flags & ~(MountFlags.MNT_FORCE | MountFlags.MNT_DETACH | MountFlags.UMOUNT_NOFOLLOW)) != 0) {
             throw new VfsException(Errno.EINVAL, Syscall.UMOUNT, target);
         }
-        int at = (flags & MountFlags.UMOUNT_NOFOLLOW) != 0 ? dev.seqvfs.protocol.OpenFlags.AT_SYMLINK_NOFOLLOW : 0;
+        int at = (flags & MountFlags.UMOUNT_NOFOLLOW) != 0 ? OpenFlags.AT_SYMLINK_NOFOLLOW : 0;
         VfsPath p = t.attrs().resolve(VfsTask.AT_FDCWD, target, Syscall.UMOUNT, at, 0);
         if (p.inode() != p.mnt().root()) {
             throw new VfsException(Errno.EINVAL, Syscall.UMOUNT, target);

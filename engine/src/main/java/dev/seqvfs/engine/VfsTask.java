@@ -4,6 +4,7 @@ import dev.seqvfs.engine.anon.EventFd;
 import dev.seqvfs.engine.fs.StreamFileOperations;
 import dev.seqvfs.engine.inode.AttrChange;
 import dev.seqvfs.engine.walk.VfsPath;
+import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.DirEntry;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Filename;
@@ -17,6 +18,7 @@ import dev.seqvfs.protocol.Timespec;
 import dev.seqvfs.protocol.VfsException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A task ({@code task_struct}): the POSIX-style API of SeqVFS, with the caller's
@@ -73,18 +75,18 @@ public final class VfsTask implements AutoCloseable {
         this.async = new AsyncVfsTask(c);
     }
 
-    /** Returns this task's asynchronous view: the same calls, answering with futures. */
+    /** {@return this task's asynchronous view: the same calls, answering with futures} */
     public AsyncVfsTask async() {
         return async;
     }
 
-    /** Returns the task's process id, as {@code /proc/<pid>} and {@code /proc/self} show it. */
+    /** {@return the task's process id, as {@code /proc/<pid>} and {@code /proc/self} show it} */
     public int pid() {
         return c.pid();
     }
 
-    /** Returns the task's credentials. */
-    public dev.seqvfs.protocol.Credentials cred() {
+    /** {@return the task's credentials} */
+    public Credentials cred() {
         return c.cred();
     }
 
@@ -120,12 +122,28 @@ public final class VfsTask implements AutoCloseable {
         return openat(AT_FDCWD, path, flags, mode);
     }
 
-    /** {@code open(2)} without a mode (no {@code O_CREAT}). */
+    /**
+     * {@code open(2)} without a mode (no {@code O_CREAT}).
+     *
+     * @param path the path; a relative one starts at the working directory
+     * @param flags {@code O_*} flags ({@link OpenFlags}), without {@code O_CREAT} or
+     *         {@code O_TMPFILE}
+     * @return the new descriptor, the lowest free one
+     */
     public int open(CharSequence path, int flags) {
         return openat(AT_FDCWD, path, flags, 0);
     }
 
-    /** {@code openat(2)}: {@link #open} relative to {@code dirfd} ({@code EBADF}, {@code ENOTDIR}). */
+    /**
+     * {@code openat(2)}: {@link #open} relative to {@code dirfd} ({@code EBADF}, {@code ENOTDIR}).
+     *
+     * @param dirfd the directory a relative path starts from, or {@link #AT_FDCWD} for the working
+     *         directory
+     * @param path the path; a relative one starts at {@code dirfd}
+     * @param flags {@code O_*} flags ({@link OpenFlags})
+     * @param mode permission bits of a created file, before the umask
+     * @return the new descriptor, the lowest free one
+     */
     public int openat(int dirfd, CharSequence path, int flags, int mode) {
         try {
             Filename p = TaskContext.path(path, Syscall.OPEN);
@@ -142,6 +160,7 @@ public final class VfsTask implements AutoCloseable {
      * {@code close(2)}: closes a descriptor; the open file is released when its last
      * descriptor closes, and an unlinked inode is freed when its last open file is.
      *
+     * @param fd the descriptor
      * @throws VfsException {@code EBADF} if {@code fd} is not open
      */
     public void close(int fd) {
@@ -157,6 +176,8 @@ public final class VfsTask implements AutoCloseable {
      * {@code fd}, from its offset, and advances the offset (a cookie, see
      * {@link DirEntry#cookie()}). "." and ".." come first. Entries come from one snapshot.
      *
+     * @param fd a descriptor open on a directory
+     * @param max the most entries to return
      * @return the entries; empty at the end
      * @throws VfsException {@code EBADF}, {@code ENOTDIR}, {@code ENOENT} (directory removed),
      *         {@code EINVAL} (max &lt;= 0)
@@ -176,6 +197,10 @@ public final class VfsTask implements AutoCloseable {
      * operations' ({@code ->llseek}: an eventfd returns 0 whatever the arguments, as
      * {@code noop_llseek}). A {@code whence} above {@code SEEK_HOLE} is {@code EINVAL} first.
      *
+     * @param fd the descriptor
+     * @param offset the offset in bytes, relative to {@code whence}
+     * @param whence {@code SEEK_SET}, {@code SEEK_CUR}, {@code SEEK_END}, {@code SEEK_DATA} or
+     *         {@code SEEK_HOLE}
      * @return the new offset in bytes (or the cookie)
      * @throws VfsException {@code EBADF}, {@code EINVAL} (bad whence, negative result,
      *         {@code SEEK_END} on a directory), {@code ESPIPE} (a pipe, FIFO or socket),
@@ -193,6 +218,8 @@ public final class VfsTask implements AutoCloseable {
      * Lists a whole directory by path ({@code opendir} + {@code readdir} + {@code closedir}),
      * without "." and "..".
      *
+     * @param path the directory's path
+     * @return the entries, in the directory's order
      * @throws VfsException the errors of {@link #open} and {@link #getdents}
      */
     public List<DirEntry> readdir(CharSequence path) {
@@ -223,6 +250,10 @@ public final class VfsTask implements AutoCloseable {
      * read sees each write whole or not at all, and holes read as zeros. On a pipe or socket
      * it parks the calling thread until data arrives (unless {@code O_NONBLOCK}).
      *
+     * @param fd the descriptor
+     * @param buf the buffer the bytes are read into
+     * @param off the index in {@code buf} of the first byte
+     * @param len the most bytes to read
      * @return the bytes read, 0 at end of file
      * @throws VfsException {@code EBADF} (not open for reading, {@code O_PATH}),
      *         {@code EISDIR}, {@code EINVAL} (a file that cannot be read), {@code EFAULT}
@@ -236,7 +267,16 @@ public final class VfsTask implements AutoCloseable {
         }
     }
 
-    /** {@code pread(2)}: {@link #read} at {@code pos} bytes, without moving the offset ({@code EINVAL} if negative, {@code ESPIPE} on a stream). */
+    /**
+     * {@code pread(2)}: {@link #read} at {@code pos} bytes, without moving the offset ({@code EINVAL} if negative, {@code ESPIPE} on a stream).
+     *
+     * @param fd the descriptor
+     * @param buf the buffer the bytes are read into
+     * @param off the index in {@code buf} of the first byte
+     * @param len the most bytes to read
+     * @param pos the file offset to read at, in bytes
+     * @return the bytes read, 0 at end of file
+     */
     public int pread(int fd, byte[] buf, int off, int len, long pos) {
         try {
             return c.io.pread(fd, buf, off, len, pos);
@@ -245,7 +285,13 @@ public final class VfsTask implements AutoCloseable {
         }
     }
 
-    /** {@code readv(2)}: fills the buffers in order from one version of the file (on a pipe or socket, from one read). */
+    /**
+     * {@code readv(2)}: fills the buffers in order from one version of the file (on a pipe or socket, from one read).
+     *
+     * @param fd the descriptor
+     * @param iov the buffers to fill, in order
+     * @return the bytes read in all, 0 at end of file
+     */
     public long readv(int fd, byte[][] iov) {
         try {
             return c.io.readv(fd, iov);
@@ -259,6 +305,10 @@ public final class VfsTask implements AutoCloseable {
      * {@code O_APPEND}, atomically with respect to other writers), advancing it; sets
      * mtime and ctime.
      *
+     * @param fd the descriptor
+     * @param buf the buffer holding the bytes
+     * @param off the index in {@code buf} of the first byte
+     * @param len the number of bytes to write
      * @return {@code len}, or fewer when the file system fills (the pages that fit are
      *         written, as tmpfs does) or an {@code O_APPEND} write would cross the maximum
      *         file size ({@code LLONG_MAX})
@@ -279,12 +329,25 @@ public final class VfsTask implements AutoCloseable {
      * {@code write(2)} of the whole array. A null array has no length to write: {@code EFAULT}
      * (after the descriptor checks), where {@code write(fd, null, 0, 0)} writes nothing and
      * returns 0, as {@code write(fd, NULL, 0)} on Linux.
+     *
+     * @param fd the descriptor
+     * @param buf the bytes to write
+     * @return the bytes written, as {@link #write(int, byte[], int, int)}
      */
     public int write(int fd, byte[] buf) {
         return write(fd, buf, 0, buf == null ? -1 : buf.length);
     }
 
-    /** {@code pwrite(2)}: writes at {@code pos} without moving the offset (with {@code O_APPEND}, at the end, as Linux). */
+    /**
+     * {@code pwrite(2)}: writes at {@code pos} without moving the offset (with {@code O_APPEND}, at the end, as Linux).
+     *
+     * @param fd the descriptor
+     * @param buf the buffer holding the bytes
+     * @param off the index in {@code buf} of the first byte
+     * @param len the number of bytes to write
+     * @param pos the file offset to write at, in bytes
+     * @return the bytes written, as {@link #write(int, byte[], int, int)}
+     */
     public int pwrite(int fd, byte[] buf, int off, int len, long pos) {
         try {
             return c.io.pwrite(fd, buf, off, len, pos);
@@ -293,7 +356,13 @@ public final class VfsTask implements AutoCloseable {
         }
     }
 
-    /** {@code writev(2)}: writes the buffers as one atomic write (on a pipe or socket, as one {@code write}). */
+    /**
+     * {@code writev(2)}: writes the buffers as one atomic write (on a pipe or socket, as one {@code write}).
+     *
+     * @param fd the descriptor
+     * @param iov the buffers to write, in order
+     * @return the bytes written in all
+     */
     public long writev(int fd, byte[][] iov) {
         try {
             return c.io.writev(fd, iov);
@@ -305,6 +374,8 @@ public final class VfsTask implements AutoCloseable {
     /**
      * {@code ftruncate(2)}: sets the size; shrinking frees pages, growing adds a hole.
      *
+     * @param fd the descriptor
+     * @param length the new size in bytes
      * @throws VfsException {@code EBADF}, {@code EINVAL} (not open for writing, not a
      *         regular file, negative length), {@code EFBIG}
      */
@@ -316,7 +387,12 @@ public final class VfsTask implements AutoCloseable {
         }
     }
 
-    /** {@code truncate(2)}: by path; needs write permission ({@code EACCES}), {@code EISDIR}, {@code EROFS}. */
+    /**
+     * {@code truncate(2)}: by path; needs write permission ({@code EACCES}), {@code EISDIR}, {@code EROFS}.
+     *
+     * @param path the path; a relative one starts at the working directory
+     * @param length the new size in bytes
+     */
     public void truncate(CharSequence path, long length) {
         try {
             c.io.truncate(TaskContext.path(path, Syscall.TRUNCATE), length);
@@ -325,7 +401,11 @@ public final class VfsTask implements AutoCloseable {
         }
     }
 
-    /** {@code fsync(2)}: what the file's type makes durable (memory types: nothing to do); {@code EINVAL} on a stream. */
+    /**
+     * {@code fsync(2)}: what the file's type makes durable (memory types: nothing to do); {@code EINVAL} on a stream.
+     *
+     * @param fd the descriptor
+     */
     public void fsync(int fd) {
         try {
             c.io.fsync(fd, false);
@@ -334,7 +414,11 @@ public final class VfsTask implements AutoCloseable {
         }
     }
 
-    /** {@code fdatasync(2)}. */
+    /**
+     * {@code fdatasync(2)}.
+     *
+     * @param fd the descriptor
+     */
     public void fdatasync(int fd) {
         try {
             c.io.fsync(fd, true);
@@ -349,6 +433,11 @@ public final class VfsTask implements AutoCloseable {
      * {@code FALLOC_FL_KEEP_SIZE} allocates without changing the size,
      * {@code FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE} frees the range (it reads as zeros).
      *
+     * @param fd the descriptor
+     * @param mode 0, {@code FALLOC_FL_KEEP_SIZE}, or
+     *         {@code FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE}
+     * @param offset the first byte of the range
+     * @param len the length of the range in bytes
      * @throws VfsException {@code EBADF} (not open for writing), {@code EINVAL} (negative
      *         offset, length not positive), {@code EOPNOTSUPP} (another mode, or a punch
      *         without keep-size), {@code ESPIPE} (a pipe or FIFO), {@code EISDIR},
@@ -370,7 +459,10 @@ public final class VfsTask implements AutoCloseable {
      * reported whether asked or not; a negative descriptor is skipped. A wait re-checks the
      * files every millisecond at most (files do not notify waiters of readiness yet).
      *
-     * @return the events that hold for each descriptor ({@code revents}), in order
+     * @param fds the descriptors; a negative one is skipped
+     * @param events the {@code Poll} events asked for each descriptor
+     * @param timeoutMillis the longest wait in milliseconds; 0 none, negative no limit
+     * @return the events that hold for each descriptor (poll(2)'s revents), in order
      * @throws VfsException {@code EINVAL} (arrays of different lengths), {@code EINTR}
      */
     public int[] poll(int[] fds, int[] events, long timeoutMillis) {
@@ -389,6 +481,9 @@ public final class VfsTask implements AutoCloseable {
      * description: duplicated descriptors share it, and it is dropped when the last of them
      * closes. Waiting parks the calling thread.
      *
+     * @param fd the descriptor
+     * @param operation {@code LOCK_SH}, {@code LOCK_EX} or {@code LOCK_UN}, optionally with
+     *         {@code LOCK_NB}
      * @throws VfsException {@code EBADF}, {@code EINVAL} (bad operation), {@code EAGAIN}
      *         ({@code EWOULDBLOCK}: conflict with {@code LOCK_NB}), {@code EINTR}
      */
@@ -406,6 +501,11 @@ public final class VfsTask implements AutoCloseable {
      * the calling thread). Locks belong to the process (the descriptor table): closing any
      * of its descriptors of the file releases them all, as POSIX says.
      *
+     * @param fd the descriptor
+     * @param cmd {@code F_GETLK}, {@code F_SETLK} or {@code F_SETLKW}
+     * @param lock the lock asked for
+     * @return for {@code F_GETLK} the conflicting lock, or {@code lock} with type {@code F_UNLCK};
+     *         for the others {@code lock}
      * @throws VfsException {@code EBADF} (bad descriptor, or lock type not allowed by its
      *         access mode), {@code EINVAL} (bad command, type, whence or range),
      *         {@code EAGAIN} (conflict with {@code F_SETLK}), {@code EDEADLK} (waiting would
@@ -425,6 +525,7 @@ public final class VfsTask implements AutoCloseable {
      * {@code pipe(2)}: a pipe of 64 KiB; returns {read end, write end}. Its inode lives in
      * no directory; {@code readlink("/proc/self/fd/N")} shows {@code pipe:[ino]}.
      *
+     * @return the read end's and the write end's descriptors
      * @throws VfsException {@code EMFILE} (neither descriptor installed)
      */
     public int[] pipe() {
@@ -434,6 +535,9 @@ public final class VfsTask implements AutoCloseable {
     /**
      * {@code pipe2(2)} with {@code O_NONBLOCK}, {@code O_CLOEXEC} and {@code O_DIRECT}
      * (packet mode, set on the write end only); {@code EINVAL} for other flags.
+     *
+     * @param flags {@code O_NONBLOCK}, {@code O_CLOEXEC} and {@code O_DIRECT}, or 0
+     * @return the read end's and the write end's descriptors
      */
     public int[] pipe2(int flags) {
         try {
@@ -450,6 +554,10 @@ public final class VfsTask implements AutoCloseable {
      * datagrams; with {@code SOCK_NONBLOCK}/{@code SOCK_CLOEXEC}). Argument errors come in
      * Linux 6.18's order.
      *
+     * @param domain the address family ({@code AF_UNIX}, {@code AF_INET}, {@code AF_INET6})
+     * @param type the socket type, with {@code SOCK_NONBLOCK} and {@code SOCK_CLOEXEC} or-ed in
+     * @param protocol the protocol, or 0 for the type's default
+     * @return the new descriptor
      * @throws VfsException {@code EINVAL} (type flags, type or Internet protocol out of
      *         range), {@code EAFNOSUPPORT} (family), {@code ESOCKTNOSUPPORT} (type),
      *         {@code EPROTONOSUPPORT} (protocol), {@code EACCES} (ping socket),
@@ -469,6 +577,10 @@ public final class VfsTask implements AutoCloseable {
      * is read on the other, both ways: a byte stream for {@code SOCK_STREAM}, datagrams
      * that keep their boundaries for {@code SOCK_DGRAM} and {@code SOCK_SEQPACKET}.
      *
+     * @param domain the address family; only {@code AF_UNIX} makes a pair
+     * @param type the socket type, with {@code SOCK_NONBLOCK} and {@code SOCK_CLOEXEC} or-ed in
+     * @param protocol the protocol, or 0 for the type's default
+     * @return the two sockets' descriptors
      * @throws VfsException the errors of {@link #socket}, then {@code EOPNOTSUPP} for
      *         Internet families, {@code EMFILE}
      */
@@ -488,6 +600,10 @@ public final class VfsTask implements AutoCloseable {
      * (default {@code O_RDWR}), {@code O_NONBLOCK} and {@code O_CLOEXEC}. Creating it
      * touches no shared structure (seeds 000, 003).
      *
+     * @param name the name shown as {@code anon_inode:[name]}
+     * @param ops the file's read and write operations
+     * @param flags an access mode, {@code O_NONBLOCK} and {@code O_CLOEXEC}
+     * @return the new descriptor
      * @throws VfsException {@code EINVAL} (a {@code null} name or operations, another flag), {@code EMFILE}
      */
     public int anonInodeGetFd(String name, StreamFileOperations ops, int flags) {
@@ -503,6 +619,9 @@ public final class VfsTask implements AutoCloseable {
      * {@code eventfd(2)}: a counter file, {@code anon_inode:[eventfd]}; flags
      * {@code EFD_SEMAPHORE} (1), {@code O_NONBLOCK}, {@code O_CLOEXEC}.
      *
+     * @param initial the counter's first value, an unsigned 32-bit int
+     * @param flags {@code EFD_SEMAPHORE}, {@code O_NONBLOCK} and {@code O_CLOEXEC}, or 0
+     * @return the new descriptor
      * @throws VfsException {@code EINVAL} (another flag, or an initial value that is not an
      *         unsigned int), {@code EMFILE}
      */
@@ -515,7 +634,7 @@ public final class VfsTask implements AutoCloseable {
     }
 
     /** The checks of {@code eventfd(2)}, then the anonymous file: one code path for both views. */
-    static java.util.concurrent.CompletableFuture<Integer> eventfdAsync(TaskContext c, long initial, int flags) {
+    static CompletableFuture<Integer> eventfdAsync(TaskContext c, long initial, int flags) {
         if (initial < 0 || initial > 0xFFFFFFFFL) {
             // eventfd(2) takes an unsigned int
             throw new VfsException(Errno.EINVAL, Syscall.EVENTFD, null);
@@ -528,7 +647,12 @@ public final class VfsTask implements AutoCloseable {
         return c.anon.anonInodeGetFd("eventfd", new EventFd(initial, efd), flags & ~efd);
     }
 
-    /** {@code shutdown(2)}: {@code SHUT_RD}, {@code SHUT_WR}, {@code SHUT_RDWR} ({@code ENOTSOCK}, {@code ENOTCONN}, {@code EINVAL}). */
+    /**
+     * {@code shutdown(2)}: {@code SHUT_RD}, {@code SHUT_WR}, {@code SHUT_RDWR} ({@code ENOTSOCK}, {@code ENOTCONN}, {@code EINVAL}).
+     *
+     * @param fd a socket's descriptor
+     * @param how {@code SHUT_RD}, {@code SHUT_WR} or {@code SHUT_RDWR}
+     */
     public void shutdown(int fd, int how) {
         try {
             c.anon.shutdown(fd, how);
@@ -543,6 +667,8 @@ public final class VfsTask implements AutoCloseable {
      * {@code mkdir(2)}: creates a directory with {@code mode & ~umask & 01777}; in a
      * set-group-ID directory it takes the directory's group and the set-group-ID bit.
      *
+     * @param path the path; a relative one starts at the working directory
+     * @param mode permission bits, before the umask
      * @throws VfsException {@code EEXIST}, {@code ENOENT}, {@code ENOTDIR}, {@code EACCES},
      *         {@code EROFS}, {@code ENOSPC}, {@code ENAMETOOLONG}, {@code ELOOP}
      */
@@ -550,7 +676,14 @@ public final class VfsTask implements AutoCloseable {
         mkdirat(AT_FDCWD, path, mode);
     }
 
-    /** {@code mkdirat(2)}. */
+    /**
+     * {@code mkdirat(2)}.
+     *
+     * @param dirfd the directory a relative path starts from, or {@link #AT_FDCWD} for the working
+     *         directory
+     * @param path the path; a relative one starts at {@code dirfd}
+     * @param mode permission bits, before the umask
+     */
     public void mkdirat(int dirfd, CharSequence path, int mode) {
         try {
             Filename p = TaskContext.path(path, Syscall.MKDIR);
@@ -564,6 +697,7 @@ public final class VfsTask implements AutoCloseable {
      * {@code mknod(2)}: creates a regular file ({@code S_IFREG} or 0), FIFO, socket, or (root
      * only) device node. {@code S_IFDIR} is {@code EPERM}; an unknown type {@code EINVAL}.
      *
+     * @param path the path; a relative one starts at the working directory
      * @param mode type and permission bits
      * @param dev device number for {@code S_IFCHR}/{@code S_IFBLK}
      */
@@ -571,7 +705,15 @@ public final class VfsTask implements AutoCloseable {
         mknodat(AT_FDCWD, path, mode, dev);
     }
 
-    /** {@code mknodat(2)}. */
+    /**
+     * {@code mknodat(2)}.
+     *
+     * @param dirfd the directory a relative path starts from, or {@link #AT_FDCWD} for the working
+     *         directory
+     * @param path the path; a relative one starts at {@code dirfd}
+     * @param mode type and permission bits
+     * @param dev device number for {@code S_IFCHR}/{@code S_IFBLK}
+     */
     public void mknodat(int dirfd, CharSequence path, int mode, long dev) {
         try {
             Filename p = TaskContext.path(path, Syscall.MKNOD);
@@ -585,13 +727,21 @@ public final class VfsTask implements AutoCloseable {
      * {@code symlink(2)}: creates {@code linkpath} pointing at {@code target} (stored
      * as given, not resolved).
      *
+     * @param target the link's contents, stored as given
+     * @param linkpath the path of the new link
      * @throws VfsException {@code ENOENT} (empty target), {@code ENAMETOOLONG}, {@code EEXIST}, ...
      */
     public void symlink(CharSequence target, CharSequence linkpath) {
         symlinkat(target, AT_FDCWD, linkpath);
     }
 
-    /** {@code symlinkat(2)}. */
+    /**
+     * {@code symlinkat(2)}.
+     *
+     * @param target the link's contents, stored as given
+     * @param newdirfd the directory a relative {@code linkpath} starts from, or {@link #AT_FDCWD}
+     * @param linkpath the path of the new link
+     */
     public void symlinkat(CharSequence target, int newdirfd, CharSequence linkpath) {
         try {
             Filename t = TaskContext.path(target, Syscall.SYMLINK);
@@ -606,6 +756,8 @@ public final class VfsTask implements AutoCloseable {
      * {@code link(2)}: gives {@code oldpath}'s inode another name. Does not follow a final
      * symlink of {@code oldpath} (as Linux's {@code link}).
      *
+     * @param oldpath the existing path
+     * @param newpath the new path
      * @throws VfsException {@code EEXIST}, {@code EPERM} (a directory), {@code EXDEV},
      *         {@code EMLINK}, {@code ENOENT}, {@code EACCES}, {@code EROFS}
      */
@@ -613,7 +765,15 @@ public final class VfsTask implements AutoCloseable {
         linkat(AT_FDCWD, oldpath, AT_FDCWD, newpath, 0);
     }
 
-    /** {@code linkat(2)} with {@code AT_SYMLINK_FOLLOW} and {@code AT_EMPTY_PATH}. */
+    /**
+     * {@code linkat(2)} with {@code AT_SYMLINK_FOLLOW} and {@code AT_EMPTY_PATH}.
+     *
+     * @param olddirfd the directory a relative {@code oldpath} starts from, or {@link #AT_FDCWD}
+     * @param oldpath the existing path
+     * @param newdirfd the directory a relative {@code newpath} starts from, or {@link #AT_FDCWD}
+     * @param newpath the new path
+     * @param flags {@code AT_SYMLINK_FOLLOW}, {@code AT_EMPTY_PATH}, or 0
+     */
     public void linkat(int olddirfd, CharSequence oldpath, int newdirfd, CharSequence newpath, int flags) {
         try {
             Filename o = TaskContext.path(oldpath, Syscall.LINK);
@@ -628,6 +788,7 @@ public final class VfsTask implements AutoCloseable {
      * {@code unlink(2)}: removes a name; the inode is freed when its last link and last open
      * file are gone.
      *
+     * @param path the path; a relative one starts at the working directory
      * @throws VfsException {@code ENOENT}, {@code EISDIR}, {@code ENOTDIR}, {@code EACCES},
      *         {@code EPERM} (sticky directory), {@code EROFS}, {@code EBUSY}
      */
@@ -635,7 +796,14 @@ public final class VfsTask implements AutoCloseable {
         unlinkat(AT_FDCWD, path, 0);
     }
 
-    /** {@code unlinkat(2)}, with {@code AT_REMOVEDIR} for {@code rmdir}. */
+    /**
+     * {@code unlinkat(2)}, with {@code AT_REMOVEDIR} for {@code rmdir}.
+     *
+     * @param dirfd the directory a relative path starts from, or {@link #AT_FDCWD} for the working
+     *         directory
+     * @param path the path; a relative one starts at {@code dirfd}
+     * @param flags {@code AT_REMOVEDIR} to remove a directory, or 0
+     */
     public void unlinkat(int dirfd, CharSequence path, int flags) {
         Syscall op = (flags & OpenFlags.AT_REMOVEDIR) != 0 ? Syscall.RMDIR : Syscall.UNLINK;
         try {
@@ -649,6 +817,7 @@ public final class VfsTask implements AutoCloseable {
     /**
      * {@code rmdir(2)}: removes an empty directory.
      *
+     * @param path the path; a relative one starts at the working directory
      * @throws VfsException {@code ENOTEMPTY}, {@code EINVAL} ("."), {@code EBUSY}
      *         (a mountpoint or "/"), {@code ENOTDIR}, {@code ENOENT}, {@code EACCES}, {@code EROFS}
      */
@@ -660,6 +829,8 @@ public final class VfsTask implements AutoCloseable {
      * {@code rename(2)}: atomically renames, replacing an existing target (an empty
      * directory if the source is a directory).
      *
+     * @param oldpath the path to rename
+     * @param newpath its new path
      * @throws VfsException {@code EINVAL} (a directory into its own subtree),
      *         {@code ENOTEMPTY}, {@code EISDIR}, {@code ENOTDIR}, {@code EXDEV}, {@code EBUSY},
      *         {@code ENOENT}, {@code EACCES}, {@code EPERM}, {@code EROFS}
@@ -668,7 +839,15 @@ public final class VfsTask implements AutoCloseable {
         renameat2(AT_FDCWD, oldpath, AT_FDCWD, newpath, 0);
     }
 
-    /** {@code renameat2(2)} with {@code RENAME_NOREPLACE} ({@code EEXIST}) and {@code RENAME_EXCHANGE}. */
+    /**
+     * {@code renameat2(2)} with {@code RENAME_NOREPLACE} ({@code EEXIST}) and {@code RENAME_EXCHANGE}.
+     *
+     * @param olddirfd the directory a relative {@code oldpath} starts from, or {@link #AT_FDCWD}
+     * @param oldpath the path to rename
+     * @param newdirfd the directory a relative {@code newpath} starts from, or {@link #AT_FDCWD}
+     * @param newpath its new path
+     * @param flags {@code RENAME_NOREPLACE}, {@code RENAME_EXCHANGE}, or 0
+     */
     public void renameat2(int olddirfd, CharSequence oldpath, int newdirfd, CharSequence newpath, int flags) {
         try {
             Filename o = TaskContext.path(oldpath, Syscall.RENAME);
@@ -683,13 +862,23 @@ public final class VfsTask implements AutoCloseable {
      * {@code readlink(2)}: returns a symbolic link's target (its text; for its bytes,
      * {@code Filename.of(target).bytes()}).
      *
+     * @param path the symbolic link's path
+     * @return the target, as text
      * @throws VfsException {@code EINVAL} (not a symlink), {@code ENOENT}, ...
      */
     public String readlink(CharSequence path) {
         return readlinkat(AT_FDCWD, path);
     }
 
-    /** {@code readlinkat(2)}; an empty path reads the link open on {@code dirfd} with {@code O_PATH | O_NOFOLLOW}. */
+    /**
+     * {@code readlinkat(2)}; an empty path reads the link open on {@code dirfd} with {@code O_PATH | O_NOFOLLOW}.
+     *
+     * @param dirfd the directory a relative path starts from, or {@link #AT_FDCWD} for the working
+     *         directory
+     * @param path the symbolic link's path, relative to {@code dirfd} if relative; empty for
+     *         {@code dirfd} itself
+     * @return the target, as text
+     */
     public String readlinkat(int dirfd, CharSequence path) {
         try {
             return PathNames.toExternal(c.attrs.readlinkat(dirfd, TaskContext.path(path, Syscall.READLINK)));
@@ -703,18 +892,33 @@ public final class VfsTask implements AutoCloseable {
     /**
      * {@code stat(2)}: follows a final symlink. Lock-free; never blocks.
      *
+     * @param path the path; a relative one starts at the working directory
+     * @return the attributes of the file
      * @throws VfsException {@code ENOENT}, {@code ENOTDIR}, {@code EACCES}, {@code ELOOP}, {@code ENAMETOOLONG}
      */
     public Stat stat(CharSequence path) {
         return fstatat(AT_FDCWD, path, 0);
     }
 
-    /** {@code lstat(2)}: does not follow a final symlink. */
+    /**
+     * {@code lstat(2)}: does not follow a final symlink.
+     *
+     * @param path the path; a relative one starts at the working directory
+     * @return the attributes of the file, or of the link itself
+     */
     public Stat lstat(CharSequence path) {
         return fstatat(AT_FDCWD, path, OpenFlags.AT_SYMLINK_NOFOLLOW);
     }
 
-    /** {@code fstatat(2)} with {@code AT_SYMLINK_NOFOLLOW} and {@code AT_EMPTY_PATH}. */
+    /**
+     * {@code fstatat(2)} with {@code AT_SYMLINK_NOFOLLOW} and {@code AT_EMPTY_PATH}.
+     *
+     * @param dirfd the directory a relative path starts from, or {@link #AT_FDCWD} for the working
+     *         directory
+     * @param path the path; a relative one starts at {@code dirfd}
+     * @param flags {@code AT_SYMLINK_NOFOLLOW}, {@code AT_EMPTY_PATH}, or 0
+     * @return the attributes of the file
+     */
     public Stat fstatat(int dirfd, CharSequence path, int flags) {
         try {
             return c.attrs.fstatat(dirfd, TaskContext.path(path, Syscall.STAT), flags);
@@ -723,7 +927,12 @@ public final class VfsTask implements AutoCloseable {
         }
     }
 
-    /** {@code fstat(2)} ({@code EBADF}); works on {@code O_PATH} descriptors. */
+    /**
+     * {@code fstat(2)} ({@code EBADF}); works on {@code O_PATH} descriptors.
+     *
+     * @param fd the descriptor
+     * @return the attributes of the open file's inode
+     */
     public Stat fstat(int fd) {
         try {
             return AttrCalls.stat(c.fget(fd, Syscall.FSTAT).inode());
@@ -732,12 +941,25 @@ public final class VfsTask implements AutoCloseable {
         }
     }
 
-    /** {@code chmod(2)}: sets permission bits (owner or root, else {@code EPERM}). */
+    /**
+     * {@code chmod(2)}: sets permission bits (owner or root, else {@code EPERM}).
+     *
+     * @param path the path; a relative one starts at the working directory
+     * @param mode the new permission bits ({@code 07777})
+     */
     public void chmod(CharSequence path, int mode) {
         fchmodat(AT_FDCWD, path, mode, 0);
     }
 
-    /** {@code fchmodat(2)}; {@code AT_SYMLINK_NOFOLLOW} on a symlink is {@code EOPNOTSUPP}. */
+    /**
+     * {@code fchmodat(2)}; {@code AT_SYMLINK_NOFOLLOW} on a symlink is {@code EOPNOTSUPP}.
+     *
+     * @param dirfd the directory a relative path starts from, or {@link #AT_FDCWD} for the working
+     *         directory
+     * @param path the path; a relative one starts at {@code dirfd}
+     * @param mode the new permission bits ({@code 07777})
+     * @param flags {@code AT_SYMLINK_NOFOLLOW}, or 0
+     */
     public void fchmodat(int dirfd, CharSequence path, int mode, int flags) {
         try {
             Filename p = TaskContext.path(path, Syscall.CHMOD);
@@ -747,7 +969,12 @@ public final class VfsTask implements AutoCloseable {
         }
     }
 
-    /** {@code fchmod(2)} ({@code EBADF} also for an {@code O_PATH} descriptor). */
+    /**
+     * {@code fchmod(2)} ({@code EBADF} also for an {@code O_PATH} descriptor).
+     *
+     * @param fd the descriptor
+     * @param mode the new permission bits ({@code 07777})
+     */
     public void fchmod(int fd, int mode) {
         try {
             c.await(TaskContext.async(() -> fchmod(c, fd, mode)), Syscall.FCHMOD, null);
@@ -756,11 +983,17 @@ public final class VfsTask implements AutoCloseable {
         }
     }
 
-    static java.util.concurrent.CompletableFuture<Void> fchmod(TaskContext c, int fd, int mode) {
+    static CompletableFuture<Void> fchmod(TaskContext c, int fd, int mode) {
         return c.attrs.setAttrs(c.fileFdPath(fd, Syscall.FCHMOD), new AttrChange.Chmod(mode), Syscall.FCHMOD, null);
     }
 
-    /** {@code fchown(2)}: -1 leaves an id unchanged ({@code EBADF}, {@code EPERM}, {@code EROFS}). */
+    /**
+     * {@code fchown(2)}: -1 leaves an id unchanged ({@code EBADF}, {@code EPERM}, {@code EROFS}).
+     *
+     * @param fd the descriptor
+     * @param uid the new owner's user id, or -1 to keep it
+     * @param gid the new group id, or -1 to keep it
+     */
     public void fchown(int fd, int uid, int gid) {
         try {
             c.await(TaskContext.async(() -> fchown(c, fd, uid, gid)), Syscall.FCHOWN, null);
@@ -769,22 +1002,43 @@ public final class VfsTask implements AutoCloseable {
         }
     }
 
-    static java.util.concurrent.CompletableFuture<Void> fchown(TaskContext c, int fd, int uid, int gid) {
+    static CompletableFuture<Void> fchown(TaskContext c, int fd, int uid, int gid) {
         VfsPath p = c.fileFdPath(fd, Syscall.FCHOWN);
         return c.attrs.setAttrs(p, new AttrChange.Chown(uid, gid), Syscall.FCHOWN, null);
     }
 
-    /** {@code chown(2)}: -1 leaves an id unchanged; follows symlinks. */
+    /**
+     * {@code chown(2)}: -1 leaves an id unchanged; follows symlinks.
+     *
+     * @param path the path; a relative one starts at the working directory
+     * @param uid the new owner's user id, or -1 to keep it
+     * @param gid the new group id, or -1 to keep it
+     */
     public void chown(CharSequence path, int uid, int gid) {
         fchownat(AT_FDCWD, path, uid, gid, 0);
     }
 
-    /** {@code lchown(2)}: changes a symlink itself. */
+    /**
+     * {@code lchown(2)}: changes a symlink itself.
+     *
+     * @param path the path; a relative one starts at the working directory
+     * @param uid the new owner's user id, or -1 to keep it
+     * @param gid the new group id, or -1 to keep it
+     */
     public void lchown(CharSequence path, int uid, int gid) {
         fchownat(AT_FDCWD, path, uid, gid, OpenFlags.AT_SYMLINK_NOFOLLOW);
     }
 
-    /** {@code fchownat(2)}. */
+    /**
+     * {@code fchownat(2)}.
+     *
+     * @param dirfd the directory a relative path starts from, or {@link #AT_FDCWD} for the working
+     *         directory
+     * @param path the path; a relative one starts at {@code dirfd}
+     * @param uid the new owner's user id, or -1 to keep it
+     * @param gid the new group id, or -1 to keep it
+     * @param flags {@code AT_SYMLINK_NOFOLLOW}, {@code AT_EMPTY_PATH}, or 0
+     */
     public void fchownat(int dirfd, CharSequence path, int uid, int gid, int flags) {
         try {
             Filename p = TaskContext.path(path, Syscall.CHOWN);
@@ -800,6 +1054,13 @@ public final class VfsTask implements AutoCloseable {
      * path operates on {@code dirfd} itself ({@code futimens}). By path, the change takes
      * effect while {@code path} still names the inode (as {@link #chmod}).
      *
+     * @param dirfd the directory a relative path starts from, or {@link #AT_FDCWD} for the working
+     *         directory
+     * @param path the path, relative to {@code dirfd} if relative; {@code null} for {@code dirfd}
+     *         itself
+     * @param atime the access time, {@code null} for now
+     * @param mtime the modification time, {@code null} for now
+     * @param flags {@code AT_SYMLINK_NOFOLLOW}, {@code AT_EMPTY_PATH}, or 0
      * @throws VfsException {@code EINVAL} (bad flags, a {@code tv_nsec} out of range, flags
      *         with a {@code null} path), {@code EFAULT} ({@code null} path with
      *         {@code AT_FDCWD}), {@code EPERM} / {@code EACCES} (setting times, or "now" without
@@ -820,13 +1081,23 @@ public final class VfsTask implements AutoCloseable {
      * {@code access(2)}: checks {@code R_OK|W_OK|X_OK} (or {@code F_OK}) with the task's
      * ids; root passes read/write always and execute when any x bit is set.
      *
+     * @param path the path; a relative one starts at the working directory
+     * @param mode {@code F_OK}, or {@code R_OK}, {@code W_OK} and {@code X_OK} or-ed
      * @throws VfsException {@code EACCES}, {@code EROFS} (write on a read-only mount), {@code ENOENT}, {@code EINVAL}
      */
     public void access(CharSequence path, int mode) {
         faccessat(AT_FDCWD, path, mode, 0);
     }
 
-    /** {@code faccessat(2)} with {@code AT_EACCESS}, {@code AT_SYMLINK_NOFOLLOW}. */
+    /**
+     * {@code faccessat(2)} with {@code AT_EACCESS}, {@code AT_SYMLINK_NOFOLLOW}.
+     *
+     * @param dirfd the directory a relative path starts from, or {@link #AT_FDCWD} for the working
+     *         directory
+     * @param path the path; a relative one starts at {@code dirfd}
+     * @param mode {@code F_OK}, or {@code R_OK}, {@code W_OK} and {@code X_OK} or-ed
+     * @param flags {@code AT_EACCESS}, {@code AT_SYMLINK_NOFOLLOW}, {@code AT_EMPTY_PATH}, or 0
+     */
     public void faccessat(int dirfd, CharSequence path, int mode, int flags) {
         try {
             c.attrs.faccessat(dirfd, TaskContext.path(path, Syscall.ACCESS), mode, flags);
@@ -835,7 +1106,12 @@ public final class VfsTask implements AutoCloseable {
         }
     }
 
-    /** {@code statfs(2)}: the file system holding {@code path}: sizes, free inodes, flags. */
+    /**
+     * {@code statfs(2)}: the file system holding {@code path}: sizes, free inodes, flags.
+     *
+     * @param path the path; a relative one starts at the working directory
+     * @return the statistics of the file system holding {@code path}
+     */
     public StatFs statfs(CharSequence path) {
         try {
             return c.attrs.statfs(c.attrs.resolve(AT_FDCWD, TaskContext.path(path, Syscall.STATFS), Syscall.STATFS,
@@ -845,7 +1121,12 @@ public final class VfsTask implements AutoCloseable {
         }
     }
 
-    /** {@code fstatfs(2)}. */
+    /**
+     * {@code fstatfs(2)}.
+     *
+     * @param fd the descriptor
+     * @return the statistics of the file system holding the open file
+     */
     public StatFs fstatfs(int fd) {
         try {
             return c.attrs.statfs(c.fdPath(fd, Syscall.FSTATFS));
@@ -856,7 +1137,12 @@ public final class VfsTask implements AutoCloseable {
 
     // ---------------------------------------------------------------- the task
 
-    /** {@code umask(2)}: sets the creation mask to {@code mask & 0777} and returns the old one. */
+    /**
+     * {@code umask(2)}: sets the creation mask to {@code mask & 0777} and returns the old one.
+     *
+     * @param mask the new mask; only {@code 0777} is kept
+     * @return the previous mask
+     */
     public int umask(int mask) {
         try {
             return c.setUmask(mask);
@@ -865,7 +1151,11 @@ public final class VfsTask implements AutoCloseable {
         }
     }
 
-    /** {@code chdir(2)}: {@code ENOENT}, {@code ENOTDIR}, {@code EACCES} (no search permission). */
+    /**
+     * {@code chdir(2)}: {@code ENOENT}, {@code ENOTDIR}, {@code EACCES} (no search permission).
+     *
+     * @param path the new working directory's path
+     */
     public void chdir(CharSequence path) {
         try {
             c.task.chdir(TaskContext.path(path, Syscall.CHDIR));
@@ -874,7 +1164,11 @@ public final class VfsTask implements AutoCloseable {
         }
     }
 
-    /** {@code fchdir(2)}: to the directory open on {@code fd} ({@code EBADF}, {@code ENOTDIR}, {@code EACCES}). */
+    /**
+     * {@code fchdir(2)}: to the directory open on {@code fd} ({@code EBADF}, {@code ENOTDIR}, {@code EACCES}).
+     *
+     * @param fd a descriptor open on a directory
+     */
     public void fchdir(int fd) {
         try {
             c.task.fchdir(fd);
@@ -887,6 +1181,7 @@ public final class VfsTask implements AutoCloseable {
      * {@code getcwd(2)}: the working directory's path, as one consistent cut; a directory
      * not under the task's root is shown as "(unreachable)" followed by its path.
      *
+     * @return the working directory's absolute path
      * @throws VfsException {@code ENOENT} (the directory was removed), {@code ENAMETOOLONG}
      *         (a path of {@code PATH_MAX} bytes or more)
      */
@@ -905,6 +1200,10 @@ public final class VfsTask implements AutoCloseable {
      * changes the read-only state of the mount at {@code target} ({@code MS_RDONLY}). Root only.
      *
      * @param source what to mount: a directory for {@code MS_BIND}, else ignored (may be {@code null})
+     * @param target the directory to mount on
+     * @param fstype the registered file-system type, for a new superblock
+     * @param flags {@code MS_*} flags: {@code MS_BIND}, {@code MS_REMOUNT}, {@code MS_RDONLY}
+     * @param data the file system's options (as {@code size=1m,mode=755}), or {@code null}
      * @throws VfsException {@code EPERM} (not root), {@code ENODEV} (type not registered),
      *         {@code EINVAL} (bad options, a remount of what is not a mount root),
      *         {@code ENOENT}, {@code ENOTDIR}, {@code EBUSY}
@@ -919,7 +1218,11 @@ public final class VfsTask implements AutoCloseable {
         }
     }
 
-    /** {@code umount(2)}: {@link #umount2} with no flags. */
+    /**
+     * {@code umount(2)}: {@link #umount2} with no flags.
+     *
+     * @param target the path of the mount point
+     */
     public void umount(CharSequence target) {
         umount2(target, 0);
     }
@@ -928,6 +1231,8 @@ public final class VfsTask implements AutoCloseable {
      * {@code umount2(2)} with {@code MNT_DETACH} (lazy: detached now, freed when its last
      * user is gone), {@code MNT_FORCE} and {@code UMOUNT_NOFOLLOW}.
      *
+     * @param target the path of the mount point
+     * @param flags {@code MNT_DETACH}, {@code MNT_FORCE}, {@code UMOUNT_NOFOLLOW}, or 0
      * @throws VfsException {@code EINVAL} (not a mount root, bad flags), {@code EBUSY} (open
      *         files, working directories or submounts, unless {@code MNT_DETACH}), {@code EPERM}
      */
@@ -941,7 +1246,12 @@ public final class VfsTask implements AutoCloseable {
 
     // ---------------------------------------------------------------- descriptors
 
-    /** {@code dup(2)}: the lowest free descriptor, sharing the open file ({@code EBADF}, {@code EMFILE}). */
+    /**
+     * {@code dup(2)}: the lowest free descriptor, sharing the open file ({@code EBADF}, {@code EMFILE}).
+     *
+     * @param oldfd the descriptor to duplicate
+     * @return the new descriptor
+     */
     public int dup(int oldfd) {
         try {
             return c.await(TaskContext.async(() -> c.fds.dup(oldfd)), Syscall.DUP, null);
@@ -950,7 +1260,13 @@ public final class VfsTask implements AutoCloseable {
         }
     }
 
-    /** {@code dup2(2)}: {@code newfd} is closed first if open; {@code oldfd == newfd} returns it ({@code EBADF}). */
+    /**
+     * {@code dup2(2)}: {@code newfd} is closed first if open; {@code oldfd == newfd} returns it ({@code EBADF}).
+     *
+     * @param oldfd the descriptor to duplicate
+     * @param newfd the descriptor to make point at it
+     * @return {@code newfd}
+     */
     public int dup2(int oldfd, int newfd) {
         try {
             return c.await(TaskContext.async(() -> c.fds.dup3(oldfd, newfd, 0, false)), Syscall.DUP2, null);
@@ -959,7 +1275,14 @@ public final class VfsTask implements AutoCloseable {
         }
     }
 
-    /** {@code dup3(2)}: as {@code dup2} with {@code O_CLOEXEC}; {@code oldfd == newfd} is {@code EINVAL}. */
+    /**
+     * {@code dup3(2)}: as {@code dup2} with {@code O_CLOEXEC}; {@code oldfd == newfd} is {@code EINVAL}.
+     *
+     * @param oldfd the descriptor to duplicate
+     * @param newfd the descriptor to make point at it
+     * @param flags {@code O_CLOEXEC}, or 0
+     * @return {@code newfd}
+     */
     public int dup3(int oldfd, int newfd, int flags) {
         try {
             return c.await(TaskContext.async(() -> c.fds.dup3(oldfd, newfd, flags, true)), Syscall.DUP3, null);
@@ -974,6 +1297,10 @@ public final class VfsTask implements AutoCloseable {
      * {@code O_NOATIME}, {@code O_DIRECT}, {@code O_ASYNC}), {@code F_GETPIPE_SZ},
      * {@code F_SETPIPE_SZ}; record locks are {@link #fcntlLock}.
      *
+     * @param fd the descriptor
+     * @param cmd the command, an {@code F_*} constant of {@link dev.seqvfs.protocol.Fcntl}
+     * @param arg the command's argument (ignored by the {@code F_GET*} commands)
+     * @return what the command returns: a descriptor, flags, a pipe size, or 0
      * @throws VfsException {@code EBADF}, {@code EINVAL} (unknown command, bad argument),
      *         {@code EMFILE}, {@code EPERM}, {@code EBUSY}
      */
@@ -985,7 +1312,13 @@ public final class VfsTask implements AutoCloseable {
         }
     }
 
-    /** {@code close_range(2)}: closes (or with {@code CLOSE_RANGE_CLOEXEC} marks) {@code first..last} ({@code EINVAL}). */
+    /**
+     * {@code close_range(2)}: closes (or with {@code CLOSE_RANGE_CLOEXEC} marks) {@code first..last} ({@code EINVAL}).
+     *
+     * @param first the first descriptor of the range
+     * @param last the last descriptor of the range (inclusive)
+     * @param flags {@code CLOSE_RANGE_CLOEXEC}, {@code CLOSE_RANGE_UNSHARE}, or 0
+     */
     public void closeRange(int first, int last, int flags) {
         try {
             c.await(TaskContext.async(() -> c.fds.closeRange(first, last, flags)), Syscall.CLOSE_RANGE, null);
@@ -1001,6 +1334,8 @@ public final class VfsTask implements AutoCloseable {
      * file description shared, gaining a reference), and the same working and root
      * directories, umask and credentials. Blocks for two messages (the copy, the new
      * table's actor).
+     *
+     * @return the new task
      */
     public VfsTask fork() {
         try {
@@ -1013,6 +1348,8 @@ public final class VfsTask implements AutoCloseable {
     /**
      * A new thread of this task ({@code clone(CLONE_FILES)}): it shares this task's
      * descriptor table; working directory and umask start as this task's.
+     *
+     * @return the new thread's task
      */
     public VfsTask newThread() {
         try {

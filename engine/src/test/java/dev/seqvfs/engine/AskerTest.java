@@ -42,7 +42,7 @@ class AskerTest {
             CompletableFuture<Void> f = t.async().mknodat(VfsTask.AT_FDCWD, "/warm/f" + i, Mode.S_IFREG | 0644, 0);
             assertTrue(f.isDone(), "reply not there when the async call returned, iteration " + i);
             AtomicReference<Thread> ranOn = new AtomicReference<>();
-            f.thenRun(() -> ranOn.set(Thread.currentThread()));
+            var unused = f.thenRun(() -> ranOn.set(Thread.currentThread()));
             assertSame(Thread.currentThread(), ranOn.get(), "dependent stage handed off to another thread");
         }
     }

@@ -104,7 +104,7 @@ class FdCallsTest {
         assertEquals(Errno.EMFILE, errno(() -> t.dup(fds[0])));
         t.closeRange(0, -1, 0);
         assertEquals(Errno.EBADF, errno(() -> t.close(fds[5])));
-        assertEquals(0, ((dev.seqvfs.engine.dir.DirectoryInode) vfs.namespace().rootMount().root())
+        assertEquals(0, vfs.namespace().rootMount().root()
                 .snapshotAcquire().lookup("f").inode().openCount());
     }
 

@@ -12,6 +12,7 @@ import dev.seqvfs.protocol.VfsException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -66,6 +67,22 @@ class RevalidateTest {
         attempts.get(0).completeExceptionally(stale());
         attempts.get(1).complete("done");
         assertEquals("done", out.join());
+    }
+
+    @Test
+    void retrying_retryThrows_failsTheCallWithWhatItThrew() {
+        IllegalStateException bug = new IllegalStateException("attempt threw");
+        List<Integer> calls = new ArrayList<>();
+        CompletableFuture<String> out = Revalidate.retrying(() -> {
+            calls.add(1);
+            if (calls.size() == 1) {
+                return CompletableFuture.failedFuture(stale());
+            }
+            throw bug;
+        });
+        assertTrue(out.isDone(), "the call hangs when the retry's exception is lost");
+        assertSame(bug, assertThrows(CompletionException.class, out::join).getCause());
+        assertEquals(2, calls.size());
     }
 
     @Test

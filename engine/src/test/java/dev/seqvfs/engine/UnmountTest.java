@@ -27,6 +27,7 @@ import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.VfsException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -183,10 +184,10 @@ class UnmountTest {
         t.umount2("/mnt", MNT_DETACH);
         assertFalse(exists("/mnt/a"), "detached from the namespace");
 
-        t.write(fd, "data".getBytes());
+        t.write(fd, "data".getBytes(StandardCharsets.UTF_8));
         byte[] back = new byte[4];
         t.pread(fd, back, 0, 4, 0);
-        assertArrayEquals("data".getBytes(), back);
+        assertArrayEquals("data".getBytes(StandardCharsets.UTF_8), back);
         t.mkdirat(dfd, "x", 0755);
         int g = t.openat(dfd, "g", O_CREAT | O_RDWR, 0644);
         t.renameat2(dfd, "g", dfd, "x/g", 0);
@@ -194,7 +195,7 @@ class UnmountTest {
         t.close(dfd);
         assertNoneTerminated(gone);
         assertFalse(sb.isDeactivated(), "one file is still open");
-        assertEquals(4, t.write(g, "more".getBytes()));
+        assertEquals(4, t.write(g, "more".getBytes(StandardCharsets.UTF_8)));
 
         t.close(g);
         assertAllTerminated(gone);

@@ -5,6 +5,7 @@ import dev.seqvfs.load.LoadReport;
 import dev.seqvfs.load.Session;
 import dev.seqvfs.load.anon.AnonLoad;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import picocli.CommandLine.Option;
 
@@ -73,7 +74,7 @@ abstract class AnonCommand extends WorkloadCommand {
         }
         Checks.range("--actor-threads", actorThreads, 0, Checks.MAX_CLIENTS);
         return new AnonLoad.Settings(kind(), c, n, w, sharedFdTable, d, actorThreads,
-                List.copyOf(new java.util.LinkedHashSet<>(compare)));
+                List.copyOf(new LinkedHashSet<>(compare)));
     }
 
     @Override

@@ -9,6 +9,8 @@ import dev.seqvfs.load.dbench.DbenchRunner;
 import dev.seqvfs.load.dbench.Loadfile;
 import dev.seqvfs.load.dbench.LoadfileException;
 import dev.seqvfs.load.dbench.ReplayResult;
+import java.io.File;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -121,7 +123,7 @@ public final class DbenchCommand implements Callable<Integer> {
         }
         Loadfile lf;
         try {
-            if (loadfile.equals(Loadfile.DEFAULT) && !java.nio.file.Files.exists(loadfile)) {
+            if (loadfile.equals(Loadfile.DEFAULT) && !Files.exists(loadfile)) {
                 fetchDefaultLoadfile(out);
             }
             lf = Loadfile.read(loadfile);
@@ -181,7 +183,7 @@ public final class DbenchCommand implements Callable<Integer> {
             if (update.start().waitFor() == 0) {
                 install.start().waitFor();
             }
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             out.println("apt-get failed: " + e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -190,12 +192,12 @@ public final class DbenchCommand implements Callable<Integer> {
 
     private static boolean isRoot() {
         try {
-            for (String line : java.nio.file.Files.readAllLines(Path.of("/proc/self/status"))) {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
                 if (line.startsWith("Uid:")) {
-                    return line.split("\\s+")[1].equals("0");
+                    return line.split("\\s+", -1)[1].equals("0");
                 }
             }
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             // not Linux: do not guess
         }
         return false;
@@ -206,8 +208,8 @@ public final class DbenchCommand implements Callable<Integer> {
         if (path == null) {
             return false;
         }
-        for (String dir : path.split(java.io.File.pathSeparator)) {
-            if (java.nio.file.Files.isExecutable(Path.of(dir.isEmpty() ? "." : dir, command))) {
+        for (String dir : path.split(File.pathSeparator, -1)) {
+            if (Files.isExecutable(Path.of(dir.isEmpty() ? "." : dir, command))) {
                 return true;
             }
         }
@@ -265,7 +267,7 @@ public final class DbenchCommand implements Callable<Integer> {
             try {
                 DbenchJson.of(seq, time, once ? 0 : warmup, loadfile, host, bin).write(json);
                 out.println("wrote " + json);
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 out.flush();
                 System.err.println("seqvfs load dbench: --json " + json + ": cannot write: " + OutputFiles.reason(e));
                 return 1;
@@ -323,8 +325,8 @@ public final class DbenchCommand implements Callable<Integer> {
 
     private static String loadAverage() {
         try {
-            return java.nio.file.Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
-        } catch (java.io.IOException | RuntimeException e) {
+            return Files.readString(Path.of("/proc/loadavg")).split(" ", -1)[0];
+        } catch (IOException | RuntimeException e) {
             return "unknown";
         }
     }

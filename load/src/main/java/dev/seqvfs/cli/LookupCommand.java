@@ -72,7 +72,7 @@ final class LookupCommand extends WorkloadCommand {
         }
         String base = (host ? "/dev/shm/seqvfs-load-lookup-4194304" : "/lookup") + "/c" + (maxClients - 1) + "/";
         int max = 0;
-        long len = base.length() + 1; // + "f"
+        long len = base.length() + 1L; // + "f"
         for (int d = 1; ; d++) {
             len += ("d" + d + "/").length();
             if (len + 1 > PATH_MAX) {

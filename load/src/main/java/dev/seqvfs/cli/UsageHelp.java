@@ -191,7 +191,7 @@ final class UsageHelp extends Help {
      */
     private static List<String> words(String text) {
         List<String> words = new ArrayList<>();
-        String[] split = text.strip().split(" +");
+        String[] split = text.strip().split(" +", -1);
         for (int i = 0; i < split.length; i++) {
             String w = split[i];
             if (OPTION.matcher(ANSI.matcher(w).replaceAll("")).matches() && i + 1 < split.length
@@ -208,6 +208,7 @@ final class UsageHelp extends Help {
         return ANSI.matcher(s).replaceAll("").length();
     }
 
+    @SuppressWarnings("AnnotateFormatMethod") // s is picocli's text, read at run time: no constant to check
     private static String format(String s, Object... params) {
         try {
             return s == null ? "" : String.format(s, params); // as picocli: %n is a line break

@@ -142,7 +142,7 @@ public final class Clients {
         List<ActorRef<ClientActor.Command>> refs = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             CompletableFuture<Void> f = new CompletableFuture<>();
-            f.whenComplete((v, e) -> {
+            var unused = f.whenComplete((v, e) -> {
                 if (e != null) {
                     meter.requestStop();
                 }

@@ -1,5 +1,6 @@
 package dev.seqvfs.load;
 
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.AccessDeniedException;
@@ -10,6 +11,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Locale;
 
 /**
  * Checks, before a run, that a results file ({@code --json}, {@code --chart}) can be
@@ -71,14 +73,14 @@ public final class OutputFiles {
             return "not a directory";
         }
         if (e instanceof FileSystemException f && f.getReason() != null) {
-            return f.getReason().toLowerCase(java.util.Locale.ROOT);
+            return f.getReason().toLowerCase(Locale.ROOT);
         }
-        if (e instanceof java.io.FileNotFoundException && e.getMessage() != null) {
+        if (e instanceof FileNotFoundException && e.getMessage() != null) {
             // "PATH (Reason)"
             String m = e.getMessage();
             int open = m.lastIndexOf(" (");
             return open >= 0 && m.endsWith(")")
-                    ? m.substring(open + 2, m.length() - 1).toLowerCase(java.util.Locale.ROOT) : m;
+                    ? m.substring(open + 2, m.length() - 1).toLowerCase(Locale.ROOT) : m;
         }
         Throwable t = e;
         while (t.getCause() != null && t.getCause() != t && t.getCause() instanceof Exception c) {

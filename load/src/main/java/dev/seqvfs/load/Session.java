@@ -1,6 +1,8 @@
 package dev.seqvfs.load;
 
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -259,9 +261,9 @@ public final class Session implements AutoCloseable {
      */
     static String loadAverage() {
         try {
-            String[] f = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).trim().split("\\s+");
+            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+", -1);
             return f[0] + " " + f[1] + " " + f[2];
-        } catch (java.io.IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             return null;
         }
     }

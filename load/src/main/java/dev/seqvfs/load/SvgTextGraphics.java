@@ -43,6 +43,7 @@ final class SvgTextGraphics extends VectorGraphics2D {
     }
 
     /** One string in one font, upright or turned, as TextLayout outlines it at the origin. */
+    @SuppressWarnings("ArrayRecordComponent") // matched by same(...), never by equals
     private record Outline(String text, Font font, boolean turned, double[] coords, int[] types, Rectangle2D bounds) {
     }
 

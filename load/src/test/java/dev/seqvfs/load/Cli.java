@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
@@ -48,8 +49,8 @@ final class Cli {
         try (ZipOutputStream out = new ZipOutputStream(Files.newOutputStream(zip))) {
             out.putNextEntry(new ZipEntry("top/"));
             out.closeEntry();
-            entry(out, "top/a.txt", "hello".getBytes());
-            entry(out, "top/sub/b.java", "class B {}\n".getBytes());
+            entry(out, "top/a.txt", "hello".getBytes(StandardCharsets.UTF_8));
+            entry(out, "top/sub/b.java", "class B {}\n".getBytes(StandardCharsets.UTF_8));
             byte[] c = new byte[1000];
             java.util.Arrays.fill(c, (byte) 7);
             entry(out, "top/sub/deep/c.bin", c);
@@ -75,7 +76,7 @@ final class Cli {
     static Path corruptZip(Path dir) throws IOException {
         Path p = dir.resolve("corrupt.zip");
         try (OutputStream out = Files.newOutputStream(p)) {
-            out.write("PK\u0003\u0004 this is not really a zip archive".getBytes());
+            out.write("PK\u0003\u0004 this is not really a zip archive".getBytes(StandardCharsets.UTF_8));
         }
         return p;
     }

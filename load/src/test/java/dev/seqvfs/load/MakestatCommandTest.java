@@ -7,8 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -54,9 +56,11 @@ class MakestatCommandTest {
 
         byte[] png = Files.readAllBytes(chart);
         assertEquals((byte) 0x89, png[0]);
-        assertEquals("PNG", new String(png, 1, 3));
-        assertTrue(Files.list(Path.of("/dev/shm")).noneMatch(p -> p.getFileName().toString()
-                .equals("seqvfs-load-makestat-" + ProcessHandle.current().pid())), "host tree removed");
+        assertEquals("PNG", new String(png, 1, 3, StandardCharsets.US_ASCII));
+        try (Stream<Path> shm = Files.list(Path.of("/dev/shm"))) {
+            assertTrue(shm.noneMatch(p -> p.getFileName().toString()
+                    .equals("seqvfs-load-makestat-" + ProcessHandle.current().pid())), "host tree removed");
+        }
     }
 
     @Test

@@ -12,6 +12,7 @@ import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.Stat;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
@@ -61,7 +62,7 @@ class TreeImportTest {
     void intoSeqVfs_contents_readBackGivesTheSourceBytes() throws IOException {
         try (SourceTree tree = SourceTree.open(Cli.smallZip(tmp)); VfsTask t = vfs.newTask(Credentials.ROOT)) {
             TreeImport.intoSeqVfs(tree, t, "/imp2", true);
-            assertArrayEquals("class B {}\n".getBytes(), read(t, "/imp2/top/sub/b.java", 11));
+            assertArrayEquals("class B {}\n".getBytes(StandardCharsets.UTF_8), read(t, "/imp2/top/sub/b.java", 11));
             assertEquals(1000, t.stat("/imp2/top/sub/deep/c.bin").size());
         }
     }

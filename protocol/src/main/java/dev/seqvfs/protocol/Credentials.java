@@ -15,32 +15,50 @@ import java.util.Arrays;
  * @param gid primary group id
  * @param groups supplementary group ids (copied, sorted)
  */
+@SuppressWarnings("ArrayRecordComponent") // equals, hashCode and toString below use groups by content
 public record Credentials(int uid, int gid, int[] groups) {
     /** The superuser, uid 0 and gid 0. */
     public static final Credentials ROOT = new Credentials(0, 0, new int[0]);
 
-    /** Copies and sorts the supplementary groups. */
+    /**
+     * Copies and sorts the supplementary groups.
+     *
+     * @param uid user id
+     * @param gid primary group id
+     * @param groups supplementary group ids; {@code null} for none
+     */
     public Credentials {
         groups = groups == null ? new int[0] : groups.clone();
         Arrays.sort(groups);
     }
 
-    /** Creates credentials with no supplementary groups. */
+    /**
+     * Creates credentials with the supplementary groups given, if any.
+     *
+     * @param uid user id
+     * @param gid primary group id
+     * @param groups supplementary group ids (copied, sorted)
+     * @return the credentials
+     */
     public static Credentials of(int uid, int gid, int... groups) {
         return new Credentials(uid, gid, groups);
     }
 
-    /** Returns whether these are root's credentials. */
+    /** {@return whether these are root's credentials} */
     public boolean isRoot() {
         return uid == 0;
     }
 
-    /** Returns whether {@code g} is the primary group or a supplementary group. */
+    /**
+     * {@return whether {@code g} is the primary group or a supplementary group}
+     *
+     * @param g a group id
+     */
     public boolean inGroup(int g) {
         return g == gid || Arrays.binarySearch(groups, g) >= 0;
     }
 
-    /** Returns a copy of the supplementary groups. */
+    /** {@return a copy of the supplementary groups, sorted} */
     @Override
     public int[] groups() {
         return groups.clone();

@@ -30,12 +30,12 @@ public enum FileType {
         this.dtype = dtype;
     }
 
-    /** Returns the {@code S_IFMT} bits of this type (for example {@code 0040000}). */
+    /** {@return the {@code S_IFMT} bits of this type (for example {@code 0040000})} */
     public int ifmt() {
         return ifmt;
     }
 
-    /** Returns the {@code d_type} value {@code getdents64(2)} reports for this type. */
+    /** {@return the {@code d_type} value {@code getdents64(2)} reports for this type} */
     public int dtype() {
         return dtype;
     }

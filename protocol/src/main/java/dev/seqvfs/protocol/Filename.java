@@ -28,8 +28,9 @@ public final class Filename implements CharSequence, Comparable<Filename> {
     }
 
     /**
-     * Returns {@code path} as a {@code Filename}: itself if it is one, else its text parsed.
+     * {@return {@code path} as a {@code Filename}: itself if it is one, else its text parsed}
      *
+     * @param path the path, or a {@code Filename}
      * @throws VfsException {@code EFAULT} for {@code null}; {@code EINVAL} for a NUL character
      *         (a C caller could not pass it) or a lone surrogate that is not an escaped byte;
      *         the exception names no call: the call that takes the path adds it
@@ -46,8 +47,9 @@ public final class Filename implements CharSequence, Comparable<Filename> {
     }
 
     /**
-     * Returns the path made of exactly these bytes (copied).
+     * {@return the path made of exactly these bytes (copied)}
      *
+     * @param path the path's bytes
      * @throws VfsException {@code EFAULT} for {@code null}, {@code EINVAL} for a NUL byte
      */
     public static Filename of(byte[] path) {
@@ -56,10 +58,11 @@ public final class Filename implements CharSequence, Comparable<Filename> {
     }
 
     /**
-     * Returns the path whose bytes are the chars of {@code internal}, one byte each
-     * ({@code '\u0000'..'\u00ff'}, ISO-8859-1): the form SeqVFS's path walk reads. For code
+     * {@return the path whose bytes are the chars of {@code internal}, one byte each
+     * ({@code '\u0000'..'\u00ff'}, ISO-8859-1): the form SeqVFS's path walk reads} For code
      * that already holds that form (a name read from a directory).
      *
+     * @param internal the path's bytes, one char each
      * @throws IllegalArgumentException if a char is above {@code '\u00ff'} or is NUL
      */
     public static Filename ofInternal(String internal) {
@@ -72,21 +75,21 @@ public final class Filename implements CharSequence, Comparable<Filename> {
         return new Filename(internal, PathNames.toExternal(internal));
     }
 
-    /** Returns a copy of the path's bytes. */
+    /** {@return a copy of the path's bytes} */
     public byte[] bytes() {
         return PathNames.toBytes(internal);
     }
 
     /**
-     * Returns the path's bytes as a {@code String} of one char per byte (ISO-8859-1): the
-     * form SeqVFS's path walk reads, with no conversion. Its length is the path's length in
+     * {@return the path's bytes as a {@code String} of one char per byte (ISO-8859-1): the
+     * form SeqVFS's path walk reads, with no conversion} Its length is the path's length in
      * bytes ({@code PATH_MAX} counts these).
      */
     public String internal() {
         return internal;
     }
 
-    /** Returns the path's length in bytes. */
+    /** {@return the path's length in bytes} */
     public int byteLength() {
         return internal.length();
     }

@@ -28,7 +28,14 @@ public record Flock(int type, int whence, long start, long len, int pid) {
     /** {@code flock(2)}: unlock. */
     public static final int LOCK_UN = 8;
 
-    /** A request for {@code type} over {@code [start, start + len)} from the start of the file. */
+    /**
+     * A request for {@code type} over {@code [start, start + len)} from the start of the file.
+     *
+     * @param type {@link #F_RDLCK}, {@link #F_WRLCK} or {@link #F_UNLCK}
+     * @param start first byte of the range
+     * @param len bytes in the range (0: to the end of the file)
+     * @return the request, with {@code whence} {@code SEEK_SET} and {@code pid} 0
+     */
     public static Flock of(int type, long start, long len) {
         return new Flock(type, 0, start, len, 0);
     }

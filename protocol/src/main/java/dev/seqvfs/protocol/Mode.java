@@ -43,26 +43,52 @@ public final class Mode {
     private Mode() {
     }
 
-    /** Returns whether a mode's type bits name a directory. */
+    /**
+     * {@return whether a mode's type bits name a directory}
+     *
+     * @param mode a mode with its type bits
+     */
     public static boolean isDirectory(int mode) {
         return (mode & S_IFMT) == S_IFDIR;
     }
 
-    /** Returns whether a mode's type bits name a regular file. */
+    /**
+     * {@return whether a mode's type bits name a regular file}
+     *
+     * @param mode a mode with its type bits
+     */
     public static boolean isRegular(int mode) {
         return (mode & S_IFMT) == S_IFREG;
     }
 
-    /** Returns whether a mode's type bits name a symbolic link. */
+    /**
+     * {@return whether a mode's type bits name a symbolic link}
+     *
+     * @param mode a mode with its type bits
+     */
     public static boolean isSymlink(int mode) {
         return (mode & S_IFMT) == S_IFLNK;
     }
 
-    /** Formats a mode like {@code ls -l} does, for example {@code drwxr-xr-x}. */
+    /**
+     * Formats a mode like {@code ls -l} does, for example {@code drwxr-xr-x}.
+     *
+     * @param mode a mode with its type bits
+     * @return ten characters: the type ({@code ?} if unknown), then the {@code rwx} triplets with
+     *         {@code s}, {@code S}, {@code t}, {@code T} for the set-id and sticky bits
+     */
     public static String toString(int mode) {
         char[] c = new char[10];
         FileType t = FileType.ofMode(mode);
-        c[0] = t == null ? '?' : "-dlpscb".charAt(t.ordinal());
+        c[0] = t == null ? '?' : switch (t) {
+            case REGULAR -> '-';
+            case DIRECTORY -> 'd';
+            case SYMLINK -> 'l';
+            case FIFO -> 'p';
+            case SOCKET -> 's';
+            case CHAR_DEVICE -> 'c';
+            case BLOCK_DEVICE -> 'b';
+        };
         String rwx = "rwxrwxrwx";
         for (int i = 0; i < 9; i++) {
             c[i + 1] = (mode & (0400 >> i)) != 0 ? rwx.charAt(i) : '-';

@@ -75,13 +75,21 @@ public final class OpenFlags {
     private OpenFlags() {
     }
 
-    /** Returns whether the flags allow reading (access mode O_RDONLY or O_RDWR, no O_PATH). */
+    /**
+     * {@return whether the flags allow reading (access mode O_RDONLY or O_RDWR, no O_PATH)}
+     *
+     * @param flags {@code open(2)} flags
+     */
     public static boolean readable(int flags) {
         int acc = flags & O_ACCMODE;
         return (flags & O_PATH) == 0 && (acc == O_RDONLY || acc == O_RDWR);
     }
 
-    /** Returns whether the flags allow writing (access mode O_WRONLY or O_RDWR, no O_PATH). */
+    /**
+     * {@return whether the flags allow writing (access mode O_WRONLY or O_RDWR, no O_PATH)}
+     *
+     * @param flags {@code open(2)} flags
+     */
     public static boolean writable(int flags) {
         int acc = flags & O_ACCMODE;
         return (flags & O_PATH) == 0 && (acc == O_WRONLY || acc == O_RDWR);

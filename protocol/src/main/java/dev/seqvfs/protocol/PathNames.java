@@ -26,6 +26,7 @@ public final class PathNames {
      *
      * @param path the caller's path
      * @param op the system call, for the error
+     * @return the path in internal form
      * @throws VfsException {@code EFAULT} for {@code null}; {@code EINVAL} for a NUL
      *         character (a C caller could not pass it) or an unpaired surrogate that is not
      *         an escaped byte
@@ -72,7 +73,13 @@ public final class PathNames {
         return sb.toString();
     }
 
-    /** Returns a {@link Filename}'s internal form: it was converted when it was made. */
+    /**
+     * {@return a {@link Filename}'s internal form: it was converted when it was made}
+     *
+     * @param path the path
+     * @param op the system call, for the error
+     * @throws VfsException {@code EFAULT} for {@code null}
+     */
     public static String toInternal(Filename path, Syscall op) {
         if (path == null) {
             throw new VfsException(Errno.EFAULT, op, null);
@@ -80,7 +87,14 @@ public final class PathNames {
         return path.internal();
     }
 
-    /** Converts raw path bytes to internal form; a NUL byte is {@code EINVAL}. */
+    /**
+     * Converts raw path bytes to internal form; a NUL byte is {@code EINVAL}.
+     *
+     * @param path the path's bytes
+     * @param op the system call, for the error
+     * @return the path in internal form
+     * @throws VfsException {@code EFAULT} for {@code null}, {@code EINVAL} for a NUL byte
+     */
     public static String toInternal(byte[] path, Syscall op) {
         if (path == null) {
             throw new VfsException(Errno.EFAULT, op, null);
@@ -93,7 +107,12 @@ public final class PathNames {
         return new String(path, StandardCharsets.ISO_8859_1);
     }
 
-    /** Converts raw bytes to the caller's {@code String} that stands for them exactly (surrogateescape). */
+    /**
+     * Converts raw bytes to the caller's {@code String} that stands for them exactly (surrogateescape).
+     *
+     * @param raw the bytes, or {@code null}
+     * @return the caller's form of the bytes, or {@code null} for {@code null}
+     */
     public static String fromBytes(byte[] raw) {
         return raw == null ? null : toExternal(new String(raw, StandardCharsets.ISO_8859_1));
     }
@@ -101,6 +120,9 @@ public final class PathNames {
     /**
      * Converts an internal-form name or path to a caller's {@code String}: UTF-8 decoded,
      * each byte that is not part of valid UTF-8 as {@code U+DC00 + byte}.
+     *
+     * @param internal a name or path in internal form
+     * @return the caller's form
      */
     public static String toExternal(String internal) {
         int n = internal.length();
@@ -158,7 +180,11 @@ public final class PathNames {
         return sb.toString();
     }
 
-    /** Returns the raw bytes of an internal-form name or path. */
+    /**
+     * {@return the raw bytes of an internal-form name or path}
+     *
+     * @param internal a name or path in internal form
+     */
     public static byte[] toBytes(String internal) {
         return internal.getBytes(StandardCharsets.ISO_8859_1);
     }

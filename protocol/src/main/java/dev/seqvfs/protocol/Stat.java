@@ -25,27 +25,30 @@ public record Stat(long dev, long ino, int mode, long nlink, int uid, int gid, l
                    long size, int blksize, long blocks,
                    long atimeNanos, long mtimeNanos, long ctimeNanos) {
 
-    /** Returns the file type named by {@link #mode()}. */
+    /**
+     * {@return the file type named by {@link #mode()}, or {@code null} for type bits SeqVFS
+     * does not model}
+     */
     public FileType type() {
         return FileType.ofMode(mode);
     }
 
-    /** Returns the twelve permission bits of {@link #mode()}. */
+    /** {@return the twelve permission bits of {@link #mode()}} */
     public int permissions() {
         return mode & Mode.PERMISSION_MASK;
     }
 
-    /** Returns whether this is a directory. */
+    /** {@return whether this is a directory} */
     public boolean isDirectory() {
         return Mode.isDirectory(mode);
     }
 
-    /** Returns whether this is a regular file. */
+    /** {@return whether this is a regular file} */
     public boolean isRegular() {
         return Mode.isRegular(mode);
     }
 
-    /** Returns whether this is a symbolic link. */
+    /** {@return whether this is a symbolic link} */
     public boolean isSymlink() {
         return Mode.isSymlink(mode);
     }

@@ -13,11 +13,136 @@ import java.util.Locale;
  * (a message to an actor that went unanswered), {@link #START} (starting an instance).
  */
 public enum Syscall {
-    ACCESS, ANON_INODE_GETFD, CHDIR, CHMOD, CHOWN, CLONE, CLOSE, CLOSE_RANGE, CREATE, DUP, DUP2, DUP3,
-    EVENTFD, EXECVE, EXIT, FALLOCATE, FCHDIR, FCHMOD, FCHOWN, FCNTL, FDATASYNC, FLOCK, FORK, FSTAT, FSTATFS,
-    FSYNC, FTRUNCATE, GETCWD, GETDENTS, LINK, LSEEK, LSTAT, MKDIR, MKNOD, MOUNT, NEW_TASK, OPEN, PIPE, PIPE2,
-    POLL, PREAD, PWRITE, READ, READLINK, READV, RENAME, REQUEST, RMDIR, SHUTDOWN, SOCKET, SOCKETPAIR, START,
-    STAT, STATFS, SYMLINK, TRUNCATE, UMASK, UMOUNT, UNLINK, UTIMENSAT, WRITE, WRITEV;
+    /** {@code access(2)}. */
+    ACCESS,
+    /**
+     * Installing the descriptor of an anonymous inode (an eventfd, a socket): Linux's
+     * {@code anon_inode_getfd}, not a system call.
+     */
+    ANON_INODE_GETFD,
+    /** {@code chdir(2)}. */
+    CHDIR,
+    /** {@code chmod(2)}. */
+    CHMOD,
+    /** {@code chown(2)}. */
+    CHOWN,
+    /** {@code clone(2)}. */
+    CLONE,
+    /** {@code close(2)}. */
+    CLOSE,
+    /** {@code close_range(2)}. */
+    CLOSE_RANGE,
+    /**
+     * A directory actor creating a name for {@code open}, {@code mkdir}, {@code mknod} or
+     * {@code symlink}: not a system call.
+     */
+    CREATE,
+    /** {@code dup(2)}. */
+    DUP,
+    /** {@code dup2(2)}. */
+    DUP2,
+    /** {@code dup3(2)}. */
+    DUP3,
+    /** {@code eventfd(2)}. */
+    EVENTFD,
+    /** {@code execve(2)}. */
+    EXECVE,
+    /** {@code _exit(2)}. */
+    EXIT,
+    /** {@code fallocate(2)}. */
+    FALLOCATE,
+    /** {@code fchdir(2)}. */
+    FCHDIR,
+    /** {@code fchmod(2)}. */
+    FCHMOD,
+    /** {@code fchown(2)}. */
+    FCHOWN,
+    /** {@code fcntl(2)}. */
+    FCNTL,
+    /** {@code fdatasync(2)}. */
+    FDATASYNC,
+    /** {@code flock(2)}. */
+    FLOCK,
+    /** {@code fork(2)}. */
+    FORK,
+    /** {@code fstat(2)}. */
+    FSTAT,
+    /** {@code fstatfs(2)}. */
+    FSTATFS,
+    /** {@code fsync(2)}. */
+    FSYNC,
+    /** {@code ftruncate(2)}. */
+    FTRUNCATE,
+    /** {@code getcwd(2)}. */
+    GETCWD,
+    /** {@code getdents(2)}. */
+    GETDENTS,
+    /** {@code link(2)}. */
+    LINK,
+    /** {@code lseek(2)}. */
+    LSEEK,
+    /** {@code lstat(2)}. */
+    LSTAT,
+    /** {@code mkdir(2)}. */
+    MKDIR,
+    /** {@code mknod(2)}. */
+    MKNOD,
+    /** {@code mount(2)}. */
+    MOUNT,
+    /** Starting a task: not a system call. */
+    NEW_TASK,
+    /** {@code open(2)}. */
+    OPEN,
+    /** {@code pipe(2)}. */
+    PIPE,
+    /** {@code pipe2(2)}. */
+    PIPE2,
+    /** {@code poll(2)}. */
+    POLL,
+    /** {@code pread(2)}. */
+    PREAD,
+    /** {@code pwrite(2)}. */
+    PWRITE,
+    /** {@code read(2)}. */
+    READ,
+    /** {@code readlink(2)}. */
+    READLINK,
+    /** {@code readv(2)}. */
+    READV,
+    /** {@code rename(2)}. */
+    RENAME,
+    /** A message to an actor that went unanswered: not a system call. */
+    REQUEST,
+    /** {@code rmdir(2)}. */
+    RMDIR,
+    /** {@code shutdown(2)}. */
+    SHUTDOWN,
+    /** {@code socket(2)}. */
+    SOCKET,
+    /** {@code socketpair(2)}. */
+    SOCKETPAIR,
+    /** Starting an instance: not a system call. */
+    START,
+    /** {@code stat(2)}. */
+    STAT,
+    /** {@code statfs(2)}. */
+    STATFS,
+    /** {@code symlink(2)}. */
+    SYMLINK,
+    /** {@code truncate(2)}. */
+    TRUNCATE,
+    /** {@code umask(2)}. */
+    UMASK,
+    /** {@code umount(2)}. */
+    UMOUNT,
+    /** {@code unlink(2)}. */
+    UNLINK,
+    /** {@code utimensat(2)}. */
+    UTIMENSAT,
+    /** {@code write(2)}. */
+    WRITE,
+    /** {@code writev(2)}. */
+    WRITEV;
 
     private final String linuxName = name().toLowerCase(Locale.ROOT);
 

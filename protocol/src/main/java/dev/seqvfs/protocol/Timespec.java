@@ -14,27 +14,33 @@ public record Timespec(long sec, long nsec) {
     /** "Leave unchanged". */
     public static final Timespec OMIT = new Timespec(0, OpenFlags.UTIME_OMIT);
 
-    /** Returns the time {@code nanos} nanoseconds after the epoch. */
+    /**
+     * {@return the time {@code nanos} nanoseconds after the epoch}
+     *
+     * @param nanos nanoseconds since the epoch (negative: before it)
+     */
     public static Timespec ofNanos(long nanos) {
         return new Timespec(Math.floorDiv(nanos, 1_000_000_000L), Math.floorMod(nanos, 1_000_000_000L));
     }
 
-    /** Returns whether this is {@code UTIME_NOW}. */
+    /** {@return whether this is {@code UTIME_NOW}} */
     public boolean isNow() {
         return nsec == OpenFlags.UTIME_NOW;
     }
 
-    /** Returns whether this is {@code UTIME_OMIT}. */
+    /** {@return whether this is {@code UTIME_OMIT}} */
     public boolean isOmit() {
         return nsec == OpenFlags.UTIME_OMIT;
     }
 
-    /** Returns whether {@code nsec} is in range or one of the two special values ({@code EINVAL} otherwise). */
+    /**
+     * {@return whether {@code nsec} is in range or one of the two special values ({@code EINVAL} otherwise)}
+     */
     public boolean isValid() {
         return isNow() || isOmit() || (nsec >= 0 && nsec < 1_000_000_000L);
     }
 
-    /** Returns the time as nanoseconds since the epoch (not meaningful for NOW/OMIT). */
+    /** {@return the time as nanoseconds since the epoch (not meaningful for NOW/OMIT)} */
     public long toNanos() {
         return sec * 1_000_000_000L + nsec;
     }

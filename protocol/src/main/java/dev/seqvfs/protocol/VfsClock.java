@@ -14,6 +14,6 @@ public interface VfsClock {
         return i.getEpochSecond() * 1_000_000_000L + i.getNano();
     };
 
-    /** Returns the current time in nanoseconds since the epoch. */
+    /** {@return the current time in nanoseconds since the epoch} */
     long nowNanos();
 }

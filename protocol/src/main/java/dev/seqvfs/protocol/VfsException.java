@@ -1,5 +1,7 @@
 package dev.seqvfs.protocol;
 
+import java.util.Objects;
+
 /**
  * The one failure type of SeqVFS: an {@link Errno}, the call that raised it
  * ({@link Syscall#OPEN}, {@link Syscall#RENAME}, ...) and the path or paths it concerns, as
@@ -20,9 +22,13 @@ package dev.seqvfs.protocol;
 public final class VfsException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /** The error number; never {@code null}. */
     private final Errno errno;
+    /** The call that failed, or {@code null}. */
     private final Syscall operation;
+    /** The first path the call concerns, or {@code null}. */
     private final String path;
+    /** The second path of a two-path call, or {@code null}. */
     private final String otherPath;
 
     /**
@@ -47,7 +53,7 @@ public final class VfsException extends RuntimeException {
      */
     public VfsException(Errno errno, Syscall operation, CharSequence path, CharSequence otherPath) {
         super(null, null, false, true);
-        this.errno = java.util.Objects.requireNonNull(errno, "errno");
+        this.errno = Objects.requireNonNull(errno, "errno");
         this.operation = operation;
         this.path = path == null ? null : path.toString();
         this.otherPath = otherPath == null ? null : otherPath.toString();
@@ -68,12 +74,12 @@ public final class VfsException extends RuntimeException {
         return sb.toString();
     }
 
-    /** Returns the error number. */
+    /** {@return the error number} */
     public Errno errno() {
         return errno;
     }
 
-    /** Returns the call that failed. */
+    /** {@return the call that failed, or {@code null} if none was named} */
     public Syscall operation() {
         return operation;
     }
@@ -90,25 +96,31 @@ public final class VfsException extends RuntimeException {
     /**
      * Fills in the current thread's stack as this exception's trace, where a task hands the
      * exception to its caller, so that the trace shows the caller's call. Returns {@code this}.
+     *
+     * @return {@code this}
      */
     public VfsException withCallerStackTrace() {
         super.fillInStackTrace();
         return this;
     }
 
-    /** Returns the first path the call concerns, or {@code null}. */
+    /** {@return the first path the call concerns, or {@code null}} */
     public String path() {
         return path;
     }
 
-    /** Returns the second path of a two-path call, or {@code null}. */
+    /** {@return the second path of a two-path call, or {@code null}} */
     public String otherPath() {
         return otherPath;
     }
 
     /**
-     * Returns a copy naming the given operation and paths, keeping the errno. Used where a
+     * {@return a copy naming the given operation and paths, keeping the errno} Used where a
      * lower layer raised an error before the caller's path was known.
+     *
+     * @param operation the call that failed
+     * @param path the first path, or {@code null}
+     * @param otherPath the second path, or {@code null}
      */
     public VfsException withContext(Syscall operation, CharSequence path, CharSequence otherPath) {
         return new VfsException(errno, operation, path, otherPath);

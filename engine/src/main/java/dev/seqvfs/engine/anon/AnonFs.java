@@ -62,7 +62,7 @@ public final class AnonFs implements InodeOwner {
         return clock.nowNanos();
     }
 
-    /** Returns whether the old shared-root layout is in use. */
+    /** {@return whether the old shared-root layout is in use} */
     public boolean sharedRoot() {
         return sharedRoot;
     }
@@ -75,6 +75,7 @@ public final class AnonFs implements InodeOwner {
      * @param gid group
      * @param kind {@code "pipe"}, {@code "socket"} or {@code "[name]"}
      * @param fileOps what an open of the inode through {@code /proc/<pid>/fd/N} does ({@code i_fop})
+     * @return the new inode, its dentry set
      */
     public AnonInode create(int mode, int uid, int gid, String kind, FileOperations fileOps) {
         long ino;
@@ -134,7 +135,11 @@ public final class AnonFs implements InodeOwner {
         }
     };
 
-    /** Returns the disconnected dentry of {@code i} if it is an anonymous inode, else {@code null}. */
+    /**
+     * {@return the disconnected dentry of {@code i} if it is an anonymous inode, else {@code null}}
+     *
+     * @param i an inode
+     */
     public static Dentry dentryOf(Inode i) {
         return i instanceof AnonInode a ? a.dentry() : null;
     }
@@ -149,17 +154,17 @@ public final class AnonFs implements InodeOwner {
         }
     }
 
-    /** Returns the number of anonymous inodes alive (a sum of striped cells; exact when quiet). */
+    /** {@return the number of anonymous inodes alive (a sum of striped cells; exact when quiet)} */
     public long liveInodes() {
         return sharedRoot ? sharedLive.get() : live.sum();
     }
 
-    /** Returns the number of anonymous inodes ever created. */
+    /** {@return the number of anonymous inodes ever created} */
     public long createdInodes() {
         return created.sum();
     }
 
-    /** Returns the number of dentries hanging off the pseudo-root (old layout; 0 otherwise). */
+    /** {@return the number of dentries hanging off the pseudo-root (old layout; 0 otherwise)} */
     public int pseudoRootChildren() {
         return root.size();
     }

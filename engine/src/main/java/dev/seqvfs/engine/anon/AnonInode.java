@@ -29,12 +29,14 @@ public final class AnonInode extends Inode {
         this.kind = kind;
     }
 
-    /** Returns the kind: {@code "pipe"}, {@code "socket"}, or an anon-inode name such as {@code "[eventfd]"}. */
+    /**
+     * {@return the kind: {@code "pipe"}, {@code "socket"}, or an anon-inode name such as {@code "[eventfd]"}}
+     */
     public String kind() {
         return kind;
     }
 
-    /** Returns the disconnected dentry; set once, right after creation. */
+    /** {@return the disconnected dentry; set once, right after creation} */
     public Dentry dentry() {
         return dentry;
     }
@@ -43,7 +45,11 @@ public final class AnonInode extends Inode {
         dentry = d;
     }
 
-    /** What {@code readlink("/proc/self/fd/N")} shows: {@code pipe:[ino]}, {@code socket:[ino]}, {@code anon_inode:[name]}. */
+    /**
+     * What {@code readlink("/proc/self/fd/N")} shows: {@code pipe:[ino]}, {@code socket:[ino]}, {@code anon_inode:[name]}.
+     *
+     * @return the link text
+     */
     public String linkName() {
         if (kind.startsWith("[")) {
             return "anon_inode:" + kind;

@@ -70,6 +70,7 @@ final class DgramQueue {
     private final ArrayDeque<Pending> pendingReads = new ArrayDeque<>();
     private final ArrayDeque<Pending> pendingWrites = new ArrayDeque<>();
 
+    @SuppressWarnings("ArrayRecordComponent") // the caller's buffer, filled in place; never compared
     private record Pending(boolean read, byte[] buf, int off, int len, CompletableFuture<Integer> result) {
     }
 
@@ -270,7 +271,9 @@ final class DgramQueue {
     private void serve(List<Done> done) {
         boolean moved = true;
         while (moved) {
-            moved = serve(pendingReads, done) | serve(pendingWrites, done);
+            boolean readsMoved = serve(pendingReads, done);
+            boolean writesMoved = serve(pendingWrites, done);
+            moved = readsMoved || writesMoved;
         }
     }
 
@@ -348,6 +351,7 @@ final class DgramQueue {
         return WOULD_BLOCK;
     }
 
+    @SuppressWarnings("WaitNotInLoop") // the caller's loop re-checks its condition after every wake-up
     private void await(Syscall op) {
         try {
             wait(1000);

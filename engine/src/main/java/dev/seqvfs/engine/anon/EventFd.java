@@ -32,7 +32,12 @@ public final class EventFd implements StreamFileOperations {
     private long count;
     private final ArrayDeque<Object[]> pendingReads = new ArrayDeque<>();
 
-    /** Creates a counter with an initial value. */
+    /**
+     * Creates a counter with an initial value.
+     *
+     * @param initial the counter's first value
+     * @param flags {@link #EFD_SEMAPHORE}, or 0
+     */
     public EventFd(long initial, int flags) {
         this.count = initial;
         this.semaphore = (flags & EFD_SEMAPHORE) != 0;
@@ -168,7 +173,7 @@ public final class EventFd implements StreamFileOperations {
         return mask;
     }
 
-    /** Returns the current counter value. */
+    /** {@return the current counter value} */
     public synchronized long value() {
         return count;
     }

@@ -65,7 +65,12 @@ public final class SocketEnd implements StreamFileOperations {
     private boolean shutRead;
     private boolean shutWrite;
 
-    /** An unconnected socket. */
+    /**
+     * An unconnected socket.
+     *
+     * @param domain the address family
+     * @param type the socket type
+     */
     public SocketEnd(int domain, int type) {
         this(domain, type, null, null, type == SocketFlags.SOCK_DGRAM
                 ? new DgramQueue(false, null, new AtomicReference<>()) : null, null, new AtomicReference<>(), null);
@@ -86,6 +91,10 @@ public final class SocketEnd implements StreamFileOperations {
     /**
      * Creates the two connected ends of {@code socketpair(2)}: {@code SOCK_STREAM} over two
      * pipes, {@code SOCK_DGRAM} and {@code SOCK_SEQPACKET} over two datagram queues.
+     *
+     * @param domain the address family ({@code AF_UNIX})
+     * @param type the socket type
+     * @return the two ends
      */
     public static SocketEnd[] pair(int domain, int type) {
         AtomicReference<Errno> errA = new AtomicReference<>();
@@ -103,12 +112,14 @@ public final class SocketEnd implements StreamFileOperations {
             new SocketEnd(domain, type, null, null, aToB, bToA, errB, null)};
     }
 
-    /** Returns the address family ({@code AF_UNIX}, {@code AF_INET}, ...). */
+    /** {@return the address family ({@code AF_UNIX}, {@code AF_INET}, ...)} */
     public int domain() {
         return domain;
     }
 
-    /** Returns the socket type ({@code SOCK_STREAM}, {@code SOCK_DGRAM}, {@code SOCK_SEQPACKET}). */
+    /**
+     * {@return the socket type ({@code SOCK_STREAM}, {@code SOCK_DGRAM}, {@code SOCK_SEQPACKET})}
+     */
     public int type() {
         return type;
     }
@@ -116,6 +127,9 @@ public final class SocketEnd implements StreamFileOperations {
     /**
      * {@code sock_from_file}: the socket behind {@code f}.
      *
+     * @param f the open file
+     * @param op the call, for the error
+     * @return the socket
      * @throws VfsException {@code ENOTSOCK} if {@code f} is not a socket
      */
     public static SocketEnd of(OpenFile f, Syscall op) {
@@ -316,6 +330,7 @@ public final class SocketEnd implements StreamFileOperations {
      * An unconnected Internet socket records the shutdown and still fails
      * ({@code inet_shutdown}).
      *
+     * @param how {@link #SHUT_RD}, {@link #SHUT_WR} or {@link #SHUT_RDWR}
      * @throws VfsException {@code EINVAL} for an unknown {@code how}, {@code ENOTCONN} if an
      *         unconnected Internet socket (an unconnected Unix socket accepts it)
      */

@@ -85,34 +85,34 @@ public final class Dentry {
         this.flags = flags;
     }
 
-    /** Returns the component, in internal form. */
+    /** {@return the component, in internal form} */
     public String name() {
         return name;
     }
 
-    /** Returns the inode it names. */
+    /** {@return the inode it names} */
     public Inode inode() {
         return inode;
     }
 
-    /** Returns its readdir cookie. */
+    /** {@return its readdir cookie} */
     public long cookie() {
         return cookie;
     }
 
-    /** Returns its {@code DCACHE_*} bits. */
+    /** {@return its {@code DCACHE_*} bits} */
     public int flags() {
         return flags;
     }
 
-    /** Returns whether this dentry is disconnected (its own parent). */
+    /** {@return whether this dentry is disconnected (its own parent)} */
     public boolean isDisconnected() {
         return (flags & DCACHE_DISCONNECTED) != 0;
     }
 
     /**
-     * Returns where a rename moved this binding, with acquire; {@code null} if it was not
-     * moved (still bound, or unlinked). Meaningful only once the caller has seen the
+     * {@return where a rename moved this binding, with acquire; {@code null} if it was not
+     * moved (still bound, or unlinked)} Meaningful only once the caller has seen the
      * binding removed from its directory's snapshot (see the class comment).
      */
     public Moved movedAcquire() {

@@ -14,27 +14,47 @@ import dev.seqvfs.protocol.Errno;
  *        {@code /proc} to follow renames of the opened file; otherwise {@code null}
  */
 public record DirReply(Errno error, Inode inode, boolean existed, Dentry dentry) {
-    /** Success, naming an inode. */
+    /**
+     * Success, naming an inode.
+     *
+     * @param inode the inode the command found or made
+     * @return a reply with no errno
+     */
     public static DirReply ok(Inode inode) {
         return new DirReply(null, inode, false, null);
     }
 
-    /** Success of a {@code Create}: {@code d} binds the name to the new inode. */
+    /**
+     * Success of a {@code Create}: {@code d} binds the name to the new inode.
+     *
+     * @param d the new binding
+     * @return a reply with no errno
+     */
     public static DirReply created(Dentry d) {
         return new DirReply(null, d.inode(), false, d);
     }
 
-    /** Success: the name existed already and {@code inode} is what it names. */
+    /**
+     * Success: the name existed already and {@code inode} is what it names.
+     *
+     * @param d the binding that was there
+     * @return a reply with no errno
+     */
     public static DirReply existing(Dentry d) {
         return new DirReply(null, d.inode(), true, d);
     }
 
-    /** Failure with an errno. */
+    /**
+     * Failure with an errno.
+     *
+     * @param e the errno
+     * @return a failed reply
+     */
     public static DirReply error(Errno e) {
         return new DirReply(e, null, false, null);
     }
 
-    /** Returns whether the command succeeded. */
+    /** {@return whether the command succeeded} */
     public boolean isOk() {
         return error == null;
     }

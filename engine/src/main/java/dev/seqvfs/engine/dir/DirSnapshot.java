@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Objects;
 import scala.collection.Iterator;
 import scala.collection.immutable.TreeMap;
+import scala.collection.immutable.TreeMap$;
 import scala.math.Ordering;
 
 /**
@@ -43,9 +44,9 @@ public final class DirSnapshot {
 
     @SuppressWarnings("unchecked")
     private static final Ordering<Object> LONG_ORDER =
-            (Ordering<Object>) (Ordering<?>) scala.math.Ordering.Long$.MODULE$;
+            (Ordering<Object>) (Ordering<?>) Ordering.Long$.MODULE$;
     private static final NameTable NO_NAMES = NameTable.EMPTY;
-    private static final TreeMap<Object, Dentry> NO_ORDER = scala.collection.immutable.TreeMap$.MODULE$.empty(LONG_ORDER);
+    private static final TreeMap<Object, Dentry> NO_ORDER = TreeMap$.MODULE$.empty(LONG_ORDER);
     private static final DirSnapshot EMPTY =
             new DirSnapshot(0, NO_NAMES, NO_ORDER, FIRST_COOKIE, 0, false);
 
@@ -66,32 +67,32 @@ public final class DirSnapshot {
         this.dead = dead;
     }
 
-    /** Returns the snapshot of a new, empty directory (version 0). */
+    /** {@return the snapshot of a new, empty directory (version 0)} */
     public static DirSnapshot empty() {
         return EMPTY;
     }
 
-    /** Returns the version number; each published change adds one. */
+    /** {@return the version number; each published change adds one} */
     public long seq() {
         return seq;
     }
 
-    /** Returns whether the directory has been removed ({@code rmdir}, or replaced by a rename). */
+    /** {@return whether the directory has been removed ({@code rmdir}, or replaced by a rename)} */
     public boolean isDead() {
         return dead;
     }
 
-    /** Returns the number of entries (without "." and ".."). */
+    /** {@return the number of entries (without "." and "..")} */
     public int size() {
         return names.size();
     }
 
-    /** Returns whether there are no entries. */
+    /** {@return whether there are no entries} */
     public boolean isEmpty() {
         return names.size() == 0;
     }
 
-    /** Returns the number of entries that are directories. */
+    /** {@return the number of entries that are directories} */
     public int subdirs() {
         return subdirs;
     }
@@ -126,8 +127,12 @@ public final class DirSnapshot {
     }
 
     /**
-     * Returns {@code path.substring(off, end).hashCode()} without making the substring:
-     * {@code s[0]*31^(n-1) + ... + s[n-1]}, as {@link String#hashCode()} specifies.
+     * {@return {@code path.substring(off, end).hashCode()} without making the substring:
+     * {@code s[0]*31^(n-1) + ... + s[n-1]}, as {@link String#hashCode()} specifies}
+     *
+     * @param path the string
+     * @param off the index in the buffer of the first byte
+     * @param end the index after the last char
      */
     public static int hash(String path, int off, int end) {
         int h = 0;
@@ -138,8 +143,11 @@ public final class DirSnapshot {
     }
 
     /**
-     * Returns a version with {@code name} bound to {@code inode}, replacing any existing
-     * binding of that name. The new dentry gets the next cookie.
+     * {@return a version with {@code name} bound to {@code inode}, replacing any existing
+     * binding of that name} The new dentry gets the next cookie.
+     *
+     * @param name the name, in internal form
+     * @param inode the inode
      */
     public DirSnapshot with(String name, Inode inode) {
         Dentry old = lookup(name);
@@ -160,7 +168,11 @@ public final class DirSnapshot {
         return new DirSnapshot(seq + 1, n, o, nextCookie + 1, sub, false);
     }
 
-    /** Returns a version without {@code name}; this snapshot if it is absent. */
+    /**
+     * {@return a version without {@code name}; this snapshot if it is absent}
+     *
+     * @param name the name, in internal form
+     */
     public DirSnapshot without(String name) {
         Dentry old = lookup(name);
         if (old == null) {
@@ -171,7 +183,7 @@ public final class DirSnapshot {
                 nextCookie, sub, false);
     }
 
-    /** Returns the dead, empty version a removed directory publishes, once. */
+    /** {@return the dead, empty version a removed directory publishes, once} */
     public DirSnapshot killed() {
         if (dead) {
             throw new IllegalStateException("directory snapshot already dead");
@@ -196,7 +208,7 @@ public final class DirSnapshot {
         return out;
     }
 
-    /** Returns every entry in cookie order (a copy). */
+    /** {@return every entry in cookie order (a copy)} */
     public List<Dentry> entries() {
         return entriesAfter(0, Integer.MAX_VALUE);
     }

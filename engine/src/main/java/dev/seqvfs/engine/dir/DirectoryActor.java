@@ -12,6 +12,7 @@ import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.FileType;
 import dev.seqvfs.protocol.Limits;
 import dev.seqvfs.protocol.Mode;
+import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.VfsException;
 import java.time.Duration;
 import dev.seqvfs.engine.reply.ReplyTo;
@@ -65,10 +66,14 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
 
     /** A message to a directory actor. Every command with a reply address can fail with an errno. */
     public sealed interface Command {
-        /** Replies to the sender with {@code e}; no-op for commands without a reply address. */
+        /**
+         * Replies to the sender with {@code e}; no-op for commands without a reply address.
+         *
+         * @param e the errno
+         */
         void fail(Errno e);
 
-        /** Returns the proof of the walk behind this command, or {@code null} if it has none. */
+        /** {@return the proof of the walk behind this command, or {@code null} if it has none} */
         default PathProof proof() {
             return null;
         }
@@ -79,6 +84,8 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
          * caller must walk again) or if its removal is still being published
          * ({@link DirectoryInode#removalInProgress()}: the path is about to lead elsewhere),
          * else {@code ENOENT}.
+         *
+         * @param dir the directory the command was sent to
          */
         default void failGone(DirectoryInode dir) {
             PathProof p = proof();
@@ -227,7 +234,13 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      * @param error why it refused to prepare, or {@code null}
      */
     public record Prepared(long renameId, DirectoryInode dir, DirSnapshot snapshot, Errno error) {
-        /** A prepared directory's answer: its snapshot. */
+        /**
+         * A prepared directory's answer: its snapshot.
+         *
+         * @param renameId the rename the directory was prepared for
+         * @param dir the prepared directory
+         * @param snapshot its snapshot
+         */
         public Prepared(long renameId, DirectoryInode dir, DirSnapshot snapshot) {
             this(renameId, dir, snapshot, null);
         }
@@ -281,7 +294,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
     }
 
     /**
-     * Returns the behavior of the actor for {@code dir}, supervised with resume.
+     * {@return the behavior of the actor for {@code dir}, supervised with resume}
      *
      * @param dir the directory it will own
      * @param sb its superblock
@@ -305,6 +318,11 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      * The parent watches it: when it stops, {@link #forget} clears the reference again. Called
      * only on the superblock actor's thread.
      *
+     * @param ctx the superblock actor's context
+     * @param dir the directory
+     * @param sb the superblock
+     * @param dispatcher the dispatcher the actor runs on
+     * @param first the first command, delivered to the new actor
      * @return the new actor
      */
     public static ActorRef<Command> spawn(ActorContext<?> ctx, DirectoryInode dir, Superblock sb,
@@ -320,6 +338,9 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      * Clears {@code dir}'s actor reference if it is still {@code ref}'s actor (it stopped); by
      * the superblock actor. Compares by {@code equals}: references to one actor may be
      * different objects.
+     *
+     * @param dir the directory
+     * @param ref the actor that stopped
      */
     public static void forget(DirectoryInode dir, ActorRef<?> ref) {
         ActorRef<Command> cur = dir.actorAcquire();
@@ -624,7 +645,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
             }
             plan.finish(sb.now());
             if (!plan.isNoop() && victim instanceof DirectoryInode v
-                    && (c.flags() & dev.seqvfs.protocol.OpenFlags.RENAME_EXCHANGE) == 0) {
+                    && (c.flags() & OpenFlags.RENAME_EXCHANGE) == 0) {
                 notifyDied(v);
             }
             c.replyTo().tell(DirReply.ok(plan.source));

@@ -42,8 +42,12 @@ public final class DirectoryFileOperations implements FileOperations {
      * {@code entriesAfter(cookie, room)}'s entries; at most {@code max} in all, names in
      * external form. For directory types with computed entries too (procfs).
      *
+     * @param d the directory
      * @param snap the snapshot to read {@code d}'s state from
+     * @param cookie the readdir cookie to list after
+     * @param max the most entries to return
      * @param entriesAfter the entries after a cookie, at most the given count, in cookie order
+     * @return the entries, {@code .} and {@code ..} included; empty at the end
      */
     public static List<DirEntry> readdir(DirectoryInode d, DirSnapshot snap, long cookie, int max,
                                          BiFunction<Long, Integer, List<Dentry>> entriesAfter) {

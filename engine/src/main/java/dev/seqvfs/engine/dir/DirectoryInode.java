@@ -8,6 +8,7 @@ import dev.seqvfs.engine.inode.InodeOwner;
 import dev.seqvfs.engine.inode.IopFlags;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.function.UnaryOperator;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
@@ -66,6 +67,11 @@ public final class DirectoryInode extends Inode {
     /**
      * Creates a directory with an empty snapshot.
      *
+     * @param ino the inode number
+     * @param owner the superblock, as its accounting interface
+     * @param ops the inode operations ({@code i_op})
+     * @param fileOps the operations of files opened on it ({@code i_fop})
+     * @param attrs the initial attributes
      * @param parent its parent, or {@code null} for a superblock root
      * @param name its name in {@code parent}, or {@code null} for a root
      */
@@ -76,7 +82,11 @@ public final class DirectoryInode extends Inode {
         LINK.setRelease(this, parent == null ? null : new DirLink(parent, name));
     }
 
-    /** Loads the current snapshot (acquire). Never blocks. */
+    /**
+     * Loads the current snapshot (acquire). Never blocks.
+     *
+     * @return the current snapshot (acquire)
+     */
     public DirSnapshot snapshotAcquire() {
         return (DirSnapshot) SNAPSHOT.getAcquire(this);
     }
@@ -105,7 +115,11 @@ public final class DirectoryInode extends Inode {
         return SNAPSHOT.compareAndSet(this, expect, expect.killed());
     }
 
-    /** Loads the link to the parent (acquire); {@code null} for a superblock root. */
+    /**
+     * Loads the link to the parent (acquire); {@code null} for a superblock root.
+     *
+     * @return the link to the parent (acquire); {@code null} for a superblock root
+     */
     public DirLink linkAcquire() {
         return (DirLink) LINK.getAcquire(this);
     }
@@ -115,7 +129,7 @@ public final class DirectoryInode extends Inode {
         LINK.setRelease(this, l);
     }
 
-    /** Returns this directory's actor (acquire), or {@code null} if none is running. */
+    /** {@return this directory's actor (acquire), or {@code null} if none is running} */
     public ActorRef<DirectoryActor.Command> actorAcquire() {
         @SuppressWarnings("unchecked")
         ActorRef<DirectoryActor.Command> a = (ActorRef<DirectoryActor.Command>) ACTOR.getAcquire(this);
@@ -127,12 +141,16 @@ public final class DirectoryInode extends Inode {
         ACTOR.setRelease(this, ref);
     }
 
-    /** Returns the number of mounts on this directory (plain read; see the class comment). */
+    /** {@return the number of mounts on this directory (plain read; see the class comment)} */
     public int mountCount() {
         return mounts;
     }
 
-    /** Changes the mount count by {@code delta}; only inside the mount write lock. */
+    /**
+     * Changes the mount count by {@code delta}; only inside the mount write lock.
+     *
+     * @param delta mounts added (negative: removed)
+     */
     public void addMounts(int delta) {
         mounts += delta;
     }
@@ -142,7 +160,7 @@ public final class DirectoryInode extends Inode {
      * only by its {@link DirectoryActor} and by the rename coordinator while that actor is
      * prepared ({@link RenamePlan}).
      */
-    InodeAttrs updateDirAttrs(java.util.function.UnaryOperator<InodeAttrs> change) {
+    InodeAttrs updateDirAttrs(UnaryOperator<InodeAttrs> change) {
         return updateAttrs(change);
     }
 
@@ -152,15 +170,15 @@ public final class DirectoryInode extends Inode {
         return (iopFlags() & IopFlags.IOP_MUTABLE_DIR) != 0 && !isDead();
     }
 
-    /** Returns whether the directory has been removed (acquire). */
+    /** {@return whether the directory has been removed (acquire)} */
     public boolean isDead() {
         return snapshotAcquire().isDead();
     }
 
     /**
-     * Returns whether this directory is dead while its parent's published snapshot still
+     * {@return whether this directory is dead while its parent's published snapshot still
      * binds it: a removal ({@code rmdir}, or a rename over it) has killed it and not yet
-     * published the parent, which its remover does next, so this is transient. A command
+     * published the parent, which its remover does next, so this is transient} A command
      * whose walk found the directory through that binding must then walk again
      * ({@code ESTALE}) rather than answer {@code ENOENT}: after a rename over the directory
      * the same path names a live one (found by the 240 s linearizability run: a rename into

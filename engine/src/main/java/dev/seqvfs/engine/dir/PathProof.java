@@ -19,13 +19,17 @@ public interface PathProof {
         }
     };
 
-    /** Returns whether every lookup of the walk still holds now and no rename or mount change is mid-publish. */
+    /**
+     * {@return whether every lookup of the walk still holds now and no rename or mount change is mid-publish}
+     */
     boolean stillHolds();
 
     /**
      * Like {@link #stillHolds()} for a caller that holds the rename write lock (the rename
      * coordinator): no cross-directory rename can be mid-publish, so only the lookups and
      * the mount sequence are checked.
+     *
+     * @return whether the proof still holds
      */
     default boolean stillHoldsHoldingRenameLock() {
         return stillHolds();

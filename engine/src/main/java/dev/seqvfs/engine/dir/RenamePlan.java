@@ -56,8 +56,17 @@ public final class RenamePlan {
     /**
      * Checks a rename and returns its plan.
      *
+     * @param oldDir the source directory
+     * @param oldSnap its snapshot
+     * @param oldName the source name
+     * @param newDir the target directory
+     * @param newSnap its snapshot
+     * @param newName the target name
+     * @param flags {@code RENAME_NOREPLACE}, {@code RENAME_EXCHANGE}, or 0
      * @param oldSlash whether the source path ended in a slash
      * @param newSlash whether the target path ended in a slash
+     * @param cred who asks
+     * @return the plan
      * @throws VfsException with the kernel's errno; nothing has changed
      */
     public static RenamePlan plan(DirectoryInode oldDir, DirSnapshot oldSnap, String oldName,
@@ -169,7 +178,9 @@ public final class RenamePlan {
         return new VfsException(e, Syscall.RENAME, null);
     }
 
-    /** Returns whether the rename is a successful no-op (both names are links to the same inode). */
+    /**
+     * {@return whether the rename is a successful no-op (both names are links to the same inode)}
+     */
     public boolean isNoop() {
         return noop;
     }
@@ -181,6 +192,8 @@ public final class RenamePlan {
      * holds the rename write lock for a cross-directory rename; this method takes the
      * mount read lock around the mountpoint checks and the kill.
      *
+     * @param locks the instance's rename and mount locks
+     * @param now the time, in nanoseconds since the epoch
      * @throws VfsException {@code EBUSY} (a mountpoint), {@code ENOTEMPTY} (a replaced
      *         directory is not empty), {@code ENOENT} (the target parent was removed
      *         meanwhile); in every case nothing was published
@@ -196,6 +209,7 @@ public final class RenamePlan {
      * links. For a cross-directory rename the caller holds the rename write lock around
      * exactly this, and nothing more, so walks are held off as briefly as possible.
      *
+     * @param locks the instance's rename and mount locks
      * @throws VfsException as {@link #publish}; nothing was published then
      */
     public void publishEntries(NamespaceLocks locks) {
@@ -272,6 +286,8 @@ public final class RenamePlan {
      * After {@link #publishEntries}: the link counts and times (ctime of the moved inodes,
      * the replaced inode's links, the parents' mtime, ctime and link counts). Nothing a
      * walk validates depends on them, so they happen outside the rename lock.
+     *
+     * @param now the time, in nanoseconds since the epoch
      */
     public void finish(long now) {
         if (!published) {

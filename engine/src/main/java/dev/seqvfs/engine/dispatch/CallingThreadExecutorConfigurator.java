@@ -40,6 +40,8 @@ public final class CallingThreadExecutorConfigurator extends ExecutorServiceConf
     /**
      * Reads the keys listed in the class comment.
      *
+     * @param config the dispatcher's configuration section
+     * @param prerequisites what Pekko gives every configurator
      * @throws com.typesafe.config.ConfigException if a key has the wrong type
      * @throws IllegalArgumentException if {@code max-trampolined} is negative
      */

@@ -41,29 +41,31 @@ public final class FdTable {
         this.count = count;
     }
 
-    /** Returns the empty table. */
+    /** {@return the empty table} */
     public static FdTable empty() {
         return EMPTY;
     }
 
-    /** Returns the version number. */
+    /** {@return the version number} */
     public long seq() {
         return seq;
     }
 
-    /** Returns the number of open descriptors. */
+    /** {@return the number of open descriptors} */
     public int count() {
         return count;
     }
 
-    /** Returns the capacity before the next growth, in descriptors. */
+    /** {@return the capacity before the next growth, in descriptors} */
     public int capacity() {
         return chunks.length * CHUNK;
     }
 
     /**
-     * Returns the entry for {@code fd} ({@code fget} without the reference), or {@code null}.
+     * {@return the entry for {@code fd} ({@code fget} without the reference), or {@code null}}
      * Lock-free, allocation-free.
+     *
+     * @param fd the descriptor
      */
     public Entry get(int fd) {
         if (fd < 0) {
@@ -77,7 +79,11 @@ public final class FdTable {
         return chunk == null ? null : chunk[fd & (CHUNK - 1)];
     }
 
-    /** Returns the lowest free descriptor that is at least {@code min} (POSIX: lowest available). */
+    /**
+     * {@return the lowest free descriptor that is at least {@code min} (POSIX: lowest available)}
+     *
+     * @param min the lowest descriptor acceptable
+     */
     public int lowestFree(int min) {
         int c = min >>> 6;
         if (c < used.length) {
@@ -94,7 +100,12 @@ public final class FdTable {
         return Math.max(min, used.length << 6);
     }
 
-    /** Returns a version with {@code fd} set to {@code e}, growing the table if needed. */
+    /**
+     * {@return a version with {@code fd} set to {@code e}, growing the table if needed}
+     *
+     * @param fd the descriptor
+     * @param e its entry
+     */
     public FdTable with(int fd, Entry e) {
         int c = fd >>> 6;
         Entry[][] ch = chunks;
@@ -118,7 +129,11 @@ public final class FdTable {
         return new FdTable(seq + 1, ch, u, wasUsed ? count : count + 1);
     }
 
-    /** Returns a version without {@code fd}; this table if it is not open. */
+    /**
+     * {@return a version without {@code fd}; this table if it is not open}
+     *
+     * @param fd the descriptor
+     */
     public FdTable without(int fd) {
         if (get(fd) == null) {
             return this;
@@ -133,7 +148,7 @@ public final class FdTable {
         return new FdTable(seq + 1, ch, u, count - 1);
     }
 
-    /** Returns the open descriptors in increasing order. */
+    /** {@return the open descriptors in increasing order} */
     public int[] openFds() {
         int[] out = new int[count];
         int k = 0;

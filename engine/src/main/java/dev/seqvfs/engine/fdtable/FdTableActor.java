@@ -3,6 +3,8 @@ package dev.seqvfs.engine.fdtable;
 import dev.seqvfs.engine.lock.FileLockTable;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.engine.reply.ReplyTo;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.ExtensibleBehavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -60,7 +62,14 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
      */
     public record Install(OpenFile file, boolean cloexec, int minFd, ReplyTo<FdReply> replyTo, InstallClaim claim)
             implements Command {
-        /** An install nobody can withdraw. */
+        /**
+         * An install nobody can withdraw.
+         *
+         * @param file the open file; the command owns one reference to it
+         * @param cloexec whether the descriptor gets {@code FD_CLOEXEC}
+         * @param minFd the lowest descriptor acceptable
+         * @param replyTo where the reply goes
+         */
         public Install(OpenFile file, boolean cloexec, int minFd, ReplyTo<FdReply> replyTo) {
             this(file, cloexec, minFd, replyTo, null);
         }
@@ -111,6 +120,7 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
      * @param replyTo the reply's {@code fds} are the descriptors, in order; {@code EMFILE}
      *                (every file released) if they do not all fit
      */
+    @SuppressWarnings("ArrayRecordComponent") // a command, never compared
     public record InstallAll(OpenFile[] files, boolean cloexec, ReplyTo<FdReply> replyTo) implements Command {
     }
 
@@ -140,7 +150,7 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
     }
 
     /**
-     * {@code dup2}/{@code dup3}: makes {@code newFd} point at {@code oldFd}'s description,
+     * dup2(2)/dup3(2): makes {@code newFd} point at {@code oldFd}'s description,
      * closing what {@code newFd} held, atomically (no moment where {@code newFd} is free).
      *
      * @param dup3 whether this is {@code dup3} ({@code oldFd == newFd} is then {@code EINVAL})
@@ -200,9 +210,11 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
     }
 
     /**
-     * Returns the behavior of the actor owning {@code files}. A handler that throws is
+     * {@return the behavior of the actor owning {@code files}} A handler that throws is
      * logged and the actor goes on with its state (what {@code SupervisorStrategy.resume()}
      * gave), without a supervising interceptor on every message.
+     *
+     * @param files the descriptor table holder the actor publishes into
      */
     public static Behavior<Command> create(FilesStruct files) {
         return Behaviors.setup(ctx -> new FdTableActor(ctx, files));
@@ -442,7 +454,7 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
         }
         FdTable t = files.tableAcquire();
         FdTable next = t;
-        java.util.List<OpenFile> released = new java.util.ArrayList<>();
+        List<OpenFile> released = new ArrayList<>();
         int affected = 0;
         for (int fd : t.openFds()) {
             if (Integer.compareUnsigned(fd, m.first()) < 0 || Integer.compareUnsigned(fd, m.last()) > 0) {
@@ -477,7 +489,7 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
     private Behavior<Command> onCloseOnExec(CloseOnExec m) {
         FdTable t = files.tableAcquire();
         FdTable next = t;
-        java.util.List<OpenFile> released = new java.util.ArrayList<>();
+        List<OpenFile> released = new ArrayList<>();
         for (int fd : t.openFds()) {
             FdTable.Entry e = t.get(fd);
             if (e.cloexec()) {

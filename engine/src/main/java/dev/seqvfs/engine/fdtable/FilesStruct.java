@@ -2,6 +2,7 @@ package dev.seqvfs.engine.fdtable;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
@@ -31,7 +32,7 @@ public final class FilesStruct {
     @SuppressWarnings("unused") // accessed through TABLE
     private volatile FdTable table;
     private final int rlimitNofile;
-    private final java.util.concurrent.atomic.AtomicInteger users = new java.util.concurrent.atomic.AtomicInteger(1);
+    private final AtomicInteger users = new AtomicInteger(1);
     private volatile ActorRef<FdTableActor.Command> actor;
     private volatile int reserved;
 
@@ -46,7 +47,11 @@ public final class FilesStruct {
         this.rlimitNofile = rlimitNofile;
     }
 
-    /** Loads the current table with acquire. */
+    /**
+     * Loads the current table with acquire.
+     *
+     * @return the current table with acquire
+     */
     public FdTable tableAcquire() {
         return (FdTable) TABLE.getAcquire(this);
     }
@@ -57,7 +62,7 @@ public final class FilesStruct {
     }
 
     /**
-     * Returns how many descriptors are reserved by opens in progress (volatile); 0 on a
+     * {@return how many descriptors are reserved by opens in progress (volatile)} 0 on a
      * quiet table, so {@code Fsck} reports a reservation left behind.
      */
     public int reservedCount() {
@@ -86,17 +91,21 @@ public final class FilesStruct {
         return users.decrementAndGet() == 0;
     }
 
-    /** Returns {@code RLIMIT_NOFILE}. */
+    /** {@return {@code RLIMIT_NOFILE}} */
     public int rlimitNofile() {
         return rlimitNofile;
     }
 
-    /** Returns the actor. */
+    /** {@return the actor} */
     public ActorRef<FdTableActor.Command> actor() {
         return actor;
     }
 
-    /** Sets the actor once, before the holder is shared. */
+    /**
+     * Sets the actor once, before the holder is shared.
+     *
+     * @param ref the descriptor table's actor
+     */
     public void attach(ActorRef<FdTableActor.Command> ref) {
         if (actor != null) {
             throw new IllegalStateException("files struct already attached");

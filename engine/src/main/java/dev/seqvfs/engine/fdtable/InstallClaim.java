@@ -49,7 +49,11 @@ public final class InstallClaim {
         return STATE.compareAndSet(this, PENDING, WITHDRAWN);
     }
 
-    /** Whether the open was withdrawn (a volatile read: ordered with a caller's volatile writes). */
+    /**
+     * Whether the open was withdrawn (a volatile read: ordered with a caller's volatile writes).
+     *
+     * @return whether the open was withdrawn
+     */
     public boolean isWithdrawn() {
         return state == WITHDRAWN;
     }
@@ -69,11 +73,12 @@ public final class InstallClaim {
     }
 
     /**
-     * Returns the installed descriptor once the install this claim lost to is complete,
-     * spinning (then yielding) while the actor is between its claim and its publication.
+     * {@return the installed descriptor once the install this claim lost to is complete,
+     * spinning (then yielding) while the actor is between its claim and its publication}
      *
      * @throws IllegalStateException if the install was never claimed (pending or withdrawn)
      */
+    @SuppressWarnings("ThreadPriorityCheck") // Thread.yield: the backoff of a bounded spin, not for correctness
     public int awaitInstalled() {
         for (int spins = 0; ; spins++) {
             int s = (int) STATE.getAcquire(this);

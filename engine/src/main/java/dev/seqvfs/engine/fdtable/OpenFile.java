@@ -5,6 +5,7 @@ import dev.seqvfs.engine.fs.FileOperations;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.lock.FileLockTable;
 import dev.seqvfs.engine.mount.VfsMount;
+import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.walk.FileOrigin;
 import dev.seqvfs.protocol.OpenFlags;
 import java.lang.invoke.MethodHandles;
@@ -52,7 +53,7 @@ public final class OpenFile {
     @SuppressWarnings("unused") // accessed through REFS
     private volatile int refs = 1;
     /** The superblock this description counts as a writer of ({@code FMODE_WRITER}), or {@code null}. */
-    private volatile dev.seqvfs.engine.sb.Superblock writeAccess;
+    private volatile Superblock writeAccess;
     /** Where the file was opened from, for {@code /proc}; written once, before publication in a table. */
     private volatile FileOrigin origin;
     /** The file offset in bytes; guarded by this object's monitor (the {@code f_pos} lock). */
@@ -76,6 +77,10 @@ public final class OpenFile {
      * Opens a description with its own file operations and dentry (anonymous inodes:
      * pipe ends, sockets). Counts one open on the inode.
      *
+     * @param inode the inode
+     * @param mount the mount it was opened through, or {@code null}
+     * @param path the path it was opened by (internal form), or {@code null}
+     * @param flags the {@code open(2)} flags
      * @param ops what reads, writes and the last release do ({@code struct file_operations})
      * @param dentry the file's dentry, for an anonymous inode a disconnected one, or {@code null}
      */
@@ -106,7 +111,7 @@ public final class OpenFile {
         if (writeAccess != null || mount == null) {
             throw new IllegalStateException("write access twice, or without a mount, on " + inode);
         }
-        dev.seqvfs.engine.sb.Superblock sb = mount.superblock();
+        Superblock sb = mount.superblock();
         if (!sb.tryBeginWrite()) {
             return false;
         }
@@ -114,87 +119,105 @@ public final class OpenFile {
         return true;
     }
 
-    /** Returns the inode. */
+    /** {@return the inode} */
     public Inode inode() {
         return inode;
     }
 
-    /** Returns where the file was opened from, or {@code null} (anonymous files, unknown origin). */
+    /**
+     * {@return where the file was opened from, or {@code null} (anonymous files, unknown origin)}
+     */
     public FileOrigin origin() {
         return origin;
     }
 
-    /** Records where the file was opened from; called once, before the file is installed. */
+    /**
+     * Records where the file was opened from; called once, before the file is installed.
+     *
+     * @param o where it was opened from
+     */
     public void setOrigin(FileOrigin o) {
         origin = o;
     }
 
-    /** Returns the file operations ({@code f_op}); fixed for the description's life. */
+    /** {@return the file operations ({@code f_op}); fixed for the description's life} */
     public FileOperations ops() {
         return ops;
     }
 
-    /** Returns the dentry the file was opened through, or {@code null} for named files (see {@link #path()}). */
+    /**
+     * {@return the dentry the file was opened through, or {@code null} for named files (see {@link #path()})}
+     */
     public Dentry dentry() {
         return dentry;
     }
 
-    /** Returns the mount, or {@code null}. */
+    /** {@return the mount, or {@code null}} */
     public VfsMount mount() {
         return mount;
     }
 
-    /** Returns the path it was opened by (internal form), or {@code null}. */
+    /** {@return the path it was opened by (internal form), or {@code null}} */
     public String path() {
         return path;
     }
 
-    /** Returns the access mode bits ({@code O_RDONLY}, {@code O_WRONLY}, {@code O_RDWR}, or {@code O_PATH}). */
+    /**
+     * {@return the access mode bits ({@code O_RDONLY}, {@code O_WRONLY}, {@code O_RDWR}, or {@code O_PATH})}
+     */
     public int accessMode() {
         return accessMode;
     }
 
-    /** Returns whether the description is readable. */
+    /** {@return whether the description is readable} */
     public boolean readable() {
         return OpenFlags.readable(accessMode);
     }
 
-    /** Returns whether the description is writable. */
+    /** {@return whether the description is writable} */
     public boolean writable() {
         return OpenFlags.writable(accessMode);
     }
 
-    /** Returns whether this is an {@code O_PATH} description. */
+    /** {@return whether this is an {@code O_PATH} description} */
     public boolean isPath() {
         return (accessMode & OpenFlags.O_PATH) != 0;
     }
 
-    /** Returns the status flags ({@code O_APPEND}, {@code O_NONBLOCK}, ...) with acquire. */
+    /** {@return the status flags ({@code O_APPEND}, {@code O_NONBLOCK}, ...) with acquire} */
     public int statusFlagsAcquire() {
         return (int) STATUS.getAcquire(this);
     }
 
-    /** Sets the status flags with release ({@code F_SETFL}). */
+    /**
+     * Sets the status flags with release ({@code F_SETFL}).
+     *
+     * @param flags the new status flags
+     */
     public void publishStatusFlagsRelease(int flags) {
         STATUS.setRelease(this, flags);
     }
 
-    /** Returns the {@code open(2)} flags as {@code F_GETFL} reports them. */
+    /** {@return the {@code open(2)} flags as {@code F_GETFL} reports them} */
     public int getFl() {
         return accessMode | statusFlagsAcquire();
     }
 
-    /** Returns the offset in bytes. */
+    /** {@return the offset in bytes} */
     public synchronized long offset() {
         return offset;
     }
 
-    /** Sets the offset in bytes. */
+    /**
+     * Sets the offset in bytes.
+     *
+     * @param off the index in the buffer of the first byte
+     */
     public synchronized void setOffset(long off) {
         offset = off;
     }
 
-    /** Returns the reference count. */
+    /** {@return the reference count} */
     public int refs() {
         return (int) REFS.getVolatile(this);
     }
@@ -229,7 +252,7 @@ public final class OpenFile {
             if (locks != null) {
                 locks.releaseFlock(this);
             }
-            dev.seqvfs.engine.sb.Superblock w = writeAccess;
+            Superblock w = writeAccess;
             if (w != null) {
                 w.endWrite();
             }

@@ -1,6 +1,7 @@
 package dev.seqvfs.engine.file;
 
 import java.util.Arrays;
+import java.util.IdentityHashMap;
 
 /**
  * One immutable version of a regular file's contents: a size in bytes and a radix tree of
@@ -46,22 +47,22 @@ public final class FileData {
         this.pages = pages;
     }
 
-    /** Returns the empty file. */
+    /** {@return the empty file} */
     public static FileData empty() {
         return EMPTY;
     }
 
-    /** Returns the size in bytes. */
+    /** {@return the size in bytes} */
     public long size() {
         return size;
     }
 
-    /** Returns the number of allocated (non-hole) pages. */
+    /** {@return the number of allocated (non-hole) pages} */
     public long pages() {
         return pages;
     }
 
-    /** Returns the allocated bytes ({@code pages * PAGE}). */
+    /** {@return the allocated bytes ({@code pages * PAGE})} */
     public long allocatedBytes() {
         return pages * PAGE;
     }
@@ -70,6 +71,10 @@ public final class FileData {
      * Copies up to {@code len} bytes from {@code offset} into {@code dst}; holes read as
      * zeros; stops at {@link #size()}.
      *
+     * @param offset the byte offset to read at
+     * @param dst the buffer the bytes are read into
+     * @param dstOff the index in {@code dst} of the first byte
+     * @param len the number of bytes
      * @return the number of bytes copied, 0 at or past the end
      */
     public int read(long offset, byte[] dst, int dstOff, int len) {
@@ -115,16 +120,21 @@ public final class FileData {
     }
 
     /**
-     * Returns a version with {@code len} bytes of {@code src} written at {@code offset},
-     * extending the size if the write ends past it.
+     * {@return a version with {@code len} bytes of {@code src} written at {@code offset},
+     * extending the size if the write ends past it}
      *
+     * @param offset the byte offset to write at
+     * @param src the buffer holding the bytes
+     * @param srcOff the index in {@code src} of the first byte
+     * @param len the number of bytes
      * @throws IllegalArgumentException if the write would end past {@link #MAX_SIZE}
      */
     public FileData write(long offset, byte[] src, int srcOff, int len) {
         if (len == 0) {
             return this;
         }
-        if (offset < 0 || offset + len > MAX_SIZE || offset + len < 0) {
+        // MAX_SIZE is Long.MAX_VALUE: a write ends past it exactly when offset + len overflows.
+        if (offset < 0 || offset + len < 0) {
             throw new IllegalArgumentException("write past the maximum file size");
         }
         long end = offset + len;
@@ -157,7 +167,11 @@ public final class FileData {
         return new FileData(Math.max(size, end), d, b.root, newPages);
     }
 
-    /** Returns whether page {@code pageNo} is allocated (not a hole). */
+    /**
+     * {@return whether page {@code pageNo} is allocated (not a hole)}
+     *
+     * @param pageNo the page number ({@code offset / PAGE})
+     */
     public boolean hasPage(long pageNo) {
         return page(pageNo) != null;
     }
@@ -167,6 +181,10 @@ public final class FileData {
      * page of {@code [offset, offset + len)} is allocated (holes become zero-filled pages, data
      * is kept), and, unless {@code keepSize}, the size is at least {@code offset + len}.
      *
+     * @param offset the first byte of the range
+     * @param len the length of the range in bytes
+     * @param keepSize {@code FALLOC_FL_KEEP_SIZE}: the size does not grow
+     * @return the new version
      * @throws IllegalArgumentException if the range is empty, negative or ends past {@link #MAX_SIZE}
      */
     public FileData allocate(long offset, long len, boolean keepSize) {
@@ -202,6 +220,10 @@ public final class FileData {
      * does not change. The range is not cut at the end of the file: pages allocated past it
      * ({@code FALLOC_FL_KEEP_SIZE}) are punched too, as {@code shmem_truncate_range} does.
      * Visits only allocated pages.
+     *
+     * @param offset the first byte of the range
+     * @param len the length of the range in bytes
+     * @return the new version, or this one if nothing changes
      */
     public FileData punchHole(long offset, long len) {
         if (offset < 0 || len <= 0) {
@@ -237,9 +259,12 @@ public final class FileData {
      * past the new end on is dropped, pages allocated past the end included, even when the
      * size stays the same ({@code shmem_setattr} truncates the page cache whenever the size
      * does not grow), and the tail of the last page is zeroed when the size shrinks.
+     *
+     * @param newSize the new size in bytes
+     * @return the new version, or this one if nothing changes
      */
     public FileData truncate(long newSize) {
-        if (newSize < 0 || newSize > MAX_SIZE) {
+        if (newSize < 0) { // no long is past MAX_SIZE (Long.MAX_VALUE)
             throw new IllegalArgumentException("bad size " + newSize);
         }
         if (newSize > size) {
@@ -276,6 +301,9 @@ public final class FileData {
     /**
      * {@code SEEK_DATA}: the first offset at or after {@code from} that lies in an
      * allocated page, or -1 if there is none before the end. Skips absent subtrees.
+     *
+     * @param from the byte offset to start at
+     * @return the offset, or -1
      */
     public long nextData(long from) {
         long start = Math.max(0, from);
@@ -293,6 +321,9 @@ public final class FileData {
     /**
      * {@code SEEK_HOLE}: the first offset at or after {@code from} in a hole, or
      * {@link #size()} (the implicit hole at the end). Skips absent subtrees.
+     *
+     * @param from the byte offset to start at
+     * @return the offset
      */
     public long nextHole(long from) {
         long start = Math.max(0, from);
@@ -388,7 +419,7 @@ public final class FileData {
     private static final class Builder {
         final int depth;
         Object root;
-        private final java.util.IdentityHashMap<Object, Boolean> fresh = new java.util.IdentityHashMap<>();
+        private final IdentityHashMap<Object, Boolean> fresh = new IdentityHashMap<>();
 
         Builder(int depth, Object root) {
             this.depth = depth;

@@ -83,8 +83,8 @@ public interface FileOperations {
     };
 
     /**
-     * Returns the {@code FMODE_*} bits: how the call layer treats this file's position and
-     * buffers. Fixed for the life of the operations object. The default is a positional
+     * {@return the {@code FMODE_*} bits: how the call layer treats this file's position and
+     * buffers} Fixed for the life of the operations object. The default is a positional
      * file that can neither read nor write.
      */
     default int fmode() {
@@ -112,6 +112,9 @@ public interface FileOperations {
      * The caller checked the buffer and the access mode.
      *
      * @param f the open file
+     * @param dst the buffer the bytes are read into
+     * @param off the index in the buffer of the first byte
+     * @param len the number of bytes
      * @param pos the byte offset to read at; ignored by streams
      * @param nonblock {@code O_NONBLOCK}: a stream with nothing to read fails with
      *        {@code EAGAIN} instead of waiting
@@ -128,6 +131,10 @@ public interface FileOperations {
      * default reads each buffer in turn and stops at the first short read; a type whose
      * reads must see one version of the file across buffers overrides it.
      *
+     * @param f the open file
+     * @param iov the buffers, in order
+     * @param pos the byte offset to read at; ignored by streams
+     * @param nonblock {@code O_NONBLOCK}: fail with {@code EAGAIN} instead of waiting
      * @return the bytes read in all
      */
     default long readv(OpenFile f, byte[][] iov, long pos, boolean nonblock) {
@@ -147,6 +154,11 @@ public interface FileOperations {
      * {@link Kiocb#IOCB_APPEND}) and leaves {@code k.pos()} just after what it wrote. The
      * default makes the buffer a one-element vector for {@link #writev}.
      *
+     * @param f the open file
+     * @param src the buffer holding the bytes
+     * @param off the index in the buffer of the first byte
+     * @param len the number of bytes
+     * @param k the write's position, flags and writer
      * @return the bytes written (fewer than {@code len} when the file system filled, or at the
      *         largest file size)
      * @throws VfsException {@code EINVAL} by default, {@code EFBIG}, {@code ENOSPC} (nothing
@@ -161,6 +173,11 @@ public interface FileOperations {
      * write at {@code k.pos()} and leaves {@code k.pos()} after it. The caller checked the
      * ranges.
      *
+     * @param f the open file
+     * @param bufs the buffers, in order
+     * @param offs the index of the first byte in each buffer
+     * @param lens the number of bytes of each buffer
+     * @param k the write's position, flags and writer
      * @return the bytes written in all
      * @throws VfsException {@code EINVAL} by default (the file cannot be written),
      *         {@code EISDIR} for a directory
@@ -174,12 +191,26 @@ public interface FileOperations {
      * file) arrives. Only streams ({@link #FMODE_STREAM}) have an asynchronous form: the call
      * layer completes a positional file's read at once on the calling thread, so the default
      * fails with {@code EINVAL}.
+     *
+     * @param f the open file
+     * @param dst the buffer the bytes are read into
+     * @param off the index in the buffer of the first byte
+     * @param len the number of bytes
+     * @return a future of the bytes read, 0 at end of file
      */
     default CompletableFuture<Integer> readAsync(OpenFile f, byte[] dst, int off, int len) {
         return CompletableFuture.failedFuture(new VfsException(Errno.EINVAL, Syscall.READ, null));
     }
 
-    /** Writes without blocking a thread; see {@link #readAsync}. */
+    /**
+     * Writes without blocking a thread; see {@link #readAsync}.
+     *
+     * @param f the open file
+     * @param src the buffer holding the bytes
+     * @param off the index in the buffer of the first byte
+     * @param len the number of bytes
+     * @return a future of the bytes written
+     */
     default CompletableFuture<Integer> writeAsync(OpenFile f, byte[] src, int off, int len) {
         return CompletableFuture.failedFuture(new VfsException(Errno.EINVAL, Syscall.WRITE, null));
     }
@@ -191,6 +222,10 @@ public interface FileOperations {
      * over the inode's size: {@code SEEK_DATA} returns {@code offset}, {@code SEEK_HOLE} the
      * size, both {@code ENXIO} at or past the end.
      *
+     * @param f the open file
+     * @param offset the offset in bytes, relative to {@code whence}
+     * @param whence {@code SEEK_SET}, {@code SEEK_CUR}, {@code SEEK_END}, {@code SEEK_DATA} or
+     *         {@code SEEK_HOLE}
      * @return the new position in bytes
      * @throws VfsException {@code EINVAL} for a negative result, {@code ENXIO},
      *         {@code ESPIPE} for streams
@@ -227,7 +262,10 @@ public interface FileOperations {
      * {@code ftruncate(2)}, {@code O_TRUNC}; Linux reaches it through {@code ->setattr}
      * with {@code ATTR_SIZE}). The caller checked permission and the read-only state.
      *
+     * @param inode the inode
+     * @param length the new size in bytes
      * @param cred who asks (an unprivileged writer clears set-user-ID)
+     * @param op the call, for the error
      * @throws VfsException {@code EINVAL} by default (not a regular file), {@code EFBIG},
      *         {@code ENOSPC}; the size is unchanged then
      */
@@ -239,6 +277,7 @@ public interface FileOperations {
      * {@code ->fsync}: makes what was written durable. The default succeeds at once: memory
      * is the medium of a volatile type, every published write is as durable as it gets.
      *
+     * @param f the open file
      * @param datasync {@code fdatasync(2)}: only the data and what is needed to read it
      * @throws VfsException {@code EINVAL} for streams, {@code EIO} if the write-back failed
      */
@@ -251,6 +290,11 @@ public interface FileOperations {
      * {@code [offset, offset+len)}. The caller checked the arguments, the access mode and
      * the file type ({@code ESPIPE}, {@code EISDIR}, {@code ENODEV}).
      *
+     * @param f the open file
+     * @param mode 0, {@code FALLOC_FL_KEEP_SIZE}, or
+     *         {@code FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE}
+     * @param offset the first byte of the range
+     * @param len the number of bytes
      * @param cred who asks
      * @throws VfsException {@code EOPNOTSUPP} by default, {@code ENOSPC}, {@code EFBIG}
      */
@@ -263,6 +307,9 @@ public interface FileOperations {
      * ({@code POLLIN}, {@code POLLOUT}, {@code POLLHUP}, {@code POLLERR}, ...). Never blocks.
      * The default is {@code DEFAULT_POLLMASK}: always readable and writable, as a regular
      * file.
+     *
+     * @param f the open file
+     * @return the {@code Poll} bits that hold now
      */
     default int poll(OpenFile f) {
         return Poll.DEFAULT_POLLMASK;
@@ -275,7 +322,11 @@ public interface FileOperations {
      * directory. The caller holds {@code f}'s position lock and moves the position to the last
      * entry's cookie.
      *
+     * @param f the open file
      * @param caller the task listing (computed directories such as {@code /proc} depend on it)
+     * @param cookie the readdir cookie to list after
+     * @param max the most entries to return
+     * @return the entries; empty at the end
      * @throws VfsException {@code ENOTDIR} by default, {@code ENOENT} for a removed directory
      */
     default List<DirEntry> iterate(OpenFile f, WalkContext caller, long cookie, int max) {
@@ -285,6 +336,8 @@ public interface FileOperations {
     /**
      * {@code ->release}: called once, when the last descriptor of the open file description
      * is closed, before the inode's open count drops. Never blocks.
+     *
+     * @param f the open file
      */
     default void release(OpenFile f) {
     }

@@ -24,10 +24,10 @@ public interface FileSystemType {
     /** The type keeps what it holds across restarts (what {@code fsync} and {@code sync} make durable). */
     int FS_DURABLE = 1 << 17;
 
-    /** Returns the name {@code mount(2)} selects it by, for example {@code "tmpfs"}. */
+    /** {@return the name {@code mount(2)} selects it by, for example {@code "tmpfs"}} */
     String name();
 
-    /** Returns the {@code FS_*} flags. */
+    /** {@return the {@code FS_*} flags} */
     int flags();
 
     /**
@@ -35,6 +35,7 @@ public interface FileSystemType {
      * (the comma-separated options) and makes the superblock with
      * {@link MountContext#newSuperblock}. The engine then starts its actor and attaches it.
      *
+     * @param ctx the mount's arguments and the instance's defaults
      * @return the new superblock
      * @throws VfsException {@code EINVAL} for a bad option, with the mount point as the path
      */

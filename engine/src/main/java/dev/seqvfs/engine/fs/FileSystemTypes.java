@@ -26,14 +26,15 @@ public final class FileSystemTypes {
         this.byName = byName;
     }
 
-    /** Returns the built-in types: {@code tmpfs} and {@code proc}, in that order. */
+    /** {@return the built-in types: {@code tmpfs} and {@code proc}, in that order} */
     public static FileSystemTypes defaults() {
         return DEFAULTS;
     }
 
     /**
-     * Returns a registry with {@code type} added.
+     * {@return a registry with {@code type} added}
      *
+     * @param type the type to add
      * @throws IllegalArgumentException if a type of that name is already registered
      *         ({@code register_filesystem}'s {@code EBUSY})
      */
@@ -47,12 +48,16 @@ public final class FileSystemTypes {
         return new FileSystemTypes(Collections.unmodifiableMap(m));
     }
 
-    /** Returns the type named {@code name}, or {@code null} ({@code get_fs_type}). */
+    /**
+     * {@return the type named {@code name}, or {@code null} ({@code get_fs_type})}
+     *
+     * @param name the type's name, as {@code mount(2)} gives it
+     */
     public FileSystemType get(String name) {
         return name == null ? null : byName.get(name);
     }
 
-    /** Returns every registered type, in registration order. */
+    /** {@return every registered type, in registration order} */
     public List<FileSystemType> all() {
         return new ArrayList<>(byName.values());
     }

@@ -7,6 +7,7 @@ import dev.seqvfs.engine.inode.Permission;
 import dev.seqvfs.engine.walk.WalkContext;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.VfsException;
+import java.util.List;
 
 /**
  * What a file-system type may override for its inodes ({@code struct inode_operations}).
@@ -20,17 +21,17 @@ public interface InodeOperations {
     /** The operations of a type that overrides nothing (tmpfs). */
     InodeOperations GENERIC = new InodeOperations() { };
 
-    /** Returns whether {@link #lookup} is overridden. */
+    /** {@return whether {@link #lookup} is overridden} */
     default boolean hasLookup() {
         return false;
     }
 
-    /** Returns whether {@link #getLink} is overridden. */
+    /** {@return whether {@link #getLink} is overridden} */
     default boolean hasGetLink() {
         return false;
     }
 
-    /** Returns whether {@link #permission} is overridden. */
+    /** {@return whether {@link #permission} is overridden} */
     default boolean hasPermission() {
         return false;
     }
@@ -64,6 +65,8 @@ public interface InodeOperations {
      * text. The walk calls it only on inodes whose {@code iopFlags} have
      * {@link IopFlags#IOP_CUSTOM_LINK}.
      *
+     * @param link the magic link
+     * @param caller the walking task
      * @return the jump, or {@code null} to resolve the text of {@link #getLink}
      * @throws VfsException with the errno the link reports (for example {@code ENOENT} for a closed descriptor)
      */
@@ -75,10 +78,12 @@ public interface InodeOperations {
      * Lists a directory whose entries are computed ({@code iterate_shared}), for
      * {@code getdents}; called only where {@link #hasLookup()} is true.
      *
+     * @param dir the directory
+     * @param caller the listing task
      * @return the entries (name, inode), in a stable order
      */
-    default java.util.List<Dentry> list(Inode dir, WalkContext caller) {
-        return java.util.List.of();
+    default List<Dentry> list(Inode dir, WalkContext caller) {
+        return List.of();
     }
 
     /**

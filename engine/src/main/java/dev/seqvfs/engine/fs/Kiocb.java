@@ -30,27 +30,31 @@ public final class Kiocb {
         this.flags = flags;
     }
 
-    /** Returns who writes. */
+    /** {@return who writes} */
     public Credentials cred() {
         return cred;
     }
 
-    /** Returns the byte offset: where the write asks to start, and after it, where it ended. */
+    /** {@return the byte offset: where the write asks to start, and after it, where it ended} */
     public long pos() {
         return pos;
     }
 
-    /** Sets the byte offset the write ended at; called by the file's operations. */
+    /**
+     * Sets the byte offset the write ended at; called by the file's operations.
+     *
+     * @param p the byte offset after the last byte written
+     */
     public void setPos(long p) {
         pos = p;
     }
 
-    /** Returns whether the write goes to the end of the file ({@code O_APPEND}). */
+    /** {@return whether the write goes to the end of the file ({@code O_APPEND})} */
     public boolean append() {
         return (flags & IOCB_APPEND) != 0;
     }
 
-    /** Returns whether the write must not wait ({@code O_NONBLOCK}). */
+    /** {@return whether the write must not wait ({@code O_NONBLOCK})} */
     public boolean nowait() {
         return (flags & IOCB_NOWAIT) != 0;
     }

@@ -13,37 +13,45 @@ import dev.seqvfs.engine.sb.SuperblockConfig;
  * <p>Valid for the one {@link FileSystemType#mount} call it is passed to; not thread-safe.
  */
 public interface MountContext {
-    /** Returns {@code mount(2)}'s source argument (ignored by memory-backed types), or {@code null}. */
+    /**
+     * {@return {@code mount(2)}'s source argument (ignored by memory-backed types), or {@code null}}
+     */
     String source();
 
-    /** Returns where the file system is being mounted, for error messages (external form). */
+    /** {@return where the file system is being mounted, for error messages (external form)} */
     String target();
 
-    /** Returns {@code mount(2)}'s {@code MS_*} flags. */
+    /** {@return {@code mount(2)}'s {@code MS_*} flags} */
     long flags();
 
-    /** Returns the option string ({@code size=1m,mode=755}), or {@code null} for none. */
+    /** {@return the option string ({@code size=1m,mode=755}), or {@code null} for none} */
     String data();
 
-    /** Returns the instance's default limits for a new superblock ({@code seqvfs.tmpfs} in the configuration). */
+    /**
+     * {@return the instance's default limits for a new superblock ({@code seqvfs.tmpfs} in the configuration)}
+     */
     SuperblockConfig defaultLimits();
 
     /**
-     * Returns the mode bits a new superblock's root gets unless the options say otherwise:
-     * {@code 01777} for a {@code mount(2)}, {@code seqvfs.root.mode} for the instance's root.
+     * {@return the mode bits a new superblock's root gets unless the options say otherwise:
+     * {@code 01777} for a {@code mount(2)}, {@code seqvfs.root.mode} for the instance's root}
      */
     int defaultRootMode();
 
-    /** Returns the owner a new superblock's root gets unless the options say otherwise (0, or {@code seqvfs.root.uid}). */
+    /**
+     * {@return the owner a new superblock's root gets unless the options say otherwise (0, or {@code seqvfs.root.uid})}
+     */
     int defaultRootUid();
 
-    /** Returns the group a new superblock's root gets unless the options say otherwise (0, or {@code seqvfs.root.gid}). */
+    /**
+     * {@return the group a new superblock's root gets unless the options say otherwise (0, or {@code seqvfs.root.gid})}
+     */
     int defaultRootGid();
 
-    /** Returns the instance's registered file-system types ({@code /proc/filesystems}). */
+    /** {@return the instance's registered file-system types ({@code /proc/filesystems})} */
     FileSystemTypes types();
 
-    /** Returns the instance's task registry, for types whose contents describe tasks. */
+    /** {@return the instance's task registry, for types whose contents describe tasks} */
     TaskRegistry tasks();
 
     /**
@@ -51,11 +59,13 @@ public interface MountContext {
      * the instance's clock and rename/mount locks. Its actor is started by the engine after
      * {@link FileSystemType#mount} returns.
      *
+     * @param type the file-system type
      * @param ops the type's superblock operations
      * @param limits its inode and byte limits
      * @param rootMode permission bits of its root directory
      * @param uid owner of its root directory
      * @param gid group of its root directory
+     * @return the superblock, its actor not started
      */
     Superblock newSuperblock(FileSystemType type, SuperOperations ops, SuperblockConfig limits, int rootMode, int uid,
                              int gid);

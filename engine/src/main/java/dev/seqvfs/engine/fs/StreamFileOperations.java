@@ -21,6 +21,11 @@ public interface StreamFileOperations extends FileOperations {
     /**
      * Reads up to {@code len} bytes, waiting for data unless {@code nonblock}.
      *
+     * @param f the open file
+     * @param dst the buffer the bytes are read into
+     * @param off the index in the buffer of the first byte
+     * @param len the number of bytes
+     * @param nonblock {@code O_NONBLOCK}: fail with {@code EAGAIN} instead of waiting
      * @return the bytes read; 0 at end of stream
      * @throws VfsException {@code EAGAIN} (nothing to read, {@code nonblock}), {@code EINTR}
      */
@@ -29,6 +34,11 @@ public interface StreamFileOperations extends FileOperations {
     /**
      * Writes {@code len} bytes, waiting for room unless {@code nonblock}.
      *
+     * @param f the open file
+     * @param src the buffer holding the bytes
+     * @param off the index in the buffer of the first byte
+     * @param len the number of bytes
+     * @param nonblock {@code O_NONBLOCK}: fail with {@code EAGAIN} instead of waiting
      * @return the bytes written
      * @throws VfsException {@code EPIPE} (no reader), {@code EAGAIN}, {@code EINTR}
      */

@@ -28,18 +28,22 @@ import org.apache.pekko.actor.typed.Behavior;
  * thread-safe and must not block, except {@link #sync}, which may wait for write-back.
  */
 public interface SuperOperations {
-    /** Returns the {@code f_type} that {@code statfs(2)} reports, for example {@link StatFs#TMPFS_MAGIC}. */
+    /**
+     * {@return the {@code f_type} that {@code statfs(2)} reports, for example {@link StatFs#TMPFS_MAGIC}}
+     */
     long magic();
 
-    /** Returns the operations of the inodes this type instantiates ({@code i_op}). */
+    /** {@return the operations of the inodes this type instantiates ({@code i_op})} */
     default InodeOperations inodeOps() {
         return InodeOperations.GENERIC;
     }
 
     /**
-     * Returns the operations files of {@code type} get when opened ({@code i_fop}): for a
+     * {@return the operations files of {@code type} get when opened ({@code i_fop}): for a
      * directory, {@code getdents} and {@code lseek}; for a regular file, reads and writes of
-     * its data. Named FIFOs and sockets ignore them (a FIFO's open attaches its pipe).
+     * its data} Named FIFOs and sockets ignore them (a FIFO's open attaches its pipe).
+     *
+     * @param type the file type
      */
     FileOperations fileOps(FileType type);
 
@@ -49,12 +53,14 @@ public interface SuperOperations {
      * directory actor has charged it and chosen its number and attributes. Called on the
      * directory actor's thread; must not block.
      *
+     * @param sb the superblock
      * @param ino its inode number
      * @param attrs its initial attributes; {@code attrs.type()} says what to make
      * @param parent the directory it is created in (for a directory, its parent link), or
      *        {@code null} for a superblock's root
      * @param name its name in {@code parent} (internal form), or {@code null} for a root
      * @param linkTarget the target of a symbolic link (internal form), else {@code null}
+     * @return the new inode
      */
     default Inode newInode(Superblock sb, long ino, InodeAttrs attrs, DirectoryInode parent, String name,
                            String linkTarget) {
@@ -72,9 +78,12 @@ public interface SuperOperations {
     }
 
     /**
-     * Returns the behavior of the actor that will be the only writer of {@code dir}: the
-     * generic {@link DirectoryActor} by default. Called by the superblock's actor when the
+     * {@return the behavior of the actor that will be the only writer of {@code dir}: the
+     * generic {@link DirectoryActor} by default} Called by the superblock's actor when the
      * directory's first write arrives.
+     *
+     * @param dir the directory
+     * @param sb the superblock
      */
     default Behavior<DirectoryActor.Command> directoryBehavior(DirectoryInode dir, Superblock sb) {
         return DirectoryActor.create(dir, sb);
@@ -84,7 +93,9 @@ public interface SuperOperations {
      * Answers {@code statfs(2)}: by default from the superblock's counters
      * ({@link Superblock#genericStatfs}) with this type's {@link #magic()}. Lock-free.
      *
+     * @param sb the superblock
      * @param mountReadOnly whether the vfsmount it was reached through is read-only
+     * @return the file system's statistics
      */
     default StatFs statfs(Superblock sb, boolean mountReadOnly) {
         return sb.genericStatfs(magic(), mountReadOnly);
@@ -93,6 +104,8 @@ public interface SuperOperations {
     /**
      * {@code sync_fs}: makes everything written to {@code sb} durable. A memory-backed type
      * has nothing to write back; the default returns at once.
+     *
+     * @param sb the superblock
      */
     default void sync(Superblock sb) {
     }

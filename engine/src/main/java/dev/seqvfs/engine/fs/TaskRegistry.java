@@ -12,21 +12,37 @@ import java.util.List;
  * engine; thread-safe, lock-free reads.
  */
 public interface TaskRegistry {
-    /** Returns the ids of live tasks, ascending. */
+    /** {@return the ids of live tasks, ascending} */
     List<Integer> pids();
 
-    /** Returns the descriptor table of task {@code pid}, or {@code null} if there is none. */
+    /**
+     * {@return the descriptor table of task {@code pid}, or {@code null} if there is none}
+     *
+     * @param pid the task's process id
+     */
     FdTable fdTable(int pid);
 
-    /** Returns the working directory of task {@code pid}, or {@code null}. */
+    /**
+     * {@return the working directory of task {@code pid}, or {@code null}}
+     *
+     * @param pid the task's process id
+     */
     VfsPath cwd(int pid);
 
-    /** Returns the uid of task {@code pid}, or -1. */
+    /**
+     * {@return the uid of task {@code pid}, or -1}
+     *
+     * @param pid the task's process id
+     */
     int uid(int pid);
 
-    /** Returns the mount table. */
+    /** {@return the mount table} */
     MountTable mounts();
 
-    /** Returns what {@code readlink} shows for an open file: its path, {@code pipe:[ino]}, ... */
+    /**
+     * {@return what {@code readlink} shows for an open file: its path, {@code pipe:[ino]}, ..}
+     *
+     * @param f the open file
+     */
     String describe(OpenFile f);
 }

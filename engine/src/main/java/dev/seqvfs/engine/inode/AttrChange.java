@@ -29,7 +29,7 @@ public sealed interface AttrChange {
      */
     InodeAttrs apply(InodeAttrs cur, Credentials cred, long now, boolean writable);
 
-    /** Returns the system call's name, for error messages. */
+    /** {@return the system call's name, for error messages} */
     Syscall operation();
 
     /**

@@ -96,45 +96,51 @@ public class Inode {
         ATTRS.setRelease(this, attrs);
     }
 
-    /** Returns the inode number. */
+    /** {@return the inode number} */
     public final long ino() {
         return ino;
     }
 
-    /** Returns the superblock (as its accounting interface) this inode belongs to. */
+    /** {@return the superblock (as its accounting interface) this inode belongs to} */
     public final InodeOwner owner() {
         return owner;
     }
 
-    /** Returns the file type; fixed for the inode's life. */
+    /** {@return the file type; fixed for the inode's life} */
     public final FileType type() {
         return type;
     }
 
-    /** Returns the file-system type's operations. */
+    /** {@return the file-system type's operations} */
     public final InodeOperations ops() {
         return ops;
     }
 
-    /** Returns the operations of files opened on this inode ({@code i_fop}); fixed at instantiation. */
+    /**
+     * {@return the operations of files opened on this inode ({@code i_fop}); fixed at instantiation}
+     */
     public final FileOperations fileOps() {
         return fileOps;
     }
 
     /**
-     * Returns whether this is an anonymous inode (a pipe, a socket, an eventfd): one that
-     * no directory holds, whose dentry is its own parent. Fixed for the inode's life.
+     * {@return whether this is an anonymous inode (a pipe, a socket, an eventfd): one that
+     * no directory holds, whose dentry is its own parent} Fixed for the inode's life.
      */
     public boolean isAnonymous() {
         return false;
     }
 
-    /** Returns the {@link IopFlags} bits, computed once at instantiation. */
+    /** {@return the {@link IopFlags} bits, computed once at instantiation} */
     public final int iopFlags() {
         return iopFlags;
     }
 
-    /** Loads the current attribute snapshot with acquire semantics. Never blocks. */
+    /**
+     * Loads the current attribute snapshot with acquire semantics. Never blocks.
+     *
+     * @return the current attribute snapshot with acquire semantics
+     */
     public final InodeAttrs attrsAcquire() {
         return (InodeAttrs) ATTRS.getAcquire(this);
     }
@@ -143,6 +149,8 @@ public class Inode {
      * Replaces the attribute snapshot if it is still {@code expect}. Reached only by the
      * inode classes: see the class comment for who may write which inode's attributes.
      *
+     * @param expect the snapshot the caller read
+     * @param update the snapshot to publish
      * @return {@code true} if {@code update} was published
      */
     protected final boolean casAttrs(InodeAttrs expect, InodeAttrs update) {
@@ -155,8 +163,10 @@ public class Inode {
      * than once. It may throw {@link VfsException} to refuse the change (nothing is
      * published).
      *
+     * @param change computes the new attributes from the current ones
      * @return the attributes published
      */
+    @SuppressWarnings("ReferenceEquality") // next == cur: change returned its argument, nothing to publish
     protected final InodeAttrs updateAttrs(UnaryOperator<InodeAttrs> change) {
         while (true) {
             InodeAttrs cur = attrsAcquire();
@@ -173,6 +183,7 @@ public class Inode {
      * removed directory, a directory whose entries are computed. A live directory's
      * attributes change only through its actor ({@code DirectoryActor.SetAttrs}).
      *
+     * @param change the change asked for
      * @param cred who asks
      * @param now ctime to set, nanoseconds since the epoch
      * @param writable whether {@code cred} may write the inode (for {@code UTIME_NOW})
@@ -188,8 +199,8 @@ public class Inode {
     }
 
     /**
-     * Returns whether an actor is the only writer of this inode's attributes (a live directory
-     * with a directory actor); then {@link #setattr} refuses. False for other inodes.
+     * {@return whether an actor is the only writer of this inode's attributes (a live directory
+     * with a directory actor); then {@link #setattr} refuses} False for other inodes.
      */
     public boolean actorOwnsAttrs() {
         return false;
@@ -212,12 +223,18 @@ public class Inode {
     /**
      * {@code file_update_time}: sets mtime and ctime to {@code now} (a write that wrote
      * bytes through a named FIFO). Thread-safe (CAS).
+     *
+     * @param now the time, in nanoseconds since the epoch
      */
     public final void touchMtimeCtime(long now) {
         updateAttrs(a -> a.withTimes(a.atime(), now, now));
     }
 
-    /** Sets ctime to {@code now} (the inode was renamed). Thread-safe (CAS). */
+    /**
+     * Sets ctime to {@code now} (the inode was renamed). Thread-safe (CAS).
+     *
+     * @param now the time, in nanoseconds since the epoch
+     */
     public final void touchCtime(long now) {
         updateAttrs(a -> a.touchedCtime(now));
     }
@@ -248,6 +265,7 @@ public class Inode {
      * @param n links to drop (1, or 2 for a directory's name and its ".")
      * @param now ctime to set, nanoseconds since the epoch
      */
+    @SuppressWarnings("ReferenceEquality") // as updateAttrs: the same record means nothing changed
     public final void dropLinks(int n, long now) {
         InodeAttrs before;
         while (true) {
@@ -293,15 +311,19 @@ public class Inode {
         }
     }
 
-    /** Returns the number of open file descriptions on this inode (for tests and {@code /proc}). */
+    /**
+     * {@return the number of open file descriptions on this inode (for tests and {@code /proc})}
+     */
     public final int openCount() {
         return (int) OPEN_COUNT.getVolatile(this);
     }
 
     /**
-     * Returns the inode's file-lock table ({@code i_flctx}), creating it with
-     * {@code factory} on first use (CAS, so every caller gets the same table). Until a lock
+     * {@return the inode's file-lock table ({@code i_flctx}), creating it with
+     * {@code factory} on first use (CAS, so every caller gets the same table)} Until a lock
      * is taken the field stays {@code null} and costs nothing.
+     *
+     * @param factory makes the table on first use
      */
     public final FileLockTable fileLocks(Supplier<FileLockTable> factory) {
         FileLockTable cur = (FileLockTable) LOCKS.getAcquire(this);
@@ -313,12 +335,12 @@ public class Inode {
         return witness == null ? fresh : witness;
     }
 
-    /** Returns the file-lock table if one was ever created, else {@code null} (acquire). */
+    /** {@return the file-lock table if one was ever created, else {@code null} (acquire)} */
     public final FileLockTable fileLocksIfAny() {
         return (FileLockTable) LOCKS.getAcquire(this);
     }
 
-    /** Returns the lifecycle state, read from the counters and the freed flag. */
+    /** {@return the lifecycle state, read from the counters and the freed flag} */
     public final InodeState state() {
         if ((int) FREED.getVolatile(this) != 0) {
             return InodeState.FREED;
@@ -327,7 +349,7 @@ public class Inode {
     }
 
     /**
-     * Returns whether a name keeps this inode alive: true while its link count is positive.
+     * {@return whether a name keeps this inode alive: true while its link count is positive}
      * Anonymous inodes (pipes, sockets) override it to {@code false}: they live exactly as
      * long as they are open, whatever link count {@code fstat} shows.
      */
@@ -352,8 +374,8 @@ public class Inode {
     }
 
     /**
-     * Returns the bytes this inode holds against its superblock's byte limit (file data,
-     * long symlink targets). Called once, when the inode is freed.
+     * {@return the bytes this inode holds against its superblock's byte limit (file data,
+     * long symlink targets)} Called once, when the inode is freed.
      */
     public long chargedBytes() {
         return 0;

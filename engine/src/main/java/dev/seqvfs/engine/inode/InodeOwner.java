@@ -9,37 +9,49 @@ import dev.seqvfs.protocol.VfsException;
  * thread-safe and must not block.
  */
 public interface InodeOwner {
-    /** Returns the device id ({@code st_dev}) of the superblock. */
+    /** {@return the device id ({@code st_dev}) of the superblock} */
     long dev();
 
-    /** Returns the current time in nanoseconds since the epoch, from the superblock's clock. */
+    /** {@return the current time in nanoseconds since the epoch, from the superblock's clock} */
     long now();
 
-    /** Returns {@code st_blksize} of the superblock's inodes, in bytes. */
+    /** {@return {@code st_blksize} of the superblock's inodes, in bytes} */
     int blockSize();
 
     /**
      * Charges {@code bytes} of file data against the superblock's byte limit.
      *
+     * @param bytes the bytes to charge
+     * @param op the call, for the error
      * @throws VfsException {@code ENOSPC} when they do not fit; nothing charged
      */
     void chargeBytes(long bytes, Syscall op);
 
-    /** Returns {@code bytes} of charge. */
+    /**
+     * Returns {@code bytes} of charge.
+     *
+     * @param bytes the bytes charged before
+     */
     void unchargeBytes(long bytes);
 
     /**
-     * Returns how many bytes could be charged now (the limit minus what is charged): what a
-     * write may still take before {@code ENOSPC}. A racing charge may take them first.
+     * {@return how many bytes could be charged now (the limit minus what is charged): what a
+     * write may still take before {@code ENOSPC}} A racing charge may take them first.
      */
     long availableBytes();
 
-    /** Takes back the inode's quota (one inode and its {@link Inode#chargedBytes()}); called exactly once per inode. */
+    /**
+     * Takes back the inode's quota (one inode and its {@link Inode#chargedBytes()}); called exactly once per inode.
+     *
+     * @param inode the inode
+     */
     void inodeFreed(Inode inode);
 
     /**
      * Takes back the inode slots of {@code n} extra hard links that were removed (tmpfs
      * charges every name of a file beyond its first against {@code nr_inodes}).
+     *
+     * @param n the number of links removed
      */
     default void extraLinksDropped(long n) {
     }
@@ -51,6 +63,8 @@ public interface InodeOwner {
      * drops the link count to zero (and takes it back if that store loses its race) and
      * removes it when it frees the inode, so the count never misses a removed inode that is
      * still open. A read-only remount is {@code EBUSY} while it is positive.
+     *
+     * @param delta +1 or -1
      */
     default void removeCountAdd(long delta) {
     }

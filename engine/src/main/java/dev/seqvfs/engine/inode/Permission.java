@@ -45,6 +45,11 @@ public final class Permission {
     /**
      * Checks {@code mask} on an inode, calling through its operations only when its
      * {@code iopFlags} say they override the check.
+     *
+     * @param inode the inode
+     * @param mask {@code Mode.R_OK}, {@code Mode.W_OK} and {@code Mode.X_OK} bits, or-ed
+     * @param cred who asks
+     * @return whether access is granted
      */
     public static boolean check(Inode inode, int mask, Credentials cred) {
         if ((inode.iopFlags() & IopFlags.IOP_PERMISSION) != 0) {
@@ -54,9 +59,13 @@ public final class Permission {
     }
 
     /**
-     * Returns whether {@code cred} may remove or rename {@code victim} out of a directory
-     * whose attributes are {@code dir}: the sticky-bit rule of {@code unlink(2)}.
+     * {@return whether {@code cred} may remove or rename {@code victim} out of a directory
+     * whose attributes are {@code dir}: the sticky-bit rule of {@code unlink(2)}}
      * Write and search permission on the directory are checked separately.
+     *
+     * @param dir the directory's attributes
+     * @param victim the attributes of the inode removed or renamed
+     * @param cred who asks
      */
     public static boolean stickyAllows(InodeAttrs dir, InodeAttrs victim, Credentials cred) {
         if ((dir.mode() & Mode.S_ISVTX) == 0 || cred.uid() == 0) {
@@ -65,7 +74,12 @@ public final class Permission {
         return cred.uid() == victim.uid() || cred.uid() == dir.uid();
     }
 
-    /** Returns whether {@code cred} owns the inode or is root (the test of {@code chmod(2)}, {@code utimensat(2)}). */
+    /**
+     * {@return whether {@code cred} owns the inode or is root (the test of {@code chmod(2)}, {@code utimensat(2)})}
+     *
+     * @param a the inode's attributes
+     * @param cred who asks
+     */
     public static boolean ownerOrRoot(InodeAttrs a, Credentials cred) {
         return cred.uid() == 0 || cred.uid() == a.uid();
     }

@@ -59,7 +59,15 @@ public class RegularInode extends Inode {
     @SuppressWarnings("unused") // accessed through DATA
     private volatile FileData data;
 
-    /** Creates an empty regular file whose open files use {@code fileOps}. */
+    /**
+     * Creates an empty regular file whose open files use {@code fileOps}.
+     *
+     * @param ino the inode number
+     * @param owner the superblock, as its accounting interface
+     * @param ops the inode operations ({@code i_op})
+     * @param fileOps the operations of files opened on it ({@code i_fop})
+     * @param attrs the initial attributes
+     */
     public RegularInode(long ino, InodeOwner owner, InodeOperations ops, FileOperations fileOps, InodeAttrs attrs) {
         super(ino, owner, ops, fileOps, attrs);
         DATA.setRelease(this, FileData.empty());
@@ -68,6 +76,13 @@ public class RegularInode extends Inode {
     /**
      * Creates a regular file holding {@code content} (procfs files: their text is made when
      * they are looked up). Charges nothing.
+     *
+     * @param ino the inode number
+     * @param owner the superblock, as its accounting interface
+     * @param ops the inode operations ({@code i_op})
+     * @param fileOps the operations of files opened on it ({@code i_fop})
+     * @param attrs the initial attributes
+     * @param content the file's bytes (copied)
      */
     public RegularInode(long ino, InodeOwner owner, InodeOperations ops, FileOperations fileOps, InodeAttrs attrs,
                         byte[] content) {
@@ -75,12 +90,18 @@ public class RegularInode extends Inode {
         DATA.setRelease(this, FileData.empty().write(0, content, 0, content.length));
     }
 
-    /** Loads the current contents (acquire). Never blocks. */
+    /**
+     * Loads the current contents (acquire). Never blocks.
+     *
+     * @return the current contents (acquire)
+     */
     public FileData dataAcquire() {
         return (FileData) DATA.getAcquire(this);
     }
 
-    /** Returns the per-inode write lock. Held for the length of one write, never across a message. */
+    /**
+     * {@return the per-inode write lock} Held for the length of one write, never across a message.
+     */
     public ReentrantLock writeLock() {
         return writeLock;
     }
@@ -89,6 +110,10 @@ public class RegularInode extends Inode {
      * Copies up to {@code len} bytes at byte offset {@code pos} into {@code dst}, from one
      * published version: lock-free, never blocks.
      *
+     * @param pos the byte offset to read at
+     * @param dst the buffer the bytes are read into
+     * @param off the index in the buffer of the first byte
+     * @param len the number of bytes
      * @return the bytes copied, 0 at or past the end
      */
     public int read(long pos, byte[] dst, int off, int len) {
@@ -98,6 +123,8 @@ public class RegularInode extends Inode {
     /**
      * Reads into the buffers in order from one published version, as one {@code readv}.
      *
+     * @param pos the byte offset to read at
+     * @param iov the buffers, in order
      * @return the bytes read in all
      */
     public long readv(long pos, byte[][] iov) {
@@ -118,7 +145,12 @@ public class RegularInode extends Inode {
      * {@code O_APPEND}, even for {@code pwrite}, as Linux does), under the write lock, and
      * leaves {@code k.pos()} after the bytes written.
      *
+     * @param k the write's position and flags
+     * @param bufs the buffers, in order
+     * @param offs the index of the first byte in each buffer
+     * @param lens the number of bytes of each buffer
      * @param cred who writes: an unprivileged writer clears set-user-ID ({@code file_remove_privs})
+     * @param op the call, for the error
      * @return the bytes written: fewer than asked at the largest file size or when only part
      *         fits in the file system
      * @throws VfsException {@code EINVAL} if the position plus the count overflows,
@@ -232,13 +264,14 @@ public class RegularInode extends Inode {
     /**
      * Changes the size to {@code len} bytes ({@code truncate}): pages past the end are
      * dropped (their charge returned), growing adds a hole; mtime and ctime change.
+     * inode_newsize_ok's {@code EFBIG} past the maximum size cannot happen: that size,
+     * {@link FileData#MAX_SIZE}, is {@code Long.MAX_VALUE}.
      *
-     * @throws VfsException {@code EFBIG} past the maximum size; nothing changes
+     * @param len the new size in bytes
+     * @param cred who asks
+     * @param op the call, for the error
      */
     public void truncate(long len, Credentials cred, Syscall op) {
-        if (len > FileData.MAX_SIZE) {
-            throw new VfsException(Errno.EFBIG, op, null);
-        }
         writeLock.lock();
         try {
             FileData d = dataAcquire();
@@ -255,11 +288,18 @@ public class RegularInode extends Inode {
      * {@code FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE} frees them (reads as zeros). Sets
      * mtime and ctime when something changed, as {@code shmem_fallocate}.
      *
+     * @param mode 0, {@code FALLOC_FL_KEEP_SIZE}, or
+     *         {@code FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE}
+     * @param offset the first byte of the range
+     * @param len the length of the range in bytes
+     * @param cred who asks
+     * @param op the call, for the error
      * @throws VfsException {@code ENOSPC} when the pages do not all fit (nothing allocated,
      *         as tmpfs undoes a partial allocation), {@code EFBIG} past the maximum size
      */
     public void fallocate(int mode, long offset, long len, Credentials cred, Syscall op) {
-        if (offset + len < 0 || offset + len > FileData.MAX_SIZE) {
+        // past FileData.MAX_SIZE (Long.MAX_VALUE) exactly when offset + len overflows
+        if (offset + len < 0) {
             throw new VfsException(Errno.EFBIG, op, null);
         }
         writeLock.lock();

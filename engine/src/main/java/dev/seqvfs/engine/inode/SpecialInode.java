@@ -26,16 +26,26 @@ public final class SpecialInode extends Inode {
     /** Open file descriptions (and opens in progress) holding {@code pipe}; guarded by this. */
     private int pipeOpeners;
 
-    /** Creates a special file; the type comes from the mode bits of {@code attrs}. */
+    /**
+     * Creates a special file; the type comes from the mode bits of {@code attrs}.
+     *
+     * @param ino the inode number
+     * @param owner the superblock, as its accounting interface
+     * @param ops the inode operations ({@code i_op})
+     * @param fileOps the operations of files opened on it ({@code i_fop})
+     * @param attrs the initial attributes
+     */
     public SpecialInode(long ino, InodeOwner owner, InodeOperations ops, FileOperations fileOps, InodeAttrs attrs) {
         super(ino, owner, ops, fileOps, attrs);
     }
 
     /**
-     * Returns the FIFO's pipe, attaching a new one made by {@code factory} if there is none,
-     * and counts one more holder. Every call must be paired with one {@link #releasePipe()}.
+     * {@return the FIFO's pipe, attaching a new one made by {@code factory} if there is none,
+     * and counts one more holder} Every call must be paired with one {@link #releasePipe()}.
      * Thread-safe; holds this inode's monitor for the two fields only ({@code factory}
      * must not block).
+     *
+     * @param factory makes the pipe when none is attached
      */
     public synchronized Pipe acquirePipe(Supplier<Pipe> factory) {
         if (pipe == null) {
@@ -62,7 +72,9 @@ public final class SpecialInode extends Inode {
         return false;
     }
 
-    /** Returns the attached pipe, or {@code null} when nobody has the FIFO open (for tests and {@code Fsck}). */
+    /**
+     * {@return the attached pipe, or {@code null} when nobody has the FIFO open (for tests and {@code Fsck})}
+     */
     public synchronized Pipe pipeIfAny() {
         return pipe;
     }

@@ -16,6 +16,10 @@ public final class SymlinkInode extends Inode {
     /**
      * Creates a link.
      *
+     * @param ino the inode number
+     * @param owner the superblock, as its accounting interface
+     * @param ops the inode operations ({@code i_op})
+     * @param attrs the initial attributes
      * @param target the target in internal form; its length in bytes is the inode's size
      */
     public SymlinkInode(long ino, InodeOwner owner, InodeOperations ops, InodeAttrs attrs, String target) {
@@ -23,7 +27,7 @@ public final class SymlinkInode extends Inode {
         this.target = target;
     }
 
-    /** Returns the stored target in internal form. */
+    /** {@return the stored target in internal form} */
     public String target() {
         return target;
     }

@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The advisory locks of one inode ({@code struct file_lock_context}): whole-file
@@ -47,9 +46,9 @@ public final class FileLockTable {
      * one SeqVFS instance. Guarded by its own monitor. Thread-safe.
      */
     public static final class WaitGraph {
-        private final Map<Object, Object> edges = new IdentityHashMap<>();
+        private final IdentityHashMap<Object, Object> edges = new IdentityHashMap<>();
 
-        /** Returns the number of waiting owners (for tests: 0 when nobody waits). */
+        /** {@return the number of waiting owners (for tests: 0 when nobody waits)} */
         public int size() {
             synchronized (edges) {
                 return edges.size();
@@ -57,9 +56,13 @@ public final class FileLockTable {
         }
     }
 
-    private final Map<Object, Object> waitsFor;
+    private final IdentityHashMap<Object, Object> waitsFor;
 
-    /** Creates an empty lock table whose deadlock checks use the instance's {@code graph}. */
+    /**
+     * Creates an empty lock table whose deadlock checks use the instance's {@code graph}.
+     *
+     * @param graph the instance's wait-for graph
+     */
     public FileLockTable(WaitGraph graph) {
         this.waitsFor = graph.edges;
     }
@@ -81,6 +84,7 @@ public final class FileLockTable {
     /**
      * {@code flock(2)}: takes, converts or drops {@code owner}'s whole-file lock.
      *
+     * @param owner the open file description
      * @param type {@link #READ}, {@link #WRITE} or {@link #UNLOCK}
      * @param wait whether to wait for a conflicting lock ({@code false}: {@code LOCK_NB})
      * @throws VfsException {@code EAGAIN} ({@code EWOULDBLOCK}) without {@code wait} on a
@@ -111,7 +115,11 @@ public final class FileLockTable {
         }
     }
 
-    /** Drops {@code owner}'s {@code flock} lock (last close of its open file description). */
+    /**
+     * Drops {@code owner}'s {@code flock} lock (last close of its open file description).
+     *
+     * @param owner the open file description
+     */
     public synchronized void releaseFlock(Object owner) {
         if (flocks.removeIf(l -> l.owner() == owner)) {
             notifyAll();
@@ -123,6 +131,12 @@ public final class FileLockTable {
     /**
      * {@code F_GETLK}: returns the first lock that would block a {@code type} lock of
      * {@code owner} on {@code [start, end]}, or {@code null} if none would.
+     *
+     * @param owner the process asking
+     * @param type {@link #READ}, {@link #WRITE} or {@link #UNLOCK}
+     * @param start the first byte of the range
+     * @param end the last byte of the range (inclusive; {@code Long.MAX_VALUE}: to the end)
+     * @return the blocking lock, or {@code null}
      */
     public synchronized Lock test(Object owner, int type, long start, long end) {
         return conflict(owner, type, start, end);
@@ -132,7 +146,12 @@ public final class FileLockTable {
      * {@code F_SETLK} / {@code F_SETLKW}: sets, changes or removes {@code owner}'s locks on
      * {@code [start, end]}.
      *
+     * @param owner the process (its descriptor table)
      * @param pid the owner's process id, reported by {@code F_GETLK}
+     * @param type {@link #READ}, {@link #WRITE} or {@link #UNLOCK}
+     * @param start the first byte of the range
+     * @param end the last byte of the range (inclusive; {@code Long.MAX_VALUE}: to the end)
+     * @param wait whether to wait for a conflicting lock ({@code F_SETLKW})
      * @throws VfsException {@code EAGAIN} on a conflict without {@code wait};
      *         {@code EDEADLK} if waiting would deadlock; {@code EINTR} if interrupted
      */
@@ -179,7 +198,11 @@ public final class FileLockTable {
         }
     }
 
-    /** Drops every POSIX lock of {@code owner} (it closed a descriptor of this file, or exited). */
+    /**
+     * Drops every POSIX lock of {@code owner} (it closed a descriptor of this file, or exited).
+     *
+     * @param owner the process (its descriptor table)
+     */
     public synchronized void releasePosix(Object owner) {
         if (posix.removeIf(l -> l.owner() == owner)) {
             forgetWaitsFor(owner);
@@ -208,7 +231,7 @@ public final class FileLockTable {
         }
     }
 
-    /** Returns a copy of the POSIX locks, for tests and {@code /proc/locks}. */
+    /** {@return a copy of the POSIX locks, for tests and {@code /proc/locks}} */
     public synchronized List<Lock> posixLocks() {
         return List.copyOf(posix);
     }
@@ -249,6 +272,7 @@ public final class FileLockTable {
     }
 
     /** Merges {@code owner}'s touching ranges of the same type. */
+    @SuppressWarnings("ReferenceEquality") // a != b: two entries of the list, which may be equal records
     private void mergeAdjacent(Object owner) {
         boolean merged = true;
         while (merged) {
@@ -283,6 +307,7 @@ public final class FileLockTable {
         return false;
     }
 
+    @SuppressWarnings("WaitNotInLoop") // every caller's loop re-checks its condition after a wake-up
     private void waitHere(Syscall op) {
         try {
             wait(1000);

@@ -27,30 +27,41 @@ public final class MountTable {
         this.mounts = mounts;
     }
 
-    /** Returns a table holding only the namespace root mount. */
+    /**
+     * {@return a table holding only the namespace root mount}
+     *
+     * @param rootMount the namespace root mount
+     */
     public static MountTable of(VfsMount rootMount) {
         return new MountTable(rootMount, Map.of(), List.of(rootMount));
     }
 
-    /** Returns the namespace root mount. */
+    /** {@return the namespace root mount} */
     public VfsMount rootMount() {
         return rootMount;
     }
 
     /**
-     * Returns the mount attached at {@code mountpoint} of {@code parent}, or {@code null}.
+     * {@return the mount attached at {@code mountpoint} of {@code parent}, or {@code null}}
      * Allocates one small key; called only at directories marked as mountpoints.
+     *
+     * @param parent the parent mount
+     * @param mountpoint a directory of {@code parent}
      */
     public VfsMount childAt(VfsMount parent, DirectoryInode mountpoint) {
         return children.get(new Key(parent, mountpoint));
     }
 
-    /** Returns every mount, parents before children (the order of {@code /proc/mounts}). */
+    /** {@return every mount, parents before children (the order of {@code /proc/mounts})} */
     public List<VfsMount> mounts() {
         return mounts;
     }
 
-    /** Returns the mounts whose parent is {@code m}. */
+    /**
+     * {@return the mounts whose parent is {@code m}}
+     *
+     * @param m the parent mount
+     */
     public List<VfsMount> childrenOf(VfsMount m) {
         List<VfsMount> out = new ArrayList<>();
         for (VfsMount c : mounts) {
@@ -61,7 +72,11 @@ public final class MountTable {
         return out;
     }
 
-    /** Returns a table with {@code m} attached at its mountpoint. */
+    /**
+     * {@return a table with {@code m} attached at its mountpoint}
+     *
+     * @param m the mount to attach
+     */
     public MountTable with(VfsMount m) {
         Map<Key, VfsMount> c = new HashMap<>(children);
         c.put(new Key(m.parent(), m.mountpoint()), m);
@@ -70,7 +85,11 @@ public final class MountTable {
         return new MountTable(rootMount, Collections.unmodifiableMap(c), Collections.unmodifiableList(l));
     }
 
-    /** Returns a table without {@code m} (which must have no children). */
+    /**
+     * {@return a table without {@code m} (which must have no children)}
+     *
+     * @param m the mount to remove
+     */
     public MountTable without(VfsMount m) {
         Map<Key, VfsMount> c = new HashMap<>(children);
         c.remove(new Key(m.parent(), m.mountpoint()));

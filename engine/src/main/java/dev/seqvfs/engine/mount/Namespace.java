@@ -2,8 +2,6 @@ package dev.seqvfs.engine.mount;
 
 import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.dir.DirectoryInode;
-import dev.seqvfs.engine.mount.MountTable;
-import dev.seqvfs.engine.mount.VfsMount;
 import dev.seqvfs.engine.sb.NamespaceLocks;
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.walk.MountSource;
@@ -12,6 +10,8 @@ import dev.seqvfs.protocol.MountFlags;
 import dev.seqvfs.protocol.VfsException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -23,7 +23,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * counts of the directories concerned. Mount changes are rare and short: a writer holds
  * the lock for a few stores and sends no message, so this class takes it directly rather
  * than through an actor (walks are never blocked by it: they read optimistically).
- * {@link #mount} and {@link #umount} may spin briefly on the lock; they never park.
+ * {@link #attach}, {@link #detach} and {@link #setMountReadOnly} may spin briefly on the
+ * lock; they never park.
  *
  * <h2>Invariants</h2>
  * A directory's mount count equals the number of mounts in the table whose mountpoint it
@@ -70,7 +71,7 @@ public final class Namespace implements MountSource {
         return locks;
     }
 
-    /** Returns the mount at "/". */
+    /** {@return the mount at "/"} */
     public VfsMount rootMount() {
         return mountTableAcquire().rootMount();
     }
@@ -98,6 +99,10 @@ public final class Namespace implements MountSource {
      * Attaches {@code root} of {@code sb} at directory {@code mountpoint} of mount
      * {@code parent} (a new tmpfs instance, or a bind mount of a subtree).
      *
+     * @param parent the mount holding the mountpoint
+     * @param mountpoint the directory covered
+     * @param sb the superblock to mount
+     * @param root the directory of {@code sb} that appears there
      * @param readOnly whether the new mount is read-only
      * @return the new mount
      * @throws VfsException {@code ENOENT} if the mountpoint directory was removed, or if
@@ -135,6 +140,7 @@ public final class Namespace implements MountSource {
     /**
      * Detaches mount {@code m} ({@code umount2(2)}).
      *
+     * @param m the mount
      * @param flags {@link MountFlags#MNT_DETACH} to detach even while busy, with every
      *         mount below it
      * @throws VfsException {@code EINVAL} if it was detached already (reached through a
@@ -143,7 +149,7 @@ public final class Namespace implements MountSource {
      *         files, working directories); nothing changes
      */
     public void detach(VfsMount m, int flags) {
-        java.util.List<VfsMount> detached = new java.util.ArrayList<>();
+        List<VfsMount> detached = new ArrayList<>();
         long stamp = writeLock();
         try {
             MountTable t = mountTableAcquire();
@@ -179,7 +185,7 @@ public final class Namespace implements MountSource {
      * Removes {@code m} and, first, every mount below it (a lazy unmount takes the whole
      * tree), adding each to {@code detached}.
      */
-    private static MountTable withoutTree(MountTable t, VfsMount m, boolean lazy, java.util.List<VfsMount> detached) {
+    private static MountTable withoutTree(MountTable t, VfsMount m, boolean lazy, List<VfsMount> detached) {
         for (VfsMount c : t.childrenOf(m)) {
             if (!lazy) {
                 c.setDoomed(true);
@@ -194,6 +200,9 @@ public final class Namespace implements MountSource {
 
     /**
      * Sets a mount's own read-only flag ({@code MS_REMOUNT | MS_BIND [| MS_RDONLY]}).
+     *
+     * @param m the mount
+     * @param ro whether it becomes read-only
      */
     public void setMountReadOnly(VfsMount m, boolean ro) {
         long stamp = writeLock();

@@ -70,42 +70,48 @@ public final class VfsMount {
         this.readOnly = readOnly;
     }
 
-    /** Returns the mount id. */
+    /** {@return the mount id} */
     public int id() {
         return id;
     }
 
-    /** Returns the mounted superblock. */
+    /** {@return the mounted superblock} */
     public Superblock superblock() {
         return superblock;
     }
 
-    /** Returns the directory that appears at the mountpoint. */
+    /** {@return the directory that appears at the mountpoint} */
     public DirectoryInode root() {
         return root;
     }
 
-    /** Returns the parent mount, or {@code null} for the namespace root. */
+    /** {@return the parent mount, or {@code null} for the namespace root} */
     public VfsMount parent() {
         return parent;
     }
 
-    /** Returns the covered directory in the parent mount, or {@code null}. */
+    /** {@return the covered directory in the parent mount, or {@code null}} */
     public DirectoryInode mountpoint() {
         return mountpoint;
     }
 
-    /** Returns whether writes through this mount fail with {@code EROFS}: the mount's or the superblock's flag. */
+    /**
+     * {@return whether writes through this mount fail with {@code EROFS}: the mount's or the superblock's flag}
+     */
     public boolean isReadOnly() {
         return readOnly || superblock.isReadOnly();
     }
 
-    /** Returns this mount's own read-only flag. */
+    /** {@return this mount's own read-only flag} */
     public boolean mountReadOnly() {
         return readOnly;
     }
 
-    /** Sets this mount's read-only flag; only inside the mount write lock. */
+    /**
+     * Sets this mount's read-only flag; only inside the mount write lock.
+     *
+     * @param ro whether the mount becomes read-only
+     */
     public void setReadOnly(boolean ro) {
         readOnly = ro;
     }
@@ -134,6 +140,8 @@ public final class VfsMount {
     /**
      * Marks the mount as being unmounted; the namespace calls this inside the mount write
      * lock before it sums the pins.
+     *
+     * @param d whether the mount is being unmounted
      */
     public void setDoomed(boolean d) {
         doomed = d;
@@ -156,7 +164,7 @@ public final class VfsMount {
         return true;
     }
 
-    /** Returns whether the mount has been (or is being) unmounted. */
+    /** {@return whether the mount has been (or is being) unmounted} */
     public boolean isDoomed() {
         return doomed;
     }
@@ -167,9 +175,9 @@ public final class VfsMount {
     }
 
     /**
-     * Returns whether the mount is out of its namespace's table (Linux: not
+     * {@return whether the mount is out of its namespace's table (Linux: not
      * {@code check_mnt}): still reachable through what pins it, but no mount operation
-     * applies to it any more.
+     * applies to it any more}
      */
     public boolean isDetached() {
         return detached;
@@ -219,8 +227,8 @@ public final class VfsMount {
     }
 
     /**
-     * Returns the number of pins: at least the number held at one instant during the call
-     * (pins taken meanwhile may be counted too), so zero means none was held then.
+     * {@return the number of pins: at least the number held at one instant during the call
+     * (pins taken meanwhile may be counted too), so zero means none was held then}
      */
     public long pinCount() {
         long dropped = pinsDropped.sum();

@@ -28,6 +28,7 @@ public final class Fifo {
      * Opens {@code fifo}, waiting on the calling thread for the other side when
      * {@code open(2)} says so.
      *
+     * @param fifo the FIFO's inode
      * @param flags the {@code open(2)} flags (access mode, {@code O_NONBLOCK})
      * @return the file operations of the new open file description
      * @throws VfsException {@code EINVAL} (access mode 3), {@code ENXIO}
@@ -38,7 +39,7 @@ public final class Fifo {
         int acc = accessMode(flags);
         boolean reads = acc != OpenFlags.O_WRONLY;
         boolean writes = acc != OpenFlags.O_RDONLY;
-        Pipe pipe = (Pipe) fifo.acquirePipe(Pipe::forFifo);
+        Pipe pipe = fifo.acquirePipe(Pipe::forFifo);
         try {
             pipe.openFifo(reads, writes, (flags & OpenFlags.O_NONBLOCK) != 0);
         } catch (RuntimeException e) {
@@ -53,8 +54,11 @@ public final class Fifo {
      * opens (at once if it need not wait). Completing the returned future exceptionally
      * (cancelling it) withdraws a waiting open.
      *
+     * @param fifo the FIFO's inode
+     * @param flags the {@code open(2)} flags (access mode, {@code O_NONBLOCK})
      * @return the file operations, or a future failed as {@link #open} says
      */
+    @SuppressWarnings("FutureReturnValueIgnored") // whenComplete registers callbacks; their stages are not needed
     public static CompletableFuture<PipeEnd> openAsync(SpecialInode fifo, int flags) {
         int acc;
         try {
@@ -64,7 +68,7 @@ public final class Fifo {
         }
         boolean reads = acc != OpenFlags.O_WRONLY;
         boolean writes = acc != OpenFlags.O_RDONLY;
-        Pipe pipe = (Pipe) fifo.acquirePipe(Pipe::forFifo);
+        Pipe pipe = fifo.acquirePipe(Pipe::forFifo);
         CompletableFuture<Void> wait = pipe.openFifoAsync(reads, writes, (flags & OpenFlags.O_NONBLOCK) != 0);
         CompletableFuture<PipeEnd> out = new CompletableFuture<>();
         wait.whenComplete((v, e) -> {

@@ -165,6 +165,8 @@ public final class Pipe {
     /**
      * Creates a named FIFO's pipe: no reader and no writer until {@link #openFifo} or
      * {@link #openFifoAsync} counts them.
+     *
+     * @return the pipe, with no reader and no writer
      */
     public static Pipe forFifo() {
         return new Pipe(0, 0);
@@ -230,6 +232,9 @@ public final class Pipe {
      * what was counted with {@link #releaseReader()} / {@link #releaseWriter()} (as a
      * {@link PipeEnd} does). Never call it on an actor thread.
      *
+     * @param reads whether the end reads
+     * @param writes whether the end writes
+     * @param nonblock {@code O_NONBLOCK}: fail with {@code EAGAIN} instead of waiting
      * @throws VfsException {@code ENXIO} for {@code O_WRONLY|O_NONBLOCK} without a reader;
      *         {@code EINTR} if the thread is interrupted while waiting. In both cases
      *         nothing stays counted.
@@ -264,6 +269,9 @@ public final class Pipe {
      * future is completed exceptionally by anyone else first (cancelled, timed out), the open
      * is withdrawn and nothing stays counted.
      *
+     * @param reads whether the end reads
+     * @param writes whether the end writes
+     * @param nonblock {@code O_NONBLOCK}: fail with {@code EAGAIN} instead of waiting
      * @return the open's future; failed with {@code ENXIO} as {@link #openFifo}
      */
     public CompletableFuture<Void> openFifoAsync(boolean reads, boolean writes, boolean nonblock) {
@@ -283,7 +291,7 @@ public final class Pipe {
             done.forEach(f -> f.complete(null));
         }
         PendingOpen waiting = w;
-        w.result.whenComplete((v, e) -> {
+        var unused = w.result.whenComplete((v, e) -> {
             if (e != null) {
                 lock.lock();
                 try {
@@ -306,7 +314,7 @@ public final class Pipe {
         }
     }
 
-    /** Returns the capacity in bytes ({@code F_GETPIPE_SZ}). */
+    /** {@return the capacity in bytes ({@code F_GETPIPE_SZ})} */
     public int capacity() {
         lock.lock();
         try {
@@ -322,6 +330,10 @@ public final class Pipe {
      * no writer is left, {@code POLLOUT | POLLWRNORM} for a writer when at least
      * {@code PIPE_BUF} bytes fit, {@code POLLERR} for a writer when no reader is left.
      * Never blocks beyond the pipe's own lock.
+     *
+     * @param reads whether the end reads
+     * @param writes whether the end writes
+     * @return the {@code Poll} bits that hold now
      */
     public int poll(boolean reads, boolean writes) {
         lock.lock();
@@ -349,7 +361,7 @@ public final class Pipe {
         }
     }
 
-    /** Returns the number of bytes buffered ({@code FIONREAD}). */
+    /** {@return the number of bytes buffered ({@code FIONREAD})} */
     public int available() {
         lock.lock();
         try {
@@ -364,6 +376,7 @@ public final class Pipe {
      * as {@code fcntl(2)} passes it, and rounded up to a power of two of at least one page
      * ({@code round_pipe_size}: 0 gives one page).
      *
+     * @param arg the size asked for in bytes, as {@code fcntl(2)} passes it
      * @return the capacity set
      * @throws VfsException {@code EINVAL} above 2^31 bytes, {@code EPERM} above
      *         {@link #MAX_CAPACITY} (Linux: without {@code CAP_SYS_RESOURCE}; SeqVFS has no
@@ -467,6 +480,10 @@ public final class Pipe {
      * Reads up to {@code len} bytes, waiting (parking this thread) while the pipe is empty
      * and has writers, unless {@code nonblock}.
      *
+     * @param dst the buffer the bytes are read into
+     * @param off the index in the buffer of the first byte
+     * @param len the number of bytes
+     * @param nonblock {@code O_NONBLOCK}: fail with {@code EAGAIN} instead of waiting
      * @return the bytes read; 0 at end of file (no writer left, nothing buffered)
      * @throws VfsException {@code EAGAIN} if {@code nonblock} and nothing is buffered while
      *         writers remain; {@code EINTR} if the thread is interrupted while waiting
@@ -500,6 +517,11 @@ public final class Pipe {
     /**
      * Reads without blocking any thread: completes now if bytes are buffered (or at end of
      * file), otherwise when a writer provides some, with the number of bytes read.
+     *
+     * @param dst the buffer the bytes are read into
+     * @param off the index in the buffer of the first byte
+     * @param len the number of bytes
+     * @return a future of the bytes read, 0 at end of file
      */
     public CompletableFuture<Integer> readAsync(byte[] dst, int off, int len) {
         List<Done> done = new ArrayList<>();
@@ -528,6 +550,10 @@ public final class Pipe {
      * A write of at most {@code PIPE_BUF} bytes is atomic: it waits until it fits whole.
      * A larger blocking write may be split between other writers' writes.
      *
+     * @param src the buffer holding the bytes
+     * @param off the index in the buffer of the first byte
+     * @param len the number of bytes
+     * @param nonblock {@code O_NONBLOCK}: fail with {@code EAGAIN} instead of waiting
      * @return the bytes written ({@code len}, or fewer for a non-blocking write of more
      *         than {@code PIPE_BUF} bytes that partly fit)
      * @throws VfsException {@code EPIPE} if no reader is left (before anything was
@@ -540,6 +566,13 @@ public final class Pipe {
     /**
      * {@link #write(byte[], int, int, boolean)}, in packet mode if {@code packet} (the
      * writer's file has {@code O_DIRECT}): see the class comment.
+     *
+     * @param src the buffer holding the bytes
+     * @param off the index in the buffer of the first byte
+     * @param len the number of bytes
+     * @param nonblock {@code O_NONBLOCK}: fail with {@code EAGAIN} instead of waiting
+     * @param packet whether the write is in packet mode ({@code O_DIRECT})
+     * @return the bytes written, as {@link #write(byte[], int, int, boolean)}
      */
     public int write(byte[] src, int off, int len, boolean nonblock, boolean packet) {
         List<Done> done = new ArrayList<>();
@@ -580,12 +613,25 @@ public final class Pipe {
      * Writes without blocking any thread: completes when all {@code len} bytes are in the
      * buffer (with {@code len}), or fails with {@code EPIPE} when the last reader leaves
      * first (or completes with the bytes already written, if some were).
+     *
+     * @param src the buffer holding the bytes
+     * @param off the index in the buffer of the first byte
+     * @param len the number of bytes
+     * @return a future of the bytes written
      */
     public CompletableFuture<Integer> writeAsync(byte[] src, int off, int len) {
         return writeAsync(src, off, len, false);
     }
 
-    /** {@link #writeAsync(byte[], int, int)}, in packet mode if {@code packet}. */
+    /**
+     * {@link #writeAsync(byte[], int, int)}, in packet mode if {@code packet}.
+     *
+     * @param src the buffer holding the bytes
+     * @param off the index in the buffer of the first byte
+     * @param len the number of bytes
+     * @param packet whether the write is in packet mode ({@code O_DIRECT})
+     * @return a future of the bytes written
+     */
     public CompletableFuture<Integer> writeAsync(byte[] src, int off, int len, boolean packet) {
         List<Done> done = new ArrayList<>();
         lock.lock();
@@ -757,6 +803,7 @@ public final class Pipe {
         count -= n;
     }
 
+    @SuppressWarnings("WaitNotInLoop") // every caller's loop re-checks its condition after a wake-up
     private static void awaitUninterruptiblyOrEintr(Condition c, Syscall op) {
         try {
             c.await(1, TimeUnit.SECONDS);

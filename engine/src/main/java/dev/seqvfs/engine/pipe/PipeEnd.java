@@ -37,6 +37,10 @@ public final class PipeEnd implements StreamFileOperations {
     /**
      * An end that may read, write or both: a FIFO opened {@code O_RDWR} (through
      * {@code /proc/<pid>/fd/N}) counts as a reader and a writer of the pipe.
+     *
+     * @param pipe the pipe
+     * @param reads whether the end reads
+     * @param writes whether the end writes
      */
     public PipeEnd(Pipe pipe, boolean reads, boolean writes) {
         this(pipe, reads, writes, null);
@@ -45,6 +49,11 @@ public final class PipeEnd implements StreamFileOperations {
     /**
      * An end of a named FIFO's pipe, opened by {@link Fifo}: it holds one reference to the
      * pipe attached to {@code fifo} ({@link SpecialInode#acquirePipe}), dropped at release.
+     *
+     * @param pipe the FIFO's pipe
+     * @param reads whether the end reads
+     * @param writes whether the end writes
+     * @param fifo the FIFO's inode
      */
     public PipeEnd(Pipe pipe, boolean reads, boolean writes, SpecialInode fifo) {
         this.pipe = pipe;
@@ -53,7 +62,7 @@ public final class PipeEnd implements StreamFileOperations {
         this.fifo = fifo;
     }
 
-    /** Returns the pipe behind this end. */
+    /** {@return the pipe behind this end} */
     public Pipe pipe() {
         return pipe;
     }
@@ -61,6 +70,9 @@ public final class PipeEnd implements StreamFileOperations {
     /**
      * {@code get_pipe_info}: the pipe behind {@code f} if it is an end of a pipe or FIFO
      * ({@code F_GETPIPE_SZ}, {@code F_SETPIPE_SZ}), else {@code null}.
+     *
+     * @param f the open file
+     * @return the pipe, or {@code null}
      */
     public static Pipe pipeOf(OpenFile f) {
         return f.ops() instanceof PipeEnd e ? e.pipe : null;
@@ -71,6 +83,9 @@ public final class PipeEnd implements StreamFileOperations {
      * the pipe through {@code /proc/<pid>/fd/N} makes a new end of the same pipe, reading,
      * writing or both as the access mode says ({@code fifo_open}: {@code O_RDWR} is a reader
      * and a writer, and never waits); access mode 3 is {@code EINVAL}.
+     *
+     * @param pipe the pipe
+     * @return the inode's file operations
      */
     public static FileOperations reopener(Pipe pipe) {
         return new FileOperations() {

@@ -75,6 +75,7 @@ public final class ReplyCollector extends AbstractBehavior<ReplyCollector.Comman
         /**
          * Registers a future until its reply or its deadline.
          *
+         * @param future the future the reply completes
          * @param deadlineNanos {@link System#nanoTime()} after which a sweep fails it with a
          *                      {@link TimeoutException}
          * @return the id to put in the {@link ReplyTo}
@@ -89,7 +90,7 @@ public final class ReplyCollector extends AbstractBehavior<ReplyCollector.Comman
             return id;
         }
 
-        /** Returns the number of requests waiting. */
+        /** {@return the number of requests waiting} */
         public int size() {
             int n = overflow.size();
             for (int i = 0; i < RING; i++) {
@@ -163,8 +164,11 @@ public final class ReplyCollector extends AbstractBehavior<ReplyCollector.Comman
     }
 
     /**
-     * Returns the behavior of a collector over {@code pending}, sweeping for overdue
-     * requests every {@code sweepEvery}.
+     * {@return the behavior of a collector over {@code pending}, sweeping for overdue
+     * requests every {@code sweepEvery}}
+     *
+     * @param pending the requests to collect replies for
+     * @param sweepEvery how often overdue requests are failed
      */
     public static Behavior<Command> create(Pending pending, Duration sweepEvery) {
         return Behaviors.supervise(Behaviors.<Command>withTimers(timers -> {

@@ -16,7 +16,11 @@ package dev.seqvfs.engine.reply;
  * @param <R> the reply type
  */
 public record ReplyTo<R>(ReplyCollector.Pending pending, long id) {
-    /** Completes the caller's future with {@code reply} (a second reply is ignored). Never blocks. */
+    /**
+     * Completes the caller's future with {@code reply} (a second reply is ignored). Never blocks.
+     *
+     * @param reply the reply
+     */
     public void tell(R reply) {
         pending.complete(id, reply);
     }
@@ -24,6 +28,7 @@ public record ReplyTo<R>(ReplyCollector.Pending pending, long id) {
     /**
      * Completes the caller's future with {@code reply} if it still waits. Never blocks.
      *
+     * @param reply the reply
      * @return {@code false} if nobody took the reply (the request was already answered,
      *         timed out, or its collector stopped): a reply that hands over a resource must
      *         then be undone by the replier

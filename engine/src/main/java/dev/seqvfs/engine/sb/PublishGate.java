@@ -37,13 +37,15 @@ public final class PublishGate {
 
     private static int stripeOf(Thread t) {
         long id = t.getId();
-        return (int) ((id ^ (id >>> 16)) * 0x9E3779B1L >>> 8) & (STRIPES - 1);
+        return (int) (((id ^ (id >>> 16)) * 0x9E3779B1L) >>> 8) & (STRIPES - 1);
     }
 
     /**
      * Enters the gate, waiting (spinning) while it is closed. Returns the stripe to pass to
      * {@link #exit}. Held for the few stores of one directory publication, never across a
      * message.
+     *
+     * @return the stripe entered
      */
     public int enter() {
         int s = stripeOf(Thread.currentThread()) * PAD;
@@ -59,7 +61,11 @@ public final class PublishGate {
         }
     }
 
-    /** Leaves the gate entered with {@code stripe}. */
+    /**
+     * Leaves the gate entered with {@code stripe}.
+     *
+     * @param stripe what {@link #enter} returned
+     */
     public void exit(int stripe) {
         stripes.getAndDecrement(stripe);
     }

@@ -143,22 +143,22 @@ public final class Superblock implements InodeOwner {
         return clock.nowNanos();
     }
 
-    /** Returns the file-system type's name ({@code "tmpfs"}). */
+    /** {@return the file-system type's name ({@code "tmpfs"})} */
     public String typeName() {
         return type.name();
     }
 
-    /** Returns the file-system type. */
+    /** {@return the file-system type} */
     public FileSystemType type() {
         return type;
     }
 
-    /** Returns the type's superblock operations. */
+    /** {@return the type's superblock operations} */
     public SuperOperations sop() {
         return sop;
     }
 
-    /** Returns the type's inode operations. */
+    /** {@return the type's inode operations} */
     public InodeOperations ops() {
         return sop.inodeOps();
     }
@@ -173,22 +173,22 @@ public final class Superblock implements InodeOwner {
         return Math.max(0, config.maxBytes() - usedBytes.get());
     }
 
-    /** Returns the limits. */
+    /** {@return the limits} */
     public SuperblockConfig config() {
         return config;
     }
 
-    /** Returns the instance-wide rename and mount locks. */
+    /** {@return the instance-wide rename and mount locks} */
     public NamespaceLocks locks() {
         return locks;
     }
 
-    /** Returns the root directory. */
+    /** {@return the root directory} */
     public DirectoryInode root() {
         return root;
     }
 
-    /** Returns whether the superblock is mounted read-only (acquire). */
+    /** {@return whether the superblock is mounted read-only (acquire)} */
     public boolean isReadOnly() {
         return (boolean) READ_ONLY.getAcquire(this);
     }
@@ -207,6 +207,7 @@ public final class Superblock implements InodeOwner {
      * @return {@code true} if counted; {@code false} if the superblock is read-only (the
      *         caller answers {@code EROFS}); nothing is counted then
      */
+    @SuppressWarnings("ThreadPriorityCheck") // a bounded spin, then yield, across a remount's few stores
     public boolean tryBeginWrite() {
         writers.add(1);
         for (int spins = 0; (boolean) WRITE_HOLD.getVolatile(this); spins++) {
@@ -228,7 +229,7 @@ public final class Superblock implements InodeOwner {
         writers.add(-1);
     }
 
-    /** Returns the writers counted now (a moment's sum; exact only with none starting or ending). */
+    /** {@return the writers counted now (a moment's sum; exact only with none starting or ending)} */
     public long writers() {
         return writers.sum();
     }
@@ -260,14 +261,18 @@ public final class Superblock implements InodeOwner {
         }
     }
 
-    /** Returns the superblock's actor (acquire); {@code null} before it is spawned. */
+    /** {@return the superblock's actor (acquire); {@code null} before it is spawned} */
     public ActorRef<SuperblockActor.Command> actorAcquire() {
         @SuppressWarnings("unchecked")
         ActorRef<SuperblockActor.Command> a = (ActorRef<SuperblockActor.Command>) ACTOR.getAcquire(this);
         return a;
     }
 
-    /** Publishes the superblock's actor once (release). */
+    /**
+     * Publishes the superblock's actor once (release).
+     *
+     * @param ref the superblock's actor
+     */
     public void publishActorRelease(ActorRef<SuperblockActor.Command> ref) {
         if (!ACTOR.compareAndSet(this, null, ref)) {
             throw new IllegalStateException("superblock " + dev + " already has an actor");
@@ -277,6 +282,7 @@ public final class Superblock implements InodeOwner {
     /**
      * Reserves {@code n} consecutive inode numbers for one directory actor.
      *
+     * @param n how many numbers to reserve
      * @return the first number of the batch
      */
     public long allocInoBatch(int n) {
@@ -286,6 +292,7 @@ public final class Superblock implements InodeOwner {
     /**
      * Charges one inode against {@code maxInodes}.
      *
+     * @param op the call, for the error
      * @throws VfsException {@code ENOSPC} when the limit is reached; nothing charged
      */
     public void chargeInode(Syscall op) {
@@ -352,17 +359,19 @@ public final class Superblock implements InodeOwner {
         removeCount.addAndGet(delta);
     }
 
-    /** Returns how many removed inodes are still open ({@code s_remove_count}). */
+    /** {@return how many removed inodes are still open ({@code s_remove_count})} */
     public long removeCount() {
         return removeCount.get();
     }
 
-    /** Returns the number of inode slots in use: inodes alive (the root included) plus extra hard links. */
+    /**
+     * {@return the number of inode slots in use: inodes alive (the root included) plus extra hard links}
+     */
     public long usedInodes() {
         return usedInodes.get();
     }
 
-    /** Returns the number of bytes charged. */
+    /** {@return the number of bytes charged} */
     public long usedBytes() {
         return usedBytes.get();
     }
@@ -371,6 +380,7 @@ public final class Superblock implements InodeOwner {
      * Answers {@code statfs(2)} through the type's {@link SuperOperations#statfs}. Lock-free.
      *
      * @param mountReadOnly whether the vfsmount it was reached through is read-only
+     * @return the file system's statistics
      */
     public StatFs statfs(boolean mountReadOnly) {
         return sop.statfs(this, mountReadOnly);
@@ -380,6 +390,10 @@ public final class Superblock implements InodeOwner {
      * The generic {@code statfs(2)} answer from the counters, lock-free, with {@code magic} as
      * {@code f_type}. Unlimited values read as {@code Long.MAX_VALUE / blockSize} blocks and
      * {@code Long.MAX_VALUE} inodes.
+     *
+     * @param magic the {@code f_type} to report
+     * @param mountReadOnly whether the vfsmount it was reached through is read-only
+     * @return the file system's statistics
      */
     public StatFs genericStatfs(long magic, boolean mountReadOnly) {
         int bs = config.blockSize();
@@ -396,6 +410,9 @@ public final class Superblock implements InodeOwner {
     /**
      * Sends a command to a directory's actor, asking this superblock's actor to spawn it
      * first if the directory has none yet. Never blocks.
+     *
+     * @param dir a directory of this superblock
+     * @param cmd the command
      */
     public void tellDirectory(DirectoryInode dir, DirectoryActor.Command cmd) {
         ActorRef<DirectoryActor.Command> ref = dir.actorAcquire();
@@ -458,7 +475,9 @@ public final class Superblock implements InodeOwner {
         }
     }
 
-    /** Returns whether the superblock has no mount left and its actors stop (or stopped). Volatile read. */
+    /**
+     * {@return whether the superblock has no mount left and its actors stop (or stopped)} Volatile read.
+     */
     public boolean isDeactivated() {
         return activeMounts.get() < 0;
     }

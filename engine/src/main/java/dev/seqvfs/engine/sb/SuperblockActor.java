@@ -5,6 +5,7 @@ import dev.seqvfs.engine.dir.DirReply;
 import dev.seqvfs.engine.dir.DirSnapshot;
 import dev.seqvfs.engine.dir.DirectoryActor;
 import dev.seqvfs.engine.dir.DirectoryInode;
+import dev.seqvfs.engine.dir.PathProof;
 import dev.seqvfs.engine.dir.RenamePlan;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Errno;
@@ -12,6 +13,8 @@ import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.VfsException;
 import java.time.Duration;
 import dev.seqvfs.engine.reply.ReplyTo;
+import java.util.HashMap;
+import java.util.Map;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
@@ -97,7 +100,7 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
      */
     public record CrossRename(DirectoryInode oldDir, String oldName, DirectoryInode newDir, String newName,
                               int flags, boolean oldSlash, boolean newSlash, Credentials cred,
-                              dev.seqvfs.engine.dir.PathProof proof, ReplyTo<DirReply> replyTo) implements Command {
+                              PathProof proof, ReplyTo<DirReply> replyTo) implements Command {
     }
 
     /**
@@ -143,12 +146,11 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
     private final Superblock sb;
     private final DispatcherSelector dirDispatcher;
     private final StashBuffer<Command> stash;
-    private final TimerScheduler<Command> timers;
     private final ActorRef<DirectoryActor.Prepared> preparedAdapter;
     private long renameIds;
     private InFlight inFlight;
     /** The directory actors this actor spawned and watches, by reference; only this actor touches it. */
-    private final java.util.Map<ActorRef<?>, DirectoryInode> directories = new java.util.HashMap<>();
+    private final Map<ActorRef<?>, DirectoryInode> directories = new HashMap<>();
     private boolean deactivating;
     private boolean stopping;
     private int stoppingChildren;
@@ -159,7 +161,6 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
         this.sb = sb;
         this.dirDispatcher = dirDispatcher;
         this.stash = stash;
-        this.timers = timers;
         this.preparedAdapter = ctx.messageAdapter(DirectoryActor.Prepared.class, WrappedPrepared::new);
         // One periodic tick instead of a timer per rename: a timer per rename left a
         // cancelled task in Pekko's scheduler for PREPARE_TIMEOUT, hundreds of thousands of
@@ -168,7 +169,7 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
     }
 
     /**
-     * Returns the behavior for {@code sb}'s actor, supervised with resume.
+     * {@return the behavior for {@code sb}'s actor, supervised with resume}
      *
      * @param sb the superblock
      * @param dirDispatcher the dispatcher its directory actors run on

@@ -14,7 +14,14 @@ public record SuperblockConfig(long maxInodes, long maxBytes, int blockSize, int
     public static final SuperblockConfig UNLIMITED =
             new SuperblockConfig(Long.MAX_VALUE, Long.MAX_VALUE, 4096, 64);
 
-    /** Validates the values. */
+    /**
+     * Validates the values.
+     *
+     * @param maxInodes most inodes alive at once (the root included)
+     * @param maxBytes most bytes of data and long symlink targets
+     * @param blockSize {@code st_blksize}, in bytes
+     * @param inodeBatch inode numbers a directory actor takes at a time
+     */
     public SuperblockConfig {
         if (maxInodes < 1 || maxBytes < 0 || blockSize <= 0 || inodeBatch < 1) {
             throw new IllegalArgumentException("bad superblock config: inodes=" + maxInodes

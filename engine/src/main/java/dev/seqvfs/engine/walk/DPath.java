@@ -19,9 +19,13 @@ public final class DPath {
     }
 
     /**
-     * Returns the path of {@code dir} reached through {@code mnt}, with {@code name}
+     * {@return the path of {@code dir} reached through {@code mnt}, with {@code name}
      * appended when not {@code null}; {@code " (deleted)"} is appended when the directory
-     * was removed.
+     * was removed}
+     *
+     * @param mnt the mount {@code dir} is reached through
+     * @param dir the directory
+     * @param name a name in {@code dir}, or {@code null}
      */
     public static String of(VfsMount mnt, Inode dir, String name) {
         Deque<String> parts = new ArrayDeque<>();

@@ -4,7 +4,6 @@ import dev.seqvfs.engine.dir.Dentry;
 import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.mount.VfsMount;
-import dev.seqvfs.engine.walk.DPath;
 import dev.seqvfs.protocol.PathNames;
 import java.util.concurrent.locks.StampedLock;
 
@@ -57,12 +56,22 @@ public final class FileOrigin {
         this.startDentry = name == null ? null : dentry;
     }
 
-    /** An origin for a directory, or a file whose dentry is unknown. */
+    /**
+     * An origin for a directory, or a file whose dentry is unknown.
+     *
+     * @param mnt the mount it was opened through
+     * @param dir the directory it was found in
+     * @param name its name there, or {@code null} for {@code dir} itself
+     */
     public FileOrigin(VfsMount mnt, DirectoryInode dir, String name) {
         this(mnt, dir, name, null);
     }
 
-    /** Returns the path to show for {@code inode} (external form). Never blocks; allocates the string. */
+    /**
+     * {@return the path to show for {@code inode} (external form)} Never blocks; allocates the string.
+     *
+     * @param inode the inode
+     */
     public String display(Inode inode) {
         if (startDentry == null) {
             String p = DPath.of(mnt, startDir, startName);

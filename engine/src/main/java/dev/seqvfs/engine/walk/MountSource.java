@@ -7,9 +7,13 @@ import dev.seqvfs.engine.sb.NamespaceLocks;
  * Where a walk reads the mount table and the sequence locks from (the namespace).
  */
 public interface MountSource {
-    /** Loads the current mount table with acquire. */
+    /**
+     * Loads the current mount table with acquire.
+     *
+     * @return the current mount table with acquire
+     */
     MountTable mountTableAcquire();
 
-    /** Returns the instance's rename and mount locks. */
+    /** {@return the instance's rename and mount locks} */
     NamespaceLocks locks();
 }

@@ -19,6 +19,7 @@ import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Limits;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.VfsException;
+import java.util.Arrays;
 
 /**
  * The state of one path walk ({@code struct nameidata}): where it stands, how many links
@@ -105,12 +106,12 @@ public final class Nameidata {
         validateAll = false;
     }
 
-    /** Returns the path being walked (internal form). */
+    /** {@return the path being walked (internal form)} */
     public String path() {
         return path;
     }
 
-    /** Returns the credentials the walk checks permissions with. */
+    /** {@return the credentials the walk checks permissions with} */
     public Credentials cred() {
         return cred;
     }
@@ -177,6 +178,7 @@ public final class Nameidata {
      * body as a new parent walk, so that the caller can look up, or create, its final
      * component.
      *
+     * @param link the symbolic link
      * @return the new parent
      * @throws VfsException {@code ELOOP} past {@link Limits#SYMLOOP_MAX} links
      */
@@ -191,6 +193,7 @@ public final class Nameidata {
     /**
      * Steps from the parent into a child found by {@link #lookupLast()}, crossing mounts.
      *
+     * @param child the inode the final component names
      * @return the child's path
      */
     public VfsPath stepIntoLast(Inode child) {
@@ -202,6 +205,8 @@ public final class Nameidata {
      * Looks {@code name} up in {@code dir} and records the lookup for validation, for
      * callers that read the tree other than by walking down a path ({@code getcwd}).
      *
+     * @param dir the directory
+     * @param name the name, in internal form
      * @return the dentry, or {@code null}
      */
     public Dentry lookupRecorded(DirectoryInode dir, String name) {
@@ -212,6 +217,7 @@ public final class Nameidata {
      * Reads {@code dir}'s parent link and records the read for validation, for callers that
      * climb the tree ({@code getcwd}).
      *
+     * @param dir the directory
      * @return the link, or {@code null} for a superblock root
      */
     public DirLink linkRecorded(DirectoryInode dir) {
@@ -220,59 +226,61 @@ public final class Nameidata {
         return l;
     }
 
-    /** Returns the mount table this attempt reads. */
+    /** {@return the mount table this attempt reads} */
     public MountTable mounts() {
         return mounts;
     }
 
     /**
-     * Returns whether the last link followed was a magic link that jumped to an inode
+     * {@return whether the last link followed was a magic link that jumped to an inode
      * ({@code /proc/self/fd/N}); after {@link #followLast} the walk then stands on the
-     * target itself, returned by {@link #current()}, not on a parent.
+     * target itself, returned by {@link #current()}, not on a parent}
      */
     public boolean jumped() {
         return jumped;
     }
 
-    /** Returns the mount of the directory the final inode was last looked up in, or {@code null}. */
+    /**
+     * {@return the mount of the directory the final inode was last looked up in, or {@code null}}
+     */
     public VfsMount originMnt() {
         return originMnt;
     }
 
-    /** Returns the directory the final inode was last looked up in, or {@code null}. */
+    /** {@return the directory the final inode was last looked up in, or {@code null}} */
     public DirectoryInode originDir() {
         return originDir;
     }
 
-    /** Returns the name the final inode was last looked up by, or {@code null}. */
+    /** {@return the name the final inode was last looked up by, or {@code null}} */
     public String originName() {
         return originName;
     }
 
     /**
-     * Returns the dentry the final inode was last looked up through, or {@code null} (none,
-     * or a computed lookup such as procfs, whose entries are made per lookup).
+     * {@return the dentry the final inode was last looked up through, or {@code null} (none,
+     * or a computed lookup such as procfs, whose entries are made per lookup)}
      */
     public Dentry originDentry() {
         return originDentry;
     }
 
-    /** Returns where the walk stands. */
+    /** {@return where the walk stands} */
     public VfsPath current() {
         return new VfsPath(mnt, inode);
     }
 
-    /** Returns the final component after {@link #walkParent()} (internal form). */
+    /** {@return the final component after {@link #walkParent()} (internal form)} */
     public String last() {
         return last;
     }
 
-    /** Returns the kind of final component after {@link #walkParent()}. */
+    /** {@return the kind of final component after {@link #walkParent()}} */
     public LastType lastType() {
         return lastType;
     }
 
-    /** Returns whether the final component was followed by a slash. */
+    /** {@return whether the final component was followed by a slash} */
     public boolean trailingSlash() {
         return trailingSlash;
     }
@@ -454,8 +462,8 @@ public final class Nameidata {
             stackPath = new String[4];
             stackPos = new int[4];
         } else if (sp == stackPath.length) {
-            stackPath = java.util.Arrays.copyOf(stackPath, sp * 2);
-            stackPos = java.util.Arrays.copyOf(stackPos, sp * 2);
+            stackPath = Arrays.copyOf(stackPath, sp * 2);
+            stackPos = Arrays.copyOf(stackPos, sp * 2);
         }
         stackPath[sp] = s;
         stackPos[sp] = p;
@@ -538,7 +546,7 @@ public final class Nameidata {
         int k = trailLen * 4;
         Object[] tr = trail;
         if (k == tr.length) {
-            tr = trail = java.util.Arrays.copyOf(tr, k * 2);
+            tr = trail = Arrays.copyOf(tr, k * 2);
         }
         tr[k] = a;
         tr[k + 1] = b;
@@ -596,11 +604,11 @@ public final class Nameidata {
     }
 
     /**
-     * Returns a proof of this walk (every lookup so far), for a writer to check when it
-     * applies the call. Call it at the end of the walk function.
+     * {@return a proof of this walk (every lookup so far), for a writer to check when it
+     * applies the call} Call it at the end of the walk function.
      */
     public WalkProof proof() {
-        return new WalkProof(walker.locks(), java.util.Arrays.copyOf(trail, trailLen * 4), null);
+        return new WalkProof(walker.locks(), Arrays.copyOf(trail, trailLen * 4), null);
     }
 
     /**
@@ -635,7 +643,11 @@ public final class Nameidata {
         return now == tr[k + 1] || now.lookup((String) tr[k + 2]) == tr[k + 3];
     }
 
-    /** Returns an exception for {@code e} naming the walk's operation and path. */
+    /**
+     * {@return an exception for {@code e} naming the walk's operation and path}
+     *
+     * @param e the errno
+     */
     public VfsException error(Errno e) {
         return new VfsException(e, op, PathNames.toExternal(path));
     }

@@ -67,6 +67,7 @@ public final class PathWalk {
      * Walks {@code path} from {@code start} (or the task's root for absolute paths) and
      * returns what {@code fn} computed from a validated walk.
      *
+     * @param <T> what {@code fn} answers
      * @param ctx the task
      * @param start where relative paths start (the cwd or a directory descriptor)
      * @param path the path, internal form

@@ -12,7 +12,7 @@ import dev.seqvfs.engine.mount.VfsMount;
  * @param inode the inode
  */
 public record VfsPath(VfsMount mnt, Inode inode) {
-    /** Returns the inode as a directory, or {@code null} if it is not one. */
+    /** {@return the inode as a directory, or {@code null} if it is not one} */
     public DirectoryInode dir() {
         return inode instanceof DirectoryInode d ? d : null;
     }

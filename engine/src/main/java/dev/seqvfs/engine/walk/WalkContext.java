@@ -7,15 +7,15 @@ import dev.seqvfs.protocol.Credentials;
  * procfs lookups may use to answer per-task names ({@code /proc/self}).
  */
 public interface WalkContext {
-    /** Returns the task's root directory (the walk never climbs above it with "..").  */
+    /** {@return the task's root directory (the walk never climbs above it with "..")} */
     VfsPath root();
 
-    /** Returns the task's current directory. */
+    /** {@return the task's current directory} */
     VfsPath cwd();
 
-    /** Returns the task's credentials. */
+    /** {@return the task's credentials} */
     Credentials cred();
 
-    /** Returns the task's process id ({@code /proc/self} names it). */
+    /** {@return the task's process id ({@code /proc/self} names it)} */
     int pid();
 }

@@ -9,6 +9,11 @@ package dev.seqvfs.engine.walk;
  */
 @FunctionalInterface
 public interface WalkFunction<T> {
-    /** Walks and answers; may throw {@link dev.seqvfs.protocol.VfsException}. */
+    /**
+     * Walks and answers; may throw {@link dev.seqvfs.protocol.VfsException}.
+     *
+     * @param nd the walk, for the call to look up and read through
+     * @return the call's answer
+     */
     T apply(Nameidata nd);
 }

@@ -25,7 +25,11 @@ public final class WalkProof implements PathProof {
         this.other = other;
     }
 
-    /** Returns a proof that holds when both this one and {@code o} hold, checked together. */
+    /**
+     * {@return a proof that holds when both this one and {@code o} hold, checked together}
+     *
+     * @param o the other proof
+     */
     public WalkProof and(WalkProof o) {
         if (o == null) {
             return this;

@@ -182,6 +182,7 @@ class DirectoryActorTest {
     }
 
     @Test
+    @SuppressWarnings("FutureReturnValueIgnored") // the dependent stages only record their order
     void renameFinished_sameId_replaysTheStashInArrivalOrder() {
         TestInbox<DirectoryActor.Prepared> coordinator = TestInbox.create();
         prepare(5, coordinator);

@@ -162,7 +162,7 @@ class CallingThreadExecutorTest {
 
     private static <R> CompletableFuture<R> ask(ActorRef<Cmd> target,
             org.apache.pekko.japi.function.Function<ActorRef<R>, Cmd> message) {
-        return AskPattern.ask(target, message::apply, TIMEOUT, testKit.scheduler()).toCompletableFuture();
+        return AskPattern.ask(target, message, TIMEOUT, testKit.scheduler()).toCompletableFuture();
     }
 
     // ---- (i) inline execution on the asking thread ----

@@ -113,8 +113,9 @@ class FileDataTest {
     /** shmem_truncate_range punches the range as given, not cut at i_size (host: Linux 6.18, tmpfs). */
     @Test
     void punchHole_reachingPastTheEnd_dropsPagesAllocatedThere() {
-        int page = FileData.PAGE;
-        FileData f = FileData.empty().write(0, new byte[page + 10], 0, page + 10)
+        long page = FileData.PAGE;
+        int head = FileData.PAGE + 10;
+        FileData f = FileData.empty().write(0, new byte[head], 0, head)
                 .allocate(3 * page, 2 * page, true);
         assertEquals(4 * page, f.allocatedBytes());
         FileData punched = f.punchHole(page, 10 * page);

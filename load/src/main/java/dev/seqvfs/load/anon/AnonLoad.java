@@ -1,5 +1,6 @@
 package dev.seqvfs.load.anon;
 
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import com.typesafe.config.Config;
@@ -14,6 +15,7 @@ import dev.seqvfs.load.RunResult;
 import dev.seqvfs.load.Session;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.SocketFlags;
+import java.io.IOException;
 import java.nio.channels.Pipe;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
@@ -182,7 +184,7 @@ public final class AnonLoad {
     }
 
     /** The client actors' own actor system, made once per client count and kept for the whole command. */
-    private static final Map<Integer, ActorSystem<Void>> CLIENT_SYSTEMS = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final Map<Integer, ActorSystem<Void>> CLIENT_SYSTEMS = new ConcurrentHashMap<>();
 
     /**
      * Returns an actor system for {@code n} client actors on the fixed-pool client dispatcher
@@ -190,7 +192,7 @@ public final class AnonLoad {
      * engine's async API, beside it, not inside its actor system. Terminated when the JVM
      * ends (its threads are daemons).
      */
-    private static ActorSystem<Void> clientSystem(Settings s, int n) {
+    private static ActorSystem<Void> clientSystem(int n) {
         return CLIENT_SYSTEMS.computeIfAbsent(n, k -> ActorSystem.create(Behaviors.empty(), "load-clients-" + k,
                 Clients.dispatcherConfig(k).withFallback(ConfigFactory.parseString("pekko.daemonic = on"))
                         .withFallback(ConfigFactory.load())));
@@ -217,7 +219,7 @@ public final class AnonLoad {
                 for (VfsTask t : tasks) {
                     async.add(s.kind() == Kind.SOCKET_CLOSE ? () -> socketClose(t) : () -> pipeClose(t));
                 }
-                Clients.actors(clientSystem(s, n), meter, async, ops);
+                Clients.actors(clientSystem(n), meter, async, ops);
             } else {
                 List<Clients.BlockingOp> blocking = new ArrayList<>();
                 for (VfsTask t : tasks) {
@@ -251,11 +253,11 @@ public final class AnonLoad {
         return t.async().pipe2(0).thenCompose(p -> t.async().close(p[0]).thenCompose(v -> t.async().close(p[1])));
     }
 
-    private static void hostSocketClose() throws java.io.IOException {
+    private static void hostSocketClose() throws IOException {
         SocketChannel.open().close();
     }
 
-    private static void hostPipeClose() throws java.io.IOException {
+    private static void hostPipeClose() throws IOException {
         Pipe p = Pipe.open();
         p.source().close();
         p.sink().close();

@@ -22,7 +22,7 @@ public final class ClientStats {
     private static final long HIGHEST_NANOS = 600_000_000_000L;
 
     private final Map<OpType, AbstractHistogram> latency = new EnumMap<>(OpType.class);
-    private final long[] mismatches = new long[OpType.values().length];
+    private final Map<OpType, Long> mismatches = new EnumMap<>(OpType.class);
     private final AtomicLong ops = new AtomicLong();
     private final AtomicLong bytes = new AtomicLong();
     /** Lines and bytes of the warm-up, kept by {@link #reset} (release stores; progress lines only). */
@@ -40,7 +40,7 @@ public final class ClientStats {
         }
         h.recordValue(Math.min(Math.max(nanos, 0), HIGHEST_NANOS));
         if (mismatch) {
-            mismatches[type.ordinal()]++;
+            mismatches.merge(type, 1L, Long::sum);
         }
         ops.lazySet(++opsPlain);
         bytes.lazySet(bytesTotal - bytesBase);
@@ -96,13 +96,13 @@ public final class ClientStats {
 
     /** Returns the mismatches of {@code type}. */
     public long mismatches(OpType type) {
-        return mismatches[type.ordinal()];
+        return mismatches.getOrDefault(type, 0L);
     }
 
     /** Returns all mismatches. */
     public long mismatches() {
         long s = 0;
-        for (long m : mismatches) {
+        for (long m : mismatches.values()) {
             s += m;
         }
         return s;
@@ -118,9 +118,7 @@ public final class ClientStats {
                 h.add(e.getValue());
             }
         }
-        for (int i = 0; i < mismatches.length; i++) {
-            mismatches[i] += other.mismatches[i];
-        }
+        other.mismatches.forEach((type, m) -> mismatches.merge(type, m, Long::sum));
         opsPlain += other.ops();
         ops.set(opsPlain);
         bytes.set(bytes.get() + other.bytes());

@@ -313,6 +313,7 @@ public final class DbenchClient<H> {
                 "handle " + op.arg(0) + " is not open"));
     }
 
+    @SuppressWarnings("FutureReturnValueIgnored") // handle(...) nests a future that thenCompose(f -> f) flattens at once
     private CompletableFuture<Outcome> ntCreateX(LoadOp op) {
         String path = path(op.path());
         long options = op.arg(0);
@@ -439,6 +440,7 @@ public final class DbenchClient<H> {
     }
 
     /** Removes {@code dir}'s tree and {@code dir}; a missing {@code dir} is fine. */
+    @SuppressWarnings("FutureReturnValueIgnored") // handle(...) nests a future that thenCompose(f -> f) flattens at once
     private CompletableFuture<NtStatus> deltree(String dir) {
         return fs.list(dir).handle((names, x) -> {
             if (x != null) {

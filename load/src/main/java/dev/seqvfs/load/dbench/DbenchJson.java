@@ -62,8 +62,8 @@ public record DbenchJson(
     /**
      * Builds the record of a SeqVFS run and its references.
      *
-     * @param hostMbps the host replay's MB/s, or {@code null}
-     * @param binaryMbps the dbench binary's MB/s, or {@code null}
+     * @param host the host replay (MB/s and CPU per operation compared), or {@code null}
+     * @param binary the dbench binary's run (likewise), or {@code null}
      */
     public static DbenchJson of(ReplayResult r, double seconds, double warmup, Path loadfile, ReplayResult host,
                                 DbenchBinary.Result binary) {

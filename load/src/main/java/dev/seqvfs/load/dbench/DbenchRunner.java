@@ -220,10 +220,10 @@ public final class DbenchRunner {
 
     private Config clientSystemConfig(int clients) {
         int n = threads > 0 ? threads : Math.min(clients, Runtime.getRuntime().availableProcessors());
-        return ConfigFactory.parseString(String.format(Locale.ROOT, String.join("\n",
-                "pekko.actor.default-dispatcher.executor = thread-pool-executor",
-                "pekko.actor.default-dispatcher.thread-pool-executor.fixed-pool-size = %d",
-                "pekko.actor.default-dispatcher.throughput = 1"), n))
+        return ConfigFactory.parseString(String.format(Locale.ROOT, """
+                pekko.actor.default-dispatcher.executor = thread-pool-executor
+                pekko.actor.default-dispatcher.thread-pool-executor.fixed-pool-size = %d
+                pekko.actor.default-dispatcher.throughput = 1""", n))
                 .withFallback(NO_JVM_HOOKS).withFallback(ConfigFactory.defaultApplication());
     }
 
@@ -413,7 +413,7 @@ public final class DbenchRunner {
         });
 
         Progress(List<ClientStats> stats, Mark start, Mark measured) {
-            timer.scheduleAtFixedRate(() -> {
+            var unused = timer.scheduleAtFixedRate(() -> { // ended by close()
                 long ops = 0;
                 long bytes = 0;
                 long allOps = 0;

@@ -17,6 +17,7 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileStore;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.OpenOption;
@@ -256,7 +257,7 @@ final class HostClientFs implements ClientFs<HostClientFs.Handle> {
         Path p = Path.of(path);
         try {
             if (!Files.readAttributes(p, BasicFileAttributes.class,
-                    java.nio.file.LinkOption.NOFOLLOW_LINKS).isDirectory()) {
+                    LinkOption.NOFOLLOW_LINKS).isDirectory()) {
                 throw new VfsException(Errno.ENOTDIR, Syscall.RMDIR, path);
             }
             Files.delete(p);

@@ -205,7 +205,7 @@ public final class NtStatus {
         if (!(o instanceof NtStatus s)) {
             return false;
         }
-        return code >= 0 && s.code >= 0 ? code == s.code : name.equals(s.name);
+        return (code >= 0 && s.code >= 0) ? code == s.code : name.equals(s.name);
     }
 
     @Override

@@ -1,5 +1,8 @@
 package dev.seqvfs.load.dbench;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.OperatingSystemMXBean;
+
 /**
  * The figures of one replay.
  *
@@ -20,7 +23,7 @@ public record ReplayResult(String target, int clients, long nanos, ClientStats t
                            long refWalks, boolean interrupted, long cpuNanos, long warmupNanos, int loadfileLines) {
     /** Returns the process's CPU time so far, in nanoseconds, or -1. */
     static long processCpuNanos() {
-        java.lang.management.OperatingSystemMXBean os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
         return os instanceof com.sun.management.OperatingSystemMXBean s ? s.getProcessCpuTime() : -1;
     }
 

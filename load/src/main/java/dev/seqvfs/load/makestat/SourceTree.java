@@ -4,6 +4,8 @@ import dev.seqvfs.load.LoadException;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -97,7 +99,7 @@ public final class SourceTree implements Closeable {
                     skipped++;
                 }
             }
-        } catch (IOException | java.io.UncheckedIOException e) {
+        } catch (IOException | UncheckedIOException e) {
             throw LoadException.usage("--tree " + source + ": cannot read the directory: " + e.getMessage(), e);
         }
         Collections.sort(dirs);
@@ -165,7 +167,7 @@ public final class SourceTree implements Closeable {
             throw LoadException.usage("--tree " + source + ": entry " + name + " is an absolute path");
         }
         StringBuilder out = new StringBuilder();
-        for (String part : n.split("/")) {
+        for (String part : n.split("/", -1)) {
             if (part.isEmpty() || part.equals(".")) {
                 continue;
             }
@@ -182,7 +184,7 @@ public final class SourceTree implements Closeable {
 
     private static long count(ZipFile zip, ZipEntry e) throws IOException {
         try (InputStream in = zip.getInputStream(e)) {
-            return in.transferTo(java.io.OutputStream.nullOutputStream());
+            return in.transferTo(OutputStream.nullOutputStream());
         }
     }
 

@@ -2,12 +2,15 @@ package dev.seqvfs.load.makestat;
 
 import dev.seqvfs.engine.VfsTask;
 import dev.seqvfs.load.LoadException;
+import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.Timespec;
 import dev.seqvfs.protocol.VfsException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -74,7 +77,7 @@ public final class TreeImport {
 
     private static void mkdirs(VfsTask task, String path) {
         StringBuilder p = new StringBuilder();
-        for (String part : path.split("/")) {
+        for (String part : path.split("/", -1)) {
             if (part.isEmpty()) {
                 continue;
             }
@@ -82,7 +85,7 @@ public final class TreeImport {
             try {
                 task.mkdir(p.toString(), 0755);
             } catch (VfsException e) {
-                if (e.errno() != dev.seqvfs.protocol.Errno.EEXIST) {
+                if (e.errno() != Errno.EEXIST) {
                     throw e;
                 }
             }
@@ -112,11 +115,11 @@ public final class TreeImport {
                         in.transferTo(out);
                     }
                 } else {
-                    try (var ch = java.nio.channels.FileChannel.open(current, StandardOpenOption.CREATE_NEW,
+                    try (var ch = FileChannel.open(current, StandardOpenOption.CREATE_NEW,
                             StandardOpenOption.WRITE)) {
                         if (f.size() > 0) {
                             // a sparse file of the size: its last byte a zero, the rest a hole
-                            ch.write(java.nio.ByteBuffer.wrap(new byte[1]), f.size() - 1);
+                            ch.write(ByteBuffer.wrap(new byte[1]), f.size() - 1);
                         }
                     }
                 }

@@ -24,16 +24,16 @@ import picocli.CommandLine;
  */
 class DbenchCommandTest {
     /** A loadfile whose lines all succeed, as a first pass of {@code client.txt} would. */
-    private static final String GOOD = String.join("\n",
-            "Deltree \"\\clients\\client1\" NT_STATUS_OK",
-            "Mkdir \"\\clients\" NT_STATUS_OK",
-            "NTCreateX \"\\clients\\client1\" 0x1 0x2 1 NT_STATUS_OK",
-            "Close 1 NT_STATUS_OK",
-            "NTCreateX \"\\clients\\client1\\f\" 0x40 0x2 2 NT_STATUS_OK",
-            "WriteX 2 0 1000 1000 NT_STATUS_OK",
-            "ReadX 2 0 1000 1000 NT_STATUS_OK",
-            "Close 2 NT_STATUS_OK",
-            "");
+    private static final String GOOD = """
+            Deltree "\\clients\\client1" NT_STATUS_OK
+            Mkdir "\\clients" NT_STATUS_OK
+            NTCreateX "\\clients\\client1" 0x1 0x2 1 NT_STATUS_OK
+            Close 1 NT_STATUS_OK
+            NTCreateX "\\clients\\client1\\f" 0x40 0x2 2 NT_STATUS_OK
+            WriteX 2 0 1000 1000 NT_STATUS_OK
+            ReadX 2 0 1000 1000 NT_STATUS_OK
+            Close 2 NT_STATUS_OK
+            """;
 
     @TempDir
     Path dir;
@@ -91,7 +91,7 @@ class DbenchCommandTest {
                 .toString());
 
         assertEquals(1, rc);
-        assertTrue(out.toString(StandardCharsets.UTF_8).contains("MISMATCH client 1 line 9"), out.toString());
+        assertTrue(out.toString(StandardCharsets.UTF_8).contains("MISMATCH client 1 line 9"), out.toString(StandardCharsets.UTF_8));
     }
 
     @Test
@@ -100,7 +100,7 @@ class DbenchCommandTest {
 
         assertEquals(2, rc);
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("loadfile line 9: ReadX takes 0 path(s) and 4 number(s)"),
-                err.toString());
+                err.toString(StandardCharsets.UTF_8));
     }
 
     @Test
@@ -108,13 +108,13 @@ class DbenchCommandTest {
         int rc = run("--loadfile", dir.resolve("absent.txt").toString());
 
         assertEquals(2, rc);
-        assertTrue(err.toString(StandardCharsets.UTF_8).contains("absent.txt does not exist"), err.toString());
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("absent.txt does not exist"), err.toString(StandardCharsets.UTF_8));
     }
 
     @Test
     void dbench_compareWithSomethingElseThanHost_exitsTwo() throws Exception {
         assertEquals(2, run("--compare", "jimfs", "--loadfile", loadfile(GOOD).toString()));
-        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--compare takes 'host'"), err.toString());
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--compare takes 'host'"), err.toString(StandardCharsets.UTF_8));
     }
 
     /** Asserts a usage error: exit 2, exactly one stderr line holding {@code text}, no stack trace. */
@@ -201,7 +201,7 @@ class DbenchCommandTest {
     void dbench_jsonUnderProc_failsBeforeTheRunInWords() throws Exception {
         assertUsageError(run("--once", "--loadfile", loadfile(GOOD).toString(), "--json", "/proc/nope.json"),
                 "seqvfs load dbench: --json /proc/nope.json: cannot write: ");
-        assertTrue(!err.toString(StandardCharsets.UTF_8).contains("java."), err.toString());
+        assertTrue(!err.toString(StandardCharsets.UTF_8).contains("java."), err.toString(StandardCharsets.UTF_8));
     }
 
     @Test

@@ -65,12 +65,12 @@ class DbenchReplayTest {
 
     @Test
     void replay_lineWhoseStatusDiffers_isCountedAndPrintedWithItsLineNumber() throws Exception {
-        List<LoadOp> ops = Loadfile.parse(String.join("\n",
-                "Deltree \"\\clients\\client1\" NT_STATUS_OK",
-                "Mkdir \"\\clients\" NT_STATUS_OK",
-                "NTCreateX \"\\clients\\client1\" 0x1 0x2 1 NT_STATUS_OK",
-                "Close 1 NT_STATUS_OK",
-                "Unlink \"\\clients\\client1\\never-made\" 0x6 NT_STATUS_OK")).ops();
+        List<LoadOp> ops = Loadfile.parse("""
+                Deltree "\\clients\\client1" NT_STATUS_OK
+                Mkdir "\\clients" NT_STATUS_OK
+                NTCreateX "\\clients\\client1" 0x1 0x2 1 NT_STATUS_OK
+                Close 1 NT_STATUS_OK
+                Unlink "\\clients\\client1\\never-made" 0x6 NT_STATUS_OK""").ops();
         ReplayResult r = new DbenchRunner(out, 10, 0).runSeqVfs(ops, 1, ONCE);
 
         assertEquals(1, r.mismatches());

@@ -28,24 +28,24 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class LoadfileTest {
     /** One line of every operation type, in {@code client.txt}'s spelling. */
-    private static final String EVERY_OP = String.join("\n",
-            "NTCreateX \"\\clients\\client1\\~dmtmp\" 0x1 0x2 9937 NT_STATUS_OK",
-            "Close 9937 NT_STATUS_OK",
-            "ReadX 10005 65536 4096 4096 NT_STATUS_OK",
-            "WriteX 9938 65534 1 1 NT_STATUS_OK",
-            "Rename \"\\clients\\client1\\a.PPT\" \"\\clients\\client1\\b.TMP\" NT_STATUS_OK",
-            "Unlink \"\\clients\\client1\\b.TMP\" 0x6 NT_STATUS_OK",
-            "Deltree \"\\clients\\client1\" NT_STATUS_OK",
-            "Mkdir \"\\clients\" NT_STATUS_OK",
-            "Rmdir \"\\clients\\client1\\dir\" NT_STATUS_DIRECTORY_NOT_EMPTY",
-            "QUERY_PATH_INFORMATION \"\\clients\\client1\\x\" 1004 NT_STATUS_OBJECT_NAME_NOT_FOUND",
-            "QUERY_FILE_INFORMATION 9938 258 NT_STATUS_OK",
-            "QUERY_FS_INFORMATION 259 NT_STATUS_OK",
-            "SET_FILE_INFORMATION 10005 1004 NT_STATUS_OK",
-            "FIND_FIRST \"\\clients\\client1\\~dmtmp\\<.JNK\" 260 1366 0 NT_STATUS_NO_SUCH_FILE",
-            "Flush 10012 NT_STATUS_OK",
-            "LockX 10430 2147483538 1 NT_STATUS_OK",
-            "UnlockX 10430 2147483538 1 NT_STATUS_OK");
+    private static final String EVERY_OP = """
+            NTCreateX "\\clients\\client1\\~dmtmp" 0x1 0x2 9937 NT_STATUS_OK
+            Close 9937 NT_STATUS_OK
+            ReadX 10005 65536 4096 4096 NT_STATUS_OK
+            WriteX 9938 65534 1 1 NT_STATUS_OK
+            Rename "\\clients\\client1\\a.PPT" "\\clients\\client1\\b.TMP" NT_STATUS_OK
+            Unlink "\\clients\\client1\\b.TMP" 0x6 NT_STATUS_OK
+            Deltree "\\clients\\client1" NT_STATUS_OK
+            Mkdir "\\clients" NT_STATUS_OK
+            Rmdir "\\clients\\client1\\dir" NT_STATUS_DIRECTORY_NOT_EMPTY
+            QUERY_PATH_INFORMATION "\\clients\\client1\\x" 1004 NT_STATUS_OBJECT_NAME_NOT_FOUND
+            QUERY_FILE_INFORMATION 9938 258 NT_STATUS_OK
+            QUERY_FS_INFORMATION 259 NT_STATUS_OK
+            SET_FILE_INFORMATION 10005 1004 NT_STATUS_OK
+            FIND_FIRST "\\clients\\client1\\~dmtmp\\<.JNK" 260 1366 0 NT_STATUS_NO_SUCH_FILE
+            Flush 10012 NT_STATUS_OK
+            LockX 10430 2147483538 1 NT_STATUS_OK
+            UnlockX 10430 2147483538 1 NT_STATUS_OK""";
 
     @Test
     void parse_everyOperationType_keepsItsPathsNumbersAndStatus() throws Exception {
@@ -84,7 +84,7 @@ class LoadfileTest {
     @Test
     void parse_lineText_roundTripsThroughTheLoadfileSpelling() throws Exception {
         List<LoadOp> ops = Loadfile.parse(EVERY_OP).ops();
-        String[] lines = EVERY_OP.split("\n");
+        String[] lines = EVERY_OP.split("\n", -1);
         for (int i = 0; i < ops.size(); i++) {
             assertEquals(lines[i], ops.get(i).text());
         }
@@ -155,7 +155,7 @@ class LoadfileTest {
         String input = text.replace("\\n", "\n");
         LoadfileException e = assertThrows(LoadfileException.class, () -> Loadfile.parse(input));
         assertTrue(e.getMessage().startsWith("loadfile " + message), e.getMessage());
-        String badLine = input.split("\n")[e.line() - 1];
+        String badLine = input.split("\n", -1)[e.line() - 1];
         assertTrue(e.getMessage().endsWith(": " + badLine), e.getMessage());
     }
 

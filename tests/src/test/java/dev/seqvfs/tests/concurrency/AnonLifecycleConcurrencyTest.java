@@ -175,7 +175,7 @@ class AnonLifecycleConcurrencyTest {
 
     /** Adds a value to an eventfd and reads the whole counter back (it was 0 or the initial value). */
     private static long eventRoundTrip(VfsTask t, int efd) {
-        long v = 1 + ThreadLocalRandom.current().nextInt(1000);
+        long v = 1L + ThreadLocalRandom.current().nextInt(1000);
         byte[] b = new byte[8];
         for (int i = 0; i < 8; i++) {
             b[i] = (byte) (v >>> (8 * i));

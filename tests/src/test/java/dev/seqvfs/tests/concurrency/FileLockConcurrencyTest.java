@@ -165,6 +165,7 @@ class FileLockConcurrencyTest {
      * probes with {@code F_GETLK}, maybe downgrades one, then drops them all in one of three
      * ways. Returns the descriptor of /f (it changes when the cycle drops by closing).
      */
+    @SuppressWarnings("ThreadPriorityCheck") // Thread.yield makes contention, not ordering
     private static int posixCycle(VfsTask t, int f, int id, Ledger ledger, Map<Integer, Integer> pids,
                                   ThreadLocalRandom r, LongAdder eagain, LongAdder getlkHits) {
         List<Held> held = new ArrayList<>();
@@ -276,6 +277,7 @@ class FileLockConcurrencyTest {
     }
 
     /** Takes /g shared or exclusive (maybe converting once), then drops it by LOCK_UN or by close. */
+    @SuppressWarnings("ThreadPriorityCheck") // Thread.yield makes contention, not ordering
     private static void flockCycle(VfsTask t, int g, Ledger ledger, ThreadLocalRandom r, LongAdder eagain) {
         boolean exclusive = r.nextBoolean();
         boolean nb = r.nextInt(4) == 0;

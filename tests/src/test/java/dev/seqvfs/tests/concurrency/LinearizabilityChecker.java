@@ -178,6 +178,7 @@ final class LinearizabilityChecker {
         }
     }
 
+    @SuppressWarnings("ArrayRecordComponent") // equals and hashCode below compare pos by content
     private record Config(int[] pos, State state) {
         @Override
         public boolean equals(Object o) {

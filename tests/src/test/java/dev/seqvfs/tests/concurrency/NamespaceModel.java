@@ -2,6 +2,7 @@ package dev.seqvfs.tests.concurrency;
 
 import dev.seqvfs.protocol.Errno;
 import java.util.Collections;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -273,6 +274,6 @@ final class NamespaceModel {
 
     /** Formats an operation for reports. */
     static String format(Kind kind, String a, String b) {
-        return kind.name().toLowerCase() + "(" + a + (b == null ? "" : ", " + b) + ")";
+        return kind.name().toLowerCase(Locale.ROOT) + "(" + a + (b == null ? "" : ", " + b) + ")";
     }
 }

@@ -38,6 +38,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * the names whose open succeeded, the three free slots are 13, 14, 15 again (nothing
  * installed or reserved behind), and fsck (the fixture) finds no reserved descriptor.
  */
+@SuppressWarnings("ThreadPriorityCheck") // Thread.yield makes contention, not ordering
 class OpenCreateFdLimitRaceTest {
     private static final int LIMIT = 16;
     private static final int HELD = 13;

@@ -93,7 +93,6 @@ class PipeStressConcurrencyTest {
         private byte[] buf = new byte[1 << 16];
         private int len;
         private final int[] nextSeq;
-        long records;
         long bytes;
 
         Parser(int writers) {
@@ -134,7 +133,6 @@ class PipeStressConcurrencyTest {
                             + " was due (lost, doubled or reordered)");
                 }
                 nextSeq[writer]++;
-                records++;
                 at += rlen;
             }
             System.arraycopy(buf, at, buf, 0, len - at);

@@ -35,6 +35,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * equal: nothing landed on the read-only superblock), then remounts rw. Every worker error
  * must be {@code EROFS}; at the end fsck (the fixture) is clean.
  */
+@SuppressWarnings("ThreadPriorityCheck") // Thread.yield makes contention, not ordering
 class RemountWritersRaceTest {
     @RegisterExtension
     final VfsFixture fs = new VfsFixture();

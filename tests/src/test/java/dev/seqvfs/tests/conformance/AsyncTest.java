@@ -67,7 +67,7 @@ class AsyncTest {
         Throwable got = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS)).getCause();
         assertEquals(errno, ((VfsException) got).errno());
         AtomicReference<Throwable> seen = new AtomicReference<>();
-        f.whenComplete((v, e) -> seen.set(e));
+        var unused = f.whenComplete((v, e) -> seen.set(e));
         Throwable e = seen.get();
         Throwable cause = e instanceof CompletionException ? e.getCause() : e;
         assertEquals(errno, ((VfsException) cause).errno());
@@ -185,7 +185,7 @@ class AsyncTest {
         for (int i = 0; i < 200; i++) {
             fs1.add(t.async().mkdir("/d/n" + i, 0755));
         }
-        CompletableFuture.allOf(fs1.toArray(new CompletableFuture[0])).get(10, TimeUnit.SECONDS);
+        CompletableFuture.allOf(fs1.toArray(new CompletableFuture<?>[0])).get(10, TimeUnit.SECONDS);
         assertEquals(201, names(t, "/d").size());
         assertEquals(202, t.stat("/d").nlink());
     }

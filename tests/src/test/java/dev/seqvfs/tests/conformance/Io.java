@@ -89,6 +89,7 @@ final class Io {
      * Waits until {@code th} is parked (waiting on a monitor or a condition), that is,
      * inside the blocking call it was started for. Fails after 10 s, or if the thread ended.
      */
+    @SuppressWarnings("ThreadPriorityCheck") // Thread.yield between polls of a state, bounded by the deadline
     static void awaitParked(Thread th) {
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (true) {

@@ -135,6 +135,14 @@ class MountTest {
     }
 
     @Test
+    void mount_emptyOptions_areSkipped() {
+        // shmem_parse_options skips an empty option, wherever it is in the list
+        tmpfs("/m", ",size=2m,,");
+        assertEquals(512, t.statfs("/m").blocks());
+        t.umount("/m");
+    }
+
+    @Test
     void mount_badOption_failsWithEINVAL() {
         assertErrno(Errno.EINVAL, () -> tmpfs("/m", "bogus=1"));
         assertErrno(Errno.EINVAL, () -> tmpfs("/m", "size=lots"));

@@ -161,7 +161,7 @@ class PipePacketTest {
     void read_streamBytesThenAPacket_endsAfterThePacket() {
         setWriterFlags(OpenFlags.O_NONBLOCK);
         write(t, p[1], "s");
-        write(t, p[1], new String(new byte[PAGE - 1]).replace('\0', 'x'));
+        write(t, p[1], "x".repeat(PAGE - 1));
         setWriterFlags(OpenFlags.O_NONBLOCK | O_DIRECT);
         write(t, p[1], "packet");
         write(t, p[1], "next");

@@ -18,6 +18,7 @@ import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.VfsException;
 import dev.seqvfs.tests.support.FileSystemContract;
 import dev.seqvfs.tests.support.VfsFixture;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -102,7 +103,7 @@ class SocketDatagramTest {
         byte[] a = new byte[2];
         byte[] b = new byte[2];
         assertEquals(4, t.readv(sp[1], new byte[][] {a, b}));
-        assertEquals("abcd", new String(a) + new String(b));
+        assertEquals("abcd", new String(a, StandardCharsets.UTF_8) + new String(b, StandardCharsets.UTF_8));
         assertEquals("next", read(t, sp[1], 16));
         t.closeRange(0, -1, 0);
     }
@@ -309,7 +310,7 @@ class SocketDatagramTest {
         write(t, sp[0], "abcdef");
         write(t, sp[0], "gh");
         assertEquals(3, r.get(5, TimeUnit.SECONDS));
-        assertEquals("abc", new String(buf));
+        assertEquals("abc", new String(buf, StandardCharsets.UTF_8));
         assertEquals("gh", read(t, sp[1], 16));
         t.closeRange(0, -1, 0);
     }

@@ -9,6 +9,7 @@ import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.VfsException;
 import java.util.List;
+import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.function.Executable;
@@ -42,7 +43,7 @@ final class Sys {
     }
 
     /** Returns the names in a directory (without "." and ".."), sorted. */
-    static TreeSet<String> names(VfsTask t, String dir) {
+    static SortedSet<String> names(VfsTask t, String dir) {
         return t.readdir(dir).stream().map(DirEntry::name).collect(Collectors.toCollection(TreeSet::new));
     }
 

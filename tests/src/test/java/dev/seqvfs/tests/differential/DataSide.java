@@ -89,7 +89,7 @@ interface DataSide extends AutoCloseable {
 
         private String call(String line) {
             String r = server.call(line);
-            String[] f = r.split(" ");
+            String[] f = r.split(" ", -1);
             if (f[0].equals("E")) {
                 return Outcomes.errno(Integer.parseInt(f[1]));
             }
@@ -154,14 +154,14 @@ interface DataSide extends AutoCloseable {
             if (Character.isLetter(r.charAt(0))) {
                 return r;
             }
-            String[] f = r.split(" ");
+            String[] f = r.split(" ", -1);
             return "size=" + f[0] + " blocks=" + f[1];
         }
 
         @Override
         public String fstatfsFree(int fd) {
             String r = call("FSTATFS " + fd);
-            return Character.isLetter(r.charAt(0)) ? r : "bfree=" + r.split(" ")[1];
+            return Character.isLetter(r.charAt(0)) ? r : "bfree=" + r.split(" ", -1)[1];
         }
 
         @Override
@@ -170,7 +170,7 @@ interface DataSide extends AutoCloseable {
             if (Character.isLetter(r.charAt(0))) {
                 return r;
             }
-            return (Long.parseLong(r.split(" ")[3]) & MountFlags.ST_RDONLY) != 0 ? "ro" : "rw";
+            return (Long.parseLong(r.split(" ", -1)[3]) & MountFlags.ST_RDONLY) != 0 ? "ro" : "rw";
         }
 
         @Override

@@ -116,7 +116,7 @@ final class HostSide implements Side {
         if (reply.equals("S")) {
             return Outcomes.SKIPPED;
         }
-        String[] f = reply.split(" ");
+        String[] f = reply.split(" ", -1);
         if (f[0].equals("E")) {
             return Outcomes.errno(Integer.parseInt(f[1]));
         }

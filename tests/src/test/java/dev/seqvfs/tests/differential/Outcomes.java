@@ -6,6 +6,7 @@ import dev.seqvfs.protocol.Mode;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -51,7 +52,7 @@ final class Outcomes {
 
     static String typeName(int mode) {
         FileType t = FileType.ofMode(mode);
-        return t == null ? "type?" + Integer.toOctalString(mode & Mode.S_IFMT) : t.name().toLowerCase();
+        return t == null ? "type?" + Integer.toOctalString(mode & Mode.S_IFMT) : t.name().toLowerCase(Locale.ROOT);
     }
 
     /** One directory entry; "." and ".." keep their names but ".." not its inode (the host's root has a real parent). */

@@ -49,7 +49,7 @@ public final class ChildJvm {
     public static List<String> testClasspath() {
         String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         List<String> out = new ArrayList<>();
-        for (String e : cp.split(File.pathSeparator)) {
+        for (String e : cp.split(File.pathSeparator, -1)) {
             if (!e.isBlank()) {
                 out.add(e);
             }
@@ -90,6 +90,7 @@ public final class ChildJvm {
      * @param args       the arguments of {@code main}
      * @throws IOException if the child cannot be started
      */
+    @SuppressWarnings("JdkObsolete") // StringBuffer: a pump may still append when its join below times out
     public static Result run(List<String> classpath, String main, String marker, long exitMillis, String... args)
             throws IOException, InterruptedException {
         Path java = Paths.get(System.getProperty("java.home"), "bin", "java");

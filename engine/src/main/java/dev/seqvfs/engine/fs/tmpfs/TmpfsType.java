@@ -52,7 +52,9 @@ public final class TmpfsType implements FileSystemType {
     private TmpfsType() {
     }
 
-    /** Returns the superblock operations every tmpfs superblock shares (for code that builds one directly, as tests do). */
+    /**
+     * {@return the superblock operations every tmpfs superblock shares (for code that builds one directly, as tests do)}
+     */
     public static SuperOperations superOperations() {
         return OPS;
     }
@@ -91,7 +93,10 @@ public final class TmpfsType implements FileSystemType {
             int uid = ctx.defaultRootUid();
             int gid = ctx.defaultRootGid();
             if (data != null && !data.isBlank()) {
-                for (String opt : data.split(",")) {
+                for (String opt : data.split(",", -1)) {
+                    if (opt.isEmpty()) {
+                        continue; // an empty option is skipped, as shmem_parse_options does
+                    }
                     String[] kv = opt.split("=", 2);
                     try {
                         switch (kv[0].trim()) {
