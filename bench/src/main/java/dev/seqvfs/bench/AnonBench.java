@@ -23,16 +23,16 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * The anonymous-inode workloads of seeds 000, 002 and 003, on SeqVFS with the new layout
- * ({@code seqvfs}), SeqVFS with the old shared pseudo-root ({@code seqvfs-old}), and the
- * host kernel through the JDK, which makes the same system calls:
+ * The anonymous-inode workloads of seeds 000, 002 and 003, on SeqVFS with the new layout ({@code
+ * seqvfs}), SeqVFS with the old shared pseudo-root ({@code seqvfs-old}), and the host kernel
+ * through the JDK, which makes the same system calls:
+ *
  * <ul>
- *   <li>{@link #socketClose}: {@code close(socket(AF_INET, SOCK_STREAM, 0))} in a loop,
- *       each client (JMH thread) with its own descriptor table (seeds 000, 003); host:
- *       {@code SocketChannel.open()} + {@code close()};</li>
+ *   <li>{@link #socketClose}: {@code close(socket(AF_INET, SOCK_STREAM, 0))} in a loop, each client
+ *       (JMH thread) with its own descriptor table (seeds 000, 003); host: {@code
+ *       SocketChannel.open()} + {@code close()};
  *   <li>{@link #pipeClose}: {@code pipe()} + 2 x {@code close()}, every client sharing one
- *       descriptor table (seed 002, 16 threads); host: {@code Pipe.open()} + closing both
- *       ends.</li>
+ *       descriptor table (seed 002, 16 threads); host: {@code Pipe.open()} + closing both ends.
  * </ul>
  */
 @BenchmarkMode(Mode.Throughput)
@@ -56,15 +56,19 @@ public class AnonBench {
         @Setup(Level.Trial)
         public void setUp() {
             if (!FsTarget.HOST.equals(fs)) {
-                vfs = SeqVfs.create(ConfigFactory.parseString(
-                        "seqvfs.anon.shared-root = " + SEQVFS_OLD.equals(fs) + "\nseqvfs.fd.rlimit-nofile = 4096"));
+                vfs =
+                        SeqVfs.create(
+                                ConfigFactory.parseString(
+                                        "seqvfs.anon.shared-root = "
+                                                + SEQVFS_OLD.equals(fs)
+                                                + "\nseqvfs.fd.rlimit-nofile = 4096"));
                 shared = vfs.newTask(Credentials.ROOT);
             }
         }
 
         /**
-         * Ends every client's tasks (JMH may tear this state down before the clients'), then
-         * stops SeqVFS after checking that every anonymous inode was freed.
+         * Ends every client's tasks (JMH may tear this state down before the clients'), then stops
+         * SeqVFS after checking that every anonymous inode was freed.
          */
         @TearDown(Level.Trial)
         public void tearDown() {

@@ -15,13 +15,15 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
- * Runs the SeqVFS benchmarks with JMH, each on SeqVFS, Jimfs and the host's tmpfs in the
- * same run, and prints one table of ops/s with the ratios SeqVFS/Jimfs and SeqVFS/host,
- * the 2-thread/1-thread scaling, the loss of lookups to a concurrent renamer, and the
- * project's goals met or missed ({@link ResultTable}).
+ * Runs the SeqVFS benchmarks with JMH, each on SeqVFS, Jimfs and the host's tmpfs in the same run,
+ * and prints one table of ops/s with the ratios SeqVFS/Jimfs and SeqVFS/host, the 2-thread/1-thread
+ * scaling, the loss of lookups to a concurrent renamer, and the project's goals met or missed
+ * ({@link ResultTable}).
  *
- * <p>Defaults suit a noisy 2-vCPU machine: 1 fork, warmup 3 x 1 s, measurement 5 x 1 s,
- * about 4 minutes in all (26 benchmark runs of ~8 s). Options (each also a system property {@code -Dbench.NAME}):
+ * <p>Defaults suit a noisy 2-vCPU machine: 1 fork, warmup 3 x 1 s, measurement 5 x 1 s, about 4
+ * minutes in all (26 benchmark runs of ~8 s). Options (each also a system property {@code
+ * -Dbench.NAME}):
+ *
  * <pre>
  *   --quick              warmup 1 x 1 s, measurement 2 x 1 s (a smoke run, ~2 minutes)
  *   --forks N            JMH forks per benchmark (1)
@@ -37,30 +39,36 @@ import org.openjdk.jmh.runner.options.TimeValue;
  */
 public final class BenchMain {
     /**
-     * One JMH invocation: a benchmark class (or one method of it) at one thread count with
-     * its parameter values.
+     * One JMH invocation: a benchmark class (or one method of it) at one thread count with its
+     * parameter values.
      */
     @SuppressWarnings("ArrayRecordComponent") // a constant table row, never compared
-    record Plan(String group, Class<?> bench, String method, int threads, String param, String... values) {
+    record Plan(
+            String group,
+            Class<?> bench,
+            String method,
+            int threads,
+            String param,
+            String... values) {
         Plan(String group, Class<?> bench, int threads, String param, String... values) {
             this(group, bench, null, threads, param, values);
         }
     }
 
-    static final List<Plan> PLANS = List.of(
-            new Plan("stat", StatBench.class, 1, "paths", "same"),
-            new Plan("stat", StatBench.class, 2, "paths", "same", "distinct"),
-            new Plan("create", CreateUnlinkBench.class, 1, "dir", "own"),
-            new Plan("create", CreateUnlinkBench.class, 2, "dir", "own", "shared"),
-            new Plan("renamer", RenameLookupBench.class, 1, "renamer", "off", "on"),
-            new Plan("anon", AnonBench.class, "socketClose", 1, null),
-            new Plan("anon", AnonBench.class, "socketClose", 2, null),
-            new Plan("anon", AnonBench.class, "socketClose", 4, null),
-            new Plan("anon", AnonBench.class, "pipeClose", 16, null),
-            new Plan("newfs", NewFsBench.class, 1, null));
+    static final List<Plan> PLANS =
+            List.of(
+                    new Plan("stat", StatBench.class, 1, "paths", "same"),
+                    new Plan("stat", StatBench.class, 2, "paths", "same", "distinct"),
+                    new Plan("create", CreateUnlinkBench.class, 1, "dir", "own"),
+                    new Plan("create", CreateUnlinkBench.class, 2, "dir", "own", "shared"),
+                    new Plan("renamer", RenameLookupBench.class, 1, "renamer", "off", "on"),
+                    new Plan("anon", AnonBench.class, "socketClose", 1, null),
+                    new Plan("anon", AnonBench.class, "socketClose", 2, null),
+                    new Plan("anon", AnonBench.class, "socketClose", 4, null),
+                    new Plan("anon", AnonBench.class, "pipeClose", 16, null),
+                    new Plan("newfs", NewFsBench.class, 1, null));
 
-    private BenchMain() {
-    }
+    private BenchMain() {}
 
     /**
      * Runs the benchmarks and prints the table.
@@ -82,24 +90,34 @@ public final class BenchMain {
                 continue;
             }
             boolean anon = p.bench() == AnonBench.class;
-            String[] targets = anon ? s.anonTargets()
-                    : p.bench() == NewFsBench.class ? s.newFsTargets() : s.fs.toArray(String[]::new);
+            String[] targets =
+                    anon
+                            ? s.anonTargets()
+                            : p.bench() == NewFsBench.class
+                                    ? s.newFsTargets()
+                                    : s.fs.toArray(String[]::new);
             if (targets.length == 0) {
                 continue; // --fs leaves this plan no target (newfs with --fs host)
             }
-            ChainedOptionsBuilder ob = new OptionsBuilder()
-                    .include("^" + Pattern.quote(p.bench().getName()) + "\\."
-                            + (p.method() == null ? "" : Pattern.quote(p.method()) + "$"))
-                    .threads(p.threads())
-                    .forks(s.forks)
-                    .warmupIterations(s.warmup)
-                    .warmupTime(TimeValue.milliseconds(s.warmupMillis))
-                    .measurementIterations(s.iterations)
-                    .measurementTime(TimeValue.milliseconds(s.measureMillis))
-                    .param("fs", targets)
-                    .jvmArgs(s.jvmArgs().toArray(String[]::new))
-                    .jvmArgsAppend("-D" + Report.PROPERTY + "=" + report)
-                    .shouldFailOnError(true);
+            ChainedOptionsBuilder ob =
+                    new OptionsBuilder()
+                            .include(
+                                    "^"
+                                            + Pattern.quote(p.bench().getName())
+                                            + "\\."
+                                            + (p.method() == null
+                                                    ? ""
+                                                    : Pattern.quote(p.method()) + "$"))
+                            .threads(p.threads())
+                            .forks(s.forks)
+                            .warmupIterations(s.warmup)
+                            .warmupTime(TimeValue.milliseconds(s.warmupMillis))
+                            .measurementIterations(s.iterations)
+                            .measurementTime(TimeValue.milliseconds(s.measureMillis))
+                            .param("fs", targets)
+                            .jvmArgs(s.jvmArgs().toArray(String[]::new))
+                            .jvmArgsAppend("-D" + Report.PROPERTY + "=" + report)
+                            .shouldFailOnError(true);
             if (p.param() != null) {
                 ob.param(p.param(), p.values());
             }
@@ -107,7 +125,9 @@ public final class BenchMain {
                 // A profiler's output directory gets one subdirectory per plan: JMH names its
                 // files by benchmark and parameters only, so the 2-thread run would overwrite
                 // the 1-thread one.
-                String prof = spec.replaceFirst("(dir=[^;]+)", "$1/" + p.group() + "-" + p.threads() + "t");
+                String prof =
+                        spec.replaceFirst(
+                                "(dir=[^;]+)", "$1/" + p.group() + "-" + p.threads() + "t");
                 int colon = prof.indexOf(':');
                 if (colon < 0) {
                     ob.addProfiler(prof);
@@ -117,11 +137,20 @@ public final class BenchMain {
             }
             results.addAll(new Runner(ob.build()).run());
         }
-        String header = String.format("SeqVFS benchmarks: %d CPUs, %s, load average before %s, after %s;"
-                        + " %d fork(s), warmup %d x %d ms, measurement %d x %d ms; %.1f min",
-                Runtime.getRuntime().availableProcessors(), System.getProperty("java.vm.version"),
-                loadBefore, loadAverage(), s.forks, s.warmup, s.warmupMillis, s.iterations, s.measureMillis,
-                (System.nanoTime() - start) / 60e9);
+        String header =
+                String.format(
+                        "SeqVFS benchmarks: %d CPUs, %s, load average before %s, after %s;"
+                                + " %d fork(s), warmup %d x %d ms, measurement %d x %d ms; %.1f min",
+                        Runtime.getRuntime().availableProcessors(),
+                        System.getProperty("java.vm.version"),
+                        loadBefore,
+                        loadAverage(),
+                        s.forks,
+                        s.warmup,
+                        s.warmupMillis,
+                        s.iterations,
+                        s.measureMillis,
+                        (System.nanoTime() - start) / 60e9);
         String table = new ResultTable(results, Report.read(report)).render(header);
         Files.deleteIfExists(report);
         System.out.println();
@@ -141,7 +170,8 @@ public final class BenchMain {
     }
 
     static String usage() {
-        String doc = """
+        String doc =
+                """
                 usage: bench/run [--quick] [--forks N] [--warmup N] [--warmup-time S]
                                  [--iterations N] [--time S] [--only stat,create,renamer,anon,newfs]
                                  [--fs seqvfs,jimfs,host] [--prof NAME[:OPTS]]...
@@ -159,7 +189,8 @@ public final class BenchMain {
         int iterations = intProp("iterations", 5);
         long measureMillis = secondsProp("time", 1);
         List<String> only = listProp("only", "");
-        List<String> fs = listProp("fs", FsTarget.SEQVFS + "," + FsTarget.JIMFS + "," + FsTarget.HOST);
+        List<String> fs =
+                listProp("fs", FsTarget.SEQVFS + "," + FsTarget.JIMFS + "," + FsTarget.HOST);
         List<String> profilers = new ArrayList<>(listProp("prof", ""));
         List<String> extraJvmArgs = new ArrayList<>(listProp("jvm-arg", ""));
         String out = System.getProperty("bench.out");
@@ -176,7 +207,8 @@ public final class BenchMain {
                     case "--quick" -> s.quick();
                     default -> {
                         if (!a.startsWith("--") || i + 1 >= args.length) {
-                            throw new IllegalArgumentException("bad argument: " + a + "\n" + usage());
+                            throw new IllegalArgumentException(
+                                    "bad argument: " + a + "\n" + usage());
                         }
                         String v = args[++i];
                         switch (a.substring(2)) {
@@ -190,14 +222,17 @@ public final class BenchMain {
                             case "prof" -> s.profilers.add(v);
                             case "jvm-arg" -> s.extraJvmArgs.add(v);
                             case "out" -> s.out = v;
-                            default -> throw new IllegalArgumentException("unknown option: " + a + "\n" + usage());
+                            default ->
+                                    throw new IllegalArgumentException(
+                                            "unknown option: " + a + "\n" + usage());
                         }
                     }
                 }
             }
             for (String g : s.only) {
                 if (PLANS.stream().noneMatch(p -> p.group().equals(g))) {
-                    throw new IllegalArgumentException("--only takes stat, create, renamer, anon, newfs; not " + g);
+                    throw new IllegalArgumentException(
+                            "--only takes stat, create, renamer, anon, newfs; not " + g);
                 }
             }
             return s;
@@ -210,7 +245,10 @@ public final class BenchMain {
             measureMillis = 1000;
         }
 
-        /** The targets of the anonymous-inode benchmarks: SeqVFS's two layouts and the host, as --fs allows. */
+        /**
+         * The targets of the anonymous-inode benchmarks: SeqVFS's two layouts and the host, as --fs
+         * allows.
+         */
         String[] anonTargets() {
             List<String> t = new ArrayList<>();
             if (fs.contains(FsTarget.SEQVFS)) {
@@ -223,13 +261,19 @@ public final class BenchMain {
             return t.toArray(String[]::new);
         }
 
-        /** The targets of the new-file-system benchmark: SeqVFS and Jimfs, as --fs allows (the host has none). */
+        /**
+         * The targets of the new-file-system benchmark: SeqVFS and Jimfs, as --fs allows (the host
+         * has none).
+         */
         String[] newFsTargets() {
-            return fs.stream().filter(f -> f.equals(FsTarget.SEQVFS) || f.equals(FsTarget.JIMFS))
+            return fs.stream()
+                    .filter(f -> f.equals(FsTarget.SEQVFS) || f.equals(FsTarget.JIMFS))
                     .toArray(String[]::new);
         }
 
-        /** The forks' JVM arguments: a fixed heap (no resizing during measurement), then the extras. */
+        /**
+         * The forks' JVM arguments: a fixed heap (no resizing during measurement), then the extras.
+         */
         List<String> jvmArgs() {
             List<String> a = new ArrayList<>(List.of("-Xms2g", "-Xmx2g"));
             a.addAll(extraJvmArgs);

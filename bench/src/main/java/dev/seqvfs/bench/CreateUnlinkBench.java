@@ -15,9 +15,9 @@ import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.infra.ThreadParams;
 
 /**
- * Create and remove an empty regular file in a loop, from plain threads through each
- * target's blocking API: SeqVFS {@code mknod(path, S_IFREG|0644, 0)} + {@code unlink};
- * Jimfs and the host {@code Files.createFile} + {@code Files.delete}.
+ * Create and remove an empty regular file in a loop, from plain threads through each target's
+ * blocking API: SeqVFS {@code mknod(path, S_IFREG|0644, 0)} + {@code unlink}; Jimfs and the host
+ * {@code Files.createFile} + {@code Files.delete}.
  *
  * <pre>
  * /t0/f   /t1/f          dir=own: thread i works in its own directory

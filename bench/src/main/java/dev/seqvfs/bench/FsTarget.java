@@ -1,25 +1,27 @@
 package dev.seqvfs.bench;
 
 /**
- * One file system under measurement, driven through its own native API and path type:
- * SeqVFS through {@code VfsTask} with {@code String} paths, Jimfs and the host's
- * {@code /dev/shm} through {@code java.nio} with {@link java.nio.file.Path}s.
+ * One file system under measurement, driven through its own native API and path type: SeqVFS
+ * through {@code VfsTask} with {@code String} paths, Jimfs and the host's {@code /dev/shm} through
+ * {@code java.nio} with {@link java.nio.file.Path}s.
  *
- * <p>Every benchmark names paths in one absolute namespace ({@code "/t0/d2/d3/d4/d5/f"});
- * {@link #path(String)} turns such a name into the target's handle once, in setup, so the
- * measured loop only calls the file system. A JMH fork measures one target, so each call
- * site here sees one implementation and is inlined.
+ * <p>Every benchmark names paths in one absolute namespace ({@code "/t0/d2/d3/d4/d5/f"}); {@link
+ * #path(String)} turns such a name into the target's handle once, in setup, so the measured loop
+ * only calls the file system. A JMH fork measures one target, so each call site here sees one
+ * implementation and is inlined.
  *
- * <p>Thread-safe: several benchmark threads call one target (as threads of one process
- * call one kernel).
+ * <p>Thread-safe: several benchmark threads call one target (as threads of one process call one
+ * kernel).
  *
  * @param <P> the target's path handle
  */
 public abstract class FsTarget<P> implements AutoCloseable {
     /** The {@code @Param} values that name the targets, in table order. */
     public static final String SEQVFS = "seqvfs";
+
     /** Google's in-memory {@code java.nio} file system. */
     public static final String JIMFS = "jimfs";
+
     /** The host kernel's tmpfs ({@code /dev/shm}) through {@code java.nio}. */
     public static final String HOST = "host";
 
@@ -31,12 +33,13 @@ public abstract class FsTarget<P> implements AutoCloseable {
      */
     @SuppressWarnings("unchecked")
     public static FsTarget<Object> open(String name) {
-        FsTarget<?> t = switch (name) {
-            case SEQVFS -> new SeqVfsTarget();
-            case JIMFS -> new JimfsTarget();
-            case HOST -> new HostTarget();
-            default -> throw new IllegalArgumentException("unknown file system: " + name);
-        };
+        FsTarget<?> t =
+                switch (name) {
+                    case SEQVFS -> new SeqVfsTarget();
+                    case JIMFS -> new JimfsTarget();
+                    case HOST -> new HostTarget();
+                    default -> throw new IllegalArgumentException("unknown file system: " + name);
+                };
         return (FsTarget<Object>) t;
     }
 
@@ -63,7 +66,9 @@ public abstract class FsTarget<P> implements AutoCloseable {
         return "";
     }
 
-    /** Creates every directory named in {@code absolute} that is missing (like {@code mkdir -p}). */
+    /**
+     * Creates every directory named in {@code absolute} that is missing (like {@code mkdir -p}).
+     */
     public final void mkdirs(String absolute) throws Exception {
         StringBuilder sb = new StringBuilder();
         for (String part : absolute.split("/", -1)) {

@@ -10,12 +10,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 /**
- * The host kernel's tmpfs: bench paths live under a fresh directory
- * {@code /dev/shm/seqvfs-bench-<pid>-<n>/}, so the kernel walks three more components
- * ({@code dev}, {@code shm} and that directory) than the in-JVM targets do. Java cannot
- * change the process's working directory, and a relative path would depend on where the
- * fork was started, so the absolute path is the honest choice; the kernel's per-component
- * cost on a warm dcache is small next to the system call itself.
+ * The host kernel's tmpfs: bench paths live under a fresh directory {@code
+ * /dev/shm/seqvfs-bench-<pid>-<n>/}, so the kernel walks three more components ({@code dev}, {@code
+ * shm} and that directory) than the in-JVM targets do. Java cannot change the process's working
+ * directory, and a relative path would depend on where the fork was started, so the absolute path
+ * is the honest choice; the kernel's per-component cost on a warm dcache is small next to the
+ * system call itself.
  */
 final class HostTarget extends NioTarget {
     private static final AtomicInteger SEQ = new AtomicInteger();
@@ -23,7 +23,12 @@ final class HostTarget extends NioTarget {
 
     HostTarget() {
         Path shm = Paths.get(System.getProperty("seqvfs.bench.host-dir", "/dev/shm"));
-        base = shm.resolve("seqvfs-bench-" + ProcessHandle.current().pid() + "-" + SEQ.incrementAndGet());
+        base =
+                shm.resolve(
+                        "seqvfs-bench-"
+                                + ProcessHandle.current().pid()
+                                + "-"
+                                + SEQ.incrementAndGet());
         try {
             Files.createDirectory(base);
         } catch (IOException e) {

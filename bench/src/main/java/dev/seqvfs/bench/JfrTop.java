@@ -16,21 +16,21 @@ import jdk.jfr.consumer.RecordedThread;
 import jdk.jfr.consumer.RecordingFile;
 
 /**
- * Summarises the CPU samples ({@code jdk.ExecutionSample}) of a JFR recording, such as
- * the one JMH's {@code -prof jfr} writes per benchmark: GC pauses, the CPU each thread got
- * ({@code jdk.ThreadCPULoad}, to tell a starved thread from a slow one), the hottest
- * methods by self time, by the nearest frame of the engine's code (the SeqVFS method that the time was
- * spent under), and the engine's methods by inclusive time.
+ * Summarises the CPU samples ({@code jdk.ExecutionSample}) of a JFR recording, such as the one
+ * JMH's {@code -prof jfr} writes per benchmark: GC pauses, the CPU each thread got ({@code
+ * jdk.ThreadCPULoad}, to tell a starved thread from a slow one), the hottest methods by self time,
+ * by the nearest frame of the engine's code (the SeqVFS method that the time was spent under), and
+ * the engine's methods by inclusive time.
  *
  * <pre>
  *   java -cp bench/target/benchmarks.jar dev.seqvfs.bench.JfrTop FILE.jfr [TOP] [THREAD-SUBSTRING]
  * </pre>
- * Only samples of threads whose name contains THREAD-SUBSTRING (default {@code jmh-worker})
- * count; engine code is {@code dev.seqvfs.} outside {@code dev.seqvfs.bench}.
+ *
+ * Only samples of threads whose name contains THREAD-SUBSTRING (default {@code jmh-worker}) count;
+ * engine code is {@code dev.seqvfs.} outside {@code dev.seqvfs.bench}.
  */
 public final class JfrTop {
-    private JfrTop() {
-    }
+    private JfrTop() {}
 
     /**
      * Prints the summary.
@@ -101,19 +101,40 @@ public final class JfrTop {
             }
             nearest.merge(near, 1, Integer::sum);
         }
-        System.out.printf(Locale.ROOT, "%s: %d execution samples of threads matching '%s'%n", file, samples,
+        System.out.printf(
+                Locale.ROOT,
+                "%s: %d execution samples of threads matching '%s'%n",
+                file,
+                samples,
                 threadFilter);
-        System.out.printf(Locale.ROOT, "GC: %d collections, %.1f ms of pauses over %.1f s of samples%n", gcs,
-                gcPauseMillis, Math.max(0, end - start));
-        System.out.println("mean CPU load per thread (of the machine, jdk.ThreadCPULoad; digits in names as N):");
+        System.out.printf(
+                Locale.ROOT,
+                "GC: %d collections, %.1f ms of pauses over %.1f s of samples%n",
+                gcs,
+                gcPauseMillis,
+                Math.max(0, end - start));
+        System.out.println(
+                "mean CPU load per thread (of the machine, jdk.ThreadCPULoad; digits in names as N):");
         cpu.entrySet().stream()
                 .filter(en -> en.getValue()[0] / en.getValue()[1] >= 0.005)
-                .sorted((a, b) -> Double.compare(b.getValue()[0] / b.getValue()[1], a.getValue()[0] / a.getValue()[1]))
+                .sorted(
+                        (a, b) ->
+                                Double.compare(
+                                        b.getValue()[0] / b.getValue()[1],
+                                        a.getValue()[0] / a.getValue()[1]))
                 .limit(top)
-                .forEach(en -> System.out.printf(Locale.ROOT, "  %5.1f%%  %s%n",
-                        100 * en.getValue()[0] / en.getValue()[1], en.getKey()));
+                .forEach(
+                        en ->
+                                System.out.printf(
+                                        Locale.ROOT,
+                                        "  %5.1f%%  %s%n",
+                                        100 * en.getValue()[0] / en.getValue()[1],
+                                        en.getKey()));
         print("self (top frame)", self, samples, top);
-        print("nearest SeqVFS frame (time spent in or under it, below any other engine frame)", nearest, samples,
+        print(
+                "nearest SeqVFS frame (time spent in or under it, below any other engine frame)",
+                nearest,
+                samples,
                 top);
         print("SeqVFS inclusive (on the stack)", inclusive, samples, top);
     }
@@ -138,7 +159,13 @@ public final class JfrTop {
         counts.entrySet().stream()
                 .sorted(Map.Entry.<String, Integer>comparingByValue().reversed())
                 .limit(top)
-                .forEach(en -> System.out.printf(Locale.ROOT, "  %5.1f%%  %6d  %s%n",
-                        100.0 * en.getValue() / Math.max(1, samples), en.getValue(), en.getKey()));
+                .forEach(
+                        en ->
+                                System.out.printf(
+                                        Locale.ROOT,
+                                        "  %5.1f%%  %6d  %s%n",
+                                        100.0 * en.getValue() / Math.max(1, samples),
+                                        en.getValue(),
+                                        en.getKey()));
     }
 }

@@ -16,14 +16,13 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 
 /**
- * A fresh, empty file system and its close, as a test suite that makes one per test pays
- * it: SeqVFS {@code SeqVfs.create()} + {@code close()} (the default configuration, so procfs
- * is mounted at {@code /proc}; the actor system the instances share is already running, as
- * after a suite's first test) against Jimfs {@code Jimfs.newFileSystem(Configuration.unix())}
- * + {@code close()}. The host has no equivalent and is not measured.
+ * A fresh, empty file system and its close, as a test suite that makes one per test pays it: SeqVFS
+ * {@code SeqVfs.create()} + {@code close()} (the default configuration, so procfs is mounted at
+ * {@code /proc}; the actor system the instances share is already running, as after a suite's first
+ * test) against Jimfs {@code Jimfs.newFileSystem(Configuration.unix())} + {@code close()}. The host
+ * has no equivalent and is not measured.
  *
- * <p>One op is one create plus one close. One thread: a suite's tests run one after the
- * other.
+ * <p>One op is one create plus one close. One thread: a suite's tests run one after the other.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -36,13 +35,17 @@ public class NewFsBench {
         @Param({FsTarget.SEQVFS, FsTarget.JIMFS})
         public String fs;
 
-        /** Starts the shared actor system (SeqVFS), as a suite's first test does, outside the measurement. */
+        /**
+         * Starts the shared actor system (SeqVFS), as a suite's first test does, outside the
+         * measurement.
+         */
         @Setup(Level.Trial)
         public void setUp() {
             if (FsTarget.SEQVFS.equals(fs)) {
                 SeqVfs.create().close();
             } else if (!FsTarget.JIMFS.equals(fs)) {
-                throw new IllegalArgumentException("NewFsBench measures seqvfs and jimfs, not " + fs);
+                throw new IllegalArgumentException(
+                        "NewFsBench measures seqvfs and jimfs, not " + fs);
             }
         }
     }

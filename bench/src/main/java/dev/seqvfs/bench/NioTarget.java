@@ -6,12 +6,12 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.BasicFileAttributes;
 
 /**
- * A {@code java.nio} file system, called the way an application would: {@code Files}
- * static methods on {@link Path}s resolved once.
+ * A {@code java.nio} file system, called the way an application would: {@code Files} static methods
+ * on {@link Path}s resolved once.
  *
- * <p>Costs {@code java.nio} adds on the host, each one system call: {@code createFile} is
- * {@code open(O_CREAT|O_EXCL)} + {@code close}; {@code delete} is {@code lstat} +
- * {@code unlink} (it must choose between {@code unlink} and {@code rmdir}).
+ * <p>Costs {@code java.nio} adds on the host, each one system call: {@code createFile} is {@code
+ * open(O_CREAT|O_EXCL)} + {@code close}; {@code delete} is {@code lstat} + {@code unlink} (it must
+ * choose between {@code unlink} and {@code rmdir}).
  */
 abstract class NioTarget extends FsTarget<Path> {
     @Override

@@ -16,10 +16,9 @@ import org.openjdk.jmh.infra.IterationParams;
 import org.openjdk.jmh.runner.IterationType;
 
 /**
- * Deep-path {@code stat} while another thread renames a directory back and forth between
- * two unrelated directories (seed 004: lookups must not pay for renames elsewhere).
- * Run with {@code renamer=off} and {@code renamer=on}; the loss is
- * {@code 1 - on/off}.
+ * Deep-path {@code stat} while another thread renames a directory back and forth between two
+ * unrelated directories (seed 004: lookups must not pay for renames elsewhere). Run with {@code
+ * renamer=off} and {@code renamer=on}; the loss is {@code 1 - on/off}.
  *
  * <pre>
  * /t0/d2/d3/d4/d5/f   stat'ed by the benchmark thread(s)
@@ -27,10 +26,10 @@ import org.openjdk.jmh.runner.IterationType;
  * /r2/
  * </pre>
  *
- * The renamer is a daemon thread started in trial setup and stopped in trial teardown;
- * it counts its renames, and the renames done during measurement iterations are printed
- * and appended to the file named by the {@code seqvfs.bench.report} system property
- * (read by {@link BenchMain}), so a run whose renamer did not run shows it.
+ * The renamer is a daemon thread started in trial setup and stopped in trial teardown; it counts
+ * its renames, and the renames done during measurement iterations are printed and appended to the
+ * file named by the {@code seqvfs.bench.report} system property (read by {@link BenchMain}), so a
+ * run whose renamer did not run shows it.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -118,8 +117,15 @@ public class RenameLookupBench {
             if (thread != null) {
                 thread.join(TimeUnit.SECONDS.toMillis(30));
             }
-            String line = String.join("\t", "renamer", fs, renamer, Long.toString(measuredRenames),
-                    Long.toString(measuredNanos), target.counters());
+            String line =
+                    String.join(
+                            "\t",
+                            "renamer",
+                            fs,
+                            renamer,
+                            Long.toString(measuredRenames),
+                            Long.toString(measuredNanos),
+                            target.counters());
             System.out.println("# " + line.replace('\t', ' '));
             Report.append(line);
             target.close();

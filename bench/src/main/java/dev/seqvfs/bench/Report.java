@@ -11,15 +11,14 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Side results a fork hands back to {@link BenchMain}: tab-separated lines appended to
- * the file named by the {@code seqvfs.bench.report} system property (nothing without it).
+ * Side results a fork hands back to {@link BenchMain}: tab-separated lines appended to the file
+ * named by the {@code seqvfs.bench.report} system property (nothing without it).
  */
 final class Report {
     /** The system property naming the report file. */
     static final String PROPERTY = "seqvfs.bench.report";
 
-    private Report() {
-    }
+    private Report() {}
 
     static synchronized void append(String line) {
         String file = System.getProperty(PROPERTY);
@@ -27,8 +26,12 @@ final class Report {
             return;
         }
         try {
-            Files.writeString(Paths.get(file), line + "\n", StandardCharsets.UTF_8,
-                    StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            Files.writeString(
+                    Paths.get(file),
+                    line + "\n",
+                    StandardCharsets.UTF_8,
+                    StandardOpenOption.CREATE,
+                    StandardOpenOption.APPEND);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

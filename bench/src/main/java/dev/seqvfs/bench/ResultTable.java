@@ -10,37 +10,53 @@ import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.RunResult;
 
 /**
- * Turns JMH run results into the report: one row per workload and thread count with the
- * three targets' ops/s (for the new-file-system row, creations plus closes per second),
- * SeqVFS's ratios to Jimfs and to the host, the 2-thread/1-thread scaling of each target; then the renamer section (loss of lookups, renames measured)
- * and the goals, each met or missed; a goal whose benchmarks did not run ({@code --only})
- * is left out. Missing results print as {@code -}.
+ * Turns JMH run results into the report: one row per workload and thread count with the three
+ * targets' ops/s (for the new-file-system row, creations plus closes per second), SeqVFS's ratios
+ * to Jimfs and to the host, the 2-thread/1-thread scaling of each target; then the renamer section
+ * (loss of lookups, renames measured) and the goals, each met or missed; a goal whose benchmarks
+ * did not run ({@code --only}) is left out. Missing results print as {@code -}.
  */
 final class ResultTable {
     private static final String[] FS = {FsTarget.SEQVFS, FsTarget.JIMFS, FsTarget.HOST};
 
     /** A row: which results, and which 1-thread row its scaling divides by (or null). */
-    private record Row(String label, String bench, String variant, int threads, Key base) {
-    }
+    private record Row(String label, String bench, String variant, int threads, Key base) {}
 
-    private record Key(String bench, String variant, int threads) {
-    }
+    private record Key(String bench, String variant, int threads) {}
 
-    private record Score(double ops, double error) {
-    }
+    private record Score(double ops, double error) {}
 
-    private static final List<Row> ROWS = List.of(
-            new Row("stat 5-deep, same path", "StatBench", "same", 1, null),
-            new Row("stat 5-deep, same path", "StatBench", "same", 2, new Key("StatBench", "same", 1)),
-            new Row("stat 5-deep, distinct paths", "StatBench", "distinct", 2, new Key("StatBench", "same", 1)),
-            new Row("create+unlink, own dir", "CreateUnlinkBench", "own", 1, null),
-            new Row("create+unlink, own dirs", "CreateUnlinkBench", "own", 2,
-                    new Key("CreateUnlinkBench", "own", 1)),
-            new Row("create+unlink, shared dir", "CreateUnlinkBench", "shared", 2,
-                    new Key("CreateUnlinkBench", "own", 1)),
-            new Row("stat 5-deep, no renamer", "RenameLookupBench", "off", 1, null),
-            new Row("stat 5-deep, renamer running", "RenameLookupBench", "on", 1, null),
-            new Row("new fs: create()+close()", "NewFsBench", "", 1, null));
+    private static final List<Row> ROWS =
+            List.of(
+                    new Row("stat 5-deep, same path", "StatBench", "same", 1, null),
+                    new Row(
+                            "stat 5-deep, same path",
+                            "StatBench",
+                            "same",
+                            2,
+                            new Key("StatBench", "same", 1)),
+                    new Row(
+                            "stat 5-deep, distinct paths",
+                            "StatBench",
+                            "distinct",
+                            2,
+                            new Key("StatBench", "same", 1)),
+                    new Row("create+unlink, own dir", "CreateUnlinkBench", "own", 1, null),
+                    new Row(
+                            "create+unlink, own dirs",
+                            "CreateUnlinkBench",
+                            "own",
+                            2,
+                            new Key("CreateUnlinkBench", "own", 1)),
+                    new Row(
+                            "create+unlink, shared dir",
+                            "CreateUnlinkBench",
+                            "shared",
+                            2,
+                            new Key("CreateUnlinkBench", "own", 1)),
+                    new Row("stat 5-deep, no renamer", "RenameLookupBench", "off", 1, null),
+                    new Row("stat 5-deep, renamer running", "RenameLookupBench", "on", 1, null),
+                    new Row("new fs: create()+close()", "NewFsBench", "", 1, null));
 
     private final Map<Key, Map<String, Score>> scores = new HashMap<>();
     private final Map<String, String[]> renamers = new HashMap<>();
@@ -51,8 +67,12 @@ final class ResultTable {
             String name = p.getBenchmark();
             String[] parts = name.split("\\.", -1);
             String bench = parts[parts.length - 2];
-            String variant = first(p.getParam("paths"), p.getParam("dir"), p.getParam("renamer"),
-                    "AnonBench".equals(bench) ? parts[parts.length - 1] : null);
+            String variant =
+                    first(
+                            p.getParam("paths"),
+                            p.getParam("dir"),
+                            p.getParam("renamer"),
+                            "AnonBench".equals(bench) ? parts[parts.length - 1] : null);
             Result<?> primary = r.getPrimaryResult();
             scores.computeIfAbsent(new Key(bench, variant, p.getThreads()), k -> new HashMap<>())
                     .put(p.getParam("fs"), new Score(primary.getScore(), primary.getScoreError()));
@@ -92,8 +112,17 @@ final class ResultTable {
             anyRow |= scores.containsKey(new Key(row.bench(), row.variant(), row.threads()));
         }
         if (anyRow) {
-            out.append(String.format(fmt, "benchmark", "thr", "SeqVFS ops/s", "Jimfs ops/s", "host ops/s",
-                    "S/Jimfs", "S/host", "2T/1T SeqVFS Jimfs host"));
+            out.append(
+                    String.format(
+                            fmt,
+                            "benchmark",
+                            "thr",
+                            "SeqVFS ops/s",
+                            "Jimfs ops/s",
+                            "host ops/s",
+                            "S/Jimfs",
+                            "S/host",
+                            "2T/1T SeqVFS Jimfs host"));
         }
         for (Row row : ROWS) {
             Key k = new Key(row.bench(), row.variant(), row.threads());
@@ -105,15 +134,24 @@ final class ResultTable {
             if (row.base() != null) {
                 StringBuilder sc = new StringBuilder();
                 for (String fs : FS) {
-                    sc.append(String.format(Locale.ROOT, "%6s", factor(ops(k, fs) / ops(row.base(), fs))));
+                    sc.append(
+                            String.format(
+                                    Locale.ROOT, "%6s", factor(ops(k, fs) / ops(row.base(), fs))));
                 }
                 scaling = sc.toString();
             }
-            out.append(String.format(Locale.ROOT, fmt, row.label(), row.threads(),
-                    withError(m.get(FsTarget.SEQVFS)), withError(m.get(FsTarget.JIMFS)),
-                    withError(m.get(FsTarget.HOST)),
-                    factor(ops(k, FsTarget.SEQVFS) / ops(k, FsTarget.JIMFS)),
-                    factor(ops(k, FsTarget.SEQVFS) / ops(k, FsTarget.HOST)), scaling));
+            out.append(
+                    String.format(
+                            Locale.ROOT,
+                            fmt,
+                            row.label(),
+                            row.threads(),
+                            withError(m.get(FsTarget.SEQVFS)),
+                            withError(m.get(FsTarget.JIMFS)),
+                            withError(m.get(FsTarget.HOST)),
+                            factor(ops(k, FsTarget.SEQVFS) / ops(k, FsTarget.JIMFS)),
+                            factor(ops(k, FsTarget.SEQVFS) / ops(k, FsTarget.HOST)),
+                            scaling));
         }
         renderRenamer(out);
         renderAnon(out);
@@ -131,11 +169,22 @@ final class ResultTable {
         if (!any) {
             return;
         }
-        out.append('\n').append("anonymous inodes (seeds 000, 002, 003): new layout, old shared-root layout, host"
-                + " kernel through the JDK\n");
+        out.append('\n')
+                .append(
+                        "anonymous inodes (seeds 000, 002, 003): new layout, old shared-root layout, host"
+                                + " kernel through the JDK\n");
         String fmt = "%-34s %3s  %-20s %-20s %-20s %8s %8s  %s%n";
-        out.append(String.format(fmt, "workload", "thr", "SeqVFS ops/s", "SeqVFS old ops/s", "host ops/s",
-                "new/old", "new/host", "time for thr x 1M ops: new / old / host"));
+        out.append(
+                String.format(
+                        fmt,
+                        "workload",
+                        "thr",
+                        "SeqVFS ops/s",
+                        "SeqVFS old ops/s",
+                        "host ops/s",
+                        "new/old",
+                        "new/host",
+                        "time for thr x 1M ops: new / old / host"));
         for (int thr : new int[] {1, 2, 4, 16}) {
             String bench = thr == 16 ? "pipeClose" : "socketClose";
             Key k = new Key("AnonBench", bench, thr);
@@ -146,27 +195,55 @@ final class ResultTable {
             double nw = ops(k, FsTarget.SEQVFS);
             double old = ops(k, AnonBench.SEQVFS_OLD);
             double host = ops(k, FsTarget.HOST);
-            String times = String.format(Locale.ROOT, "%s / %s / %s", secs(thr, nw), secs(thr, old), secs(thr, host));
-            out.append(String.format(Locale.ROOT, fmt,
-                    thr == 16 ? "pipe() + 2 x close(), one fd table" : "close(socket()), own fd tables", thr,
-                    withError(m.get(FsTarget.SEQVFS)), withError(m.get(AnonBench.SEQVFS_OLD)),
-                    withError(m.get(FsTarget.HOST)), factor(nw / old), factor(nw / host), times));
+            String times =
+                    String.format(
+                            Locale.ROOT,
+                            "%s / %s / %s",
+                            secs(thr, nw),
+                            secs(thr, old),
+                            secs(thr, host));
+            out.append(
+                    String.format(
+                            Locale.ROOT,
+                            fmt,
+                            thr == 16
+                                    ? "pipe() + 2 x close(), one fd table"
+                                    : "close(socket()), own fd tables",
+                            thr,
+                            withError(m.get(FsTarget.SEQVFS)),
+                            withError(m.get(AnonBench.SEQVFS_OLD)),
+                            withError(m.get(FsTarget.HOST)),
+                            factor(nw / old),
+                            factor(nw / host),
+                            times));
         }
     }
 
     private static String secs(int clients, double opsPerSec) {
-        return Double.isNaN(opsPerSec) ? "-" : String.format(Locale.ROOT, "%.2fs", clients * 1e6 / opsPerSec);
+        return Double.isNaN(opsPerSec)
+                ? "-"
+                : String.format(Locale.ROOT, "%.2fs", clients * 1e6 / opsPerSec);
     }
 
     private void renderRenamer(StringBuilder out) {
         if (!scores.containsKey(new Key("RenameLookupBench", "on", 1))) {
             return;
         }
-        out.append('\n').append("lookups under a concurrent renamer (1 stat thread; 1 thread renaming"
-                + " /r1/x <-> /r2/x):\n");
+        out.append('\n')
+                .append(
+                        "lookups under a concurrent renamer (1 stat thread; 1 thread renaming"
+                                + " /r1/x <-> /r2/x):\n");
         String fmt = "%-8s %16s %16s %9s %14s %14s  %s%n";
-        out.append(String.format(fmt, "target", "stat/s off", "stat/s on", "loss", "renames",
-                "renames/s", "counters (on)"));
+        out.append(
+                String.format(
+                        fmt,
+                        "target",
+                        "stat/s off",
+                        "stat/s on",
+                        "loss",
+                        "renames",
+                        "renames/s",
+                        "counters (on)"));
         for (String fs : FS) {
             double off = ops("RenameLookupBench", "off", 1, fs);
             double on = ops("RenameLookupBench", "on", 1, fs);
@@ -181,43 +258,103 @@ final class ResultTable {
                 rate = secs > 0 ? String.format(Locale.ROOT, "%,.0f", n / secs) : "-";
                 counters = line[5];
             }
-            out.append(String.format(Locale.ROOT, fmt, fs, count(off), count(on), percent(1 - on / off),
-                    renames, rate, counters));
+            out.append(
+                    String.format(
+                            Locale.ROOT,
+                            fmt,
+                            fs,
+                            count(off),
+                            count(on),
+                            percent(1 - on / off),
+                            renames,
+                            rate,
+                            counters));
         }
     }
 
     private void renderGoals(StringBuilder out) {
         List<String[]> goals = new ArrayList<>();
         double stat1 = ops("StatBench", "same", 1, FsTarget.SEQVFS);
-        goal(goals, "stat 1T >= 1.5x Jimfs", stat1 / ops("StatBench", "same", 1, FsTarget.JIMFS), 1.5, true);
-        goal(goals, "stat 1T >= 8x host", stat1 / ops("StatBench", "same", 1, FsTarget.HOST), 8, true);
-        goal(goals, "stat 2T same path >= 1.8x 1T",
-                ops("StatBench", "same", 2, FsTarget.SEQVFS) / stat1, 1.8, true);
-        goal(goals, "stat 2T distinct paths >= 1.8x 1T",
-                ops("StatBench", "distinct", 2, FsTarget.SEQVFS) / stat1, 1.8, true);
-        goal(goals, "create+unlink 1T >= Jimfs", ops("CreateUnlinkBench", "own", 1, FsTarget.SEQVFS)
-                / ops("CreateUnlinkBench", "own", 1, FsTarget.JIMFS), 1, true);
-        goal(goals, "create+unlink 2T own dirs >= 2x Jimfs 2T", ops("CreateUnlinkBench", "own", 2, FsTarget.SEQVFS)
-                / ops("CreateUnlinkBench", "own", 2, FsTarget.JIMFS), 2, true);
-        double loss = 1 - ops("RenameLookupBench", "on", 1, FsTarget.SEQVFS)
-                / ops("RenameLookupBench", "off", 1, FsTarget.SEQVFS);
+        goal(
+                goals,
+                "stat 1T >= 1.5x Jimfs",
+                stat1 / ops("StatBench", "same", 1, FsTarget.JIMFS),
+                1.5,
+                true);
+        goal(
+                goals,
+                "stat 1T >= 8x host",
+                stat1 / ops("StatBench", "same", 1, FsTarget.HOST),
+                8,
+                true);
+        goal(
+                goals,
+                "stat 2T same path >= 1.8x 1T",
+                ops("StatBench", "same", 2, FsTarget.SEQVFS) / stat1,
+                1.8,
+                true);
+        goal(
+                goals,
+                "stat 2T distinct paths >= 1.8x 1T",
+                ops("StatBench", "distinct", 2, FsTarget.SEQVFS) / stat1,
+                1.8,
+                true);
+        goal(
+                goals,
+                "create+unlink 1T >= Jimfs",
+                ops("CreateUnlinkBench", "own", 1, FsTarget.SEQVFS)
+                        / ops("CreateUnlinkBench", "own", 1, FsTarget.JIMFS),
+                1,
+                true);
+        goal(
+                goals,
+                "create+unlink 2T own dirs >= 2x Jimfs 2T",
+                ops("CreateUnlinkBench", "own", 2, FsTarget.SEQVFS)
+                        / ops("CreateUnlinkBench", "own", 2, FsTarget.JIMFS),
+                2,
+                true);
+        double loss =
+                1
+                        - ops("RenameLookupBench", "on", 1, FsTarget.SEQVFS)
+                                / ops("RenameLookupBench", "off", 1, FsTarget.SEQVFS);
         if (!Double.isNaN(loss)) {
-            goals.add(new String[] {"lookup loss to a renamer < 10%", percent(loss), loss < 0.10 ? "met" : "MISSED"});
+            goals.add(
+                    new String[] {
+                        "lookup loss to a renamer < 10%",
+                        percent(loss),
+                        loss < 0.10 ? "met" : "MISSED"
+                    });
         }
         Key sock2 = new Key("AnonBench", "socketClose", 2);
-        goal(goals, "close(socket()) 2 clients: new >= 1.2x old",
-                ops(sock2, FsTarget.SEQVFS) / ops(sock2, AnonBench.SEQVFS_OLD), 1.2, true);
+        goal(
+                goals,
+                "close(socket()) 2 clients: new >= 1.2x old",
+                ops(sock2, FsTarget.SEQVFS) / ops(sock2, AnonBench.SEQVFS_OLD),
+                1.2,
+                true);
         Key sock1 = new Key("AnonBench", "socketClose", 1);
-        goal(goals, "close(socket()) 1 client >= 10x host",
-                ops(sock1, FsTarget.SEQVFS) / ops(sock1, FsTarget.HOST), 10, true);
+        goal(
+                goals,
+                "close(socket()) 1 client >= 10x host",
+                ops(sock1, FsTarget.SEQVFS) / ops(sock1, FsTarget.HOST),
+                10,
+                true);
         Key pipe16 = new Key("AnonBench", "pipeClose", 16);
-        goal(goals, "pipe+2 close, 16 clients >= 10x host",
-                ops(pipe16, FsTarget.SEQVFS) / ops(pipe16, FsTarget.HOST), 10, true);
+        goal(
+                goals,
+                "pipe+2 close, 16 clients >= 10x host",
+                ops(pipe16, FsTarget.SEQVFS) / ops(pipe16, FsTarget.HOST),
+                10,
+                true);
         // The embedding issue: a newcomer's suite paid 40-94 ms per SeqVfs.create() (a fresh
         // actor system each), Jimfs about 1 ms; a fresh instance should cost within 10x Jimfs.
         Key newFs = new Key("NewFsBench", "", 1);
-        goal(goals, "new fs create+close >= 0.1x Jimfs",
-                ops(newFs, FsTarget.SEQVFS) / ops(newFs, FsTarget.JIMFS), 0.1, true);
+        goal(
+                goals,
+                "new fs create+close >= 0.1x Jimfs",
+                ops(newFs, FsTarget.SEQVFS) / ops(newFs, FsTarget.JIMFS),
+                0.1,
+                true);
         if (goals.isEmpty()) {
             return;
         }
@@ -227,7 +364,8 @@ final class ResultTable {
         }
     }
 
-    private static void goal(List<String[]> goals, String name, double value, double target, boolean atLeast) {
+    private static void goal(
+            List<String[]> goals, String name, double value, double target, boolean atLeast) {
         if (Double.isNaN(value)) {
             return; // not measured in this run (--only)
         }
@@ -239,8 +377,10 @@ final class ResultTable {
         if (s == null) {
             return "-";
         }
-        String err = Double.isNaN(s.error()) || s.ops() == 0 ? ""
-                : String.format(Locale.ROOT, " ±%.0f%%", 100 * s.error() / s.ops());
+        String err =
+                Double.isNaN(s.error()) || s.ops() == 0
+                        ? ""
+                        : String.format(Locale.ROOT, " ±%.0f%%", 100 * s.error() / s.ops());
         return count(s.ops()) + err;
     }
 

@@ -7,9 +7,9 @@ import dev.seqvfs.protocol.Filename;
 import dev.seqvfs.protocol.Mode;
 
 /**
- * SeqVFS with its default configuration, called through one root {@link VfsTask} shared by
- * all benchmark threads (threads of one process) and the blocking API. Paths are
- * {@link Filename}s made once in setup, as the other targets' {@code Path}s are.
+ * SeqVFS with its default configuration, called through one root {@link VfsTask} shared by all
+ * benchmark threads (threads of one process) and the blocking API. Paths are {@link Filename}s made
+ * once in setup, as the other targets' {@code Path}s are.
  */
 final class SeqVfsTarget extends FsTarget<Filename> {
     private final SeqVfs vfs = SeqVfs.create();

@@ -15,8 +15,8 @@ import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.infra.ThreadParams;
 
 /**
- * {@code stat(2)} of a regular file five directories deep (seed 004: deep lookups from
- * one and from several threads), on SeqVFS, Jimfs and the host's tmpfs.
+ * {@code stat(2)} of a regular file five directories deep (seed 004: deep lookups from one and from
+ * several threads), on SeqVFS, Jimfs and the host's tmpfs.
  *
  * <pre>
  * /t0/d2/d3/d4/d5/f      thread 0 (and, with paths=same, every thread)
@@ -32,7 +32,9 @@ public class StatBench {
     /** The file system and the tree, shared by the benchmark's threads. */
     @State(Scope.Benchmark)
     public static class Tree {
-        /** Which target: {@link FsTarget#SEQVFS}, {@link FsTarget#JIMFS} or {@link FsTarget#HOST}. */
+        /**
+         * Which target: {@link FsTarget#SEQVFS}, {@link FsTarget#JIMFS} or {@link FsTarget#HOST}.
+         */
         @Param({FsTarget.SEQVFS, FsTarget.JIMFS, FsTarget.HOST})
         public String fs;
 

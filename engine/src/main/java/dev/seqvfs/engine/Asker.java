@@ -1,15 +1,15 @@
 package dev.seqvfs.engine;
 
-import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.dir.DirReply;
+import dev.seqvfs.engine.dir.DirectoryActor;
+import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.dispatch.CallingThreadExecutor;
 import dev.seqvfs.engine.reply.ReplyCollector;
 import dev.seqvfs.engine.reply.ReplyTo;
-import dev.seqvfs.engine.dir.DirectoryActor;
-import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.sb.SuperblockActor;
 import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -24,35 +24,36 @@ import org.apache.pekko.actor.typed.RecipientRef;
 /**
  * Request-reply with the engine's actors, for the embedding API.
  *
- * <p>A request registers a plain {@link CompletableFuture} with one of the instance's
- * {@link ReplyCollector}s' registries (chosen by the calling thread, so threads rarely share
- * one) and sends the command with a {@link ReplyTo} naming that registry and the request's
- * id; the actor's reply completes the future directly (no reply message). Because the engine's actors run on the
- * calling-thread dispatcher, a request from a plain thread to an idle actor is processed,
- * and its reply delivered, on the asking thread before {@code tell} returns, so the
- * blocking twin's {@code join} usually finds the future done and never parks.
+ * <p>A request registers a plain {@link CompletableFuture} with one of the instance's {@link
+ * ReplyCollector}s' registries (chosen by the calling thread, so threads rarely share one) and
+ * sends the command with a {@link ReplyTo} naming that registry and the request's id; the actor's
+ * reply completes the future directly (no reply message). Because the engine's actors run on the
+ * calling-thread dispatcher, a request from a plain thread to an idle actor is processed, and its
+ * reply delivered, on the asking thread before {@code tell} returns, so the blocking twin's {@code
+ * join} usually finds the future done and never parks.
  *
- * <p>Why not Pekko's ask pattern: it makes a temporary actor and schedules a timeout per
- * request, and the scheduler keeps the cancelled timer until its deadline (10 s by
- * default): millions of live objects and GC pauses under load. Here one periodic sweep per
- * collector actor fails requests past {@code seqvfs.ask-timeout}. The guardian's requests
- * (a task's descriptor table, a mount's superblock) take the same path: the collectors
- * exist before the first of them (the engine's root spawns them with the guardian).
+ * <p>Why not Pekko's ask pattern: it makes a temporary actor and schedules a timeout per request,
+ * and the scheduler keeps the cancelled timer until its deadline (10 s by default): millions of
+ * live objects and GC pauses under load. Here one periodic sweep per collector actor fails requests
+ * past {@code seqvfs.ask-timeout}. The guardian's requests (a task's descriptor table, a mount's
+ * superblock) take the same path: the collectors exist before the first of them (the engine's root
+ * spawns them with the guardian).
  *
  * <p>Thread-safe.
  */
 final class Asker {
     /** How long a blocked caller waits before parking, in nanoseconds (measured: 50 us). */
     static final long SPIN_NANOS = 50_000;
+
     /** Of which the first part spins on the CPU; the rest yields it between checks. */
     static final long PURE_SPIN_NANOS = 2_000;
 
     /** One collector: its actor and the registry it completes. */
-    record Slot(ActorRef<ReplyCollector.Command> ref, ReplyCollector.Pending pending) {
-    }
+    record Slot(ActorRef<ReplyCollector.Command> ref, ReplyCollector.Pending pending) {}
 
     private final Duration timeout;
     private volatile Slot[] slots = new Slot[0];
+
     /**
      * Set once by {@link #close()}; read by every {@link #ask} after it registers and, through
      * {@link SeqVfs#isClosed()}, by every call's liveness check (volatile).
@@ -69,11 +70,12 @@ final class Asker {
     }
 
     /**
-     * Sends {@code make(replyTo)} to {@code target} and returns the reply's future, a plain
-     * {@link CompletableFuture} whose dependent stages run synchronously on the thread that
-     * delivers the reply. Fails with a {@link TimeoutException} after the ask timeout.
+     * Sends {@code make(replyTo)} to {@code target} and returns the reply's future, a plain {@link
+     * CompletableFuture} whose dependent stages run synchronously on the thread that delivers the
+     * reply. Fails with a {@link TimeoutException} after the ask timeout.
      */
-    <Req, Rep> CompletableFuture<Rep> ask(RecipientRef<Req> target, Function<ReplyTo<Rep>, Req> make) {
+    <Req, Rep> CompletableFuture<Rep> ask(
+            RecipientRef<Req> target, Function<ReplyTo<Rep>, Req> make) {
         Slot[] s = slots;
         Slot slot = s[(int) (Thread.currentThread().getId() % s.length)];
         CompletableFuture<Rep> f = new CompletableFuture<>();
@@ -90,9 +92,9 @@ final class Asker {
     }
 
     /**
-     * Marks the instance closed: every later {@link #ask} fails at once with {@code EIO}
-     * instead of telling an actor that has stopped (whose reply, and whose timeout sweep,
-     * would never come). Called by {@link SeqVfs#close()} before it stops the actors.
+     * Marks the instance closed: every later {@link #ask} fails at once with {@code EIO} instead of
+     * telling an actor that has stopped (whose reply, and whose timeout sweep, would never come).
+     * Called by {@link SeqVfs#close()} before it stops the actors.
      */
     void close() {
         closed = true;
@@ -108,10 +110,11 @@ final class Asker {
     }
 
     /**
-     * Sends a command to a directory's actor, going through the superblock actor (which
-     * spawns the directory's actor) when the directory has none yet.
+     * Sends a command to a directory's actor, going through the superblock actor (which spawns the
+     * directory's actor) when the directory has none yet.
      */
-    CompletableFuture<DirReply> askDir(DirectoryInode dir, Function<ReplyTo<DirReply>, DirectoryActor.Command> make) {
+    CompletableFuture<DirReply> askDir(
+            DirectoryInode dir, Function<ReplyTo<DirReply>, DirectoryActor.Command> make) {
         if (dir.owner() instanceof Superblock unmounted && unmounted.isDeactivated()) {
             // Its actors stop (or stopped): answer as a gone directory's actor would, at once.
             return ask((RecipientRef<DirectoryActor.Command>) c -> c.failGone(dir), make);
@@ -121,14 +124,14 @@ final class Asker {
             return ask(ref, make);
         }
         Superblock sb = (Superblock) dir.owner();
-        return ask(sb.actorAcquire(),
-                (ReplyTo<DirReply> replyTo) -> (SuperblockActor.Command) new SuperblockActor.SpawnAndForward(
-                        dir, make.apply(replyTo)));
+        return ask(
+                sb.actorAcquire(),
+                (ReplyTo<DirReply> replyTo) ->
+                        (SuperblockActor.Command)
+                                new SuperblockActor.SpawnAndForward(dir, make.apply(replyTo)));
     }
 
-    /**
-     * Turns a directory reply into a value or a {@link VfsException} naming the call.
-     */
+    /** Turns a directory reply into a value or a {@link VfsException} naming the call. */
     static DirReply check(DirReply r, Syscall op, CharSequence path, CharSequence other) {
         if (r.error() != null) {
             throw new VfsException(r.error(), op, path, other);
@@ -137,13 +140,13 @@ final class Asker {
     }
 
     /**
-     * Runs, on this thread, what the calling-thread dispatcher has queued on it
-     * ({@link CallingThreadExecutor#runQueuedTask()}) until {@code f} is done or nothing is
-     * left, before a caller waits for {@code f}. Inside an actor's handler (a dependent stage
-     * of a reply runs where the replying actor runs) the actor that will complete {@code f}
-     * may be queued behind that handler on this very thread, where it would wait for the
-     * timeout. The actors of every instance sharing an actor system share its dispatcher, so
-     * this covers a call to another instance too. Outside any handler it returns at once.
+     * Runs, on this thread, what the calling-thread dispatcher has queued on it ({@link
+     * CallingThreadExecutor#runQueuedTask()}) until {@code f} is done or nothing is left, before a
+     * caller waits for {@code f}. Inside an actor's handler (a dependent stage of a reply runs
+     * where the replying actor runs) the actor that will complete {@code f} may be queued behind
+     * that handler on this very thread, where it would wait for the timeout. The actors of every
+     * instance sharing an actor system share its dispatcher, so this covers a call to another
+     * instance too. Outside any handler it returns at once.
      *
      * @return whether {@code f} is done
      */
@@ -155,10 +158,12 @@ final class Asker {
     }
 
     /**
-     * Waits for a future, unwrapping its {@link VfsException}; a timeout or an unexpected
-     * failure becomes {@code EIO}.
+     * Waits for a future, unwrapping its {@link VfsException}; a timeout or an unexpected failure
+     * becomes {@code EIO}.
      */
-    @SuppressWarnings("ThreadPriorityCheck") // Thread.yield: the measured backoff of the spin below, not for correctness
+    @SuppressWarnings(
+            "ThreadPriorityCheck") // Thread.yield: the measured backoff of the spin below, not for
+    // correctness
     <T> T join(CompletableFuture<T> f, Syscall op, CharSequence path) {
         try {
             if (f.isDone()) {

@@ -17,22 +17,22 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The asynchronous view of a {@link VfsTask} ({@link VfsTask#async()}): the same task, the
- * same calls with the same arguments, each answering with a {@link CompletableFuture} that
- * completes with what the blocking call returns, or exceptionally with the
- * {@link VfsException} it throws. Semantics, errors and Javadoc are the blocking call's.
+ * The asynchronous view of a {@link VfsTask} ({@link VfsTask#async()}): the same task, the same
+ * calls with the same arguments, each answering with a {@link CompletableFuture} that completes
+ * with what the blocking call returns, or exceptionally with the {@link VfsException} it throws.
+ * Semantics, errors and Javadoc are the blocking call's.
  *
- * <p>No call blocks its caller. Calls that change the namespace or the descriptor table
- * complete when the owning actor answers (often before they return: the actor runs on the
- * caller's thread when it is idle). Calls that only read complete at once. Reads and writes
- * of pipes and sockets, and the open of a FIFO, complete when the other side acts, with no
- * thread waiting. Calls that can only wait by parking a thread ({@code F_SETLKW}, a blocking
- * {@code flock}, {@code poll} with a timeout, {@code readv}/{@code writev} of a stream) park
- * one of the instance's pool threads instead of the caller's.
+ * <p>No call blocks its caller. Calls that change the namespace or the descriptor table complete
+ * when the owning actor answers (often before they return: the actor runs on the caller's thread
+ * when it is idle). Calls that only read complete at once. Reads and writes of pipes and sockets,
+ * and the open of a FIFO, complete when the other side acts, with no thread waiting. Calls that can
+ * only wait by parking a thread ({@code F_SETLKW}, a blocking {@code flock}, {@code poll} with a
+ * timeout, {@code readv}/{@code writev} of a stream) park one of the instance's pool threads
+ * instead of the caller's.
  *
- * <p>Thread-safe, as the task is. Every public call of {@link VfsTask} but its lifecycle
- * ({@code fork}, {@code newThread}, {@code exec}, {@code close}) has its twin here, by name
- * and parameters; a test fails the build if one is missing.
+ * <p>Thread-safe, as the task is. Every public call of {@link VfsTask} but its lifecycle ({@code
+ * fork}, {@code newThread}, {@code exec}, {@code close}) has its twin here, by name and parameters;
+ * a test fails the build if one is missing.
  */
 public final class AsyncVfsTask {
     private final TaskContext c;
@@ -44,7 +44,8 @@ public final class AsyncVfsTask {
     // ---------------------------------------------------------------- open, close
 
     /**
-     * {@link VfsTask#open(CharSequence, int, int)}; cancelling the future withdraws the open as {@link #openat} says.
+     * {@link VfsTask#open(CharSequence, int, int)}; cancelling the future withdraws the open as
+     * {@link #openat} says.
      *
      * @param path the path
      * @param flags access mode and flags
@@ -59,8 +60,8 @@ public final class AsyncVfsTask {
      * {@link VfsTask#open(CharSequence, int)}.
      *
      * @param path the path; a relative one starts at the working directory
-     * @param flags {@code O_*} flags ({@link OpenFlags}), without {@code O_CREAT} or
-     *         {@code O_TMPFILE}
+     * @param flags {@code O_*} flags ({@link OpenFlags}), without {@code O_CREAT} or {@code
+     *     O_TMPFILE}
      * @return a future of the new descriptor, the lowest free one
      */
     public CompletableFuture<Integer> open(CharSequence path, int flags) {
@@ -68,24 +69,23 @@ public final class AsyncVfsTask {
     }
 
     /**
-     * {@link VfsTask#openat}. Opening a FIFO that must wait for the other side
-     * ({@code fifo(7)}) blocks no thread: the future completes when the other side opens.
+     * {@link VfsTask#openat}. Opening a FIFO that must wait for the other side ({@code fifo(7)})
+     * blocks no thread: the future completes when the other side opens.
      *
-     * <p>Cancelling the returned future ({@code cancel}, or {@code completeExceptionally},
-     * as {@code orTimeout} does) withdraws the open if its descriptor is not installed yet:
-     * {@code cancel} then returns {@code true}, no descriptor is ever installed for this
-     * call, and a FIFO open waiting for its partner stops counting as a reader or writer
-     * (a later {@code O_WRONLY|O_NONBLOCK} open with no other reader fails with
-     * {@code ENXIO} again) and holds nothing (the FIFO's pipe is released if nobody else
-     * has it open). A file that {@code O_CREAT} already created stays. A cancel that loses
-     * the race with the install returns {@code false} and leaves the future completed
-     * normally with the descriptor: the caller owns it and must close it. Either way the
-     * future is done when {@code cancel} returns. Thread-safe; {@code cancel} may spin for
-     * the few instructions the descriptor table's actor takes to publish a descriptor it
-     * has claimed, and never blocks otherwise.
+     * <p>Cancelling the returned future ({@code cancel}, or {@code completeExceptionally}, as
+     * {@code orTimeout} does) withdraws the open if its descriptor is not installed yet: {@code
+     * cancel} then returns {@code true}, no descriptor is ever installed for this call, and a FIFO
+     * open waiting for its partner stops counting as a reader or writer (a later {@code
+     * O_WRONLY|O_NONBLOCK} open with no other reader fails with {@code ENXIO} again) and holds
+     * nothing (the FIFO's pipe is released if nobody else has it open). A file that {@code O_CREAT}
+     * already created stays. A cancel that loses the race with the install returns {@code false}
+     * and leaves the future completed normally with the descriptor: the caller owns it and must
+     * close it. Either way the future is done when {@code cancel} returns. Thread-safe; {@code
+     * cancel} may spin for the few instructions the descriptor table's actor takes to publish a
+     * descriptor it has claimed, and never blocks otherwise.
      *
      * @param dirfd the directory a relative path starts from, or {@link VfsTask#AT_FDCWD} for the
-     *         working directory
+     *     working directory
      * @param path the path; a relative one starts at {@code dirfd}
      * @param flags {@code O_*} flags ({@link OpenFlags})
      * @param mode permission bits of a created file, before the umask
@@ -130,7 +130,7 @@ public final class AsyncVfsTask {
      * @param fd the descriptor
      * @param offset the offset in bytes, relative to {@code whence}
      * @param whence {@code SEEK_SET}, {@code SEEK_CUR}, {@code SEEK_END}, {@code SEEK_DATA} or
-     *         {@code SEEK_HOLE}
+     *     {@code SEEK_HOLE}
      * @return a future of the new offset in bytes (or the cookie)
      */
     public CompletableFuture<Long> lseek(int fd, long offset, int whence) {
@@ -150,7 +150,8 @@ public final class AsyncVfsTask {
     // ---------------------------------------------------------------- file data
 
     /**
-     * {@link VfsTask#read}: on a pipe or socket the future completes when data arrives (0 at end of stream).
+     * {@link VfsTask#read}: on a pipe or socket the future completes when data arrives (0 at end of
+     * stream).
      *
      * @param fd the descriptor
      * @param buf the buffer the bytes are read into
@@ -184,19 +185,22 @@ public final class AsyncVfsTask {
      * @return a future of the bytes read in all, 0 at end of file
      */
     public CompletableFuture<Long> readv(int fd, byte[][] iov) {
-        return stream(fd) ? c.parked(() -> c.io.readv(fd, iov)) : TaskContext.now(() -> c.io.readv(fd, iov));
+        return stream(fd)
+                ? c.parked(() -> c.io.readv(fd, iov))
+                : TaskContext.now(() -> c.io.readv(fd, iov));
     }
 
     /**
-     * {@link VfsTask#write(int, byte[], int, int)}: on a pipe the future completes when every byte is buffered.
+     * {@link VfsTask#write(int, byte[], int, int)}: on a pipe the future completes when every byte
+     * is buffered.
      *
      * @param fd the descriptor
      * @param buf the buffer holding the bytes
      * @param off the index in {@code buf} of the first byte
      * @param len the number of bytes to write
      * @return a future of {@code len}, or fewer when the file system fills (the pages that fit are
-     *         written, as tmpfs does) or an {@code O_APPEND} write would cross the maximum file
-     *         size ({@code LLONG_MAX})
+     *     written, as tmpfs does) or an {@code O_APPEND} write would cross the maximum file size
+     *     ({@code LLONG_MAX})
      */
     public CompletableFuture<Integer> write(int fd, byte[] buf, int off, int len) {
         return TaskContext.async(() -> c.io.writeAsync(fd, buf, off, len));
@@ -235,7 +239,9 @@ public final class AsyncVfsTask {
      * @return a future of the bytes written in all
      */
     public CompletableFuture<Long> writev(int fd, byte[][] iov) {
-        return stream(fd) ? c.parked(() -> c.io.writev(fd, iov)) : TaskContext.now(() -> c.io.writev(fd, iov));
+        return stream(fd)
+                ? c.parked(() -> c.io.writev(fd, iov))
+                : TaskContext.now(() -> c.io.writev(fd, iov));
     }
 
     private boolean stream(int fd) {
@@ -254,10 +260,11 @@ public final class AsyncVfsTask {
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> ftruncate(int fd, long length) {
-        return TaskContext.now(() -> {
-            c.io.ftruncate(fd, length);
-            return null;
-        });
+        return TaskContext.now(
+                () -> {
+                    c.io.ftruncate(fd, length);
+                    return null;
+                });
     }
 
     /**
@@ -268,10 +275,11 @@ public final class AsyncVfsTask {
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> truncate(CharSequence path, long length) {
-        return TaskContext.now(() -> {
-            c.io.truncate(TaskContext.path(path, Syscall.TRUNCATE), length);
-            return null;
-        });
+        return TaskContext.now(
+                () -> {
+                    c.io.truncate(TaskContext.path(path, Syscall.TRUNCATE), length);
+                    return null;
+                });
     }
 
     /**
@@ -281,10 +289,11 @@ public final class AsyncVfsTask {
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> fsync(int fd) {
-        return TaskContext.now(() -> {
-            c.io.fsync(fd, false);
-            return null;
-        });
+        return TaskContext.now(
+                () -> {
+                    c.io.fsync(fd, false);
+                    return null;
+                });
     }
 
     /**
@@ -294,27 +303,29 @@ public final class AsyncVfsTask {
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> fdatasync(int fd) {
-        return TaskContext.now(() -> {
-            c.io.fsync(fd, true);
-            return null;
-        });
+        return TaskContext.now(
+                () -> {
+                    c.io.fsync(fd, true);
+                    return null;
+                });
     }
 
     /**
      * {@link VfsTask#fallocate}.
      *
      * @param fd the descriptor
-     * @param mode 0, {@code FALLOC_FL_KEEP_SIZE}, or
-     *         {@code FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE}
+     * @param mode 0, {@code FALLOC_FL_KEEP_SIZE}, or {@code FALLOC_FL_PUNCH_HOLE |
+     *     FALLOC_FL_KEEP_SIZE}
      * @param offset the first byte of the range
      * @param len the length of the range in bytes
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> fallocate(int fd, int mode, long offset, long len) {
-        return TaskContext.now(() -> {
-            c.io.fallocate(fd, mode, offset, len);
-            return null;
-        });
+        return TaskContext.now(
+                () -> {
+                    c.io.fallocate(fd, mode, offset, len);
+                    return null;
+                });
     }
 
     /**
@@ -326,31 +337,35 @@ public final class AsyncVfsTask {
      * @return a future of the events that hold for each descriptor (poll(2)'s revents), in order
      */
     public CompletableFuture<int[]> poll(int[] fds, int[] events, long timeoutMillis) {
-        return timeoutMillis == 0 ? TaskContext.now(() -> c.io.poll(fds, events, 0))
+        return timeoutMillis == 0
+                ? TaskContext.now(() -> c.io.poll(fds, events, 0))
                 : c.parked(() -> c.io.poll(fds, events, timeoutMillis));
     }
 
     // ---------------------------------------------------------------- advisory locks
 
     /**
-     * {@link VfsTask#flock}: a request that may wait (no {@code LOCK_NB}) waits on one of the instance's threads.
+     * {@link VfsTask#flock}: a request that may wait (no {@code LOCK_NB}) waits on one of the
+     * instance's threads.
      *
      * @param fd the descriptor
-     * @param operation {@code LOCK_SH}, {@code LOCK_EX} or {@code LOCK_UN}, optionally with
-     *         {@code LOCK_NB}
+     * @param operation {@code LOCK_SH}, {@code LOCK_EX} or {@code LOCK_UN}, optionally with {@code
+     *     LOCK_NB}
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> flock(int fd, int operation) {
         if ((operation & Flock.LOCK_NB) != 0 || (operation & ~Flock.LOCK_NB) == Flock.LOCK_UN) {
-            return TaskContext.now(() -> {
-                c.locks.flock(fd, operation);
-                return null;
-            });
+            return TaskContext.now(
+                    () -> {
+                        c.locks.flock(fd, operation);
+                        return null;
+                    });
         }
-        return c.parked(() -> {
-            c.locks.flock(fd, operation);
-            return null;
-        });
+        return c.parked(
+                () -> {
+                    c.locks.flock(fd, operation);
+                    return null;
+                });
     }
 
     /**
@@ -360,10 +375,11 @@ public final class AsyncVfsTask {
      * @param cmd {@code F_GETLK}, {@code F_SETLK} or {@code F_SETLKW}
      * @param lock the lock asked for
      * @return a future of the lock: for {@code F_GETLK} the conflicting one, or {@code lock} with
-     *         type {@code F_UNLCK}; for the others {@code lock}
+     *     type {@code F_UNLCK}; for the others {@code lock}
      */
     public CompletableFuture<Flock> fcntlLock(int fd, int cmd, Flock lock) {
-        return cmd == Fcntl.F_SETLKW ? c.parked(() -> c.locks.fcntlLock(fd, cmd, lock))
+        return cmd == Fcntl.F_SETLKW
+                ? c.parked(() -> c.locks.fcntlLock(fd, cmd, lock))
                 : TaskContext.now(() -> c.locks.fcntlLock(fd, cmd, lock));
     }
 
@@ -420,7 +436,8 @@ public final class AsyncVfsTask {
      * @param flags an access mode, {@code O_NONBLOCK} and {@code O_CLOEXEC}
      * @return a future of the new descriptor
      */
-    public CompletableFuture<Integer> anonInodeGetFd(String name, StreamFileOperations ops, int flags) {
+    public CompletableFuture<Integer> anonInodeGetFd(
+            String name, StreamFileOperations ops, int flags) {
         return TaskContext.async(() -> c.anon.anonInodeGetFd(name, ops, flags));
     }
 
@@ -443,10 +460,11 @@ public final class AsyncVfsTask {
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> shutdown(int fd, int how) {
-        return TaskContext.now(() -> {
-            c.anon.shutdown(fd, how);
-            return null;
-        });
+        return TaskContext.now(
+                () -> {
+                    c.anon.shutdown(fd, how);
+                    return null;
+                });
     }
 
     // ---------------------------------------------------------------- namespace
@@ -466,16 +484,17 @@ public final class AsyncVfsTask {
      * {@link VfsTask#mkdirat}.
      *
      * @param dirfd the directory a relative path starts from, or {@link VfsTask#AT_FDCWD} for the
-     *         working directory
+     *     working directory
      * @param path the path; a relative one starts at {@code dirfd}
      * @param mode permission bits, before the umask
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> mkdirat(int dirfd, CharSequence path, int mode) {
-        return TaskContext.async(() -> {
-            Filename p = TaskContext.path(path, Syscall.MKDIR);
-            return Revalidate.retrying(() -> c.ns.mkdirat(dirfd, p, mode));
-        });
+        return TaskContext.async(
+                () -> {
+                    Filename p = TaskContext.path(path, Syscall.MKDIR);
+                    return Revalidate.retrying(() -> c.ns.mkdirat(dirfd, p, mode));
+                });
     }
 
     /**
@@ -494,17 +513,18 @@ public final class AsyncVfsTask {
      * {@link VfsTask#mknodat}.
      *
      * @param dirfd the directory a relative path starts from, or {@link VfsTask#AT_FDCWD} for the
-     *         working directory
+     *     working directory
      * @param path the path; a relative one starts at {@code dirfd}
      * @param mode type and permission bits
      * @param dev device number for {@code S_IFCHR}/{@code S_IFBLK}
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> mknodat(int dirfd, CharSequence path, int mode, long dev) {
-        return TaskContext.async(() -> {
-            Filename p = TaskContext.path(path, Syscall.MKNOD);
-            return Revalidate.retrying(() -> c.ns.mknodat(dirfd, p, mode, dev));
-        });
+        return TaskContext.async(
+                () -> {
+                    Filename p = TaskContext.path(path, Syscall.MKNOD);
+                    return Revalidate.retrying(() -> c.ns.mknodat(dirfd, p, mode, dev));
+                });
     }
 
     /**
@@ -522,17 +542,19 @@ public final class AsyncVfsTask {
      * {@link VfsTask#symlinkat}.
      *
      * @param target the link's contents, stored as given
-     * @param newdirfd the directory a relative {@code linkpath} starts from, or
-     *         {@link VfsTask#AT_FDCWD}
+     * @param newdirfd the directory a relative {@code linkpath} starts from, or {@link
+     *     VfsTask#AT_FDCWD}
      * @param linkpath the path of the new link
      * @return a future completed when the call is done
      */
-    public CompletableFuture<Void> symlinkat(CharSequence target, int newdirfd, CharSequence linkpath) {
-        return TaskContext.async(() -> {
-            Filename t = TaskContext.path(target, Syscall.SYMLINK);
-            Filename l = TaskContext.path(linkpath, Syscall.SYMLINK);
-            return Revalidate.retrying(() -> c.ns.symlinkat(t, newdirfd, l));
-        });
+    public CompletableFuture<Void> symlinkat(
+            CharSequence target, int newdirfd, CharSequence linkpath) {
+        return TaskContext.async(
+                () -> {
+                    Filename t = TaskContext.path(target, Syscall.SYMLINK);
+                    Filename l = TaskContext.path(linkpath, Syscall.SYMLINK);
+                    return Revalidate.retrying(() -> c.ns.symlinkat(t, newdirfd, l));
+                });
     }
 
     /**
@@ -549,22 +571,23 @@ public final class AsyncVfsTask {
     /**
      * {@link VfsTask#linkat}.
      *
-     * @param olddirfd the directory a relative {@code oldpath} starts from, or
-     *         {@link VfsTask#AT_FDCWD}
+     * @param olddirfd the directory a relative {@code oldpath} starts from, or {@link
+     *     VfsTask#AT_FDCWD}
      * @param oldpath the existing path
-     * @param newdirfd the directory a relative {@code newpath} starts from, or
-     *         {@link VfsTask#AT_FDCWD}
+     * @param newdirfd the directory a relative {@code newpath} starts from, or {@link
+     *     VfsTask#AT_FDCWD}
      * @param newpath the new path
      * @param flags {@code AT_SYMLINK_FOLLOW}, {@code AT_EMPTY_PATH}, or 0
      * @return a future completed when the call is done
      */
-    public CompletableFuture<Void> linkat(int olddirfd, CharSequence oldpath, int newdirfd, CharSequence newpath,
-                                          int flags) {
-        return TaskContext.async(() -> {
-            Filename o = TaskContext.path(oldpath, Syscall.LINK);
-            Filename n = TaskContext.path(newpath, Syscall.LINK);
-            return Revalidate.retrying(() -> c.ns.linkat(olddirfd, o, newdirfd, n, flags));
-        });
+    public CompletableFuture<Void> linkat(
+            int olddirfd, CharSequence oldpath, int newdirfd, CharSequence newpath, int flags) {
+        return TaskContext.async(
+                () -> {
+                    Filename o = TaskContext.path(oldpath, Syscall.LINK);
+                    Filename n = TaskContext.path(newpath, Syscall.LINK);
+                    return Revalidate.retrying(() -> c.ns.linkat(olddirfd, o, newdirfd, n, flags));
+                });
     }
 
     /**
@@ -581,17 +604,22 @@ public final class AsyncVfsTask {
      * {@link VfsTask#unlinkat}.
      *
      * @param dirfd the directory a relative path starts from, or {@link VfsTask#AT_FDCWD} for the
-     *         working directory
+     *     working directory
      * @param path the path; a relative one starts at {@code dirfd}
      * @param flags {@code AT_REMOVEDIR} to remove a directory, or 0
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> unlinkat(int dirfd, CharSequence path, int flags) {
-        return TaskContext.async(() -> {
-            Filename p = TaskContext.path(path,
-                    (flags & OpenFlags.AT_REMOVEDIR) != 0 ? Syscall.RMDIR : Syscall.UNLINK);
-            return Revalidate.retrying(() -> c.ns.unlinkat(dirfd, p, flags));
-        });
+        return TaskContext.async(
+                () -> {
+                    Filename p =
+                            TaskContext.path(
+                                    path,
+                                    (flags & OpenFlags.AT_REMOVEDIR) != 0
+                                            ? Syscall.RMDIR
+                                            : Syscall.UNLINK);
+                    return Revalidate.retrying(() -> c.ns.unlinkat(dirfd, p, flags));
+                });
     }
 
     /**
@@ -618,22 +646,24 @@ public final class AsyncVfsTask {
     /**
      * {@link VfsTask#renameat2}.
      *
-     * @param olddirfd the directory a relative {@code oldpath} starts from, or
-     *         {@link VfsTask#AT_FDCWD}
+     * @param olddirfd the directory a relative {@code oldpath} starts from, or {@link
+     *     VfsTask#AT_FDCWD}
      * @param oldpath the path to rename
-     * @param newdirfd the directory a relative {@code newpath} starts from, or
-     *         {@link VfsTask#AT_FDCWD}
+     * @param newdirfd the directory a relative {@code newpath} starts from, or {@link
+     *     VfsTask#AT_FDCWD}
      * @param newpath its new path
      * @param flags {@code RENAME_NOREPLACE}, {@code RENAME_EXCHANGE}, or 0
      * @return a future completed when the call is done
      */
-    public CompletableFuture<Void> renameat2(int olddirfd, CharSequence oldpath, int newdirfd, CharSequence newpath,
-                                             int flags) {
-        return TaskContext.async(() -> {
-            Filename o = TaskContext.path(oldpath, Syscall.RENAME);
-            Filename n = TaskContext.path(newpath, Syscall.RENAME);
-            return Revalidate.retrying(() -> c.ns.renameat2(olddirfd, o, newdirfd, n, flags));
-        });
+    public CompletableFuture<Void> renameat2(
+            int olddirfd, CharSequence oldpath, int newdirfd, CharSequence newpath, int flags) {
+        return TaskContext.async(
+                () -> {
+                    Filename o = TaskContext.path(oldpath, Syscall.RENAME);
+                    Filename n = TaskContext.path(newpath, Syscall.RENAME);
+                    return Revalidate.retrying(
+                            () -> c.ns.renameat2(olddirfd, o, newdirfd, n, flags));
+                });
     }
 
     /**
@@ -650,14 +680,17 @@ public final class AsyncVfsTask {
      * {@link VfsTask#readlinkat}.
      *
      * @param dirfd the directory a relative path starts from, or {@link VfsTask#AT_FDCWD} for the
-     *         working directory
-     * @param path the symbolic link's path, relative to {@code dirfd} if relative; empty for
-     *         {@code dirfd} itself
+     *     working directory
+     * @param path the symbolic link's path, relative to {@code dirfd} if relative; empty for {@code
+     *     dirfd} itself
      * @return a future of the target, as text
      */
     public CompletableFuture<String> readlinkat(int dirfd, CharSequence path) {
-        return TaskContext.now(() -> PathNames.toExternal(
-                c.attrs.readlinkat(dirfd, TaskContext.path(path, Syscall.READLINK))));
+        return TaskContext.now(
+                () ->
+                        PathNames.toExternal(
+                                c.attrs.readlinkat(
+                                        dirfd, TaskContext.path(path, Syscall.READLINK))));
     }
 
     // ---------------------------------------------------------------- attributes
@@ -686,13 +719,14 @@ public final class AsyncVfsTask {
      * {@link VfsTask#fstatat}.
      *
      * @param dirfd the directory a relative path starts from, or {@link VfsTask#AT_FDCWD} for the
-     *         working directory
+     *     working directory
      * @param path the path; a relative one starts at {@code dirfd}
      * @param flags {@code AT_SYMLINK_NOFOLLOW}, {@code AT_EMPTY_PATH}, or 0
      * @return a future of the attributes of the file
      */
     public CompletableFuture<Stat> fstatat(int dirfd, CharSequence path, int flags) {
-        return TaskContext.now(() -> c.attrs.fstatat(dirfd, TaskContext.path(path, Syscall.STAT), flags));
+        return TaskContext.now(
+                () -> c.attrs.fstatat(dirfd, TaskContext.path(path, Syscall.STAT), flags));
     }
 
     /**
@@ -720,17 +754,18 @@ public final class AsyncVfsTask {
      * {@link VfsTask#fchmodat}.
      *
      * @param dirfd the directory a relative path starts from, or {@link VfsTask#AT_FDCWD} for the
-     *         working directory
+     *     working directory
      * @param path the path; a relative one starts at {@code dirfd}
      * @param mode the new permission bits ({@code 07777})
      * @param flags {@code AT_SYMLINK_NOFOLLOW}, or 0
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> fchmodat(int dirfd, CharSequence path, int mode, int flags) {
-        return TaskContext.async(() -> {
-            Filename p = TaskContext.path(path, Syscall.CHMOD);
-            return Revalidate.retrying(() -> c.attrs.fchmodat(dirfd, p, mode, flags));
-        });
+        return TaskContext.async(
+                () -> {
+                    Filename p = TaskContext.path(path, Syscall.CHMOD);
+                    return Revalidate.retrying(() -> c.attrs.fchmodat(dirfd, p, mode, flags));
+                });
     }
 
     /**
@@ -784,37 +819,42 @@ public final class AsyncVfsTask {
      * {@link VfsTask#fchownat}.
      *
      * @param dirfd the directory a relative path starts from, or {@link VfsTask#AT_FDCWD} for the
-     *         working directory
+     *     working directory
      * @param path the path; a relative one starts at {@code dirfd}
      * @param uid the new owner's user id, or -1 to keep it
      * @param gid the new group id, or -1 to keep it
      * @param flags {@code AT_SYMLINK_NOFOLLOW}, {@code AT_EMPTY_PATH}, or 0
      * @return a future completed when the call is done
      */
-    public CompletableFuture<Void> fchownat(int dirfd, CharSequence path, int uid, int gid, int flags) {
-        return TaskContext.async(() -> {
-            Filename p = TaskContext.path(path, Syscall.CHOWN);
-            return Revalidate.retrying(() -> c.attrs.fchownat(dirfd, p, uid, gid, flags));
-        });
+    public CompletableFuture<Void> fchownat(
+            int dirfd, CharSequence path, int uid, int gid, int flags) {
+        return TaskContext.async(
+                () -> {
+                    Filename p = TaskContext.path(path, Syscall.CHOWN);
+                    return Revalidate.retrying(() -> c.attrs.fchownat(dirfd, p, uid, gid, flags));
+                });
     }
 
     /**
      * {@link VfsTask#utimensat}.
      *
      * @param dirfd the directory a relative path starts from, or {@link VfsTask#AT_FDCWD} for the
-     *         working directory
+     *     working directory
      * @param path the path, relative to {@code dirfd} if relative; {@code null} for {@code dirfd}
-     *         itself
+     *     itself
      * @param atime the access time, {@code null} for now
      * @param mtime the modification time, {@code null} for now
      * @param flags {@code AT_SYMLINK_NOFOLLOW}, {@code AT_EMPTY_PATH}, or 0
      * @return a future completed when the call is done
      */
-    public CompletableFuture<Void> utimensat(int dirfd, CharSequence path, Timespec atime, Timespec mtime, int flags) {
-        return TaskContext.async(() -> {
-            Filename p = TaskContext.pathOrNull(path, Syscall.UTIMENSAT);
-            return Revalidate.retrying(() -> c.attrs.utimensat(dirfd, p, atime, mtime, flags));
-        });
+    public CompletableFuture<Void> utimensat(
+            int dirfd, CharSequence path, Timespec atime, Timespec mtime, int flags) {
+        return TaskContext.async(
+                () -> {
+                    Filename p = TaskContext.pathOrNull(path, Syscall.UTIMENSAT);
+                    return Revalidate.retrying(
+                            () -> c.attrs.utimensat(dirfd, p, atime, mtime, flags));
+                });
     }
 
     /**
@@ -832,17 +872,18 @@ public final class AsyncVfsTask {
      * {@link VfsTask#faccessat}.
      *
      * @param dirfd the directory a relative path starts from, or {@link VfsTask#AT_FDCWD} for the
-     *         working directory
+     *     working directory
      * @param path the path; a relative one starts at {@code dirfd}
      * @param mode {@code F_OK}, or {@code R_OK}, {@code W_OK} and {@code X_OK} or-ed
      * @param flags {@code AT_EACCESS}, {@code AT_SYMLINK_NOFOLLOW}, {@code AT_EMPTY_PATH}, or 0
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> faccessat(int dirfd, CharSequence path, int mode, int flags) {
-        return TaskContext.now(() -> {
-            c.attrs.faccessat(dirfd, TaskContext.path(path, Syscall.ACCESS), mode, flags);
-            return null;
-        });
+        return TaskContext.now(
+                () -> {
+                    c.attrs.faccessat(dirfd, TaskContext.path(path, Syscall.ACCESS), mode, flags);
+                    return null;
+                });
     }
 
     /**
@@ -852,8 +893,15 @@ public final class AsyncVfsTask {
      * @return a future of the statistics of the file system holding {@code path}
      */
     public CompletableFuture<StatFs> statfs(CharSequence path) {
-        return TaskContext.now(() -> c.attrs.statfs(c.attrs.resolve(VfsTask.AT_FDCWD,
-                TaskContext.path(path, Syscall.STATFS), Syscall.STATFS, 0, 0)));
+        return TaskContext.now(
+                () ->
+                        c.attrs.statfs(
+                                c.attrs.resolve(
+                                        VfsTask.AT_FDCWD,
+                                        TaskContext.path(path, Syscall.STATFS),
+                                        Syscall.STATFS,
+                                        0,
+                                        0)));
     }
 
     /**
@@ -885,10 +933,11 @@ public final class AsyncVfsTask {
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> chdir(CharSequence path) {
-        return TaskContext.now(() -> {
-            c.task.chdir(TaskContext.path(path, Syscall.CHDIR));
-            return null;
-        });
+        return TaskContext.now(
+                () -> {
+                    c.task.chdir(TaskContext.path(path, Syscall.CHDIR));
+                    return null;
+                });
     }
 
     /**
@@ -898,10 +947,11 @@ public final class AsyncVfsTask {
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> fchdir(int fd) {
-        return TaskContext.now(() -> {
-            c.task.fchdir(fd);
-            return null;
-        });
+        return TaskContext.now(
+                () -> {
+                    c.task.fchdir(fd);
+                    return null;
+                });
     }
 
     /**
@@ -916,18 +966,24 @@ public final class AsyncVfsTask {
     /**
      * {@link VfsTask#mount}.
      *
-     * @param source what to mount: a directory for {@code MS_BIND}, else ignored (may be
-     *         {@code null})
+     * @param source what to mount: a directory for {@code MS_BIND}, else ignored (may be {@code
+     *     null})
      * @param target the directory to mount on
      * @param fstype the registered file-system type, for a new superblock
      * @param flags {@code MS_*} flags: {@code MS_BIND}, {@code MS_REMOUNT}, {@code MS_RDONLY}
      * @param data the file system's options (as {@code size=1m,mode=755}), or {@code null}
      * @return a future completed when the call is done
      */
-    public CompletableFuture<Void> mount(CharSequence source, CharSequence target, String fstype, long flags,
-                                         String data) {
-        return TaskContext.async(() -> c.task.mount(TaskContext.pathOrNull(source, Syscall.MOUNT),
-                TaskContext.path(target, Syscall.MOUNT), fstype, flags, data));
+    public CompletableFuture<Void> mount(
+            CharSequence source, CharSequence target, String fstype, long flags, String data) {
+        return TaskContext.async(
+                () ->
+                        c.task.mount(
+                                TaskContext.pathOrNull(source, Syscall.MOUNT),
+                                TaskContext.path(target, Syscall.MOUNT),
+                                fstype,
+                                flags,
+                                data));
     }
 
     /**
@@ -948,10 +1004,11 @@ public final class AsyncVfsTask {
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> umount2(CharSequence target, int flags) {
-        return TaskContext.now(() -> {
-            c.task.umount2(TaskContext.path(target, Syscall.UMOUNT), flags);
-            return null;
-        });
+        return TaskContext.now(
+                () -> {
+                    c.task.umount2(TaskContext.path(target, Syscall.UMOUNT), flags);
+                    return null;
+                });
     }
 
     // ---------------------------------------------------------------- descriptors

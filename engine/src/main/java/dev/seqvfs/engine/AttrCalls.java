@@ -30,14 +30,13 @@ import dev.seqvfs.protocol.VfsException;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The attribute calls: {@code stat} family, {@code readlink}, {@code access},
- * {@code statfs} (lock-free reads, no message), and {@code chmod}, {@code chown},
- * {@code utimensat}: by path, a message that makes the change take effect only while the
- * walk's {@link PathProof} holds (for a directory, to its own actor, which owns its
- * attributes; for any other inode, to the actor of the directory it was found in, which
- * checks the proof and applies the CAS in one handler), answered {@code ESTALE} (walk again,
- * {@link Revalidate}) when the path changed meanwhile; by descriptor, a CAS (or the
- * directory's actor) with no path to prove.
+ * The attribute calls: {@code stat} family, {@code readlink}, {@code access}, {@code statfs}
+ * (lock-free reads, no message), and {@code chmod}, {@code chown}, {@code utimensat}: by path, a
+ * message that makes the change take effect only while the walk's {@link PathProof} holds (for a
+ * directory, to its own actor, which owns its attributes; for any other inode, to the actor of the
+ * directory it was found in, which checks the proof and applies the CAS in one handler), answered
+ * {@code ESTALE} (walk again, {@link Revalidate}) when the path changed meanwhile; by descriptor, a
+ * CAS (or the directory's actor) with no path to prove.
  */
 final class AttrCalls {
     /** tmpfs's {@code BOGO_DIRENT_SIZE}: a directory's size is 20 bytes per entry plus two. */
@@ -50,34 +49,47 @@ final class AttrCalls {
     }
 
     /**
-     * What a path-based attribute change found: the inode, a proof of the whole walk
-     * ({@code null} without a walk: a descriptor), and, when the inode was found by a lookup
-     * of a name in a directory with entries of its own, that directory and name (else
-     * {@code null}: a path ending at a magic link or a computed lookup, which no rename moves).
+     * What a path-based attribute change found: the inode, a proof of the whole walk ({@code null}
+     * without a walk: a descriptor), and, when the inode was found by a lookup of a name in a
+     * directory with entries of its own, that directory and name (else {@code null}: a path ending
+     * at a magic link or a computed lookup, which no rename moves).
      */
-    record Found(VfsPath path, DirectoryInode parent, String name, PathProof proof) {
-    }
+    record Found(VfsPath path, DirectoryInode parent, String name, PathProof proof) {}
 
-    /** {@link #resolve} for a change: also where the final inode was found, and the walk's proof. */
+    /**
+     * {@link #resolve} for a change: also where the final inode was found, and the walk's proof.
+     */
     Found resolveForChange(int dirfd, Filename path, Syscall op, int flags) {
         String ip = PathNames.toInternal(path, op);
         boolean empty = (flags & OpenFlags.AT_EMPTY_PATH) != 0;
-        int lf = ((flags & OpenFlags.AT_SYMLINK_NOFOLLOW) != 0 ? 0 : Nameidata.LOOKUP_FOLLOW)
-                | (empty ? Nameidata.LOOKUP_EMPTY : 0);
-        return t.walk(t.startFor(dirfd, ip, op, path, empty), ip, op, nd -> {
-            VfsPath p = nd.walkFull(lf);
-            PathProof proof = nd.proof();
-            Dentry d = nd.originDentry();
-            boolean byLookup = d != null && d.inode() == p.inode() && nd.originDir() != null;
-            return new Found(p, byLookup ? nd.originDir() : null, byLookup ? nd.originName() : null, proof);
-        });
+        int lf =
+                ((flags & OpenFlags.AT_SYMLINK_NOFOLLOW) != 0 ? 0 : Nameidata.LOOKUP_FOLLOW)
+                        | (empty ? Nameidata.LOOKUP_EMPTY : 0);
+        return t.walk(
+                t.startFor(dirfd, ip, op, path, empty),
+                ip,
+                op,
+                nd -> {
+                    VfsPath p = nd.walkFull(lf);
+                    PathProof proof = nd.proof();
+                    Dentry d = nd.originDentry();
+                    boolean byLookup =
+                            d != null && d.inode() == p.inode() && nd.originDir() != null;
+                    return new Found(
+                            p,
+                            byLookup ? nd.originDir() : null,
+                            byLookup ? nd.originName() : null,
+                            proof);
+                });
     }
 
     VfsPath resolve(int dirfd, Filename path, Syscall op, int flags, int lookupExtra) {
         String ip = PathNames.toInternal(path, op);
         boolean empty = (flags & OpenFlags.AT_EMPTY_PATH) != 0;
-        int lf = ((flags & OpenFlags.AT_SYMLINK_NOFOLLOW) != 0 ? 0 : Nameidata.LOOKUP_FOLLOW)
-                | (empty ? Nameidata.LOOKUP_EMPTY : 0) | lookupExtra;
+        int lf =
+                ((flags & OpenFlags.AT_SYMLINK_NOFOLLOW) != 0 ? 0 : Nameidata.LOOKUP_FOLLOW)
+                        | (empty ? Nameidata.LOOKUP_EMPTY : 0)
+                        | lookupExtra;
         return t.walk(t.startFor(dirfd, ip, op, path, empty), ip, op, nd -> nd.walkFull(lf));
     }
 
@@ -87,18 +99,25 @@ final class AttrCalls {
         }
         String ip = PathNames.toInternal(path, Syscall.STAT);
         boolean empty = (flags & OpenFlags.AT_EMPTY_PATH) != 0;
-        int lf = ((flags & OpenFlags.AT_SYMLINK_NOFOLLOW) != 0 ? 0 : Nameidata.LOOKUP_FOLLOW)
-                | (empty ? Nameidata.LOOKUP_EMPTY : 0);
+        int lf =
+                ((flags & OpenFlags.AT_SYMLINK_NOFOLLOW) != 0 ? 0 : Nameidata.LOOKUP_FOLLOW)
+                        | (empty ? Nameidata.LOOKUP_EMPTY : 0);
         // The attributes are read inside the validated walk, so that the path and what it
         // names hold at one instant (stat("/t/n/..") never shows t without n's link).
-        return t.walk(t.startFor(dirfd, ip, Syscall.STAT, path, empty), ip, Syscall.STAT, nd -> {
-            Stat st = stat(nd.walkFull(lf).inode());
-            nd.readAfterWalk();
-            return st;
-        });
+        return t.walk(
+                t.startFor(dirfd, ip, Syscall.STAT, path, empty),
+                ip,
+                Syscall.STAT,
+                nd -> {
+                    Stat st = stat(nd.walkFull(lf).inode());
+                    nd.readAfterWalk();
+                    return st;
+                });
     }
 
-    /** Builds a {@link Stat} from one attribute snapshot (and, for a directory, its entry count). */
+    /**
+     * Builds a {@link Stat} from one attribute snapshot (and, for a directory, its entry count).
+     */
     static Stat stat(Inode i) {
         InodeAttrs a = i.attrsAcquire();
         long size = a.size();
@@ -113,20 +132,43 @@ final class AttrCalls {
             // attributes' link count drops after: until then it still counts as linked.
             nlink = s.isDead() ? a.nlink() : 2L + s.subdirs();
         }
-        return new Stat(i.owner().dev(), i.ino(), a.mode(), nlink, a.uid(), a.gid(), a.rdev(), size, i.owner().blockSize(),
-                a.blocks(), a.atime(), a.mtime(), a.ctime());
+        return new Stat(
+                i.owner().dev(),
+                i.ino(),
+                a.mode(),
+                nlink,
+                a.uid(),
+                a.gid(),
+                a.rdev(),
+                size,
+                i.owner().blockSize(),
+                a.blocks(),
+                a.atime(),
+                a.mtime(),
+                a.ctime());
     }
 
     String readlinkat(int dirfd, Filename path) {
-        Inode i = resolve(dirfd, path, Syscall.READLINK, OpenFlags.AT_SYMLINK_NOFOLLOW | OpenFlags.AT_EMPTY_PATH, 0)
-                .inode();
+        Inode i =
+                resolve(
+                                dirfd,
+                                path,
+                                Syscall.READLINK,
+                                OpenFlags.AT_SYMLINK_NOFOLLOW | OpenFlags.AT_EMPTY_PATH,
+                                0)
+                        .inode();
         if ((i.iopFlags() & IopFlags.IOP_FOLLOW_LINK) == 0) {
             // An empty path names the descriptor (or the cwd); Linux answers ENOENT, not
             // EINVAL, when that is not a symlink (do_readlinkat).
-            throw new VfsException(path != null && path.isEmpty() ? Errno.ENOENT : Errno.EINVAL, Syscall.READLINK, path);
+            throw new VfsException(
+                    path != null && path.isEmpty() ? Errno.ENOENT : Errno.EINVAL,
+                    Syscall.READLINK,
+                    path);
         }
-        String target = (i.iopFlags() & IopFlags.IOP_CUSTOM_LINK) != 0 ? i.ops().getLink(i, t)
-                : ((SymlinkInode) i).target();
+        String target =
+                (i.iopFlags() & IopFlags.IOP_CUSTOM_LINK) != 0
+                        ? i.ops().getLink(i, t)
+                        : ((SymlinkInode) i).target();
         return target;
     }
 
@@ -134,7 +176,11 @@ final class AttrCalls {
         if ((mode & ~(Mode.R_OK | Mode.W_OK | Mode.X_OK)) != 0) {
             throw new VfsException(Errno.EINVAL, Syscall.ACCESS, path);
         }
-        if ((flags & ~(OpenFlags.AT_EACCESS | OpenFlags.AT_SYMLINK_NOFOLLOW | OpenFlags.AT_EMPTY_PATH)) != 0) {
+        if ((flags
+                        & ~(OpenFlags.AT_EACCESS
+                                | OpenFlags.AT_SYMLINK_NOFOLLOW
+                                | OpenFlags.AT_EMPTY_PATH))
+                != 0) {
             throw new VfsException(Errno.EINVAL, Syscall.ACCESS, path);
         }
         VfsPath p = resolve(dirfd, path, Syscall.ACCESS, flags & ~OpenFlags.AT_EACCESS, 0);
@@ -142,7 +188,8 @@ final class AttrCalls {
             return;
         }
         FileType type = p.inode().type();
-        boolean writableType = type == FileType.REGULAR || type == FileType.DIRECTORY || type == FileType.SYMLINK;
+        boolean writableType =
+                type == FileType.REGULAR || type == FileType.DIRECTORY || type == FileType.SYMLINK;
         if ((mode & Mode.W_OK) != 0 && writableType && p.mnt().superblock().isReadOnly()) {
             // inode_permission: a read-only superblock is EROFS before the mode bits count.
             throw new VfsException(Errno.EROFS, Syscall.ACCESS, path);
@@ -175,10 +222,15 @@ final class AttrCalls {
         if ((flags & ~(OpenFlags.AT_SYMLINK_NOFOLLOW | OpenFlags.AT_EMPTY_PATH)) != 0) {
             throw new VfsException(Errno.EINVAL, Syscall.CHOWN, path);
         }
-        return setAttrs(resolveForChange(dirfd, path, Syscall.CHOWN, flags), new AttrChange.Chown(uid, gid), Syscall.CHOWN, path);
+        return setAttrs(
+                resolveForChange(dirfd, path, Syscall.CHOWN, flags),
+                new AttrChange.Chown(uid, gid),
+                Syscall.CHOWN,
+                path);
     }
 
-    CompletableFuture<Void> utimensat(int dirfd, Filename path, Timespec atime, Timespec mtime, int flags) {
+    CompletableFuture<Void> utimensat(
+            int dirfd, Filename path, Timespec atime, Timespec mtime, int flags) {
         Timespec a = atime == null ? Timespec.NOW : atime;
         Timespec m = mtime == null ? Timespec.NOW : mtime;
         if (a.isOmit() && m.isOmit()) {
@@ -208,22 +260,22 @@ final class AttrCalls {
     }
 
     /**
-     * Applies an attribute change to an inode reached without a path (a descriptor):
-     * {@code EROFS} on a read-only mount, then by message for a live directory (its actor
-     * owns its attributes) or by CAS for anything else (a removed directory has no writer
-     * left, and Linux still lets its attributes change).
+     * Applies an attribute change to an inode reached without a path (a descriptor): {@code EROFS}
+     * on a read-only mount, then by message for a live directory (its actor owns its attributes) or
+     * by CAS for anything else (a removed directory has no writer left, and Linux still lets its
+     * attributes change).
      */
     CompletableFuture<Void> setAttrs(VfsPath p, AttrChange change, Syscall op, Filename path) {
         return setAttrs(new Found(p, null, null, null), change, op, path);
     }
 
     /**
-     * Applies an attribute change to what a walk found: {@code EROFS} on a read-only mount;
-     * then, for a live directory, by message to its actor with the walk's proof; for another
-     * inode found by a lookup, by message to that directory's actor
-     * ({@link DirectoryActor.SetChildAttrs}), which applies the CAS only while the proof
-     * holds; else (no path to prove) by CAS here. A stale proof fails the returned future with
-     * {@code ESTALE}, for {@link Revalidate} to walk again.
+     * Applies an attribute change to what a walk found: {@code EROFS} on a read-only mount; then,
+     * for a live directory, by message to its actor with the walk's proof; for another inode found
+     * by a lookup, by message to that directory's actor ({@link DirectoryActor.SetChildAttrs}),
+     * which applies the CAS only while the proof holds; else (no path to prove) by CAS here. A
+     * stale proof fails the returned future with {@code ESTALE}, for {@link Revalidate} to walk
+     * again.
      */
     CompletableFuture<Void> setAttrs(Found f, AttrChange change, Syscall op, Filename path) {
         VfsPath p = f.path();
@@ -233,20 +285,29 @@ final class AttrCalls {
         Inode i = p.inode();
         if (i.actorOwnsAttrs()) {
             PathProof proof = f.proof() == null ? PathProof.NONE : f.proof();
-            return t.asker().askDir((DirectoryInode) i,
-                            (ReplyTo<DirReply> r) -> new DirectoryActor.SetAttrs(change, t.cred(), proof, r))
-                    .thenApply(r -> {
-                        Asker.check(r, op, path, null);
-                        return null;
-                    });
+            return t.asker()
+                    .askDir(
+                            (DirectoryInode) i,
+                            (ReplyTo<DirReply> r) ->
+                                    new DirectoryActor.SetAttrs(change, t.cred(), proof, r))
+                    .thenApply(
+                            r -> {
+                                Asker.check(r, op, path, null);
+                                return null;
+                            });
         }
         if (f.parent() != null && f.parent().actorOwnsAttrs()) {
-            return t.asker().askDir(f.parent(), (ReplyTo<DirReply> r) -> new DirectoryActor.SetChildAttrs(f.name(), i,
-                            change, t.cred(), f.proof(), r))
-                    .thenApply(r -> {
-                        Asker.check(r, op, path, null);
-                        return null;
-                    });
+            return t.asker()
+                    .askDir(
+                            f.parent(),
+                            (ReplyTo<DirReply> r) ->
+                                    new DirectoryActor.SetChildAttrs(
+                                            f.name(), i, change, t.cred(), f.proof(), r))
+                    .thenApply(
+                            r -> {
+                                Asker.check(r, op, path, null);
+                                return null;
+                            });
         }
         // notify_change under mnt_want_write: a read-only remount is EBUSY meanwhile.
         Superblock sb = p.mnt() == null ? null : p.mnt().superblock();

@@ -15,33 +15,28 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 
 /**
- * The guardian of one SeqVFS engine: parent of every superblock actor and every
- * descriptor-table actor of that engine. They are spawned as its children (not as
- * top-level actors) so that the calling-thread dispatcher runs them inline without Pekko's
- * pre-start lock. It is itself a child of the engine's {@link EngineRoot} and runs on the
- * engine's dispatcher, so a request from an embedding thread ({@code newTask}, a mount) is
- * served on that thread; its replies complete the caller's future directly
- * ({@link ReplyTo}). It never blocks.
+ * The guardian of one SeqVFS engine: parent of every superblock actor and every descriptor-table
+ * actor of that engine. They are spawned as its children (not as top-level actors) so that the
+ * calling-thread dispatcher runs them inline without Pekko's pre-start lock. It is itself a child
+ * of the engine's {@link EngineRoot} and runs on the engine's dispatcher, so a request from an
+ * embedding thread ({@code newTask}, a mount) is served on that thread; its replies complete the
+ * caller's future directly ({@link ReplyTo}). It never blocks.
  *
- * <p>Supervision: children are supervised by their own behaviors (resume); the guardian
- * itself restarts on failure, which keeps its children (their state is in published
- * snapshots, not in the guardian). It stops when its root stops (the engine closes).
+ * <p>Supervision: children are supervised by their own behaviors (resume); the guardian itself
+ * restarts on failure, which keeps its children (their state is in published snapshots, not in the
+ * guardian). It stops when its root stops (the engine closes).
  */
 final class EngineGuardian extends AbstractBehavior<EngineGuardian.Command> {
-    sealed interface Command {
-    }
+    sealed interface Command {}
 
     /** Spawns the actor of {@code sb} and publishes it in the superblock. */
-    record SpawnSuperblock(Superblock sb, ReplyTo<Superblock> replyTo) implements Command {
-    }
+    record SpawnSuperblock(Superblock sb, ReplyTo<Superblock> replyTo) implements Command {}
 
     /** Spawns the actor of a descriptor table and attaches it. */
-    record SpawnFdTable(FilesStruct files, ReplyTo<FilesStruct> replyTo) implements Command {
-    }
+    record SpawnFdTable(FilesStruct files, ReplyTo<FilesStruct> replyTo) implements Command {}
 
     /** Stops a descriptor table's actor (its task exited); its open files are released. */
-    record StopFdTable(FilesStruct files) implements Command {
-    }
+    record StopFdTable(FilesStruct files) implements Command {}
 
     private final DispatcherSelector dispatcher;
     private long fdTables;
@@ -57,7 +52,8 @@ final class EngineGuardian extends AbstractBehavior<EngineGuardian.Command> {
      * @param dispatcher the dispatcher of the engine's actors (the guardian's own too)
      */
     static Behavior<Command> create(DispatcherSelector dispatcher) {
-        return Behaviors.supervise(Behaviors.<Command>setup(ctx -> new EngineGuardian(ctx, dispatcher)))
+        return Behaviors.supervise(
+                        Behaviors.<Command>setup(ctx -> new EngineGuardian(ctx, dispatcher)))
                 .onFailure(SupervisorStrategy.restart().withStopChildren(false));
     }
 
@@ -71,8 +67,12 @@ final class EngineGuardian extends AbstractBehavior<EngineGuardian.Command> {
     }
 
     private Behavior<Command> onSpawnSuperblock(SpawnSuperblock m) {
-        ActorRef<SuperblockActor.Command> ref = getContext().spawn(
-                SuperblockActor.create(m.sb(), dispatcher), "sb-" + m.sb().dev(), dispatcher);
+        ActorRef<SuperblockActor.Command> ref =
+                getContext()
+                        .spawn(
+                                SuperblockActor.create(m.sb(), dispatcher),
+                                "sb-" + m.sb().dev(),
+                                dispatcher);
         m.sb().publishActorRelease(ref);
         m.replyTo().tell(m.sb());
         return this;
@@ -80,8 +80,8 @@ final class EngineGuardian extends AbstractBehavior<EngineGuardian.Command> {
 
     private Behavior<Command> onSpawnFdTable(SpawnFdTable m) {
         fdTables++;
-        ActorRef<FdTableActor.Command> ref = getContext().spawn(
-                FdTableActor.create(m.files()), "files-" + fdTables, dispatcher);
+        ActorRef<FdTableActor.Command> ref =
+                getContext().spawn(FdTableActor.create(m.files()), "files-" + fdTables, dispatcher);
         m.files().attach(ref);
         m.replyTo().tell(m.files());
         return this;

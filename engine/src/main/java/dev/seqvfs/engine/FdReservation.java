@@ -1,32 +1,34 @@
 package dev.seqvfs.engine;
 
-import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.fdtable.FdReply;
 import dev.seqvfs.engine.fdtable.FdTableActor;
 import dev.seqvfs.engine.fdtable.FilesStruct;
 import dev.seqvfs.engine.fdtable.InstallClaim;
 import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.reply.ReplyTo;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A descriptor reserved for one {@code open} in progress ({@code get_unused_fd_flags}):
- * taken before the open changes anything (creates, truncates), then either filled with the
- * open file ({@link #install}, {@code fd_install}) or given back ({@link #release},
- * {@code put_unused_fd}). See {@link FdTableActor.Reserve}.
+ * A descriptor reserved for one {@code open} in progress ({@code get_unused_fd_flags}): taken
+ * before the open changes anything (creates, truncates), then either filled with the open file
+ * ({@link #install}, {@code fd_install}) or given back ({@link #release}, {@code put_unused_fd}).
+ * See {@link FdTableActor.Reserve}.
  *
  * <h2>States</h2>
- * held → handed over (an {@link FdTableActor.InstallReserved} was sent: the table's actor
- * now ends the reservation, installing or not), or held → released (an
- * {@link FdTableActor.Unreserve} was sent). One compare-and-set decides, so a reservation
- * ends exactly once whichever failure paths race to release it, and a late release never
- * frees a descriptor the table has since given to someone else.
+ *
+ * held → handed over (an {@link FdTableActor.InstallReserved} was sent: the table's actor now ends
+ * the reservation, installing or not), or held → released (an {@link FdTableActor.Unreserve} was
+ * sent). One compare-and-set decides, so a reservation ends exactly once whichever failure paths
+ * race to release it, and a late release never frees a descriptor the table has since given to
+ * someone else.
  *
  * <h2>Concurrency</h2>
- * {@code state} is an atomic; everything else is final. Sends messages, never blocks
- * except in {@link #reserveBlocking} (the blocking {@code open}, on its own thread).
+ *
+ * {@code state} is an atomic; everything else is final. Sends messages, never blocks except in
+ * {@link #reserveBlocking} (the blocking {@code open}, on its own thread).
  */
 final class FdReservation {
     private static final int HELD = 0;
@@ -48,18 +50,19 @@ final class FdReservation {
      * Reserves the lowest free descriptor of {@code files}.
      *
      * @return the reservation's future; it fails with {@code EMFILE} when the table is full
-     *         (nothing reserved), or with the ask's failure (then the table's actor undoes the
-     *         reservation when its reply finds nobody waiting)
+     *     (nothing reserved), or with the ask's failure (then the table's actor undoes the
+     *     reservation when its reply finds nobody waiting)
      */
-    static CompletableFuture<FdReservation> reserve(Asker asker, FilesStruct files, CharSequence path) {
+    static CompletableFuture<FdReservation> reserve(
+            Asker asker, FilesStruct files, CharSequence path) {
         return ask(asker, files).thenApply(r -> of(asker, files, r, path));
     }
 
     /**
      * Reserves the lowest free descriptor, waiting on the calling thread.
      *
-     * @throws VfsException {@code EMFILE} when the table is full; {@code EIO}/{@code EINTR}
-     *         if the wait gave up (a reply that comes later is undone)
+     * @throws VfsException {@code EMFILE} when the table is full; {@code EIO}/{@code EINTR} if the
+     *     wait gave up (a reply that comes later is undone)
      */
     static FdReservation reserveBlocking(Asker asker, FilesStruct files, CharSequence path) {
         CompletableFuture<FdReply> f = ask(asker, files);
@@ -68,11 +71,13 @@ final class FdReservation {
             r = asker.join(f, Syscall.OPEN, path);
         } catch (VfsException e) {
             // Gave up waiting: whenever the reservation comes, give it back.
-            var unused = f.thenAccept(late -> {
-                if (late.error() == null) {
-                    files.actor().tell(new FdTableActor.Unreserve(late.fd()));
-                }
-            });
+            var unused =
+                    f.thenAccept(
+                            late -> {
+                                if (late.error() == null) {
+                                    files.actor().tell(new FdTableActor.Unreserve(late.fd()));
+                                }
+                            });
             throw e;
         }
         return of(asker, files, r, path);
@@ -96,26 +101,31 @@ final class FdReservation {
 
     /**
      * Installs {@code file} on the reserved descriptor, under {@code claim} (an asynchronous
-     * open's; {@code null} for the blocking one). The reservation is handed over: whatever
-     * the reply says, the table's actor has ended it.
+     * open's; {@code null} for the blocking one). The reservation is handed over: whatever the
+     * reply says, the table's actor has ended it.
      *
      * @param file the open file; this call owns (and hands over) one reference to it
      * @return the descriptor's future; {@code EINTR} if the open was withdrawn first
      * @throws IllegalStateException if the reservation already ended (the file is released)
      */
-    CompletableFuture<Integer> install(OpenFile file, boolean cloexec, InstallClaim claim, CharSequence path) {
+    CompletableFuture<Integer> install(
+            OpenFile file, boolean cloexec, InstallClaim claim, CharSequence path) {
         if (!state.compareAndSet(HELD, HANDED_OVER)) {
             file.release();
-            throw new IllegalStateException("install into descriptor " + fd + " after its reservation ended");
+            throw new IllegalStateException(
+                    "install into descriptor " + fd + " after its reservation ended");
         }
-        return asker.ask(files.actor(),
-                        (ReplyTo<FdReply> r) -> new FdTableActor.InstallReserved(fd, file, cloexec, r, claim))
-                .thenApply(r -> {
-                    if (r.error() != null) {
-                        throw new VfsException(r.error(), Syscall.OPEN, path);
-                    }
-                    return r.fd();
-                });
+        return asker.ask(
+                        files.actor(),
+                        (ReplyTo<FdReply> r) ->
+                                new FdTableActor.InstallReserved(fd, file, cloexec, r, claim))
+                .thenApply(
+                        r -> {
+                            if (r.error() != null) {
+                                throw new VfsException(r.error(), Syscall.OPEN, path);
+                            }
+                            return r.fd();
+                        });
     }
 
     /** Gives the descriptor back unless it was handed over or given back already. Idempotent. */
@@ -127,10 +137,14 @@ final class FdReservation {
 
     @Override
     public String toString() {
-        return "FdReservation[" + fd + ", " + switch (state.get()) {
-            case HELD -> "held";
-            case HANDED_OVER -> "handed over";
-            default -> "released";
-        } + "]";
+        return "FdReservation["
+                + fd
+                + ", "
+                + switch (state.get()) {
+                    case HELD -> "held";
+                    case HANDED_OVER -> "handed over";
+                    default -> "released";
+                }
+                + "]";
     }
 }

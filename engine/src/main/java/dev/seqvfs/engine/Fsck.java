@@ -11,7 +11,6 @@ import dev.seqvfs.engine.inode.InodeState;
 import dev.seqvfs.engine.mount.VfsMount;
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.protocol.FileType;
-import dev.seqvfs.protocol.Syscall;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -20,30 +19,28 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A consistency check of every mounted superblock, like {@code fsck}: run it on a quiet
- * instance (no call in flight) and it lists every broken invariant.
+ * A consistency check of every mounted superblock, like {@code fsck}: run it on a quiet instance
+ * (no call in flight) and it lists every broken invariant.
  *
  * <ul>
  *   <li>each directory's link count is {@code 2 +} its subdirectories, and its snapshot's
- *       subdirectory count matches its entries;</li>
- *   <li>each subdirectory's parent link names the directory and the entry's name;</li>
- *   <li>no dead directory and no freed inode is reachable; no directory is reachable twice;</li>
- *   <li>each non-directory's link count equals the number of names it has;</li>
- *   <li>the superblock's inode-slot count is at least the number of reachable directories
- *       plus names of files (tmpfs charges a slot per hard link), and equal to it when no file
- *       is open;</li>
- *   <li>with every file closed, no superblock counts a writer or a removed inode still
- *       open (a read-only remount would fail with {@code EBUSY});</li>
- *   <li>no descriptor table holds a reserved descriptor (a reservation lives only while an
- *       {@code open} is in progress).</li>
+ *       subdirectory count matches its entries;
+ *   <li>each subdirectory's parent link names the directory and the entry's name;
+ *   <li>no dead directory and no freed inode is reachable; no directory is reachable twice;
+ *   <li>each non-directory's link count equals the number of names it has;
+ *   <li>the superblock's inode-slot count is at least the number of reachable directories plus
+ *       names of files (tmpfs charges a slot per hard link), and equal to it when no file is open;
+ *   <li>with every file closed, no superblock counts a writer or a removed inode still open (a
+ *       read-only remount would fail with {@code EBUSY});
+ *   <li>no descriptor table holds a reserved descriptor (a reservation lives only while an {@code
+ *       open} is in progress).
  * </ul>
  *
- * <p>Reads published snapshots only; safe to call at any time, but only meaningful when
- * nothing is changing.
+ * <p>Reads published snapshots only; safe to call at any time, but only meaningful when nothing is
+ * changing.
  */
 public final class Fsck {
-    private Fsck() {
-    }
+    private Fsck() {}
 
     /**
      * Checks every superblock mounted in {@code vfs}'s namespace.
@@ -65,8 +62,12 @@ public final class Fsck {
         for (TaskContext t : vfs.liveTasks()) {
             FilesStruct files = t.files();
             if (tables.put(files, Boolean.TRUE) == null && files.reservedCount() != 0) {
-                problems.add("descriptor table of pid " + t.pid() + " holds " + files.reservedCount()
-                        + " reserved descriptors with no open in progress");
+                problems.add(
+                        "descriptor table of pid "
+                                + t.pid()
+                                + " holds "
+                                + files.reservedCount()
+                                + " reserved descriptors with no open in progress");
             }
         }
         return problems;
@@ -104,9 +105,16 @@ public final class Fsck {
                     DirectoryInode cd = (DirectoryInode) c;
                     DirLink l = cd.linkAcquire();
                     if (l == null || l.parent() != d || !l.name().equals(e.name())) {
-                        problems.add(sb + ": parent link of " + cpath + " is "
-                                + (l == null ? "null" : l.parent().ino() + "/" + l.name()) + ", expected "
-                                + d.ino() + "/" + e.name());
+                        problems.add(
+                                sb
+                                        + ": parent link of "
+                                        + cpath
+                                        + " is "
+                                        + (l == null ? "null" : l.parent().ino() + "/" + l.name())
+                                        + ", expected "
+                                        + d.ino()
+                                        + "/"
+                                        + e.name());
                     }
                     if (dirs.put(cd, cpath) != null) {
                         problems.add(sb + ": directory " + cd.ino() + " reachable twice: " + cpath);
@@ -119,11 +127,19 @@ public final class Fsck {
                 }
             }
             if (subdirs != s.subdirs()) {
-                problems.add(sb + ": " + path + " snapshot counts " + s.subdirs() + " subdirectories, has " + subdirs);
+                problems.add(
+                        sb
+                                + ": "
+                                + path
+                                + " snapshot counts "
+                                + s.subdirs()
+                                + " subdirectories, has "
+                                + subdirs);
             }
             InodeAttrs a = d.attrsAcquire();
             if (a.nlink() != 2L + subdirs) {
-                problems.add(sb + ": " + path + " nlink " + a.nlink() + ", expected " + (2 + subdirs));
+                problems.add(
+                        sb + ": " + path + " nlink " + a.nlink() + ", expected " + (2 + subdirs));
             }
             if (d.openCount() > 0) {
                 anyOpen = true;
@@ -132,24 +148,42 @@ public final class Fsck {
         for (Map.Entry<Inode, Integer> e : names.entrySet()) {
             long nlink = e.getKey().attrsAcquire().nlink();
             if (nlink != e.getValue()) {
-                problems.add(sb + ": inode " + e.getKey().ino() + " has nlink " + nlink + " but "
-                        + e.getValue() + " names");
+                problems.add(
+                        sb
+                                + ": inode "
+                                + e.getKey().ino()
+                                + " has nlink "
+                                + nlink
+                                + " but "
+                                + e.getValue()
+                                + " names");
             }
         }
         long links = 0;
         for (int n : names.values()) {
             links += n;
         }
-        // tmpfs charges each name of a file (one inode slot per hard link), and each directory once.
+        // tmpfs charges each name of a file (one inode slot per hard link), and each directory
+        // once.
         long reachable = dirs.size() + links;
         long used = sb.usedInodes();
         if (used < reachable || (exact && !anyOpen && used != reachable)) {
-            problems.add(sb + ": superblock counts " + used + " inode slots, " + reachable
-                    + " are reachable (directories + names of files)");
+            problems.add(
+                    sb
+                            + ": superblock counts "
+                            + used
+                            + " inode slots, "
+                            + reachable
+                            + " are reachable (directories + names of files)");
         }
         if (exact && !anyOpen && (sb.writers() != 0 || sb.removeCount() != 0)) {
-            problems.add(sb + ": with every file closed the superblock counts " + sb.writers() + " writers and "
-                    + sb.removeCount() + " removed inodes still open (a read-only remount would be EBUSY)");
+            problems.add(
+                    sb
+                            + ": with every file closed the superblock counts "
+                            + sb.writers()
+                            + " writers and "
+                            + sb.removeCount()
+                            + " removed inodes still open (a read-only remount would be EBUSY)");
         }
     }
 }

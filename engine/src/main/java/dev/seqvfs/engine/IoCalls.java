@@ -21,27 +21,38 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * File I/O: {@code read}, {@code pread}, {@code readv}, {@code write}, {@code pwrite},
- * {@code writev}, {@code truncate}, {@code ftruncate}, {@code fsync}, {@code fallocate}.
- * Every call reaches its file through the open file description's {@link FileOperations}
- * ({@code f_op}); this class does only what {@code fs/read_write.c} and {@code fs/open.c} do
- * before they call in: the descriptor and its access mode ({@code EBADF}), the buffers
- * ({@code EFAULT}), {@code rw_verify_area} ({@code EINVAL}), whether the file is positional
- * ({@code ESPIPE}), and the file position.
+ * File I/O: {@code read}, {@code pread}, {@code readv}, {@code write}, {@code pwrite}, {@code
+ * writev}, {@code truncate}, {@code ftruncate}, {@code fsync}, {@code fallocate}. Every call
+ * reaches its file through the open file description's {@link FileOperations} ({@code f_op}); this
+ * class does only what {@code fs/read_write.c} and {@code fs/open.c} do before they call in: the
+ * descriptor and its access mode ({@code EBADF}), the buffers ({@code EFAULT}), {@code
+ * rw_verify_area} ({@code EINVAL}), whether the file is positional ({@code ESPIPE}), and the file
+ * position.
  *
- * <p>The position of an open file description is guarded by its monitor (the
- * {@code f_pos} lock), held around a read or write that uses it; streams
- * ({@link FileOperations#FMODE_STREAM}) have no position and take no lock. Lock order: the
- * {@code OpenFile} monitor before whatever the file's operations take (a regular file's write
- * lock). Neither is held across a message.
+ * <p>The position of an open file description is guarded by its monitor (the {@code f_pos} lock),
+ * held around a read or write that uses it; streams ({@link FileOperations#FMODE_STREAM}) have no
+ * position and take no lock. Lock order: the {@code OpenFile} monitor before whatever the file's
+ * operations take (a regular file's write lock). Neither is held across a message.
  */
 final class IoCalls {
-    /** Most buffers one {@code readv}/{@code writev} takes ({@code IOV_MAX}, {@code UIO_MAXIOV}). */
+    /**
+     * Most buffers one {@code readv}/{@code writev} takes ({@code IOV_MAX}, {@code UIO_MAXIOV}).
+     */
     private static final int IOV_MAX = 1024;
+
     private static final byte[] NO_BYTES = new byte[0];
-    /** {@code fallocate} modes tmpfs knows of ({@code FALLOC_FL_SUPPORTED_MASK}): others are {@code EOPNOTSUPP}. */
-    private static final int FALLOC_SUPPORTED = Falloc.FALLOC_FL_KEEP_SIZE | Falloc.FALLOC_FL_PUNCH_HOLE
-            | 0x08 /* COLLAPSE_RANGE */ | 0x10 /* ZERO_RANGE */ | 0x20 /* INSERT_RANGE */ | 0x40 /* UNSHARE_RANGE */;
+
+    /**
+     * {@code fallocate} modes tmpfs knows of ({@code FALLOC_FL_SUPPORTED_MASK}): others are {@code
+     * EOPNOTSUPP}.
+     */
+    private static final int FALLOC_SUPPORTED =
+            Falloc.FALLOC_FL_KEEP_SIZE
+                    | Falloc.FALLOC_FL_PUNCH_HOLE
+                    | 0x08 /* COLLAPSE_RANGE */
+                    | 0x10 /* ZERO_RANGE */
+                    | 0x20 /* INSERT_RANGE */
+                    | 0x40 /* UNSHARE_RANGE */;
 
     private final TaskContext t;
 
@@ -50,10 +61,9 @@ final class IoCalls {
     }
 
     /**
-     * Checks a caller's buffer range and returns the buffer to use: a null buffer with
-     * nothing to transfer is an empty one, as {@code read(fd, NULL, 0)} returns 0 on Linux
-     * ({@code access_ok} of zero bytes); otherwise {@code EFAULT} for a null buffer or a
-     * range outside it.
+     * Checks a caller's buffer range and returns the buffer to use: a null buffer with nothing to
+     * transfer is an empty one, as {@code read(fd, NULL, 0)} returns 0 on Linux ({@code access_ok}
+     * of zero bytes); otherwise {@code EFAULT} for a null buffer or a range outside it.
      */
     private static byte[] buffer(byte[] buf, int off, int len, Syscall op) {
         if (buf == null && off == 0 && len == 0) {
@@ -72,7 +82,10 @@ final class IoCalls {
         }
     }
 
-    /** {@code import_iovec}: a null vector is {@code EFAULT}, more than {@code IOV_MAX} buffers {@code EINVAL}, a null buffer {@code EFAULT}. */
+    /**
+     * {@code import_iovec}: a null vector is {@code EFAULT}, more than {@code IOV_MAX} buffers
+     * {@code EINVAL}, a null buffer {@code EFAULT}.
+     */
     private static void checkIov(byte[][] iov, Syscall op) {
         if (iov.length > IOV_MAX) {
             throw new VfsException(Errno.EINVAL, op, null);
@@ -83,10 +96,11 @@ final class IoCalls {
     }
 
     /**
-     * {@code vfs_read}/{@code vfs_write}: the caller's buffer is checked only for a file that
-     * can transfer bytes; one that cannot refuses without looking at it.
+     * {@code vfs_read}/{@code vfs_write}: the caller's buffer is checked only for a file that can
+     * transfer bytes; one that cannot refuses without looking at it.
      */
-    private static byte[] buffer(OpenFile f, int canMode, byte[] buf, int off, int len, Syscall op) {
+    private static byte[] buffer(
+            OpenFile f, int canMode, byte[] buf, int off, int len, Syscall op) {
         return (f.ops().fmode() & canMode) != 0 ? buffer(buf, off, len, op) : buf;
     }
 
@@ -112,14 +126,19 @@ final class IoCalls {
         return f;
     }
 
-    /** {@code pread}/{@code pwrite} need a positional file ({@code FMODE_PREAD}/{@code FMODE_PWRITE}), else {@code ESPIPE}. */
+    /**
+     * {@code pread}/{@code pwrite} need a positional file ({@code FMODE_PREAD}/{@code
+     * FMODE_PWRITE}), else {@code ESPIPE}.
+     */
     private static void positional(OpenFile f, int fmode, Syscall op) {
         if ((f.ops().fmode() & fmode) == 0) {
             throw new VfsException(Errno.ESPIPE, op, null);
         }
     }
 
-    /** The {@link Kiocb} flags of a write through {@code f}: {@code O_APPEND}, {@code O_NONBLOCK}. */
+    /**
+     * The {@link Kiocb} flags of a write through {@code f}: {@code O_APPEND}, {@code O_NONBLOCK}.
+     */
     private static int iocbFlags(OpenFile f) {
         int s = f.statusFlagsAcquire();
         return ((s & OpenFlags.O_APPEND) != 0 ? Kiocb.IOCB_APPEND : 0)
@@ -238,7 +257,8 @@ final class IoCalls {
             return CompletableFuture.completedFuture(read(fd, buf, off, len));
         }
         readable(f, Syscall.READ);
-        return nonblock(f) ? CompletableFuture.completedFuture(f.ops().read(f, buf, off, len, 0, true))
+        return nonblock(f)
+                ? CompletableFuture.completedFuture(f.ops().read(f, buf, off, len, 0, true))
                 : f.ops().readAsync(f, buf, off, len);
     }
 
@@ -316,10 +336,9 @@ final class IoCalls {
     }
 
     /**
-     * {@code poll(2)} over the descriptors' {@code ->poll}: the events that hold now, masked
-     * by what was asked (plus {@code POLLERR}, {@code POLLHUP}, {@code POLLNVAL}), waiting up
-     * to {@code timeoutMillis} by re-checking with a growing pause (files do not yet wake
-     * pollers).
+     * {@code poll(2)} over the descriptors' {@code ->poll}: the events that hold now, masked by
+     * what was asked (plus {@code POLLERR}, {@code POLLHUP}, {@code POLLNVAL}), waiting up to
+     * {@code timeoutMillis} by re-checking with a growing pause (files do not yet wake pollers).
      */
     int[] poll(int[] fds, int[] events, long timeoutMillis) {
         if (fds == null || events == null) {
@@ -329,7 +348,8 @@ final class IoCalls {
             throw new VfsException(Errno.EINVAL, Syscall.POLL, null);
         }
         t.alive(Syscall.POLL);
-        long deadline = timeoutMillis < 0 ? Long.MAX_VALUE : System.nanoTime() + timeoutMillis * 1_000_000L;
+        long deadline =
+                timeoutMillis < 0 ? Long.MAX_VALUE : System.nanoTime() + timeoutMillis * 1_000_000L;
         long pause = 20_000;
         while (true) {
             int[] revents = new int[fds.length];
@@ -344,8 +364,14 @@ final class IoCalls {
                     r = Poll.POLLNVAL;
                 } else {
                     OpenFile f = e.file();
-                    r = f.isPath() ? Poll.POLLNVAL
-                            : f.ops().poll(f) & (events[i] | Poll.POLLERR | Poll.POLLHUP | Poll.POLLNVAL);
+                    r =
+                            f.isPath()
+                                    ? Poll.POLLNVAL
+                                    : f.ops().poll(f)
+                                            & (events[i]
+                                                    | Poll.POLLERR
+                                                    | Poll.POLLHUP
+                                                    | Poll.POLLNVAL);
                 }
                 revents[i] = r;
                 any |= r != 0;
@@ -372,7 +398,8 @@ final class IoCalls {
             throw new VfsException(Errno.EINVAL, Syscall.FALLOCATE, null);
         }
         if ((mode & ~FALLOC_SUPPORTED) != 0
-                || ((mode & Falloc.FALLOC_FL_PUNCH_HOLE) != 0 && (mode & Falloc.FALLOC_FL_KEEP_SIZE) == 0)) {
+                || ((mode & Falloc.FALLOC_FL_PUNCH_HOLE) != 0
+                        && (mode & Falloc.FALLOC_FL_KEEP_SIZE) == 0)) {
             throw new VfsException(Errno.EOPNOTSUPP, Syscall.FALLOCATE, null);
         }
         if (!f.writable()) {

@@ -1,21 +1,21 @@
 package dev.seqvfs.engine;
 
 import dev.seqvfs.engine.fdtable.FdTable;
-import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.lock.FileLockTable;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Fcntl;
 import dev.seqvfs.protocol.Flock;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 
 /**
- * {@code flock(2)} and the record-lock commands of {@code fcntl(2)}. A lock table is
- * attached to an inode the first time a lock is asked for; until then locks cost nothing.
- * Owners: the open file description for {@code flock}; the descriptor table (the process)
- * for POSIX locks. {@code F_SETLKW} and {@code flock} without {@code LOCK_NB} park the
- * calling thread while they wait (they are for plain threads, as in Linux).
+ * {@code flock(2)} and the record-lock commands of {@code fcntl(2)}. A lock table is attached to an
+ * inode the first time a lock is asked for; until then locks cost nothing. Owners: the open file
+ * description for {@code flock}; the descriptor table (the process) for POSIX locks. {@code
+ * F_SETLKW} and {@code flock} without {@code LOCK_NB} park the calling thread while they wait (they
+ * are for plain threads, as in Linux).
  */
 final class LockCalls {
     private final TaskContext t;
@@ -118,14 +118,22 @@ final class LockCalls {
             if (type == Flock.F_UNLCK) {
                 throw new VfsException(Errno.EINVAL, Syscall.FCNTL, null);
             }
-            FileLockTable.Lock l = table.test(owner, type == Flock.F_WRLCK ? FileLockTable.WRITE : FileLockTable.READ,
-                    start, end);
+            FileLockTable.Lock l =
+                    table.test(
+                            owner,
+                            type == Flock.F_WRLCK ? FileLockTable.WRITE : FileLockTable.READ,
+                            start,
+                            end);
             if (l == null) {
                 return new Flock(Flock.F_UNLCK, req.whence(), req.start(), req.len(), 0);
             }
             long len = l.end() == Long.MAX_VALUE ? 0 : l.end() - l.start() + 1;
-            return new Flock(l.type() == FileLockTable.WRITE ? Flock.F_WRLCK : Flock.F_RDLCK, VfsTask.SEEK_SET,
-                    l.start(), len, l.pid());
+            return new Flock(
+                    l.type() == FileLockTable.WRITE ? Flock.F_WRLCK : Flock.F_RDLCK,
+                    VfsTask.SEEK_SET,
+                    l.start(),
+                    len,
+                    l.pid());
         }
         if (type == Flock.F_RDLCK && !f.readable()) {
             throw new VfsException(Errno.EBADF, Syscall.FCNTL, null);
@@ -133,8 +141,10 @@ final class LockCalls {
         if (type == Flock.F_WRLCK && !f.writable()) {
             throw new VfsException(Errno.EBADF, Syscall.FCNTL, null);
         }
-        int kind = type == Flock.F_UNLCK ? FileLockTable.UNLOCK
-                : type == Flock.F_WRLCK ? FileLockTable.WRITE : FileLockTable.READ;
+        int kind =
+                type == Flock.F_UNLCK
+                        ? FileLockTable.UNLOCK
+                        : type == Flock.F_WRLCK ? FileLockTable.WRITE : FileLockTable.READ;
         table.setPosix(owner, t.pid(), kind, start, end, cmd == Fcntl.F_SETLKW);
         if (kind != FileLockTable.UNLOCK) {
             // Close race (as Linux's fcntl_setlk): if fd was closed or replaced while we

@@ -1,17 +1,16 @@
 package dev.seqvfs.engine;
 
-import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.dir.Dentry;
 import dev.seqvfs.engine.dir.DirReply;
 import dev.seqvfs.engine.dir.DirectoryActor;
 import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.IopFlags;
+import dev.seqvfs.engine.reply.ReplyTo;
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.sb.SuperblockActor;
 import dev.seqvfs.engine.walk.LastType;
 import dev.seqvfs.engine.walk.Nameidata;
-import dev.seqvfs.protocol.PathNames;
 import dev.seqvfs.engine.walk.VfsPath;
 import dev.seqvfs.engine.walk.WalkProof;
 import dev.seqvfs.protocol.Errno;
@@ -19,17 +18,17 @@ import dev.seqvfs.protocol.Filename;
 import dev.seqvfs.protocol.Limits;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.OpenFlags;
+import dev.seqvfs.protocol.PathNames;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import java.util.concurrent.CompletableFuture;
-import dev.seqvfs.engine.reply.ReplyTo;
 
 /**
- * The namespace-changing calls: {@code mkdir}, {@code mknod}, {@code symlink},
- * {@code link}, {@code unlink}, {@code rmdir}, {@code rename}. Each walks without locks,
- * checks what the kernel checks before it takes the parent's lock (in the kernel's
- * order), then sends one command to the parent directory's actor (or, for a
- * cross-directory rename, to the superblock's coordinator), which checks the rest
- * against the directory's current state and publishes.
+ * The namespace-changing calls: {@code mkdir}, {@code mknod}, {@code symlink}, {@code link}, {@code
+ * unlink}, {@code rmdir}, {@code rename}. Each walks without locks, checks what the kernel checks
+ * before it takes the parent's lock (in the kernel's order), then sends one command to the parent
+ * directory's actor (or, for a cross-directory rename, to the superblock's coordinator), which
+ * checks the rest against the directory's current state and publishes.
  */
 final class NamespaceCalls {
     private final TaskContext t;
@@ -46,26 +45,32 @@ final class NamespaceCalls {
     }
 
     /**
-     * The part of {@code filename_create} before the parent is locked: {@code EEXIST} for
-     * "." / ".." / "/" and existing names, {@code ENOENT} for a trailing slash on a
-     * non-directory create, then {@code EROFS}.
+     * The part of {@code filename_create} before the parent is locked: {@code EEXIST} for "." /
+     * ".." / "/" and existing names, {@code ENOENT} for a trailing slash on a non-directory create,
+     * then {@code EROFS}.
      */
-    CreateTarget filenameCreate(int dirfd, String ip, Syscall op, CharSequence extPath, boolean wantDir) {
+    CreateTarget filenameCreate(
+            int dirfd, String ip, Syscall op, CharSequence extPath, boolean wantDir) {
         VfsPath start = t.startFor(dirfd, ip, op, extPath, false);
-        CreateTarget ct = t.walk(start, ip, op, nd -> {
-            VfsPath parent = nd.walkParent();
-            if (nd.lastType() != LastType.NORM) {
-                throw nd.error(Errno.EEXIST);
-            }
-            Dentry d = nd.lookupLast();
-            if (d != null) {
-                throw nd.error(Errno.EEXIST);
-            }
-            if (nd.trailingSlash() && !wantDir) {
-                throw nd.error(Errno.ENOENT);
-            }
-            return new CreateTarget(parent, nd.last(), nd.proof());
-        });
+        CreateTarget ct =
+                t.walk(
+                        start,
+                        ip,
+                        op,
+                        nd -> {
+                            VfsPath parent = nd.walkParent();
+                            if (nd.lastType() != LastType.NORM) {
+                                throw nd.error(Errno.EEXIST);
+                            }
+                            Dentry d = nd.lookupLast();
+                            if (d != null) {
+                                throw nd.error(Errno.EEXIST);
+                            }
+                            if (nd.trailingSlash() && !wantDir) {
+                                throw nd.error(Errno.ENOENT);
+                            }
+                            return new CreateTarget(parent, nd.last(), nd.proof());
+                        });
         if (ct.parent().mnt().isReadOnly()) {
             throw new VfsException(Errno.EROFS, op, extPath);
         }
@@ -75,8 +80,8 @@ final class NamespaceCalls {
 
     /**
      * Refuses namespace changes in a directory whose entries are computed (procfs): such a
-     * directory has no {@code ->mkdir}, {@code ->unlink}, ... so Linux's VFS answers
-     * {@code EPERM} before any file-system code runs.
+     * directory has no {@code ->mkdir}, {@code ->unlink}, ... so Linux's VFS answers {@code EPERM}
+     * before any file-system code runs.
      */
     static void requireMutable(DirectoryInode dir, Syscall op, CharSequence path) {
         if ((dir.iopFlags() & IopFlags.IOP_MUTABLE_DIR) == 0) {
@@ -116,7 +121,13 @@ final class NamespaceCalls {
             throw new VfsException(Errno.EPERM, Syscall.MKNOD, path);
         }
         int m = type | (mode & ~t.umask() & 07777);
-        return create(ct, m, type == Mode.S_IFCHR || type == Mode.S_IFBLK ? dev : 0, null, Syscall.MKNOD, path);
+        return create(
+                ct,
+                m,
+                type == Mode.S_IFCHR || type == Mode.S_IFBLK ? dev : 0,
+                null,
+                Syscall.MKNOD,
+                path);
     }
 
     CompletableFuture<Void> symlinkat(Filename target, int newdirfd, Filename linkpath) {
@@ -132,18 +143,35 @@ final class NamespaceCalls {
         return create(ct, Mode.S_IFLNK | 0777, 0, it, Syscall.SYMLINK, linkpath);
     }
 
-    private CompletableFuture<Void> create(CreateTarget ct, int mode, long rdev, String linkTarget, Syscall op,
-                                           CharSequence path) {
-        return t.asker().askDir(ct.dir(),
-                        (ReplyTo<DirReply> r) -> new DirectoryActor.Create(ct.name(), mode, rdev, linkTarget, true,
-                                t.cred(), ct.proof(), r))
-                .thenApply(r -> {
-                    Asker.check(r, op, path, null);
-                    return null;
-                });
+    private CompletableFuture<Void> create(
+            CreateTarget ct,
+            int mode,
+            long rdev,
+            String linkTarget,
+            Syscall op,
+            CharSequence path) {
+        return t.asker()
+                .askDir(
+                        ct.dir(),
+                        (ReplyTo<DirReply> r) ->
+                                new DirectoryActor.Create(
+                                        ct.name(),
+                                        mode,
+                                        rdev,
+                                        linkTarget,
+                                        true,
+                                        t.cred(),
+                                        ct.proof(),
+                                        r))
+                .thenApply(
+                        r -> {
+                            Asker.check(r, op, path, null);
+                            return null;
+                        });
     }
 
-    CompletableFuture<Void> linkat(int olddirfd, Filename oldpath, int newdirfd, Filename newpath, int flags) {
+    CompletableFuture<Void> linkat(
+            int olddirfd, Filename oldpath, int newdirfd, Filename newpath, int flags) {
         if ((flags & ~(OpenFlags.AT_SYMLINK_FOLLOW | OpenFlags.AT_EMPTY_PATH)) != 0) {
             throw new VfsException(Errno.EINVAL, Syscall.LINK, oldpath, newpath);
         }
@@ -152,31 +180,46 @@ final class NamespaceCalls {
         if (empty && io.isEmpty() && !t.cred().isRoot()) {
             throw new VfsException(Errno.ENOENT, Syscall.LINK, oldpath, newpath);
         }
-        int lf = ((flags & OpenFlags.AT_SYMLINK_FOLLOW) != 0 ? Nameidata.LOOKUP_FOLLOW : 0)
-                | (empty ? Nameidata.LOOKUP_EMPTY : 0);
+        int lf =
+                ((flags & OpenFlags.AT_SYMLINK_FOLLOW) != 0 ? Nameidata.LOOKUP_FOLLOW : 0)
+                        | (empty ? Nameidata.LOOKUP_EMPTY : 0);
         WalkProof[] srcProof = new WalkProof[1];
-        VfsPath src = t.walk(t.startFor(olddirfd, io, Syscall.LINK, oldpath, empty), io, Syscall.LINK, nd -> {
-            VfsPath p = nd.walkFull(lf);
-            srcProof[0] = nd.proof();
-            return p;
-        });
+        VfsPath src =
+                t.walk(
+                        t.startFor(olddirfd, io, Syscall.LINK, oldpath, empty),
+                        io,
+                        Syscall.LINK,
+                        nd -> {
+                            VfsPath p = nd.walkFull(lf);
+                            srcProof[0] = nd.proof();
+                            return p;
+                        });
         String in = PathNames.toInternal(newpath, Syscall.LINK);
         CreateTarget ct = filenameCreate(newdirfd, in, Syscall.LINK, newpath, false);
         if (src.mnt() != ct.parent().mnt()) {
             throw new VfsException(Errno.EXDEV, Syscall.LINK, oldpath, newpath);
         }
         Inode target = src.inode();
-        return t.asker().askDir(ct.dir(),
-                        (ReplyTo<DirReply> r) -> new DirectoryActor.Link(ct.name(), target, t.cred(),
-                                ct.proof().and(srcProof[0]), r))
-                .thenApply(r -> {
-                    Asker.check(r, Syscall.LINK, oldpath, newpath);
-                    return null;
-                });
+        return t.asker()
+                .askDir(
+                        ct.dir(),
+                        (ReplyTo<DirReply> r) ->
+                                new DirectoryActor.Link(
+                                        ct.name(),
+                                        target,
+                                        t.cred(),
+                                        ct.proof().and(srcProof[0]),
+                                        r))
+                .thenApply(
+                        r -> {
+                            Asker.check(r, Syscall.LINK, oldpath, newpath);
+                            return null;
+                        });
     }
 
     /** The parent of a name to remove or rename, and what the final component was. */
-    record ParentTarget(VfsPath parent, String name, LastType type, boolean trailingSlash, WalkProof proof) {
+    record ParentTarget(
+            VfsPath parent, String name, LastType type, boolean trailingSlash, WalkProof proof) {
         DirectoryInode dir() {
             return (DirectoryInode) parent.inode();
         }
@@ -184,10 +227,15 @@ final class NamespaceCalls {
 
     ParentTarget parentOf(int dirfd, String ip, Syscall op, CharSequence extPath) {
         VfsPath start = t.startFor(dirfd, ip, op, extPath, false);
-        return t.walk(start, ip, op, nd -> {
-            VfsPath p = nd.walkParent();
-            return new ParentTarget(p, nd.last(), nd.lastType(), nd.trailingSlash(), nd.proof());
-        });
+        return t.walk(
+                start,
+                ip,
+                op,
+                nd -> {
+                    VfsPath p = nd.walkParent();
+                    return new ParentTarget(
+                            p, nd.last(), nd.lastType(), nd.trailingSlash(), nd.proof());
+                });
     }
 
     CompletableFuture<Void> unlinkat(int dirfd, Filename path, int flags) {
@@ -216,16 +264,26 @@ final class NamespaceCalls {
             throw new VfsException(Errno.EROFS, op, path);
         }
         requireMutable(pt.dir(), op, path);
-        return t.asker().askDir(pt.dir(),
-                        (ReplyTo<DirReply> r) -> new DirectoryActor.Unlink(pt.name(), rmdir, pt.trailingSlash(),
-                                t.cred(), pt.proof(), r))
-                .thenApply(r -> {
-                    Asker.check(r, op, path, null);
-                    return null;
-                });
+        return t.asker()
+                .askDir(
+                        pt.dir(),
+                        (ReplyTo<DirReply> r) ->
+                                new DirectoryActor.Unlink(
+                                        pt.name(),
+                                        rmdir,
+                                        pt.trailingSlash(),
+                                        t.cred(),
+                                        pt.proof(),
+                                        r))
+                .thenApply(
+                        r -> {
+                            Asker.check(r, op, path, null);
+                            return null;
+                        });
     }
 
-    CompletableFuture<Void> renameat2(int olddirfd, Filename oldpath, int newdirfd, Filename newpath, int flags) {
+    CompletableFuture<Void> renameat2(
+            int olddirfd, Filename oldpath, int newdirfd, Filename newpath, int flags) {
         int known = OpenFlags.RENAME_NOREPLACE | OpenFlags.RENAME_EXCHANGE;
         if ((flags & ~known) != 0 || flags == known) {
             throw new VfsException(Errno.EINVAL, Syscall.RENAME, oldpath, newpath);
@@ -241,8 +299,11 @@ final class NamespaceCalls {
             throw new VfsException(Errno.EBUSY, Syscall.RENAME, oldpath, newpath);
         }
         if (to.type() != LastType.NORM) {
-            throw new VfsException((flags & OpenFlags.RENAME_NOREPLACE) != 0 ? Errno.EEXIST : Errno.EBUSY,
-                    Syscall.RENAME, oldpath, newpath);
+            throw new VfsException(
+                    (flags & OpenFlags.RENAME_NOREPLACE) != 0 ? Errno.EEXIST : Errno.EBUSY,
+                    Syscall.RENAME,
+                    oldpath,
+                    newpath);
         }
         if (from.parent().mnt().isReadOnly()) {
             throw new VfsException(Errno.EROFS, Syscall.RENAME, oldpath, newpath);
@@ -251,18 +312,43 @@ final class NamespaceCalls {
         requireMutable(to.dir(), Syscall.RENAME, newpath);
         CompletableFuture<DirReply> f;
         if (from.dir() == to.dir()) {
-            f = t.asker().askDir(from.dir(), (ReplyTo<DirReply> r) -> new DirectoryActor.Rename(from.name(),
-                    to.name(), flags, from.trailingSlash(), to.trailingSlash(), t.cred(),
-                    from.proof().and(to.proof()), r));
+            f =
+                    t.asker()
+                            .askDir(
+                                    from.dir(),
+                                    (ReplyTo<DirReply> r) ->
+                                            new DirectoryActor.Rename(
+                                                    from.name(),
+                                                    to.name(),
+                                                    flags,
+                                                    from.trailingSlash(),
+                                                    to.trailingSlash(),
+                                                    t.cred(),
+                                                    from.proof().and(to.proof()),
+                                                    r));
         } else {
             Superblock sb = (Superblock) from.dir().owner();
-            f = t.asker().ask(sb.actorAcquire(), (ReplyTo<DirReply> r) -> new SuperblockActor.CrossRename(
-                    from.dir(), from.name(), to.dir(), to.name(), flags, from.trailingSlash(), to.trailingSlash(),
-                    t.cred(), from.proof().and(to.proof()), r));
+            f =
+                    t.asker()
+                            .ask(
+                                    sb.actorAcquire(),
+                                    (ReplyTo<DirReply> r) ->
+                                            new SuperblockActor.CrossRename(
+                                                    from.dir(),
+                                                    from.name(),
+                                                    to.dir(),
+                                                    to.name(),
+                                                    flags,
+                                                    from.trailingSlash(),
+                                                    to.trailingSlash(),
+                                                    t.cred(),
+                                                    from.proof().and(to.proof()),
+                                                    r));
         }
-        return f.thenApply(r -> {
-            Asker.check(r, Syscall.RENAME, oldpath, newpath);
-            return null;
-        });
+        return f.thenApply(
+                r -> {
+                    Asker.check(r, Syscall.RENAME, oldpath, newpath);
+                    return null;
+                });
     }
 }

@@ -6,7 +6,6 @@ import dev.seqvfs.engine.dir.DirReply;
 import dev.seqvfs.engine.dir.DirectoryActor;
 import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.fdtable.FdReply;
-import dev.seqvfs.engine.fdtable.FdTable;
 import dev.seqvfs.engine.fdtable.FdTableActor;
 import dev.seqvfs.engine.fdtable.InstallClaim;
 import dev.seqvfs.engine.fdtable.OpenFile;
@@ -40,13 +39,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 /**
- * {@code open}, {@code close}, {@code getdents} and {@code lseek}: the calls that make and
- * use open file descriptions. Follows {@code open(2)} ({@code do_filp_open},
- * {@code open_last_lookups}, {@code may_open} in {@code fs/namei.c}).
+ * {@code open}, {@code close}, {@code getdents} and {@code lseek}: the calls that make and use open
+ * file descriptions. Follows {@code open(2)} ({@code do_filp_open}, {@code open_last_lookups},
+ * {@code may_open} in {@code fs/namei.c}).
  */
 final class OpenCalls {
-    private static final int PATH_KEEP = OpenFlags.O_PATH | OpenFlags.O_DIRECTORY | OpenFlags.O_NOFOLLOW
-            | OpenFlags.O_CLOEXEC;
+    private static final int PATH_KEEP =
+            OpenFlags.O_PATH | OpenFlags.O_DIRECTORY | OpenFlags.O_NOFOLLOW | OpenFlags.O_CLOEXEC;
     private static final int MAX_PIN_RETRIES = 100;
 
     private final TaskContext t;
@@ -55,8 +54,12 @@ final class OpenCalls {
         this.t = t;
     }
 
-    /** What the walk found: an existing file (and where it was found), or a parent and a name to create. */
-    private record OpenTarget(VfsPath existing, VfsPath parent, String name, FileOrigin origin, WalkProof proof) {
+    /**
+     * What the walk found: an existing file (and where it was found), or a parent and a name to
+     * create.
+     */
+    private record OpenTarget(
+            VfsPath existing, VfsPath parent, String name, FileOrigin origin, WalkProof proof) {
         OpenTarget(VfsPath existing, VfsPath parent, String name, FileOrigin origin) {
             this(existing, parent, name, origin, null);
         }
@@ -67,17 +70,20 @@ final class OpenCalls {
         if (d != null) {
             return new FileOrigin(p.mnt(), d, null);
         }
-        return nd.originDir() == null ? null
-                : new FileOrigin(nd.originMnt(), nd.originDir(), nd.originName(), nd.originDentry());
+        return nd.originDir() == null
+                ? null
+                : new FileOrigin(
+                        nd.originMnt(), nd.originDir(), nd.originName(), nd.originDentry());
     }
 
     /**
-     * @param req {@code null} for the blocking {@code open}: every step runs on the calling
-     *        thread, a FIFO open that must wait for the other side parks it; else the async
-     *        twin's future: nothing blocks, the install must win its claim, and a FIFO open
-     *        waiting for its partner is withdrawn when {@code req} is
+     * @param req {@code null} for the blocking {@code open}: every step runs on the calling thread,
+     *     a FIFO open that must wait for the other side parks it; else the async twin's future:
+     *     nothing blocks, the install must win its claim, and a FIFO open waiting for its partner
+     *     is withdrawn when {@code req} is
      */
-    CompletableFuture<Integer> openat(int dirfd, Filename path, int flags, int mode, OpenFuture req) {
+    CompletableFuture<Integer> openat(
+            int dirfd, Filename path, int flags, int mode, OpenFuture req) {
         if ((flags & OpenFlags.O_TMPFILE) == OpenFlags.O_TMPFILE) {
             throw new VfsException(Errno.EOPNOTSUPP, Syscall.OPEN, path);
         }
@@ -87,13 +93,15 @@ final class OpenCalls {
             // force_o_largefile(): 64-bit open(2) files carry O_LARGEFILE (F_GETFL shows it)
             flags |= OpenFlags.O_LARGEFILE;
         }
-        if ((flags & (OpenFlags.O_CREAT | OpenFlags.O_DIRECTORY)) == (OpenFlags.O_CREAT | OpenFlags.O_DIRECTORY)) {
+        if ((flags & (OpenFlags.O_CREAT | OpenFlags.O_DIRECTORY))
+                == (OpenFlags.O_CREAT | OpenFlags.O_DIRECTORY)) {
             throw new VfsException(Errno.EINVAL, Syscall.OPEN, path);
         }
         String ip = PathNames.toInternal(path, Syscall.OPEN);
         final int f = flags;
         t.alive(Syscall.OPEN);
-        if (!ip.isEmpty() && ip.length() < Limits.PATH_MAX
+        if (!ip.isEmpty()
+                && ip.length() < Limits.PATH_MAX
                 && t.files().tableAcquire().lowestFree(0) >= t.files().rlimitNofile()) {
             // do_sys_openat2 reserves the descriptor before the walk: a full table is EMFILE
             // whatever the path (after getname's ENOENT / ENAMETOOLONG). The table's actor
@@ -105,7 +113,8 @@ final class OpenCalls {
             OpenTarget target = t.walk(start, ip, Syscall.OPEN, nd -> walkOpen(nd, f));
             if (target.existing() != null) {
                 if (isFifo(target.existing(), f)) {
-                    CompletableFuture<Integer> fd = openFifo(target.existing(), f, path, req, target.origin());
+                    CompletableFuture<Integer> fd =
+                            openFifo(target.existing(), f, path, req, target.origin());
                     if (fd != null) {
                         return fd;
                     }
@@ -113,7 +122,8 @@ final class OpenCalls {
                 }
                 if (truncates(target.existing(), f)) {
                     // Truncating changes the file: reserve the descriptor first, as for a create.
-                    return withReservation(req, path, res -> truncateAndInstall(res, target, f, path, req));
+                    return withReservation(
+                            req, path, res -> truncateAndInstall(res, target, f, path, req));
                 }
                 OpenFile file = openExisting(target.existing(), f, path);
                 if (file != null) {
@@ -131,7 +141,8 @@ final class OpenCalls {
                 }
                 // Linux reserves the descriptor before it creates (get_unused_fd_flags): a
                 // full table must fail the open with EMFILE before a new file exists.
-                return withReservation(req, path, res -> create(res, target, f, mode, path, ip, req));
+                return withReservation(
+                        req, path, res -> create(res, target, f, mode, path, ip, req));
             }
             if (attempt >= MAX_PIN_RETRIES) {
                 throw new VfsException(Errno.ENOENT, Syscall.OPEN, path);
@@ -139,29 +150,34 @@ final class OpenCalls {
         }
     }
 
-    /** Whether opening {@code p} with {@code flags} truncates it: a regular file with {@code O_TRUNC}. */
+    /**
+     * Whether opening {@code p} with {@code flags} truncates it: a regular file with {@code
+     * O_TRUNC}.
+     */
     private static boolean truncates(VfsPath p, int flags) {
-        return (flags & OpenFlags.O_TRUNC) != 0 && (flags & OpenFlags.O_PATH) == 0
+        return (flags & OpenFlags.O_TRUNC) != 0
+                && (flags & OpenFlags.O_PATH) == 0
                 && p.inode().type() == FileType.REGULAR;
     }
 
     /**
      * Runs the part of an open that changes something ({@code body}: create, truncate) with a
-     * descriptor reserved first, as {@code do_sys_openat2} does before it walks: a full table
-     * fails with {@code EMFILE} and changes nothing. {@code body} ends the reservation by
-     * installing into it, or by releasing it; if it throws or its future fails before it
-     * installed, the reservation is released here, so no path leaks one.
+     * descriptor reserved first, as {@code do_sys_openat2} does before it walks: a full table fails
+     * with {@code EMFILE} and changes nothing. {@code body} ends the reservation by installing into
+     * it, or by releasing it; if it throws or its future fails before it installed, the reservation
+     * is released here, so no path leaks one.
      *
-     * <p>The asynchronous form returns a future of its own, completed from the reservation's
-     * and {@code body}'s futures: cancelling it (a withdrawn open) skips no cleanup, and
-     * {@code body} stops at its next step (an install under a withdrawn claim installs
-     * nothing and ends the reservation).
+     * <p>The asynchronous form returns a future of its own, completed from the reservation's and
+     * {@code body}'s futures: cancelling it (a withdrawn open) skips no cleanup, and {@code body}
+     * stops at its next step (an install under a withdrawn claim installs nothing and ends the
+     * reservation).
      *
      * @param req {@code null} for the blocking open (every step on the calling thread)
      */
-    private CompletableFuture<Integer> withReservation(OpenFuture req, Filename path,
-                                                       java.util.function.Function<FdReservation,
-                                                               CompletableFuture<Integer>> body) {
+    private CompletableFuture<Integer> withReservation(
+            OpenFuture req,
+            Filename path,
+            java.util.function.Function<FdReservation, CompletableFuture<Integer>> body) {
         if (req == null) {
             FdReservation res = FdReservation.reserveBlocking(t.asker(), t.files(), path);
             CompletableFuture<Integer> fd;
@@ -171,49 +187,61 @@ final class OpenCalls {
                 res.release();
                 throw e;
             }
-            var unused = fd.whenComplete((v, e) -> {
-                if (e != null) {
-                    res.release();
-                }
-            });
+            var unused =
+                    fd.whenComplete(
+                            (v, e) -> {
+                                if (e != null) {
+                                    res.release();
+                                }
+                            });
             return fd;
         }
         CompletableFuture<Integer> out = new CompletableFuture<>();
-        var unused = FdReservation.reserve(t.asker(), t.files(), path).whenComplete((res, e) -> {
-            if (e != null) {
-                out.completeExceptionally(unwrap(e));
-                return;
-            }
-            if (req.claim().isWithdrawn()) {
-                res.release();
-                out.completeExceptionally(new VfsException(Errno.EINTR, Syscall.OPEN, path));
-                return;
-            }
-            CompletableFuture<Integer> fd;
-            try {
-                fd = body.apply(res);
-            } catch (RuntimeException | Error x) {
-                res.release();
-                out.completeExceptionally(x);
-                return;
-            }
-            var unusedInner = fd.whenComplete((v, x) -> {
-                if (x != null) {
-                    res.release();
-                    out.completeExceptionally(unwrap(x));
-                } else {
-                    out.complete(v);
-                }
-            });
-        });
+        var unused =
+                FdReservation.reserve(t.asker(), t.files(), path)
+                        .whenComplete(
+                                (res, e) -> {
+                                    if (e != null) {
+                                        out.completeExceptionally(unwrap(e));
+                                        return;
+                                    }
+                                    if (req.claim().isWithdrawn()) {
+                                        res.release();
+                                        out.completeExceptionally(
+                                                new VfsException(Errno.EINTR, Syscall.OPEN, path));
+                                        return;
+                                    }
+                                    CompletableFuture<Integer> fd;
+                                    try {
+                                        fd = body.apply(res);
+                                    } catch (RuntimeException | Error x) {
+                                        res.release();
+                                        out.completeExceptionally(x);
+                                        return;
+                                    }
+                                    var unusedInner =
+                                            fd.whenComplete(
+                                                    (v, x) -> {
+                                                        if (x != null) {
+                                                            res.release();
+                                                            out.completeExceptionally(unwrap(x));
+                                                        } else {
+                                                            out.complete(v);
+                                                        }
+                                                    });
+                                });
         return out;
     }
 
     private static Throwable unwrap(Throwable e) {
-        return e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+        return e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+                ? e.getCause()
+                : e;
     }
 
-    /** Fails a step of an asynchronous open that was withdrawn meanwhile: nothing more is changed. */
+    /**
+     * Fails a step of an asynchronous open that was withdrawn meanwhile: nothing more is changed.
+     */
     private static void stopIfWithdrawn(OpenFuture req, Filename path) {
         if (req != null && req.claim().isWithdrawn()) {
             throw new VfsException(Errno.EINTR, Syscall.OPEN, path);
@@ -221,8 +249,8 @@ final class OpenCalls {
     }
 
     /** {@code open(O_TRUNC)} of an existing regular file, into a reserved descriptor. */
-    private CompletableFuture<Integer> truncateAndInstall(FdReservation res, OpenTarget target, int f, Filename path,
-                                                          OpenFuture req) {
+    private CompletableFuture<Integer> truncateAndInstall(
+            FdReservation res, OpenTarget target, int f, Filename path, OpenFuture req) {
         stopIfWithdrawn(req, path);
         OpenFile file = openExisting(target.existing(), f, path);
         if (file == null) {
@@ -232,12 +260,22 @@ final class OpenCalls {
         if (file.origin() == null) {
             file.setOrigin(target.origin());
         }
-        return res.install(file, (f & OpenFlags.O_CLOEXEC) != 0, req == null ? null : req.claim(), path);
+        return res.install(
+                file, (f & OpenFlags.O_CLOEXEC) != 0, req == null ? null : req.claim(), path);
     }
 
-    /** {@code open(O_CREAT)} of a name the walk found absent: create it, open it, install it into {@code res}. */
-    private CompletableFuture<Integer> create(FdReservation res, OpenTarget target, int f, int mode, Filename path,
-                                              String ip, OpenFuture req) {
+    /**
+     * {@code open(O_CREAT)} of a name the walk found absent: create it, open it, install it into
+     * {@code res}.
+     */
+    private CompletableFuture<Integer> create(
+            FdReservation res,
+            OpenTarget target,
+            int f,
+            int mode,
+            Filename path,
+            String ip,
+            OpenFuture req) {
         int m = Mode.S_IFREG | (mode & ~t.umask() & 07777);
         boolean excl = (f & OpenFlags.O_EXCL) != 0;
         VfsPath parent = target.parent();
@@ -246,21 +284,51 @@ final class OpenCalls {
         // behind an open that then fails with EROFS.
         Runnable endHold = holdForWrite(parent.mnt().superblock(), f, path);
         try {
-            CompletableFuture<DirReply> created = t.asker().askDir((DirectoryInode) parent.inode(),
-                    (ReplyTo<DirReply> r) -> new DirectoryActor.Create(target.name(), m, 0, null, excl,
-                            t.cred(), target.proof(), r));
+            CompletableFuture<DirReply> created =
+                    t.asker()
+                            .askDir(
+                                    (DirectoryInode) parent.inode(),
+                                    (ReplyTo<DirReply> r) ->
+                                            new DirectoryActor.Create(
+                                                    target.name(),
+                                                    m,
+                                                    0,
+                                                    null,
+                                                    excl,
+                                                    t.cred(),
+                                                    target.proof(),
+                                                    r));
             if (req == null) {
                 // The blocking open goes on on the calling thread (a FIFO found here parks it).
                 try {
-                    return afterCreate(t.asker().join(created, Syscall.OPEN, path), parent, target.name(), f, path, ip,
-                            null, res, endHold);
+                    return afterCreate(
+                            t.asker().join(created, Syscall.OPEN, path),
+                            parent,
+                            target.name(),
+                            f,
+                            path,
+                            ip,
+                            null,
+                            res,
+                            endHold);
                 } finally {
                     endHold.run();
                 }
             }
             // An internal stage: only withReservation's own future is exposed to a withdrawal.
-            CompletableFuture<Integer> fd = created.thenCompose(r -> afterCreate(r, parent, target.name(), f, path,
-                    ip, req, res, endHold));
+            CompletableFuture<Integer> fd =
+                    created.thenCompose(
+                            r ->
+                                    afterCreate(
+                                            r,
+                                            parent,
+                                            target.name(),
+                                            f,
+                                            path,
+                                            ip,
+                                            req,
+                                            res,
+                                            endHold));
             var unused = fd.whenComplete((v, e) -> endHold.run());
             return fd;
         } catch (RuntimeException | Error e) {
@@ -270,18 +338,19 @@ final class OpenCalls {
     }
 
     /**
-     * For an {@code open(O_CREAT)} whose new file will be opened for writing: counts a
-     * writer of {@code sb} now ({@code EROFS} if it is read-only) and returns what ends it,
-     * once however often it runs; for other opens, a no-op.
+     * For an {@code open(O_CREAT)} whose new file will be opened for writing: counts a writer of
+     * {@code sb} now ({@code EROFS} if it is read-only) and returns what ends it, once however
+     * often it runs; for other opens, a no-op.
      */
     private static Runnable holdForWrite(Superblock sb, int flags, Filename path) {
         if (!OpenFlags.writable(flags)) {
-            return () -> { };
+            return () -> {};
         }
         if (!sb.tryBeginWrite()) {
             throw new VfsException(Errno.EROFS, Syscall.OPEN, path);
         }
-        java.util.concurrent.atomic.AtomicBoolean ended = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicBoolean ended =
+                new java.util.concurrent.atomic.AtomicBoolean();
         return () -> {
             if (ended.compareAndSet(false, true)) {
                 sb.endWrite();
@@ -290,15 +359,24 @@ final class OpenCalls {
     }
 
     /**
-     * The rest of {@code open(O_CREAT)} once the directory created (or found) the name: open
-     * what is there and install it into the reserved descriptor. The async form runs on
-     * whichever thread completed the reply.
+     * The rest of {@code open(O_CREAT)} once the directory created (or found) the name: open what
+     * is there and install it into the reserved descriptor. The async form runs on whichever thread
+     * completed the reply.
      */
-    private CompletableFuture<Integer> afterCreate(DirReply r, VfsPath parent, String name, int f, Filename path,
-                                                   String ip, OpenFuture req, FdReservation res, Runnable endHold) {
+    private CompletableFuture<Integer> afterCreate(
+            DirReply r,
+            VfsPath parent,
+            String name,
+            int f,
+            Filename path,
+            String ip,
+            OpenFuture req,
+            FdReservation res,
+            Runnable endHold) {
         Asker.check(r, Syscall.OPEN, path, null);
         VfsPath found = new VfsPath(parent.mnt(), r.inode());
-        FileOrigin origin = new FileOrigin(parent.mnt(), (DirectoryInode) parent.inode(), name, r.dentry());
+        FileOrigin origin =
+                new FileOrigin(parent.mnt(), (DirectoryInode) parent.inode(), name, r.dentry());
         if (r.existed() && isFifo(found, f)) {
             // open(O_CREAT) of an existing FIFO: fifo_open, which may wait for the other side;
             // it installs on its own (nothing was changed that a full table must prevent).
@@ -321,16 +399,21 @@ final class OpenCalls {
             throw new VfsException(Errno.ENOENT, Syscall.OPEN, path);
         }
         file.setOrigin(origin);
-        return res.install(file, (f & OpenFlags.O_CLOEXEC) != 0, req == null ? null : req.claim(), path);
+        return res.install(
+                file, (f & OpenFlags.O_CLOEXEC) != 0, req == null ? null : req.claim(), path);
     }
 
     private static OpenTarget walkOpen(Nameidata nd, int flags) {
         boolean nofollow = (flags & OpenFlags.O_NOFOLLOW) != 0;
         if ((flags & OpenFlags.O_CREAT) == 0) {
-            int lf = (nofollow ? 0 : Nameidata.LOOKUP_FOLLOW)
-                    | ((flags & OpenFlags.O_DIRECTORY) != 0 ? Nameidata.LOOKUP_DIRECTORY : 0);
+            int lf =
+                    (nofollow ? 0 : Nameidata.LOOKUP_FOLLOW)
+                            | ((flags & OpenFlags.O_DIRECTORY) != 0
+                                    ? Nameidata.LOOKUP_DIRECTORY
+                                    : 0);
             VfsPath p = nd.walkFull(lf);
-            if ((p.inode().iopFlags() & IopFlags.IOP_FOLLOW_LINK) != 0 && (flags & OpenFlags.O_PATH) == 0) {
+            if ((p.inode().iopFlags() & IopFlags.IOP_FOLLOW_LINK) != 0
+                    && (flags & OpenFlags.O_PATH) == 0) {
                 throw nd.error(Errno.ELOOP);
             }
             return new OpenTarget(p, null, null, nd.jumped() ? null : originOf(nd, p));
@@ -370,17 +453,26 @@ final class OpenCalls {
             }
             VfsPath found = nd.stepIntoLast(i);
             boolean computed = (parent.inode().iopFlags() & IopFlags.IOP_CUSTOM_LOOKUP) != 0;
-            return new OpenTarget(found, null, null, dir ? originOf(nd, found)
-                    : new FileOrigin(parent.mnt(), (DirectoryInode) parent.inode(), nd.last(), computed ? null : d));
+            return new OpenTarget(
+                    found,
+                    null,
+                    null,
+                    dir
+                            ? originOf(nd, found)
+                            : new FileOrigin(
+                                    parent.mnt(),
+                                    (DirectoryInode) parent.inode(),
+                                    nd.last(),
+                                    computed ? null : d));
         }
     }
 
     /**
-     * {@code may_create_in_sticky} of {@code fs/namei.c}: {@code open(O_CREAT)} of an
-     * existing file in a sticky, world-writable directory fails with {@code EACCES} (even
-     * for root) unless the file belongs to the directory's owner or to the caller. Regular
-     * files and FIFOs are exempt while {@code fs.protected_regular} and
-     * {@code fs.protected_fifos} are 0, the values SeqVFS models.
+     * {@code may_create_in_sticky} of {@code fs/namei.c}: {@code open(O_CREAT)} of an existing file
+     * in a sticky, world-writable directory fails with {@code EACCES} (even for root) unless the
+     * file belongs to the directory's owner or to the caller. Regular files and FIFOs are exempt
+     * while {@code fs.protected_regular} and {@code fs.protected_fifos} are 0, the values SeqVFS
+     * models.
      */
     private static void mayCreateInSticky(DirectoryInode dir, Inode inode, Nameidata nd) {
         InodeAttrs d = dir.attrsAcquire();
@@ -400,7 +492,10 @@ final class OpenCalls {
         }
     }
 
-    /** A named FIFO opened for I/O: {@code fifo_open} attaches its pipe (an anonymous pipe reopens through its inode's operations). */
+    /**
+     * A named FIFO opened for I/O: {@code fifo_open} attaches its pipe (an anonymous pipe reopens
+     * through its inode's operations).
+     */
     private static boolean isFifo(VfsPath p, int flags) {
         Inode i = p.inode();
         return i.type() == FileType.FIFO && !i.isAnonymous() && (flags & OpenFlags.O_PATH) == 0;
@@ -409,15 +504,17 @@ final class OpenCalls {
     /**
      * {@code may_open}, then {@code fifo_open} ({@link Fifo}), then install.
      *
-     * @param req {@code null}: park the calling thread while waiting for the other side;
-     *        else complete the returned future when it opens, and withdraw the waiting open
-     *        if {@code req} is withdrawn
-     * @return the descriptor's future, or {@code null} if the mount is being unmounted and
-     *         the walk must be repeated
+     * @param req {@code null}: park the calling thread while waiting for the other side; else
+     *     complete the returned future when it opens, and withdraw the waiting open if {@code req}
+     *     is withdrawn
+     * @return the descriptor's future, or {@code null} if the mount is being unmounted and the walk
+     *     must be repeated
      */
-    @SuppressWarnings("FutureReturnValueIgnored") // handle(...) nests a future that thenCompose(f -> f) flattens at once
-    private CompletableFuture<Integer> openFifo(VfsPath p, int flags, Filename path, OpenFuture req,
-                                                FileOrigin origin) {
+    @SuppressWarnings(
+            "FutureReturnValueIgnored") // handle(...) nests a future that thenCompose(f -> f)
+    // flattens at once
+    private CompletableFuture<Integer> openFifo(
+            VfsPath p, int flags, Filename path, OpenFuture req, FileOrigin origin) {
         mayOpen(p, flags, path);
         if (!p.mnt().tryPin()) {
             return null;
@@ -437,27 +534,34 @@ final class OpenCalls {
         }
         CompletableFuture<PipeEnd> opened = Fifo.openAsync(fifo, flags);
         req.onWithdraw(() -> opened.cancel(false));
-        return opened.handle((end, e) -> {
-            if (e != null) {
-                p.mnt().unpin();
-                Throwable c = e instanceof CompletionException && e.getCause() != null
-                        ? e.getCause() : e;
-                throw c instanceof VfsException v ? v.withContext(Syscall.OPEN, path, null)
-                        : new CompletionException(c);
-            }
-            OpenFile file = new OpenFile(fifo, p.mnt(), null, flags, end, null);
-            file.setOrigin(origin);
-            // Installed from this stage, not a dependent one: a withdrawal cancels the
-            // dependents, and a skipped stage would leak the file (the claim decides instead).
-            return install(file, flags, path, req);
-        }).thenCompose(fd -> fd);
+        return opened.handle(
+                        (end, e) -> {
+                            if (e != null) {
+                                p.mnt().unpin();
+                                Throwable c =
+                                        e instanceof CompletionException && e.getCause() != null
+                                                ? e.getCause()
+                                                : e;
+                                throw c instanceof VfsException v
+                                        ? v.withContext(Syscall.OPEN, path, null)
+                                        : new CompletionException(c);
+                            }
+                            OpenFile file = new OpenFile(fifo, p.mnt(), null, flags, end, null);
+                            file.setOrigin(origin);
+                            // Installed from this stage, not a dependent one: a withdrawal cancels
+                            // the
+                            // dependents, and a skipped stage would leak the file (the claim
+                            // decides instead).
+                            return install(file, flags, path, req);
+                        })
+                .thenCompose(fd -> fd);
     }
 
     /**
      * {@code may_open} and {@code O_TRUNC} on an existing inode.
      *
-     * @return the open file (holding a mount pin), or {@code null} if the mount is being
-     *         unmounted and the walk must be repeated
+     * @return the open file (holding a mount pin), or {@code null} if the mount is being unmounted
+     *     and the walk must be repeated
      */
     private OpenFile openExisting(VfsPath p, int flags, Filename path) {
         Inode i = p.inode();
@@ -501,30 +605,31 @@ final class OpenCalls {
     }
 
     /**
-     * A regular file opened for writing holds write access to its superblock until its last
-     * close ({@code do_dentry_open}, {@link OpenFile#tryGetWriteAccess}): a read-only
-     * remount is {@code EBUSY} meanwhile. Special files (FIFOs, devices, sockets) take none,
-     * as Linux's {@code special_file} test, nor do anonymous inodes (no superblock of theirs
-     * is ever remounted).
+     * A regular file opened for writing holds write access to its superblock until its last close
+     * ({@code do_dentry_open}, {@link OpenFile#tryGetWriteAccess}): a read-only remount is {@code
+     * EBUSY} meanwhile. Special files (FIFOs, devices, sockets) take none, as Linux's {@code
+     * special_file} test, nor do anonymous inodes (no superblock of theirs is ever remounted).
      *
-     * @throws VfsException {@code EROFS} if the superblock went read-only since the open's
-     *         checks ({@code file} is released)
+     * @throws VfsException {@code EROFS} if the superblock went read-only since the open's checks
+     *     ({@code file} is released)
      */
     private static void takeWriteAccess(OpenFile file, int flags, Filename path) {
-        if (OpenFlags.writable(flags) && file.inode().type() == FileType.REGULAR && !file.inode().isAnonymous()
-                && file.mount() != null && !file.tryGetWriteAccess()) {
+        if (OpenFlags.writable(flags)
+                && file.inode().type() == FileType.REGULAR
+                && !file.inode().isAnonymous()
+                && file.mount() != null
+                && !file.tryGetWriteAccess()) {
             file.release();
             throw new VfsException(Errno.EROFS, Syscall.OPEN, path);
         }
     }
 
-
     /**
-     * {@code may_open}: the checks of an open of an existing, non-{@code O_PATH} inode
-     * before anything is held, in the kernel's order.
+     * {@code may_open}: the checks of an open of an existing, non-{@code O_PATH} inode before
+     * anything is held, in the kernel's order.
      *
-     * @throws VfsException {@code ELOOP}, {@code EISDIR}, {@code ENOTDIR}, {@code EROFS},
-     *         {@code EACCES}, {@code EPERM} ({@code O_NOATIME}), {@code ENXIO} (a socket)
+     * @throws VfsException {@code ELOOP}, {@code EISDIR}, {@code ENOTDIR}, {@code EROFS}, {@code
+     *     EACCES}, {@code EPERM} ({@code O_NOATIME}), {@code ENXIO} (a socket)
      */
     private void mayOpen(VfsPath p, int flags, Filename path) {
         Inode i = p.inode();
@@ -554,11 +659,14 @@ final class OpenCalls {
             // at the mode bits; a read-only mount alone is checked later (EACCES first).
             throw new VfsException(Errno.EROFS, Syscall.OPEN, path);
         }
-        int mask = (OpenFlags.readable(flags) || ioctlOnly ? Mode.R_OK : 0) | (write || (trunc && regular) ? Mode.W_OK : 0);
+        int mask =
+                (OpenFlags.readable(flags) || ioctlOnly ? Mode.R_OK : 0)
+                        | (write || (trunc && regular) ? Mode.W_OK : 0);
         if (mask != 0 && !Permission.check(i, mask, t.cred())) {
             throw new VfsException(Errno.EACCES, Syscall.OPEN, path);
         }
-        if ((flags & OpenFlags.O_NOATIME) != 0 && !Permission.ownerOrRoot(i.attrsAcquire(), t.cred())) {
+        if ((flags & OpenFlags.O_NOATIME) != 0
+                && !Permission.ownerOrRoot(i.attrsAcquire(), t.cred())) {
             throw new VfsException(Errno.EPERM, Syscall.OPEN, path);
         }
         if (write && (regular || type == FileType.DIRECTORY) && p.mnt().isReadOnly()) {
@@ -575,7 +683,8 @@ final class OpenCalls {
             return null;
         }
         OpenFile file = new OpenFile(p.inode(), p.mnt(), internalPath, flags);
-        takeWriteAccess(file, flags, internalPath == null ? null : Filename.ofInternal(internalPath));
+        takeWriteAccess(
+                file, flags, internalPath == null ? null : Filename.ofInternal(internalPath));
         return file;
     }
 
@@ -583,30 +692,37 @@ final class OpenCalls {
      * Installs {@code file} on the lowest free descriptor; under {@code req}'s claim, so a
      * withdrawn async open installs nothing (the table actor then releases {@code file}).
      */
-    private CompletableFuture<Integer> install(OpenFile file, int flags, Filename path, OpenFuture req) {
+    private CompletableFuture<Integer> install(
+            OpenFile file, int flags, Filename path, OpenFuture req) {
         boolean cloexec = (flags & OpenFlags.O_CLOEXEC) != 0;
         InstallClaim claim = req == null ? null : req.claim();
-        return t.asker().ask(t.files().actor(),
-                        (ReplyTo<FdReply> r) -> new FdTableActor.Install(file, cloexec, 0, r, claim))
-                .thenApply(r -> {
-                    if (r.error() != null) {
-                        throw new VfsException(r.error(), Syscall.OPEN, path);
-                    }
-                    return r.fd();
-                });
+        return t.asker()
+                .ask(
+                        t.files().actor(),
+                        (ReplyTo<FdReply> r) ->
+                                new FdTableActor.Install(file, cloexec, 0, r, claim))
+                .thenApply(
+                        r -> {
+                            if (r.error() != null) {
+                                throw new VfsException(r.error(), Syscall.OPEN, path);
+                            }
+                            return r.fd();
+                        });
     }
 
     CompletableFuture<Void> close(int fd) {
-        return closeRequest(fd).thenApply(r -> {
-            closed(r);
-            return null;
-        });
+        return closeRequest(fd)
+                .thenApply(
+                        r -> {
+                            closed(r);
+                            return null;
+                        });
     }
 
     /**
-     * {@code close(2)} for a blocking caller: the closed file is released on this thread
-     * after the reply, not in a dependent stage that would run on the thread serving the
-     * table (where it would lengthen every other caller's wait).
+     * {@code close(2)} for a blocking caller: the closed file is released on this thread after the
+     * reply, not in a dependent stage that would run on the thread serving the table (where it
+     * would lengthen every other caller's wait).
      */
     void closeBlocking(int fd) {
         CompletableFuture<FdReply> f = closeRequest(fd);
@@ -615,19 +731,25 @@ final class OpenCalls {
             r = t.asker().join(f, Syscall.CLOSE, null);
         } catch (VfsException e) {
             // Gave up waiting (EIO, EINTR): whenever the reply comes, drop its file.
-            var unused = f.thenAccept(late -> {
-                if (late.file() != null) {
-                    FdTableActor.dropClosed(t.files(), late.file());
-                }
-            });
+            var unused =
+                    f.thenAccept(
+                            late -> {
+                                if (late.file() != null) {
+                                    FdTableActor.dropClosed(t.files(), late.file());
+                                }
+                            });
             throw e;
         }
         closed(r);
     }
 
-    /** Asks the table to remove {@code fd}; the reply carries the closed file (see {@link FdTableActor.Close}). */
+    /**
+     * Asks the table to remove {@code fd}; the reply carries the closed file (see {@link
+     * FdTableActor.Close}).
+     */
     private CompletableFuture<FdReply> closeRequest(int fd) {
-        return t.asker().ask(t.files().actor(), (ReplyTo<FdReply> r) -> new FdTableActor.Close(fd, r));
+        return t.asker()
+                .ask(t.files().actor(), (ReplyTo<FdReply> r) -> new FdTableActor.Close(fd, r));
     }
 
     /** Drops the file a {@link FdTableActor.Close} handed over, or raises its error. */

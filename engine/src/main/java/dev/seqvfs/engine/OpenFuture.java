@@ -8,23 +8,24 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 /**
- * The future of an asynchronous {@code open}: completing it exceptionally from outside
- * ({@link #cancel}, {@link #completeExceptionally}, hence {@code orTimeout}) withdraws the
- * open if its descriptor is not installed yet, else it completes normally with that
- * descriptor, which the caller then owns.
+ * The future of an asynchronous {@code open}: completing it exceptionally from outside ({@link
+ * #cancel}, {@link #completeExceptionally}, hence {@code orTimeout}) withdraws the open if its
+ * descriptor is not installed yet, else it completes normally with that descriptor, which the
+ * caller then owns.
  *
  * <h2>States</h2>
- * in flight → completed by the open (its descriptor or its error), or in flight →
- * withdrawn (the {@link InstallClaim} won by the withdrawal: no descriptor will be
- * installed; the in-flight attempt is cancelled and every {@link #onWithdraw} hook runs
- * once, on the withdrawing thread, so a FIFO open waiting for its partner stops counting).
+ *
+ * in flight → completed by the open (its descriptor or its error), or in flight → withdrawn (the
+ * {@link InstallClaim} won by the withdrawal: no descriptor will be installed; the in-flight
+ * attempt is cancelled and every {@link #onWithdraw} hook runs once, on the withdrawing thread, so
+ * a FIFO open waiting for its partner stops counting).
  *
  * <h2>Concurrency</h2>
- * The race between the withdrawal and the install is decided by the claim's
- * compare-and-set (see {@link InstallClaim}); {@code hooks} and {@code withdrawn} are
- * guarded by this object's monitor, never held while a hook runs; {@code attempt} is
- * written once (release, volatile) before the first withdrawal can need it, or the
- * withdrawal cancels it when it arrives later.
+ *
+ * The race between the withdrawal and the install is decided by the claim's compare-and-set (see
+ * {@link InstallClaim}); {@code hooks} and {@code withdrawn} are guarded by this object's monitor,
+ * never held while a hook runs; {@code attempt} is written once (release, volatile) before the
+ * first withdrawal can need it, or the withdrawal cancels it when it arrives later.
  */
 final class OpenFuture extends CompletableFuture<Integer> {
     private final InstallClaim claim = new InstallClaim();
@@ -46,17 +47,22 @@ final class OpenFuture extends CompletableFuture<Integer> {
         if (claim.isWithdrawn()) {
             result.cancel(false);
         }
-        var unused = result.whenComplete((fd, e) -> {
-            if (claim.isWithdrawn()) {
-                return; // the withdrawal completes this future (the open fails for having been withdrawn)
-            }
-            if (e == null) {
-                super.complete(fd);
-            } else {
-                super.completeExceptionally(e instanceof CompletionException && e.getCause() != null
-                        ? e.getCause() : e);
-            }
-        });
+        var unused =
+                result.whenComplete(
+                        (fd, e) -> {
+                            if (claim.isWithdrawn()) {
+                                return; // the withdrawal completes this future (the open fails for
+                                // having been withdrawn)
+                            }
+                            if (e == null) {
+                                super.complete(fd);
+                            } else {
+                                super.completeExceptionally(
+                                        e instanceof CompletionException && e.getCause() != null
+                                                ? e.getCause()
+                                                : e);
+                            }
+                        });
     }
 
     /**
@@ -77,8 +83,8 @@ final class OpenFuture extends CompletableFuture<Integer> {
      * Withdraws the open unless its descriptor is (being) installed.
      *
      * @return {@code true} if this call cancelled the open (no descriptor was or will be
-     *         installed); {@code false} if the open had completed, or its descriptor was
-     *         installed first: this future is then completed normally with it
+     *     installed); {@code false} if the open had completed, or its descriptor was installed
+     *     first: this future is then completed normally with it
      */
     @Override
     public boolean cancel(boolean mayInterruptIfRunning) {

@@ -8,52 +8,50 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
- * Re-runs a call, walk included, while its writer answers {@code ESTALE}: the path the call
- * was resolved through changed between the walk and the instant the writer applied it
- * (Linux retries the same way with {@code LOOKUP_REVAL}). Each retry walks the current
- * tree, so the call ends with the answer of a walk that held when it applied.
+ * Re-runs a call, walk included, while its writer answers {@code ESTALE}: the path the call was
+ * resolved through changed between the walk and the instant the writer applied it (Linux retries
+ * the same way with {@code LOOKUP_REVAL}). Each retry walks the current tree, so the call ends with
+ * the answer of a walk that held when it applied.
  *
  * <h2>The bound</h2>
- * At most {@link #MAX_TRIES} attempts. If every one of them went stale (the path kept
- * changing under the call faster than it could apply: a livelock with concurrent renames,
- * or a proof that can never hold), the call fails with {@code EIO} and has changed nothing.
- * Linux retries once with {@code LOOKUP_REVAL} and then returns the {@code ESTALE} itself,
- * an errno its local file systems never produce; {@code ENOENT} would claim that a path
- * was missing that the last walk found. {@code EIO} is what SeqVFS already answers for a
- * call it could not complete (an ask that timed out). The bound counts attempts, not time:
- * each attempt waits at most the ask timeout for its own reply, and a blocking caller waits
- * for each attempt separately ({@link #retryingBlocking}), never for the whole chain under
- * one timeout.
+ *
+ * At most {@link #MAX_TRIES} attempts. If every one of them went stale (the path kept changing
+ * under the call faster than it could apply: a livelock with concurrent renames, or a proof that
+ * can never hold), the call fails with {@code EIO} and has changed nothing. Linux retries once with
+ * {@code LOOKUP_REVAL} and then returns the {@code ESTALE} itself, an errno its local file systems
+ * never produce; {@code ENOENT} would claim that a path was missing that the last walk found.
+ * {@code EIO} is what SeqVFS already answers for a call it could not complete (an ask that timed
+ * out). The bound counts attempts, not time: each attempt waits at most the ask timeout for its own
+ * reply, and a blocking caller waits for each attempt separately ({@link #retryingBlocking}), never
+ * for the whole chain under one timeout.
  *
  * <h2>Forms</h2>
- * {@link #retryingBlocking} is a loop on the calling thread. {@link #retrying} is
- * asynchronous: a retry starts from the completion of the failed attempt, never blocking a
- * thread, and the attempts run in a loop (a work-in-progress counter hands the loop to
- * whichever thread completes an attempt), so a chain of attempts that complete at once does
- * not grow the stack. Completing its future exceptionally (cancelling it) cancels the
- * attempt in flight and starts no further one. A cancelled stage never runs its function,
- * so an attempt must not hand a resource from one stage to a dependent one (acquire and
- * hand over in the same stage), or must withdraw its source itself (as {@link OpenFuture}
- * does for a waiting FIFO open). Thread-safe; stateless.
+ *
+ * {@link #retryingBlocking} is a loop on the calling thread. {@link #retrying} is asynchronous: a
+ * retry starts from the completion of the failed attempt, never blocking a thread, and the attempts
+ * run in a loop (a work-in-progress counter hands the loop to whichever thread completes an
+ * attempt), so a chain of attempts that complete at once does not grow the stack. Completing its
+ * future exceptionally (cancelling it) cancels the attempt in flight and starts no further one. A
+ * cancelled stage never runs its function, so an attempt must not hand a resource from one stage to
+ * a dependent one (acquire and hand over in the same stage), or must withdraw its source itself (as
+ * {@link OpenFuture} does for a waiting FIFO open). Thread-safe; stateless.
  */
 final class Revalidate {
     /**
-     * Attempts before the call gives up with {@code EIO}. Each failed attempt means a
-     * concurrent change hit a name on the call's path in the microseconds between its walk
-     * and its apply; 1000 in a row is a livelock, not bad luck, and costs a few
-     * milliseconds.
+     * Attempts before the call gives up with {@code EIO}. Each failed attempt means a concurrent
+     * change hit a name on the call's path in the microseconds between its walk and its apply; 1000
+     * in a row is a livelock, not bad luck, and costs a few milliseconds.
      */
     static final int MAX_TRIES = 1000;
 
-    private Revalidate() {
-    }
+    private Revalidate() {}
 
     /**
-     * Runs {@code attempt}, again while it fails with {@code ESTALE}, at most
-     * {@link #MAX_TRIES} times.
+     * Runs {@code attempt}, again while it fails with {@code ESTALE}, at most {@link #MAX_TRIES}
+     * times.
      *
      * @return the first attempt's outcome that is not {@code ESTALE}; {@code EIO} (with the
-     *         operation and path of the last {@code ESTALE}) after {@link #MAX_TRIES} stale ones
+     *     operation and path of the last {@code ESTALE}) after {@link #MAX_TRIES} stale ones
      */
     static <T> CompletableFuture<T> retrying(Supplier<CompletableFuture<T>> attempt) {
         return retrying(attempt, MAX_TRIES);
@@ -71,11 +69,11 @@ final class Revalidate {
     }
 
     /**
-     * The blocking form: runs {@code attempt} on the calling thread, again while it throws
-     * {@code ESTALE}, at most {@link #MAX_TRIES} times.
+     * The blocking form: runs {@code attempt} on the calling thread, again while it throws {@code
+     * ESTALE}, at most {@link #MAX_TRIES} times.
      *
-     * @throws VfsException the first failure that is not {@code ESTALE}; {@code EIO} after
-     *         {@link #MAX_TRIES} stale attempts
+     * @throws VfsException the first failure that is not {@code ESTALE}; {@code EIO} after {@link
+     *     #MAX_TRIES} stale attempts
      */
     static <T> T retryingBlocking(Supplier<T> attempt) {
         return retryingBlocking(attempt, MAX_TRIES);
@@ -99,7 +97,8 @@ final class Revalidate {
 
     /** The answer once every attempt went stale. */
     private static VfsException exhausted(VfsException lastStale) {
-        return new VfsException(Errno.EIO, lastStale.operation(), lastStale.path(), lastStale.otherPath());
+        return new VfsException(
+                Errno.EIO, lastStale.operation(), lastStale.path(), lastStale.otherPath());
     }
 
     private static <T> CompletableFuture<T> start(Supplier<CompletableFuture<T>> attempt) {
@@ -113,15 +112,15 @@ final class Revalidate {
     }
 
     /**
-     * One retried call: {@code out} is what the caller holds; {@code current} the attempt in
-     * flight (volatile: written before {@code out} is checked, read after {@code out} is
-     * completed, so a cancellation and a new attempt never miss each other).
+     * One retried call: {@code out} is what the caller holds; {@code current} the attempt in flight
+     * (volatile: written before {@code out} is checked, read after {@code out} is completed, so a
+     * cancellation and a new attempt never miss each other).
      *
-     * <p>The loop: an attempt's completion calls {@link #restart}, which runs
-     * {@link #startNext} only if no other thread (or an outer frame of this thread) is
-     * running the loop; otherwise it counts one more turn for that runner ({@code wip},
-     * as a drain loop). {@code tries} is touched only by the runner of the moment, and the
-     * counter's atomic updates order one runner's writes before the next one's reads.
+     * <p>The loop: an attempt's completion calls {@link #restart}, which runs {@link #startNext}
+     * only if no other thread (or an outer frame of this thread) is running the loop; otherwise it
+     * counts one more turn for that runner ({@code wip}, as a drain loop). {@code tries} is touched
+     * only by the runner of the moment, and the counter's atomic updates order one runner's writes
+     * before the next one's reads.
      */
     private static final class Retry<T> {
         final CompletableFuture<T> out = new CompletableFuture<>();
@@ -134,12 +133,14 @@ final class Revalidate {
         Retry(Supplier<CompletableFuture<T>> attempt, int maxTries) {
             this.attempt = attempt;
             this.maxTries = maxTries;
-            var unused = out.whenComplete((v, e) -> {
-                CompletableFuture<T> c = current;
-                if (e != null && c != null) {
-                    c.cancel(false);
-                }
-            });
+            var unused =
+                    out.whenComplete(
+                            (v, e) -> {
+                                CompletableFuture<T> c = current;
+                                if (e != null && c != null) {
+                                    c.cancel(false);
+                                }
+                            });
         }
 
         /** Follows attempt {@code f} (already started and counted). */

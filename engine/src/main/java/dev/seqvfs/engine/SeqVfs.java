@@ -1,8 +1,6 @@
 package dev.seqvfs.engine;
 
-import dev.seqvfs.protocol.Syscall;
 import com.typesafe.config.Config;
-import com.typesafe.config.ConfigFactory;
 import dev.seqvfs.engine.anon.AnonFs;
 import dev.seqvfs.engine.fdtable.FdTable;
 import dev.seqvfs.engine.fdtable.FilesStruct;
@@ -14,17 +12,18 @@ import dev.seqvfs.engine.fs.SuperOperations;
 import dev.seqvfs.engine.fs.TaskRegistry;
 import dev.seqvfs.engine.lock.FileLockTable;
 import dev.seqvfs.engine.mount.MountTable;
-import dev.seqvfs.engine.sb.NamespaceLocks;
-import dev.seqvfs.engine.sb.Superblock;
-import dev.seqvfs.engine.sb.SuperblockConfig;
-import dev.seqvfs.engine.walk.VfsPath;
-import dev.seqvfs.protocol.VfsClock;
 import dev.seqvfs.engine.mount.Namespace;
 import dev.seqvfs.engine.reply.ReplyCollector;
 import dev.seqvfs.engine.reply.ReplyTo;
-import dev.seqvfs.protocol.PathNames;
+import dev.seqvfs.engine.sb.NamespaceLocks;
+import dev.seqvfs.engine.sb.Superblock;
+import dev.seqvfs.engine.sb.SuperblockConfig;
 import dev.seqvfs.engine.walk.PathWalk;
+import dev.seqvfs.engine.walk.VfsPath;
 import dev.seqvfs.protocol.Credentials;
+import dev.seqvfs.protocol.PathNames;
+import dev.seqvfs.protocol.Syscall;
+import dev.seqvfs.protocol.VfsClock;
 import dev.seqvfs.protocol.VfsException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -50,9 +49,9 @@ import org.apache.pekko.actor.typed.SpawnProtocol;
 import org.slf4j.LoggerFactory;
 
 /**
- * One embedded SeqVFS instance: its actors, a mount namespace whose root is a tmpfs
- * superblock, and the path walker. Create tasks with {@link #newTask(Credentials)} and
- * call the file system through them.
+ * One embedded SeqVFS instance: its actors, a mount namespace whose root is a tmpfs superblock, and
+ * the path walker. Create tasks with {@link #newTask(Credentials)} and call the file system through
+ * them.
  *
  * <pre>{@code
  * try (SeqVfs vfs = SeqVfs.create()) {
@@ -64,23 +63,22 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
- * <p>Thread-safe: any number of threads may create tasks and call through them.
- * {@link #close()} stops the instance's actors; calls after it fail with {@code EIO}.
+ * <p>Thread-safe: any number of threads may create tasks and call through them. {@link #close()}
+ * stops the instance's actors; calls after it fail with {@code EIO}.
  *
- * <p><b>Actor systems.</b> An instance's actors run under a guardian of its own, in an
- * actor system that is either the embedder's ({@link #create(ActorSystem, Config)}) or one
- * that SeqVFS starts on first use and shares among the instances of this JVM whose
- * configurations agree outside the {@code seqvfs} section ({@code seqvfs.dispatcher}
- * included): Pekko settings that differ get a system of their own. A shared system
- * outlives its last instance by {@code seqvfs.actor-system.linger} (2 s by default), so
- * that creating a fresh instance after closing one costs a few actor spawns, not an actor
- * system's start (tens of milliseconds). Instances never see each other's state: each has
- * its own namespace, superblocks, tasks, descriptor tables and reply collectors; what they
- * share is the system's threads, scheduler and dispatchers.
+ * <p><b>Actor systems.</b> An instance's actors run under a guardian of its own, in an actor system
+ * that is either the embedder's ({@link #create(ActorSystem, Config)}) or one that SeqVFS starts on
+ * first use and shares among the instances of this JVM whose configurations agree outside the
+ * {@code seqvfs} section ({@code seqvfs.dispatcher} included): Pekko settings that differ get a
+ * system of their own. A shared system outlives its last instance by {@code
+ * seqvfs.actor-system.linger} (2 s by default), so that creating a fresh instance after closing one
+ * costs a few actor spawns, not an actor system's start (tens of milliseconds). Instances never see
+ * each other's state: each has its own namespace, superblocks, tasks, descriptor tables and reply
+ * collectors; what they share is the system's threads, scheduler and dispatchers.
  *
- * <p>The threads of a system SeqVFS starts are daemon threads ({@code pekko.daemonic = on}
- * in {@code seqvfs-pekko.conf}): an instance that is never closed does not keep the JVM
- * alive, but its actors and memory stay until the JVM exits. Close every instance.
+ * <p>The threads of a system SeqVFS starts are daemon threads ({@code pekko.daemonic = on} in
+ * {@code seqvfs-pekko.conf}): an instance that is never closed does not keep the JVM alive, but its
+ * actors and memory stay until the JVM exits. Close every instance.
  */
 public final class SeqVfs implements AutoCloseable {
     static {
@@ -95,11 +93,15 @@ public final class SeqVfs implements AutoCloseable {
     private final VfsConfig config;
     private final SharedSystems.Lease lease;
     private final ActorSystem<?> system;
+
     /** The root of the instance's actors: parent of its guardian and reply collectors. */
     private final ActorRef<EngineRoot.Command> rootActor;
+
     private final ActorRef<EngineGuardian.Command> guardian;
+
     /** Completed by the root's {@code PostStop}, after every actor of this instance stopped. */
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
+
     private final AtomicBoolean closing = new AtomicBoolean();
     private final Duration linger;
     private final NamespaceLocks locks = new NamespaceLocks();
@@ -111,23 +113,27 @@ public final class SeqVfs implements AutoCloseable {
     private final AnonFs anonFs;
     private final FileSystemTypes types;
     private final FileLockTable.WaitGraph lockWaitGraph = new FileLockTable.WaitGraph();
-    private final ExecutorService blocking = new ThreadPoolExecutor(0,
-            Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
-                Thread th = new Thread(r, "seqvfs-parked");
-                th.setDaemon(true);
-                return th;
-            });
-    private final ConcurrentHashMap<Integer, TaskContext> tasks =
-            new ConcurrentHashMap<>();
+    private final ExecutorService blocking =
+            new ThreadPoolExecutor(
+                    0,
+                    Integer.MAX_VALUE,
+                    60,
+                    TimeUnit.SECONDS,
+                    new SynchronousQueue<>(),
+                    r -> {
+                        Thread th = new Thread(r, "seqvfs-parked");
+                        th.setDaemon(true);
+                        return th;
+                    });
+    private final ConcurrentHashMap<Integer, TaskContext> tasks = new ConcurrentHashMap<>();
     private final AtomicInteger pids = new AtomicInteger();
     private final TaskRegistryView procTasks = new TaskRegistryView();
 
     /**
-     * Spawns the instance's root actor through the system's {@link EngineHost} (the root
-     * spawns the guardian and the reply collectors), then the root superblock's actor and,
-     * with procfs, the first task: all served on this thread by the calling-thread
-     * dispatcher, with no hand-off. On failure, stops what it started and releases the
-     * lease before rethrowing.
+     * Spawns the instance's root actor through the system's {@link EngineHost} (the root spawns the
+     * guardian and the reply collectors), then the root superblock's actor and, with procfs, the
+     * first task: all served on this thread by the calling-thread dispatcher, with no hand-off. On
+     * failure, stops what it started and releases the lease before rethrowing.
      */
     private SeqVfs(EngineConfig engineConfig, VfsClock clock, SharedSystems.Lease lease) {
         VfsConfig config = engineConfig.vfs();
@@ -140,8 +146,12 @@ public final class SeqVfs implements AutoCloseable {
         FileSystemType rootType = types.get(config.rootType());
         if (rootType == null) {
             lease.release(linger);
-            throw new IllegalArgumentException("seqvfs.root.type: no file-system type named " + config.rootType()
-                    + " (registered: " + typeNames() + ")");
+            throw new IllegalArgumentException(
+                    "seqvfs.root.type: no file-system type named "
+                            + config.rootType()
+                            + " (registered: "
+                            + typeNames()
+                            + ")");
         }
         this.asker = new Asker(config.askTimeout());
         List<ReplyCollector.Pending> pending = new ArrayList<>();
@@ -150,9 +160,18 @@ public final class SeqVfs implements AutoCloseable {
         }
         CompletableFuture<EngineRoot.Started> started = new CompletableFuture<>();
         DispatcherSelector dispatcher = DispatcherSelector.fromConfig(config.dispatcher());
-        lease.spawner().tell(new SpawnProtocol.Spawn<>(
-                EngineRoot.create(dispatcher, pending, sweepInterval(config.askTimeout()), started, stopped),
-                "engine-" + ENGINES.incrementAndGet(), dispatcher, system.ignoreRef()));
+        lease.spawner()
+                .tell(
+                        new SpawnProtocol.Spawn<>(
+                                EngineRoot.create(
+                                        dispatcher,
+                                        pending,
+                                        sweepInterval(config.askTimeout()),
+                                        started,
+                                        stopped),
+                                "engine-" + ENGINES.incrementAndGet(),
+                                dispatcher,
+                                system.ignoreRef()));
         EngineRoot.Started children;
         try {
             children = asker.join(started, Syscall.START, null);
@@ -170,8 +189,16 @@ public final class SeqVfs implements AutoCloseable {
                 slots[i] = new Asker.Slot(children.collectors().get(i), pending.get(i));
             }
             this.asker.attach(slots);
-            Superblock root = mount(rootType, null, "/", 0, config.rootOptions(), config.rootMode(),
-                    config.rootUid(), config.rootGid());
+            Superblock root =
+                    mount(
+                            rootType,
+                            null,
+                            "/",
+                            0,
+                            config.rootOptions(),
+                            config.rootMode(),
+                            config.rootUid(),
+                            config.rootGid());
             this.namespace = new Namespace(locks, root);
             this.anonFs = new AnonFs(devs.incrementAndGet(), clock, config.anonSharedRoot());
             this.walker = new PathWalk(namespace, config.optimisticAttempts());
@@ -189,10 +216,10 @@ public final class SeqVfs implements AutoCloseable {
     }
 
     /**
-     * Creates an instance with the default configuration: system properties and
-     * {@code application.conf} (or the {@code config.resource}/{@code config.file}
-     * properties) over SeqVFS's defaults. Equivalent to {@code create(config)} with that
-     * configuration; see {@link #create(Config, VfsClock)}.
+     * Creates an instance with the default configuration: system properties and {@code
+     * application.conf} (or the {@code config.resource}/{@code config.file} properties) over
+     * SeqVFS's defaults. Equivalent to {@code create(config)} with that configuration; see {@link
+     * #create(Config, VfsClock)}.
      *
      * @return a new, empty instance (procfs at {@code /proc} unless configured off); close it
      * @throws com.typesafe.config.ConfigException if the configuration is invalid
@@ -202,8 +229,8 @@ public final class SeqVfs implements AutoCloseable {
     }
 
     /**
-     * Creates an instance from a configuration holding a {@code seqvfs} section (see
-     * {@code reference.conf}) and any Pekko settings; see {@link #create(Config, VfsClock)}.
+     * Creates an instance from a configuration holding a {@code seqvfs} section (see {@code
+     * reference.conf}) and any Pekko settings; see {@link #create(Config, VfsClock)}.
      *
      * @param config the settings; missing ones come from SeqVFS's and Pekko's defaults
      * @return a new, empty instance; close it
@@ -214,25 +241,24 @@ public final class SeqVfs implements AutoCloseable {
     }
 
     /**
-     * Creates an instance with an explicit clock (tests). The configuration is layered:
-     * {@code config} first, then SeqVFS's Pekko settings ({@code seqvfs-pekko.conf}), then
-     * every {@code reference.conf} (SeqVFS's and Pekko's defaults).
+     * Creates an instance with an explicit clock (tests). The configuration is layered: {@code
+     * config} first, then SeqVFS's Pekko settings ({@code seqvfs-pekko.conf}), then every {@code
+     * reference.conf} (SeqVFS's and Pekko's defaults).
      *
      * <p>The instance runs in the actor system SeqVFS shares among the instances whose
-     * configurations agree outside {@code seqvfs} ({@code seqvfs.dispatcher} included),
-     * starting it if none runs (tens of milliseconds, once per system; concurrent first
-     * creations wait for one another). A fresh instance in a running system costs a few
-     * actor spawns, run on the calling thread (a fraction of a millisecond), each wait
-     * bounded by {@code seqvfs.ask-timeout}. The resolved configuration is cached by value
-     * (the last 32 distinct ones), so repeating a configuration does not resolve it again.
-     * Thread-safe.
+     * configurations agree outside {@code seqvfs} ({@code seqvfs.dispatcher} included), starting it
+     * if none runs (tens of milliseconds, once per system; concurrent first creations wait for one
+     * another). A fresh instance in a running system costs a few actor spawns, run on the calling
+     * thread (a fraction of a millisecond), each wait bounded by {@code seqvfs.ask-timeout}. The
+     * resolved configuration is cached by value (the last 32 distinct ones), so repeating a
+     * configuration does not resolve it again. Thread-safe.
      *
      * @param config the settings; missing ones come from SeqVFS's and Pekko's defaults
-     * @param clock  the clock of every timestamp (thread-safe, non-blocking)
+     * @param clock the clock of every timestamp (thread-safe, non-blocking)
      * @return a new, empty instance; close it
      * @throws com.typesafe.config.ConfigException if the configuration is invalid
-     * @throws VfsException {@code EIO} if an actor did not answer within the ask timeout
-     *         (nothing is left running)
+     * @throws VfsException {@code EIO} if an actor did not answer within the ask timeout (nothing
+     *     is left running)
      */
     public static SeqVfs create(Config config, VfsClock clock) {
         EngineConfig c = EngineConfig.of(config);
@@ -240,25 +266,25 @@ public final class SeqVfs implements AutoCloseable {
     }
 
     /**
-     * Creates an instance whose actors run in an embedder's actor system, under a root of
-     * their own. The first instance in a system starts SeqVFS's host there (a system actor
-     * {@code seqvfs-engines-N}, idle until the system terminates; one hand-off to the
-     * system's default dispatcher). {@link #close()} stops the instance's actors and leaves
-     * the system running; terminating the system before closing the instance makes its
-     * calls fail ({@code EIO} after the ask timeout).
+     * Creates an instance whose actors run in an embedder's actor system, under a root of their
+     * own. The first instance in a system starts SeqVFS's host there (a system actor {@code
+     * seqvfs-engines-N}, idle until the system terminates; one hand-off to the system's default
+     * dispatcher). {@link #close()} stops the instance's actors and leaves the system running;
+     * terminating the system before closing the instance makes its calls fail ({@code EIO} after
+     * the ask timeout).
      *
-     * <p>The {@code seqvfs} settings are read from {@code config}, then from the system's
-     * own configuration, then from SeqVFS's defaults. The system's configuration must
-     * define the engine's dispatcher ({@code seqvfs.dispatcher}): a system started with
-     * {@code ConfigFactory.load()} has it, from SeqVFS's {@code reference.conf}. Pekko
-     * settings in {@code config} are ignored (the system's are in force). Blocks as
-     * {@link #create(Config, VfsClock)} does; thread-safe.
+     * <p>The {@code seqvfs} settings are read from {@code config}, then from the system's own
+     * configuration, then from SeqVFS's defaults. The system's configuration must define the
+     * engine's dispatcher ({@code seqvfs.dispatcher}): a system started with {@code
+     * ConfigFactory.load()} has it, from SeqVFS's {@code reference.conf}. Pekko settings in {@code
+     * config} are ignored (the system's are in force). Blocks as {@link #create(Config, VfsClock)}
+     * does; thread-safe.
      *
      * @param system the actor system to run in; SeqVFS never terminates it
      * @param config the instance's settings ({@code ConfigFactory.empty()} for the defaults)
      * @return a new, empty instance; close it before terminating {@code system}
-     * @throws IllegalArgumentException if {@code system} has no configuration for the
-     *         dispatcher named by {@code seqvfs.dispatcher}
+     * @throws IllegalArgumentException if {@code system} has no configuration for the dispatcher
+     *     named by {@code seqvfs.dispatcher}
      * @throws com.typesafe.config.ConfigException if the configuration is invalid
      * @throws VfsException {@code EIO} if an actor did not answer within the ask timeout
      */
@@ -266,17 +292,21 @@ public final class SeqVfs implements AutoCloseable {
         Objects.requireNonNull(system, "system");
         EngineConfig c = EngineConfig.over(config, system.settings().config());
         if (!system.settings().config().hasPath(c.vfs().dispatcher())) {
-            throw new IllegalArgumentException("actor system " + system.name() + " has no dispatcher "
-                    + c.vfs().dispatcher() + ": start it with a configuration that includes SeqVFS's"
-                    + " reference.conf (ConfigFactory.load() does)");
+            throw new IllegalArgumentException(
+                    "actor system "
+                            + system.name()
+                            + " has no dispatcher "
+                            + c.vfs().dispatcher()
+                            + ": start it with a configuration that includes SeqVFS's"
+                            + " reference.conf (ConfigFactory.load() does)");
         }
         return new SeqVfs(c, VfsClock.SYSTEM, SharedSystems.borrow(system, c));
     }
 
     /**
-     * Creates a task (a process) with its own descriptor table, the root as its working and
-     * root directory, and umask {@code 022}. Blocks for one message to the guardian. With
-     * {@code seqvfs.proc.mount = on} (the default) the instance has procfs at {@code /proc}.
+     * Creates a task (a process) with its own descriptor table, the root as its working and root
+     * directory, and umask {@code 022}. Blocks for one message to the guardian. With {@code
+     * seqvfs.proc.mount = on} (the default) the instance has procfs at {@code /proc}.
      *
      * @param cred the task's identity
      * @return the new task
@@ -289,8 +319,12 @@ public final class SeqVfs implements AutoCloseable {
 
     FilesStruct newFilesStruct(FdTable initial) {
         FilesStruct files = new FilesStruct(initial, config.rlimitNofile());
-        return asker.join(asker.ask(guardian, (ReplyTo<FilesStruct> r) -> new EngineGuardian.SpawnFdTable(files, r)),
-                Syscall.NEW_TASK, null);
+        return asker.join(
+                asker.ask(
+                        guardian,
+                        (ReplyTo<FilesStruct> r) -> new EngineGuardian.SpawnFdTable(files, r)),
+                Syscall.NEW_TASK,
+                null);
     }
 
     void stopFilesStruct(FilesStruct files) {
@@ -298,89 +332,118 @@ public final class SeqVfs implements AutoCloseable {
     }
 
     /**
-     * Returns how many reply collectors an instance has: two per CPU (at least four), so
-     * that threads asking at the same time rarely share one.
+     * Returns how many reply collectors an instance has: two per CPU (at least four), so that
+     * threads asking at the same time rarely share one.
      */
     private static int collectorCount() {
         return Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
     }
 
-    /** Returns how often a collector sweeps for overdue requests: a quarter of the ask timeout (at least 1 ms). */
+    /**
+     * Returns how often a collector sweeps for overdue requests: a quarter of the ask timeout (at
+     * least 1 ms).
+     */
     private static Duration sweepInterval(Duration askTimeout) {
         // (Duration.dividedBy goes through BigDecimal: microseconds per instance)
         return Duration.ofNanos(Math.max(1_000_000L, askTimeout.toNanos() / 4));
     }
 
     /**
-     * Builds a superblock of {@code type} for a mount ({@link FileSystemType#mount}) and spawns
-     * its actor; blocks for one message to the guardian.
+     * Builds a superblock of {@code type} for a mount ({@link FileSystemType#mount}) and spawns its
+     * actor; blocks for one message to the guardian.
      *
      * @param target where it will be mounted, for error messages (external form)
      * @param rootMode the root's mode unless the options set one
      * @throws VfsException what the type refuses the options with ({@code EINVAL})
      */
-    Superblock mount(FileSystemType type, CharSequence source, CharSequence target, long flags, String data,
-                     int rootMode,
-                     int rootUid, int rootGid) {
-        Superblock sb = type.mount(new MountContext() {
-            @Override
-            public String source() {
-                return source == null ? null : source.toString();
-            }
+    Superblock mount(
+            FileSystemType type,
+            CharSequence source,
+            CharSequence target,
+            long flags,
+            String data,
+            int rootMode,
+            int rootUid,
+            int rootGid) {
+        Superblock sb =
+                type.mount(
+                        new MountContext() {
+                            @Override
+                            public String source() {
+                                return source == null ? null : source.toString();
+                            }
 
-            @Override
-            public String target() {
-                return target == null ? null : target.toString();
-            }
+                            @Override
+                            public String target() {
+                                return target == null ? null : target.toString();
+                            }
 
-            @Override
-            public long flags() {
-                return flags;
-            }
+                            @Override
+                            public long flags() {
+                                return flags;
+                            }
 
-            @Override
-            public String data() {
-                return data;
-            }
+                            @Override
+                            public String data() {
+                                return data;
+                            }
 
-            @Override
-            public SuperblockConfig defaultLimits() {
-                return config.tmpfs();
-            }
+                            @Override
+                            public SuperblockConfig defaultLimits() {
+                                return config.tmpfs();
+                            }
 
-            @Override
-            public int defaultRootMode() {
-                return rootMode;
-            }
+                            @Override
+                            public int defaultRootMode() {
+                                return rootMode;
+                            }
 
-            @Override
-            public int defaultRootUid() {
-                return rootUid;
-            }
+                            @Override
+                            public int defaultRootUid() {
+                                return rootUid;
+                            }
 
-            @Override
-            public int defaultRootGid() {
-                return rootGid;
-            }
+                            @Override
+                            public int defaultRootGid() {
+                                return rootGid;
+                            }
 
-            @Override
-            public FileSystemTypes types() {
-                return types;
-            }
+                            @Override
+                            public FileSystemTypes types() {
+                                return types;
+                            }
 
-            @Override
-            public TaskRegistry tasks() {
-                return procTasks;
-            }
+                            @Override
+                            public TaskRegistry tasks() {
+                                return procTasks;
+                            }
 
-            @Override
-            public Superblock newSuperblock(FileSystemType t, SuperOperations ops, SuperblockConfig limits, int mode,
-                                            int uid, int gid) {
-                return new Superblock(devs.incrementAndGet(), t, ops, limits, clock, locks, mode, uid, gid);
-            }
-        });
-        return asker.join(asker.ask(guardian, (ReplyTo<Superblock> r) -> new EngineGuardian.SpawnSuperblock(sb, r)),
-                Syscall.MOUNT, null);
+                            @Override
+                            public Superblock newSuperblock(
+                                    FileSystemType t,
+                                    SuperOperations ops,
+                                    SuperblockConfig limits,
+                                    int mode,
+                                    int uid,
+                                    int gid) {
+                                return new Superblock(
+                                        devs.incrementAndGet(),
+                                        t,
+                                        ops,
+                                        limits,
+                                        clock,
+                                        locks,
+                                        mode,
+                                        uid,
+                                        gid);
+                            }
+                        });
+        return asker.join(
+                asker.ask(
+                        guardian,
+                        (ReplyTo<Superblock> r) -> new EngineGuardian.SpawnSuperblock(sb, r)),
+                Syscall.MOUNT,
+                null);
     }
 
     /**
@@ -390,7 +453,9 @@ public final class SeqVfs implements AutoCloseable {
         return config.rootType();
     }
 
-    /** Returns the file-system types this instance can mount ({@code mount(2)}'s {@code fstype}). */
+    /**
+     * Returns the file-system types this instance can mount ({@code mount(2)}'s {@code fstype}).
+     */
     FileSystemTypes fileSystemTypes() {
         return types;
     }
@@ -427,7 +492,9 @@ public final class SeqVfs implements AutoCloseable {
         return blocking;
     }
 
-    /** Returns the instance's POSIX-lock wait graph (deadlock detection never crosses instances). */
+    /**
+     * Returns the instance's POSIX-lock wait graph (deadlock detection never crosses instances).
+     */
     FileLockTable.WaitGraph lockWaitGraph() {
         return lockWaitGraph;
     }
@@ -474,7 +541,6 @@ public final class SeqVfs implements AutoCloseable {
     java.util.Collection<TaskContext> liveTasks() {
         return tasks.values();
     }
-
 
     /** The task registry as procfs sees it. */
     private final class TaskRegistryView implements TaskRegistry {
@@ -539,23 +605,22 @@ public final class SeqVfs implements AutoCloseable {
     }
 
     /**
-     * Returns the actor system the instance's actors run in: shared with other instances
-     * (see the class comment) or the embedder's. Never terminate a system SeqVFS started; it
-     * terminates itself after its last instance closes.
+     * Returns the actor system the instance's actors run in: shared with other instances (see the
+     * class comment) or the embedder's. Never terminate a system SeqVFS started; it terminates
+     * itself after its last instance closes.
      */
     ActorSystem<?> system() {
         return system;
     }
 
     /**
-     * Closes the instance: from the moment this is called, every call of every task fails
-     * at once with {@code EIO} (lock-free reads included), and so does every async twin's
-     * future; requests already sent fail with {@code EIO} or a timeout when the actors stop.
-     * Then stops the instance's actors (its guardian and all of its children, no other
-     * instance's) and waits up to 10 seconds for them to stop, then gives back its hold on
-     * a shared actor system (which terminates {@code seqvfs.actor-system.linger} after its
-     * last instance closes; an embedder's system keeps running). Idempotent: a later call
-     * waits as the first does. Thread-safe.
+     * Closes the instance: from the moment this is called, every call of every task fails at once
+     * with {@code EIO} (lock-free reads included), and so does every async twin's future; requests
+     * already sent fail with {@code EIO} or a timeout when the actors stop. Then stops the
+     * instance's actors (its guardian and all of its children, no other instance's) and waits up to
+     * 10 seconds for them to stop, then gives back its hold on a shared actor system (which
+     * terminates {@code seqvfs.actor-system.linger} after its last instance closes; an embedder's
+     * system keeps running). Idempotent: a later call waits as the first does. Thread-safe.
      */
     @Override
     public void close() {

@@ -1,34 +1,34 @@
 package dev.seqvfs.engine;
 
-import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.dir.Dentry;
 import dev.seqvfs.engine.dir.DirLink;
 import dev.seqvfs.engine.dir.DirReply;
 import dev.seqvfs.engine.dir.DirectoryInode;
+import dev.seqvfs.engine.fs.FileSystemType;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.Permission;
 import dev.seqvfs.engine.mount.VfsMount;
+import dev.seqvfs.engine.reply.ReplyTo;
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.sb.SuperblockActor;
-import dev.seqvfs.engine.fs.FileSystemType;
 import dev.seqvfs.engine.walk.Nameidata;
-import dev.seqvfs.protocol.Limits;
-import dev.seqvfs.protocol.OpenFlags;
-import dev.seqvfs.protocol.PathNames;
 import dev.seqvfs.engine.walk.VfsPath;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Filename;
+import dev.seqvfs.protocol.Limits;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.MountFlags;
+import dev.seqvfs.protocol.OpenFlags;
+import dev.seqvfs.protocol.PathNames;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.concurrent.CompletableFuture;
-import dev.seqvfs.engine.reply.ReplyTo;
 
 /**
- * The calls on the task itself and on the namespace: {@code chdir}, {@code fchdir},
- * {@code getcwd}, {@code mount}, {@code umount2}.
+ * The calls on the task itself and on the namespace: {@code chdir}, {@code fchdir}, {@code getcwd},
+ * {@code mount}, {@code umount2}.
  */
 final class TaskCalls {
     private final TaskContext t;
@@ -40,8 +40,14 @@ final class TaskCalls {
     void chdir(Filename path) {
         String ip = PathNames.toInternal(path, Syscall.CHDIR);
         for (int attempt = 0; attempt < 100; attempt++) {
-            VfsPath p = t.walk(t.startFor(VfsTask.AT_FDCWD, ip, Syscall.CHDIR, path, false), ip, Syscall.CHDIR,
-                    nd -> nd.walkFull(Nameidata.LOOKUP_FOLLOW | Nameidata.LOOKUP_DIRECTORY));
+            VfsPath p =
+                    t.walk(
+                            t.startFor(VfsTask.AT_FDCWD, ip, Syscall.CHDIR, path, false),
+                            ip,
+                            Syscall.CHDIR,
+                            nd ->
+                                    nd.walkFull(
+                                            Nameidata.LOOKUP_FOLLOW | Nameidata.LOOKUP_DIRECTORY));
             if (!Permission.check(p.inode(), Mode.X_OK, t.cred())) {
                 throw new VfsException(Errno.EACCES, Syscall.CHDIR, path);
             }
@@ -66,73 +72,77 @@ final class TaskCalls {
     }
 
     /**
-     * {@code getcwd(2)}: climbs parent links and mounts from the working directory to the
-     * root, recording each (parent, name) lookup so that the path walk's validation makes
-     * the answer one consistent cut. {@code ENOENT} if the directory was removed.
+     * {@code getcwd(2)}: climbs parent links and mounts from the working directory to the root,
+     * recording each (parent, name) lookup so that the path walk's validation makes the answer one
+     * consistent cut. {@code ENOENT} if the directory was removed.
      */
     String getcwd() {
         VfsPath cwd = t.cwd();
         VfsPath root = t.root();
-        return t.walk(cwd, "", Syscall.GETCWD, nd -> {
-            if (cwd.dir() != null && cwd.dir().isDead()) {
-                throw nd.error(Errno.ENOENT);
-            }
-            Deque<String> names = new ArrayDeque<>();
-            VfsMount mnt = cwd.mnt();
-            Inode cur = cwd.inode();
-            int guard = 0;
-            while (!(cur == root.inode() && mnt == root.mnt())) {
-                if (++guard > 100_000) {
-                    throw nd.error(Errno.ELOOP);
-                }
-                if (cur == mnt.root()) {
-                    if (mnt.parent() == null) {
-                        names.clear();
-                        names.push("(unreachable)");
-                        break;
-                    }
-                    cur = mnt.mountpoint();
-                    mnt = mnt.parent();
-                    continue;
-                }
-                DirectoryInode d = (DirectoryInode) cur;
-                DirLink l = nd.linkRecorded(d);
-                if (l == null) {
-                    throw nd.error(Errno.ENOENT);
-                }
-                Dentry e = nd.lookupRecorded(l.parent(), l.name());
-                if (e == null || e.inode() != d) {
-                    e = entryByInode(nd, l.parent(), d);
-                    if (e == null) {
+        return t.walk(
+                cwd,
+                "",
+                Syscall.GETCWD,
+                nd -> {
+                    if (cwd.dir() != null && cwd.dir().isDead()) {
                         throw nd.error(Errno.ENOENT);
                     }
-                }
-                names.push(e.name());
-                cur = l.parent();
-            }
-            if (names.isEmpty()) {
-                return "/";
-            }
-            StringBuilder sb = new StringBuilder();
-            for (String n : names) {
-                if (!n.startsWith("(")) {
-                    sb.append('/');
-                }
-                sb.append(n);
-            }
-            if (sb.length() >= Limits.PATH_MAX) {
-                // getcwd(2): the path does not fit in a page.
-                throw nd.error(Errno.ENAMETOOLONG);
-            }
-            return PathNames.toExternal(sb.toString());
-        });
+                    Deque<String> names = new ArrayDeque<>();
+                    VfsMount mnt = cwd.mnt();
+                    Inode cur = cwd.inode();
+                    int guard = 0;
+                    while (!(cur == root.inode() && mnt == root.mnt())) {
+                        if (++guard > 100_000) {
+                            throw nd.error(Errno.ELOOP);
+                        }
+                        if (cur == mnt.root()) {
+                            if (mnt.parent() == null) {
+                                names.clear();
+                                names.push("(unreachable)");
+                                break;
+                            }
+                            cur = mnt.mountpoint();
+                            mnt = mnt.parent();
+                            continue;
+                        }
+                        DirectoryInode d = (DirectoryInode) cur;
+                        DirLink l = nd.linkRecorded(d);
+                        if (l == null) {
+                            throw nd.error(Errno.ENOENT);
+                        }
+                        Dentry e = nd.lookupRecorded(l.parent(), l.name());
+                        if (e == null || e.inode() != d) {
+                            e = entryByInode(nd, l.parent(), d);
+                            if (e == null) {
+                                throw nd.error(Errno.ENOENT);
+                            }
+                        }
+                        names.push(e.name());
+                        cur = l.parent();
+                    }
+                    if (names.isEmpty()) {
+                        return "/";
+                    }
+                    StringBuilder sb = new StringBuilder();
+                    for (String n : names) {
+                        if (!n.startsWith("(")) {
+                            sb.append('/');
+                        }
+                        sb.append(n);
+                    }
+                    if (sb.length() >= Limits.PATH_MAX) {
+                        // getcwd(2): the path does not fit in a page.
+                        throw nd.error(Errno.ENAMETOOLONG);
+                    }
+                    return PathNames.toExternal(sb.toString());
+                });
     }
 
     /**
-     * Finds {@code d}'s entry in {@code parent} by inode and records its lookup. A
-     * same-directory rename publishes the parent's snapshot before the moved directory's
-     * new link (outside the rename lock), so the link's name can lag behind a directory
-     * that is still there under its new name.
+     * Finds {@code d}'s entry in {@code parent} by inode and records its lookup. A same-directory
+     * rename publishes the parent's snapshot before the moved directory's new link (outside the
+     * rename lock), so the link's name can lag behind a directory that is still there under its new
+     * name.
      *
      * @return the entry, or {@code null} if {@code parent} holds {@code d} under no name
      */
@@ -156,7 +166,8 @@ final class TaskCalls {
         return null;
     }
 
-    CompletableFuture<Void> mount(Filename source, Filename target, String fstype, long flags, String data) {
+    CompletableFuture<Void> mount(
+            Filename source, Filename target, String fstype, long flags, String data) {
         if (!t.cred().isRoot()) {
             throw new VfsException(Errno.EPERM, Syscall.MOUNT, target);
         }
@@ -171,16 +182,27 @@ final class TaskCalls {
                 return CompletableFuture.completedFuture(null);
             }
             Superblock sb = p.mnt().superblock();
-            return t.asker().ask(sb.actorAcquire(), (ReplyTo<DirReply> r) -> new SuperblockActor.Remount(ro, r))
-                    .thenApply(r -> {
-                        Asker.check(r, Syscall.MOUNT, target, null);
-                        // Like do_remount, a plain remount sets the mount's flags too, so
-                        // "remount,rw" also undoes the MS_RDONLY a mount was created with.
-                        t.vfs().namespace().setMountReadOnly(p.mnt(), ro);
-                        return null;
-                    });
+            return t.asker()
+                    .ask(
+                            sb.actorAcquire(),
+                            (ReplyTo<DirReply> r) -> new SuperblockActor.Remount(ro, r))
+                    .thenApply(
+                            r -> {
+                                Asker.check(r, Syscall.MOUNT, target, null);
+                                // Like do_remount, a plain remount sets the mount's flags too, so
+                                // "remount,rw" also undoes the MS_RDONLY a mount was created with.
+                                t.vfs().namespace().setMountReadOnly(p.mnt(), ro);
+                                return null;
+                            });
         }
-        VfsPath where = t.attrs().resolve(VfsTask.AT_FDCWD, target, Syscall.MOUNT, 0, Nameidata.LOOKUP_DIRECTORY);
+        VfsPath where =
+                t.attrs()
+                        .resolve(
+                                VfsTask.AT_FDCWD,
+                                target,
+                                Syscall.MOUNT,
+                                0,
+                                Nameidata.LOOKUP_DIRECTORY);
         DirectoryInode mp = (DirectoryInode) where.inode();
         if ((flags & MountFlags.MS_BIND) != 0) {
             VfsPath src = t.attrs().resolve(VfsTask.AT_FDCWD, source, Syscall.MOUNT, 0, 0);
@@ -201,7 +223,9 @@ final class TaskCalls {
             throw new VfsException(Errno.ENODEV, Syscall.MOUNT, target);
         }
         Superblock sb = t.vfs().mount(type, source, target, flags, data, 01777, 0, 0);
-        t.vfs().namespace().attach(where.mnt(), mp, sb, sb.root(), (flags & MountFlags.MS_RDONLY) != 0);
+        t.vfs()
+                .namespace()
+                .attach(where.mnt(), mp, sb, sb.root(), (flags & MountFlags.MS_RDONLY) != 0);
         return CompletableFuture.completedFuture(null);
     }
 
@@ -209,7 +233,8 @@ final class TaskCalls {
         if (!t.cred().isRoot()) {
             throw new VfsException(Errno.EPERM, Syscall.UMOUNT, target);
         }
-        if ((flags & ~(MountFlags.MNT_FORCE | MountFlags.MNT_DETACH | MountFlags.UMOUNT_NOFOLLOW)) != 0) {
+        if ((flags & ~(MountFlags.MNT_FORCE | MountFlags.MNT_DETACH | MountFlags.UMOUNT_NOFOLLOW))
+                != 0) {
             throw new VfsException(Errno.EINVAL, Syscall.UMOUNT, target);
         }
         int at = (flags & MountFlags.UMOUNT_NOFOLLOW) != 0 ? OpenFlags.AT_SYMLINK_NOFOLLOW : 0;

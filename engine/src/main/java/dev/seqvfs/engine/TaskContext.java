@@ -21,19 +21,21 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 /**
- * The state of one task ({@code task_struct}): its instance, credentials, descriptor table,
- * working and root directories, umask and process id, and the call classes that implement
- * the system calls on it. {@link VfsTask} and {@link AsyncVfsTask} are its two public views;
- * the {@code *Calls} classes take this context, never a view.
+ * The state of one task ({@code task_struct}): its instance, credentials, descriptor table, working
+ * and root directories, umask and process id, and the call classes that implement the system calls
+ * on it. {@link VfsTask} and {@link AsyncVfsTask} are its two public views; the {@code *Calls}
+ * classes take this context, never a view.
  *
  * <h2>Concurrency</h2>
- * A task may be used by several threads at once (they then share its descriptor table, as
- * threads of a process do). {@code cwd}, {@code root}, {@code umask} and {@code exited} are
- * volatile: read with acquire, written with release by the task's own calls; {@link #setCwd}
- * and {@link #exit} hold this object's monitor so that a working directory's mount pin moves
- * exactly once. Everything else is final.
+ *
+ * A task may be used by several threads at once (they then share its descriptor table, as threads
+ * of a process do). {@code cwd}, {@code root}, {@code umask} and {@code exited} are volatile: read
+ * with acquire, written with release by the task's own calls; {@link #setCwd} and {@link #exit}
+ * hold this object's monitor so that a working directory's mount pin moves exactly once. Everything
+ * else is final.
  *
  * <h2>States</h2>
+ *
  * running → exited ({@link #exit}); an exited task answers every call with {@code ESRCH}.
  */
 final class TaskContext implements WalkContext {
@@ -68,7 +70,10 @@ final class TaskContext implements WalkContext {
         this.pid = vfs.register(this);
     }
 
-    /** A child ({@code fork}) or a thread ({@code clone(CLONE_FILES)}) of {@code parent}, with {@code files}. */
+    /**
+     * A child ({@code fork}) or a thread ({@code clone(CLONE_FILES)}) of {@code parent}, with
+     * {@code files}.
+     */
     TaskContext(TaskContext parent, FilesStruct files) {
         this.vfs = parent.vfs;
         this.files = files;
@@ -154,10 +159,10 @@ final class TaskContext implements WalkContext {
     }
 
     /**
-     * Refuses calls on a task that has exited: {@code ESRCH}, as a call on a process that is
-     * gone would be; and calls on an instance that was closed: {@code EIO}, as a file system
-     * that was shut down answers. Every call passes here through {@link #walk}, {@link #fget}
-     * or {@link #asker}.
+     * Refuses calls on a task that has exited: {@code ESRCH}, as a call on a process that is gone
+     * would be; and calls on an instance that was closed: {@code EIO}, as a file system that was
+     * shut down answers. Every call passes here through {@link #walk}, {@link #fget} or {@link
+     * #asker}.
      */
     void alive(Syscall op) {
         if (exited) {
@@ -169,21 +174,22 @@ final class TaskContext implements WalkContext {
     }
 
     /**
-     * Returns where a relative path starts: the working directory for {@code AT_FDCWD},
-     * else the directory open on {@code dirfd}. Absolute paths ignore it (but a bad
-     * {@code dirfd} is still {@code EBADF} only when it is used, as in Linux). An empty
-     * path (without {@code emptyOk}) is {@code ENOENT} and a path of {@code PATH_MAX} bytes
-     * or more {@code ENAMETOOLONG} before {@code dirfd} is looked at, as {@code getname}
-     * rejects them before {@code path_init}.
+     * Returns where a relative path starts: the working directory for {@code AT_FDCWD}, else the
+     * directory open on {@code dirfd}. Absolute paths ignore it (but a bad {@code dirfd} is still
+     * {@code EBADF} only when it is used, as in Linux). An empty path (without {@code emptyOk}) is
+     * {@code ENOENT} and a path of {@code PATH_MAX} bytes or more {@code ENAMETOOLONG} before
+     * {@code dirfd} is looked at, as {@code getname} rejects them before {@code path_init}.
      */
-    VfsPath startFor(int dirfd, String internalPath, Syscall op, CharSequence extPath, boolean emptyOk) {
+    VfsPath startFor(
+            int dirfd, String internalPath, Syscall op, CharSequence extPath, boolean emptyOk) {
         if (internalPath.isEmpty() && !emptyOk) {
             throw new VfsException(Errno.ENOENT, op, extPath);
         }
         if (internalPath.length() >= Limits.PATH_MAX) {
             throw new VfsException(Errno.ENAMETOOLONG, op, extPath);
         }
-        if (dirfd == OpenFlags.AT_FDCWD || (!internalPath.isEmpty() && internalPath.charAt(0) == '/')) {
+        if (dirfd == OpenFlags.AT_FDCWD
+                || (!internalPath.isEmpty() && internalPath.charAt(0) == '/')) {
             return cwd;
         }
         OpenFile f = fget(dirfd, op);
@@ -209,7 +215,10 @@ final class TaskContext implements WalkContext {
         return new VfsPath(f.mount(), f.inode());
     }
 
-    /** Like {@link #fdPath}, for calls that an {@code O_PATH} descriptor may not make ({@code EBADF}). */
+    /**
+     * Like {@link #fdPath}, for calls that an {@code O_PATH} descriptor may not make ({@code
+     * EBADF}).
+     */
     VfsPath fileFdPath(int fd, Syscall op) {
         OpenFile f = fget(fd, op);
         if (f.isPath()) {
@@ -221,8 +230,8 @@ final class TaskContext implements WalkContext {
     // ---------------------------------------------------------------- the views' plumbing
 
     /**
-     * Returns {@code path} as a {@link Filename} for call {@code op}: a bad path
-     * ({@code null}, a NUL character) fails with its errno naming the call.
+     * Returns {@code path} as a {@link Filename} for call {@code op}: a bad path ({@code null}, a
+     * NUL character) fails with its errno naming the call.
      */
     static Filename path(CharSequence path, Syscall op) {
         try {
@@ -232,27 +241,36 @@ final class TaskContext implements WalkContext {
         }
     }
 
-    /** Returns {@code path} as a {@link Filename}, or {@code null} for {@code null} (optional paths). */
+    /**
+     * Returns {@code path} as a {@link Filename}, or {@code null} for {@code null} (optional
+     * paths).
+     */
     static Filename pathOrNull(CharSequence path, Syscall op) {
         return path == null ? null : path(path, op);
     }
 
-    /** Waits for a call's future on the calling thread; its failure is thrown as the {@link VfsException}. */
+    /**
+     * Waits for a call's future on the calling thread; its failure is thrown as the {@link
+     * VfsException}.
+     */
     <T> T await(CompletableFuture<T> f, Syscall op, CharSequence path) {
         return vfs.asker().join(f, op, path);
     }
 
     /**
-     * The blocking form of a call its writer may answer {@code ESTALE}: every attempt runs and
-     * is awaited on the calling thread, each under its own ask timeout
-     * ({@link Revalidate#retryingBlocking}), so a long run of stale attempts ends with
-     * Revalidate's bounded answer, not with the ask timeout of the whole chain.
+     * The blocking form of a call its writer may answer {@code ESTALE}: every attempt runs and is
+     * awaited on the calling thread, each under its own ask timeout ({@link
+     * Revalidate#retryingBlocking}), so a long run of stale attempts ends with Revalidate's bounded
+     * answer, not with the ask timeout of the whole chain.
      */
     <T> T retryingAwait(Supplier<CompletableFuture<T>> attempt, Syscall op, CharSequence path) {
         return Revalidate.retryingBlocking(() -> await(async(attempt), op, path));
     }
 
-    /** Runs a call that answers by future, turning a failure before the first message into a failed future. */
+    /**
+     * Runs a call that answers by future, turning a failure before the first message into a failed
+     * future.
+     */
     static <T> CompletableFuture<T> async(Supplier<CompletableFuture<T>> body) {
         try {
             return body.get();
@@ -271,17 +289,17 @@ final class TaskContext implements WalkContext {
     }
 
     /**
-     * Runs a call that may park its thread ({@code F_SETLKW}, a blocking {@code flock}, a
-     * {@code poll} with a timeout) on the instance's pool for such calls, so that the async
-     * view never blocks its caller.
+     * Runs a call that may park its thread ({@code F_SETLKW}, a blocking {@code flock}, a {@code
+     * poll} with a timeout) on the instance's pool for such calls, so that the async view never
+     * blocks its caller.
      */
     <T> CompletableFuture<T> parked(Supplier<T> body) {
         return CompletableFuture.supplyAsync(body, vfs.blockingExecutor());
     }
 
     /**
-     * Prepares an exception for the task's caller: fills in the caller's stack as its trace
-     * unless the instance was configured not to ({@code seqvfs.errors.stack-traces = off}).
+     * Prepares an exception for the task's caller: fills in the caller's stack as its trace unless
+     * the instance was configured not to ({@code seqvfs.errors.stack-traces = off}).
      */
     VfsException raise(VfsException e) {
         return vfs.config().stackTraces() ? e.withCallerStackTrace() : e;
@@ -304,8 +322,8 @@ final class TaskContext implements WalkContext {
     }
 
     /**
-     * {@code exit}: the task's descriptors are closed (if it was the table's last user) before
-     * this returns, and its directories' mount pins are dropped. Idempotent.
+     * {@code exit}: the task's descriptors are closed (if it was the table's last user) before this
+     * returns, and its directories' mount pins are dropped. Idempotent.
      */
     synchronized void exit() {
         if (exited) {
@@ -317,8 +335,14 @@ final class TaskContext implements WalkContext {
             // (A closed instance's actors are stopping and release every open file themselves.)
             // Release the open files before returning, so that an observer sees them closed
             // once exit() has returned; stopping the actor alone would do it later.
-            vfs.asker().join(vfs.asker().ask(files.actor(), (ReplyTo<FdReply> r) -> new FdTableActor.CloseAll(r)),
-                    Syscall.EXIT, null);
+            vfs.asker()
+                    .join(
+                            vfs.asker()
+                                    .ask(
+                                            files.actor(),
+                                            (ReplyTo<FdReply> r) -> new FdTableActor.CloseAll(r)),
+                            Syscall.EXIT,
+                            null);
             vfs.stopFilesStruct(files);
         }
         cwd.mnt().unpin();

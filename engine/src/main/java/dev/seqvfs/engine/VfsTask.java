@@ -21,49 +21,52 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * A task ({@code task_struct}): the POSIX-style API of SeqVFS, with the caller's
- * credentials, umask, working and root directories, and descriptor table. This is the
- * blocking view; {@link #async()} is the same task's asynchronous view, with one twin of
- * every call here (a test keeps the two in step).
+ * A task ({@code task_struct}): the POSIX-style API of SeqVFS, with the caller's credentials,
+ * umask, working and root directories, and descriptor table. This is the blocking view; {@link
+ * #async()} is the same task's asynchronous view, with one twin of every call here (a test keeps
+ * the two in step).
  *
- * <p>Every call follows its Linux man page (section 2): same arguments, same results, same
- * errno, raised as a {@link VfsException} that names the call ({@link Syscall}) and its
- * path(s), with the caller's stack as its trace ({@code seqvfs.errors.stack-traces}). A
- * failed call has changed nothing. Paths are {@link CharSequence}s: a {@code String} (UTF-8,
- * a byte that is not valid UTF-8 written as {@code U+DC80..U+DCFF}, Python's
- * surrogateescape), or a {@link Filename}, parsed once and used as it is (for paths that
- * are raw bytes, {@code Filename.of(bytes)}).
+ * <p>Every call follows its Linux man page (section 2): same arguments, same results, same errno,
+ * raised as a {@link VfsException} that names the call ({@link Syscall}) and its path(s), with the
+ * caller's stack as its trace ({@code seqvfs.errors.stack-traces}). A failed call has changed
+ * nothing. Paths are {@link CharSequence}s: a {@code String} (UTF-8, a byte that is not valid UTF-8
+ * written as {@code U+DC80..U+DCFF}, Python's surrogateescape), or a {@link Filename}, parsed once
+ * and used as it is (for paths that are raw bytes, {@code Filename.of(bytes)}).
  *
- * <p><b>Blocking.</b> Calls that change the namespace or the descriptor table send one
- * message to the actor that owns the state and wait for its answer; with the calling-thread
- * dispatcher the actor usually runs on the caller's thread, so it rarely parks. Calls that
- * only read ({@code stat}, {@code readlink}, {@code access}, {@code getdents},
- * {@code getcwd}, {@code statfs}, and {@code read}/{@code write} of regular files) send no
- * message, take no lock on the walk and never park. Reads and writes of pipes, FIFOs and
- * sockets, {@code F_SETLKW}, a blocking {@code flock}, {@code poll} with a timeout, and the
- * open of a FIFO park the calling thread (interruptibly: {@code EINTR}) as Linux parks a
- * process.
+ * <p><b>Blocking.</b> Calls that change the namespace or the descriptor table send one message to
+ * the actor that owns the state and wait for its answer; with the calling-thread dispatcher the
+ * actor usually runs on the caller's thread, so it rarely parks. Calls that only read ({@code
+ * stat}, {@code readlink}, {@code access}, {@code getdents}, {@code getcwd}, {@code statfs}, and
+ * {@code read}/{@code write} of regular files) send no message, take no lock on the walk and never
+ * park. Reads and writes of pipes, FIFOs and sockets, {@code F_SETLKW}, a blocking {@code flock},
+ * {@code poll} with a timeout, and the open of a FIFO park the calling thread (interruptibly:
+ * {@code EINTR}) as Linux parks a process.
  *
- * <p><b>Thread-safety.</b> A task may be used by several threads at once (they then share
- * its descriptor table, like threads of a process). {@link #newThread()} makes a task that
- * shares the table explicitly.
+ * <p><b>Thread-safety.</b> A task may be used by several threads at once (they then share its
+ * descriptor table, like threads of a process). {@link #newThread()} makes a task that shares the
+ * table explicitly.
  *
- * <p>This class is the system-call table, so it is long: each call converts its arguments
- * and delegates, in one line, to the package's call classes ({@code NamespaceCalls},
- * {@code OpenCalls}, {@code IoCalls}, {@code AttrCalls}, {@code FdCalls}, {@code AnonCalls},
- * {@code LockCalls}, {@code TaskCalls}), where the logic lives.
+ * <p>This class is the system-call table, so it is long: each call converts its arguments and
+ * delegates, in one line, to the package's call classes ({@code NamespaceCalls}, {@code OpenCalls},
+ * {@code IoCalls}, {@code AttrCalls}, {@code FdCalls}, {@code AnonCalls}, {@code LockCalls}, {@code
+ * TaskCalls}), where the logic lives.
  */
 public final class VfsTask implements AutoCloseable {
     /** {@code AT_FDCWD}: resolve relative paths against the working directory. */
     public static final int AT_FDCWD = OpenFlags.AT_FDCWD;
+
     /** {@code lseek(2)}: from the start. */
     public static final int SEEK_SET = 0;
+
     /** {@code lseek(2)}: from the current offset. */
     public static final int SEEK_CUR = 1;
+
     /** {@code lseek(2)}: from the end. */
     public static final int SEEK_END = 2;
+
     /** {@code lseek(2)}: to the next data at or after the offset ({@code ENXIO} if none). */
     public static final int SEEK_DATA = 3;
+
     /** {@code lseek(2)}: to the next hole at or after the offset (the end counts as one). */
     public static final int SEEK_HOLE = 4;
 
@@ -97,26 +100,24 @@ public final class VfsTask implements AutoCloseable {
     // ---------------------------------------------------------------- open, close
 
     /**
-     * {@code open(2)}: opens (and with {@code O_CREAT}, creates) a file and returns the
-     * lowest free descriptor. Flags are {@link OpenFlags} values. Creation applies the
-     * umask. Follows a final symlink unless {@code O_NOFOLLOW} ({@code ELOOP}) or
-     * {@code O_CREAT | O_EXCL} ({@code EEXIST}); a dangling symlink with {@code O_CREAT}
-     * creates its target.
+     * {@code open(2)}: opens (and with {@code O_CREAT}, creates) a file and returns the lowest free
+     * descriptor. Flags are {@link OpenFlags} values. Creation applies the umask. Follows a final
+     * symlink unless {@code O_NOFOLLOW} ({@code ELOOP}) or {@code O_CREAT | O_EXCL} ({@code
+     * EEXIST}); a dangling symlink with {@code O_CREAT} creates its target.
      *
      * @param path the path
      * @param flags access mode and flags
      * @param mode permission bits for a created file
      * @return the descriptor
-     * @throws VfsException {@code ENOENT}, {@code EEXIST}, {@code EISDIR}, {@code ENOTDIR},
-     *         {@code EACCES}, {@code ELOOP}, {@code EROFS}, {@code EMFILE}, {@code ENOSPC},
-     *         {@code ENAMETOOLONG}, {@code EINVAL} (O_CREAT|O_DIRECTORY); access mode 3
-     *         ({@code O_ACCMODE}) checks read and write permission and gives a descriptor
-     *         that can do neither, as in Linux. A FIFO ({@code fifo(7)}) opens one end of
-     *         the pipe it shares with its other openers: {@code O_RDONLY} parks the calling
-     *         thread until a writer opens, {@code O_WRONLY} until a reader does
-     *         ({@code ENXIO} instead under {@code O_NONBLOCK}), {@code O_RDWR} and
-     *         {@code O_RDONLY|O_NONBLOCK} never wait; access mode 3 is {@code EINVAL};
-     *         an interrupted wait is {@code EINTR}
+     * @throws VfsException {@code ENOENT}, {@code EEXIST}, {@code EISDIR}, {@code ENOTDIR}, {@code
+     *     EACCES}, {@code ELOOP}, {@code EROFS}, {@code EMFILE}, {@code ENOSPC}, {@code
+     *     ENAMETOOLONG}, {@code EINVAL} (O_CREAT|O_DIRECTORY); access mode 3 ({@code O_ACCMODE})
+     *     checks read and write permission and gives a descriptor that can do neither, as in Linux.
+     *     A FIFO ({@code fifo(7)}) opens one end of the pipe it shares with its other openers:
+     *     {@code O_RDONLY} parks the calling thread until a writer opens, {@code O_WRONLY} until a
+     *     reader does ({@code ENXIO} instead under {@code O_NONBLOCK}), {@code O_RDWR} and {@code
+     *     O_RDONLY|O_NONBLOCK} never wait; access mode 3 is {@code EINVAL}; an interrupted wait is
+     *     {@code EINTR}
      */
     public int open(CharSequence path, int flags, int mode) {
         return openat(AT_FDCWD, path, flags, mode);
@@ -126,8 +127,8 @@ public final class VfsTask implements AutoCloseable {
      * {@code open(2)} without a mode (no {@code O_CREAT}).
      *
      * @param path the path; a relative one starts at the working directory
-     * @param flags {@code O_*} flags ({@link OpenFlags}), without {@code O_CREAT} or
-     *         {@code O_TMPFILE}
+     * @param flags {@code O_*} flags ({@link OpenFlags}), without {@code O_CREAT} or {@code
+     *     O_TMPFILE}
      * @return the new descriptor, the lowest free one
      */
     public int open(CharSequence path, int flags) {
@@ -138,7 +139,7 @@ public final class VfsTask implements AutoCloseable {
      * {@code openat(2)}: {@link #open} relative to {@code dirfd} ({@code EBADF}, {@code ENOTDIR}).
      *
      * @param dirfd the directory a relative path starts from, or {@link #AT_FDCWD} for the working
-     *         directory
+     *     directory
      * @param path the path; a relative one starts at {@code dirfd}
      * @param flags {@code O_*} flags ({@link OpenFlags})
      * @param mode permission bits of a created file, before the umask
@@ -149,16 +150,16 @@ public final class VfsTask implements AutoCloseable {
             Filename p = TaskContext.path(path, Syscall.OPEN);
             // Every attempt (a retry after ESTALE too) runs on this thread, so a FIFO open
             // parks this thread, interruptibly (EINTR), however many attempts it takes.
-            return Revalidate.retryingBlocking(() -> c.await(c.opens.openat(dirfd, p, flags, mode, null),
-                    Syscall.OPEN, p));
+            return Revalidate.retryingBlocking(
+                    () -> c.await(c.opens.openat(dirfd, p, flags, mode, null), Syscall.OPEN, p));
         } catch (VfsException e) {
             throw c.raise(e);
         }
     }
 
     /**
-     * {@code close(2)}: closes a descriptor; the open file is released when its last
-     * descriptor closes, and an unlinked inode is freed when its last open file is.
+     * {@code close(2)}: closes a descriptor; the open file is released when its last descriptor
+     * closes, and an unlinked inode is freed when its last open file is.
      *
      * @param fd the descriptor
      * @throws VfsException {@code EBADF} if {@code fd} is not open
@@ -172,15 +173,15 @@ public final class VfsTask implements AutoCloseable {
     }
 
     /**
-     * {@code getdents64(2)}: reads up to {@code max} entries of the directory open on
-     * {@code fd}, from its offset, and advances the offset (a cookie, see
-     * {@link DirEntry#cookie()}). "." and ".." come first. Entries come from one snapshot.
+     * {@code getdents64(2)}: reads up to {@code max} entries of the directory open on {@code fd},
+     * from its offset, and advances the offset (a cookie, see {@link DirEntry#cookie()}). "." and
+     * ".." come first. Entries come from one snapshot.
      *
      * @param fd a descriptor open on a directory
      * @param max the most entries to return
      * @return the entries; empty at the end
      * @throws VfsException {@code EBADF}, {@code ENOTDIR}, {@code ENOENT} (directory removed),
-     *         {@code EINVAL} (max &lt;= 0)
+     *     {@code EINVAL} (max &lt;= 0)
      */
     public List<DirEntry> getdents(int fd, int max) {
         try {
@@ -191,20 +192,20 @@ public final class VfsTask implements AutoCloseable {
     }
 
     /**
-     * {@code lseek(2)} with {@code SEEK_SET}, {@code SEEK_CUR}, {@code SEEK_END}, and on
-     * regular files {@code SEEK_DATA} / {@code SEEK_HOLE}; on a directory the offset is a
-     * readdir cookie ({@code telldir}/{@code seekdir}); what a file does is its file
-     * operations' ({@code ->llseek}: an eventfd returns 0 whatever the arguments, as
-     * {@code noop_llseek}). A {@code whence} above {@code SEEK_HOLE} is {@code EINVAL} first.
+     * {@code lseek(2)} with {@code SEEK_SET}, {@code SEEK_CUR}, {@code SEEK_END}, and on regular
+     * files {@code SEEK_DATA} / {@code SEEK_HOLE}; on a directory the offset is a readdir cookie
+     * ({@code telldir}/{@code seekdir}); what a file does is its file operations' ({@code
+     * ->llseek}: an eventfd returns 0 whatever the arguments, as {@code noop_llseek}). A {@code
+     * whence} above {@code SEEK_HOLE} is {@code EINVAL} first.
      *
      * @param fd the descriptor
      * @param offset the offset in bytes, relative to {@code whence}
      * @param whence {@code SEEK_SET}, {@code SEEK_CUR}, {@code SEEK_END}, {@code SEEK_DATA} or
-     *         {@code SEEK_HOLE}
+     *     {@code SEEK_HOLE}
      * @return the new offset in bytes (or the cookie)
-     * @throws VfsException {@code EBADF}, {@code EINVAL} (bad whence, negative result,
-     *         {@code SEEK_END} on a directory), {@code ESPIPE} (a pipe, FIFO or socket),
-     *         {@code ENXIO} ({@code SEEK_DATA}/{@code SEEK_HOLE} at or past the end or negative, no data after)
+     * @throws VfsException {@code EBADF}, {@code EINVAL} (bad whence, negative result, {@code
+     *     SEEK_END} on a directory), {@code ESPIPE} (a pipe, FIFO or socket), {@code ENXIO} ({@code
+     *     SEEK_DATA}/{@code SEEK_HOLE} at or past the end or negative, no data after)
      */
     public long lseek(int fd, long offset, int whence) {
         try {
@@ -245,19 +246,19 @@ public final class VfsTask implements AutoCloseable {
     // ---------------------------------------------------------------- file data
 
     /**
-     * {@code read(2)}: reads up to {@code len} bytes at the file offset into
-     * {@code buf[off..]}, advancing the offset. On a regular file lock-free on the data: a
-     * read sees each write whole or not at all, and holes read as zeros. On a pipe or socket
-     * it parks the calling thread until data arrives (unless {@code O_NONBLOCK}).
+     * {@code read(2)}: reads up to {@code len} bytes at the file offset into {@code buf[off..]},
+     * advancing the offset. On a regular file lock-free on the data: a read sees each write whole
+     * or not at all, and holes read as zeros. On a pipe or socket it parks the calling thread until
+     * data arrives (unless {@code O_NONBLOCK}).
      *
      * @param fd the descriptor
      * @param buf the buffer the bytes are read into
      * @param off the index in {@code buf} of the first byte
      * @param len the most bytes to read
      * @return the bytes read, 0 at end of file
-     * @throws VfsException {@code EBADF} (not open for reading, {@code O_PATH}),
-     *         {@code EISDIR}, {@code EINVAL} (a file that cannot be read), {@code EFAULT}
-     *         (bad range), {@code EAGAIN}, {@code EINTR}
+     * @throws VfsException {@code EBADF} (not open for reading, {@code O_PATH}), {@code EISDIR},
+     *     {@code EINVAL} (a file that cannot be read), {@code EFAULT} (bad range), {@code EAGAIN},
+     *     {@code EINTR}
      */
     public int read(int fd, byte[] buf, int off, int len) {
         try {
@@ -268,7 +269,8 @@ public final class VfsTask implements AutoCloseable {
     }
 
     /**
-     * {@code pread(2)}: {@link #read} at {@code pos} bytes, without moving the offset ({@code EINVAL} if negative, {@code ESPIPE} on a stream).
+     * {@code pread(2)}: {@link #read} at {@code pos} bytes, without moving the offset ({@code
+     * EINVAL} if negative, {@code ESPIPE} on a stream).
      *
      * @param fd the descriptor
      * @param buf the buffer the bytes are read into
@@ -286,7 +288,8 @@ public final class VfsTask implements AutoCloseable {
     }
 
     /**
-     * {@code readv(2)}: fills the buffers in order from one version of the file (on a pipe or socket, from one read).
+     * {@code readv(2)}: fills the buffers in order from one version of the file (on a pipe or
+     * socket, from one read).
      *
      * @param fd the descriptor
      * @param iov the buffers to fill, in order
@@ -301,21 +304,20 @@ public final class VfsTask implements AutoCloseable {
     }
 
     /**
-     * {@code write(2)}: writes {@code len} bytes at the file offset (at the end with
-     * {@code O_APPEND}, atomically with respect to other writers), advancing it; sets
-     * mtime and ctime.
+     * {@code write(2)}: writes {@code len} bytes at the file offset (at the end with {@code
+     * O_APPEND}, atomically with respect to other writers), advancing it; sets mtime and ctime.
      *
      * @param fd the descriptor
      * @param buf the buffer holding the bytes
      * @param off the index in {@code buf} of the first byte
      * @param len the number of bytes to write
-     * @return {@code len}, or fewer when the file system fills (the pages that fit are
-     *         written, as tmpfs does) or an {@code O_APPEND} write would cross the maximum
-     *         file size ({@code LLONG_MAX})
-     * @throws VfsException {@code EBADF} (not open for writing), {@code EISDIR},
-     *         {@code EINVAL} (not a regular file, offset plus {@code len} past {@code LLONG_MAX}),
-     *         {@code EFBIG} (appending at the maximum size), {@code ENOSPC} (not one byte fits),
-     *         {@code EPIPE} (a pipe without readers), {@code EAGAIN}, {@code EINTR}
+     * @return {@code len}, or fewer when the file system fills (the pages that fit are written, as
+     *     tmpfs does) or an {@code O_APPEND} write would cross the maximum file size ({@code
+     *     LLONG_MAX})
+     * @throws VfsException {@code EBADF} (not open for writing), {@code EISDIR}, {@code EINVAL}
+     *     (not a regular file, offset plus {@code len} past {@code LLONG_MAX}), {@code EFBIG}
+     *     (appending at the maximum size), {@code ENOSPC} (not one byte fits), {@code EPIPE} (a
+     *     pipe without readers), {@code EAGAIN}, {@code EINTR}
      */
     public int write(int fd, byte[] buf, int off, int len) {
         try {
@@ -327,8 +329,8 @@ public final class VfsTask implements AutoCloseable {
 
     /**
      * {@code write(2)} of the whole array. A null array has no length to write: {@code EFAULT}
-     * (after the descriptor checks), where {@code write(fd, null, 0, 0)} writes nothing and
-     * returns 0, as {@code write(fd, NULL, 0)} on Linux.
+     * (after the descriptor checks), where {@code write(fd, null, 0, 0)} writes nothing and returns
+     * 0, as {@code write(fd, NULL, 0)} on Linux.
      *
      * @param fd the descriptor
      * @param buf the bytes to write
@@ -339,7 +341,8 @@ public final class VfsTask implements AutoCloseable {
     }
 
     /**
-     * {@code pwrite(2)}: writes at {@code pos} without moving the offset (with {@code O_APPEND}, at the end, as Linux).
+     * {@code pwrite(2)}: writes at {@code pos} without moving the offset (with {@code O_APPEND}, at
+     * the end, as Linux).
      *
      * @param fd the descriptor
      * @param buf the buffer holding the bytes
@@ -357,7 +360,8 @@ public final class VfsTask implements AutoCloseable {
     }
 
     /**
-     * {@code writev(2)}: writes the buffers as one atomic write (on a pipe or socket, as one {@code write}).
+     * {@code writev(2)}: writes the buffers as one atomic write (on a pipe or socket, as one {@code
+     * write}).
      *
      * @param fd the descriptor
      * @param iov the buffers to write, in order
@@ -376,8 +380,8 @@ public final class VfsTask implements AutoCloseable {
      *
      * @param fd the descriptor
      * @param length the new size in bytes
-     * @throws VfsException {@code EBADF}, {@code EINVAL} (not open for writing, not a
-     *         regular file, negative length), {@code EFBIG}
+     * @throws VfsException {@code EBADF}, {@code EINVAL} (not open for writing, not a regular file,
+     *     negative length), {@code EFBIG}
      */
     public void ftruncate(int fd, long length) {
         try {
@@ -388,7 +392,8 @@ public final class VfsTask implements AutoCloseable {
     }
 
     /**
-     * {@code truncate(2)}: by path; needs write permission ({@code EACCES}), {@code EISDIR}, {@code EROFS}.
+     * {@code truncate(2)}: by path; needs write permission ({@code EACCES}), {@code EISDIR}, {@code
+     * EROFS}.
      *
      * @param path the path; a relative one starts at the working directory
      * @param length the new size in bytes
@@ -402,7 +407,8 @@ public final class VfsTask implements AutoCloseable {
     }
 
     /**
-     * {@code fsync(2)}: what the file's type makes durable (memory types: nothing to do); {@code EINVAL} on a stream.
+     * {@code fsync(2)}: what the file's type makes durable (memory types: nothing to do); {@code
+     * EINVAL} on a stream.
      *
      * @param fd the descriptor
      */
@@ -428,20 +434,20 @@ public final class VfsTask implements AutoCloseable {
     }
 
     /**
-     * {@code fallocate(2)}: {@code mode} 0 allocates the byte range {@code [offset,
-     * offset+len)} (holes become zero-filled pages, charged; the size grows to cover it),
-     * {@code FALLOC_FL_KEEP_SIZE} allocates without changing the size,
-     * {@code FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE} frees the range (it reads as zeros).
+     * {@code fallocate(2)}: {@code mode} 0 allocates the byte range {@code [offset, offset+len)}
+     * (holes become zero-filled pages, charged; the size grows to cover it), {@code
+     * FALLOC_FL_KEEP_SIZE} allocates without changing the size, {@code FALLOC_FL_PUNCH_HOLE |
+     * FALLOC_FL_KEEP_SIZE} frees the range (it reads as zeros).
      *
      * @param fd the descriptor
-     * @param mode 0, {@code FALLOC_FL_KEEP_SIZE}, or
-     *         {@code FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE}
+     * @param mode 0, {@code FALLOC_FL_KEEP_SIZE}, or {@code FALLOC_FL_PUNCH_HOLE |
+     *     FALLOC_FL_KEEP_SIZE}
      * @param offset the first byte of the range
      * @param len the length of the range in bytes
-     * @throws VfsException {@code EBADF} (not open for writing), {@code EINVAL} (negative
-     *         offset, length not positive), {@code EOPNOTSUPP} (another mode, or a punch
-     *         without keep-size), {@code ESPIPE} (a pipe or FIFO), {@code EISDIR},
-     *         {@code ENODEV} (not a regular file), {@code EFBIG}, {@code ENOSPC} (nothing allocated)
+     * @throws VfsException {@code EBADF} (not open for writing), {@code EINVAL} (negative offset,
+     *     length not positive), {@code EOPNOTSUPP} (another mode, or a punch without keep-size),
+     *     {@code ESPIPE} (a pipe or FIFO), {@code EISDIR}, {@code ENODEV} (not a regular file),
+     *     {@code EFBIG}, {@code ENOSPC} (nothing allocated)
      */
     public void fallocate(int fd, int mode, long offset, long len) {
         try {
@@ -453,11 +459,11 @@ public final class VfsTask implements AutoCloseable {
 
     /**
      * {@code poll(2)}: the readiness of each descriptor ({@code fds[i]}) for the events asked
-     * ({@code events[i]}, {@link dev.seqvfs.protocol.Poll} bits), waiting up to
-     * {@code timeoutMillis} (0: not at all; negative: until one is ready) for one to be ready.
-     * {@code POLLERR}, {@code POLLHUP} and {@code POLLNVAL} (a descriptor not open) are
-     * reported whether asked or not; a negative descriptor is skipped. A wait re-checks the
-     * files every millisecond at most (files do not notify waiters of readiness yet).
+     * ({@code events[i]}, {@link dev.seqvfs.protocol.Poll} bits), waiting up to {@code
+     * timeoutMillis} (0: not at all; negative: until one is ready) for one to be ready. {@code
+     * POLLERR}, {@code POLLHUP} and {@code POLLNVAL} (a descriptor not open) are reported whether
+     * asked or not; a negative descriptor is skipped. A wait re-checks the files every millisecond
+     * at most (files do not notify waiters of readiness yet).
      *
      * @param fds the descriptors; a negative one is skipped
      * @param events the {@code Poll} events asked for each descriptor
@@ -476,16 +482,16 @@ public final class VfsTask implements AutoCloseable {
     // ---------------------------------------------------------------- advisory locks
 
     /**
-     * {@code flock(2)}: {@code LOCK_SH}, {@code LOCK_EX} or {@code LOCK_UN}, with
-     * {@code LOCK_NB} to fail instead of waiting. The lock belongs to the open file
-     * description: duplicated descriptors share it, and it is dropped when the last of them
-     * closes. Waiting parks the calling thread.
+     * {@code flock(2)}: {@code LOCK_SH}, {@code LOCK_EX} or {@code LOCK_UN}, with {@code LOCK_NB}
+     * to fail instead of waiting. The lock belongs to the open file description: duplicated
+     * descriptors share it, and it is dropped when the last of them closes. Waiting parks the
+     * calling thread.
      *
      * @param fd the descriptor
-     * @param operation {@code LOCK_SH}, {@code LOCK_EX} or {@code LOCK_UN}, optionally with
-     *         {@code LOCK_NB}
-     * @throws VfsException {@code EBADF}, {@code EINVAL} (bad operation), {@code EAGAIN}
-     *         ({@code EWOULDBLOCK}: conflict with {@code LOCK_NB}), {@code EINTR}
+     * @param operation {@code LOCK_SH}, {@code LOCK_EX} or {@code LOCK_UN}, optionally with {@code
+     *     LOCK_NB}
+     * @throws VfsException {@code EBADF}, {@code EINVAL} (bad operation), {@code EAGAIN} ({@code
+     *     EWOULDBLOCK}: conflict with {@code LOCK_NB}), {@code EINTR}
      */
     public void flock(int fd, int operation) {
         try {
@@ -496,20 +502,19 @@ public final class VfsTask implements AutoCloseable {
     }
 
     /**
-     * {@code fcntl(2)} record locks: {@code F_GETLK} (returns the blocking lock, or the
-     * request with type {@code F_UNLCK}), {@code F_SETLK}, {@code F_SETLKW} (waits, parking
-     * the calling thread). Locks belong to the process (the descriptor table): closing any
-     * of its descriptors of the file releases them all, as POSIX says.
+     * {@code fcntl(2)} record locks: {@code F_GETLK} (returns the blocking lock, or the request
+     * with type {@code F_UNLCK}), {@code F_SETLK}, {@code F_SETLKW} (waits, parking the calling
+     * thread). Locks belong to the process (the descriptor table): closing any of its descriptors
+     * of the file releases them all, as POSIX says.
      *
      * @param fd the descriptor
      * @param cmd {@code F_GETLK}, {@code F_SETLK} or {@code F_SETLKW}
      * @param lock the lock asked for
      * @return for {@code F_GETLK} the conflicting lock, or {@code lock} with type {@code F_UNLCK};
-     *         for the others {@code lock}
-     * @throws VfsException {@code EBADF} (bad descriptor, or lock type not allowed by its
-     *         access mode), {@code EINVAL} (bad command, type, whence or range),
-     *         {@code EAGAIN} (conflict with {@code F_SETLK}), {@code EDEADLK} (waiting would
-     *         deadlock), {@code EINTR}
+     *     for the others {@code lock}
+     * @throws VfsException {@code EBADF} (bad descriptor, or lock type not allowed by its access
+     *     mode), {@code EINVAL} (bad command, type, whence or range), {@code EAGAIN} (conflict with
+     *     {@code F_SETLK}), {@code EDEADLK} (waiting would deadlock), {@code EINTR}
      */
     public Flock fcntlLock(int fd, int cmd, Flock lock) {
         try {
@@ -522,8 +527,8 @@ public final class VfsTask implements AutoCloseable {
     // ---------------------------------------------------------------- pipes and sockets
 
     /**
-     * {@code pipe(2)}: a pipe of 64 KiB; returns {read end, write end}. Its inode lives in
-     * no directory; {@code readlink("/proc/self/fd/N")} shows {@code pipe:[ino]}.
+     * {@code pipe(2)}: a pipe of 64 KiB; returns {read end, write end}. Its inode lives in no
+     * directory; {@code readlink("/proc/self/fd/N")} shows {@code pipe:[ino]}.
      *
      * @return the read end's and the write end's descriptors
      * @throws VfsException {@code EMFILE} (neither descriptor installed)
@@ -533,8 +538,8 @@ public final class VfsTask implements AutoCloseable {
     }
 
     /**
-     * {@code pipe2(2)} with {@code O_NONBLOCK}, {@code O_CLOEXEC} and {@code O_DIRECT}
-     * (packet mode, set on the write end only); {@code EINVAL} for other flags.
+     * {@code pipe2(2)} with {@code O_NONBLOCK}, {@code O_CLOEXEC} and {@code O_DIRECT} (packet
+     * mode, set on the write end only); {@code EINVAL} for other flags.
      *
      * @param flags {@code O_NONBLOCK}, {@code O_CLOEXEC} and {@code O_DIRECT}, or 0
      * @return the read end's and the write end's descriptors
@@ -548,45 +553,25 @@ public final class VfsTask implements AutoCloseable {
     }
 
     /**
-     * {@code socket(2)}: an unconnected socket on a sockfs inode ({@code AF_UNIX}:
-     * {@code SOCK_STREAM}, {@code SOCK_DGRAM}, {@code SOCK_SEQPACKET}, {@code SOCK_RAW} as
-     * datagram; {@code AF_INET}, {@code AF_INET6}: TCP/MPTCP streams, UDP/UDP-Lite
-     * datagrams; with {@code SOCK_NONBLOCK}/{@code SOCK_CLOEXEC}). Argument errors come in
-     * Linux 6.18's order.
+     * {@code socket(2)}: an unconnected socket on a sockfs inode ({@code AF_UNIX}: {@code
+     * SOCK_STREAM}, {@code SOCK_DGRAM}, {@code SOCK_SEQPACKET}, {@code SOCK_RAW} as datagram;
+     * {@code AF_INET}, {@code AF_INET6}: TCP/MPTCP streams, UDP/UDP-Lite datagrams; with {@code
+     * SOCK_NONBLOCK}/{@code SOCK_CLOEXEC}). Argument errors come in Linux 6.18's order.
      *
      * @param domain the address family ({@code AF_UNIX}, {@code AF_INET}, {@code AF_INET6})
      * @param type the socket type, with {@code SOCK_NONBLOCK} and {@code SOCK_CLOEXEC} or-ed in
      * @param protocol the protocol, or 0 for the type's default
      * @return the new descriptor
-     * @throws VfsException {@code EINVAL} (type flags, type or Internet protocol out of
-     *         range), {@code EAFNOSUPPORT} (family), {@code ESOCKTNOSUPPORT} (type),
-     *         {@code EPROTONOSUPPORT} (protocol), {@code EACCES} (ping socket),
-     *         {@code EPERM} (raw Internet socket: no task has {@code CAP_NET_RAW}),
-     *         {@code EMFILE}
+     * @throws VfsException {@code EINVAL} (type flags, type or Internet protocol out of range),
+     *     {@code EAFNOSUPPORT} (family), {@code ESOCKTNOSUPPORT} (type), {@code EPROTONOSUPPORT}
+     *     (protocol), {@code EACCES} (ping socket), {@code EPERM} (raw Internet socket: no task has
+     *     {@code CAP_NET_RAW}), {@code EMFILE}
      */
     public int socket(int domain, int type, int protocol) {
         try {
-            return c.await(TaskContext.async(() -> c.anon.socket(domain, type, protocol)), Syscall.SOCKET, null);
-        } catch (VfsException e) {
-            throw c.raise(e);
-        }
-    }
-
-    /**
-     * {@code socketpair(2)} for {@code AF_UNIX}: two connected sockets; data written on one
-     * is read on the other, both ways: a byte stream for {@code SOCK_STREAM}, datagrams
-     * that keep their boundaries for {@code SOCK_DGRAM} and {@code SOCK_SEQPACKET}.
-     *
-     * @param domain the address family; only {@code AF_UNIX} makes a pair
-     * @param type the socket type, with {@code SOCK_NONBLOCK} and {@code SOCK_CLOEXEC} or-ed in
-     * @param protocol the protocol, or 0 for the type's default
-     * @return the two sockets' descriptors
-     * @throws VfsException the errors of {@link #socket}, then {@code EOPNOTSUPP} for
-     *         Internet families, {@code EMFILE}
-     */
-    public int[] socketpair(int domain, int type, int protocol) {
-        try {
-            return c.await(TaskContext.async(() -> c.anon.socketpair(domain, type, protocol)), Syscall.SOCKETPAIR,
+            return c.await(
+                    TaskContext.async(() -> c.anon.socket(domain, type, protocol)),
+                    Syscall.SOCKET,
                     null);
         } catch (VfsException e) {
             throw c.raise(e);
@@ -594,40 +579,69 @@ public final class VfsTask implements AutoCloseable {
     }
 
     /**
-     * {@code anon_inode_getfd}: a descriptor for a new anonymous inode named {@code name}
-     * (shown as {@code anon_inode:[name]}) whose reads and writes are {@code ops} (an
-     * embedder's own stream file, {@link StreamFileOperations}); flags are an access mode
-     * (default {@code O_RDWR}), {@code O_NONBLOCK} and {@code O_CLOEXEC}. Creating it
-     * touches no shared structure (seeds 000, 003).
+     * {@code socketpair(2)} for {@code AF_UNIX}: two connected sockets; data written on one is read
+     * on the other, both ways: a byte stream for {@code SOCK_STREAM}, datagrams that keep their
+     * boundaries for {@code SOCK_DGRAM} and {@code SOCK_SEQPACKET}.
      *
-     * @param name the name shown as {@code anon_inode:[name]}
-     * @param ops the file's read and write operations
-     * @param flags an access mode, {@code O_NONBLOCK} and {@code O_CLOEXEC}
-     * @return the new descriptor
-     * @throws VfsException {@code EINVAL} (a {@code null} name or operations, another flag), {@code EMFILE}
+     * @param domain the address family; only {@code AF_UNIX} makes a pair
+     * @param type the socket type, with {@code SOCK_NONBLOCK} and {@code SOCK_CLOEXEC} or-ed in
+     * @param protocol the protocol, or 0 for the type's default
+     * @return the two sockets' descriptors
+     * @throws VfsException the errors of {@link #socket}, then {@code EOPNOTSUPP} for Internet
+     *     families, {@code EMFILE}
      */
-    public int anonInodeGetFd(String name, StreamFileOperations ops, int flags) {
+    public int[] socketpair(int domain, int type, int protocol) {
         try {
-            return c.await(TaskContext.async(() -> c.anon.anonInodeGetFd(name, ops, flags)),
-                    Syscall.ANON_INODE_GETFD, null);
+            return c.await(
+                    TaskContext.async(() -> c.anon.socketpair(domain, type, protocol)),
+                    Syscall.SOCKETPAIR,
+                    null);
         } catch (VfsException e) {
             throw c.raise(e);
         }
     }
 
     /**
-     * {@code eventfd(2)}: a counter file, {@code anon_inode:[eventfd]}; flags
-     * {@code EFD_SEMAPHORE} (1), {@code O_NONBLOCK}, {@code O_CLOEXEC}.
+     * {@code anon_inode_getfd}: a descriptor for a new anonymous inode named {@code name} (shown as
+     * {@code anon_inode:[name]}) whose reads and writes are {@code ops} (an embedder's own stream
+     * file, {@link StreamFileOperations}); flags are an access mode (default {@code O_RDWR}),
+     * {@code O_NONBLOCK} and {@code O_CLOEXEC}. Creating it touches no shared structure (seeds 000,
+     * 003).
+     *
+     * @param name the name shown as {@code anon_inode:[name]}
+     * @param ops the file's read and write operations
+     * @param flags an access mode, {@code O_NONBLOCK} and {@code O_CLOEXEC}
+     * @return the new descriptor
+     * @throws VfsException {@code EINVAL} (a {@code null} name or operations, another flag), {@code
+     *     EMFILE}
+     */
+    public int anonInodeGetFd(String name, StreamFileOperations ops, int flags) {
+        try {
+            return c.await(
+                    TaskContext.async(() -> c.anon.anonInodeGetFd(name, ops, flags)),
+                    Syscall.ANON_INODE_GETFD,
+                    null);
+        } catch (VfsException e) {
+            throw c.raise(e);
+        }
+    }
+
+    /**
+     * {@code eventfd(2)}: a counter file, {@code anon_inode:[eventfd]}; flags {@code EFD_SEMAPHORE}
+     * (1), {@code O_NONBLOCK}, {@code O_CLOEXEC}.
      *
      * @param initial the counter's first value, an unsigned 32-bit int
      * @param flags {@code EFD_SEMAPHORE}, {@code O_NONBLOCK} and {@code O_CLOEXEC}, or 0
      * @return the new descriptor
      * @throws VfsException {@code EINVAL} (another flag, or an initial value that is not an
-     *         unsigned int), {@code EMFILE}
+     *     unsigned int), {@code EMFILE}
      */
     public int eventfd(long initial, int flags) {
         try {
-            return c.await(TaskContext.async(() -> eventfdAsync(c, initial, flags)), Syscall.EVENTFD, null);
+            return c.await(
+                    TaskContext.async(() -> eventfdAsync(c, initial, flags)),
+                    Syscall.EVENTFD,
+                    null);
         } catch (VfsException e) {
             throw c.raise(e);
         }
@@ -648,7 +662,8 @@ public final class VfsTask implements AutoCloseable {
     }
 
     /**
-     * {@code shutdown(2)}: {@code SHUT_RD}, {@code SHUT_WR}, {@code SHUT_RDWR} ({@code ENOTSOCK}, {@code ENOTCONN}, {@code EINVAL}).
+     * {@code shutdown(2)}: {@code SHUT_RD}, {@code SHUT_WR}, {@code SHUT_RDWR} ({@code ENOTSOCK},
+     * {@code ENOTCONN}, {@code EINVAL}).
      *
      * @param fd a socket's descriptor
      * @param how {@code SHUT_RD}, {@code SHUT_WR} or {@code SHUT_RDWR}
@@ -664,13 +679,13 @@ public final class VfsTask implements AutoCloseable {
     // ---------------------------------------------------------------- namespace
 
     /**
-     * {@code mkdir(2)}: creates a directory with {@code mode & ~umask & 01777}; in a
-     * set-group-ID directory it takes the directory's group and the set-group-ID bit.
+     * {@code mkdir(2)}: creates a directory with {@code mode & ~umask & 01777}; in a set-group-ID
+     * directory it takes the directory's group and the set-group-ID bit.
      *
      * @param path the path; a relative one starts at the working directory
      * @param mode permission bits, before the umask
-     * @throws VfsException {@code EEXIST}, {@code ENOENT}, {@code ENOTDIR}, {@code EACCES},
-     *         {@code EROFS}, {@code ENOSPC}, {@code ENAMETOOLONG}, {@code ELOOP}
+     * @throws VfsException {@code EEXIST}, {@code ENOENT}, {@code ENOTDIR}, {@code EACCES}, {@code
+     *     EROFS}, {@code ENOSPC}, {@code ENAMETOOLONG}, {@code ELOOP}
      */
     public void mkdir(CharSequence path, int mode) {
         mkdirat(AT_FDCWD, path, mode);
@@ -680,7 +695,7 @@ public final class VfsTask implements AutoCloseable {
      * {@code mkdirat(2)}.
      *
      * @param dirfd the directory a relative path starts from, or {@link #AT_FDCWD} for the working
-     *         directory
+     *     directory
      * @param path the path; a relative one starts at {@code dirfd}
      * @param mode permission bits, before the umask
      */
@@ -694,8 +709,8 @@ public final class VfsTask implements AutoCloseable {
     }
 
     /**
-     * {@code mknod(2)}: creates a regular file ({@code S_IFREG} or 0), FIFO, socket, or (root
-     * only) device node. {@code S_IFDIR} is {@code EPERM}; an unknown type {@code EINVAL}.
+     * {@code mknod(2)}: creates a regular file ({@code S_IFREG} or 0), FIFO, socket, or (root only)
+     * device node. {@code S_IFDIR} is {@code EPERM}; an unknown type {@code EINVAL}.
      *
      * @param path the path; a relative one starts at the working directory
      * @param mode type and permission bits
@@ -709,7 +724,7 @@ public final class VfsTask implements AutoCloseable {
      * {@code mknodat(2)}.
      *
      * @param dirfd the directory a relative path starts from, or {@link #AT_FDCWD} for the working
-     *         directory
+     *     directory
      * @param path the path; a relative one starts at {@code dirfd}
      * @param mode type and permission bits
      * @param dev device number for {@code S_IFCHR}/{@code S_IFBLK}
@@ -724,8 +739,8 @@ public final class VfsTask implements AutoCloseable {
     }
 
     /**
-     * {@code symlink(2)}: creates {@code linkpath} pointing at {@code target} (stored
-     * as given, not resolved).
+     * {@code symlink(2)}: creates {@code linkpath} pointing at {@code target} (stored as given, not
+     * resolved).
      *
      * @param target the link's contents, stored as given
      * @param linkpath the path of the new link
@@ -753,13 +768,13 @@ public final class VfsTask implements AutoCloseable {
     }
 
     /**
-     * {@code link(2)}: gives {@code oldpath}'s inode another name. Does not follow a final
-     * symlink of {@code oldpath} (as Linux's {@code link}).
+     * {@code link(2)}: gives {@code oldpath}'s inode another name. Does not follow a final symlink
+     * of {@code oldpath} (as Linux's {@code link}).
      *
      * @param oldpath the existing path
      * @param newpath the new path
-     * @throws VfsException {@code EEXIST}, {@code EPERM} (a directory), {@code EXDEV},
-     *         {@code EMLINK}, {@code ENOENT}, {@code EACCES}, {@code EROFS}
+     * @throws VfsException {@code EEXIST}, {@code EPERM} (a directory), {@code EXDEV}, {@code
+     *     EMLINK}, {@code ENOENT}, {@code EACCES}, {@code EROFS}
      */
     public void link(CharSequence oldpath, CharSequence newpath) {
         linkat(AT_FDCWD, oldpath, AT_FDCWD, newpath, 0);
@@ -774,7 +789,8 @@ public final class VfsTask implements AutoCloseable {
      * @param newpath the new path
      * @param flags {@code AT_SYMLINK_FOLLOW}, {@code AT_EMPTY_PATH}, or 0
      */
-    public void linkat(int olddirfd, CharSequence oldpath, int newdirfd, CharSequence newpath, int flags) {
+    public void linkat(
+            int olddirfd, CharSequence oldpath, int newdirfd, CharSequence newpath, int flags) {
         try {
             Filename o = TaskContext.path(oldpath, Syscall.LINK);
             Filename n = TaskContext.path(newpath, Syscall.LINK);
@@ -785,12 +801,12 @@ public final class VfsTask implements AutoCloseable {
     }
 
     /**
-     * {@code unlink(2)}: removes a name; the inode is freed when its last link and last open
-     * file are gone.
+     * {@code unlink(2)}: removes a name; the inode is freed when its last link and last open file
+     * are gone.
      *
      * @param path the path; a relative one starts at the working directory
-     * @throws VfsException {@code ENOENT}, {@code EISDIR}, {@code ENOTDIR}, {@code EACCES},
-     *         {@code EPERM} (sticky directory), {@code EROFS}, {@code EBUSY}
+     * @throws VfsException {@code ENOENT}, {@code EISDIR}, {@code ENOTDIR}, {@code EACCES}, {@code
+     *     EPERM} (sticky directory), {@code EROFS}, {@code EBUSY}
      */
     public void unlink(CharSequence path) {
         unlinkat(AT_FDCWD, path, 0);
@@ -800,7 +816,7 @@ public final class VfsTask implements AutoCloseable {
      * {@code unlinkat(2)}, with {@code AT_REMOVEDIR} for {@code rmdir}.
      *
      * @param dirfd the directory a relative path starts from, or {@link #AT_FDCWD} for the working
-     *         directory
+     *     directory
      * @param path the path; a relative one starts at {@code dirfd}
      * @param flags {@code AT_REMOVEDIR} to remove a directory, or 0
      */
@@ -818,29 +834,30 @@ public final class VfsTask implements AutoCloseable {
      * {@code rmdir(2)}: removes an empty directory.
      *
      * @param path the path; a relative one starts at the working directory
-     * @throws VfsException {@code ENOTEMPTY}, {@code EINVAL} ("."), {@code EBUSY}
-     *         (a mountpoint or "/"), {@code ENOTDIR}, {@code ENOENT}, {@code EACCES}, {@code EROFS}
+     * @throws VfsException {@code ENOTEMPTY}, {@code EINVAL} ("."), {@code EBUSY} (a mountpoint or
+     *     "/"), {@code ENOTDIR}, {@code ENOENT}, {@code EACCES}, {@code EROFS}
      */
     public void rmdir(CharSequence path) {
         unlinkat(AT_FDCWD, path, OpenFlags.AT_REMOVEDIR);
     }
 
     /**
-     * {@code rename(2)}: atomically renames, replacing an existing target (an empty
-     * directory if the source is a directory).
+     * {@code rename(2)}: atomically renames, replacing an existing target (an empty directory if
+     * the source is a directory).
      *
      * @param oldpath the path to rename
      * @param newpath its new path
-     * @throws VfsException {@code EINVAL} (a directory into its own subtree),
-     *         {@code ENOTEMPTY}, {@code EISDIR}, {@code ENOTDIR}, {@code EXDEV}, {@code EBUSY},
-     *         {@code ENOENT}, {@code EACCES}, {@code EPERM}, {@code EROFS}
+     * @throws VfsException {@code EINVAL} (a directory into its own subtree), {@code ENOTEMPTY},
+     *     {@code EISDIR}, {@code ENOTDIR}, {@code EXDEV}, {@code EBUSY}, {@code ENOENT}, {@code
+     *     EACCES}, {@code EPERM}, {@code EROFS}
      */
     public void rename(CharSequence oldpath, CharSequence newpath) {
         renameat2(AT_FDCWD, oldpath, AT_FDCWD, newpath, 0);
     }
 
     /**
-     * {@code renameat2(2)} with {@code RENAME_NOREPLACE} ({@code EEXIST}) and {@code RENAME_EXCHANGE}.
+     * {@code renameat2(2)} with {@code RENAME_NOREPLACE} ({@code EEXIST}) and {@code
+     * RENAME_EXCHANGE}.
      *
      * @param olddirfd the directory a relative {@code oldpath} starts from, or {@link #AT_FDCWD}
      * @param oldpath the path to rename
@@ -848,19 +865,21 @@ public final class VfsTask implements AutoCloseable {
      * @param newpath its new path
      * @param flags {@code RENAME_NOREPLACE}, {@code RENAME_EXCHANGE}, or 0
      */
-    public void renameat2(int olddirfd, CharSequence oldpath, int newdirfd, CharSequence newpath, int flags) {
+    public void renameat2(
+            int olddirfd, CharSequence oldpath, int newdirfd, CharSequence newpath, int flags) {
         try {
             Filename o = TaskContext.path(oldpath, Syscall.RENAME);
             Filename n = TaskContext.path(newpath, Syscall.RENAME);
-            c.retryingAwait(() -> c.ns.renameat2(olddirfd, o, newdirfd, n, flags), Syscall.RENAME, o);
+            c.retryingAwait(
+                    () -> c.ns.renameat2(olddirfd, o, newdirfd, n, flags), Syscall.RENAME, o);
         } catch (VfsException e) {
             throw c.raise(e);
         }
     }
 
     /**
-     * {@code readlink(2)}: returns a symbolic link's target (its text; for its bytes,
-     * {@code Filename.of(target).bytes()}).
+     * {@code readlink(2)}: returns a symbolic link's target (its text; for its bytes, {@code
+     * Filename.of(target).bytes()}).
      *
      * @param path the symbolic link's path
      * @return the target, as text
@@ -871,17 +890,19 @@ public final class VfsTask implements AutoCloseable {
     }
 
     /**
-     * {@code readlinkat(2)}; an empty path reads the link open on {@code dirfd} with {@code O_PATH | O_NOFOLLOW}.
+     * {@code readlinkat(2)}; an empty path reads the link open on {@code dirfd} with {@code O_PATH
+     * | O_NOFOLLOW}.
      *
      * @param dirfd the directory a relative path starts from, or {@link #AT_FDCWD} for the working
-     *         directory
-     * @param path the symbolic link's path, relative to {@code dirfd} if relative; empty for
-     *         {@code dirfd} itself
+     *     directory
+     * @param path the symbolic link's path, relative to {@code dirfd} if relative; empty for {@code
+     *     dirfd} itself
      * @return the target, as text
      */
     public String readlinkat(int dirfd, CharSequence path) {
         try {
-            return PathNames.toExternal(c.attrs.readlinkat(dirfd, TaskContext.path(path, Syscall.READLINK)));
+            return PathNames.toExternal(
+                    c.attrs.readlinkat(dirfd, TaskContext.path(path, Syscall.READLINK)));
         } catch (VfsException e) {
             throw c.raise(e);
         }
@@ -894,7 +915,8 @@ public final class VfsTask implements AutoCloseable {
      *
      * @param path the path; a relative one starts at the working directory
      * @return the attributes of the file
-     * @throws VfsException {@code ENOENT}, {@code ENOTDIR}, {@code EACCES}, {@code ELOOP}, {@code ENAMETOOLONG}
+     * @throws VfsException {@code ENOENT}, {@code ENOTDIR}, {@code EACCES}, {@code ELOOP}, {@code
+     *     ENAMETOOLONG}
      */
     public Stat stat(CharSequence path) {
         return fstatat(AT_FDCWD, path, 0);
@@ -914,7 +936,7 @@ public final class VfsTask implements AutoCloseable {
      * {@code fstatat(2)} with {@code AT_SYMLINK_NOFOLLOW} and {@code AT_EMPTY_PATH}.
      *
      * @param dirfd the directory a relative path starts from, or {@link #AT_FDCWD} for the working
-     *         directory
+     *     directory
      * @param path the path; a relative one starts at {@code dirfd}
      * @param flags {@code AT_SYMLINK_NOFOLLOW}, {@code AT_EMPTY_PATH}, or 0
      * @return the attributes of the file
@@ -955,7 +977,7 @@ public final class VfsTask implements AutoCloseable {
      * {@code fchmodat(2)}; {@code AT_SYMLINK_NOFOLLOW} on a symlink is {@code EOPNOTSUPP}.
      *
      * @param dirfd the directory a relative path starts from, or {@link #AT_FDCWD} for the working
-     *         directory
+     *     directory
      * @param path the path; a relative one starts at {@code dirfd}
      * @param mode the new permission bits ({@code 07777})
      * @param flags {@code AT_SYMLINK_NOFOLLOW}, or 0
@@ -984,7 +1006,8 @@ public final class VfsTask implements AutoCloseable {
     }
 
     static CompletableFuture<Void> fchmod(TaskContext c, int fd, int mode) {
-        return c.attrs.setAttrs(c.fileFdPath(fd, Syscall.FCHMOD), new AttrChange.Chmod(mode), Syscall.FCHMOD, null);
+        return c.attrs.setAttrs(
+                c.fileFdPath(fd, Syscall.FCHMOD), new AttrChange.Chmod(mode), Syscall.FCHMOD, null);
     }
 
     /**
@@ -1033,7 +1056,7 @@ public final class VfsTask implements AutoCloseable {
      * {@code fchownat(2)}.
      *
      * @param dirfd the directory a relative path starts from, or {@link #AT_FDCWD} for the working
-     *         directory
+     *     directory
      * @param path the path; a relative one starts at {@code dirfd}
      * @param uid the new owner's user id, or -1 to keep it
      * @param gid the new group id, or -1 to keep it
@@ -1049,41 +1072,42 @@ public final class VfsTask implements AutoCloseable {
     }
 
     /**
-     * {@code utimensat(2)}: sets access and modification times; {@code null} means now;
-     * {@link Timespec#NOW} and {@link Timespec#OMIT} as in the man page. A {@code null}
-     * path operates on {@code dirfd} itself ({@code futimens}). By path, the change takes
-     * effect while {@code path} still names the inode (as {@link #chmod}).
+     * {@code utimensat(2)}: sets access and modification times; {@code null} means now; {@link
+     * Timespec#NOW} and {@link Timespec#OMIT} as in the man page. A {@code null} path operates on
+     * {@code dirfd} itself ({@code futimens}). By path, the change takes effect while {@code path}
+     * still names the inode (as {@link #chmod}).
      *
      * @param dirfd the directory a relative path starts from, or {@link #AT_FDCWD} for the working
-     *         directory
+     *     directory
      * @param path the path, relative to {@code dirfd} if relative; {@code null} for {@code dirfd}
-     *         itself
+     *     itself
      * @param atime the access time, {@code null} for now
      * @param mtime the modification time, {@code null} for now
      * @param flags {@code AT_SYMLINK_NOFOLLOW}, {@code AT_EMPTY_PATH}, or 0
-     * @throws VfsException {@code EINVAL} (bad flags, a {@code tv_nsec} out of range, flags
-     *         with a {@code null} path), {@code EFAULT} ({@code null} path with
-     *         {@code AT_FDCWD}), {@code EPERM} / {@code EACCES} (setting times, or "now" without
-     *         write permission, as neither owner nor root), {@code EBADF}, {@code ENOENT},
-     *         {@code ENOTDIR}, {@code ELOOP}, {@code EROFS}; {@code EIO} after
-     *         1000 attempts that the path changed under (nothing changed)
+     * @throws VfsException {@code EINVAL} (bad flags, a {@code tv_nsec} out of range, flags with a
+     *     {@code null} path), {@code EFAULT} ({@code null} path with {@code AT_FDCWD}), {@code
+     *     EPERM} / {@code EACCES} (setting times, or "now" without write permission, as neither
+     *     owner nor root), {@code EBADF}, {@code ENOENT}, {@code ENOTDIR}, {@code ELOOP}, {@code
+     *     EROFS}; {@code EIO} after 1000 attempts that the path changed under (nothing changed)
      */
     public void utimensat(int dirfd, CharSequence path, Timespec atime, Timespec mtime, int flags) {
         try {
             Filename p = TaskContext.pathOrNull(path, Syscall.UTIMENSAT);
-            c.retryingAwait(() -> c.attrs.utimensat(dirfd, p, atime, mtime, flags), Syscall.UTIMENSAT, p);
+            c.retryingAwait(
+                    () -> c.attrs.utimensat(dirfd, p, atime, mtime, flags), Syscall.UTIMENSAT, p);
         } catch (VfsException e) {
             throw c.raise(e);
         }
     }
 
     /**
-     * {@code access(2)}: checks {@code R_OK|W_OK|X_OK} (or {@code F_OK}) with the task's
-     * ids; root passes read/write always and execute when any x bit is set.
+     * {@code access(2)}: checks {@code R_OK|W_OK|X_OK} (or {@code F_OK}) with the task's ids; root
+     * passes read/write always and execute when any x bit is set.
      *
      * @param path the path; a relative one starts at the working directory
      * @param mode {@code F_OK}, or {@code R_OK}, {@code W_OK} and {@code X_OK} or-ed
-     * @throws VfsException {@code EACCES}, {@code EROFS} (write on a read-only mount), {@code ENOENT}, {@code EINVAL}
+     * @throws VfsException {@code EACCES}, {@code EROFS} (write on a read-only mount), {@code
+     *     ENOENT}, {@code EINVAL}
      */
     public void access(CharSequence path, int mode) {
         faccessat(AT_FDCWD, path, mode, 0);
@@ -1093,7 +1117,7 @@ public final class VfsTask implements AutoCloseable {
      * {@code faccessat(2)} with {@code AT_EACCESS}, {@code AT_SYMLINK_NOFOLLOW}.
      *
      * @param dirfd the directory a relative path starts from, or {@link #AT_FDCWD} for the working
-     *         directory
+     *     directory
      * @param path the path; a relative one starts at {@code dirfd}
      * @param mode {@code F_OK}, or {@code R_OK}, {@code W_OK} and {@code X_OK} or-ed
      * @param flags {@code AT_EACCESS}, {@code AT_SYMLINK_NOFOLLOW}, {@code AT_EMPTY_PATH}, or 0
@@ -1114,8 +1138,13 @@ public final class VfsTask implements AutoCloseable {
      */
     public StatFs statfs(CharSequence path) {
         try {
-            return c.attrs.statfs(c.attrs.resolve(AT_FDCWD, TaskContext.path(path, Syscall.STATFS), Syscall.STATFS,
-                    0, 0));
+            return c.attrs.statfs(
+                    c.attrs.resolve(
+                            AT_FDCWD,
+                            TaskContext.path(path, Syscall.STATFS),
+                            Syscall.STATFS,
+                            0,
+                            0));
         } catch (VfsException e) {
             throw c.raise(e);
         }
@@ -1165,7 +1194,8 @@ public final class VfsTask implements AutoCloseable {
     }
 
     /**
-     * {@code fchdir(2)}: to the directory open on {@code fd} ({@code EBADF}, {@code ENOTDIR}, {@code EACCES}).
+     * {@code fchdir(2)}: to the directory open on {@code fd} ({@code EBADF}, {@code ENOTDIR},
+     * {@code EACCES}).
      *
      * @param fd a descriptor open on a directory
      */
@@ -1178,12 +1208,12 @@ public final class VfsTask implements AutoCloseable {
     }
 
     /**
-     * {@code getcwd(2)}: the working directory's path, as one consistent cut; a directory
-     * not under the task's root is shown as "(unreachable)" followed by its path.
+     * {@code getcwd(2)}: the working directory's path, as one consistent cut; a directory not under
+     * the task's root is shown as "(unreachable)" followed by its path.
      *
      * @return the working directory's absolute path
-     * @throws VfsException {@code ENOENT} (the directory was removed), {@code ENAMETOOLONG}
-     *         (a path of {@code PATH_MAX} bytes or more)
+     * @throws VfsException {@code ENOENT} (the directory was removed), {@code ENAMETOOLONG} (a path
+     *     of {@code PATH_MAX} bytes or more)
      */
     public String getcwd() {
         try {
@@ -1194,25 +1224,30 @@ public final class VfsTask implements AutoCloseable {
     }
 
     /**
-     * {@code mount(2)}: a new superblock of the registered file-system type {@code fstype}
-     * (built from {@code data}, its options) on the directory {@code target}; with
-     * {@code MS_BIND}, the directory {@code source} again there; with {@code MS_REMOUNT},
-     * changes the read-only state of the mount at {@code target} ({@code MS_RDONLY}). Root only.
+     * {@code mount(2)}: a new superblock of the registered file-system type {@code fstype} (built
+     * from {@code data}, its options) on the directory {@code target}; with {@code MS_BIND}, the
+     * directory {@code source} again there; with {@code MS_REMOUNT}, changes the read-only state of
+     * the mount at {@code target} ({@code MS_RDONLY}). Root only.
      *
-     * @param source what to mount: a directory for {@code MS_BIND}, else ignored (may be {@code null})
+     * @param source what to mount: a directory for {@code MS_BIND}, else ignored (may be {@code
+     *     null})
      * @param target the directory to mount on
      * @param fstype the registered file-system type, for a new superblock
      * @param flags {@code MS_*} flags: {@code MS_BIND}, {@code MS_REMOUNT}, {@code MS_RDONLY}
      * @param data the file system's options (as {@code size=1m,mode=755}), or {@code null}
-     * @throws VfsException {@code EPERM} (not root), {@code ENODEV} (type not registered),
-     *         {@code EINVAL} (bad options, a remount of what is not a mount root),
-     *         {@code ENOENT}, {@code ENOTDIR}, {@code EBUSY}
+     * @throws VfsException {@code EPERM} (not root), {@code ENODEV} (type not registered), {@code
+     *     EINVAL} (bad options, a remount of what is not a mount root), {@code ENOENT}, {@code
+     *     ENOTDIR}, {@code EBUSY}
      */
-    public void mount(CharSequence source, CharSequence target, String fstype, long flags, String data) {
+    public void mount(
+            CharSequence source, CharSequence target, String fstype, long flags, String data) {
         try {
             Filename s = TaskContext.pathOrNull(source, Syscall.MOUNT);
             Filename t = TaskContext.path(target, Syscall.MOUNT);
-            c.await(TaskContext.async(() -> c.task.mount(s, t, fstype, flags, data)), Syscall.MOUNT, t);
+            c.await(
+                    TaskContext.async(() -> c.task.mount(s, t, fstype, flags, data)),
+                    Syscall.MOUNT,
+                    t);
         } catch (VfsException e) {
             throw c.raise(e);
         }
@@ -1228,13 +1263,13 @@ public final class VfsTask implements AutoCloseable {
     }
 
     /**
-     * {@code umount2(2)} with {@code MNT_DETACH} (lazy: detached now, freed when its last
-     * user is gone), {@code MNT_FORCE} and {@code UMOUNT_NOFOLLOW}.
+     * {@code umount2(2)} with {@code MNT_DETACH} (lazy: detached now, freed when its last user is
+     * gone), {@code MNT_FORCE} and {@code UMOUNT_NOFOLLOW}.
      *
      * @param target the path of the mount point
      * @param flags {@code MNT_DETACH}, {@code MNT_FORCE}, {@code UMOUNT_NOFOLLOW}, or 0
-     * @throws VfsException {@code EINVAL} (not a mount root, bad flags), {@code EBUSY} (open
-     *         files, working directories or submounts, unless {@code MNT_DETACH}), {@code EPERM}
+     * @throws VfsException {@code EINVAL} (not a mount root, bad flags), {@code EBUSY} (open files,
+     *     working directories or submounts, unless {@code MNT_DETACH}), {@code EPERM}
      */
     public void umount2(CharSequence target, int flags) {
         try {
@@ -1247,7 +1282,8 @@ public final class VfsTask implements AutoCloseable {
     // ---------------------------------------------------------------- descriptors
 
     /**
-     * {@code dup(2)}: the lowest free descriptor, sharing the open file ({@code EBADF}, {@code EMFILE}).
+     * {@code dup(2)}: the lowest free descriptor, sharing the open file ({@code EBADF}, {@code
+     * EMFILE}).
      *
      * @param oldfd the descriptor to duplicate
      * @return the new descriptor
@@ -1261,7 +1297,8 @@ public final class VfsTask implements AutoCloseable {
     }
 
     /**
-     * {@code dup2(2)}: {@code newfd} is closed first if open; {@code oldfd == newfd} returns it ({@code EBADF}).
+     * {@code dup2(2)}: {@code newfd} is closed first if open; {@code oldfd == newfd} returns it
+     * ({@code EBADF}).
      *
      * @param oldfd the descriptor to duplicate
      * @param newfd the descriptor to make point at it
@@ -1269,14 +1306,18 @@ public final class VfsTask implements AutoCloseable {
      */
     public int dup2(int oldfd, int newfd) {
         try {
-            return c.await(TaskContext.async(() -> c.fds.dup3(oldfd, newfd, 0, false)), Syscall.DUP2, null);
+            return c.await(
+                    TaskContext.async(() -> c.fds.dup3(oldfd, newfd, 0, false)),
+                    Syscall.DUP2,
+                    null);
         } catch (VfsException e) {
             throw c.raise(e);
         }
     }
 
     /**
-     * {@code dup3(2)}: as {@code dup2} with {@code O_CLOEXEC}; {@code oldfd == newfd} is {@code EINVAL}.
+     * {@code dup3(2)}: as {@code dup2} with {@code O_CLOEXEC}; {@code oldfd == newfd} is {@code
+     * EINVAL}.
      *
      * @param oldfd the descriptor to duplicate
      * @param newfd the descriptor to make point at it
@@ -1285,24 +1326,27 @@ public final class VfsTask implements AutoCloseable {
      */
     public int dup3(int oldfd, int newfd, int flags) {
         try {
-            return c.await(TaskContext.async(() -> c.fds.dup3(oldfd, newfd, flags, true)), Syscall.DUP3, null);
+            return c.await(
+                    TaskContext.async(() -> c.fds.dup3(oldfd, newfd, flags, true)),
+                    Syscall.DUP3,
+                    null);
         } catch (VfsException e) {
             throw c.raise(e);
         }
     }
 
     /**
-     * {@code fcntl(2)}: {@code F_DUPFD}, {@code F_DUPFD_CLOEXEC}, {@code F_GETFD},
-     * {@code F_SETFD}, {@code F_GETFL}, {@code F_SETFL} ({@code O_APPEND}, {@code O_NONBLOCK},
-     * {@code O_NOATIME}, {@code O_DIRECT}, {@code O_ASYNC}), {@code F_GETPIPE_SZ},
-     * {@code F_SETPIPE_SZ}; record locks are {@link #fcntlLock}.
+     * {@code fcntl(2)}: {@code F_DUPFD}, {@code F_DUPFD_CLOEXEC}, {@code F_GETFD}, {@code F_SETFD},
+     * {@code F_GETFL}, {@code F_SETFL} ({@code O_APPEND}, {@code O_NONBLOCK}, {@code O_NOATIME},
+     * {@code O_DIRECT}, {@code O_ASYNC}), {@code F_GETPIPE_SZ}, {@code F_SETPIPE_SZ}; record locks
+     * are {@link #fcntlLock}.
      *
      * @param fd the descriptor
      * @param cmd the command, an {@code F_*} constant of {@link dev.seqvfs.protocol.Fcntl}
      * @param arg the command's argument (ignored by the {@code F_GET*} commands)
      * @return what the command returns: a descriptor, flags, a pipe size, or 0
-     * @throws VfsException {@code EBADF}, {@code EINVAL} (unknown command, bad argument),
-     *         {@code EMFILE}, {@code EPERM}, {@code EBUSY}
+     * @throws VfsException {@code EBADF}, {@code EINVAL} (unknown command, bad argument), {@code
+     *     EMFILE}, {@code EPERM}, {@code EBUSY}
      */
     public int fcntl(int fd, int cmd, long arg) {
         try {
@@ -1313,7 +1357,8 @@ public final class VfsTask implements AutoCloseable {
     }
 
     /**
-     * {@code close_range(2)}: closes (or with {@code CLOSE_RANGE_CLOEXEC} marks) {@code first..last} ({@code EINVAL}).
+     * {@code close_range(2)}: closes (or with {@code CLOSE_RANGE_CLOEXEC} marks) {@code
+     * first..last} ({@code EINVAL}).
      *
      * @param first the first descriptor of the range
      * @param last the last descriptor of the range (inclusive)
@@ -1321,7 +1366,10 @@ public final class VfsTask implements AutoCloseable {
      */
     public void closeRange(int first, int last, int flags) {
         try {
-            c.await(TaskContext.async(() -> c.fds.closeRange(first, last, flags)), Syscall.CLOSE_RANGE, null);
+            c.await(
+                    TaskContext.async(() -> c.fds.closeRange(first, last, flags)),
+                    Syscall.CLOSE_RANGE,
+                    null);
         } catch (VfsException e) {
             throw c.raise(e);
         }
@@ -1330,10 +1378,9 @@ public final class VfsTask implements AutoCloseable {
     // ---------------------------------------------------------------- lifecycle
 
     /**
-     * {@code fork(2)}: a new task with a copy of this task's descriptor table (each open
-     * file description shared, gaining a reference), and the same working and root
-     * directories, umask and credentials. Blocks for two messages (the copy, the new
-     * table's actor).
+     * {@code fork(2)}: a new task with a copy of this task's descriptor table (each open file
+     * description shared, gaining a reference), and the same working and root directories, umask
+     * and credentials. Blocks for two messages (the copy, the new table's actor).
      *
      * @return the new task
      */
@@ -1346,8 +1393,8 @@ public final class VfsTask implements AutoCloseable {
     }
 
     /**
-     * A new thread of this task ({@code clone(CLONE_FILES)}): it shares this task's
-     * descriptor table; working directory and umask start as this task's.
+     * A new thread of this task ({@code clone(CLONE_FILES)}): it shares this task's descriptor
+     * table; working directory and umask start as this task's.
      *
      * @return the new thread's task
      */
@@ -1370,9 +1417,8 @@ public final class VfsTask implements AutoCloseable {
 
     /**
      * Ends the task ({@code exit}): drops its use of the descriptor table (closing every
-     * descriptor, released before this returns, when it was the last task sharing it) and
-     * releases its working and root directories. Further calls fail with {@code ESRCH}.
-     * Idempotent.
+     * descriptor, released before this returns, when it was the last task sharing it) and releases
+     * its working and root directories. Further calls fail with {@code ESRCH}. Idempotent.
      */
     @Override
     public void close() {

@@ -14,21 +14,23 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every call of the blocking view has its asynchronous twin: same name, same parameters, a
- * {@code CompletableFuture} of the blocking call's result (boxed; {@code Void} for
- * {@code void}). A call added to {@link VfsTask} without its twin in {@link AsyncVfsTask}
- * fails the build here.
+ * Every call of the blocking view has its asynchronous twin: same name, same parameters, a {@code
+ * CompletableFuture} of the blocking call's result (boxed; {@code Void} for {@code void}). A call
+ * added to {@link VfsTask} without its twin in {@link AsyncVfsTask} fails the build here.
  */
 class AsyncVfsTaskTwinsTest {
     /** The task's lifecycle and identity: no twin (they are not file-system calls). */
-    private static final Set<String> LIFECYCLE = Set.of("fork", "newThread", "exec", "close", "async", "pid", "cred");
+    private static final Set<String> LIFECYCLE =
+            Set.of("fork", "newThread", "exec", "close", "async", "pid", "cred");
 
     @Test
-    void everyBlockingCall_hasAnAsyncTwinWithTheSameParameters_returningAFutureOfItsResult() throws Exception {
+    void everyBlockingCall_hasAnAsyncTwinWithTheSameParameters_returningAFutureOfItsResult()
+            throws Exception {
         List<String> missing = new ArrayList<>();
         int calls = 0;
         for (Method m : VfsTask.class.getDeclaredMethods()) {
-            if (!Modifier.isPublic(m.getModifiers()) || Modifier.isStatic(m.getModifiers())
+            if (!Modifier.isPublic(m.getModifiers())
+                    || Modifier.isStatic(m.getModifiers())
                     || LIFECYCLE.contains(m.getName())) {
                 continue;
             }
@@ -41,8 +43,12 @@ class AsyncVfsTaskTwinsTest {
                 continue;
             }
             assertEquals(CompletableFuture.class, twin.getReturnType(), twin.toGenericString());
-            Type arg = ((ParameterizedType) twin.getGenericReturnType()).getActualTypeArguments()[0];
-            assertEquals(boxed(m.getGenericReturnType()).getTypeName(), arg.getTypeName(), twin.toGenericString());
+            Type arg =
+                    ((ParameterizedType) twin.getGenericReturnType()).getActualTypeArguments()[0];
+            assertEquals(
+                    boxed(m.getGenericReturnType()).getTypeName(),
+                    arg.getTypeName(),
+                    twin.toGenericString());
         }
         assertEquals(List.of(), missing, "blocking calls without an async twin");
         assertTrue(calls > 60, "the table is the system-call table: " + calls);

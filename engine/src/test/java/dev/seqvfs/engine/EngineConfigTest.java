@@ -9,18 +9,20 @@ import com.typesafe.config.ConfigFactory;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link EngineConfig}: a configuration is resolved once per distinct value, and
- * {@code SeqVfs.create()}'s default configuration is read once per system-properties
- * snapshot of Typesafe Config (as {@code ConfigFactory.load()} caches it).
+ * {@link EngineConfig}: a configuration is resolved once per distinct value, and {@code
+ * SeqVfs.create()}'s default configuration is read once per system-properties snapshot of Typesafe
+ * Config (as {@code ConfigFactory.load()} caches it).
  */
 class EngineConfigTest {
     @Test
     void of_equalConfigurations_areResolvedOnce() {
         EngineConfig a = EngineConfig.of(ConfigFactory.parseString("seqvfs.tmpfs.max-inodes = 77"));
-        EngineConfig b = EngineConfig.of(ConfigFactory.parseString("seqvfs { tmpfs { max-inodes = 77 } }"));
+        EngineConfig b =
+                EngineConfig.of(ConfigFactory.parseString("seqvfs { tmpfs { max-inodes = 77 } }"));
         assertSame(a, b);
         assertEquals(77, a.vfs().tmpfs().maxInodes());
-        assertNotSame(a, EngineConfig.of(ConfigFactory.parseString("seqvfs.tmpfs.max-inodes = 78")));
+        assertNotSame(
+                a, EngineConfig.of(ConfigFactory.parseString("seqvfs.tmpfs.max-inodes = 78")));
     }
 
     @Test

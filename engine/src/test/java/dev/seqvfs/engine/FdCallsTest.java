@@ -21,10 +21,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The descriptor-table calls ({@code dup(2)}, {@code dup2(2)}, {@code dup3(2)},
- * {@code fcntl(2)}, {@code close_range(2)}, fork/exec/threads): lowest-free allocation,
- * sharing of open file descriptions, close-on-exec, RLIMIT_NOFILE, and a race of dup2
- * against lock-free readers of the table.
+ * The descriptor-table calls ({@code dup(2)}, {@code dup2(2)}, {@code dup3(2)}, {@code fcntl(2)},
+ * {@code close_range(2)}, fork/exec/threads): lowest-free allocation, sharing of open file
+ * descriptions, close-on-exec, RLIMIT_NOFILE, and a race of dup2 against lock-free readers of the
+ * table.
  */
 class FdCallsTest {
     SeqVfs vfs;
@@ -82,7 +82,8 @@ class FdCallsTest {
         assertEquals(0, t.fcntl(fd, Fcntl.F_GETFD, 0));
         assertEquals(O_RDWR, t.fcntl(fd, Fcntl.F_GETFL, 0) & OpenFlags.O_ACCMODE);
         t.fcntl(fd, Fcntl.F_SETFL, OpenFlags.O_APPEND | OpenFlags.O_RDONLY);
-        assertEquals(O_RDWR | OpenFlags.O_APPEND | OpenFlags.O_LARGEFILE, t.fcntl(fd, Fcntl.F_GETFL, 0));
+        assertEquals(
+                O_RDWR | OpenFlags.O_APPEND | OpenFlags.O_LARGEFILE, t.fcntl(fd, Fcntl.F_GETFL, 0));
         int d = t.fcntl(fd, Fcntl.F_DUPFD_CLOEXEC, 10);
         assertEquals(10, d);
         assertEquals(Fcntl.FD_CLOEXEC, t.fcntl(d, Fcntl.F_GETFD, 0));
@@ -104,8 +105,15 @@ class FdCallsTest {
         assertEquals(Errno.EMFILE, errno(() -> t.dup(fds[0])));
         t.closeRange(0, -1, 0);
         assertEquals(Errno.EBADF, errno(() -> t.close(fds[5])));
-        assertEquals(0, vfs.namespace().rootMount().root()
-                .snapshotAcquire().lookup("f").inode().openCount());
+        assertEquals(
+                0,
+                vfs.namespace()
+                        .rootMount()
+                        .root()
+                        .snapshotAcquire()
+                        .lookup("f")
+                        .inode()
+                        .openCount());
     }
 
     @Test
@@ -145,18 +153,20 @@ class FdCallsTest {
         AtomicReference<String> bad = new AtomicReference<>();
         Thread[] readers = new Thread[3];
         for (int r = 0; r < readers.length; r++) {
-            readers[r] = new Thread(() -> {
-                try {
-                    while (!stop.get()) {
-                        long ino = t.fstat(target).ino();
-                        if (ino != inoA && ino != inoB) {
-                            bad.set("fd " + target + " showed inode " + ino);
-                        }
-                    }
-                } catch (RuntimeException e) {
-                    bad.set("fstat of fd " + target + " failed: " + e);
-                }
-            });
+            readers[r] =
+                    new Thread(
+                            () -> {
+                                try {
+                                    while (!stop.get()) {
+                                        long ino = t.fstat(target).ino();
+                                        if (ino != inoA && ino != inoB) {
+                                            bad.set("fd " + target + " showed inode " + ino);
+                                        }
+                                    }
+                                } catch (RuntimeException e) {
+                                    bad.set("fstat of fd " + target + " failed: " + e);
+                                }
+                            });
             readers[r].start();
         }
         VfsTask writer = t.newThread();

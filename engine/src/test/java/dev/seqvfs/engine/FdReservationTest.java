@@ -1,9 +1,5 @@
 package dev.seqvfs.engine;
 
-import dev.seqvfs.protocol.Syscall;
-
-import dev.seqvfs.protocol.Filename;
-
 import static dev.seqvfs.protocol.OpenFlags.O_CREAT;
 import static dev.seqvfs.protocol.OpenFlags.O_RDONLY;
 import static dev.seqvfs.protocol.OpenFlags.O_RDWR;
@@ -16,6 +12,8 @@ import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.walk.VfsPath;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Filename;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.AfterEach;
@@ -23,11 +21,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Descriptors reserved by an open in progress ({@code get_unused_fd_flags}, then
- * {@code fd_install} or {@code put_unused_fd}): a reserved descriptor is not open
- * ({@code EBADF}), is handed to no other allocation, is {@code EBUSY} for {@code dup2}
- * (Linux's {@code do_dup2}), counts against {@code RLIMIT_NOFILE}, and a reservation ends
- * exactly once.
+ * Descriptors reserved by an open in progress ({@code get_unused_fd_flags}, then {@code fd_install}
+ * or {@code put_unused_fd}): a reserved descriptor is not open ({@code EBADF}), is handed to no
+ * other allocation, is {@code EBUSY} for {@code dup2} (Linux's {@code do_dup2}), counts against
+ * {@code RLIMIT_NOFILE}, and a reservation ends exactly once.
  */
 class FdReservationTest {
     SeqVfs vfs;
@@ -35,7 +32,10 @@ class FdReservationTest {
 
     @BeforeEach
     void up() {
-        vfs = SeqVfs.create(ConfigFactory.parseString("seqvfs.fd.rlimit-nofile = 4\nseqvfs.proc.mount = off"));
+        vfs =
+                SeqVfs.create(
+                        ConfigFactory.parseString(
+                                "seqvfs.fd.rlimit-nofile = 4\nseqvfs.proc.mount = off"));
         t = vfs.newTask(Credentials.ROOT);
     }
 
@@ -109,8 +109,10 @@ class FdReservationTest {
         OpenFile file = openFile("/f");
         InstallClaim claim = new InstallClaim();
         claim.tryWithdraw();
-        CompletionException e = assertThrows(CompletionException.class,
-                () -> r.install(file, false, claim, "test").join());
+        CompletionException e =
+                assertThrows(
+                        CompletionException.class,
+                        () -> r.install(file, false, claim, "test").join());
         assertEquals(Errno.EINTR, ((VfsException) e.getCause()).errno());
         assertEquals(0, file.refs());
         assertEquals(0, t.context().files().reservedCount());
@@ -120,7 +122,10 @@ class FdReservationTest {
     }
 
     private OpenFile openFile(String path) {
-        VfsPath p = t.context().attrs().resolve(VfsTask.AT_FDCWD, Filename.of(path), Syscall.OPEN, 0, 0);
+        VfsPath p =
+                t.context()
+                        .attrs()
+                        .resolve(VfsTask.AT_FDCWD, Filename.of(path), Syscall.OPEN, 0, 0);
         p.mnt().tryPin();
         return new OpenFile(p.inode(), p.mnt(), null, O_RDONLY);
     }

@@ -26,10 +26,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Regular-file I/O ({@code read(2)}, {@code write(2)}, {@code pread(2)}, {@code lseek(2)},
- * {@code truncate(2)}): results, errno, byte accounting, and the two concurrency claims of
- * DESIGN.md "File data": {@code O_APPEND} writes never interleave, and a reader sees a write
- * whole or not at all.
+ * Regular-file I/O ({@code read(2)}, {@code write(2)}, {@code pread(2)}, {@code lseek(2)}, {@code
+ * truncate(2)}): results, errno, byte accounting, and the two concurrency claims of DESIGN.md "File
+ * data": {@code O_APPEND} writes never interleave, and a reader sees a write whole or not at all.
  */
 class IoCallsTest {
     SeqVfs vfs;
@@ -74,7 +73,10 @@ class IoCallsTest {
         assertArrayEquals(new byte[] {0, 0, 'x', 'y'}, buf);
         assertEquals(8192, t.lseek(fd, 0, VfsTask.SEEK_DATA));
         assertEquals(0, t.lseek(fd, 0, VfsTask.SEEK_HOLE));
-        assertEquals(Errno.ENXIO, assertThrows(VfsException.class, () -> t.lseek(fd, 10_002, VfsTask.SEEK_DATA)).errno());
+        assertEquals(
+                Errno.ENXIO,
+                assertThrows(VfsException.class, () -> t.lseek(fd, 10_002, VfsTask.SEEK_DATA))
+                        .errno());
         t.close(fd);
     }
 
@@ -83,9 +85,14 @@ class IoCallsTest {
         t.close(t.open("/f", O_CREAT | O_WRONLY, 0644));
         int w = t.open("/f", O_WRONLY);
         int r = t.open("/f", O_RDONLY);
-        assertEquals(Errno.EBADF, assertThrows(VfsException.class, () -> t.read(w, new byte[1], 0, 1)).errno());
-        assertEquals(Errno.EBADF, assertThrows(VfsException.class, () -> t.write(r, new byte[1])).errno());
-        assertEquals(Errno.EINVAL, assertThrows(VfsException.class, () -> t.ftruncate(r, 0)).errno());
+        assertEquals(
+                Errno.EBADF,
+                assertThrows(VfsException.class, () -> t.read(w, new byte[1], 0, 1)).errno());
+        assertEquals(
+                Errno.EBADF,
+                assertThrows(VfsException.class, () -> t.write(r, new byte[1])).errno());
+        assertEquals(
+                Errno.EINVAL, assertThrows(VfsException.class, () -> t.ftruncate(r, 0)).errno());
         t.close(w);
         t.close(r);
     }
@@ -94,7 +101,9 @@ class IoCallsTest {
     void readOnDirectoryFd_failsWithEISDIR() {
         t.mkdir("/d", 0755);
         int fd = t.open("/d", O_RDONLY);
-        assertEquals(Errno.EISDIR, assertThrows(VfsException.class, () -> t.read(fd, new byte[1], 0, 1)).errno());
+        assertEquals(
+                Errno.EISDIR,
+                assertThrows(VfsException.class, () -> t.read(fd, new byte[1], 0, 1)).errno());
         t.close(fd);
     }
 
@@ -149,24 +158,26 @@ class IoCallsTest {
         AtomicReference<Throwable> failure = new AtomicReference<>();
         for (int w = 0; w < threads; w++) {
             final int id = w;
-            ws[w] = new Thread(() -> {
-                try {
-                    VfsTask mine = vfs.newTask(Credentials.ROOT);
-                    int fd = mine.open("/log", O_WRONLY | O_APPEND);
-                    for (int i = 0; i < records; i++) {
-                        byte[] rec = new byte[300];
-                        Arrays.fill(rec, (byte) ('a' + id));
-                        byte[] tag = bytes(String.format("%d:%05d|", id, i));
-                        System.arraycopy(tag, 0, rec, 0, tag.length);
-                        rec[rec.length - 1] = '\n';
-                        mine.write(fd, rec);
-                    }
-                    mine.close(fd);
-                    mine.close();
-                } catch (Throwable e) {
-                    failure.set(e);
-                }
-            });
+            ws[w] =
+                    new Thread(
+                            () -> {
+                                try {
+                                    VfsTask mine = vfs.newTask(Credentials.ROOT);
+                                    int fd = mine.open("/log", O_WRONLY | O_APPEND);
+                                    for (int i = 0; i < records; i++) {
+                                        byte[] rec = new byte[300];
+                                        Arrays.fill(rec, (byte) ('a' + id));
+                                        byte[] tag = bytes(String.format("%d:%05d|", id, i));
+                                        System.arraycopy(tag, 0, rec, 0, tag.length);
+                                        rec[rec.length - 1] = '\n';
+                                        mine.write(fd, rec);
+                                    }
+                                    mine.close(fd);
+                                    mine.close();
+                                } catch (Throwable e) {
+                                    failure.set(e);
+                                }
+                            });
             ws[w].start();
         }
         for (Thread w : ws) {
@@ -200,22 +211,30 @@ class IoCallsTest {
         t.write(fd, new byte[size]);
         AtomicBoolean stop = new AtomicBoolean();
         AtomicReference<String> torn = new AtomicReference<>();
-        Thread reader = new Thread(() -> {
-            VfsTask r = vfs.newTask(Credentials.ROOT);
-            int rfd = r.open("/w", O_RDONLY);
-            byte[] buf = new byte[size];
-            while (!stop.get() && torn.get() == null) {
-                r.pread(rfd, buf, 0, size, 0);
-                for (int i = 1; i < size; i++) {
-                    if (buf[i] != buf[0]) {
-                        torn.set("byte 0 is " + buf[0] + " but byte " + i + " is " + buf[i]);
-                        break;
-                    }
-                }
-            }
-            r.close(rfd);
-            r.close();
-        });
+        Thread reader =
+                new Thread(
+                        () -> {
+                            VfsTask r = vfs.newTask(Credentials.ROOT);
+                            int rfd = r.open("/w", O_RDONLY);
+                            byte[] buf = new byte[size];
+                            while (!stop.get() && torn.get() == null) {
+                                r.pread(rfd, buf, 0, size, 0);
+                                for (int i = 1; i < size; i++) {
+                                    if (buf[i] != buf[0]) {
+                                        torn.set(
+                                                "byte 0 is "
+                                                        + buf[0]
+                                                        + " but byte "
+                                                        + i
+                                                        + " is "
+                                                        + buf[i]);
+                                        break;
+                                    }
+                                }
+                            }
+                            r.close(rfd);
+                            r.close();
+                        });
         reader.start();
         byte[] fill = new byte[size];
         for (int round = 0; round < 20_000 && torn.get() == null; round++) {

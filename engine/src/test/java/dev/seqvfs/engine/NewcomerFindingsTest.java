@@ -11,14 +11,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
-import dev.seqvfs.protocol.PathNames;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.DirEntry;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Filename;
-import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.MountFlags;
+import dev.seqvfs.protocol.PathNames;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -26,9 +26,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Regression tests for what a newcomer's break-it pass found, one per case, each checked
- * against the host kernel (Linux 6.18 tmpfs) or the man page; every test ends with
- * {@link Fsck} clean.
+ * Regression tests for what a newcomer's break-it pass found, one per case, each checked against
+ * the host kernel (Linux 6.18 tmpfs) or the man page; every test ends with {@link Fsck} clean.
  */
 class NewcomerFindingsTest {
     SeqVfs vfs;
@@ -36,8 +35,10 @@ class NewcomerFindingsTest {
 
     @BeforeEach
     void up() {
-        vfs = SeqVfs.create(ConfigFactory.parseString(
-                "seqvfs.fd.rlimit-nofile = 8\nseqvfs.tmpfs.max-inodes = 64\nseqvfs.proc.mount = off"));
+        vfs =
+                SeqVfs.create(
+                        ConfigFactory.parseString(
+                                "seqvfs.fd.rlimit-nofile = 8\nseqvfs.tmpfs.max-inodes = 64\nseqvfs.proc.mount = off"));
         t = vfs.newTask(Credentials.ROOT);
     }
 
@@ -101,8 +102,12 @@ class NewcomerFindingsTest {
             assertEquals(1, raw.length);
             assertTrue(raw[0] == (byte) 0xff || raw[0] == (byte) 0xfe);
         }
-        assertArrayEquals(new byte[] {'x', (byte) 0xc3}, PathNames.toBytes(PathNames.toInternal(
-                PathNames.fromBytes(new byte[] {'x', (byte) 0xc3}), (Syscall) null)));
+        assertArrayEquals(
+                new byte[] {'x', (byte) 0xc3},
+                PathNames.toBytes(
+                        PathNames.toInternal(
+                                PathNames.fromBytes(new byte[] {'x', (byte) 0xc3}),
+                                (Syscall) null)));
         assertEquals(Errno.EINVAL, errno(() -> t.mkdir("/\uD800", 0755)));
         t.rmdir(Filename.of(new byte[] {'/', (byte) 0xff}));
         t.rmdir(PathNames.fromBytes(new byte[] {'/', (byte) 0xfe}));
@@ -183,7 +188,8 @@ class NewcomerFindingsTest {
         int fd = t.open("/f", O_CREAT | O_RDWR, 0644);
         t.ftruncate(fd, Long.MAX_VALUE);
         assertEquals(Long.MAX_VALUE, t.fstat(fd).size());
-        assertEquals(Errno.EINVAL, errno(() -> t.pwrite(fd, new byte[10], 0, 10, Long.MAX_VALUE - 5)));
+        assertEquals(
+                Errno.EINVAL, errno(() -> t.pwrite(fd, new byte[10], 0, 10, Long.MAX_VALUE - 5)));
         t.ftruncate(fd, 0);
         t.close(fd);
     }

@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * procfs ({@code proc(5)}): {@code /proc/self}, {@code /proc/<pid>/fd/N} links to named and
- * anonymous files, opening through them (even after unlink), {@code fdinfo},
- * {@code /proc/mounts}, listing, and refusal of namespace changes.
+ * anonymous files, opening through them (even after unlink), {@code fdinfo}, {@code /proc/mounts},
+ * listing, and refusal of namespace changes.
  */
 class ProcFsTest {
     SeqVfs vfs;
@@ -65,7 +65,9 @@ class ProcFsTest {
         t.unlink("/data/f");
         assertEquals("/data/f (deleted)", t.readlink("/proc/self/fd/" + fd));
         assertEquals("payload", readAll("/proc/self/fd/" + fd));
-        assertEquals(Errno.ENOENT, assertThrows(VfsException.class, () -> t.stat("/proc/self/fd/99")).errno());
+        assertEquals(
+                Errno.ENOENT,
+                assertThrows(VfsException.class, () -> t.stat("/proc/self/fd/99")).errno());
         t.close(fd);
     }
 
@@ -81,8 +83,10 @@ class ProcFsTest {
         assertEquals(42, b[0]);
         int s = t.socket(SocketFlags.AF_UNIX, SocketFlags.SOCK_STREAM, 0);
         assertEquals("socket:[" + t.fstat(s).ino() + "]", t.readlink("/proc/self/fd/" + s));
-        assertEquals(Errno.ENXIO, assertThrows(VfsException.class,
-                () -> t.open("/proc/self/fd/" + s, O_RDWR)).errno());
+        assertEquals(
+                Errno.ENXIO,
+                assertThrows(VfsException.class, () -> t.open("/proc/self/fd/" + s, O_RDWR))
+                        .errno());
         t.closeRange(0, -1, 0);
     }
 
@@ -91,7 +95,12 @@ class ProcFsTest {
         int fd = t.open("/f", O_CREAT | O_RDWR, 0644);
         t.write(fd, new byte[10]);
         String info = readAll("/proc/self/fdinfo/" + fd);
-        assertTrue(info.startsWith("pos:\t10\nflags:\t0" + Integer.toOctalString(O_RDWR | OpenFlags.O_LARGEFILE) + "\n"), info);
+        assertTrue(
+                info.startsWith(
+                        "pos:\t10\nflags:\t0"
+                                + Integer.toOctalString(O_RDWR | OpenFlags.O_LARGEFILE)
+                                + "\n"),
+                info);
         t.close(fd);
     }
 
@@ -99,11 +108,21 @@ class ProcFsTest {
     void procDirectories_listOpenFdsAndTasks_andRefuseChanges() {
         int fd = t.open("/f", O_CREAT | O_RDWR, 0644);
         List<DirEntry> fds = t.readdir("/proc/self/fd");
-        assertTrue(fds.stream().anyMatch(e -> e.name().equals(Integer.toString(fd))), fds.toString());
-        assertTrue(t.readdir("/proc").stream().anyMatch(e -> e.name().equals(Integer.toString(t.pid()))));
-        assertEquals(Errno.EPERM, assertThrows(VfsException.class, () -> t.mkdir("/proc/x", 0755)).errno());
-        assertEquals(Errno.EACCES, assertThrows(VfsException.class, () -> t.open("/proc/y", O_CREAT | O_RDWR, 0644)).errno());
-        assertTrue(readAll("/proc/mounts").contains("proc /proc proc rw 0 0"), readAll("/proc/mounts"));
+        assertTrue(
+                fds.stream().anyMatch(e -> e.name().equals(Integer.toString(fd))), fds.toString());
+        assertTrue(
+                t.readdir("/proc").stream()
+                        .anyMatch(e -> e.name().equals(Integer.toString(t.pid()))));
+        assertEquals(
+                Errno.EPERM,
+                assertThrows(VfsException.class, () -> t.mkdir("/proc/x", 0755)).errno());
+        assertEquals(
+                Errno.EACCES,
+                assertThrows(VfsException.class, () -> t.open("/proc/y", O_CREAT | O_RDWR, 0644))
+                        .errno());
+        assertTrue(
+                readAll("/proc/mounts").contains("proc /proc proc rw 0 0"),
+                readAll("/proc/mounts"));
         t.close(fd);
     }
 }

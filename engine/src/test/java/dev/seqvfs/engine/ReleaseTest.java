@@ -1,7 +1,5 @@
 package dev.seqvfs.engine;
 
-import dev.seqvfs.protocol.Syscall;
-
 import static dev.seqvfs.protocol.OpenFlags.O_CREAT;
 import static dev.seqvfs.protocol.OpenFlags.O_RDWR;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -12,6 +10,7 @@ import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeState;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.SocketFlags;
+import dev.seqvfs.protocol.Syscall;
 import java.lang.ref.WeakReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -19,8 +18,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Resources come back: a file unlinked while open is freed (quota returned, inode and data
- * unreachable) when its last descriptor closes; a million socket/close cycles leave every
- * counter at its baseline and the anonymous inodes unreachable.
+ * unreachable) when its last descriptor closes; a million socket/close cycles leave every counter
+ * at its baseline and the anonymous inodes unreachable.
  */
 class ReleaseTest {
     SeqVfs vfs;
@@ -58,7 +57,9 @@ class ReleaseTest {
         WeakReference<Inode> ref = new WeakReference<>(inode);
         t.unlink("/big");
         assertEquals(InodeState.UNLINKED_OPEN, inode.state());
-        assertTrue(vfs.namespace().rootMount().superblock().usedBytes() >= (1 << 20), "data stays charged while open");
+        assertTrue(
+                vfs.namespace().rootMount().superblock().usedBytes() >= (1 << 20),
+                "data stays charged while open");
         t.close(fd);
         assertEquals(InodeState.FREED, inode.state());
         assertEquals(inodes, vfs.namespace().rootMount().superblock().usedInodes());
@@ -71,7 +72,8 @@ class ReleaseTest {
     @Test
     void aMillionSocketCloseCycles_leaveCountersAtBaseline_andSocketsUnreachable() {
         int fd0 = t.socket(SocketFlags.AF_UNIX, SocketFlags.SOCK_STREAM, 0);
-        WeakReference<Inode> first = new WeakReference<>(t.context().fget(fd0, Syscall.FSTAT).inode());
+        WeakReference<Inode> first =
+                new WeakReference<>(t.context().fget(fd0, Syscall.FSTAT).inode());
         t.close(fd0);
         for (int i = 0; i < 1_000_000; i++) {
             t.close(t.socket(SocketFlags.AF_INET, SocketFlags.SOCK_STREAM, 0));
@@ -87,19 +89,22 @@ class ReleaseTest {
     @Test
     void writeRacingTheLastCloseOfAnUnlinkedFile_leavesNoBytesCharged() throws Exception {
         int fd = t.open("/u", O_CREAT | O_RDWR, 0644);
-        dev.seqvfs.engine.inode.RegularInode ri = (dev.seqvfs.engine.inode.RegularInode) t.context().fget(fd, Syscall.FSTAT).inode();
+        dev.seqvfs.engine.inode.RegularInode ri =
+                (dev.seqvfs.engine.inode.RegularInode) t.context().fget(fd, Syscall.FSTAT).inode();
         t.unlink("/u");
         VfsTask thread = t.newThread();
         java.util.concurrent.CompletableFuture<Integer> written;
         ri.writeLock().lock();
         try {
-            written = java.util.concurrent.CompletableFuture.supplyAsync(() -> thread.write(fd, new byte[8192]),
-                    r -> new Thread(r).start());
+            written =
+                    java.util.concurrent.CompletableFuture.supplyAsync(
+                            () -> thread.write(fd, new byte[8192]), r -> new Thread(r).start());
             long deadline = System.nanoTime() + 10_000_000_000L;
             while (!ri.writeLock().hasQueuedThreads() && System.nanoTime() < deadline) {
                 Thread.onSpinWait();
             }
-            assertTrue(ri.writeLock().hasQueuedThreads(), "the writer never reached the inode's lock");
+            assertTrue(
+                    ri.writeLock().hasQueuedThreads(), "the writer never reached the inode's lock");
             t.close(fd);
             assertEquals(InodeState.FREED, ri.state());
         } finally {

@@ -1,6 +1,5 @@
 package dev.seqvfs.engine;
 
-import dev.seqvfs.protocol.Syscall;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -8,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,11 +16,11 @@ import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.Test;
 
 /**
- * Specifies {@link Revalidate}: a call is re-run while it fails with {@code ESTALE}
- * (Linux's {@code LOOKUP_REVAL} retry), at most {@link Revalidate#MAX_TRIES} times, after
- * which it fails with {@code EIO}; cancelling the asynchronous form's future cancels the
- * attempt in flight and starts no further one; the blocking form runs every attempt on the
- * calling thread; the asynchronous form's attempts run in a loop, not in nested frames.
+ * Specifies {@link Revalidate}: a call is re-run while it fails with {@code ESTALE} (Linux's {@code
+ * LOOKUP_REVAL} retry), at most {@link Revalidate#MAX_TRIES} times, after which it fails with
+ * {@code EIO}; cancelling the asynchronous form's future cancels the attempt in flight and starts
+ * no further one; the blocking form runs every attempt on the calling thread; the asynchronous
+ * form's attempts run in a loop, not in nested frames.
  */
 class RevalidateTest {
     private static VfsException stale() {
@@ -30,11 +30,13 @@ class RevalidateTest {
     @Test
     void retrying_cancelledWhileTheFirstAttemptIsInFlight_cancelsThatAttempt() {
         List<CompletableFuture<String>> attempts = new ArrayList<>();
-        CompletableFuture<String> out = Revalidate.retrying(() -> {
-            CompletableFuture<String> f = new CompletableFuture<>();
-            attempts.add(f);
-            return f;
-        });
+        CompletableFuture<String> out =
+                Revalidate.retrying(
+                        () -> {
+                            CompletableFuture<String> f = new CompletableFuture<>();
+                            attempts.add(f);
+                            return f;
+                        });
         assertTrue(out.cancel(false));
         assertEquals(1, attempts.size());
         assertTrue(attempts.get(0).isCancelled());
@@ -43,11 +45,13 @@ class RevalidateTest {
     @Test
     void retrying_cancelledDuringARetry_cancelsTheRetry_andStartsNoOther() {
         List<CompletableFuture<String>> attempts = new ArrayList<>();
-        CompletableFuture<String> out = Revalidate.retrying(() -> {
-            CompletableFuture<String> f = new CompletableFuture<>();
-            attempts.add(f);
-            return f;
-        });
+        CompletableFuture<String> out =
+                Revalidate.retrying(
+                        () -> {
+                            CompletableFuture<String> f = new CompletableFuture<>();
+                            attempts.add(f);
+                            return f;
+                        });
         attempts.get(0).completeExceptionally(stale());
         assertEquals(2, attempts.size());
         assertFalse(out.isDone());
@@ -59,11 +63,13 @@ class RevalidateTest {
     @Test
     void retrying_staleThenValue_completesWithTheValue() {
         List<CompletableFuture<String>> attempts = new ArrayList<>();
-        CompletableFuture<String> out = Revalidate.retrying(() -> {
-            CompletableFuture<String> f = new CompletableFuture<>();
-            attempts.add(f);
-            return f;
-        });
+        CompletableFuture<String> out =
+                Revalidate.retrying(
+                        () -> {
+                            CompletableFuture<String> f = new CompletableFuture<>();
+                            attempts.add(f);
+                            return f;
+                        });
         attempts.get(0).completeExceptionally(stale());
         attempts.get(1).complete("done");
         assertEquals("done", out.join());
@@ -73,13 +79,15 @@ class RevalidateTest {
     void retrying_retryThrows_failsTheCallWithWhatItThrew() {
         IllegalStateException bug = new IllegalStateException("attempt threw");
         List<Integer> calls = new ArrayList<>();
-        CompletableFuture<String> out = Revalidate.retrying(() -> {
-            calls.add(1);
-            if (calls.size() == 1) {
-                return CompletableFuture.failedFuture(stale());
-            }
-            throw bug;
-        });
+        CompletableFuture<String> out =
+                Revalidate.retrying(
+                        () -> {
+                            calls.add(1);
+                            if (calls.size() == 1) {
+                                return CompletableFuture.failedFuture(stale());
+                            }
+                            throw bug;
+                        });
         assertTrue(out.isDone(), "the call hangs when the retry's exception is lost");
         assertSame(bug, assertThrows(CompletionException.class, out::join).getCause());
         assertEquals(2, calls.size());
@@ -89,13 +97,15 @@ class RevalidateTest {
     void retryingBlocking_staleTwice_runsEveryAttemptOnTheCallingThread() {
         Thread caller = Thread.currentThread();
         List<Thread> ran = new ArrayList<>();
-        String v = Revalidate.retryingBlocking(() -> {
-            ran.add(Thread.currentThread());
-            if (ran.size() < 3) {
-                throw stale();
-            }
-            return "ok";
-        });
+        String v =
+                Revalidate.retryingBlocking(
+                        () -> {
+                            ran.add(Thread.currentThread());
+                            if (ran.size() < 3) {
+                                throw stale();
+                            }
+                            return "ok";
+                        });
         assertEquals("ok", v);
         assertEquals(List.of(caller, caller, caller), ran);
     }
@@ -104,40 +114,55 @@ class RevalidateTest {
     void retrying_alwaysStaleAtOnce_failsWithEIOAfterMaxTries_withoutGrowingTheStack() {
         int[] calls = new int[1];
         int[] depth = {Integer.MAX_VALUE, 0};
-        CompletableFuture<String> out = Revalidate.retrying(() -> {
-            calls[0]++;
-            int d = Thread.currentThread().getStackTrace().length;
-            depth[0] = Math.min(depth[0], d);
-            depth[1] = Math.max(depth[1], d);
-            return CompletableFuture.failedFuture(stale());
-        });
+        CompletableFuture<String> out =
+                Revalidate.retrying(
+                        () -> {
+                            calls[0]++;
+                            int d = Thread.currentThread().getStackTrace().length;
+                            depth[0] = Math.min(depth[0], d);
+                            depth[1] = Math.max(depth[1], d);
+                            return CompletableFuture.failedFuture(stale());
+                        });
         assertTrue(out.isDone());
-        VfsException e = assertThrows(VfsException.class, () -> {
-            try {
-                out.join();
-            } catch (java.util.concurrent.CompletionException c) {
-                throw c.getCause();
-            }
-        });
+        VfsException e =
+                assertThrows(
+                        VfsException.class,
+                        () -> {
+                            try {
+                                out.join();
+                            } catch (java.util.concurrent.CompletionException c) {
+                                throw c.getCause();
+                            }
+                        });
         assertSame(Errno.EIO, e.errno());
         assertEquals(Syscall.REQUEST, e.operation());
         assertEquals(Revalidate.MAX_TRIES, calls[0]);
-        assertTrue(depth[1] - depth[0] < 32, "stack grew from " + depth[0] + " to " + depth[1] + " frames");
+        assertTrue(
+                depth[1] - depth[0] < 32,
+                "stack grew from " + depth[0] + " to " + depth[1] + " frames");
     }
 
     @Test
-    void retrying_staleAttemptsCompletedByAnotherThread_failWithEIOAfterMaxTries() throws Exception {
-        java.util.concurrent.ExecutorService other = java.util.concurrent.Executors.newSingleThreadExecutor();
+    void retrying_staleAttemptsCompletedByAnotherThread_failWithEIOAfterMaxTries()
+            throws Exception {
+        java.util.concurrent.ExecutorService other =
+                java.util.concurrent.Executors.newSingleThreadExecutor();
         try {
             int[] calls = new int[1];
-            CompletableFuture<String> out = Revalidate.retrying(() -> {
-                calls[0]++;
-                return CompletableFuture.supplyAsync(() -> {
-                    throw stale();
-                }, other);
-            });
-            java.util.concurrent.ExecutionException e = assertThrows(java.util.concurrent.ExecutionException.class,
-                    () -> out.get(30, java.util.concurrent.TimeUnit.SECONDS));
+            CompletableFuture<String> out =
+                    Revalidate.retrying(
+                            () -> {
+                                calls[0]++;
+                                return CompletableFuture.supplyAsync(
+                                        () -> {
+                                            throw stale();
+                                        },
+                                        other);
+                            });
+            java.util.concurrent.ExecutionException e =
+                    assertThrows(
+                            java.util.concurrent.ExecutionException.class,
+                            () -> out.get(30, java.util.concurrent.TimeUnit.SECONDS));
             assertSame(Errno.EIO, ((VfsException) e.getCause()).errno());
             assertEquals(Revalidate.MAX_TRIES, calls[0]);
         } finally {
@@ -148,10 +173,15 @@ class RevalidateTest {
     @Test
     void retryingBlocking_alwaysStale_failsWithEIOAfterMaxTries() {
         int[] calls = new int[1];
-        VfsException e = assertThrows(VfsException.class, () -> Revalidate.retryingBlocking(() -> {
-            calls[0]++;
-            throw stale();
-        }));
+        VfsException e =
+                assertThrows(
+                        VfsException.class,
+                        () ->
+                                Revalidate.retryingBlocking(
+                                        () -> {
+                                            calls[0]++;
+                                            throw stale();
+                                        }));
         assertSame(Errno.EIO, e.errno());
         assertEquals(Revalidate.MAX_TRIES, calls[0]);
     }
@@ -159,10 +189,15 @@ class RevalidateTest {
     @Test
     void retryingBlocking_otherError_isThrownAtOnce() {
         List<Integer> calls = new ArrayList<>();
-        VfsException e = assertThrows(VfsException.class, () -> Revalidate.retryingBlocking(() -> {
-            calls.add(1);
-            throw new VfsException(Errno.EINTR, Syscall.OPEN, null);
-        }));
+        VfsException e =
+                assertThrows(
+                        VfsException.class,
+                        () ->
+                                Revalidate.retryingBlocking(
+                                        () -> {
+                                            calls.add(1);
+                                            throw new VfsException(Errno.EINTR, Syscall.OPEN, null);
+                                        }));
         assertSame(Errno.EINTR, e.errno());
         assertEquals(1, calls.size());
     }

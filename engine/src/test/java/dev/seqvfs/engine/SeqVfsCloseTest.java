@@ -17,10 +17,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * {@link SeqVfs#close()}: every later call fails at once with {@code EIO}, lock-free reads
- * and async twins included (a newcomer found blocking calls waiting for the ask timeout and
- * async futures that never completed); closing twice, and ending a task afterwards, are
- * harmless.
+ * {@link SeqVfs#close()}: every later call fails at once with {@code EIO}, lock-free reads and
+ * async twins included (a newcomer found blocking calls waiting for the ask timeout and async
+ * futures that never completed); closing twice, and ending a task afterwards, are harmless.
  */
 @Timeout(20)
 class SeqVfsCloseTest {
@@ -57,7 +56,8 @@ class SeqVfsCloseTest {
         VfsTask t = vfs.newTask(Credentials.ROOT);
         vfs.close();
         CompletableFuture<Void> f = t.async().mkdir("/z", 0755);
-        ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(5, TimeUnit.SECONDS));
+        ExecutionException e =
+                assertThrows(ExecutionException.class, () -> f.get(5, TimeUnit.SECONDS));
         assertEquals(Errno.EIO, assertInstanceOf(VfsException.class, e.getCause()).errno());
     }
 }

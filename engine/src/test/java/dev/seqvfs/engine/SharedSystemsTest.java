@@ -25,12 +25,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Instances of one JVM share an actor system when their configurations agree outside
- * {@code seqvfs} ({@code seqvfs.dispatcher} included), each with actors of its own: a
- * newcomer's test suite paid 40-94 ms per {@code SeqVfs.create()} for a fresh actor system.
- * Closing an instance stops its actors only; the last close lets the system go after
- * {@code seqvfs.actor-system.linger}. {@link SeqVfs#create(ActorSystem, Config)} runs an
- * instance in an embedder's system.
+ * Instances of one JVM share an actor system when their configurations agree outside {@code seqvfs}
+ * ({@code seqvfs.dispatcher} included), each with actors of its own: a newcomer's test suite paid
+ * 40-94 ms per {@code SeqVfs.create()} for a fresh actor system. Closing an instance stops its
+ * actors only; the last close lets the system go after {@code seqvfs.actor-system.linger}. {@link
+ * SeqVfs#create(ActorSystem, Config)} runs an instance in an embedder's system.
  *
  * <p>Each test names its own {@code seqvfs-test.case}, a key outside {@code seqvfs}, so its
  * instances share a system with each other and with no other test's.
@@ -71,7 +70,8 @@ class SharedSystemsTest {
 
     @Test
     void twoInstances_sameConfiguration_shareOneActorSystem() {
-        try (SeqVfs a = SeqVfs.create(only("same")); SeqVfs b = SeqVfs.create(only("same"))) {
+        try (SeqVfs a = SeqVfs.create(only("same"));
+                SeqVfs b = SeqVfs.create(only("same"))) {
             assertSame(a.system(), b.system());
             exercise(a, "/a");
             exercise(b, "/b");
@@ -80,7 +80,8 @@ class SharedSystemsTest {
 
     @Test
     void defaultCreate_twice_sharesOneActorSystem() {
-        try (SeqVfs a = SeqVfs.create(); SeqVfs b = SeqVfs.create()) {
+        try (SeqVfs a = SeqVfs.create();
+                SeqVfs b = SeqVfs.create()) {
             assertSame(a.system(), b.system());
         }
     }
@@ -88,9 +89,16 @@ class SharedSystemsTest {
     @Test
     void instances_differentPekkoSettings_getSystemsOfTheirOwn() {
         try (SeqVfs a = SeqVfs.create(only("pekko"));
-             SeqVfs b = SeqVfs.create(only("pekko", "pekko.actor.default-dispatcher.throughput = 3"))) {
+                SeqVfs b =
+                        SeqVfs.create(
+                                only("pekko", "pekko.actor.default-dispatcher.throughput = 3"))) {
             assertNotSame(a.system(), b.system());
-            assertEquals(3, b.system().settings().config().getInt("pekko.actor.default-dispatcher.throughput"));
+            assertEquals(
+                    3,
+                    b.system()
+                            .settings()
+                            .config()
+                            .getInt("pekko.actor.default-dispatcher.throughput"));
             exercise(a, "/a");
             exercise(b, "/b");
         }
@@ -99,7 +107,7 @@ class SharedSystemsTest {
     @Test
     void instances_differentDispatcherSettings_getSystemsOfTheirOwn() {
         try (SeqVfs a = SeqVfs.create(only("dispatcher"));
-             SeqVfs b = SeqVfs.create(only("dispatcher", "seqvfs.dispatcher.throughput = 5"))) {
+                SeqVfs b = SeqVfs.create(only("dispatcher", "seqvfs.dispatcher.throughput = 5"))) {
             assertNotSame(a.system(), b.system());
             assertEquals(5, b.system().settings().config().getInt("seqvfs.dispatcher.throughput"));
         }
@@ -108,7 +116,11 @@ class SharedSystemsTest {
     @Test
     void instances_differentEngineSettings_shareTheSystemAndKeepTheirOwnSettings() {
         try (SeqVfs a = SeqVfs.create(only("limits"));
-             SeqVfs b = SeqVfs.create(only("limits", "seqvfs.tmpfs.max-inodes = 3\nseqvfs.proc.mount = off"))) {
+                SeqVfs b =
+                        SeqVfs.create(
+                                only(
+                                        "limits",
+                                        "seqvfs.tmpfs.max-inodes = 3\nseqvfs.proc.mount = off"))) {
             assertSame(a.system(), b.system());
             VfsTask ta = a.newTask(Credentials.ROOT);
             VfsTask tb = b.newTask(Credentials.ROOT);
@@ -120,24 +132,30 @@ class SharedSystemsTest {
                 ta.mkdir("/" + i, 0755); // a's tmpfs has no limit
             }
             ta.stat("/proc"); // a mounts procfs, b does not
-            assertEquals(Errno.ENOENT, assertThrows(VfsException.class, () -> tb.stat("/proc")).errno());
+            assertEquals(
+                    Errno.ENOENT, assertThrows(VfsException.class, () -> tb.stat("/proc")).errno());
         }
     }
 
     @Test
     void instancesOfOneSystem_neverSeeEachOthersState() {
-        try (SeqVfs a = SeqVfs.create(only("isolation")); SeqVfs b = SeqVfs.create(only("isolation"))) {
+        try (SeqVfs a = SeqVfs.create(only("isolation"));
+                SeqVfs b = SeqVfs.create(only("isolation"))) {
             assertSame(a.system(), b.system());
             VfsTask ta = a.newTask(Credentials.ROOT);
             VfsTask tb = b.newTask(Credentials.ROOT);
             ta.mkdir("/only-in-a", 0755);
-            assertEquals(Errno.ENOENT, assertThrows(VfsException.class, () -> tb.stat("/only-in-a")).errno());
+            assertEquals(
+                    Errno.ENOENT,
+                    assertThrows(VfsException.class, () -> tb.stat("/only-in-a")).errno());
             // each instance numbers its own tasks and shows only them in its /proc
             assertEquals(ta.pid(), tb.pid());
             VfsTask extra = a.newTask(Credentials.ROOT);
             ta.stat("/proc/" + extra.pid());
-            assertEquals(Errno.ENOENT, assertThrows(VfsException.class,
-                    () -> tb.stat("/proc/" + extra.pid())).errno());
+            assertEquals(
+                    Errno.ENOENT,
+                    assertThrows(VfsException.class, () -> tb.stat("/proc/" + extra.pid()))
+                            .errno());
             // descriptors are per task table
             int fa = ta.open("/only-in-a/f", OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0644);
             assertEquals(Errno.EBADF, assertThrows(VfsException.class, () -> tb.close(fa)).errno());
@@ -223,16 +241,19 @@ class SharedSystemsTest {
         List<CompletableFuture<ActorSystem<?>>> done = new ArrayList<>();
         AtomicInteger n = new AtomicInteger();
         for (int i = 0; i < 4; i++) {
-            done.add(CompletableFuture.supplyAsync(() -> {
-                ActorSystem<?> seen = null;
-                for (int k = 0; k < 20; k++) {
-                    try (SeqVfs v = SeqVfs.create(c)) {
-                        exercise(v, "/d" + n.incrementAndGet());
-                        seen = v.system();
-                    }
-                }
-                return seen;
-            }, r -> new Thread(r).start()));
+            done.add(
+                    CompletableFuture.supplyAsync(
+                            () -> {
+                                ActorSystem<?> seen = null;
+                                for (int k = 0; k < 20; k++) {
+                                    try (SeqVfs v = SeqVfs.create(c)) {
+                                        exercise(v, "/d" + n.incrementAndGet());
+                                        seen = v.system();
+                                    }
+                                }
+                                return seen;
+                            },
+                            r -> new Thread(r).start()));
         }
         try (SeqVfs held = SeqVfs.create(c)) {
             for (CompletableFuture<ActorSystem<?>> f : done) {
@@ -242,26 +263,32 @@ class SharedSystemsTest {
     }
 
     @Test
-    void blockingCallOnAnotherInstance_fromADependentStageRunInsideAnActor_completes() throws Exception {
+    void blockingCallOnAnotherInstance_fromADependentStageRunInsideAnActor_completes()
+            throws Exception {
         // A dependent stage of a's reply runs where a's actor runs: here inside that actor's
         // handler, on a thread flooding it. Its blocking call to b (same system, so the same
         // calling-thread executor) is queued behind that handler on the same thread and used
         // to wait for the ask timeout (EIO).
         Config c = only("cross", "seqvfs.ask-timeout = 3s");
-        try (SeqVfs a = SeqVfs.create(c); SeqVfs b = SeqVfs.create(c)) {
+        try (SeqVfs a = SeqVfs.create(c);
+                SeqVfs b = SeqVfs.create(c)) {
             assertSame(a.system(), b.system());
             VfsTask ta = a.newTask(Credentials.ROOT);
             VfsTask tb = b.newTask(Credentials.ROOT);
             ta.mkdir("/busy", 0755);
             tb.mkdir("/warm", 0755);
-            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-            Thread flood = new Thread(() -> {
-                VfsTask t = a.newTask(Credentials.ROOT);
-                for (int i = 0; !stop.get(); i++) {
-                    t.mkdir("/busy/f" + i, 0755);
-                    t.rmdir("/busy/f" + i);
-                }
-            }, "flood");
+            java.util.concurrent.atomic.AtomicBoolean stop =
+                    new java.util.concurrent.atomic.AtomicBoolean();
+            Thread flood =
+                    new Thread(
+                            () -> {
+                                VfsTask t = a.newTask(Credentials.ROOT);
+                                for (int i = 0; !stop.get(); i++) {
+                                    t.mkdir("/busy/f" + i, 0755);
+                                    t.rmdir("/busy/f" + i);
+                                }
+                            },
+                            "flood");
             flood.start();
             try {
                 int insideAnActor = 0;
@@ -269,19 +296,26 @@ class SharedSystemsTest {
                     int k = i;
                     long[] took = new long[1];
                     Thread[] ranOn = new Thread[1];
-                    ta.async().mkdir("/busy/g" + i, 0755).thenRun(() -> {
-                        ranOn[0] = Thread.currentThread();
-                        long t0 = System.nanoTime();
-                        tb.mkdir("/y" + k, 0755);
-                        took[0] = System.nanoTime() - t0;
-                    }).get(10, TimeUnit.SECONDS);
+                    ta.async()
+                            .mkdir("/busy/g" + i, 0755)
+                            .thenRun(
+                                    () -> {
+                                        ranOn[0] = Thread.currentThread();
+                                        long t0 = System.nanoTime();
+                                        tb.mkdir("/y" + k, 0755);
+                                        took[0] = System.nanoTime() - t0;
+                                    })
+                            .get(10, TimeUnit.SECONDS);
                     if (ranOn[0] == flood) {
                         insideAnActor++;
-                        assertTrue(took[0] < TimeUnit.SECONDS.toNanos(2),
+                        assertTrue(
+                                took[0] < TimeUnit.SECONDS.toNanos(2),
                                 "the blocking call waited " + took[0] / 1_000_000 + " ms");
                     }
                 }
-                assertTrue(insideAnActor > 0, "no dependent stage ran inside the flooded actor: nothing was tested");
+                assertTrue(
+                        insideAnActor > 0,
+                        "no dependent stage ran inside the flooded actor: nothing was tested");
             } finally {
                 stop.set(true);
                 flood.join();
@@ -291,13 +325,18 @@ class SharedSystemsTest {
 
     @Test
     void createOnEmbedderSystem_runsThere_andCloseLeavesTheSystemRunning() throws Exception {
-        ActorSystem<Void> mine = ActorSystem.create(Behaviors.empty(), "embedder", ConfigFactory.load());
+        ActorSystem<Void> mine =
+                ActorSystem.create(Behaviors.empty(), "embedder", ConfigFactory.load());
         try {
             SeqVfs vfs = SeqVfs.create(mine, ConfigFactory.parseString("seqvfs.proc.mount = off"));
             assertSame(mine, vfs.system());
             exercise(vfs, "/e");
-            assertEquals(Errno.ENOENT, assertThrows(VfsException.class,
-                    () -> vfs.newTask(Credentials.ROOT).stat("/proc")).errno());
+            assertEquals(
+                    Errno.ENOENT,
+                    assertThrows(
+                                    VfsException.class,
+                                    () -> vfs.newTask(Credentials.ROOT).stat("/proc"))
+                            .errno());
             vfs.close();
             assertEio(() -> vfs.newTask(Credentials.ROOT));
             assertFalse(mine.getWhenTerminated().toCompletableFuture().isDone());
@@ -311,26 +350,36 @@ class SharedSystemsTest {
     }
 
     @Test
-    void createOnEmbedderSystem_withoutSeqvfsDispatcher_failsWithIllegalArgumentException() throws Exception {
+    void createOnEmbedderSystem_withoutSeqvfsDispatcher_failsWithIllegalArgumentException()
+            throws Exception {
         // Pekko falls back to every reference.conf its class loader sees, SeqVFS's included;
         // a loader that hides SeqVFS's gives a system without the dispatcher.
-        ClassLoader hiding = new ClassLoader(getClass().getClassLoader()) {
-            @Override
-            public java.util.Enumeration<java.net.URL> getResources(String name) throws java.io.IOException {
-                List<java.net.URL> urls = java.util.Collections.list(super.getResources(name));
-                if (name.equals("reference.conf")) {
-                    urls.removeIf(u -> ConfigFactory.parseURL(u).hasPath("seqvfs"));
-                }
-                return java.util.Collections.enumeration(urls);
-            }
-        };
-        ActorSystem<Void> bare = ActorSystem.create(Behaviors.empty(), "bare",
-                org.apache.pekko.actor.BootstrapSetup.create().withClassloader(hiding).withConfig(
-                        ConfigFactory.parseString("pekko.loglevel = WARNING")));
+        ClassLoader hiding =
+                new ClassLoader(getClass().getClassLoader()) {
+                    @Override
+                    public java.util.Enumeration<java.net.URL> getResources(String name)
+                            throws java.io.IOException {
+                        List<java.net.URL> urls =
+                                java.util.Collections.list(super.getResources(name));
+                        if (name.equals("reference.conf")) {
+                            urls.removeIf(u -> ConfigFactory.parseURL(u).hasPath("seqvfs"));
+                        }
+                        return java.util.Collections.enumeration(urls);
+                    }
+                };
+        ActorSystem<Void> bare =
+                ActorSystem.create(
+                        Behaviors.empty(),
+                        "bare",
+                        org.apache.pekko.actor.BootstrapSetup.create()
+                                .withClassloader(hiding)
+                                .withConfig(ConfigFactory.parseString("pekko.loglevel = WARNING")));
         assertFalse(bare.settings().config().hasPath("seqvfs.dispatcher"));
         try {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                    () -> SeqVfs.create(bare, ConfigFactory.empty()));
+            IllegalArgumentException e =
+                    assertThrows(
+                            IllegalArgumentException.class,
+                            () -> SeqVfs.create(bare, ConfigFactory.empty()));
             assertTrue(e.getMessage().contains("seqvfs.dispatcher"), e.getMessage());
         } finally {
             bare.terminate();

@@ -13,15 +13,15 @@ import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 /**
- * A {@code VfsException} thrown to a task's caller carries the caller's stack (so a test
- * failure says where the call was made), whether the error was found on the caller's
- * thread (a lock-free walk) or answered by an actor (a message call); with
- * {@code seqvfs.errors.stack-traces = off} it carries none. The message names the call, the
- * path and the errno.
+ * A {@code VfsException} thrown to a task's caller carries the caller's stack (so a test failure
+ * says where the call was made), whether the error was found on the caller's thread (a lock-free
+ * walk) or answered by an actor (a message call); with {@code seqvfs.errors.stack-traces = off} it
+ * carries none. The message names the call, the path and the errno.
  */
 class StackTraceTest {
     private static boolean mentionsThisTest(VfsException e) {
-        return Arrays.stream(e.getStackTrace()).anyMatch(f -> f.getClassName().equals(StackTraceTest.class.getName()));
+        return Arrays.stream(e.getStackTrace())
+                .anyMatch(f -> f.getClassName().equals(StackTraceTest.class.getName()));
     }
 
     @Test
@@ -31,7 +31,8 @@ class StackTraceTest {
             VfsException walk = assertThrows(VfsException.class, () -> t.stat("/missing"));
             assertEquals(Errno.ENOENT, walk.errno());
             assertEquals(Syscall.STAT, walk.operation());
-            assertEquals("stat \"/missing\": ENOENT (No such file or directory)", walk.getMessage());
+            assertEquals(
+                    "stat \"/missing\": ENOENT (No such file or directory)", walk.getMessage());
             assertTrue(mentionsThisTest(walk), Arrays.toString(walk.getStackTrace()));
             t.mkdir("/d", 0755);
             VfsException actor = assertThrows(VfsException.class, () -> t.mkdir("/d", 0755));
@@ -42,8 +43,10 @@ class StackTraceTest {
 
     @Test
     void withStackTracesOff_anErrorCarriesNone() {
-        try (SeqVfs vfs = SeqVfs.create(ConfigFactory.parseString(
-                "seqvfs.proc.mount = off\nseqvfs.errors.stack-traces = off"))) {
+        try (SeqVfs vfs =
+                SeqVfs.create(
+                        ConfigFactory.parseString(
+                                "seqvfs.proc.mount = off\nseqvfs.errors.stack-traces = off"))) {
             VfsTask t = vfs.newTask(Credentials.ROOT);
             VfsException e = assertThrows(VfsException.class, () -> t.stat("/missing"));
             assertEquals(0, e.getStackTrace().length);

@@ -1,6 +1,5 @@
 package dev.seqvfs.engine;
 
-import dev.seqvfs.engine.fs.tmpfs.TmpfsType;
 import static dev.seqvfs.protocol.MountFlags.MNT_DETACH;
 import static dev.seqvfs.protocol.MountFlags.MS_BIND;
 import static dev.seqvfs.protocol.OpenFlags.O_CREAT;
@@ -20,6 +19,7 @@ import dev.seqvfs.engine.dir.DirReply;
 import dev.seqvfs.engine.dir.DirectoryActor;
 import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.dir.PathProof;
+import dev.seqvfs.engine.fs.tmpfs.TmpfsType;
 import dev.seqvfs.engine.mount.VfsMount;
 import dev.seqvfs.engine.reply.ReplyTo;
 import dev.seqvfs.engine.sb.Superblock;
@@ -43,11 +43,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * An unmounted tmpfs's actors stop: after {@code umount}, or after a lazy
- * {@code umount2(MNT_DETACH)} once the last open file or working directory inside is
- * gone, its {@code SuperblockActor} and every {@code DirectoryActor} of it terminate
- * (watched from inside the instance's actor system), and what was open keeps working
- * until then. A superblock mounted twice (a bind mount) lives while either mount does.
+ * An unmounted tmpfs's actors stop: after {@code umount}, or after a lazy {@code
+ * umount2(MNT_DETACH)} once the last open file or working directory inside is gone, its {@code
+ * SuperblockActor} and every {@code DirectoryActor} of it terminate (watched from inside the
+ * instance's actor system), and what was open keeps working until then. A superblock mounted twice
+ * (a bind mount) lives while either mount does.
  *
  * <pre>
  * /mnt         the mountpoint, a tmpfs on it
@@ -115,15 +115,22 @@ class UnmountTest {
     /** Completes when {@code ref} terminates (watched by an actor of the instance's own system). */
     private CompletableFuture<Void> terminated(ActorRef<?> ref) {
         CompletableFuture<Void> f = new CompletableFuture<>();
-        vfs.system().systemActorOf(Behaviors.setup(ctx -> {
-            ctx.watch(ref);
-            return Behaviors.receive(Object.class)
-                    .onSignal(Terminated.class, s -> {
-                        f.complete(null);
-                        return Behaviors.stopped();
-                    })
-                    .build();
-        }), "watch-" + WATCHERS.incrementAndGet(), Props.empty());
+        vfs.system()
+                .systemActorOf(
+                        Behaviors.setup(
+                                ctx -> {
+                                    ctx.watch(ref);
+                                    return Behaviors.receive(Object.class)
+                                            .onSignal(
+                                                    Terminated.class,
+                                                    s -> {
+                                                        f.complete(null);
+                                                        return Behaviors.stopped();
+                                                    })
+                                            .build();
+                                }),
+                        "watch-" + WATCHERS.incrementAndGet(),
+                        Props.empty());
         return f;
     }
 
@@ -231,9 +238,9 @@ class UnmountTest {
     }
 
     /**
-     * A command that reaches an unmounted superblock's directory (its walk raced the
-     * umount; nothing pins it) fails at once as a gone directory's does, instead of going
-     * to a stopped actor and waiting out the ask timeout.
+     * A command that reaches an unmounted superblock's directory (its walk raced the umount;
+     * nothing pins it) fails at once as a gone directory's does, instead of going to a stopped
+     * actor and waiting out the ask timeout.
      */
     @Test
     void askDir_directoryOfAnUnmountedSuperblock_failsAtOnceWithENOENT() throws Exception {
@@ -242,24 +249,64 @@ class UnmountTest {
         List<CompletableFuture<Void>> gone = watch(actorsOf(sb, sb.root(), a));
         t.umount("/mnt");
         assertAllTerminated(gone);
-        CompletableFuture<DirReply> r = vfs.asker().askDir(a, (ReplyTo<DirReply> to) -> new DirectoryActor.Create(
-                "late", Mode.S_IFREG | 0644, 0, null, true, Credentials.ROOT, PathProof.NONE, to));
+        CompletableFuture<DirReply> r =
+                vfs.asker()
+                        .askDir(
+                                a,
+                                (ReplyTo<DirReply> to) ->
+                                        new DirectoryActor.Create(
+                                                "late",
+                                                Mode.S_IFREG | 0644,
+                                                0,
+                                                null,
+                                                true,
+                                                Credentials.ROOT,
+                                                PathProof.NONE,
+                                                to));
         assertEquals(Errno.ENOENT, r.get(2, TimeUnit.SECONDS).error());
-        CompletableFuture<DirReply> stale = vfs.asker().askDir(a, (ReplyTo<DirReply> to) -> new DirectoryActor.Create(
-                "late", Mode.S_IFREG | 0644, 0, null, true, Credentials.ROOT, () -> false, to));
-        assertEquals(Errno.ESTALE, stale.get(2, TimeUnit.SECONDS).error(), "a walk that no longer holds walks again");
+        CompletableFuture<DirReply> stale =
+                vfs.asker()
+                        .askDir(
+                                a,
+                                (ReplyTo<DirReply> to) ->
+                                        new DirectoryActor.Create(
+                                                "late",
+                                                Mode.S_IFREG | 0644,
+                                                0,
+                                                null,
+                                                true,
+                                                Credentials.ROOT,
+                                                () -> false,
+                                                to));
+        assertEquals(
+                Errno.ESTALE,
+                stale.get(2, TimeUnit.SECONDS).error(),
+                "a walk that no longer holds walks again");
     }
 
-    /** A new tmpfs whose attach fails (its mountpoint was removed meanwhile) is never used: its actor stops. */
+    /**
+     * A new tmpfs whose attach fails (its mountpoint was removed meanwhile) is never used: its
+     * actor stops.
+     */
     @Test
-    void attach_newSuperblockOntoARemovedDirectory_failsWithENOENT_andStopsItsActor() throws Exception {
+    void attach_newSuperblockOntoARemovedDirectory_failsWithENOENT_andStopsItsActor()
+            throws Exception {
         t.mkdir("/gone", 0755);
         DirectoryInode gone = dir(vfs.namespace().rootMount().root(), "gone");
         t.rmdir("/gone");
         Superblock sb = vfs.mount(TmpfsType.INSTANCE, null, "/gone", 0, null, 01777, 0, 0);
         CompletableFuture<Void> stopped = terminated(sb.actorAcquire());
-        VfsException e = assertThrows(VfsException.class,
-                () -> vfs.namespace().attach(vfs.namespace().rootMount(), gone, sb, sb.root(), false));
+        VfsException e =
+                assertThrows(
+                        VfsException.class,
+                        () ->
+                                vfs.namespace()
+                                        .attach(
+                                                vfs.namespace().rootMount(),
+                                                gone,
+                                                sb,
+                                                sb.root(),
+                                                false));
         assertEquals(Errno.ENOENT, e.errno());
         assertTrue(sb.isDeactivated());
         stopped.get(10, TimeUnit.SECONDS);

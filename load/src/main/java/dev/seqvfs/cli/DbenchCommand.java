@@ -23,69 +23,106 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code seqvfs load dbench}: replays a dbench client loadfile on an embedded SeqVFS,
- * one actor per client, and optionally the same replay on the host and the real
- * {@code dbench} binary for comparison.
+ * {@code seqvfs load dbench}: replays a dbench client loadfile on an embedded SeqVFS, one actor per
+ * client, and optionally the same replay on the host and the real {@code dbench} binary for
+ * comparison.
  *
- * <p>Exit status: 0 when every line ended with the status the capture recorded, 1 when
- * any did not or the run failed (one line on stderr: a failed actor, a results file that
- * could not be written), 2 for bad input (a missing or malformed loadfile, an option out of
- * its range, a {@code --json} file that cannot be written; all checked before the run).
- * Ctrl-C stops the run and prints the summary of what ran.
+ * <p>Exit status: 0 when every line ended with the status the capture recorded, 1 when any did not
+ * or the run failed (one line on stderr: a failed actor, a results file that could not be written),
+ * 2 for bad input (a missing or malformed loadfile, an option out of its range, a {@code --json}
+ * file that cannot be written; all checked before the run). Ctrl-C stops the run and prints the
+ * summary of what ran.
  */
-@Command(name = "dbench", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(
+        name = "dbench",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
         versionProvider = VersionProvider.class,
-        description = "Replay a dbench client loadfile on SeqVFS: each client a Pekko actor in its own directory"
-                + " /clients/clientN, lines run as fast as possible, the file looped until the time is up, every"
-                + " line's NT status checked against the capture.")
+        description =
+                "Replay a dbench client loadfile on SeqVFS: each client a Pekko actor in its own directory"
+                        + " /clients/clientN, lines run as fast as possible, the file looped until the time is up, every"
+                        + " line's NT status checked against the capture.")
 public final class DbenchCommand implements Callable<Integer> {
-    @Option(names = "--clients", defaultValue = "1", paramLabel = "N",
-            description = "number of clients, 1 to " + Checks.MAX_CLIENTS + " (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--clients",
+            defaultValue = "1",
+            paramLabel = "N",
+            description =
+                    "number of clients, 1 to " + Checks.MAX_CLIENTS + " (default ${DEFAULT-VALUE})")
     int clients;
 
-    @Option(names = "--time", defaultValue = "20", paramLabel = "SECONDS",
-            description = "how long to measure, above 0 (fractions too: 2.5), at most " + Checks.MAX_SECONDS
-                    + " (default ${DEFAULT-VALUE}); a run that measures under 10 s or under one loadfile pass per"
-                    + " client is flagged too short to mean much")
+    @Option(
+            names = "--time",
+            defaultValue = "20",
+            paramLabel = "SECONDS",
+            description =
+                    "how long to measure, above 0 (fractions too: 2.5), at most "
+                            + Checks.MAX_SECONDS
+                            + " (default ${DEFAULT-VALUE}); a run that measures under 10 s or under one loadfile pass per"
+                            + " client is flagged too short to mean much")
     double time;
 
-    @Option(names = "--loadfile", defaultValue = "/usr/share/dbench/client.txt", paramLabel = "PATH",
-            description = "the loadfile (default ${DEFAULT-VALUE}, from Debian's dbench package; when it is missing"
-                    + " and this runs as root, apt-get installs dbench)")
+    @Option(
+            names = "--loadfile",
+            defaultValue = "/usr/share/dbench/client.txt",
+            paramLabel = "PATH",
+            description =
+                    "the loadfile (default ${DEFAULT-VALUE}, from Debian's dbench package; when it is missing"
+                            + " and this runs as root, apt-get installs dbench)")
     Path loadfile;
 
-    @Option(names = "--warmup", paramLabel = "SECONDS",
-            description = "run this long first, unmeasured, 0 to " + Checks.MAX_SECONDS
-                    + " (default: a fifth of --time, as dbench, and at least 4: the JIT compiles the replay's code in"
-                    + " its first seconds; a warm-up under 4 s is flagged too short)")
+    @Option(
+            names = "--warmup",
+            paramLabel = "SECONDS",
+            description =
+                    "run this long first, unmeasured, 0 to "
+                            + Checks.MAX_SECONDS
+                            + " (default: a fifth of --time, as dbench, and at least 4: the JIT compiles the replay's code in"
+                            + " its first seconds; a warm-up under 4 s is flagged too short)")
     Double warmupOption;
 
     /** The warm-up in seconds: {@code --warmup}, or {@link DbenchRunner.Schedule#defaultWarmup}. */
     private double warmup;
 
-    @Option(names = "--once", description = "run the loadfile once per client instead of looping until --time "
-            + "(which then only limits the run)")
+    @Option(
+            names = "--once",
+            description =
+                    "run the loadfile once per client instead of looping until --time "
+                            + "(which then only limits the run)")
     boolean once;
 
     @Option(names = "--json", paramLabel = "FILE", description = "also write the results as JSON")
     Path json;
 
-    @Option(names = "--compare", paramLabel = "host",
-            description = "run the same replay on the host's tmpfs (java.nio, a thread per client) and, if installed,"
-                    + " the dbench binary; print SeqVFS/reference ratios")
+    @Option(
+            names = "--compare",
+            paramLabel = "host",
+            description =
+                    "run the same replay on the host's tmpfs (java.nio, a thread per client) and, if installed,"
+                            + " the dbench binary; print SeqVFS/reference ratios")
     String compare;
 
-    @Option(names = "--host-dir", defaultValue = "/dev/shm", paramLabel = "DIR",
+    @Option(
+            names = "--host-dir",
+            defaultValue = "/dev/shm",
+            paramLabel = "DIR",
             description = "where --compare host works (default ${DEFAULT-VALUE})")
     Path hostDir;
 
-    @Option(names = "--show-mismatches", defaultValue = "10", paramLabel = "N",
+    @Option(
+            names = "--show-mismatches",
+            defaultValue = "10",
+            paramLabel = "N",
             description = "print the first N mismatching lines, N >= 0 (default ${DEFAULT-VALUE})")
     int showMismatches;
 
-    @Option(names = "--threads", paramLabel = "N",
-            description = "threads for the client actors, 1 to " + Checks.MAX_CLIENTS
-                    + " (default: clients, at most the CPUs)")
+    @Option(
+            names = "--threads",
+            paramLabel = "N",
+            description =
+                    "threads for the client actors, 1 to "
+                            + Checks.MAX_CLIENTS
+                            + " (default: clients, at most the CPUs)")
     Integer threads;
 
     /** Checks every option, each against its own range; throws a usage {@link LoadException}. */
@@ -138,17 +175,20 @@ public final class DbenchCommand implements Callable<Integer> {
         DbenchRunner runner = new DbenchRunner(out, showMismatches, threads == null ? 0 : threads);
         DbenchBinary binary = compare != null ? DbenchBinary.find() : null;
         CountDownLatch reported = new CountDownLatch(1);
-        Thread hook = new Thread(() -> {
-            runner.stop();
-            if (binary != null) {
-                binary.stop();
-            }
-            try {
-                reported.await(30, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "dbench-ctrl-c");
+        Thread hook =
+                new Thread(
+                        () -> {
+                            runner.stop();
+                            if (binary != null) {
+                                binary.stop();
+                            }
+                            try {
+                                reported.await(30, TimeUnit.SECONDS);
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                        },
+                        "dbench-ctrl-c");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
             return run(out, lf, runner, binary);
@@ -167,18 +207,22 @@ public final class DbenchCommand implements Callable<Integer> {
     }
 
     /**
-     * Installs Debian's dbench package (which ships the default loadfile) when running as
-     * root with {@code apt-get} available, as the project's CI does; otherwise does nothing
-     * and the missing file is reported with how to get it.
+     * Installs Debian's dbench package (which ships the default loadfile) when running as root with
+     * {@code apt-get} available, as the project's CI does; otherwise does nothing and the missing
+     * file is reported with how to get it.
      */
     private static void fetchDefaultLoadfile(PrintStream out) {
         if (!isRoot() || !onPath("apt-get")) {
             return;
         }
-        out.println("the default loadfile " + Loadfile.DEFAULT + " is missing: running apt-get install dbench (as root)");
+        out.println(
+                "the default loadfile "
+                        + Loadfile.DEFAULT
+                        + " is missing: running apt-get install dbench (as root)");
         try {
             ProcessBuilder update = new ProcessBuilder("apt-get", "update", "-qq").inheritIO();
-            ProcessBuilder install = new ProcessBuilder("apt-get", "install", "-y", "-qq", "dbench").inheritIO();
+            ProcessBuilder install =
+                    new ProcessBuilder("apt-get", "install", "-y", "-qq", "dbench").inheritIO();
             install.environment().put("DEBIAN_FRONTEND", "noninteractive");
             if (update.start().waitFor() == 0) {
                 install.start().waitFor();
@@ -216,13 +260,31 @@ public final class DbenchCommand implements Callable<Integer> {
         return false;
     }
 
-    private int run(PrintStream out, Loadfile lf, DbenchRunner runner, DbenchBinary binary) throws Exception {
-        DbenchRunner.Schedule schedule = new DbenchRunner.Schedule(duration(warmup), duration(time), once);
-        out.println(String.format(Locale.ROOT, "dbench replay on SeqVFS: %d clients, %s, loadfile %s (%d lines)",
-                clients, once ? "the file once each" : "warm-up " + format(warmup) + " s (not measured"
-                        + (warmupOption == null ? "; a fifth of --time as dbench, at least "
-                        + DbenchRunner.Schedule.MIN_WARMUP.toSeconds() + " s" : "") + "), then " + format(time) + " s",
-                loadfile, lf.ops().size()));
+    private int run(PrintStream out, Loadfile lf, DbenchRunner runner, DbenchBinary binary)
+            throws Exception {
+        DbenchRunner.Schedule schedule =
+                new DbenchRunner.Schedule(duration(warmup), duration(time), once);
+        out.println(
+                String.format(
+                        Locale.ROOT,
+                        "dbench replay on SeqVFS: %d clients, %s, loadfile %s (%d lines)",
+                        clients,
+                        once
+                                ? "the file once each"
+                                : "warm-up "
+                                        + format(warmup)
+                                        + " s (not measured"
+                                        + (warmupOption == null
+                                                ? "; a fifth of --time as dbench, at least "
+                                                        + DbenchRunner.Schedule.MIN_WARMUP
+                                                                .toSeconds()
+                                                        + " s"
+                                                : "")
+                                        + "), then "
+                                        + format(time)
+                                        + " s",
+                        loadfile,
+                        lf.ops().size()));
         ReplayResult seq = runner.runSeqVfs(lf.ops(), clients, schedule);
         if (seq == null) {
             return 130;
@@ -232,20 +294,33 @@ public final class DbenchCommand implements Callable<Integer> {
         DbenchBinary.Result bin = null;
         if (compare != null && !runner.stopRequested()) {
             out.println();
-            out.println("reference: the same replay on the host, " + hostDir + " through java.nio, a thread per client");
+            out.println(
+                    "reference: the same replay on the host, "
+                            + hostDir
+                            + " through java.nio, a thread per client");
             host = runner.runHost(lf.ops(), clients, schedule, hostDir);
             if (host != null) {
                 DbenchReport.print(out, host);
             }
             if (binary == null) {
                 out.println();
-                out.println("reference: no dbench binary on PATH (apt-get install dbench), skipped");
+                out.println(
+                        "reference: no dbench binary on PATH (apt-get install dbench), skipped");
             } else if (!runner.stopRequested()) {
                 out.println();
                 int t = DbenchBinary.wholeSeconds(time);
-                out.println("reference: the dbench binary (" + binary.path() + "), its own warm-up of "
-                        + DbenchBinary.ownWarmup(t) + " s first (not measured, a fifth of -t in whole seconds)"
-                        + (t != time ? "; it takes whole seconds: -t " + t + " for --time " + format(time) : ""));
+                out.println(
+                        "reference: the dbench binary ("
+                                + binary.path()
+                                + "), its own warm-up of "
+                                + DbenchBinary.ownWarmup(t)
+                                + " s first (not measured, a fifth of -t in whole seconds)"
+                                + (t != time
+                                        ? "; it takes whole seconds: -t "
+                                                + t
+                                                + " for --time "
+                                                + format(time)
+                                        : ""));
                 Duration deadline = DbenchBinary.deadline(t);
                 boolean killed = false;
                 try {
@@ -257,8 +332,14 @@ public final class DbenchCommand implements Callable<Integer> {
                 if (bin == null && !killed) {
                     out.println("  dbench printed no throughput");
                 } else if (bin.cpuSeconds() >= 0) {
-                    out.println(String.format(Locale.ROOT, "  | CPU (user + system, warm-up included) %.1f s over %d lines:"
-                            + " %.2f us per op", bin.cpuSeconds(), bin.lines(), bin.cpuMicrosPerOp()));
+                    out.println(
+                            String.format(
+                                    Locale.ROOT,
+                                    "  | CPU (user + system, warm-up included) %.1f s over %d lines:"
+                                            + " %.2f us per op",
+                                    bin.cpuSeconds(),
+                                    bin.lines(),
+                                    bin.cpuMicrosPerOp()));
                 }
             }
             printComparison(out, seq, host, bin);
@@ -269,7 +350,11 @@ public final class DbenchCommand implements Callable<Integer> {
                 out.println("wrote " + json);
             } catch (IOException e) {
                 out.flush();
-                System.err.println("seqvfs load dbench: --json " + json + ": cannot write: " + OutputFiles.reason(e));
+                System.err.println(
+                        "seqvfs load dbench: --json "
+                                + json
+                                + ": cannot write: "
+                                + OutputFiles.reason(e));
                 return 1;
             }
         }
@@ -291,31 +376,56 @@ public final class DbenchCommand implements Callable<Integer> {
 
     /** Returns seconds as the user would write them: {@code 20}, {@code 2.5}. */
     private static String format(double seconds) {
-        return seconds == Math.rint(seconds) ? Long.toString((long) seconds) : Double.toString(seconds);
+        return seconds == Math.rint(seconds)
+                ? Long.toString((long) seconds)
+                : Double.toString(seconds);
     }
 
-    private static void printComparison(PrintStream out, ReplayResult seq, ReplayResult host,
-                                        DbenchBinary.Result bin) {
+    private static void printComparison(
+            PrintStream out, ReplayResult seq, ReplayResult host, DbenchBinary.Result bin) {
         out.println();
-        out.println(String.format(Locale.ROOT, "comparison (%d clients, same machine, one after the other; load "
-                + "average now %s):", seq.clients(), loadAverage()));
-        out.println("                              throughput     SeqVFS/ref   CPU per op   ref/SeqVFS CPU per op");
-        out.println(String.format(Locale.ROOT, "  SeqVFS (actors, async API)  %9.2f MB/s                %6.2f us",
-                seq.mbPerSec(), seq.cpuMicrosPerOp()));
+        out.println(
+                String.format(
+                        Locale.ROOT,
+                        "comparison (%d clients, same machine, one after the other; load "
+                                + "average now %s):",
+                        seq.clients(),
+                        loadAverage()));
+        out.println(
+                "                              throughput     SeqVFS/ref   CPU per op   ref/SeqVFS CPU per op");
+        out.println(
+                String.format(
+                        Locale.ROOT,
+                        "  SeqVFS (actors, async API)  %9.2f MB/s                %6.2f us",
+                        seq.mbPerSec(),
+                        seq.cpuMicrosPerOp()));
         if (host != null) {
-            out.println(String.format(Locale.ROOT, "  host replay (java.nio)      %9.2f MB/s    %6.2fx     %6.2f us     %6.2fx",
-                    host.mbPerSec(), ratio(seq.mbPerSec(), host.mbPerSec()), host.cpuMicrosPerOp(),
-                    ratio(host.cpuMicrosPerOp(), seq.cpuMicrosPerOp())));
+            out.println(
+                    String.format(
+                            Locale.ROOT,
+                            "  host replay (java.nio)      %9.2f MB/s    %6.2fx     %6.2f us     %6.2fx",
+                            host.mbPerSec(),
+                            ratio(seq.mbPerSec(), host.mbPerSec()),
+                            host.cpuMicrosPerOp(),
+                            ratio(host.cpuMicrosPerOp(), seq.cpuMicrosPerOp())));
         }
         if (bin != null) {
-            out.println(String.format(Locale.ROOT, "  dbench binary (tmpfs)       %9.2f MB/s    %6.2fx     %6.2f us     %6.2fx",
-                    bin.mbPerSec(), ratio(seq.mbPerSec(), bin.mbPerSec()), bin.cpuMicrosPerOp(),
-                    ratio(bin.cpuMicrosPerOp(), seq.cpuMicrosPerOp())));
+            out.println(
+                    String.format(
+                            Locale.ROOT,
+                            "  dbench binary (tmpfs)       %9.2f MB/s    %6.2fx     %6.2f us     %6.2fx",
+                            bin.mbPerSec(),
+                            ratio(seq.mbPerSec(), bin.mbPerSec()),
+                            bin.cpuMicrosPerOp(),
+                            ratio(bin.cpuMicrosPerOp(), seq.cpuMicrosPerOp())));
         }
-        out.println("  (CPU per op counts every thread and process of the run, JIT and GC included; on a busy"
-                + " machine it is the steadier figure)");
-        if (DbenchReport.tooShort(seq) != null || (host != null && DbenchReport.tooShort(host) != null)) {
-            out.println("  (the replay was too short to mean much, see its summary above: so are these ratios)");
+        out.println(
+                "  (CPU per op counts every thread and process of the run, JIT and GC included; on a busy"
+                        + " machine it is the steadier figure)");
+        if (DbenchReport.tooShort(seq) != null
+                || (host != null && DbenchReport.tooShort(host) != null)) {
+            out.println(
+                    "  (the replay was too short to mean much, see its summary above: so are these ratios)");
         }
     }
 

@@ -6,16 +6,23 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code seqvfs load <workload>}: runs a workload on the embedded default configuration.
- * Without a workload it prints its usage on stderr and exits with 2.
+ * {@code seqvfs load <workload>}: runs a workload on the embedded default configuration. Without a
+ * workload it prints its usage on stderr and exits with 2.
  */
-@Command(name = "load", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+@Command(
+        name = "load",
+        mixinStandardHelpOptions = true,
+        versionProvider = VersionProvider.class,
         description = "Run a load test on an embedded SeqVFS (default configuration).",
-        subcommands = {DbenchCommand.class, MakestatCommand.class, SocketCloseCommand.class,
-                PipeCloseCommand.class, LookupCommand.class})
+        subcommands = {
+            DbenchCommand.class,
+            MakestatCommand.class,
+            SocketCloseCommand.class,
+            PipeCloseCommand.class,
+            LookupCommand.class
+        })
 public final class LoadCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
+    @Spec CommandSpec spec;
 
     /** Runs {@code seqvfs load} without a workload: prints the usage on stderr and returns 2. */
     @Override

@@ -7,15 +7,17 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /**
- * The {@code seqvfs} command. Subcommands of {@code load} are the workloads. Without a
- * command it prints its usage on stderr and exits with 2, as for any other bad input.
+ * The {@code seqvfs} command. Subcommands of {@code load} are the workloads. Without a command it
+ * prints its usage on stderr and exits with 2, as for any other bad input.
  */
-@Command(name = "seqvfs", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+@Command(
+        name = "seqvfs",
+        mixinStandardHelpOptions = true,
+        versionProvider = VersionProvider.class,
         description = "An embeddable, actor-based virtual file system engine: load tests.",
         subcommands = {LoadCommand.class})
 public final class Main implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
+    @Spec CommandSpec spec;
 
     /** Runs {@code seqvfs} without a command: prints the usage on stderr and returns 2. */
     @Override
@@ -24,8 +26,8 @@ public final class Main implements Callable<Integer> {
     }
 
     /**
-     * Prints the usage of {@code spec}'s command on its stderr and returns the exit status
-     * of bad input (2): what a command that needs a subcommand does without one.
+     * Prints the usage of {@code spec}'s command on its stderr and returns the exit status of bad
+     * input (2): what a command that needs a subcommand does without one.
      */
     static int usageError(CommandSpec spec) {
         CommandLine cl = spec.commandLine();
@@ -35,9 +37,9 @@ public final class Main implements Callable<Integer> {
     }
 
     /**
-     * Returns the command line, configured as {@code seqvfs} runs it: parse errors as one
-     * line and exit 2 ({@link ParseErrors}), usage help wrapped only at spaces
-     * ({@link UsageHelp}). Tests run it in-process through this too.
+     * Returns the command line, configured as {@code seqvfs} runs it: parse errors as one line and
+     * exit 2 ({@link ParseErrors}), usage help wrapped only at spaces ({@link UsageHelp}). Tests
+     * run it in-process through this too.
      */
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Main());

@@ -15,12 +15,11 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
- * Answers what picocli refuses while parsing (a value that is not a number, an unknown
- * option or workload, a missing required option or value) the way the workloads answer
- * their own bad input: one line on stderr, {@code seqvfs load W: MESSAGE}, naming the
- * option and the value, and exit status 2 ({@link CommandSpec#exitCodeOnInvalidInput()}),
- * instead of picocli's message followed by the whole usage text. {@code --help} says the rest.
- * Stateless; thread-safe.
+ * Answers what picocli refuses while parsing (a value that is not a number, an unknown option or
+ * workload, a missing required option or value) the way the workloads answer their own bad input:
+ * one line on stderr, {@code seqvfs load W: MESSAGE}, naming the option and the value, and exit
+ * status 2 ({@link CommandSpec#exitCodeOnInvalidInput()}), instead of picocli's message followed by
+ * the whole usage text. {@code --help} says the rest. Stateless; thread-safe.
  */
 final class ParseErrors implements IParameterExceptionHandler {
     /** Prints the one-line message of {@code ex} on its command's stderr and returns 2. */
@@ -42,7 +41,8 @@ final class ParseErrors implements IParameterExceptionHandler {
         if (ex instanceof MissingParameterException m && !m.getMissing().isEmpty()) {
             return missing(m);
         }
-        if (ex instanceof OverwrittenOptionException o && o.getOverwritten() instanceof OptionSpec opt) {
+        if (ex instanceof OverwrittenOptionException o
+                && o.getOverwritten() instanceof OptionSpec opt) {
             return opt.longestName() + " given twice: give it once";
         }
         ArgSpec arg = ex.getArgSpec();
@@ -58,12 +58,19 @@ final class ParseErrors implements IParameterExceptionHandler {
         String help = "; see " + spec.qualifiedName() + " --help";
         if (arg.startsWith("-")) {
             List<String> near = u.getSuggestions();
-            return arg + ": unknown option" + (near.isEmpty() ? "" : " (did you mean " + String.join(" or ", near)
-                    + "?)") + help;
+            return arg
+                    + ": unknown option"
+                    + (near.isEmpty() ? "" : " (did you mean " + String.join(" or ", near) + "?)")
+                    + help;
         }
         if (!spec.subcommands().isEmpty()) {
             String what = spec.name().equals("load") ? "workload" : "command";
-            return arg + ": no such " + what + " (" + String.join(", ", spec.subcommands().keySet()) + ")";
+            return arg
+                    + ": no such "
+                    + what
+                    + " ("
+                    + String.join(", ", spec.subcommands().keySet())
+                    + ")";
         }
         return arg + ": unexpected argument (" + spec.name() + " takes options only)" + help;
     }
@@ -89,16 +96,25 @@ final class ParseErrors implements IParameterExceptionHandler {
 
     /** Returns what a value of {@code type} must be, given that {@code value} did not convert. */
     private static String expected(Class<?> type, String value) {
-        if (type == int.class || type == Integer.class || type == long.class || type == Long.class) {
+        if (type == int.class
+                || type == Integer.class
+                || type == long.class
+                || type == Long.class) {
             try {
                 new BigInteger(value.strip());
-                return "too large (at most " + (type == int.class || type == Integer.class ? Integer.MAX_VALUE
-                        : Long.MAX_VALUE) + ")";
+                return "too large (at most "
+                        + (type == int.class || type == Integer.class
+                                ? Integer.MAX_VALUE
+                                : Long.MAX_VALUE)
+                        + ")";
             } catch (NumberFormatException e) {
                 return "not a whole number";
             }
         }
-        if (type == double.class || type == Double.class || type == float.class || type == Float.class) {
+        if (type == double.class
+                || type == Double.class
+                || type == float.class
+                || type == Float.class) {
             return "not a number";
         }
         return "not a valid " + type.getSimpleName().toLowerCase(Locale.ROOT);

@@ -13,28 +13,33 @@ import picocli.CommandLine.Model.PositionalParamSpec;
 import picocli.CommandLine.Model.UsageMessageSpec;
 
 /**
- * The usage help of every {@code seqvfs} command: picocli's layout, with lines broken only
- * at spaces. picocli wraps with {@link java.text.BreakIterator#getLineInstance()}, which
- * also breaks after {@code '.'} and {@code '/'}, splitting paths ({@code src.} /
- * {@code zip}), configuration keys and option labels ({@code --chart=FILE.} /
- * {@code svg|png}) across lines. Here the synopsis, the description, the command list and
- * the options' descriptions are wrapped first, at spaces, into lines that fit their
- * column, so picocli never has to break one; an option stays on the line of its value
- * ({@code --time 10}), and a word longer than its column stands alone on its line. Widths
- * are in columns, ANSI escape codes not counted.
+ * The usage help of every {@code seqvfs} command: picocli's layout, with lines broken only at
+ * spaces. picocli wraps with {@link java.text.BreakIterator#getLineInstance()}, which also breaks
+ * after {@code '.'} and {@code '/'}, splitting paths ({@code src.} / {@code zip}), configuration
+ * keys and option labels ({@code --chart=FILE.} / {@code svg|png}) across lines. Here the synopsis,
+ * the description, the command list and the options' descriptions are wrapped first, at spaces,
+ * into lines that fit their column, so picocli never has to break one; an option stays on the line
+ * of its value ({@code --time 10}), and a word longer than its column stands alone on its line.
+ * Widths are in columns, ANSI escape codes not counted.
  *
- * <p>Installed by {@link Main#commandLine()} ({@link #FACTORY}); one instance per command
- * and help request, not shared between threads.
+ * <p>Installed by {@link Main#commandLine()} ({@link #FACTORY}); one instance per command and help
+ * request, not shared between threads.
  */
 final class UsageHelp extends Help {
     /** Creates this help for every command. */
     static final IHelpFactory FACTORY = UsageHelp::new;
 
-    /** picocli's largest synopsis indent, as a fraction of the width (its private MAX_SYNOPSIS_AUTO_INDENT_THRESHOLD). */
+    /**
+     * picocli's largest synopsis indent, as a fraction of the width (its private
+     * MAX_SYNOPSIS_AUTO_INDENT_THRESHOLD).
+     */
     private static final double MAX_AUTO_INDENT = 0.9;
+
     private static final Pattern ANSI = Pattern.compile("\u001B\\[[0-9;]*m");
+
     /** A long option on its own, no punctuation after it: {@code --time}. */
     private static final Pattern OPTION = Pattern.compile("--[a-z][a-z0-9-]*");
+
     private static final String EOL = System.lineSeparator();
 
     private UsageHelp(CommandSpec spec, ColorScheme scheme) {
@@ -78,7 +83,10 @@ final class UsageHelp extends Help {
         return sb.toString();
     }
 
-    /** Returns the list of subcommands, names and the first line of their description, wrapped at spaces. */
+    /**
+     * Returns the list of subcommands, names and the first line of their description, wrapped at
+     * spaces.
+     */
     @Override
     public String commandList(Map<String, Help> subcommands) {
         if (subcommands.isEmpty()) {
@@ -93,8 +101,10 @@ final class UsageHelp extends Help {
         StringBuilder sb = new StringBuilder();
         for (Help help : subcommands.values()) {
             UsageMessageSpec usage = help.commandSpec().usageMessage();
-            String first = usage.header().length > 0 ? usage.header()[0]
-                    : usage.description().length > 0 ? usage.description()[0] : "";
+            String first =
+                    usage.header().length > 0
+                            ? usage.header()[0]
+                            : usage.description().length > 0 ? usage.description()[0] : "";
             String names = help.commandNamesText(", ").toString();
             List<String> lines = new ArrayList<>();
             for (Ansi.Text t : colorScheme().text(format(first)).splitLines()) {
@@ -106,7 +116,8 @@ final class UsageHelp extends Help {
                 lead = "";
             }
             for (int i = 0; i < lines.size(); i++) {
-                String pad = " ".repeat(Math.max(0, column - visibleLength(lead)) + (i == 0 ? 0 : 2));
+                String pad =
+                        " ".repeat(Math.max(0, column - visibleLength(lead)) + (i == 0 ? 0 : 2));
                 sb.append((lead + pad + lines.get(i)).stripTrailing()).append(EOL);
                 lead = "";
             }
@@ -114,26 +125,33 @@ final class UsageHelp extends Help {
         return sb.toString();
     }
 
-    /** Returns picocli's option layout whose option renderer wraps each description at spaces to its column. */
+    /**
+     * Returns picocli's option layout whose option renderer wraps each description at spaces to its
+     * column.
+     */
     @Override
-    public Layout createDefaultLayout(List<OptionSpec> options, List<PositionalParamSpec> positionals,
-                                      ColorScheme scheme) {
-        TextTable table = TextTable.forDefaultColumns(scheme, calcLongOptionColumnWidth(options, positionals, scheme),
-                width());
+    public Layout createDefaultLayout(
+            List<OptionSpec> options, List<PositionalParamSpec> positionals, ColorScheme scheme) {
+        TextTable table =
+                TextTable.forDefaultColumns(
+                        scheme, calcLongOptionColumnWidth(options, positionals, scheme), width());
         table.setAdjustLineBreaksForWideCJKCharacters(
                 commandSpec().usageMessage().adjustLineBreaksForWideCJKCharacters());
         Column description = table.columns()[table.columns().length - 1];
         int textWidth = description.width - description.indent;
         IOptionRenderer base = createDefaultOptionRenderer();
-        IOptionRenderer wrapping = (option, labels, s) -> wrapDescription(base.render(option, labels, s), textWidth, s);
+        IOptionRenderer wrapping =
+                (option, labels, s) ->
+                        wrapDescription(base.render(option, labels, s), textWidth, s);
         return new Layout(scheme, table, wrapping, createDefaultParameterRenderer());
     }
 
     /**
-     * Returns {@code rows} with the last column of each row wrapped at spaces into rows of
-     * at most {@code width} columns, continuation lines indented by two, as picocli's own.
+     * Returns {@code rows} with the last column of each row wrapped at spaces into rows of at most
+     * {@code width} columns, continuation lines indented by two, as picocli's own.
      */
-    private static Ansi.Text[][] wrapDescription(Ansi.Text[][] rows, int width, ColorScheme scheme) {
+    private static Ansi.Text[][] wrapDescription(
+            Ansi.Text[][] rows, int width, ColorScheme scheme) {
         List<Ansi.Text[]> out = new ArrayList<>();
         for (Ansi.Text[] row : rows) {
             int last = row.length - 1;
@@ -156,10 +174,10 @@ final class UsageHelp extends Help {
     }
 
     /**
-     * Breaks {@code text} at spaces into lines of at most {@code first} columns (the first
-     * line) and {@code rest} (the others), ANSI escape codes not counted, never between an
-     * option and its value ({@link #words}); a word longer than its line stands alone.
-     * Returns one empty line for an empty text.
+     * Breaks {@code text} at spaces into lines of at most {@code first} columns (the first line)
+     * and {@code rest} (the others), ANSI escape codes not counted, never between an option and its
+     * value ({@link #words}); a word longer than its line stands alone. Returns one empty line for
+     * an empty text.
      */
     static List<String> wrap(String text, int first, int rest) {
         List<String> lines = new ArrayList<>();
@@ -185,16 +203,17 @@ final class UsageHelp extends Help {
     }
 
     /**
-     * Returns the words of {@code text}, split at spaces, except that an option and its
-     * value ({@code --time 10}, {@code --tree /usr/lib/jvm/.../src.zip}) stay one word: an
-     * example command is not broken between the two.
+     * Returns the words of {@code text}, split at spaces, except that an option and its value
+     * ({@code --time 10}, {@code --tree /usr/lib/jvm/.../src.zip}) stay one word: an example
+     * command is not broken between the two.
      */
     private static List<String> words(String text) {
         List<String> words = new ArrayList<>();
         String[] split = text.strip().split(" +", -1);
         for (int i = 0; i < split.length; i++) {
             String w = split[i];
-            if (OPTION.matcher(ANSI.matcher(w).replaceAll("")).matches() && i + 1 < split.length
+            if (OPTION.matcher(ANSI.matcher(w).replaceAll("")).matches()
+                    && i + 1 < split.length
                     && !split[i + 1].startsWith("-")) {
                 w = w + " " + split[++i];
             }
@@ -208,7 +227,8 @@ final class UsageHelp extends Help {
         return ANSI.matcher(s).replaceAll("").length();
     }
 
-    @SuppressWarnings("AnnotateFormatMethod") // s is picocli's text, read at run time: no constant to check
+    @SuppressWarnings(
+            "AnnotateFormatMethod") // s is picocli's text, read at run time: no constant to check
     private static String format(String s, Object... params) {
         try {
             return s == null ? "" : String.format(s, params); // as picocli: %n is a line break

@@ -6,9 +6,9 @@ import java.util.Properties;
 import picocli.CommandLine.IVersionProvider;
 
 /**
- * The version {@code -V} prints on every command: the Maven project version, which the
- * build writes into {@code dev/seqvfs/cli/version.properties} (resource filtering), or the
- * jar manifest's {@code Implementation-Version} when that resource is missing. Stateless.
+ * The version {@code -V} prints on every command: the Maven project version, which the build writes
+ * into {@code dev/seqvfs/cli/version.properties} (resource filtering), or the jar manifest's {@code
+ * Implementation-Version} when that resource is missing. Stateless.
  */
 public final class VersionProvider implements IVersionProvider {
     @Override

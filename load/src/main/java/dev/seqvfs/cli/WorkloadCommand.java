@@ -11,18 +11,16 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /**
- * A {@code seqvfs load} subcommand: opens a {@link Session} with the {@link OutputOptions},
- * runs the workload, prints the summary and writes the files. A {@link LoadException}
- * prints one line {@code seqvfs load NAME: MESSAGE} on stderr; the exit status is 2 for bad
- * input (options out of range, output files that cannot be written, all checked before the
- * run; a missing input), as picocli's for a malformed option, and 1 for a run that failed.
+ * A {@code seqvfs load} subcommand: opens a {@link Session} with the {@link OutputOptions}, runs
+ * the workload, prints the summary and writes the files. A {@link LoadException} prints one line
+ * {@code seqvfs load NAME: MESSAGE} on stderr; the exit status is 2 for bad input (options out of
+ * range, output files that cannot be written, all checked before the run; a missing input), as
+ * picocli's for a malformed option, and 1 for a run that failed.
  */
 abstract class WorkloadCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
+    @Spec CommandSpec spec;
 
-    @Mixin
-    OutputOptions output;
+    @Mixin OutputOptions output;
 
     /** Returns a new report with the workload's name, title and parameters. */
     abstract LoadReport newReport();
@@ -37,7 +35,9 @@ abstract class WorkloadCommand implements Callable<Integer> {
         boolean started = false;
         try {
             LoadReport report = newReport();
-            try (Session session = new Session(report, out, err, output.json(), output.chart(), output.progress())) {
+            try (Session session =
+                    new Session(
+                            report, out, err, output.json(), output.chart(), output.progress())) {
                 started = true;
                 run(session);
                 session.complete();

@@ -1,4 +1,2 @@
-/**
- * The {@code seqvfs} command line (picocli): {@code seqvfs load <workload> ...}.
- */
+/** The {@code seqvfs} command line (picocli): {@code seqvfs load <workload> ...}. */
 package dev.seqvfs.cli;

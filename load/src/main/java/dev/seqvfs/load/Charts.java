@@ -30,34 +30,52 @@ import org.knowm.xchart.style.markers.Marker;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
- * Draws a {@link LoadReport} (XChart) into one SVG or PNG file: ops per second over time,
- * one line per run; and, when the runs cover more than one client count, the scaling
- * curves below it (ops/s against clients, one line per target and variant).
+ * Draws a {@link LoadReport} (XChart) into one SVG or PNG file: ops per second over time, one line
+ * per run; and, when the runs cover more than one client count, the scaling curves below it (ops/s
+ * against clients, one line per target and variant).
  *
- * <p><b>Readable at any length.</b> When every run lasted at most
- * {@link Meter#FINE_LIMIT_NANOS} (30 s), the throughput panel plots the rate of each 0.1 s
- * ({@link RunResult#fine}), so a 2-s run is 20 points, not 2; longer runs plot each
- * second. Both axes start at 0, the time axis ends at the longest run, and every point
- * has a marker. A target (and variant) keeps its colour in both panels, a client count its
- * marker; the colours are strong ones, distinguishable on white and in grey. The clients
- * axis has whole-number ticks only. In an SVG, text is text ({@link SvgTextGraphics}).
+ * <p><b>Readable at any length.</b> When every run lasted at most {@link Meter#FINE_LIMIT_NANOS}
+ * (30 s), the throughput panel plots the rate of each 0.1 s ({@link RunResult#fine}), so a 2-s run
+ * is 20 points, not 2; longer runs plot each second. Both axes start at 0, the time axis ends at
+ * the longest run, and every point has a marker. A target (and variant) keeps its colour in both
+ * panels, a client count its marker; the colours are strong ones, distinguishable on white and in
+ * grey. The clients axis has whole-number ticks only. In an SVG, text is text ({@link
+ * SvgTextGraphics}).
  */
 public final class Charts {
     private static final int WIDTH = 900;
     private static final int HEIGHT = 450;
+
     /** About the plot area's width in pixels: the chart's, less the y axis's labels and title. */
     private static final int PLOT_WIDTH = 780;
 
-    /** Strong, distinguishable colours: blue, vermillion, green, purple, crimson, black, brown, teal. */
-    private static final Color[] COLORS = {new Color(0x0B5FA5), new Color(0xD55E00), new Color(0x1B8A3A),
-        new Color(0x7A2EA8), new Color(0xA6192E), new Color(0x000000), new Color(0x8C564B), new Color(0x0E7C7C)};
+    /**
+     * Strong, distinguishable colours: blue, vermillion, green, purple, crimson, black, brown,
+     * teal.
+     */
+    private static final Color[] COLORS = {
+        new Color(0x0B5FA5),
+        new Color(0xD55E00),
+        new Color(0x1B8A3A),
+        new Color(0x7A2EA8),
+        new Color(0xA6192E),
+        new Color(0x000000),
+        new Color(0x8C564B),
+        new Color(0x0E7C7C)
+    };
 
-    private static final Marker[] MARKERS = {SeriesMarkers.CIRCLE, SeriesMarkers.DIAMOND, SeriesMarkers.SQUARE,
-        SeriesMarkers.TRIANGLE_UP, SeriesMarkers.TRIANGLE_DOWN, SeriesMarkers.CROSS, SeriesMarkers.PLUS,
-        SeriesMarkers.OVAL};
+    private static final Marker[] MARKERS = {
+        SeriesMarkers.CIRCLE,
+        SeriesMarkers.DIAMOND,
+        SeriesMarkers.SQUARE,
+        SeriesMarkers.TRIANGLE_UP,
+        SeriesMarkers.TRIANGLE_DOWN,
+        SeriesMarkers.CROSS,
+        SeriesMarkers.PLUS,
+        SeriesMarkers.OVAL
+    };
 
-    private Charts() {
-    }
+    private Charts() {}
 
     /** Returns the series colours, in the order targets get them. */
     static List<Color> palette() {
@@ -65,8 +83,8 @@ public final class Charts {
     }
 
     /**
-     * Checks that {@code file} names a format this class writes ({@code .svg} or
-     * {@code .png}, any case), before a run spends minutes.
+     * Checks that {@code file} names a format this class writes ({@code .svg} or {@code .png}, any
+     * case), before a run spends minutes.
      *
      * @throws LoadException otherwise
      */
@@ -82,7 +100,7 @@ public final class Charts {
         checkName(file);
         boolean svg = file.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".svg");
         SvgTextGraphics text = svg ? new SvgTextGraphics() : null;
-        Consumer<String> expect = text == null ? s -> { } : text::expect;
+        Consumer<String> expect = text == null ? s -> {} : text::expect;
         List<XYChart> charts = new ArrayList<>();
         charts.add(throughput(report, expect));
         XYChart scaling = scaling(report, expect);
@@ -103,15 +121,20 @@ public final class Charts {
             }
             paint(text, charts);
             ByteArrayOutputStream doc = new ByteArrayOutputStream();
-            new SVGProcessor().getDocument(text.getCommands(), new PageSize(0, 0, WIDTH, height)).writeTo(doc);
+            new SVGProcessor()
+                    .getDocument(text.getCommands(), new PageSize(0, 0, WIDTH, height))
+                    .writeTo(doc);
             try (OutputStream out = Files.newOutputStream(file)) {
-                out.write(svgDefaults(doc.toString(StandardCharsets.UTF_8)).getBytes(StandardCharsets.UTF_8));
+                out.write(
+                        svgDefaults(doc.toString(StandardCharsets.UTF_8))
+                                .getBytes(StandardCharsets.UTF_8));
             }
         } else {
             BufferedImage img = new BufferedImage(WIDTH, height, BufferedImage.TYPE_INT_RGB);
             Graphics2D g = img.createGraphics();
             g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
-            g.setRenderingHint(RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
+            g.setRenderingHint(
+                    RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
             paint(g, charts);
             g.dispose();
             ImageIO.write(img, "png", file.toFile());
@@ -119,14 +142,16 @@ public final class Charts {
     }
 
     /**
-     * Returns VectorGraphics2D's SVG with the defaults it assumes made explicit: it leaves
-     * out the size and family of text in its default font (12 pt Dialog), which a browser
-     * would draw at 16 px in its own serif face; the root element now says 12 px sans-serif,
-     * and every named family falls back to sans-serif.
+     * Returns VectorGraphics2D's SVG with the defaults it assumes made explicit: it leaves out the
+     * size and family of text in its default font (12 pt Dialog), which a browser would draw at 16
+     * px in its own serif face; the root element now says 12 px sans-serif, and every named family
+     * falls back to sans-serif.
      */
     static String svgDefaults(String svg) {
         return svg.replaceFirst("<svg ", "<svg style=\"font-size:12px;font-family:sans-serif\" ")
-                .replaceAll("font-family:&quot;([^&;]*)&quot;;", "font-family:&quot;$1&quot;,sans-serif;");
+                .replaceAll(
+                        "font-family:&quot;([^&;]*)&quot;;",
+                        "font-family:&quot;$1&quot;,sans-serif;");
     }
 
     private static void paint(Graphics2D g, List<XYChart> charts) {
@@ -149,9 +174,18 @@ public final class Charts {
 
     private static XYChart throughput(LoadReport report, Consumer<String> expect) {
         boolean fine = fine(report);
-        XYChart c = new XYChartBuilder().width(WIDTH).height(HEIGHT)
-                .title(report.workload() + (fine ? ": throughput, each 0.1 s" : ": throughput, each second"))
-                .xAxisTitle("seconds since the run's start").yAxisTitle("ops/s").build();
+        XYChart c =
+                new XYChartBuilder()
+                        .width(WIDTH)
+                        .height(HEIGHT)
+                        .title(
+                                report.workload()
+                                        + (fine
+                                                ? ": throughput, each 0.1 s"
+                                                : ": throughput, each second"))
+                        .xAxisTitle("seconds since the run's start")
+                        .yAxisTitle("ops/s")
+                        .build();
         style(c, expect);
         Map<String, Integer> colors = colorsByName(report);
         Map<Integer, Integer> markers = markersByClients(report);
@@ -169,7 +203,8 @@ public final class Charts {
                 y[i] = points.get(i)[1];
             }
             longest = Math.max(longest, x[x.length - 1]);
-            String name = r.name() + ", " + r.clients() + (r.clients() == 1 ? " client" : " clients");
+            String name =
+                    r.name() + ", " + r.clients() + (r.clients() == 1 ? " client" : " clients");
             int n = seen.merge(name, 1, Integer::sum);
             String label = n == 1 ? name : name + " #" + n;
             expect.accept(label);
@@ -196,15 +231,24 @@ public final class Charts {
         if (counts.size() < 2) {
             return null;
         }
-        XYChart c = new XYChartBuilder().width(WIDTH).height(HEIGHT)
-                .title(report.workload() + ": scaling").xAxisTitle("clients").yAxisTitle("ops/s").build();
+        XYChart c =
+                new XYChartBuilder()
+                        .width(WIDTH)
+                        .height(HEIGHT)
+                        .title(report.workload() + ": scaling")
+                        .xAxisTitle("clients")
+                        .yAxisTitle("ops/s")
+                        .build();
         style(c, expect);
         c.getStyler().setxAxisTickLabelsFormattingFunction(recording(Charts::clientsTick, expect));
         // XChart steps its ticks by 1, 2 or 5 times a power of ten, at about this many pixels
         // apart: as far apart as one client on the plot makes every step a whole one
         double span = counts.last() - counts.first();
-        c.getStyler().setXAxisTickMarkSpacingHint(Math.max(c.getStyler().getXAxisTickMarkSpacingHint(),
-                (int) Math.ceil(PLOT_WIDTH / span)));
+        c.getStyler()
+                .setXAxisTickMarkSpacingHint(
+                        Math.max(
+                                c.getStyler().getXAxisTickMarkSpacingHint(),
+                                (int) Math.ceil(PLOT_WIDTH / span)));
         Map<String, Integer> colors = colorsByName(report);
         for (Map.Entry<String, TreeSet<Integer>> e : byName.entrySet()) {
             double[] x = new double[e.getValue().size()];
@@ -232,11 +276,13 @@ public final class Charts {
 
     /** Returns the y axis's label of {@code v}: a count with thousands separators. */
     static String countTick(double v) {
-        return v == Math.rint(v) ? String.format(Locale.ROOT, "%,d", (long) v)
+        return v == Math.rint(v)
+                ? String.format(Locale.ROOT, "%,d", (long) v)
                 : String.format(Locale.ROOT, "%,.2f", v);
     }
 
-    private static Function<Double, String> recording(Function<Double, String> f, Consumer<String> expect) {
+    private static Function<Double, String> recording(
+            Function<Double, String> f, Consumer<String> expect) {
         return v -> {
             String s = f.apply(v);
             expect.accept(s);

@@ -9,28 +9,27 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 
 /**
- * A load client as a Pekko actor: it starts its op through SeqVFS's async API and reacts
- * to the stage's completion; it never blocks its thread.
+ * A load client as a Pekko actor: it starts its op through SeqVFS's async API and reacts to the
+ * stage's completion; it never blocks its thread.
  *
- * <p>On {@link Go} it runs a batch of up to {@link #BATCH} ops: while each op's stage is
- * already complete when it returns (the usual case: the engine's calling-thread dispatcher
- * runs the descriptor-table actor on this thread), it records the latency and starts the
- * next; then it sends itself {@link Go} so that other clients on the same dispatcher thread
- * take their turn. An op whose stage is not complete yet (another thread is running the
- * owner actor) is awaited by {@code pipeToSelf}: its {@link Completed} message resumes the
- * client. It completes {@code done} and stops after {@code opsPerClient} ops, when the
- * meter asks it to stop, or on the first failure (completing {@code done} exceptionally).
+ * <p>On {@link Go} it runs a batch of up to {@link #BATCH} ops: while each op's stage is already
+ * complete when it returns (the usual case: the engine's calling-thread dispatcher runs the
+ * descriptor-table actor on this thread), it records the latency and starts the next; then it sends
+ * itself {@link Go} so that other clients on the same dispatcher thread take their turn. An op
+ * whose stage is not complete yet (another thread is running the owner actor) is awaited by {@code
+ * pipeToSelf}: its {@link Completed} message resumes the client. It completes {@code done} and
+ * stops after {@code opsPerClient} ops, when the meter asks it to stop, or on the first failure
+ * (completing {@code done} exceptionally).
  *
- * <p><b>States.</b> running (between {@link Go}s), waiting (one op in flight, its
- * {@link Completed} due), stopped.
+ * <p><b>States.</b> running (between {@link Go}s), waiting (one op in flight, its {@link Completed}
+ * due), stopped.
  */
 final class ClientActor extends AbstractBehavior<ClientActor.Command> {
     /** Ops per {@link Go} message before the actor yields its dispatcher thread. */
     static final int BATCH = 64;
 
     /** The client's protocol. */
-    sealed interface Command {
-    }
+    sealed interface Command {}
 
     /** Runs the next batch of ops. */
     enum Go implements Command {
@@ -38,11 +37,10 @@ final class ClientActor extends AbstractBehavior<ClientActor.Command> {
     }
 
     /**
-     * The in-flight op that started at {@code startNanos} (0 if it is not timed) completed
-     * ({@code failure} null if it succeeded).
+     * The in-flight op that started at {@code startNanos} (0 if it is not timed) completed ({@code
+     * failure} null if it succeeded).
      */
-    record Completed(long startNanos, Throwable failure) implements Command {
-    }
+    record Completed(long startNanos, Throwable failure) implements Command {}
 
     private final Clients.AsyncOp op;
     private final Meter.Probe probe;
@@ -50,8 +48,12 @@ final class ClientActor extends AbstractBehavior<ClientActor.Command> {
     private final long opsPerClient;
     private long count;
 
-    private ClientActor(ActorContext<Command> context, Clients.AsyncOp op, Meter.Probe probe, long opsPerClient,
-                        CompletableFuture<Void> done) {
+    private ClientActor(
+            ActorContext<Command> context,
+            Clients.AsyncOp op,
+            Meter.Probe probe,
+            long opsPerClient,
+            CompletableFuture<Void> done) {
         super(context);
         this.op = op;
         this.probe = probe;
@@ -59,9 +61,15 @@ final class ClientActor extends AbstractBehavior<ClientActor.Command> {
         this.done = done;
     }
 
-    /** Returns the behaviour of a client that does {@code op} {@code opsPerClient} times once told {@link Go}. */
-    static Behavior<Command> create(Clients.AsyncOp op, Meter.Probe probe, long opsPerClient,
-                                    CompletableFuture<Void> done) {
+    /**
+     * Returns the behaviour of a client that does {@code op} {@code opsPerClient} times once told
+     * {@link Go}.
+     */
+    static Behavior<Command> create(
+            Clients.AsyncOp op,
+            Meter.Probe probe,
+            long opsPerClient,
+            CompletableFuture<Void> done) {
         return Behaviors.setup(ctx -> new ClientActor(ctx, op, probe, opsPerClient, done));
     }
 
@@ -118,7 +126,8 @@ final class ClientActor extends AbstractBehavior<ClientActor.Command> {
 
     private Behavior<Command> fail(Throwable e) {
         probe.publish(count);
-        done.completeExceptionally(e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
+        done.completeExceptionally(
+                e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
         return Behaviors.stopped();
     }
 }

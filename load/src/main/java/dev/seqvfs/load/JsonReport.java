@@ -11,23 +11,21 @@ import java.util.Map;
 /**
  * Writes a {@link LoadReport} as JSON for scripts.
  *
- * <p>Top-level fields: {@code workload}; {@code parameters} (the command's options);
- * {@code ops} and {@code ops_per_sec} of the primary run; {@code mb_per_sec} and
- * {@code mismatches} (dbench; {@code null} elsewhere); {@code ratio} (primary over
- * reference ops/s, higher is better; {@code null} without {@code --compare});
- * {@code ratio_of} (which runs it divides); {@code latency_us} of the primary run
- * ({@code mean}, {@code p50}, {@code p99}, {@code max}, microseconds, from HdrHistogram);
- * {@code partial} (the run was interrupted); {@code load_average} of the host
- * ({@code before} and {@code after} the command, "1m 5m 15m"); {@code runs}: every run with
- * {@code target}, {@code variant}, {@code clients}, {@code ops}, {@code seconds},
- * {@code ops_per_sec}, {@code latency_us} and {@code per_second}
- * ({@code [seconds since start, ops/s]} pairs).
+ * <p>Top-level fields: {@code workload}; {@code parameters} (the command's options); {@code ops}
+ * and {@code ops_per_sec} of the primary run; {@code mb_per_sec} and {@code mismatches} (dbench;
+ * {@code null} elsewhere); {@code ratio} (primary over reference ops/s, higher is better; {@code
+ * null} without {@code --compare}); {@code ratio_of} (which runs it divides); {@code latency_us} of
+ * the primary run ({@code mean}, {@code p50}, {@code p99}, {@code max}, microseconds, from
+ * HdrHistogram); {@code partial} (the run was interrupted); {@code load_average} of the host
+ * ({@code before} and {@code after} the command, "1m 5m 15m"); {@code runs}: every run with {@code
+ * target}, {@code variant}, {@code clients}, {@code ops}, {@code seconds}, {@code ops_per_sec},
+ * {@code latency_us} and {@code per_second} ({@code [seconds since start, ops/s]} pairs).
  */
 public final class JsonReport {
-    private static final ObjectMapper MAPPER = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    private static final ObjectMapper MAPPER =
+            new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
-    private JsonReport() {
-    }
+    private JsonReport() {}
 
     /** Returns the report as a JSON tree. */
     public static ObjectNode toJson(LoadReport report) {

@@ -1,10 +1,10 @@
 package dev.seqvfs.load;
 
 /**
- * A load test that cannot run or did not hold: bad input (a missing tree, a corrupt zip),
- * or a check that failed (a stat that disagrees with the source, a leaked inode). The
- * command prints its message on one line, without a stack trace, and exits with status 2
- * for bad input ({@link #usage}) or 1 for a failed run.
+ * A load test that cannot run or did not hold: bad input (a missing tree, a corrupt zip), or a
+ * check that failed (a stat that disagrees with the source, a leaked inode). The command prints its
+ * message on one line, without a stack trace, and exits with status 2 for bad input ({@link
+ * #usage}) or 1 for a failed run.
  */
 public final class LoadException extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -30,8 +30,8 @@ public final class LoadException extends RuntimeException {
     }
 
     /**
-     * Returns one for bad input (an option out of range, a missing input file, an output
-     * path that cannot be written): the command exits with 2, as picocli does for a bad option.
+     * Returns one for bad input (an option out of range, a missing input file, an output path that
+     * cannot be written): the command exits with 2, as picocli does for a bad option.
      */
     public static LoadException usage(String message) {
         return new LoadException(message, null, true);

@@ -9,17 +9,17 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * The results of one command: its workload, parameters, every run, and what the summary
- * and the JSON say about them.
+ * The results of one command: its workload, parameters, every run, and what the summary and the
+ * JSON say about them.
  *
- * <p><b>Primary run and ratio.</b> The headline figures ({@code ops}, {@code ops_per_sec},
- * latency) are those of the primary run: the last run of {@code primaryTarget} (and
- * {@code primaryVariant}) at the largest client count. {@link #ratio()} is its ops/s over
- * the ops/s of the reference target's run with the same variant and client count
- * (higher is better; {@code null} without a reference).
+ * <p><b>Primary run and ratio.</b> The headline figures ({@code ops}, {@code ops_per_sec}, latency)
+ * are those of the primary run: the last run of {@code primaryTarget} (and {@code primaryVariant})
+ * at the largest client count. {@link #ratio()} is its ops/s over the ops/s of the reference
+ * target's run with the same variant and client count (higher is better; {@code null} without a
+ * reference).
  *
- * <p><b>Concurrency.</b> Runs are added by the command's thread and read by the Ctrl-C
- * hook: every method is synchronized.
+ * <p><b>Concurrency.</b> Runs are added by the command's thread and read by the Ctrl-C hook: every
+ * method is synchronized.
  */
 public final class LoadReport {
     private final String workload;
@@ -84,7 +84,9 @@ public final class LoadReport {
         this.primaryVariant = variant;
     }
 
-    /** Sets the reference target of {@link #ratio()} ({@code host}, {@code seqvfs-old}), or null. */
+    /**
+     * Sets the reference target of {@link #ratio()} ({@code host}, {@code seqvfs-old}), or null.
+     */
     public synchronized void reference(String target) {
         this.reference = target;
     }
@@ -114,7 +116,10 @@ public final class LoadReport {
         return mismatches;
     }
 
-    /** Sets the workload's own summary lines (ratio tables, scaling factors), computed from the runs. */
+    /**
+     * Sets the workload's own summary lines (ratio tables, scaling factors), computed from the
+     * runs.
+     */
     public synchronized void extraLines(Function<LoadReport, List<String>> lines) {
         this.extraLines = lines;
     }
@@ -143,11 +148,16 @@ public final class LoadReport {
         return Collections.unmodifiableList(new ArrayList<>(runs));
     }
 
-    /** Returns the run of {@code target} and {@code variant} with {@code clients} clients (the last one), or null. */
+    /**
+     * Returns the run of {@code target} and {@code variant} with {@code clients} clients (the last
+     * one), or null.
+     */
     public synchronized RunResult find(String target, String variant, int clients) {
         RunResult found = null;
         for (RunResult r : runs) {
-            if (r.target().equals(target) && r.variant().equals(variant) && r.clients() == clients) {
+            if (r.target().equals(target)
+                    && r.variant().equals(variant)
+                    && r.clients() == clients) {
                 found = r;
             }
         }
@@ -158,7 +168,8 @@ public final class LoadReport {
     public synchronized RunResult primary() {
         RunResult best = null;
         for (RunResult r : runs) {
-            if (r.target().equals(primaryTarget) && r.variant().equals(primaryVariant)
+            if (r.target().equals(primaryTarget)
+                    && r.variant().equals(primaryVariant)
                     && (best == null || r.clients() >= best.clients())) {
                 best = r;
             }
@@ -190,20 +201,38 @@ public final class LoadReport {
         return a.opsPerSec() / b.opsPerSec();
     }
 
-    /** Prints the human-readable summary: title, notes, one line per run, the workload's lines, the ratio. */
+    /**
+     * Prints the human-readable summary: title, notes, one line per run, the workload's lines, the
+     * ratio.
+     */
     public synchronized void print(PrintWriter out) {
         out.println(workload + ": " + title);
-        out.println(String.format("  %d CPUs, Java %s; load average before %s, after %s",
-                Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"),
-                loadBefore == null ? "?" : loadBefore, loadAfter == null ? "?" : loadAfter));
+        out.println(
+                String.format(
+                        "  %d CPUs, Java %s; load average before %s, after %s",
+                        Runtime.getRuntime().availableProcessors(),
+                        System.getProperty("java.version"),
+                        loadBefore == null ? "?" : loadBefore,
+                        loadAfter == null ? "?" : loadAfter));
         for (String n : notes) {
             out.println("  " + n);
         }
-        out.printf("%-22s %7s %13s %9s %13s %9s %9s %9s %10s%n", "target", "clients", "ops", "time s", "ops/s",
-                "mean us", "p50 us", "p99 us", "max us");
+        out.printf(
+                "%-22s %7s %13s %9s %13s %9s %9s %9s %10s%n",
+                "target", "clients", "ops", "time s", "ops/s", "mean us", "p50 us", "p99 us",
+                "max us");
         for (RunResult r : runs) {
-            out.printf("%-22s %7d %,13d %9.3f %,13.0f %9.2f %9.2f %9.2f %10.1f%s%n", r.name(), r.clients(), r.ops(),
-                    r.seconds(), r.opsPerSec(), r.meanUs(), r.latencyUs(50), r.latencyUs(99), r.maxUs(),
+            out.printf(
+                    "%-22s %7d %,13d %9.3f %,13.0f %9.2f %9.2f %9.2f %10.1f%s%n",
+                    r.name(),
+                    r.clients(),
+                    r.ops(),
+                    r.seconds(),
+                    r.opsPerSec(),
+                    r.meanUs(),
+                    r.latencyUs(50),
+                    r.latencyUs(99),
+                    r.maxUs(),
                     r.interrupted() ? "  (interrupted)" : "");
         }
         for (String line : extraLines.apply(this)) {
@@ -212,8 +241,13 @@ public final class LoadReport {
         Double ratio = ratio();
         RunResult p = primary();
         if (ratio != null) {
-            out.printf("ratio (%s / %s, %d %s): %.2fx%n", p.name(), referenceRun().name(), p.clients(),
-                    p.clients() == 1 ? "client" : "clients", ratio);
+            out.printf(
+                    "ratio (%s / %s, %d %s): %.2fx%n",
+                    p.name(),
+                    referenceRun().name(),
+                    p.clients(),
+                    p.clients() == 1 ? "client" : "clients",
+                    ratio);
         }
         out.flush();
     }

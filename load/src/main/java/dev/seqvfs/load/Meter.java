@@ -7,24 +7,23 @@ import org.HdrHistogram.Histogram;
 import org.HdrHistogram.SingleWriterRecorder;
 
 /**
- * Measures one run (one target at one client count): per-op latency in an HdrHistogram,
- * ops per second over time, and the stop signal the clients poll.
+ * Measures one run (one target at one client count): per-op latency in an HdrHistogram, ops per
+ * second over time, and the stop signal the clients poll.
  *
- * <p><b>Sampling.</b> Clients count every op, and time one op in {@code sampleEvery} (a
- * power of two): two {@code System.nanoTime()} calls and a histogram record cost about
- * 60 ns, which would be a sixth of a SeqVFS {@code stat}; the latency percentiles are those
- * of the sampled ops (every {@code sampleEvery}-th op of each client, a systematic sample).
+ * <p><b>Sampling.</b> Clients count every op, and time one op in {@code sampleEvery} (a power of
+ * two): two {@code System.nanoTime()} calls and a histogram record cost about 60 ns, which would be
+ * a sixth of a SeqVFS {@code stat}; the latency percentiles are those of the sampled ops (every
+ * {@code sampleEvery}-th op of each client, a systematic sample).
  *
- * <p><b>Concurrency.</b> Each client owns one {@link Probe} and is its only writer: an
- * HdrHistogram {@link SingleWriterRecorder} (wait-free for the writer) for latencies, and
- * its op count, published with a release store every {@link Probe#PUBLISH_EVERY} ops and at
- * the end, in a slot of a shared array spaced a cache line (and more) from the others. The
- * reporter thread ({@link Session}'s ticker, or a shutdown hook) drains the probes under
- * this object's monitor; clients never take it. {@link #requestStop()} is a volatile write
- * that clients read before each op.
+ * <p><b>Concurrency.</b> Each client owns one {@link Probe} and is its only writer: an HdrHistogram
+ * {@link SingleWriterRecorder} (wait-free for the writer) for latencies, and its op count,
+ * published with a release store every {@link Probe#PUBLISH_EVERY} ops and at the end, in a slot of
+ * a shared array spaced a cache line (and more) from the others. The reporter thread ({@link
+ * Session}'s ticker, or a shutdown hook) drains the probes under this object's monitor; clients
+ * never take it. {@link #requestStop()} is a volatile write that clients read before each op.
  *
- * <p><b>States.</b> new, {@link #start() started}, {@link #finish() finished}; the counts of
- * a finished meter no longer change.
+ * <p><b>States.</b> new, {@link #start() started}, {@link #finish() finished}; the counts of a
+ * finished meter no longer change.
  */
 public final class Meter {
     private final String target;
@@ -32,8 +31,10 @@ public final class Meter {
     private final int clients;
     private final int sampleEvery;
     private final SingleWriterRecorder[] recorders;
+
     /** Client i's published op count is at index {@code i * STRIDE}. */
     private final AtomicLongArray counts;
+
     private final Histogram[] recycled;
     private final Histogram total = new Histogram(3);
     private final List<double[]> perSecond = new ArrayList<>();
@@ -53,15 +54,15 @@ public final class Meter {
     public static final long FINE_NANOS = 100_000_000L;
 
     /**
-     * How much of a run the {@link RunResult#fine} series covers, in nanoseconds: 30 s, 300
-     * points (a chart of a longer run uses the per-second series).
+     * How much of a run the {@link RunResult#fine} series covers, in nanoseconds: 30 s, 300 points
+     * (a chart of a longer run uses the per-second series).
      */
     public static final long FINE_LIMIT_NANOS = 30_000_000_000L;
 
     /**
-     * Creates a meter for {@code clients} clients of {@code target} ({@code seqvfs},
-     * {@code seqvfs-old}, {@code host}), in a workload {@code variant} ({@code ""} if none),
-     * timing every op.
+     * Creates a meter for {@code clients} clients of {@code target} ({@code seqvfs}, {@code
+     * seqvfs-old}, {@code host}), in a workload {@code variant} ({@code ""} if none), timing every
+     * op.
      */
     public Meter(String target, String variant, int clients) {
         this(target, variant, clients, 1);
@@ -74,7 +75,8 @@ public final class Meter {
      */
     public Meter(String target, String variant, int clients, int sampleEvery) {
         if (sampleEvery < 1 || Integer.bitCount(sampleEvery) != 1) {
-            throw new IllegalArgumentException("sampleEvery must be a power of two: " + sampleEvery);
+            throw new IllegalArgumentException(
+                    "sampleEvery must be a power of two: " + sampleEvery);
         }
         this.target = target;
         this.variant = variant;
@@ -157,8 +159,8 @@ public final class Meter {
     }
 
     /**
-     * Drains the probes and appends the ops per second since the last tick to the series;
-     * returns that rate. Called by the reporter once a second.
+     * Drains the probes and appends the ops per second since the last tick to the series; returns
+     * that rate. Called by the reporter once a second.
      */
     public synchronized double tick() {
         long now = System.nanoTime();
@@ -168,9 +170,9 @@ public final class Meter {
     }
 
     /**
-     * Appends the ops per second since the last sample to the {@link RunResult#fine} series,
-     * if the run is still within {@link #FINE_LIMIT_NANOS}. Called by the reporter every
-     * {@link #FINE_NANOS}; reads the published counts only (no histogram drain).
+     * Appends the ops per second since the last sample to the {@link RunResult#fine} series, if the
+     * run is still within {@link #FINE_LIMIT_NANOS}. Called by the reporter every {@link
+     * #FINE_NANOS}; reads the published counts only (no histogram drain).
      */
     public synchronized void sample() {
         appendFine(System.nanoTime());
@@ -183,7 +185,11 @@ public final class Meter {
         long ops = ops();
         long nanos = now - lastFineNanos;
         if (nanos > FINE_NANOS / 2 || fine.isEmpty()) {
-            fine.add(new double[] {(now - startNanos) / 1e9, nanos > 0 ? (ops - lastFineOps) / (nanos / 1e9) : 0});
+            fine.add(
+                    new double[] {
+                        (now - startNanos) / 1e9,
+                        nanos > 0 ? (ops - lastFineOps) / (nanos / 1e9) : 0
+                    });
             lastFineNanos = now;
             lastFineOps = ops;
         }
@@ -227,8 +233,8 @@ public final class Meter {
     }
 
     /**
-     * Ends the run once every client has returned: drains the probes and returns the
-     * result. Idempotent.
+     * Ends the run once every client has returned: drains the probes and returns the result.
+     * Idempotent.
      */
     public synchronized RunResult finish() {
         if (finished == null) {
@@ -238,8 +244,8 @@ public final class Meter {
     }
 
     /**
-     * Returns what was measured so far of a run that is still going (Ctrl-C): its clients
-     * may still be recording.
+     * Returns what was measured so far of a run that is still going (Ctrl-C): its clients may still
+     * be recording.
      */
     public synchronized RunResult partial() {
         if (finished != null) {
@@ -250,18 +256,35 @@ public final class Meter {
 
     private RunResult result(long now, boolean interrupted) {
         if (startNanos == 0) {
-            return new RunResult(target, variant, clients, 0, 0, new Histogram(3), List.of(), List.of(), interrupted);
+            return new RunResult(
+                    target,
+                    variant,
+                    clients,
+                    0,
+                    0,
+                    new Histogram(3),
+                    List.of(),
+                    List.of(),
+                    interrupted);
         }
         drain();
         appendRate(now);
         appendFine(now);
-        return new RunResult(target, variant, clients, ops(), now - startNanos, total.copy(),
-                List.copyOf(perSecond), List.copyOf(fine), interrupted);
+        return new RunResult(
+                target,
+                variant,
+                clients,
+                ops(),
+                now - startNanos,
+                total.copy(),
+                List.copyOf(perSecond),
+                List.copyOf(fine),
+                interrupted);
     }
 
     /**
-     * A client's recorder: {@link #record} a sampled op's latency, {@link #publish} the
-     * client's op count. Single writer.
+     * A client's recorder: {@link #record} a sampled op's latency, {@link #publish} the client's op
+     * count. Single writer.
      */
     public static final class Probe {
         /** Ops between two publications of a client's count (a power of two). */

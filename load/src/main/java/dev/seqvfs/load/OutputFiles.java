@@ -14,20 +14,18 @@ import java.nio.file.StandardOpenOption;
 import java.util.Locale;
 
 /**
- * Checks, before a run, that a results file ({@code --json}, {@code --chart}) can be
- * written, and words I/O failures for a one-line message without Java class names.
- * Stateless; thread-safe.
+ * Checks, before a run, that a results file ({@code --json}, {@code --chart}) can be written, and
+ * words I/O failures for a one-line message without Java class names. Stateless; thread-safe.
  */
 public final class OutputFiles {
-    private OutputFiles() {
-    }
+    private OutputFiles() {}
 
     /**
-     * Checks that {@code file} can be written: its parent directory exists (it is not
-     * created), is a directory and lets this process create a file in it; the file itself,
-     * if it exists, is not a directory and can be opened for writing (it is not truncated).
-     * A probe file is created in the directory and removed at once when the file does not
-     * exist yet (root passes every permission check, but not a read-only or pseudo file system).
+     * Checks that {@code file} can be written: its parent directory exists (it is not created), is
+     * a directory and lets this process create a file in it; the file itself, if it exists, is not
+     * a directory and can be opened for writing (it is not truncated). A probe file is created in
+     * the directory and removed at once when the file does not exist yet (root passes every
+     * permission check, but not a read-only or pseudo file system).
      *
      * @param option the option's name, for the message ({@code --json})
      * @throws LoadException a {@link LoadException#usage usage} error {@code OPTION FILE: REASON}
@@ -39,7 +37,8 @@ public final class OutputFiles {
             throw LoadException.usage(option + " " + file + ": is a directory, not a file");
         }
         if (!Files.exists(parent)) {
-            throw LoadException.usage(option + " " + file + ": directory " + parent + " does not exist");
+            throw LoadException.usage(
+                    option + " " + file + ": directory " + parent + " does not exist");
         }
         if (!Files.isDirectory(parent)) {
             throw LoadException.usage(option + " " + file + ": " + parent + " is not a directory");
@@ -80,7 +79,8 @@ public final class OutputFiles {
             String m = e.getMessage();
             int open = m.lastIndexOf(" (");
             return open >= 0 && m.endsWith(")")
-                    ? m.substring(open + 2, m.length() - 1).toLowerCase(Locale.ROOT) : m;
+                    ? m.substring(open + 2, m.length() - 1).toLowerCase(Locale.ROOT)
+                    : m;
         }
         Throwable t = e;
         while (t.getCause() != null && t.getCause() != t && t.getCause() instanceof Exception c) {

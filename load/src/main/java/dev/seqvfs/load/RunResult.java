@@ -4,20 +4,28 @@ import java.util.List;
 import org.HdrHistogram.Histogram;
 
 /**
- * What one run measured: a target ({@code seqvfs}, {@code seqvfs-old}, {@code host}), a
- * workload variant ({@code ""} if none, or e.g. {@code same-cwd}), its clients, the ops
- * done, the wall time from the start signal to the last client's return (nanoseconds),
- * the per-op latency histogram (nanoseconds) and the ops per second over time
- * ({@code {seconds since start, ops/s of the interval ending then}}).
+ * What one run measured: a target ({@code seqvfs}, {@code seqvfs-old}, {@code host}), a workload
+ * variant ({@code ""} if none, or e.g. {@code same-cwd}), its clients, the ops done, the wall time
+ * from the start signal to the last client's return (nanoseconds), the per-op latency histogram
+ * (nanoseconds) and the ops per second over time ({@code {seconds since start, ops/s of the
+ * interval ending then}}).
  *
  * @param perSecond ops/s of each second of the run (and of the last part-second)
- * @param fine ops/s of each {@link Meter#FINE_NANOS} (0.1 s) of the run's first
- *        {@link Meter#FINE_LIMIT_NANOS} (30 s), for the chart of a short run; complete when
- *        the run was no longer than that
+ * @param fine ops/s of each {@link Meter#FINE_NANOS} (0.1 s) of the run's first {@link
+ *     Meter#FINE_LIMIT_NANOS} (30 s), for the chart of a short run; complete when the run was no
+ *     longer than that
  * @param interrupted whether the run was cut short (Ctrl-C) and these are partial figures
  */
-public record RunResult(String target, String variant, int clients, long ops, long elapsedNanos,
-                        Histogram latency, List<double[]> perSecond, List<double[]> fine, boolean interrupted) {
+public record RunResult(
+        String target,
+        String variant,
+        int clients,
+        long ops,
+        long elapsedNanos,
+        Histogram latency,
+        List<double[]> perSecond,
+        List<double[]> fine,
+        boolean interrupted) {
     /** Returns ops per second over the whole run (0 for an empty run). */
     public double opsPerSec() {
         return elapsedNanos == 0 ? 0 : ops / (elapsedNanos / 1e9);

@@ -11,20 +11,20 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * One command's run of a workload: measures runs one after another (a progress line per
- * second on {@code err}), collects them in a {@link LoadReport}, and at the end prints the
- * summary on {@code out} and writes the JSON and chart files asked for.
+ * One command's run of a workload: measures runs one after another (a progress line per second on
+ * {@code err}), collects them in a {@link LoadReport}, and at the end prints the summary on {@code
+ * out} and writes the JSON and chart files asked for.
  *
- * <p><b>Ctrl-C.</b> While open, a shutdown hook is registered: if the JVM is asked to stop
- * (SIGINT, SIGTERM) before {@link #complete()}, it stops the clients of the run in
- * progress, adds what that run measured so far (marked interrupted), prints the partial
- * summary, writes the files, and runs the {@link #onExit} cleanups (temporary host trees);
- * runs that the command would start after that do nothing. {@link #close()} removes the
- * hook, closes the {@link #closeAtEnd} resources and runs the cleanups.
+ * <p><b>Ctrl-C.</b> While open, a shutdown hook is registered: if the JVM is asked to stop (SIGINT,
+ * SIGTERM) before {@link #complete()}, it stops the clients of the run in progress, adds what that
+ * run measured so far (marked interrupted), prints the partial summary, writes the files, and runs
+ * the {@link #onExit} cleanups (temporary host trees); runs that the command would start after that
+ * do nothing. {@link #close()} removes the hook, closes the {@link #closeAtEnd} resources and runs
+ * the cleanups.
  *
- * <p><b>Concurrency.</b> One command thread calls {@link #measure} and {@link #complete};
- * the ticker thread of the current run and the hook only read the meter and the report,
- * which are thread-safe. Exactly one of {@link #complete()} and the hook prints (a CAS).
+ * <p><b>Concurrency.</b> One command thread calls {@link #measure} and {@link #complete}; the
+ * ticker thread of the current run and the hook only read the meter and the report, which are
+ * thread-safe. Exactly one of {@link #complete()} and the hook prints (a CAS).
  */
 public final class Session implements AutoCloseable {
     private final LoadReport report;
@@ -50,7 +50,13 @@ public final class Session implements AutoCloseable {
      * @param progress whether to print a progress line per second
      * @throws LoadException a usage error when a file cannot be written (checked before any run)
      */
-    public Session(LoadReport report, PrintWriter out, PrintWriter err, Path json, Path chart, boolean progress) {
+    public Session(
+            LoadReport report,
+            PrintWriter out,
+            PrintWriter err,
+            Path json,
+            Path chart,
+            boolean progress) {
         if (chart != null) {
             Charts.checkName(chart);
             OutputFiles.checkWritable("--chart", chart);
@@ -75,27 +81,27 @@ public final class Session implements AutoCloseable {
     }
 
     /**
-     * Registers a cleanup that must happen however the command ends (a temporary host
-     * tree): run once, by {@link #close()} or by the Ctrl-C hook, latest first.
+     * Registers a cleanup that must happen however the command ends (a temporary host tree): run
+     * once, by {@link #close()} or by the Ctrl-C hook, latest first.
      */
     public synchronized void onExit(Runnable cleanup) {
         cleanups.add(cleanup);
     }
 
     /**
-     * Registers something to close at the end of a command that was not interrupted (a
-     * SeqVFS instance: a JVM that is shutting down need not stop its actors), latest first,
-     * before the {@link #onExit} cleanups.
+     * Registers something to close at the end of a command that was not interrupted (a SeqVFS
+     * instance: a JVM that is shutting down need not stop its actors), latest first, before the
+     * {@link #onExit} cleanups.
      */
     public synchronized void closeAtEnd(AutoCloseable resource) {
         closeables.add(resource);
     }
 
     /**
-     * Measures one run: the body starts the clients, which start the meter once ready (see
-     * {@link Clients}), and returns when they are done. A ticker thread prints progress once
-     * a second, samples the rate every {@link Meter#FINE_NANOS} (the chart of a short run)
-     * and, if {@code seconds > 0}, asks the clients to stop that long after the start.
+     * Measures one run: the body starts the clients, which start the meter once ready (see {@link
+     * Clients}), and returns when they are done. A ticker thread prints progress once a second,
+     * samples the rate every {@link Meter#FINE_NANOS} (the chart of a short run) and, if {@code
+     * seconds > 0}, asks the clients to stop that long after the start.
      *
      * @return the run's result, also added to the report
      */
@@ -104,8 +110,8 @@ public final class Session implements AutoCloseable {
     }
 
     /**
-     * Runs a warm-up: like {@link #measure}, but silent and not added to the report (the
-     * JIT compiles the op's path before the clock that counts starts).
+     * Runs a warm-up: like {@link #measure}, but silent and not added to the report (the JIT
+     * compiles the op's path before the clock that counts starts).
      */
     public void warmUp(Meter meter, double seconds, Runnable body) {
         meter.markWarmUp();
@@ -126,7 +132,8 @@ public final class Session implements AutoCloseable {
             System.gc();
         }
         AtomicBoolean running = new AtomicBoolean(true);
-        Thread ticker = new Thread(() -> tick(meter, seconds, running, record), "seqvfs-load-ticker");
+        Thread ticker =
+                new Thread(() -> tick(meter, seconds, running, record), "seqvfs-load-ticker");
         ticker.setDaemon(true);
         ticker.start();
         try {
@@ -174,24 +181,33 @@ public final class Session implements AutoCloseable {
             if (now >= next) {
                 double rate = meter.tick();
                 if (progress && print) {
-                    err.printf("[%4ds] %s, %d %s: %,.0f ops/s (%,d ops, p99 %.1f us)%n",
-                            Math.round((now - start) / 1e9), meter.variant().isEmpty() ? meter.target()
-                                    : meter.target() + " " + meter.variant(), meter.clients(),
-                            meter.clients() == 1 ? "client" : "clients", rate, meter.opsSoFar(),
+                    err.printf(
+                            "[%4ds] %s, %d %s: %,.0f ops/s (%,d ops, p99 %.1f us)%n",
+                            Math.round((now - start) / 1e9),
+                            meter.variant().isEmpty()
+                                    ? meter.target()
+                                    : meter.target() + " " + meter.variant(),
+                            meter.clients(),
+                            meter.clients() == 1 ? "client" : "clients",
+                            rate,
+                            meter.opsSoFar(),
                             meter.p99SoFar() / 1000.0);
                     err.flush();
                 }
                 next += TimeUnit.SECONDS.toNanos(1);
                 continue;
             }
-            long wake = nextSample - start <= Meter.FINE_LIMIT_NANOS ? Math.min(next, nextSample) : next;
+            long wake =
+                    nextSample - start <= Meter.FINE_LIMIT_NANOS
+                            ? Math.min(next, nextSample)
+                            : next;
             LockSupport.parkNanos(Math.min(wake, deadline) - now);
         }
     }
 
     /**
-     * Prints the summary and writes the JSON and chart files; the Ctrl-C hook no longer
-     * prints after this.
+     * Prints the summary and writes the JSON and chart files; the Ctrl-C hook no longer prints
+     * after this.
      *
      * @throws LoadException a file that could not be written
      */
@@ -255,9 +271,9 @@ public final class Session implements AutoCloseable {
     }
 
     /**
-     * Returns the host's load averages over 1, 5 and 15 minutes ({@code /proc/loadavg}), or
-     * null where there is none: figures measured while other work shares the CPUs mean
-     * little, so the summary shows them.
+     * Returns the host's load averages over 1, 5 and 15 minutes ({@code /proc/loadavg}), or null
+     * where there is none: figures measured while other work shares the CPUs mean little, so the
+     * summary shows them.
      */
     static String loadAverage() {
         try {

@@ -16,18 +16,17 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * A {@link VectorGraphics2D} that writes a chart's text as text. XChart never calls
- * {@code drawString}: it fills each label's outline ({@link TextLayout#getOutline}), so an
- * SVG of it holds every glyph as a {@code <path>}, which a reader cannot select, search or
- * restyle. This graphics knows the strings the chart may draw (its titles, series names and,
- * through the axes' formatting functions, every tick label: {@link #expect}) and the fonts
- * it draws them in; a filled shape that is exactly the outline of one of them, upright or
- * turned a quarter left (the y axis's title), is drawn with {@code drawString} instead, which
- * the SVG processor writes as a {@code <text>} element. Every other shape is filled as
- * usual.
+ * A {@link VectorGraphics2D} that writes a chart's text as text. XChart never calls {@code
+ * drawString}: it fills each label's outline ({@link TextLayout#getOutline}), so an SVG of it holds
+ * every glyph as a {@code <path>}, which a reader cannot select, search or restyle. This graphics
+ * knows the strings the chart may draw (its titles, series names and, through the axes' formatting
+ * functions, every tick label: {@link #expect}) and the fonts it draws them in; a filled shape that
+ * is exactly the outline of one of them, upright or turned a quarter left (the y axis's title), is
+ * drawn with {@code drawString} instead, which the SVG processor writes as a {@code <text>}
+ * element. Every other shape is filled as usual.
  *
- * <p>Not thread-safe: one chart painted by one thread. The copies {@link #create()} makes
- * share the expected strings.
+ * <p>Not thread-safe: one chart painted by one thread. The copies {@link #create()} makes share the
+ * expected strings.
  */
 final class SvgTextGraphics extends VectorGraphics2D {
     /** Coordinates closer than this are the same (outlines are floats). */
@@ -38,17 +37,26 @@ final class SvgTextGraphics extends VectorGraphics2D {
         final Set<Font> fonts = new LinkedHashSet<>();
         final Set<String> pending = new LinkedHashSet<>();
         final Set<String> done = new LinkedHashSet<>();
+
         /** Outlines by their number of path segments, the first, cheap key. */
         final Map<Integer, List<Outline>> bySegments = new HashMap<>();
     }
 
     /** One string in one font, upright or turned, as TextLayout outlines it at the origin. */
     @SuppressWarnings("ArrayRecordComponent") // matched by same(...), never by equals
-    private record Outline(String text, Font font, boolean turned, double[] coords, int[] types, Rectangle2D bounds) {
-    }
+    private record Outline(
+            String text,
+            Font font,
+            boolean turned,
+            double[] coords,
+            int[] types,
+            Rectangle2D bounds) {}
 
     private final Expected expected;
-    /** Set while {@link #drawText} runs: a fill then is the processor's own, never text to recover. */
+
+    /**
+     * Set while {@link #drawText} runs: a fill then is the processor's own, never text to recover.
+     */
     private boolean drawing;
 
     /** Creates one that expects no text yet. */
@@ -111,7 +119,8 @@ final class SvgTextGraphics extends VectorGraphics2D {
         return false;
     }
 
-    private static boolean same(Outline o, List<Integer> types, List<double[]> coords, double dx, double dy) {
+    private static boolean same(
+            Outline o, List<Integer> types, List<double[]> coords, double dx, double dy) {
         int k = 0;
         for (int i = 0; i < types.size(); i++) {
             int type = types.get(i);
@@ -156,7 +165,11 @@ final class SvgTextGraphics extends VectorGraphics2D {
             for (Font f : expected.fonts) {
                 TextLayout layout = new TextLayout(text, f, getFontRenderContext());
                 add(text, f, false, layout.getOutline(null));
-                add(text, f, true, layout.getOutline(AffineTransform.getRotateInstance(-Math.PI / 2)));
+                add(
+                        text,
+                        f,
+                        true,
+                        layout.getOutline(AffineTransform.getRotateInstance(-Math.PI / 2)));
             }
             expected.done.add(text);
         }
@@ -174,8 +187,14 @@ final class SvgTextGraphics extends VectorGraphics2D {
                 coords.add(seg[j]);
             }
         }
-        Outline o = new Outline(text, f, turned, coords.stream().mapToDouble(Double::doubleValue).toArray(),
-                types.stream().mapToInt(Integer::intValue).toArray(), outline.getBounds2D());
+        Outline o =
+                new Outline(
+                        text,
+                        f,
+                        turned,
+                        coords.stream().mapToDouble(Double::doubleValue).toArray(),
+                        types.stream().mapToInt(Integer::intValue).toArray(),
+                        outline.getBounds2D());
         expected.bySegments.computeIfAbsent(types.size(), k -> new ArrayList<>()).add(o);
     }
 

@@ -12,20 +12,22 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Specifies how {@code seqvfs load <workload>} (makestat, lookup, socket-close, pipe-close)
- * answers bad input: one line on stderr naming the option and the value, exit status 2,
- * no stack trace, checked before anything runs (so nothing is printed on stdout). Limits:
- * client counts 1 to 4096, durations 0 (warm-up) or above 0 (time) to 86400 seconds,
- * lookup's deepest path within PATH_MAX (4096 bytes with its NUL, limits.h), result files
- * in an existing, writable directory. What picocli itself refuses while parsing (a value
- * that is not a number, an unknown option, a missing required option, a workload that
- * does not exist) answers the same way: one line, exit 2, never the usage text.
+ * Specifies how {@code seqvfs load <workload>} (makestat, lookup, socket-close, pipe-close) answers
+ * bad input: one line on stderr naming the option and the value, exit status 2, no stack trace,
+ * checked before anything runs (so nothing is printed on stdout). Limits: client counts 1 to 4096,
+ * durations 0 (warm-up) or above 0 (time) to 86400 seconds, lookup's deepest path within PATH_MAX
+ * (4096 bytes with its NUL, limits.h), result files in an existing, writable directory. What
+ * picocli itself refuses while parsing (a value that is not a number, an unknown option, a missing
+ * required option, a workload that does not exist) answers the same way: one line, exit 2, never
+ * the usage text.
  */
 class BadInputTest {
-    @TempDir
-    Path tmp;
+    @TempDir Path tmp;
 
-    /** Asserts a usage error: exit 2, nothing on stdout, exactly one stderr line holding {@code text}. */
+    /**
+     * Asserts a usage error: exit 2, nothing on stdout, exactly one stderr line holding {@code
+     * text}.
+     */
     private static void assertUsageError(Cli.Result r, String text) {
         assertEquals(2, r.exit(), r.out() + r.err());
         assertEquals("", r.out());
@@ -36,7 +38,8 @@ class BadInputTest {
 
     @Test
     void lookup_clientsAboveTheLimit_failsUpFrontNamingTheLimit() {
-        assertUsageError(Cli.run("load", "lookup", "--clients", "1,2147483647"),
+        assertUsageError(
+                Cli.run("load", "lookup", "--clients", "1,2147483647"),
                 "seqvfs load lookup: --clients 2147483647: a client count must be between 1 and 4096");
     }
 
@@ -47,19 +50,35 @@ class BadInputTest {
 
     @Test
     void makestat_hugeTime_failsUpFrontNamingTheBound() throws Exception {
-        assertUsageError(Cli.run("load", "makestat", "--tree", Cli.smallZip(tmp).toString(), "--time", "2147483647"),
+        assertUsageError(
+                Cli.run(
+                        "load",
+                        "makestat",
+                        "--tree",
+                        Cli.smallZip(tmp).toString(),
+                        "--time",
+                        "2147483647"),
                 "--time 2147483647: must be above 0 and at most 86400 seconds");
     }
 
     @Test
     void makestat_negativeWarmup_failsNamingWarmup() throws Exception {
-        assertUsageError(Cli.run("load", "makestat", "--tree", Cli.smallZip(tmp).toString(), "--warmup", "-1"),
+        assertUsageError(
+                Cli.run(
+                        "load",
+                        "makestat",
+                        "--tree",
+                        Cli.smallZip(tmp).toString(),
+                        "--warmup",
+                        "-1"),
                 "--warmup -1: must be from 0 to 86400 seconds");
     }
 
     @Test
     void lookup_hugeWarmup_failsUpFront() {
-        assertUsageError(Cli.run("load", "lookup", "--warmup", "1e9"), "--warmup 1000000000: must be from 0 to 86400");
+        assertUsageError(
+                Cli.run("load", "lookup", "--warmup", "1e9"),
+                "--warmup 1000000000: must be from 0 to 86400");
     }
 
     @Test
@@ -72,14 +91,16 @@ class BadInputTest {
     @Test
     void lookup_chartInMissingDirectory_failsAndCreatesNothing() {
         Path chart = tmp.resolve("absent/sub/c.svg");
-        assertUsageError(Cli.run("load", "lookup", "--ops", "10", "--chart", chart.toString()),
+        assertUsageError(
+                Cli.run("load", "lookup", "--ops", "10", "--chart", chart.toString()),
                 "--chart " + chart + ": directory " + chart.getParent() + " does not exist");
         assertFalse(Files.exists(tmp.resolve("absent")));
     }
 
     @Test
     void pipeClose_jsonIsADirectory_failsSayingSo() {
-        assertUsageError(Cli.run("load", "pipe-close", "--ops", "10", "--json", tmp.toString()),
+        assertUsageError(
+                Cli.run("load", "pipe-close", "--ops", "10", "--json", tmp.toString()),
                 "--json " + tmp + ": is a directory, not a file");
     }
 
@@ -91,23 +112,42 @@ class BadInputTest {
         Matcher m = Pattern.compile("the largest depth here is (\\d+)").matcher(r.err());
         assertTrue(m.find(), r.err());
 
-        Cli.Result ok = Cli.run("load", "lookup", "--clients", "1", "--ops", "10", "--warmup", "0", "--no-progress",
-                "--depth", m.group(1));
+        Cli.Result ok =
+                Cli.run(
+                        "load",
+                        "lookup",
+                        "--clients",
+                        "1",
+                        "--ops",
+                        "10",
+                        "--warmup",
+                        "0",
+                        "--no-progress",
+                        "--depth",
+                        m.group(1));
         assertEquals(0, ok.exit(), ok.err());
-        Cli.Result over = Cli.run("load", "lookup", "--clients", "1", "--depth",
-                Integer.toString(Integer.parseInt(m.group(1)) + 1));
+        Cli.Result over =
+                Cli.run(
+                        "load",
+                        "lookup",
+                        "--clients",
+                        "1",
+                        "--depth",
+                        Integer.toString(Integer.parseInt(m.group(1)) + 1));
         assertEquals(2, over.exit(), over.err());
     }
 
     @Test
     void dbench_clientsNotANumber_oneLineNamingTheOptionAndTheValue() {
-        assertUsageError(Cli.run("load", "dbench", "--clients", "abc"),
+        assertUsageError(
+                Cli.run("load", "dbench", "--clients", "abc"),
                 "seqvfs load dbench: --clients abc: not a whole number");
     }
 
     @Test
     void dbench_clientsPastTheIntRange_saysTooLarge() {
-        assertUsageError(Cli.run("load", "dbench", "--clients", "99999999999"),
+        assertUsageError(
+                Cli.run("load", "dbench", "--clients", "99999999999"),
                 "seqvfs load dbench: --clients 99999999999: too large");
     }
 
@@ -120,40 +160,50 @@ class BadInputTest {
 
     @Test
     void dbench_optionWithoutItsValue_saysItNeedsOne() {
-        assertUsageError(Cli.run("load", "dbench", "--clients"), "seqvfs load dbench: --clients needs a value (N)");
+        assertUsageError(
+                Cli.run("load", "dbench", "--clients"),
+                "seqvfs load dbench: --clients needs a value (N)");
     }
 
     @Test
     void makestat_withoutTree_saysTreeIsRequired() {
-        assertUsageError(Cli.run("load", "makestat"), "seqvfs load makestat: --tree PATH is required");
+        assertUsageError(
+                Cli.run("load", "makestat"), "seqvfs load makestat: --tree PATH is required");
     }
 
     @Test
     void makestat_clientListWithANonNumber_namesTheBadElement() {
-        assertUsageError(Cli.run("load", "makestat", "--tree", tmp.toString(), "--clients", "1,x"),
+        assertUsageError(
+                Cli.run("load", "makestat", "--tree", tmp.toString(), "--clients", "1,x"),
                 "seqvfs load makestat: --clients x: not a whole number");
     }
 
     @Test
     void lookup_warmupNotANumber_saysSo() {
-        assertUsageError(Cli.run("load", "lookup", "--warmup", "soon"), "seqvfs load lookup: --warmup soon: not a number");
+        assertUsageError(
+                Cli.run("load", "lookup", "--warmup", "soon"),
+                "seqvfs load lookup: --warmup soon: not a number");
     }
 
     @Test
     void socketClose_optionGivenTwice_saysOnce() {
-        assertUsageError(Cli.run("load", "socket-close", "--ops", "1", "--ops", "2"),
+        assertUsageError(
+                Cli.run("load", "socket-close", "--ops", "1", "--ops", "2"),
                 "seqvfs load socket-close: --ops given twice");
     }
 
     @Test
     void load_unknownWorkload_namesTheWorkloads() {
-        assertUsageError(Cli.run("load", "dbnech"),
+        assertUsageError(
+                Cli.run("load", "dbnech"),
                 "seqvfs load: dbnech: no such workload (dbench, makestat, socket-close, pipe-close, lookup)");
     }
 
     @Test
     void workload_unexpectedArgument_saysItTakesOptionsOnly() {
-        assertUsageError(Cli.run("load", "lookup", "extra"), "seqvfs load lookup: extra: unexpected argument");
+        assertUsageError(
+                Cli.run("load", "lookup", "extra"),
+                "seqvfs load lookup: extra: unexpected argument");
     }
 
     @Test
@@ -176,11 +226,15 @@ class BadInputTest {
 
     @Test
     void version_onLoadAndOnAWorkload_printsTheProjectVersion() {
-        for (String[] args : new String[][] {{"-V"}, {"load", "-V"}, {"load", "dbench", "-V"},
-                {"load", "lookup", "-V"}}) {
+        for (String[] args :
+                new String[][] {
+                    {"-V"}, {"load", "-V"}, {"load", "dbench", "-V"}, {"load", "lookup", "-V"}
+                }) {
             Cli.Result r = Cli.run(args);
             assertEquals(0, r.exit());
-            assertTrue(r.out().matches("seqvfs \\d+\\.\\d+\\.\\d+\\S*\\R"), String.join(" ", args) + ": " + r.out());
+            assertTrue(
+                    r.out().matches("seqvfs \\d+\\.\\d+\\.\\d+\\S*\\R"),
+                    String.join(" ", args) + ": " + r.out());
         }
     }
 }

@@ -23,15 +23,14 @@ import org.w3c.dom.Element;
 import org.w3c.dom.NodeList;
 
 /**
- * Specifies {@code --chart} ({@link Charts}): an SVG whose text is {@code <text>} elements
- * (titles, axis titles, series names, tick labels), not glyph outlines; whole-number ticks
- * only on the clients axis; the throughput of runs up to 30 s plotted each 0.1 s, of
- * longer ones each second; strong colours (at least 3:1 against the white background, as
- * WCAG asks of graphics); a PNG of 900 pixels by 450 per panel.
+ * Specifies {@code --chart} ({@link Charts}): an SVG whose text is {@code <text>} elements (titles,
+ * axis titles, series names, tick labels), not glyph outlines; whole-number ticks only on the
+ * clients axis; the throughput of runs up to 30 s plotted each 0.1 s, of longer ones each second;
+ * strong colours (at least 3:1 against the white background, as WCAG asks of graphics); a PNG of
+ * 900 pixels by 450 per panel.
  */
 class ChartsTest {
-    @TempDir
-    Path tmp;
+    @TempDir Path tmp;
 
     /** A run of {@code seconds}, its rate sampled every 0.1 s and every second. */
     private static RunResult run(String target, int clients, double seconds) {
@@ -44,7 +43,15 @@ class ChartsTest {
             perSecond.add(new double[] {Math.min(i, seconds), 100_000.0 * clients});
         }
         long ops = (long) (100_000 * clients * seconds);
-        return new RunResult(target, "", clients, ops, (long) (seconds * 1e9), new Histogram(3), perSecond, fine,
+        return new RunResult(
+                target,
+                "",
+                clients,
+                ops,
+                (long) (seconds * 1e9),
+                new Histogram(3),
+                perSecond,
+                fine,
                 false);
     }
 
@@ -59,8 +66,7 @@ class ChartsTest {
     }
 
     /** The {@code <text>} elements of an SVG, with the translation of their group. */
-    private record Label(String text, double x, double y) {
-    }
+    private record Label(String text, double x, double y) {}
 
     private static List<Label> labels(Path svg) throws Exception {
         DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
@@ -73,8 +79,13 @@ class ChartsTest {
             Element t = (Element) texts.item(i);
             Element g = (Element) t.getParentNode();
             Matcher m = translate.matcher(g.getAttribute("transform"));
-            out.add(m.find() ? new Label(t.getTextContent(), Double.parseDouble(m.group(1)),
-                    Double.parseDouble(m.group(2))) : new Label(t.getTextContent(), Double.NaN, Double.NaN));
+            out.add(
+                    m.find()
+                            ? new Label(
+                                    t.getTextContent(),
+                                    Double.parseDouble(m.group(1)),
+                                    Double.parseDouble(m.group(2)))
+                            : new Label(t.getTextContent(), Double.NaN, Double.NaN));
         }
         return out;
     }
@@ -86,16 +97,29 @@ class ChartsTest {
 
         Set<String> texts = new TreeSet<>();
         labels(svg).forEach(l -> texts.add(l.text()));
-        for (String s : List.of("socket-close: throughput, each 0.1 s", "socket-close: scaling", "clients", "ops/s",
-                "seconds since the run's start", "seqvfs, 1 client", "host, 4 clients", "seqvfs", "host", "0",
-                "400,000")) {
+        for (String s :
+                List.of(
+                        "socket-close: throughput, each 0.1 s",
+                        "socket-close: scaling",
+                        "clients",
+                        "ops/s",
+                        "seconds since the run's start",
+                        "seqvfs, 1 client",
+                        "host, 4 clients",
+                        "seqvfs",
+                        "host",
+                        "0",
+                        "400,000")) {
             assertTrue(texts.contains(s), s + " not in " + texts);
         }
         String xml = java.nio.file.Files.readString(svg);
-        assertTrue(xml.contains("<svg style=\"font-size:12px;font-family:sans-serif\""), "the default text size");
+        assertTrue(
+                xml.contains("<svg style=\"font-size:12px;font-family:sans-serif\""),
+                "the default text size");
         // lines and markers are straight segments; a glyph's outline has curves (C, Q)
         Matcher curve = Pattern.compile("<path d=\"[^\"]*[CQ][^\"]*\"").matcher(xml);
-        assertFalse(curve.find(), "a glyph outline is left: " + (curve.hitEnd() ? "" : curve.group()));
+        assertFalse(
+                curve.find(), "a glyph outline is left: " + (curve.hitEnd() ? "" : curve.group()));
     }
 
     @Test
@@ -104,10 +128,13 @@ class ChartsTest {
         Charts.write(report(2), svg);
 
         // the clients axis's labels: the lowest numeric labels of the second panel
-        List<Label> numbers = labels(svg).stream()
-                .filter(l -> l.y() > 450 && l.text().matches("[0-9][0-9,.]*")).toList();
+        List<Label> numbers =
+                labels(svg).stream()
+                        .filter(l -> l.y() > 450 && l.text().matches("[0-9][0-9,.]*"))
+                        .toList();
         double bottom = numbers.stream().mapToDouble(Label::y).max().orElseThrow();
-        List<String> ticks = numbers.stream().filter(l -> l.y() > bottom - 1).map(Label::text).toList();
+        List<String> ticks =
+                numbers.stream().filter(l -> l.y() > bottom - 1).map(Label::text).toList();
         assertEquals(List.of("1", "2", "3", "4"), ticks.stream().sorted().toList());
     }
 
@@ -128,10 +155,13 @@ class ChartsTest {
     void palette_everyColour_hasAtLeastThreeToOneContrastOnWhite() {
         for (Color c : Charts.palette()) {
             double contrast = 1.05 / (luminance(c) + 0.05);
-            assertTrue(contrast >= 3, String.format("#%06x: %.2f:1", c.getRGB() & 0xffffff, contrast));
+            assertTrue(
+                    contrast >= 3, String.format("#%06x: %.2f:1", c.getRGB() & 0xffffff, contrast));
         }
-        assertEquals(Charts.palette().size(), new TreeSet<>(Charts.palette().stream().map(Color::getRGB).toList())
-                .size(), "distinct colours");
+        assertEquals(
+                Charts.palette().size(),
+                new TreeSet<>(Charts.palette().stream().map(Color::getRGB).toList()).size(),
+                "distinct colours");
     }
 
     /** WCAG 2 relative luminance. */

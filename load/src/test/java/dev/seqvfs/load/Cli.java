@@ -16,11 +16,9 @@ import picocli.CommandLine;
 /** Test helpers: runs {@code seqvfs} in-process and builds small source trees. */
 final class Cli {
     /** What a run printed and returned. */
-    record Result(int exit, String out, String err) {
-    }
+    record Result(int exit, String out, String err) {}
 
-    private Cli() {
-    }
+    private Cli() {}
 
     /** Runs {@code seqvfs args...} in this JVM, capturing stdout and stderr. */
     static Result run(String... args) {
@@ -35,6 +33,7 @@ final class Cli {
 
     /**
      * Writes a zip of this tree (one explicit directory entry, the others implied):
+     *
      * <pre>
      * top/                 explicit entry
      * top/a.txt            "hello"          (5 bytes)
@@ -42,6 +41,7 @@ final class Cli {
      * top/sub/deep/c.bin   1000 bytes of 7
      * README               ""               (0 bytes)
      * </pre>
+     *
      * with modification times 2001-09-09T01:46:40Z plus the file's size in seconds.
      */
     static Path smallZip(Path dir) throws IOException {
@@ -59,7 +59,9 @@ final class Cli {
         return zip;
     }
 
-    /** The modification time {@link #smallZip} gives a file of {@code size} bytes, in milliseconds. */
+    /**
+     * The modification time {@link #smallZip} gives a file of {@code size} bytes, in milliseconds.
+     */
     static long mtimeMillis(long size) {
         return 1_000_000_000_000L + size * 1000;
     }
@@ -76,7 +78,9 @@ final class Cli {
     static Path corruptZip(Path dir) throws IOException {
         Path p = dir.resolve("corrupt.zip");
         try (OutputStream out = Files.newOutputStream(p)) {
-            out.write("PK\u0003\u0004 this is not really a zip archive".getBytes(StandardCharsets.UTF_8));
+            out.write(
+                    "PK\u0003\u0004 this is not really a zip archive"
+                            .getBytes(StandardCharsets.UTF_8));
         }
         return p;
     }

@@ -18,11 +18,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Specifies the client drivers ({@link Clients}, {@link ClientActor}) and {@link Meter}'s
- * counting: each client does exactly its share of ops, an async op completed later on
- * another thread is awaited without blocking and still counted, one client's failure stops
- * the others and surfaces as a {@link LoadException}, and sampling times one op in N while
- * counting them all.
+ * Specifies the client drivers ({@link Clients}, {@link ClientActor}) and {@link Meter}'s counting:
+ * each client does exactly its share of ops, an async op completed later on another thread is
+ * awaited without blocking and still counted, one client's failure stops the others and surfaces as
+ * a {@link LoadException}, and sampling times one op in N while counting them all.
  */
 class ClientsTest {
     private static ActorSystem<Void> system;
@@ -30,8 +29,11 @@ class ClientsTest {
 
     @BeforeAll
     static void start() {
-        system = ActorSystem.create(Behaviors.empty(), "clients-test",
-                Clients.dispatcherConfig(2).withFallback(ConfigFactory.load()));
+        system =
+                ActorSystem.create(
+                        Behaviors.empty(),
+                        "clients-test",
+                        Clients.dispatcherConfig(2).withFallback(ConfigFactory.load()));
         other = Executors.newSingleThreadExecutor();
     }
 
@@ -62,7 +64,8 @@ class ClientsTest {
     void actors_stageCompletedOnAnotherThread_isAwaitedAndCounted() {
         Meter m = new Meter("t", "", 1);
         AtomicLong done = new AtomicLong();
-        List<Clients.AsyncOp> ops = List.of(() -> CompletableFuture.supplyAsync(done::incrementAndGet, other));
+        List<Clients.AsyncOp> ops =
+                List.of(() -> CompletableFuture.supplyAsync(done::incrementAndGet, other));
         Clients.actors(system, m, ops, 200);
         assertEquals(200, done.get());
         assertEquals(200, m.finish().ops());
@@ -72,11 +75,17 @@ class ClientsTest {
     void actors_failedStage_stopsTheRunWithLoadException() {
         Meter m = new Meter("t", "", 2);
         AtomicLong calls = new AtomicLong();
-        List<Clients.AsyncOp> ops = List.of(
-                () -> calls.incrementAndGet() == 10 ? CompletableFuture.failedFuture(new IllegalStateException("boom"))
-                        : CompletableFuture.completedFuture(null),
-                () -> CompletableFuture.completedFuture(null));
-        LoadException e = assertThrows(LoadException.class, () -> Clients.actors(system, m, ops, Long.MAX_VALUE));
+        List<Clients.AsyncOp> ops =
+                List.of(
+                        () ->
+                                calls.incrementAndGet() == 10
+                                        ? CompletableFuture.failedFuture(
+                                                new IllegalStateException("boom"))
+                                        : CompletableFuture.completedFuture(null),
+                        () -> CompletableFuture.completedFuture(null));
+        LoadException e =
+                assertThrows(
+                        LoadException.class, () -> Clients.actors(system, m, ops, Long.MAX_VALUE));
         assertTrue(e.getMessage().contains("boom"), e.getMessage());
         assertTrue(m.stopRequested());
     }
@@ -84,10 +93,14 @@ class ClientsTest {
     @Test
     void threads_oneClientThrows_stopsTheOthersAndRethrows() {
         Meter m = new Meter("t", "", 2);
-        List<Clients.BlockingOp> ops = List.of(() -> {
-            throw new java.io.IOException("EMFILE");
-        }, () -> { });
-        LoadException e = assertThrows(LoadException.class, () -> Clients.threads(m, ops, Long.MAX_VALUE));
+        List<Clients.BlockingOp> ops =
+                List.of(
+                        () -> {
+                            throw new java.io.IOException("EMFILE");
+                        },
+                        () -> {});
+        LoadException e =
+                assertThrows(LoadException.class, () -> Clients.threads(m, ops, Long.MAX_VALUE));
         assertTrue(e.getMessage().contains("EMFILE"), e.getMessage());
     }
 

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.BufferedReader;
-import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -13,21 +12,35 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * Specifies Ctrl-C handling ({@link Session}'s shutdown hook): a {@code seqvfs} process
- * asked to stop in the middle of a run prints the partial summary, with the run in
- * progress marked interrupted, and stops. The test sends SIGTERM, which runs the same JVM
- * shutdown hooks as Ctrl-C's SIGINT (checked by hand: {@code kill -INT} gives the same output).
+ * Specifies Ctrl-C handling ({@link Session}'s shutdown hook): a {@code seqvfs} process asked to
+ * stop in the middle of a run prints the partial summary, with the run in progress marked
+ * interrupted, and stops. The test sends SIGTERM, which runs the same JVM shutdown hooks as
+ * Ctrl-C's SIGINT (checked by hand: {@code kill -INT} gives the same output).
  */
 class InterruptTest {
     @Test
     void socketClose_stoppedMidRun_printsPartialSummary() throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process p = new ProcessBuilder(List.of(java, "-cp", System.getProperty("java.class.path"),
-                "dev.seqvfs.cli.Main", "load", "socket-close", "--ops", "1000000000", "--warmup", "0"))
-                .redirectErrorStream(true).start();
+        Process p =
+                new ProcessBuilder(
+                                List.of(
+                                        java,
+                                        "-cp",
+                                        System.getProperty("java.class.path"),
+                                        "dev.seqvfs.cli.Main",
+                                        "load",
+                                        "socket-close",
+                                        "--ops",
+                                        "1000000000",
+                                        "--warmup",
+                                        "0"))
+                        .redirectErrorStream(true)
+                        .start();
         StringBuilder out = new StringBuilder();
         boolean exited;
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+        try (BufferedReader r =
+                new BufferedReader(
+                        new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
             // the first progress line: the run is under way
             while ((line = r.readLine()) != null) {

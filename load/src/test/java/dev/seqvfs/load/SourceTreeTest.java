@@ -18,23 +18,36 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Specifies {@link SourceTree}: what {@code seqvfs load makestat --tree} reads from a zip
- * file or a directory (directories parents first, implied ones included; regular files
- * with sizes and times) and the clear errors for a missing tree, a dangling link, a file
- * that is not a zip and an entry that escapes the tree (java.util.zip, zip slip).
+ * Specifies {@link SourceTree}: what {@code seqvfs load makestat --tree} reads from a zip file or a
+ * directory (directories parents first, implied ones included; regular files with sizes and times)
+ * and the clear errors for a missing tree, a dangling link, a file that is not a zip and an entry
+ * that escapes the tree (java.util.zip, zip slip).
  */
 class SourceTreeTest {
-    @TempDir
-    Path tmp;
+    @TempDir Path tmp;
 
     @Test
-    void open_zipWithImpliedDirectories_listsEveryDirectoryParentsFirstAndEveryFileWithSize() throws IOException {
+    void open_zipWithImpliedDirectories_listsEveryDirectoryParentsFirstAndEveryFileWithSize()
+            throws IOException {
         try (SourceTree t = SourceTree.open(Cli.smallZip(tmp))) {
             assertTrue(t.isZip());
             assertEquals(List.of("top", "top/sub", "top/sub/deep"), t.dirs());
-            Map<String, Long> sizes = t.files().stream()
-                    .collect(Collectors.toMap(SourceTree.FileEntry::path, SourceTree.FileEntry::size));
-            assertEquals(Map.of("top/a.txt", 5L, "top/sub/b.java", 11L, "top/sub/deep/c.bin", 1000L, "README", 0L),
+            Map<String, Long> sizes =
+                    t.files().stream()
+                            .collect(
+                                    Collectors.toMap(
+                                            SourceTree.FileEntry::path,
+                                            SourceTree.FileEntry::size));
+            assertEquals(
+                    Map.of(
+                            "top/a.txt",
+                            5L,
+                            "top/sub/b.java",
+                            11L,
+                            "top/sub/deep/c.bin",
+                            1000L,
+                            "README",
+                            0L),
                     sizes);
             assertEquals(1016, t.bytes());
             for (SourceTree.FileEntry f : t.files()) {
@@ -54,8 +67,12 @@ class SourceTreeTest {
         try (SourceTree t = SourceTree.open(root)) {
             assertFalse(t.isZip());
             assertEquals(List.of("x", "x/y"), t.dirs());
-            Map<String, Long> sizes = t.files().stream()
-                    .collect(Collectors.toMap(SourceTree.FileEntry::path, SourceTree.FileEntry::size));
+            Map<String, Long> sizes =
+                    t.files().stream()
+                            .collect(
+                                    Collectors.toMap(
+                                            SourceTree.FileEntry::path,
+                                            SourceTree.FileEntry::size));
             assertEquals(Map.of("x/y/z.txt", 3L, "x/w", 0L), sizes);
             assertEquals(1, t.skipped());
         }
@@ -63,7 +80,8 @@ class SourceTreeTest {
 
     @Test
     void open_missingPath_failsSayingNoSuchFile() {
-        LoadException e = assertThrows(LoadException.class, () -> SourceTree.open(tmp.resolve("nope.zip")));
+        LoadException e =
+                assertThrows(LoadException.class, () -> SourceTree.open(tmp.resolve("nope.zip")));
         assertTrue(e.getMessage().contains("no such file or directory"), e.getMessage());
     }
 
@@ -71,7 +89,9 @@ class SourceTreeTest {
     void open_danglingSymlink_failsNamingTheLinkTarget() throws IOException {
         Path link = Files.createSymbolicLink(tmp.resolve("src.zip"), Path.of("../../gone/src.zip"));
         LoadException e = assertThrows(LoadException.class, () -> SourceTree.open(link));
-        assertTrue(e.getMessage().contains("dangling symbolic link (to ../../gone/src.zip)"), e.getMessage());
+        assertTrue(
+                e.getMessage().contains("dangling symbolic link (to ../../gone/src.zip)"),
+                e.getMessage());
     }
 
     @Test

@@ -23,14 +23,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Specifies {@link TreeImport}: a source tree lands in SeqVFS (and on the host) with its
- * directories, its files' sizes (ftruncate) or contents (write), and their modification
- * times, as {@code stat(2)} then reports them (the {@link Cli#smallZip} tree).
+ * directories, its files' sizes (ftruncate) or contents (write), and their modification times, as
+ * {@code stat(2)} then reports them (the {@link Cli#smallZip} tree).
  */
 class TreeImportTest {
     private static SeqVfs vfs;
 
-    @TempDir
-    Path tmp;
+    @TempDir Path tmp;
 
     @BeforeAll
     static void start() {
@@ -44,7 +43,8 @@ class TreeImportTest {
 
     @Test
     void intoSeqVfs_sizesOnly_statShowsSourceSizesAndTimesAndDirectories() throws IOException {
-        try (SourceTree tree = SourceTree.open(Cli.smallZip(tmp)); VfsTask t = vfs.newTask(Credentials.ROOT)) {
+        try (SourceTree tree = SourceTree.open(Cli.smallZip(tmp));
+                VfsTask t = vfs.newTask(Credentials.ROOT)) {
             TreeImport.intoSeqVfs(tree, t, "/imp1/src", false);
             assertEquals(Mode.S_IFDIR, t.stat("/imp1/src/top/sub/deep").mode() & Mode.S_IFMT);
             for (SourceTree.FileEntry f : tree.files()) {
@@ -60,9 +60,12 @@ class TreeImportTest {
 
     @Test
     void intoSeqVfs_contents_readBackGivesTheSourceBytes() throws IOException {
-        try (SourceTree tree = SourceTree.open(Cli.smallZip(tmp)); VfsTask t = vfs.newTask(Credentials.ROOT)) {
+        try (SourceTree tree = SourceTree.open(Cli.smallZip(tmp));
+                VfsTask t = vfs.newTask(Credentials.ROOT)) {
             TreeImport.intoSeqVfs(tree, t, "/imp2", true);
-            assertArrayEquals("class B {}\n".getBytes(StandardCharsets.UTF_8), read(t, "/imp2/top/sub/b.java", 11));
+            assertArrayEquals(
+                    "class B {}\n".getBytes(StandardCharsets.UTF_8),
+                    read(t, "/imp2/top/sub/b.java", 11));
             assertEquals(1000, t.stat("/imp2/top/sub/deep/c.bin").size());
         }
     }
@@ -73,7 +76,8 @@ class TreeImportTest {
         Files.createDirectories(root.resolve("p/q"));
         Files.writeString(root.resolve("p/q/r.c"), "int main;\n");
         Files.setLastModifiedTime(root.resolve("p/q/r.c"), FileTime.fromMillis(1_500_000_000_000L));
-        try (SourceTree tree = SourceTree.open(root); VfsTask t = vfs.newTask(Credentials.ROOT)) {
+        try (SourceTree tree = SourceTree.open(root);
+                VfsTask t = vfs.newTask(Credentials.ROOT)) {
             TreeImport.intoSeqVfs(tree, t, "/imp3", false);
             Stat st = t.stat("/imp3/p/q/r.c");
             assertEquals(10, st.size());
@@ -89,7 +93,9 @@ class TreeImportTest {
         }
         assertEquals(1000, Files.size(host.resolve("top/sub/deep/c.bin")));
         assertEquals(0, Files.size(host.resolve("README")));
-        assertEquals(Cli.mtimeMillis(5), Files.getLastModifiedTime(host.resolve("top/a.txt")).toMillis());
+        assertEquals(
+                Cli.mtimeMillis(5),
+                Files.getLastModifiedTime(host.resolve("top/a.txt")).toMillis());
     }
 
     private static byte[] read(VfsTask t, String path, int n) {

@@ -13,17 +13,25 @@ import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 /**
- * Specifies every {@code --help} of {@code seqvfs}: lines of at most 80 columns, broken
- * only at spaces, so that a path, an option with its value or an example command is never
- * split across two lines (picocli's own wrapping breaks after '.' and '/', as in
- * {@code src.} / {@code zip}).
+ * Specifies every {@code --help} of {@code seqvfs}: lines of at most 80 columns, broken only at
+ * spaces, so that a path, an option with its value or an example command is never split across two
+ * lines (picocli's own wrapping breaks after '.' and '/', as in {@code src.} / {@code zip}).
  */
 class UsageHelpTest {
     /** Every command that has a {@code --help}. */
-    private static final String[][] COMMANDS = {{}, {"load"}, {"load", "dbench"}, {"load", "makestat"},
-        {"load", "socket-close"}, {"load", "pipe-close"}, {"load", "lookup"}};
+    private static final String[][] COMMANDS = {
+        {},
+        {"load"},
+        {"load", "dbench"},
+        {"load", "makestat"},
+        {"load", "socket-close"},
+        {"load", "pipe-close"},
+        {"load", "lookup"}
+    };
 
-    /** Returns {@code seqvfs args... --help} as printed with a usage width of {@code width} columns. */
+    /**
+     * Returns {@code seqvfs args... --help} as printed with a usage width of {@code width} columns.
+     */
     private static String help(int width, String... args) {
         StringWriter out = new StringWriter();
         CommandLine cl = Main.commandLine();
@@ -51,7 +59,10 @@ class UsageHelpTest {
             List<String> expected = tokens(wide);
             List<String> actual = tokens(narrow);
             for (int i = 0; i < Math.min(expected.size(), actual.size()); i++) {
-                assertEquals(expected.get(i), actual.get(i), "seqvfs " + name + " --help splits a token:\n" + narrow);
+                assertEquals(
+                        expected.get(i),
+                        actual.get(i),
+                        "seqvfs " + name + " --help splits a token:\n" + narrow);
             }
             assertEquals(expected.size(), actual.size(), "seqvfs " + name + " --help:\n" + narrow);
         }
@@ -61,8 +72,14 @@ class UsageHelpTest {
     void help_ofEveryCommand_fitsEightyColumns() {
         for (String[] args : COMMANDS) {
             for (String line : help(0, args).lines().toList()) {
-                assertTrue(line.length() <= 80, "seqvfs " + String.join(" ", args) + " --help: " + line.length()
-                        + " columns: " + line);
+                assertTrue(
+                        line.length() <= 80,
+                        "seqvfs "
+                                + String.join(" ", args)
+                                + " --help: "
+                                + line.length()
+                                + " columns: "
+                                + line);
             }
         }
     }

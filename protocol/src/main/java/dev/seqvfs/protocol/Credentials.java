@@ -3,19 +3,20 @@ package dev.seqvfs.protocol;
 import java.util.Arrays;
 
 /**
- * The identity a task acts with: effective user and group ids and the supplementary
- * groups, as {@code credentials(7)} describes them. SeqVFS models one id per kind (real,
- * effective and file-system ids are the same).
+ * The identity a task acts with: effective user and group ids and the supplementary groups, as
+ * {@code credentials(7)} describes them. SeqVFS models one id per kind (real, effective and
+ * file-system ids are the same).
  *
- * <p>Immutable; thread-safe. {@code uid == 0} is root, who passes every read and write
- * permission check and every search check ({@code CAP_DAC_OVERRIDE}), and may execute a
- * file only if some execute bit is set.
+ * <p>Immutable; thread-safe. {@code uid == 0} is root, who passes every read and write permission
+ * check and every search check ({@code CAP_DAC_OVERRIDE}), and may execute a file only if some
+ * execute bit is set.
  *
  * @param uid user id
  * @param gid primary group id
  * @param groups supplementary group ids (copied, sorted)
  */
-@SuppressWarnings("ArrayRecordComponent") // equals, hashCode and toString below use groups by content
+@SuppressWarnings(
+        "ArrayRecordComponent") // equals, hashCode and toString below use groups by content
 public record Credentials(int uid, int gid, int[] groups) {
     /** The superuser, uid 0 and gid 0. */
     public static final Credentials ROOT = new Credentials(0, 0, new int[0]);
@@ -66,7 +67,9 @@ public record Credentials(int uid, int gid, int[] groups) {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof Credentials c && c.uid == uid && c.gid == gid
+        return o instanceof Credentials c
+                && c.uid == uid
+                && c.gid == gid
                 && Arrays.equals(c.groups, groups);
     }
 
@@ -77,6 +80,12 @@ public record Credentials(int uid, int gid, int[] groups) {
 
     @Override
     public String toString() {
-        return "Credentials[uid=" + uid + ", gid=" + gid + ", groups=" + Arrays.toString(groups) + "]";
+        return "Credentials[uid="
+                + uid
+                + ", gid="
+                + gid
+                + ", groups="
+                + Arrays.toString(groups)
+                + "]";
     }
 }

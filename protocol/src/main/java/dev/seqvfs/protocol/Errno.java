@@ -1,8 +1,8 @@
 package dev.seqvfs.protocol;
 
 /**
- * Linux error numbers with their names and {@code strerror} texts, as listed in
- * {@code errno(3)} for x86-64. Only the numbers SeqVFS raises are listed.
+ * Linux error numbers with their names and {@code strerror} texts, as listed in {@code errno(3)}
+ * for x86-64. Only the numbers SeqVFS raises are listed.
  *
  * <p>Immutable; thread-safe.
  */

@@ -4,9 +4,9 @@ package dev.seqvfs.protocol;
 public final class Falloc {
     /** Do not change the file size. */
     public static final int FALLOC_FL_KEEP_SIZE = 0x01;
+
     /** Free the range; must be combined with {@link #FALLOC_FL_KEEP_SIZE}. */
     public static final int FALLOC_FL_PUNCH_HOLE = 0x02;
 
-    private Falloc() {
-    }
+    private Falloc() {}
 }

@@ -1,8 +1,8 @@
 package dev.seqvfs.protocol;
 
 /**
- * The file types of {@code inode(7)}, with their {@code S_IFMT} bits and the
- * {@code d_type} value that {@code getdents64(2)} reports.
+ * The file types of {@code inode(7)}, with their {@code S_IFMT} bits and the {@code d_type} value
+ * that {@code getdents64(2)} reports.
  *
  * <p>Immutable; thread-safe.
  */
@@ -48,14 +48,22 @@ public enum FileType {
      */
     public static FileType ofMode(int mode) {
         switch (mode & Mode.S_IFMT) {
-            case Mode.S_IFREG: return REGULAR;
-            case Mode.S_IFDIR: return DIRECTORY;
-            case Mode.S_IFLNK: return SYMLINK;
-            case Mode.S_IFIFO: return FIFO;
-            case Mode.S_IFSOCK: return SOCKET;
-            case Mode.S_IFCHR: return CHAR_DEVICE;
-            case Mode.S_IFBLK: return BLOCK_DEVICE;
-            default: return null;
+            case Mode.S_IFREG:
+                return REGULAR;
+            case Mode.S_IFDIR:
+                return DIRECTORY;
+            case Mode.S_IFLNK:
+                return SYMLINK;
+            case Mode.S_IFIFO:
+                return FIFO;
+            case Mode.S_IFSOCK:
+                return SOCKET;
+            case Mode.S_IFCHR:
+                return CHAR_DEVICE;
+            case Mode.S_IFBLK:
+                return BLOCK_DEVICE;
+            default:
+                return null;
         }
     }
 }

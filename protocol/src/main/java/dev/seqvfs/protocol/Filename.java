@@ -3,20 +3,19 @@ package dev.seqvfs.protocol;
 import java.util.Arrays;
 
 /**
- * A path as SeqVFS's calls take it ({@code struct filename}): its bytes, parsed once. Every
- * path parameter of the API is a {@link CharSequence}, so a {@code String} literal works
- * as well ({@code task.mkdir("/data", 0755)}); a {@code Filename} passed there is used as
- * it is, without being parsed again, and one made from bytes names a path that is not valid
- * UTF-8 exactly.
+ * A path as SeqVFS's calls take it ({@code struct filename}): its bytes, parsed once. Every path
+ * parameter of the API is a {@link CharSequence}, so a {@code String} literal works as well ({@code
+ * task.mkdir("/data", 0755)}); a {@code Filename} passed there is used as it is, without being
+ * parsed again, and one made from bytes names a path that is not valid UTF-8 exactly.
  *
- * <p>Text and bytes: a path's text is its bytes decoded as UTF-8, where a byte that is not
- * part of valid UTF-8 stands as the lone surrogate {@code U+DC80..U+DCFF} (Python's
- * surrogateescape), so every byte sequence has exactly one text and {@code of(text)} and
- * {@code of(bytes)} meet: {@code Filename.of(f.bytes()).equals(Filename.of(f.toString()))}.
- * The {@link CharSequence} methods read the text.
+ * <p>Text and bytes: a path's text is its bytes decoded as UTF-8, where a byte that is not part of
+ * valid UTF-8 stands as the lone surrogate {@code U+DC80..U+DCFF} (Python's surrogateescape), so
+ * every byte sequence has exactly one text and {@code of(text)} and {@code of(bytes)} meet: {@code
+ * Filename.of(f.bytes()).equals(Filename.of(f.toString()))}. The {@link CharSequence} methods read
+ * the text.
  *
- * <p>Equality and hashing are by bytes; the hash is computed once, when first asked for. Immutable and
- * thread-safe. Source: Linux's {@code getname}, {@code path_resolution(7)}.
+ * <p>Equality and hashing are by bytes; the hash is computed once, when first asked for. Immutable
+ * and thread-safe. Source: Linux's {@code getname}, {@code path_resolution(7)}.
  */
 public final class Filename implements CharSequence, Comparable<Filename> {
     private final String internal;
@@ -31,9 +30,9 @@ public final class Filename implements CharSequence, Comparable<Filename> {
      * {@return {@code path} as a {@code Filename}: itself if it is one, else its text parsed}
      *
      * @param path the path, or a {@code Filename}
-     * @throws VfsException {@code EFAULT} for {@code null}; {@code EINVAL} for a NUL character
-     *         (a C caller could not pass it) or a lone surrogate that is not an escaped byte;
-     *         the exception names no call: the call that takes the path adds it
+     * @throws VfsException {@code EFAULT} for {@code null}; {@code EINVAL} for a NUL character (a C
+     *     caller could not pass it) or a lone surrogate that is not an escaped byte; the exception
+     *     names no call: the call that takes the path adds it
      */
     public static Filename of(CharSequence path) {
         if (path instanceof Filename f) {
@@ -58,9 +57,9 @@ public final class Filename implements CharSequence, Comparable<Filename> {
     }
 
     /**
-     * {@return the path whose bytes are the chars of {@code internal}, one byte each
-     * ({@code '\u0000'..'\u00ff'}, ISO-8859-1): the form SeqVFS's path walk reads} For code
-     * that already holds that form (a name read from a directory).
+     * {@return the path whose bytes are the chars of {@code internal}, one byte each ({@code
+     * '\u0000'..'\u00ff'}, ISO-8859-1): the form SeqVFS's path walk reads} For code that already
+     * holds that form (a name read from a directory).
      *
      * @param internal the path's bytes, one char each
      * @throws IllegalArgumentException if a char is above {@code '\u00ff'} or is NUL
@@ -69,7 +68,8 @@ public final class Filename implements CharSequence, Comparable<Filename> {
         for (int i = 0; i < internal.length(); i++) {
             char c = internal.charAt(i);
             if (c == 0 || c > 0xFF) {
-                throw new IllegalArgumentException("not a byte string: char " + (int) c + " at " + i);
+                throw new IllegalArgumentException(
+                        "not a byte string: char " + (int) c + " at " + i);
             }
         }
         return new Filename(internal, PathNames.toExternal(internal));
@@ -81,9 +81,9 @@ public final class Filename implements CharSequence, Comparable<Filename> {
     }
 
     /**
-     * {@return the path's bytes as a {@code String} of one char per byte (ISO-8859-1): the
-     * form SeqVFS's path walk reads, with no conversion} Its length is the path's length in
-     * bytes ({@code PATH_MAX} counts these).
+     * {@return the path's bytes as a {@code String} of one char per byte (ISO-8859-1): the form
+     * SeqVFS's path walk reads, with no conversion} Its length is the path's length in bytes
+     * ({@code PATH_MAX} counts these).
      */
     public String internal() {
         return internal;
@@ -127,7 +127,9 @@ public final class Filename implements CharSequence, Comparable<Filename> {
         return o instanceof Filename f && f.internal.equals(internal);
     }
 
-    /** The hash of the bytes, computed once, when first asked for (the internal string caches it). */
+    /**
+     * The hash of the bytes, computed once, when first asked for (the internal string caches it).
+     */
     @Override
     public int hashCode() {
         return internal.hashCode();

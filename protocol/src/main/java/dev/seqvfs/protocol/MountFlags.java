@@ -1,34 +1,39 @@
 package dev.seqvfs.protocol;
 
-/**
- * {@code mount(2)} and {@code umount2(2)} flag values of Linux.
- */
+/** {@code mount(2)} and {@code umount2(2)} flag values of Linux. */
 public final class MountFlags {
     /** Mount read-only. */
     public static final long MS_RDONLY = 1;
+
     /** Ignore set-user-ID bits (recorded, reported by {@code statfs}). */
     public static final long MS_NOSUID = 2;
+
     /** Do not allow device files (recorded). */
     public static final long MS_NODEV = 4;
+
     /** Do not allow execution (recorded). */
     public static final long MS_NOEXEC = 8;
+
     /** Change the flags of an existing mount. */
     public static final long MS_REMOUNT = 32;
+
     /** Make a bind mount. */
     public static final long MS_BIND = 4096;
+
     /** With {@code MS_BIND}: bind the whole subtree of mounts. */
     public static final long MS_REC = 16384;
 
     /** {@code umount2(2)}: force (no effect on an in-memory file system). */
     public static final int MNT_FORCE = 1;
+
     /** {@code umount2(2)}: lazy unmount, detach now even if busy. */
     public static final int MNT_DETACH = 2;
+
     /** {@code umount2(2)}: do not follow a final symbolic link. */
     public static final int UMOUNT_NOFOLLOW = 8;
 
     /** {@code statfs(2)} {@code f_flags}: read-only mount. */
     public static final long ST_RDONLY = 1;
 
-    private MountFlags() {
-    }
+    private MountFlags() {}
 }

@@ -3,33 +3,31 @@ package dev.seqvfs.protocol;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Conversions between the paths callers pass (Java {@code String}s, or raw bytes as the
- * kernel sees them) and SeqVFS's internal form: a {@code String} with one {@code char}
- * per byte ({@code '\u0000'..'\u00ff'}, that is ISO-8859-1 over the raw bytes).
+ * Conversions between the paths callers pass (Java {@code String}s, or raw bytes as the kernel sees
+ * them) and SeqVFS's internal form: a {@code String} with one {@code char} per byte ({@code
+ * '\u0000'..'\u00ff'}, that is ISO-8859-1 over the raw bytes).
  *
- * <p>Linux names are bytes; the internal form keeps them exact, makes {@code NAME_MAX}
- * and {@code PATH_MAX} plain length checks, and costs nothing for ASCII names, which are
- * their own internal form. Caller strings are UTF-8 with Python's <i>surrogateescape</i>
- * convention: a byte that is not part of valid UTF-8 is written as the lone surrogate
- * {@code U+DC80..U+DCFF}, so every byte sequence has a {@code String} that stands for it
- * exactly, and {@link #fromBytes} / {@link #toInternal(String, Syscall)} are inverses. {@link Filename} is the value type built on them.
+ * <p>Linux names are bytes; the internal form keeps them exact, makes {@code NAME_MAX} and {@code
+ * PATH_MAX} plain length checks, and costs nothing for ASCII names, which are their own internal
+ * form. Caller strings are UTF-8 with Python's <i>surrogateescape</i> convention: a byte that is
+ * not part of valid UTF-8 is written as the lone surrogate {@code U+DC80..U+DCFF}, so every byte
+ * sequence has a {@code String} that stands for it exactly, and {@link #fromBytes} / {@link
+ * #toInternal(String, Syscall)} are inverses. {@link Filename} is the value type built on them.
  *
  * <p>Stateless; thread-safe.
  */
 public final class PathNames {
-    private PathNames() {
-    }
+    private PathNames() {}
 
     /**
-     * Converts a caller's path to internal form (UTF-8 bytes, one char each; escaped bytes
-     * {@code U+DC80..U+DCFF} as themselves).
+     * Converts a caller's path to internal form (UTF-8 bytes, one char each; escaped bytes {@code
+     * U+DC80..U+DCFF} as themselves).
      *
      * @param path the caller's path
      * @param op the system call, for the error
      * @return the path in internal form
-     * @throws VfsException {@code EFAULT} for {@code null}; {@code EINVAL} for a NUL
-     *         character (a C caller could not pass it) or an unpaired surrogate that is not
-     *         an escaped byte
+     * @throws VfsException {@code EFAULT} for {@code null}; {@code EINVAL} for a NUL character (a C
+     *     caller could not pass it) or an unpaired surrogate that is not an escaped byte
      */
     public static String toInternal(String path, Syscall op) {
         if (path == null) {
@@ -57,16 +55,21 @@ public final class PathNames {
                 sb.append(c);
             } else if (c < 0x800) {
                 sb.append((char) (0xC0 | (c >> 6))).append((char) (0x80 | (c & 0x3F)));
-            } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(path.charAt(i + 1))) {
+            } else if (Character.isHighSurrogate(c)
+                    && i + 1 < n
+                    && Character.isLowSurrogate(path.charAt(i + 1))) {
                 int cp = Character.toCodePoint(c, path.charAt(++i));
-                sb.append((char) (0xF0 | (cp >> 18))).append((char) (0x80 | ((cp >> 12) & 0x3F)))
-                        .append((char) (0x80 | ((cp >> 6) & 0x3F))).append((char) (0x80 | (cp & 0x3F)));
+                sb.append((char) (0xF0 | (cp >> 18)))
+                        .append((char) (0x80 | ((cp >> 12) & 0x3F)))
+                        .append((char) (0x80 | ((cp >> 6) & 0x3F)))
+                        .append((char) (0x80 | (cp & 0x3F)));
             } else if (c >= 0xDC80 && c <= 0xDCFF) {
                 sb.append((char) (c & 0xFF));
             } else if (Character.isSurrogate(c)) {
                 throw new VfsException(Errno.EINVAL, op, path);
             } else {
-                sb.append((char) (0xE0 | (c >> 12))).append((char) (0x80 | ((c >> 6) & 0x3F)))
+                sb.append((char) (0xE0 | (c >> 12)))
+                        .append((char) (0x80 | ((c >> 6) & 0x3F)))
                         .append((char) (0x80 | (c & 0x3F)));
             }
         }
@@ -101,14 +104,16 @@ public final class PathNames {
         }
         for (byte b : path) {
             if (b == 0) {
-                throw new VfsException(Errno.EINVAL, op, new String(path, StandardCharsets.ISO_8859_1));
+                throw new VfsException(
+                        Errno.EINVAL, op, new String(path, StandardCharsets.ISO_8859_1));
             }
         }
         return new String(path, StandardCharsets.ISO_8859_1);
     }
 
     /**
-     * Converts raw bytes to the caller's {@code String} that stands for them exactly (surrogateescape).
+     * Converts raw bytes to the caller's {@code String} that stands for them exactly
+     * (surrogateescape).
      *
      * @param raw the bytes, or {@code null}
      * @return the caller's form of the bytes, or {@code null} for {@code null}
@@ -118,8 +123,8 @@ public final class PathNames {
     }
 
     /**
-     * Converts an internal-form name or path to a caller's {@code String}: UTF-8 decoded,
-     * each byte that is not part of valid UTF-8 as {@code U+DC00 + byte}.
+     * Converts an internal-form name or path to a caller's {@code String}: UTF-8 decoded, each byte
+     * that is not part of valid UTF-8 as {@code U+DC00 + byte}.
      *
      * @param internal a name or path in internal form
      * @return the caller's form
@@ -142,7 +147,10 @@ public final class PathNames {
                 i++;
                 continue;
             }
-            int len = b0 >= 0xC2 && b0 <= 0xDF ? 2 : b0 >= 0xE0 && b0 <= 0xEF ? 3 : b0 >= 0xF0 && b0 <= 0xF4 ? 4 : 0;
+            int len =
+                    b0 >= 0xC2 && b0 <= 0xDF
+                            ? 2
+                            : b0 >= 0xE0 && b0 <= 0xEF ? 3 : b0 >= 0xF0 && b0 <= 0xF4 ? 4 : 0;
             int cp = -1;
             if (len > 0 && i + len <= n) {
                 int lo = 0x80;

@@ -3,9 +3,9 @@ package dev.seqvfs.protocol;
 /**
  * The answer of {@code stat(2)}: a copy of an inode's attributes at one instant.
  *
- * <p>Times are nanoseconds since the Unix epoch (UTC). {@code blocks} counts 512-byte
- * units, as {@code st_blocks} does; {@code blksize} is the preferred I/O size in bytes.
- * Immutable; thread-safe.
+ * <p>Times are nanoseconds since the Unix epoch (UTC). {@code blocks} counts 512-byte units, as
+ * {@code st_blocks} does; {@code blksize} is the preferred I/O size in bytes. Immutable;
+ * thread-safe.
  *
  * @param dev id of the superblock holding the inode ({@code st_dev})
  * @param ino inode number
@@ -21,13 +21,24 @@ package dev.seqvfs.protocol;
  * @param mtimeNanos last modification of content, nanoseconds since the epoch
  * @param ctimeNanos last status change, nanoseconds since the epoch
  */
-public record Stat(long dev, long ino, int mode, long nlink, int uid, int gid, long rdev,
-                   long size, int blksize, long blocks,
-                   long atimeNanos, long mtimeNanos, long ctimeNanos) {
+public record Stat(
+        long dev,
+        long ino,
+        int mode,
+        long nlink,
+        int uid,
+        int gid,
+        long rdev,
+        long size,
+        int blksize,
+        long blocks,
+        long atimeNanos,
+        long mtimeNanos,
+        long ctimeNanos) {
 
     /**
-     * {@return the file type named by {@link #mode()}, or {@code null} for type bits SeqVFS
-     * does not model}
+     * {@return the file type named by {@link #mode()}, or {@code null} for type bits SeqVFS does
+     * not model}
      */
     public FileType type() {
         return FileType.ofMode(mode);

@@ -3,21 +3,21 @@ package dev.seqvfs.protocol;
 import java.util.Locale;
 
 /**
- * The calls of SeqVFS, named as Linux names its system calls ({@code syscalls(2)}): what a
- * {@link VfsException} says failed. {@link #toString()} is the Linux name
- * ({@code "open"}, {@code "close_range"}), as {@code strace} shows it.
+ * The calls of SeqVFS, named as Linux names its system calls ({@code syscalls(2)}): what a {@link
+ * VfsException} says failed. {@link #toString()} is the Linux name ({@code "open"}, {@code
+ * "close_range"}), as {@code strace} shows it.
  *
- * <p>A few entries are not system calls but steps that fail on their own:
- * {@link #CREATE} (a directory actor creating a name for {@code open}, {@code mkdir},
- * {@code mknod} or {@code symlink}), {@link #NEW_TASK} (starting a task), {@link #REQUEST}
- * (a message to an actor that went unanswered), {@link #START} (starting an instance).
+ * <p>A few entries are not system calls but steps that fail on their own: {@link #CREATE} (a
+ * directory actor creating a name for {@code open}, {@code mkdir}, {@code mknod} or {@code
+ * symlink}), {@link #NEW_TASK} (starting a task), {@link #REQUEST} (a message to an actor that went
+ * unanswered), {@link #START} (starting an instance).
  */
 public enum Syscall {
     /** {@code access(2)}. */
     ACCESS,
     /**
-     * Installing the descriptor of an anonymous inode (an eventfd, a socket): Linux's
-     * {@code anon_inode_getfd}, not a system call.
+     * Installing the descriptor of an anonymous inode (an eventfd, a socket): Linux's {@code
+     * anon_inode_getfd}, not a system call.
      */
     ANON_INODE_GETFD,
     /** {@code chdir(2)}. */
@@ -33,8 +33,8 @@ public enum Syscall {
     /** {@code close_range(2)}. */
     CLOSE_RANGE,
     /**
-     * A directory actor creating a name for {@code open}, {@code mkdir}, {@code mknod} or
-     * {@code symlink}: not a system call.
+     * A directory actor creating a name for {@code open}, {@code mkdir}, {@code mknod} or {@code
+     * symlink}: not a system call.
      */
     CREATE,
     /** {@code dup(2)}. */

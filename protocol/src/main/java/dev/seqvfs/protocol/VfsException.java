@@ -3,31 +3,33 @@ package dev.seqvfs.protocol;
 import java.util.Objects;
 
 /**
- * The one failure type of SeqVFS: an {@link Errno}, the call that raised it
- * ({@link Syscall#OPEN}, {@link Syscall#RENAME}, ...) and the path or paths it concerns, as
- * {@code strace} would show them: {@code open "/a/b": ENOENT (No such file or directory)}.
+ * The one failure type of SeqVFS: an {@link Errno}, the call that raised it ({@link Syscall#OPEN},
+ * {@link Syscall#RENAME}, ...) and the path or paths it concerns, as {@code strace} would show
+ * them: {@code open "/a/b": ENOENT (No such file or directory)}.
  *
  * <p>A call that throws this has changed nothing: SeqVFS validates before it publishes.
  *
- * <p><b>Stack traces.</b> Errors are expected control flow for a file system (ENOENT from
- * {@code open} is a normal answer), so making one costs no stack walk: the engine creates
- * it without a trace, and the task that returns it to its caller fills in the caller's
- * stack ({@link #withCallerStackTrace()}) unless its instance was configured not to
- * ({@code seqvfs.errors.stack-traces = off}, for load runs). The message is formatted when
- * first asked for.
+ * <p><b>Stack traces.</b> Errors are expected control flow for a file system (ENOENT from {@code
+ * open} is a normal answer), so making one costs no stack walk: the engine creates it without a
+ * trace, and the task that returns it to its caller fills in the caller's stack ({@link
+ * #withCallerStackTrace()}) unless its instance was configured not to ({@code
+ * seqvfs.errors.stack-traces = off}, for load runs). The message is formatted when first asked for.
  *
- * <p>Thread-safe; immutable but for the stack trace, which the returning task fills in once
- * before the exception is thrown to its caller.
+ * <p>Thread-safe; immutable but for the stack trace, which the returning task fills in once before
+ * the exception is thrown to its caller.
  */
 public final class VfsException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     /** The error number; never {@code null}. */
     private final Errno errno;
+
     /** The call that failed, or {@code null}. */
     private final Syscall operation;
+
     /** The first path the call concerns, or {@code null}. */
     private final String path;
+
     /** The second path of a two-path call, or {@code null}. */
     private final String otherPath;
 
@@ -43,8 +45,7 @@ public final class VfsException extends RuntimeException {
     }
 
     /**
-     * Creates an exception for a call on two paths ({@code rename}, {@code link},
-     * {@code symlink}).
+     * Creates an exception for a call on two paths ({@code rename}, {@code link}, {@code symlink}).
      *
      * @param errno the error, never {@code null}
      * @param operation the call
@@ -85,8 +86,8 @@ public final class VfsException extends RuntimeException {
     }
 
     /**
-     * Does nothing: an exception is made without a stack trace (see the class comment). The
-     * task that throws it to its caller fills the trace in with {@link #withCallerStackTrace}.
+     * Does nothing: an exception is made without a stack trace (see the class comment). The task
+     * that throws it to its caller fills the trace in with {@link #withCallerStackTrace}.
      */
     @Override
     public synchronized Throwable fillInStackTrace() {
@@ -115,8 +116,8 @@ public final class VfsException extends RuntimeException {
     }
 
     /**
-     * {@return a copy naming the given operation and paths, keeping the errno} Used where a
-     * lower layer raised an error before the caller's path was known.
+     * {@return a copy naming the given operation and paths, keeping the errno} Used where a lower
+     * layer raised an error before the caller's path was known.
      *
      * @param operation the call that failed
      * @param path the first path, or {@code null}

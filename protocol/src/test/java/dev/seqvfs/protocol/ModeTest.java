@@ -19,7 +19,8 @@ class ModeTest {
 
     @Test
     void toString_setIdAndStickyBits_showAsSAndT() {
-        assertEquals("-rwsr-sr-x", Mode.toString(Mode.S_IFREG | Mode.S_ISUID | Mode.S_ISGID | 0755));
+        assertEquals(
+                "-rwsr-sr-x", Mode.toString(Mode.S_IFREG | Mode.S_ISUID | Mode.S_ISGID | 0755));
         assertEquals("-rwSr--r--", Mode.toString(Mode.S_IFREG | Mode.S_ISUID | 0644));
         assertEquals("drwxrwxrwt", Mode.toString(Mode.S_IFDIR | Mode.S_ISVTX | 0777));
     }

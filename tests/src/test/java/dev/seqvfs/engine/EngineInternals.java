@@ -4,14 +4,13 @@ import dev.seqvfs.engine.anon.AnonFs;
 import dev.seqvfs.engine.mount.Namespace;
 
 /**
- * The test suites' door into an instance's internals, which the library keeps
- * package-private: it lives in the test sources only, in the engine's package, so that
- * white-box checks (mount pins, anonymous-inode counts, a FIFO's pipe) can read what no
- * embedder can reach. Not part of any published artifact.
+ * The test suites' door into an instance's internals, which the library keeps package-private: it
+ * lives in the test sources only, in the engine's package, so that white-box checks (mount pins,
+ * anonymous-inode counts, a FIFO's pipe) can read what no embedder can reach. Not part of any
+ * published artifact.
  */
 public final class EngineInternals {
-    private EngineInternals() {
-    }
+    private EngineInternals() {}
 
     /** Returns the instance's mount namespace. */
     public static Namespace namespace(SeqVfs vfs) {

@@ -1,14 +1,14 @@
 package dev.seqvfs.engine.anon;
 
-import dev.seqvfs.protocol.Syscall;
-import dev.seqvfs.engine.fs.FileOperations;
-import dev.seqvfs.protocol.Errno;
-import dev.seqvfs.protocol.VfsException;
 import dev.seqvfs.engine.dir.Dentry;
+import dev.seqvfs.engine.fs.FileOperations;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.InodeOwner;
+import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsClock;
+import dev.seqvfs.protocol.VfsException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -16,13 +16,13 @@ import java.util.concurrent.atomic.LongAdder;
  * The internal superblock of anonymous inodes (pipefs, sockfs and anon_inodefs in one).
  *
  * <h2>Concurrency</h2>
- * New layout (default): an inode number comes from the calling thread's batch of
- * {@link #BATCH} numbers (one shared atomic add per batch); the live and created counts
- * are {@link LongAdder}s; the dentry is its own parent, in no list. Nothing shared is
- * written on the create/close path except one striped counter cell.
- * Old layout ({@code shared-root}): one shared {@link AtomicLong} for inode numbers and one
- * for the live count (Linux's {@code last_ino} and {@code nr_inodes} of 2008), and every
- * dentry attached to the {@link PseudoRoot} under its lock.
+ *
+ * New layout (default): an inode number comes from the calling thread's batch of {@link #BATCH}
+ * numbers (one shared atomic add per batch); the live and created counts are {@link LongAdder}s;
+ * the dentry is its own parent, in no list. Nothing shared is written on the create/close path
+ * except one striped counter cell. Old layout ({@code shared-root}): one shared {@link AtomicLong}
+ * for inode numbers and one for the live count (Linux's {@code last_ino} and {@code nr_inodes} of
+ * 2008), and every dentry attached to the {@link PseudoRoot} under its lock.
  */
 public final class AnonFs implements InodeOwner {
     /** Inode numbers a thread takes at a time. */
@@ -74,7 +74,8 @@ public final class AnonFs implements InodeOwner {
      * @param uid owner
      * @param gid group
      * @param kind {@code "pipe"}, {@code "socket"} or {@code "[name]"}
-     * @param fileOps what an open of the inode through {@code /proc/<pid>/fd/N} does ({@code i_fop})
+     * @param fileOps what an open of the inode through {@code /proc/<pid>/fd/N} does ({@code
+     *     i_fop})
      * @return the new inode, its dentry set
      */
     public AnonInode create(int mode, int uid, int gid, String kind, FileOperations fileOps) {
@@ -92,9 +93,19 @@ public final class AnonFs implements InodeOwner {
             live.increment();
         }
         created.increment();
-        AnonInode inode = new AnonInode(ino, this, InodeAttrs.create(mode, 1, uid, gid, 0, 0, clock.nowNanos()),
-                kind, fileOps);
-        Dentry d = new Dentry(inode.linkName(), inode, 0, Dentry.DCACHE_DISCONNECTED | Dentry.DCACHE_UNHASHED);
+        AnonInode inode =
+                new AnonInode(
+                        ino,
+                        this,
+                        InodeAttrs.create(mode, 1, uid, gid, 0, 0, clock.nowNanos()),
+                        kind,
+                        fileOps);
+        Dentry d =
+                new Dentry(
+                        inode.linkName(),
+                        inode,
+                        0,
+                        Dentry.DCACHE_DISCONNECTED | Dentry.DCACHE_UNHASHED);
         inode.setDentry(d);
         if (sharedRoot) {
             root.attach(d);
@@ -125,15 +136,16 @@ public final class AnonFs implements InodeOwner {
     }
 
     /**
-     * The operations of an anonymous inode that cannot be opened again by path: a socket's
-     * or an anonymous file's {@code /proc/<pid>/fd/N} is {@code ENXIO}, as Linux.
+     * The operations of an anonymous inode that cannot be opened again by path: a socket's or an
+     * anonymous file's {@code /proc/<pid>/fd/N} is {@code ENXIO}, as Linux.
      */
-    public static final FileOperations NOT_REOPENABLE = new FileOperations() {
-        @Override
-        public FileOperations open(Inode inode, int flags) {
-            throw new VfsException(Errno.ENXIO, Syscall.OPEN, null);
-        }
-    };
+    public static final FileOperations NOT_REOPENABLE =
+            new FileOperations() {
+                @Override
+                public FileOperations open(Inode inode, int flags) {
+                    throw new VfsException(Errno.ENXIO, Syscall.OPEN, null);
+                }
+            };
 
     /**
      * {@return the disconnected dentry of {@code i} if it is an anonymous inode, else {@code null}}

@@ -7,22 +7,23 @@ import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
 
 /**
- * An inode of an anonymous file system: a pipe, a socket, or a generic anonymous file.
- * It lives exactly as long as it is open (no name keeps it alive), and its dentry is its
- * own parent, outside every directory, named as {@code readlink("/proc/self/fd/N")} shows it
- * ({@code d_dname}: {@code pipe:[ino]}, {@code socket:[ino]}, {@code anon_inode:[name]}).
+ * An inode of an anonymous file system: a pipe, a socket, or a generic anonymous file. It lives
+ * exactly as long as it is open (no name keeps it alive), and its dentry is its own parent, outside
+ * every directory, named as {@code readlink("/proc/self/fd/N")} shows it ({@code d_dname}: {@code
+ * pipe:[ino]}, {@code socket:[ino]}, {@code anon_inode:[name]}).
  *
  * <h2>Concurrency</h2>
- * {@code kind} is final; {@code dentry} is written once (volatile), right after creation and
- * before the inode is reachable by any other thread.
+ *
+ * {@code kind} is final; {@code dentry} is written once (volatile), right after creation and before
+ * the inode is reachable by any other thread.
  */
 public final class AnonInode extends Inode {
     private final String kind;
     private volatile Dentry dentry;
 
     /**
-     * @param fileOps what an open through {@code /proc/<pid>/fd/N} does ({@code i_fop}): a
-     *        pipe's reopen makes a new end; sockets and other anonymous files refuse it
+     * @param fileOps what an open through {@code /proc/<pid>/fd/N} does ({@code i_fop}): a pipe's
+     *     reopen makes a new end; sockets and other anonymous files refuse it
      */
     AnonInode(long ino, AnonFs owner, InodeAttrs attrs, String kind, FileOperations fileOps) {
         super(ino, owner, InodeOperations.GENERIC, fileOps, attrs);
@@ -30,7 +31,8 @@ public final class AnonInode extends Inode {
     }
 
     /**
-     * {@return the kind: {@code "pipe"}, {@code "socket"}, or an anon-inode name such as {@code "[eventfd]"}}
+     * {@return the kind: {@code "pipe"}, {@code "socket"}, or an anon-inode name such as {@code
+     * "[eventfd]"}}
      */
     public String kind() {
         return kind;
@@ -46,7 +48,8 @@ public final class AnonInode extends Inode {
     }
 
     /**
-     * What {@code readlink("/proc/self/fd/N")} shows: {@code pipe:[ino]}, {@code socket:[ino]}, {@code anon_inode:[name]}.
+     * What {@code readlink("/proc/self/fd/N")} shows: {@code pipe:[ino]}, {@code socket:[ino]},
+     * {@code anon_inode:[name]}.
      *
      * @return the link text
      */

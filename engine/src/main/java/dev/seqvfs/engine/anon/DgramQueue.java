@@ -1,7 +1,7 @@
 package dev.seqvfs.engine.anon;
 
-import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -10,47 +10,55 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * One direction of an {@code AF_UNIX} {@code SOCK_DGRAM} or {@code SOCK_SEQPACKET}
- * connection ({@code unix(7)}): the receiver's queue of datagrams ({@code sk_receive_queue})
- * and the memory they charge to the sender ({@code sk_wmem_alloc}). Every write is one
- * datagram, a zero-length one included; a read takes exactly one datagram, and what does
- * not fit in the caller's buffer is discarded ({@code recv(2)}: {@code MSG_TRUNC}).
+ * One direction of an {@code AF_UNIX} {@code SOCK_DGRAM} or {@code SOCK_SEQPACKET} connection
+ * ({@code unix(7)}): the receiver's queue of datagrams ({@code sk_receive_queue}) and the memory
+ * they charge to the sender ({@code sk_wmem_alloc}). Every write is one datagram, a zero-length one
+ * included; a read takes exactly one datagram, and what does not fit in the caller's buffer is
+ * discarded ({@code recv(2)}: {@code MSG_TRUNC}).
  *
  * <h2>Capacity (measured on Linux 6.18, x86-64)</h2>
- * A datagram longer than {@link #SNDBUF}{@code  - 32} bytes is {@code EMSGSIZE}
- * ({@code unix_dgram_sendmsg}). Each queued datagram charges the sender
- * {@link #truesize(int)} bytes until it is read; a write waits (or fails with
- * {@code EAGAIN}) while the charge is {@link #SNDBUF} or more ({@code sock_alloc_send_pskb}).
- * That gives the host's figures: 278 datagrams of 0..192 bytes, 93 of 1000, 26 of 4000, 4 of
- * 50000, 3 of 100000. A socket pair has no {@code max_dgram_qlen} limit (Linux applies it
- * only to a receiver that is not connected back to the sender).
+ *
+ * A datagram longer than {@link #SNDBUF}{@code - 32} bytes is {@code EMSGSIZE} ({@code
+ * unix_dgram_sendmsg}). Each queued datagram charges the sender {@link #truesize(int)} bytes until
+ * it is read; a write waits (or fails with {@code EAGAIN}) while the charge is {@link #SNDBUF} or
+ * more ({@code sock_alloc_send_pskb}). That gives the host's figures: 278 datagrams of 0..192
+ * bytes, 93 of 1000, 26 of 4000, 4 of 50000, 3 of 100000. A socket pair has no {@code
+ * max_dgram_qlen} limit (Linux applies it only to a receiver that is not connected back to the
+ * sender).
  *
  * <h2>End of data</h2>
- * {@code SOCK_SEQPACKET} reads 0 once the queue is empty and the receiver's
- * {@code RCV_SHUTDOWN} is set (its {@code SHUT_RD}, the peer's {@code SHUT_WR} or close).
- * {@code SOCK_DGRAM} has no end of file: an empty queue is {@code EAGAIN} for a
- * non-blocking read and waits otherwise, even when the peer is gone; only the receiver's
- * own {@code SHUT_RD} makes a waiting read return 0 ({@code __skb_wait_for_more_packets}).
+ *
+ * {@code SOCK_SEQPACKET} reads 0 once the queue is empty and the receiver's {@code RCV_SHUTDOWN} is
+ * set (its {@code SHUT_RD}, the peer's {@code SHUT_WR} or close). {@code SOCK_DGRAM} has no end of
+ * file: an empty queue is {@code EAGAIN} for a non-blocking read and waits otherwise, even when the
+ * peer is gone; only the receiver's own {@code SHUT_RD} makes a waiting read return 0 ({@code
+ * __skb_wait_for_more_packets}).
  *
  * <h2>Concurrency</h2>
- * All state is guarded by this object's monitor. Blocking callers wait on it (an interrupt
- * is {@code EINTR}); asynchronous callers are queued and served in arrival order whenever
- * the state changes; their futures are completed after the monitor is released. The
- * sockets' pending errors ({@code sk_err}) are {@link AtomicReference}s consumed with one
- * {@code getAndSet(null)}, so each error is reported once.
+ *
+ * All state is guarded by this object's monitor. Blocking callers wait on it (an interrupt is
+ * {@code EINTR}); asynchronous callers are queued and served in arrival order whenever the state
+ * changes; their futures are completed after the monitor is released. The sockets' pending errors
+ * ({@code sk_err}) are {@link AtomicReference}s consumed with one {@code getAndSet(null)}, so each
+ * error is reported once.
  *
  * <h2>Invariants</h2>
- * {@code wmem} is the sum of {@link #truesize} over the queued datagrams; once
- * {@code receiverDead} the queue is empty and stays so.
+ *
+ * {@code wmem} is the sum of {@link #truesize} over the queued datagrams; once {@code receiverDead}
+ * the queue is empty and stays so.
  */
 final class DgramQueue {
     /** {@code SO_SNDBUF} of a new socket: {@code net.core.wmem_default}, 212992 bytes. */
     static final int SNDBUF = 212992;
+
     /** {@code SKB_MAX_ALLOC}: the largest linear part of a socket buffer ({@code 32768 - 320}). */
     private static final int SKB_MAX_ALLOC = 32768 - 320;
+
     private static final int PAGE = 4096;
+
     /** {@code MAX_SKB_FRAGS}: page fragments one socket buffer may carry. */
     private static final int MAX_FRAGS = 17;
+
     /** Returned by the try methods when the caller would have to wait. */
     private static final int WOULD_BLOCK = -1;
 
@@ -59,20 +67,26 @@ final class DgramQueue {
     private final AtomicReference<Errno> receiverErr;
     private final ArrayDeque<byte[]> queue = new ArrayDeque<>();
     private long wmem;
+
     /** The sender's {@code SEND_SHUTDOWN}. */
     private boolean sendShut;
+
     /** The receiver's {@code RCV_SHUTDOWN}. */
     private boolean rcvShut;
+
     /** The receiver was released ({@code SOCK_DEAD}). */
     private boolean receiverDead;
+
     /** {@code SOCK_DGRAM}: the sender learnt of the dead receiver ({@code unix_peer} cleared). */
     private boolean disconnected;
+
     private final ArrayDeque<Pending> pendingReads = new ArrayDeque<>();
     private final ArrayDeque<Pending> pendingWrites = new ArrayDeque<>();
 
-    @SuppressWarnings("ArrayRecordComponent") // the caller's buffer, filled in place; never compared
-    private record Pending(boolean read, byte[] buf, int off, int len, CompletableFuture<Integer> result) {
-    }
+    @SuppressWarnings(
+            "ArrayRecordComponent") // the caller's buffer, filled in place; never compared
+    private record Pending(
+            boolean read, byte[] buf, int off, int len, CompletableFuture<Integer> result) {}
 
     private record Done(CompletableFuture<Integer> f, int value, Errno error) {
         void fire() {
@@ -85,24 +99,27 @@ final class DgramQueue {
     }
 
     /**
-     * @param seqpacket {@code SOCK_SEQPACKET} semantics (end of file, {@code sk_err}),
-     *        else {@code SOCK_DGRAM}
-     * @param senderErr the sending socket's pending error, or {@code null} for a queue no
-     *        socket sends to (an unconnected datagram socket's)
+     * @param seqpacket {@code SOCK_SEQPACKET} semantics (end of file, {@code sk_err}), else {@code
+     *     SOCK_DGRAM}
+     * @param senderErr the sending socket's pending error, or {@code null} for a queue no socket
+     *     sends to (an unconnected datagram socket's)
      * @param receiverErr the receiving socket's pending error
      */
-    DgramQueue(boolean seqpacket, AtomicReference<Errno> senderErr, AtomicReference<Errno> receiverErr) {
+    DgramQueue(
+            boolean seqpacket,
+            AtomicReference<Errno> senderErr,
+            AtomicReference<Errno> receiverErr) {
         this.seqpacket = seqpacket;
         this.senderErr = senderErr;
         this.receiverErr = receiverErr;
     }
 
     /**
-     * Returns what one datagram of {@code len} bytes charges the sender: Linux's
-     * {@code skb->truesize} on x86-64, that is 256 bytes of {@code struct sk_buff} plus the
-     * power-of-two {@code kmalloc} block (at least 512 bytes) holding the 64-byte-aligned
-     * linear part and 320 bytes of {@code skb_shared_info}, plus whole pages for what
-     * exceeds {@code SKB_MAX_ALLOC} (at most 17 pages).
+     * Returns what one datagram of {@code len} bytes charges the sender: Linux's {@code
+     * skb->truesize} on x86-64, that is 256 bytes of {@code struct sk_buff} plus the power-of-two
+     * {@code kmalloc} block (at least 512 bytes) holding the 64-byte-aligned linear part and 320
+     * bytes of {@code skb_shared_info}, plus whole pages for what exceeds {@code SKB_MAX_ALLOC} (at
+     * most 17 pages).
      */
     static long truesize(int len) {
         long frags = 0;
@@ -120,44 +137,53 @@ final class DgramQueue {
      * Sends one datagram, waiting for send-buffer room unless {@code nonblock}.
      *
      * @return {@code len}
-     * @throws VfsException {@code EMSGSIZE} above {@code SNDBUF - 32} bytes; {@code EPIPE}
-     *         after the sender's {@code SHUT_WR} or the receiver's {@code SHUT_RD} (and, for
-     *         {@code SOCK_SEQPACKET}, the receiver's close); {@code ECONNREFUSED} the first
-     *         time a {@code SOCK_DGRAM} sender finds its receiver closed, {@code ENOTCONN}
-     *         after that; {@code ECONNRESET} once if the peer closed with data unread
-     *         ({@code SOCK_SEQPACKET}); {@code EAGAIN}; {@code EINTR}
+     * @throws VfsException {@code EMSGSIZE} above {@code SNDBUF - 32} bytes; {@code EPIPE} after
+     *     the sender's {@code SHUT_WR} or the receiver's {@code SHUT_RD} (and, for {@code
+     *     SOCK_SEQPACKET}, the receiver's close); {@code ECONNREFUSED} the first time a {@code
+     *     SOCK_DGRAM} sender finds its receiver closed, {@code ENOTCONN} after that; {@code
+     *     ECONNRESET} once if the peer closed with data unread ({@code SOCK_SEQPACKET}); {@code
+     *     EAGAIN}; {@code EINTR}
      */
     int write(byte[] src, int off, int len, boolean nonblock) {
         return call(false, src, off, len, nonblock);
     }
 
     /**
-     * Receives one datagram into {@code dst}, discarding its bytes past {@code len}; waits
-     * while the queue is empty unless {@code nonblock}.
+     * Receives one datagram into {@code dst}, discarding its bytes past {@code len}; waits while
+     * the queue is empty unless {@code nonblock}.
      *
      * @return the bytes copied (0 for a zero-length datagram, or at end of data)
-     * @throws VfsException {@code EAGAIN}, {@code EINTR}, {@code ECONNRESET} (see the class comment)
+     * @throws VfsException {@code EAGAIN}, {@code EINTR}, {@code ECONNRESET} (see the class
+     *     comment)
      */
     int read(byte[] dst, int off, int len, boolean nonblock) {
         return call(true, dst, off, len, nonblock);
     }
 
-    /** A blocking or non-blocking read or write: it waits behind earlier asynchronous calls of its kind. */
+    /**
+     * A blocking or non-blocking read or write: it waits behind earlier asynchronous calls of its
+     * kind.
+     */
     private int call(boolean read, byte[] buf, int off, int len, boolean nonblock) {
         List<Done> done = new ArrayList<>();
         try {
             synchronized (this) {
                 ArrayDeque<Pending> before = read ? pendingReads : pendingWrites;
                 while (true) {
-                    int r = !before.isEmpty() ? WOULD_BLOCK
-                            : read ? tryRead(buf, off, len, !nonblock) : tryWrite(buf, off, len);
+                    int r =
+                            !before.isEmpty()
+                                    ? WOULD_BLOCK
+                                    : read
+                                            ? tryRead(buf, off, len, !nonblock)
+                                            : tryWrite(buf, off, len);
                     if (r != WOULD_BLOCK) {
                         serve(done);
                         notifyAll();
                         return r;
                     }
                     if (nonblock) {
-                        throw new VfsException(Errno.EAGAIN, read ? Syscall.READ : Syscall.WRITE, null);
+                        throw new VfsException(
+                                Errno.EAGAIN, read ? Syscall.READ : Syscall.WRITE, null);
                     }
                     await(read ? Syscall.READ : Syscall.WRITE);
                 }
@@ -167,12 +193,16 @@ final class DgramQueue {
         }
     }
 
-    /** {@link #read} without blocking a thread: completes when a datagram (or end of data) arrives. */
+    /**
+     * {@link #read} without blocking a thread: completes when a datagram (or end of data) arrives.
+     */
     CompletableFuture<Integer> readAsync(byte[] dst, int off, int len) {
         return async(true, dst, off, len);
     }
 
-    /** {@link #write} without blocking a thread: completes when the datagram is queued or refused. */
+    /**
+     * {@link #write} without blocking a thread: completes when the datagram is queued or refused.
+     */
     CompletableFuture<Integer> writeAsync(byte[] src, int off, int len) {
         return async(false, src, off, len);
     }
@@ -189,68 +219,80 @@ final class DgramQueue {
         return f;
     }
 
-    /** The sender's {@code SHUT_WR}: its later writes fail with {@code EPIPE}; seqpacket receivers see end of data. */
+    /**
+     * The sender's {@code SHUT_WR}: its later writes fail with {@code EPIPE}; seqpacket receivers
+     * see end of data.
+     */
     void shutdownSend() {
-        change(() -> {
-            sendShut = true;
-            if (seqpacket) {
-                rcvShut = true;
-            }
-        });
-    }
-
-    /** The receiver's {@code SHUT_RD}: the sender's writes fail with {@code EPIPE}; reads end once the queue is empty. */
-    void shutdownReceive() {
-        change(() -> {
-            rcvShut = true;
-            if (seqpacket) {
-                sendShut = true;
-            }
-        });
+        change(
+                () -> {
+                    sendShut = true;
+                    if (seqpacket) {
+                        rcvShut = true;
+                    }
+                });
     }
 
     /**
-     * The receiver was closed: queued datagrams are dropped and their charge released
-     * ({@code unix_release_sock}).
+     * The receiver's {@code SHUT_RD}: the sender's writes fail with {@code EPIPE}; reads end once
+     * the queue is empty.
+     */
+    void shutdownReceive() {
+        change(
+                () -> {
+                    rcvShut = true;
+                    if (seqpacket) {
+                        sendShut = true;
+                    }
+                });
+    }
+
+    /**
+     * The receiver was closed: queued datagrams are dropped and their charge released ({@code
+     * unix_release_sock}).
      *
      * @return whether datagrams were dropped (the seqpacket sender then gets {@code ECONNRESET})
      */
     boolean releaseReceiver() {
         boolean[] dropped = new boolean[1];
-        change(() -> {
-            dropped[0] = !queue.isEmpty();
-            if (dropped[0] && seqpacket) {
-                senderErr.set(Errno.ECONNRESET);
-            }
-            queue.clear();
-            wmem = 0;
-            receiverDead = true;
-            rcvShut = true;
-            if (seqpacket) {
-                sendShut = true;
-            }
-        });
+        change(
+                () -> {
+                    dropped[0] = !queue.isEmpty();
+                    if (dropped[0] && seqpacket) {
+                        senderErr.set(Errno.ECONNRESET);
+                    }
+                    queue.clear();
+                    wmem = 0;
+                    receiverDead = true;
+                    rcvShut = true;
+                    if (seqpacket) {
+                        sendShut = true;
+                    }
+                });
         return dropped[0];
     }
 
     /** The sender was closed: a seqpacket receiver sees end of data once the queue is empty. */
     void releaseSender() {
-        change(() -> {
-            sendShut = true;
-            if (seqpacket) {
-                rcvShut = true;
-            }
-        });
+        change(
+                () -> {
+                    sendShut = true;
+                    if (seqpacket) {
+                        rcvShut = true;
+                    }
+                });
     }
 
     /** Wakes waiters after the sockets' pending errors changed. */
-    /** Returns whether a datagram is queued, or the receive side was shut (a read would not wait). */
+    /**
+     * Returns whether a datagram is queued, or the receive side was shut (a read would not wait).
+     */
     synchronized boolean readable() {
         return !queue.isEmpty() || rcvShut;
     }
 
     void wake() {
-        change(() -> { });
+        change(() -> {});
     }
 
     private void change(Runnable r) {
@@ -264,9 +306,9 @@ final class DgramQueue {
     }
 
     /**
-     * Completes pending asynchronous calls in order while they need not wait; a served read
-     * may make room for a write and a write may feed a read, so both queues are served until
-     * neither moves. Caller holds the monitor.
+     * Completes pending asynchronous calls in order while they need not wait; a served read may
+     * make room for a write and a write may feed a read, so both queues are served until neither
+     * moves. Caller holds the monitor.
      */
     private void serve(List<Done> done) {
         boolean moved = true;
@@ -282,7 +324,10 @@ final class DgramQueue {
         while (!q.isEmpty()) {
             Pending p = q.peek();
             try {
-                int r = p.read() ? tryRead(p.buf(), p.off(), p.len(), true) : tryWrite(p.buf(), p.off(), p.len());
+                int r =
+                        p.read()
+                                ? tryRead(p.buf(), p.off(), p.len(), true)
+                                : tryWrite(p.buf(), p.off(), p.len());
                 if (r == WOULD_BLOCK) {
                     return moved;
                 }
@@ -330,7 +375,10 @@ final class DgramQueue {
         return len;
     }
 
-    /** One attempt to receive; {@code waiting}: the caller would wait (a blocking or asynchronous read). */
+    /**
+     * One attempt to receive; {@code waiting}: the caller would wait (a blocking or asynchronous
+     * read).
+     */
     private int tryRead(byte[] dst, int off, int len, boolean waiting) {
         if (seqpacket) {
             Errno err = receiverErr.getAndSet(null);
@@ -351,7 +399,8 @@ final class DgramQueue {
         return WOULD_BLOCK;
     }
 
-    @SuppressWarnings("WaitNotInLoop") // the caller's loop re-checks its condition after every wake-up
+    @SuppressWarnings(
+            "WaitNotInLoop") // the caller's loop re-checks its condition after every wake-up
     private void await(Syscall op) {
         try {
             wait(1000);

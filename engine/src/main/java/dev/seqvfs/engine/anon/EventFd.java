@@ -1,10 +1,10 @@
 package dev.seqvfs.engine.anon;
 
-import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.fs.StreamFileOperations;
-import dev.seqvfs.protocol.Poll;
 import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Poll;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -12,20 +12,21 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * An {@code eventfd(2)} counter, the file operations of an {@code anon_inode:[eventfd]}
- * file: a {@code write} of an 8-byte little-endian value adds it to the counter (waiting
- * while the sum would exceed {@code 0xfffffffffffffffe}; any other length is
- * {@code EINVAL}); a {@code read} of at least 8
- * bytes waits while the counter is 0, then returns it and resets it to 0, or with
- * {@code EFD_SEMAPHORE} returns 1 and decrements it. {@code lseek} succeeds and returns 0.
+ * An {@code eventfd(2)} counter, the file operations of an {@code anon_inode:[eventfd]} file: a
+ * {@code write} of an 8-byte little-endian value adds it to the counter (waiting while the sum
+ * would exceed {@code 0xfffffffffffffffe}; any other length is {@code EINVAL}); a {@code read} of
+ * at least 8 bytes waits while the counter is 0, then returns it and resets it to 0, or with {@code
+ * EFD_SEMAPHORE} returns 1 and decrements it. {@code lseek} succeeds and returns 0.
  *
  * <h2>Concurrency</h2>
- * Guarded by this object's monitor; blocking callers wait on it, asynchronous readers are
- * queued and completed after the monitor is released.
+ *
+ * Guarded by this object's monitor; blocking callers wait on it, asynchronous readers are queued
+ * and completed after the monitor is released.
  */
 public final class EventFd implements StreamFileOperations {
     /** {@code EFD_SEMAPHORE}. */
     public static final int EFD_SEMAPHORE = 1;
+
     private static final long MAX = 0xfffffffffffffffeL;
 
     private final boolean semaphore;
@@ -81,7 +82,8 @@ public final class EventFd implements StreamFileOperations {
     @Override
     public int write(OpenFile f, byte[] src, int off, int len, boolean nonblock) {
         if (len != 8) {
-            // eventfd_write: Linux 6.18 takes exactly 8 bytes (the man page names only shorter buffers)
+            // eventfd_write: Linux 6.18 takes exactly 8 bytes (the man page names only shorter
+            // buffers)
             throw new VfsException(Errno.EINVAL, Syscall.WRITE, null);
         }
         long v = 0;
@@ -122,7 +124,8 @@ public final class EventFd implements StreamFileOperations {
     @Override
     public CompletableFuture<Integer> readAsync(OpenFile f, byte[] dst, int off, int len) {
         if (len < 8) {
-            return CompletableFuture.failedFuture(new VfsException(Errno.EINVAL, Syscall.READ, null));
+            return CompletableFuture.failedFuture(
+                    new VfsException(Errno.EINVAL, Syscall.READ, null));
         }
         synchronized (this) {
             if (count != 0 && pendingReads.isEmpty()) {
@@ -146,9 +149,9 @@ public final class EventFd implements StreamFileOperations {
     }
 
     /**
-     * {@code noop_llseek}: returns the file position, which never moves from 0, whatever
-     * the arguments (measured on Linux 6.18: {@code lseek(efd, 5, SEEK_CUR)} and
-     * {@code lseek(efd, -5, SEEK_SET)} both return 0).
+     * {@code noop_llseek}: returns the file position, which never moves from 0, whatever the
+     * arguments (measured on Linux 6.18: {@code lseek(efd, 5, SEEK_CUR)} and {@code lseek(efd, -5,
+     * SEEK_SET)} both return 0).
      */
     @Override
     public long llseek(OpenFile f, long offset, int whence) {

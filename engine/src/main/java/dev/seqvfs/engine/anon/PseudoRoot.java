@@ -5,11 +5,10 @@ import java.util.LinkedHashSet;
 import java.util.Set;
 
 /**
- * The old layout of seed 000, kept to measure against: every anonymous dentry is a child
- * of one shared pseudo-root whose reference count and child list every create and every
- * close update under one lock (the {@code dcache_lock} / {@code d_alloc(root)} /
- * {@code atomic_dec_and_lock} path of 2008). Used only when
- * {@code seqvfs.anon.shared-root = on}.
+ * The old layout of seed 000, kept to measure against: every anonymous dentry is a child of one
+ * shared pseudo-root whose reference count and child list every create and every close update under
+ * one lock (the {@code dcache_lock} / {@code d_alloc(root)} / {@code atomic_dec_and_lock} path of
+ * 2008). Used only when {@code seqvfs.anon.shared-root = on}.
  *
  * <p>Thread-safe: guarded by its own monitor, on purpose.
  */

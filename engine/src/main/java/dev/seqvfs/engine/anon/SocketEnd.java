@@ -1,27 +1,27 @@
 package dev.seqvfs.engine.anon;
 
-import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.fdtable.OpenFile;
-import dev.seqvfs.engine.pipe.Pipe;
 import dev.seqvfs.engine.fs.StreamFileOperations;
-import dev.seqvfs.protocol.Poll;
+import dev.seqvfs.engine.pipe.Pipe;
 import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Poll;
 import dev.seqvfs.protocol.SocketFlags;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * One end of a socket ({@code socket(7)}, {@code unix(7)}): the file operations of a
- * sockfs file. Each end of an {@code AF_UNIX} {@code SOCK_STREAM} {@link #pair} reads from
- * one {@link Pipe} and writes to another (a byte stream both ways); each end of a
- * {@code SOCK_DGRAM} or {@code SOCK_SEQPACKET} pair reads from one {@link DgramQueue} and
- * writes to another, keeping message boundaries. {@code shutdown(2)} closes one or both
- * directions; closing the last descriptor does the rest.
+ * One end of a socket ({@code socket(7)}, {@code unix(7)}): the file operations of a sockfs file.
+ * Each end of an {@code AF_UNIX} {@code SOCK_STREAM} {@link #pair} reads from one {@link Pipe} and
+ * writes to another (a byte stream both ways); each end of a {@code SOCK_DGRAM} or {@code
+ * SOCK_SEQPACKET} pair reads from one {@link DgramQueue} and writes to another, keeping message
+ * boundaries. {@code shutdown(2)} closes one or both directions; closing the last descriptor does
+ * the rest.
  *
- * <p>A socket made by {@code socket(2)} is unconnected; its reads and writes fail as Linux
- * 6.18's do (measured): a read of 0 bytes returns 0 on every socket
- * ({@code sock_read_iter}); otherwise
+ * <p>A socket made by {@code socket(2)} is unconnected; its reads and writes fail as Linux 6.18's
+ * do (measured): a read of 0 bytes returns 0 on every socket ({@code sock_read_iter}); otherwise
+ *
  * <table>
  * <caption>unconnected sockets</caption>
  * <tr><th>socket</th><th>read</th><th>write</th></tr>
@@ -38,19 +38,26 @@ import java.util.concurrent.atomic.AtomicReference;
  * </table>
  *
  * <h2>Concurrency</h2>
- * {@code shutRead}/{@code shutWrite} go from false to true once, under this object's
- * monitor; the pipes and queues do their own locking; {@code err} ({@code sk_err}) is set
- * by the peer's release (a stream peer: before it releases its write side, so a read that
- * sees that end of file also sees the error) and consumed once by {@code getAndSet(null)}.
+ *
+ * {@code shutRead}/{@code shutWrite} go from false to true once, under this object's monitor; the
+ * pipes and queues do their own locking; {@code err} ({@code sk_err}) is set by the peer's release
+ * (a stream peer: before it releases its write side, so a read that sees that end of file also sees
+ * the error) and consumed once by {@code getAndSet(null)}.
  */
 public final class SocketEnd implements StreamFileOperations {
     /** {@code shutdown(2)}: no more receptions. */
     public static final int SHUT_RD = 0;
+
     /** {@code shutdown(2)}: no more transmissions. */
     public static final int SHUT_WR = 1;
+
     /** {@code shutdown(2)}: both. */
     public static final int SHUT_RDWR = 2;
-    /** The largest UDP payload length field: a longer write is {@code EMSGSIZE} ({@code udp_sendmsg}). */
+
+    /**
+     * The largest UDP payload length field: a longer write is {@code EMSGSIZE} ({@code
+     * udp_sendmsg}).
+     */
     private static final int UDP_MAX = 0xFFFF;
 
     private final int domain;
@@ -60,8 +67,10 @@ public final class SocketEnd implements StreamFileOperations {
     private final DgramQueue din;
     private final DgramQueue dout;
     private final AtomicReference<Errno> err;
+
     /** The peer's {@code sk_err} (a stream pair; null otherwise): set by this end's release. */
     private final AtomicReference<Errno> peerErr;
+
     private boolean shutRead;
     private boolean shutWrite;
 
@@ -72,12 +81,28 @@ public final class SocketEnd implements StreamFileOperations {
      * @param type the socket type
      */
     public SocketEnd(int domain, int type) {
-        this(domain, type, null, null, type == SocketFlags.SOCK_DGRAM
-                ? new DgramQueue(false, null, new AtomicReference<>()) : null, null, new AtomicReference<>(), null);
+        this(
+                domain,
+                type,
+                null,
+                null,
+                type == SocketFlags.SOCK_DGRAM
+                        ? new DgramQueue(false, null, new AtomicReference<>())
+                        : null,
+                null,
+                new AtomicReference<>(),
+                null);
     }
 
-    private SocketEnd(int domain, int type, Pipe in, Pipe out, DgramQueue din, DgramQueue dout,
-                      AtomicReference<Errno> err, AtomicReference<Errno> peerErr) {
+    private SocketEnd(
+            int domain,
+            int type,
+            Pipe in,
+            Pipe out,
+            DgramQueue din,
+            DgramQueue dout,
+            AtomicReference<Errno> err,
+            AtomicReference<Errno> peerErr) {
         this.domain = domain;
         this.type = type;
         this.in = in;
@@ -89,8 +114,8 @@ public final class SocketEnd implements StreamFileOperations {
     }
 
     /**
-     * Creates the two connected ends of {@code socketpair(2)}: {@code SOCK_STREAM} over two
-     * pipes, {@code SOCK_DGRAM} and {@code SOCK_SEQPACKET} over two datagram queues.
+     * Creates the two connected ends of {@code socketpair(2)}: {@code SOCK_STREAM} over two pipes,
+     * {@code SOCK_DGRAM} and {@code SOCK_SEQPACKET} over two datagram queues.
      *
      * @param domain the address family ({@code AF_UNIX})
      * @param type the socket type
@@ -102,14 +127,18 @@ public final class SocketEnd implements StreamFileOperations {
         if (type == SocketFlags.SOCK_STREAM) {
             Pipe aToB = new Pipe();
             Pipe bToA = new Pipe();
-            return new SocketEnd[] {new SocketEnd(domain, type, bToA, aToB, null, null, errA, errB),
-                new SocketEnd(domain, type, aToB, bToA, null, null, errB, errA)};
+            return new SocketEnd[] {
+                new SocketEnd(domain, type, bToA, aToB, null, null, errA, errB),
+                new SocketEnd(domain, type, aToB, bToA, null, null, errB, errA)
+            };
         }
         boolean seq = type == SocketFlags.SOCK_SEQPACKET;
         DgramQueue aToB = new DgramQueue(seq, errA, errB);
         DgramQueue bToA = new DgramQueue(seq, errB, errA);
-        return new SocketEnd[] {new SocketEnd(domain, type, null, null, bToA, aToB, errA, null),
-            new SocketEnd(domain, type, null, null, aToB, bToA, errB, null)};
+        return new SocketEnd[] {
+            new SocketEnd(domain, type, null, null, bToA, aToB, errA, null),
+            new SocketEnd(domain, type, null, null, aToB, bToA, errB, null)
+        };
     }
 
     /** {@return the address family ({@code AF_UNIX}, {@code AF_INET}, ...)} */
@@ -140,12 +169,11 @@ public final class SocketEnd implements StreamFileOperations {
     }
 
     /**
-     * {@code unix_poll} / {@code unix_dgram_poll}, as Linux 6.18 answers (measured with
-     * {@code poll(2)}): an unconnected stream socket is {@code POLLOUT | POLLHUP}; a connected
-     * stream end is readable ({@code POLLIN}) with data or after its peer's {@code SHUT_WR}
-     * (then also {@code POLLRDHUP}), {@code POLLHUP} once both directions are shut, and
-     * writable while its send side has room; a datagram socket is writable, and readable with
-     * a datagram queued.
+     * {@code unix_poll} / {@code unix_dgram_poll}, as Linux 6.18 answers (measured with {@code
+     * poll(2)}): an unconnected stream socket is {@code POLLOUT | POLLHUP}; a connected stream end
+     * is readable ({@code POLLIN}) with data or after its peer's {@code SHUT_WR} (then also {@code
+     * POLLRDHUP}), {@code POLLHUP} once both directions are shut, and writable while its send side
+     * has room; a datagram socket is writable, and readable with a datagram queued.
      */
     @Override
     public int poll(OpenFile f) {
@@ -158,7 +186,8 @@ public final class SocketEnd implements StreamFileOperations {
         }
         if (in == null) {
             return type == SocketFlags.SOCK_STREAM || type == SocketFlags.SOCK_SEQPACKET
-                    ? Poll.POLLOUT | Poll.POLLWRNORM | Poll.POLLHUP : Poll.POLLOUT | Poll.POLLWRNORM;
+                    ? Poll.POLLOUT | Poll.POLLWRNORM | Poll.POLLHUP
+                    : Poll.POLLOUT | Poll.POLLWRNORM;
         }
         int r = in.poll(true, false);
         boolean rcvShut = (r & Poll.POLLHUP) != 0;
@@ -196,7 +225,9 @@ public final class SocketEnd implements StreamFileOperations {
             return Errno.EPIPE; // sk_stream_wait_connect
         }
         if (type == SocketFlags.SOCK_DGRAM) {
-            if (unix() ? len > DgramQueue.SNDBUF - 32 : domain == SocketFlags.AF_INET && len > UDP_MAX) {
+            if (unix()
+                    ? len > DgramQueue.SNDBUF - 32
+                    : domain == SocketFlags.AF_INET && len > UDP_MAX) {
                 return Errno.EMSGSIZE; // udpv6_sendmsg looks for the destination first
             }
             if (!unix()) {
@@ -219,7 +250,8 @@ public final class SocketEnd implements StreamFileOperations {
         }
         synchronized (this) {
             if (shutRead && (in != null || !unix())) {
-                // tcp_recvmsg returns 0 after RCV_SHUTDOWN even unconnected; Unix sockets keep their error
+                // tcp_recvmsg returns 0 after RCV_SHUTDOWN even unconnected; Unix sockets keep
+                // their error
                 return in == null ? 0 : drainAfterShutRead(dst, off, len);
             }
         }
@@ -231,9 +263,9 @@ public final class SocketEnd implements StreamFileOperations {
 
     /**
      * A stream read that found no data and end of file reports the {@code sk_err} the peer's
-     * release left ({@code ECONNRESET}: it closed with data unread), once, as
-     * {@code unix_stream_read_generic} checks {@code sock_error} when its queue is empty,
-     * before it looks at the shutdown.
+     * release left ({@code ECONNRESET}: it closed with data unread), once, as {@code
+     * unix_stream_read_generic} checks {@code sock_error} when its queue is empty, before it looks
+     * at the shutdown.
      */
     private int orReset(int n) {
         if (n == 0) {
@@ -262,9 +294,9 @@ public final class SocketEnd implements StreamFileOperations {
     }
 
     /**
-     * A stream read after {@code SHUT_RD}: what was received before is still read (as
-     * {@code unix_stream_read_generic} takes queued data before it looks at the shutdown),
-     * then end of file; never waits.
+     * A stream read after {@code SHUT_RD}: what was received before is still read (as {@code
+     * unix_stream_read_generic} takes queued data before it looks at the shutdown), then end of
+     * file; never waits.
      */
     private int drainAfterShutRead(byte[] dst, int off, int len) {
         int n;
@@ -290,7 +322,8 @@ public final class SocketEnd implements StreamFileOperations {
             }
             synchronized (this) {
                 if (shutRead && (in != null || !unix())) {
-                    return CompletableFuture.completedFuture(in == null ? 0 : drainAfterShutRead(dst, off, len));
+                    return CompletableFuture.completedFuture(
+                            in == null ? 0 : drainAfterShutRead(dst, off, len));
                 }
             }
             if (!connected()) {
@@ -323,16 +356,15 @@ public final class SocketEnd implements StreamFileOperations {
     }
 
     /**
-     * {@code shutdown(2)}: {@link #SHUT_RD} makes reads return end of file once the data
-     * already received is read (a {@code SOCK_DGRAM} socket: only reads that would wait),
-     * and the peer's writes fail with {@code EPIPE}; {@link #SHUT_WR} makes this end's
-     * writes fail with {@code EPIPE} and (stream and seqpacket) the peer read end of file.
-     * An unconnected Internet socket records the shutdown and still fails
-     * ({@code inet_shutdown}).
+     * {@code shutdown(2)}: {@link #SHUT_RD} makes reads return end of file once the data already
+     * received is read (a {@code SOCK_DGRAM} socket: only reads that would wait), and the peer's
+     * writes fail with {@code EPIPE}; {@link #SHUT_WR} makes this end's writes fail with {@code
+     * EPIPE} and (stream and seqpacket) the peer read end of file. An unconnected Internet socket
+     * records the shutdown and still fails ({@code inet_shutdown}).
      *
      * @param how {@link #SHUT_RD}, {@link #SHUT_WR} or {@link #SHUT_RDWR}
      * @throws VfsException {@code EINVAL} for an unknown {@code how}, {@code ENOTCONN} if an
-     *         unconnected Internet socket (an unconnected Unix socket accepts it)
+     *     unconnected Internet socket (an unconnected Unix socket accepts it)
      */
     public void shutdown(int how) {
         if (how < SHUT_RD || how > SHUT_RDWR) {

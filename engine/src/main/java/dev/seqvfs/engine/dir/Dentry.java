@@ -5,36 +5,38 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * A directory entry ({@code struct dentry}): a name bound to an inode inside one
- * {@link DirSnapshot}, with the readdir cookie it was given when it was inserted.
+ * A directory entry ({@code struct dentry}): a name bound to an inode inside one {@link
+ * DirSnapshot}, with the readdir cookie it was given when it was inserted.
  *
- * <p>Its binding is immutable. A new {@code Dentry} object is made for every insertion
- * and never re-inserted after its removal, so "the same {@code Dentry} object is still in
- * the directory" means "this binding has held continuously" — the property the optimistic
- * walk's per-entry validation relies on. Equality is identity.
+ * <p>Its binding is immutable. A new {@code Dentry} object is made for every insertion and never
+ * re-inserted after its removal, so "the same {@code Dentry} object is still in the directory"
+ * means "this binding has held continuously" — the property the optimistic walk's per-entry
+ * validation relies on. Equality is identity.
  *
  * <h2>Concurrency: the forwarding reference</h2>
- * One field is written after construction: {@code moved}, set when a rename removes this
- * binding and binds the same inode elsewhere (Linux moves the dentry itself, so
- * {@code d_path} of an open file follows it; SeqVFS makes a new dentry and leaves this
- * forwarding reference in the old one). The protocol:
+ *
+ * One field is written after construction: {@code moved}, set when a rename removes this binding
+ * and binds the same inode elsewhere (Linux moves the dentry itself, so {@code d_path} of an open
+ * file follows it; SeqVFS makes a new dentry and leaves this forwarding reference in the old one).
+ * The protocol:
+ *
  * <ul>
- *   <li>Writer: the party publishing the rename ({@link RenamePlan#publishEntries}), after
- *       the snapshot holding the new dentry is published and before the snapshot that
- *       removes this one is, stores it with release ({@link #publishMovedRelease}). Each
- *       dentry is removed at most once, so the field is set once while the dentry is
- *       unbound; a rename whose snapshot CAS fails withdraws its forward (stores
- *       {@code null}) while the dentry is still bound, so no reader follows it.</li>
- *   <li>Reader ({@code /proc/<pid>/fd/N}): first checks whether the dentry is still bound
- *       (its directory's snapshot, read with acquire, maps its name to this object); only
- *       if not, reads {@link #movedAcquire()}. The snapshot that removed the dentry was
- *       published with release after {@code moved} was stored, so a reader that saw the
- *       removal sees the forward: {@code null} then means the binding was unlinked (or
- *       replaced by a rename over it, or the directory removed). A cross-directory
- *       exchange removes one dentry before its new twin is published; the reader samples
- *       the rename sequence around its whole chain walk and retries when it moved, so it
- *       never shows that window.</li>
+ *   <li>Writer: the party publishing the rename ({@link RenamePlan#publishEntries}), after the
+ *       snapshot holding the new dentry is published and before the snapshot that removes this one
+ *       is, stores it with release ({@link #publishMovedRelease}). Each dentry is removed at most
+ *       once, so the field is set once while the dentry is unbound; a rename whose snapshot CAS
+ *       fails withdraws its forward (stores {@code null}) while the dentry is still bound, so no
+ *       reader follows it.
+ *   <li>Reader ({@code /proc/<pid>/fd/N}): first checks whether the dentry is still bound (its
+ *       directory's snapshot, read with acquire, maps its name to this object); only if not, reads
+ *       {@link #movedAcquire()}. The snapshot that removed the dentry was published with release
+ *       after {@code moved} was stored, so a reader that saw the removal sees the forward: {@code
+ *       null} then means the binding was unlinked (or replaced by a rename over it, or the
+ *       directory removed). A cross-directory exchange removes one dentry before its new twin is
+ *       published; the reader samples the rename sequence around its whole chain walk and retries
+ *       when it moved, so it never shows that window.
  * </ul>
+ *
  * Readers of the binding itself (walks) never read {@code moved}.
  */
 public final class Dentry {
@@ -48,25 +50,29 @@ public final class Dentry {
         }
     }
 
-    /** The dentry is its own parent and in no directory (pipes, sockets, anon inodes; seeds 000, 003). */
+    /**
+     * The dentry is its own parent and in no directory (pipes, sockets, anon inodes; seeds 000,
+     * 003).
+     */
     public static final int DCACHE_DISCONNECTED = 1;
+
     /** The dentry is in no hash table: no lookup can find it. */
     public static final int DCACHE_UNHASHED = 1 << 1;
 
     /**
-     * Where a renamed binding went: the directory and the dentry that bind the same inode
-     * after the rename. Immutable.
+     * Where a renamed binding went: the directory and the dentry that bind the same inode after the
+     * rename. Immutable.
      *
      * @param dir the new parent directory
      * @param dentry the new dentry in it
      */
-    public record Moved(DirectoryInode dir, Dentry dentry) {
-    }
+    public record Moved(DirectoryInode dir, Dentry dentry) {}
 
     private final String name;
     private final Inode inode;
     private final long cookie;
     private final int flags;
+
     @SuppressWarnings("unused") // accessed through MOVED
     private volatile Moved moved;
 
@@ -111,19 +117,19 @@ public final class Dentry {
     }
 
     /**
-     * {@return where a rename moved this binding, with acquire; {@code null} if it was not
-     * moved (still bound, or unlinked)} Meaningful only once the caller has seen the
-     * binding removed from its directory's snapshot (see the class comment).
+     * {@return where a rename moved this binding, with acquire; {@code null} if it was not moved
+     * (still bound, or unlinked)} Meaningful only once the caller has seen the binding removed from
+     * its directory's snapshot (see the class comment).
      */
     public Moved movedAcquire() {
         return (Moved) MOVED.getAcquire(this);
     }
 
     /**
-     * Records, with release, where a rename moved this binding. Called by the rename's
-     * publisher after publishing {@code to} and before publishing the snapshot that removes
-     * this dentry; {@code null} withdraws a forward whose rename failed before it removed
-     * this dentry (the binding still holds, so no reader follows it).
+     * Records, with release, where a rename moved this binding. Called by the rename's publisher
+     * after publishing {@code to} and before publishing the snapshot that removes this dentry;
+     * {@code null} withdraws a forward whose rename failed before it removed this dentry (the
+     * binding still holds, so no reader follows it).
      */
     void publishMovedRelease(Moved to) {
         MOVED.setRelease(this, to);

@@ -8,10 +8,10 @@ import dev.seqvfs.protocol.Errno;
  *
  * @param error {@code null} on success
  * @param inode the created, linked, found or removed inode; {@code null} on failure
- * @param existed for {@code Create} without {@code exclusive}: the name already existed and
- *                {@code inode} is the existing inode (the {@code O_CREAT} without {@code O_EXCL} case)
- * @param dentry for {@code Create}: the dentry that binds the name (created or found), for
- *        {@code /proc} to follow renames of the opened file; otherwise {@code null}
+ * @param existed for {@code Create} without {@code exclusive}: the name already existed and {@code
+ *     inode} is the existing inode (the {@code O_CREAT} without {@code O_EXCL} case)
+ * @param dentry for {@code Create}: the dentry that binds the name (created or found), for {@code
+ *     /proc} to follow renames of the opened file; otherwise {@code null}
  */
 public record DirReply(Errno error, Inode inode, boolean existed, Dentry dentry) {
     /**

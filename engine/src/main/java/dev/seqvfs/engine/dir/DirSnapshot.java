@@ -13,38 +13,39 @@ import scala.math.Ordering;
 /**
  * One immutable version of a directory's entries: the persistent map a reader walks.
  *
- * <p>Two persistent maps share every entry: {@code names} (a {@link NameTable}, a hash
- * trie of dentries by name that the path walk can probe with a range of the path) for
- * lookup, and {@code order} (Scala's red-black {@code immutable.TreeMap}, cookie →
- * {@link Dentry}) for readdir.
- * Every change returns a new snapshot in O(log n), sharing structure with this one.
+ * <p>Two persistent maps share every entry: {@code names} (a {@link NameTable}, a hash trie of
+ * dentries by name that the path walk can probe with a range of the path) for lookup, and {@code
+ * order} (Scala's red-black {@code immutable.TreeMap}, cookie → {@link Dentry}) for readdir. Every
+ * change returns a new snapshot in O(log n), sharing structure with this one.
  *
  * <h2>Invariants</h2>
+ *
  * <ul>
- *   <li>{@code names} and {@code order} hold the same dentries.</li>
- *   <li>{@code seq} grows by one with each version; cookies grow and are never reused
- *       ({@code nextCookie} only increases), so a readdir cookie stays meaningful across
- *       versions: resuming after cookie {@code c} lists the entries whose cookie is
- *       greater than {@code c}.</li>
- *   <li>{@code subdirs} counts the entries that are directories (a directory's link count
- *       is {@code 2 + subdirs}).</li>
- *   <li>A dead snapshot (after {@code rmdir}) is empty and is never replaced.</li>
+ *   <li>{@code names} and {@code order} hold the same dentries.
+ *   <li>{@code seq} grows by one with each version; cookies grow and are never reused ({@code
+ *       nextCookie} only increases), so a readdir cookie stays meaningful across versions: resuming
+ *       after cookie {@code c} lists the entries whose cookie is greater than {@code c}.
+ *   <li>{@code subdirs} counts the entries that are directories (a directory's link count is {@code
+ *       2 + subdirs}).
+ *   <li>A dead snapshot (after {@code rmdir}) is empty and is never replaced.
  * </ul>
  *
- * <p>Thread-safe (immutable). Readers obtain it from
- * {@link DirectoryInode#snapshotAcquire()}.
+ * <p>Thread-safe (immutable). Readers obtain it from {@link DirectoryInode#snapshotAcquire()}.
  */
 public final class DirSnapshot {
     /** Cookie of ".": readdir from 0 starts with it. */
     public static final long COOKIE_DOT = 1;
+
     /** Cookie of "..". */
     public static final long COOKIE_DOTDOT = 2;
+
     /** First cookie given to a real entry. */
     public static final long FIRST_COOKIE = 3;
 
     @SuppressWarnings("unchecked")
     private static final Ordering<Object> LONG_ORDER =
             (Ordering<Object>) (Ordering<?>) Ordering.Long$.MODULE$;
+
     private static final NameTable NO_NAMES = NameTable.EMPTY;
     private static final TreeMap<Object, Dentry> NO_ORDER = TreeMap$.MODULE$.empty(LONG_ORDER);
     private static final DirSnapshot EMPTY =
@@ -57,8 +58,13 @@ public final class DirSnapshot {
     private final int subdirs;
     private final boolean dead;
 
-    private DirSnapshot(long seq, NameTable names, TreeMap<Object, Dentry> order,
-                        long nextCookie, int subdirs, boolean dead) {
+    private DirSnapshot(
+            long seq,
+            NameTable names,
+            TreeMap<Object, Dentry> order,
+            long nextCookie,
+            int subdirs,
+            boolean dead) {
         this.seq = seq;
         this.names = names;
         this.order = order;
@@ -108,16 +114,16 @@ public final class DirSnapshot {
     }
 
     /**
-     * Looks up the name {@code path[off, end)} without making a {@code String} of it: the
-     * same answer as {@code lookup(path.substring(off, end))}. O(log32 n) plus one compare
-     * of the name's chars; allocates nothing.
+     * Looks up the name {@code path[off, end)} without making a {@code String} of it: the same
+     * answer as {@code lookup(path.substring(off, end))}. O(log32 n) plus one compare of the name's
+     * chars; allocates nothing.
      *
      * @param path a string holding the name, typically a whole path (internal form)
      * @param off index of the name's first char
      * @param end index just past its last char
-     * @param hash the name's {@link String#hashCode()}, as {@link #hash(String, int, int)}
-     *        computes it (a walk computes it while it scans for the next {@code '/'}); a
-     *        wrong value makes the lookup miss
+     * @param hash the name's {@link String#hashCode()}, as {@link #hash(String, int, int)} computes
+     *     it (a walk computes it while it scans for the next {@code '/'}); a wrong value makes the
+     *     lookup miss
      * @return the dentry, or {@code null} if absent
      * @throws IndexOutOfBoundsException if {@code [off, end)} is not a range of {@code path}
      */
@@ -127,8 +133,8 @@ public final class DirSnapshot {
     }
 
     /**
-     * {@return {@code path.substring(off, end).hashCode()} without making the substring:
-     * {@code s[0]*31^(n-1) + ... + s[n-1]}, as {@link String#hashCode()} specifies}
+     * {@return {@code path.substring(off, end).hashCode()} without making the substring: {@code
+     * s[0]*31^(n-1) + ... + s[n-1]}, as {@link String#hashCode()} specifies}
      *
      * @param path the string
      * @param off the index in the buffer of the first byte
@@ -143,8 +149,8 @@ public final class DirSnapshot {
     }
 
     /**
-     * {@return a version with {@code name} bound to {@code inode}, replacing any existing
-     * binding of that name} The new dentry gets the next cookie.
+     * {@return a version with {@code name} bound to {@code inode}, replacing any existing binding
+     * of that name} The new dentry gets the next cookie.
      *
      * @param name the name, in internal form
      * @param inode the inode
@@ -179,8 +185,8 @@ public final class DirSnapshot {
             return this;
         }
         int sub = old.inode().type() == FileType.DIRECTORY ? subdirs - 1 : subdirs;
-        return new DirSnapshot(seq + 1, names.without(name), order.removed(old.cookie()),
-                nextCookie, sub, false);
+        return new DirSnapshot(
+                seq + 1, names.without(name), order.removed(old.cookie()), nextCookie, sub, false);
     }
 
     /** {@return the dead, empty version a removed directory publishes, once} */
@@ -192,8 +198,8 @@ public final class DirSnapshot {
     }
 
     /**
-     * Lists up to {@code max} entries whose cookie is greater than {@code afterCookie}, in
-     * cookie order.
+     * Lists up to {@code max} entries whose cookie is greater than {@code afterCookie}, in cookie
+     * order.
      *
      * @param afterCookie 0 (or {@link #COOKIE_DOTDOT}) to start at the first real entry
      * @param max most entries to return

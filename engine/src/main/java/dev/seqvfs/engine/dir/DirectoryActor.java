@@ -1,10 +1,10 @@
 package dev.seqvfs.engine.dir;
 
-import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.inode.AttrChange;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.Permission;
+import dev.seqvfs.engine.reply.ReplyTo;
 import dev.seqvfs.engine.sb.PublishGate;
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.protocol.Credentials;
@@ -13,9 +13,9 @@ import dev.seqvfs.protocol.FileType;
 import dev.seqvfs.protocol.Limits;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.OpenFlags;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import java.time.Duration;
-import dev.seqvfs.engine.reply.ReplyTo;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
@@ -28,43 +28,49 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.StashBuffer;
 
 /**
- * The only writer of one directory: creates, links, unlinks and renames names in it, and
- * publishes each change as one new {@link DirSnapshot} (one CAS on its
- * {@link DirectoryInode}), so readers see a change whole or not at all.
+ * The only writer of one directory: creates, links, unlinks and renames names in it, and publishes
+ * each change as one new {@link DirSnapshot} (one CAS on its {@link DirectoryInode}), so readers
+ * see a change whole or not at all.
  *
  * <h2>Concurrency</h2>
- * Runs one message at a time (Pekko). Publishes by {@link DirectoryInode#casSnapshot}
- * against the version it read; the only other writers of that field are the rename
- * coordinator (only while this actor is prepared and stashing) and a remover killing an
- * empty directory, so a failed CAS means "this directory died": the actor answers
- * {@code ENOENT} from then on and stops after {@link #DEAD_IDLE} without messages.
- * Never blocks: the only lock it touches is the mount read lock, spun for a few stores.
- * Every handler that changes something counts itself a writer of the superblock for its
- * length ({@link Superblock#tryBeginWrite}: {@code EROFS} once it is read-only; a read-only
+ *
+ * Runs one message at a time (Pekko). Publishes by {@link DirectoryInode#casSnapshot} against the
+ * version it read; the only other writers of that field are the rename coordinator (only while this
+ * actor is prepared and stashing) and a remover killing an empty directory, so a failed CAS means
+ * "this directory died": the actor answers {@code ENOENT} from then on and stops after {@link
+ * #DEAD_IDLE} without messages. Never blocks: the only lock it touches is the mount read lock, spun
+ * for a few stores. Every handler that changes something counts itself a writer of the superblock
+ * for its length ({@link Superblock#tryBeginWrite}: {@code EROFS} once it is read-only; a read-only
  * remount is {@code EBUSY} meanwhile), spinning only while a remount holds writers off.
  *
  * <h2>States</h2>
+ *
  * <ul>
- *   <li><b>live</b>: handles every command;</li>
- *   <li><b>prepared</b>: a cross-directory rename's coordinator holds this directory; every
- *       command but {@link RenameFinished} is stashed;</li>
- *   <li><b>dead</b>: the directory was removed; every command fails with {@code ENOENT}.</li>
+ *   <li><b>live</b>: handles every command;
+ *   <li><b>prepared</b>: a cross-directory rename's coordinator holds this directory; every command
+ *       but {@link RenameFinished} is stashed;
+ *   <li><b>dead</b>: the directory was removed; every command fails with {@code ENOENT}.
  * </ul>
- * From live or dead, {@link Unmounted} (its superblock's last mount was released) stops
- * it; a prepared actor stashes it like any command.
+ *
+ * From live or dead, {@link Unmounted} (its superblock's last mount was released) stops it; a
+ * prepared actor stashes it like any command.
  *
  * <h2>Supervision</h2>
- * Wrapped in {@code SupervisorStrategy.resume()}: its state lives in the inode it
- * publishes to, and a handler publishes nothing before its last check, so resuming after
- * an unexpected exception keeps a consistent directory. Handlers also catch exceptions
- * themselves and answer {@code EIO}, so a caller is never left waiting.
+ *
+ * Wrapped in {@code SupervisorStrategy.resume()}: its state lives in the inode it publishes to, and
+ * a handler publishes nothing before its last check, so resuming after an unexpected exception
+ * keeps a consistent directory. Handlers also catch exceptions themselves and answer {@code EIO},
+ * so a caller is never left waiting.
  */
 public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Command> {
     /** How long a dead directory's actor lingers, answering ENOENT, before it stops. */
     public static final Duration DEAD_IDLE = Duration.ofSeconds(30);
+
     private static final int STASH_CAPACITY = 100_000;
 
-    /** A message to a directory actor. Every command with a reply address can fail with an errno. */
+    /**
+     * A message to a directory actor. Every command with a reply address can fail with an errno.
+     */
     public sealed interface Command {
         /**
          * Replies to the sender with {@code e}; no-op for commands without a reply address.
@@ -79,17 +85,20 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         }
 
         /**
-         * Fails the command because its directory {@code dir} is gone: {@code ESTALE} if the
-         * walk that found the directory no longer holds (the path now leads elsewhere, so the
-         * caller must walk again) or if its removal is still being published
-         * ({@link DirectoryInode#removalInProgress()}: the path is about to lead elsewhere),
-         * else {@code ENOENT}.
+         * Fails the command because its directory {@code dir} is gone: {@code ESTALE} if the walk
+         * that found the directory no longer holds (the path now leads elsewhere, so the caller
+         * must walk again) or if its removal is still being published ({@link
+         * DirectoryInode#removalInProgress()}: the path is about to lead elsewhere), else {@code
+         * ENOENT}.
          *
          * @param dir the directory the command was sent to
          */
         default void failGone(DirectoryInode dir) {
             PathProof p = proof();
-            fail(p != null && (!p.stillHolds() || dir.removalInProgress()) ? Errno.ESTALE : Errno.ENOENT);
+            fail(
+                    p != null && (!p.stillHolds() || dir.removalInProgress())
+                            ? Errno.ESTALE
+                            : Errno.ENOENT);
         }
     }
 
@@ -100,13 +109,23 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      * @param mode type and permission bits, the umask already applied
      * @param rdev device number for device nodes
      * @param linkTarget target for a symlink (internal form), else {@code null}
-     * @param exclusive whether an existing name is an error ({@code EEXIST}); when false the existing inode is returned
+     * @param exclusive whether an existing name is an error ({@code EEXIST}); when false the
+     *     existing inode is returned
      * @param cred who asks
-     * @param proof the walk that found this directory, checked when the command applies ({@code ESTALE} if stale)
+     * @param proof the walk that found this directory, checked when the command applies ({@code
+     *     ESTALE} if stale)
      * @param replyTo where the {@link DirReply} goes
      */
-    public record Create(String name, int mode, long rdev, String linkTarget, boolean exclusive, Credentials cred,
-                         PathProof proof, ReplyTo<DirReply> replyTo) implements Command {
+    public record Create(
+            String name,
+            int mode,
+            long rdev,
+            String linkTarget,
+            boolean exclusive,
+            Credentials cred,
+            PathProof proof,
+            ReplyTo<DirReply> replyTo)
+            implements Command {
         @Override
         public void fail(Errno e) {
             replyTo.tell(DirReply.error(e));
@@ -122,7 +141,8 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      * @param proof the walks of both paths, checked when the command applies
      * @param replyTo where the reply goes
      */
-    public record Link(String name, Inode target, Credentials cred, PathProof proof, ReplyTo<DirReply> replyTo)
+    public record Link(
+            String name, Inode target, Credentials cred, PathProof proof, ReplyTo<DirReply> replyTo)
             implements Command {
         @Override
         public void fail(Errno e) {
@@ -140,8 +160,14 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      * @param proof the walk that found this directory, checked when the command applies
      * @param replyTo where the reply goes; its inode is the removed one
      */
-    public record Unlink(String name, boolean rmdir, boolean mustBeDir, Credentials cred, PathProof proof,
-                         ReplyTo<DirReply> replyTo) implements Command {
+    public record Unlink(
+            String name,
+            boolean rmdir,
+            boolean mustBeDir,
+            Credentials cred,
+            PathProof proof,
+            ReplyTo<DirReply> replyTo)
+            implements Command {
         @Override
         public void fail(Errno e) {
             replyTo.tell(DirReply.error(e));
@@ -160,8 +186,16 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      * @param proof the walks of both paths, checked when the command applies
      * @param replyTo where the reply goes; its inode is the moved one
      */
-    public record Rename(String oldName, String newName, int flags, boolean oldSlash, boolean newSlash,
-                         Credentials cred, PathProof proof, ReplyTo<DirReply> replyTo) implements Command {
+    public record Rename(
+            String oldName,
+            String newName,
+            int flags,
+            boolean oldSlash,
+            boolean newSlash,
+            Credentials cred,
+            PathProof proof,
+            ReplyTo<DirReply> replyTo)
+            implements Command {
         @Override
         public void fail(Errno e) {
             replyTo.tell(DirReply.error(e));
@@ -176,7 +210,8 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      * @param proof the walk that found this directory, checked when the command applies
      * @param replyTo where the reply goes
      */
-    public record SetAttrs(AttrChange change, Credentials cred, PathProof proof, ReplyTo<DirReply> replyTo)
+    public record SetAttrs(
+            AttrChange change, Credentials cred, PathProof proof, ReplyTo<DirReply> replyTo)
             implements Command {
         @Override
         public void fail(Errno e) {
@@ -185,23 +220,30 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
     }
 
     /**
-     * Changes the attributes of {@code target}, a non-directory this directory binds under
-     * {@code name} ({@code chmod}, {@code chown}, {@code utimensat} by path). The inode's
-     * attributes are changed by CAS, as from anywhere; this actor only makes the change take
-     * effect at an instant at which the path still leads to {@code target}: it checks the
-     * walk's proof (whose last lookup is {@code name} here) and applies the change in the
-     * same handler, while nothing else can rebind {@code name} (this actor is the only
-     * writer of its entries). A stale proof answers {@code ESTALE}: the caller walks again.
+     * Changes the attributes of {@code target}, a non-directory this directory binds under {@code
+     * name} ({@code chmod}, {@code chown}, {@code utimensat} by path). The inode's attributes are
+     * changed by CAS, as from anywhere; this actor only makes the change take effect at an instant
+     * at which the path still leads to {@code target}: it checks the walk's proof (whose last
+     * lookup is {@code name} here) and applies the change in the same handler, while nothing else
+     * can rebind {@code name} (this actor is the only writer of its entries). A stale proof answers
+     * {@code ESTALE}: the caller walks again.
      *
      * @param name the component the walk found {@code target} by
      * @param target the inode to change, not a directory
      * @param change what to change
      * @param cred who asks
-     * @param proof the whole walk (every lookup, the last included), checked when the command applies
+     * @param proof the whole walk (every lookup, the last included), checked when the command
+     *     applies
      * @param replyTo where the reply goes; {@code EPERM} (not the owner), {@code ESTALE}
      */
-    public record SetChildAttrs(String name, Inode target, AttrChange change, Credentials cred, PathProof proof,
-                                ReplyTo<DirReply> replyTo) implements Command {
+    public record SetChildAttrs(
+            String name,
+            Inode target,
+            AttrChange change,
+            Credentials cred,
+            PathProof proof,
+            ReplyTo<DirReply> replyTo)
+            implements Command {
         @Override
         public void fail(Errno e) {
             replyTo.tell(DirReply.error(e));
@@ -209,15 +251,20 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
     }
 
     /**
-     * From the rename coordinator: report the current snapshot and stash everything until
-     * {@link RenameFinished}.
+     * From the rename coordinator: report the current snapshot and stash everything until {@link
+     * RenameFinished}.
      *
      * @param renameId the coordinator's id for this rename
-     * @param dir the directory asked, named in a refusal so the coordinator knows which parent refused
+     * @param dir the directory asked, named in a refusal so the coordinator knows which parent
+     *     refused
      * @param replyTo the coordinator
      */
-    public record PrepareRename(long renameId, DirectoryInode dir, ActorRef<Prepared> replyTo) implements Command {
-        /** Refuses to prepare ({@code EAGAIN} from a full stash): the coordinator fails the rename at once. */
+    public record PrepareRename(long renameId, DirectoryInode dir, ActorRef<Prepared> replyTo)
+            implements Command {
+        /**
+         * Refuses to prepare ({@code EAGAIN} from a full stash): the coordinator fails the rename
+         * at once.
+         */
         @Override
         public void fail(Errno e) {
             replyTo.tell(new Prepared(renameId, dir, null, e));
@@ -229,8 +276,8 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      *
      * @param renameId the coordinator's id
      * @param dir the directory
-     * @param snapshot its snapshot, frozen until {@link RenameFinished} (a dead directory's
-     *                 is dead and frozen for good); {@code null} if it refused
+     * @param snapshot its snapshot, frozen until {@link RenameFinished} (a dead directory's is dead
+     *     and frozen for good); {@code null} if it refused
      * @param error why it refused to prepare, or {@code null}
      */
     public record Prepared(long renameId, DirectoryInode dir, DirSnapshot snapshot, Errno error) {
@@ -253,31 +300,27 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      */
     public record RenameFinished(long renameId) implements Command {
         @Override
-        public void fail(Errno e) {
-        }
+        public void fail(Errno e) {}
     }
 
     /** The directory was removed by its parent: answer ENOENT from now on. */
     public record Died() implements Command {
         @Override
-        public void fail(Errno e) {
-        }
+        public void fail(Errno e) {}
     }
 
     /**
-     * From the superblock actor: its last mount was released; stop. Handled after every
-     * command that reached the actor before it (a prepared actor stashes it with them).
+     * From the superblock actor: its last mount was released; stop. Handled after every command
+     * that reached the actor before it (a prepared actor stashes it with them).
      */
     public record Unmounted() implements Command {
         @Override
-        public void fail(Errno e) {
-        }
+        public void fail(Errno e) {}
     }
 
     private record IdleTimeout() implements Command {
         @Override
-        public void fail(Errno e) {
-        }
+        public void fail(Errno e) {}
     }
 
     private final DirectoryInode dir;
@@ -286,7 +329,11 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
     private long inoNext;
     private long inoEnd;
 
-    private DirectoryActor(ActorContext<Command> ctx, StashBuffer<Command> stash, DirectoryInode dir, Superblock sb) {
+    private DirectoryActor(
+            ActorContext<Command> ctx,
+            StashBuffer<Command> stash,
+            DirectoryInode dir,
+            Superblock sb) {
         super(ctx);
         this.dir = dir;
         this.sb = sb;
@@ -303,20 +350,27 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         return create(dir, sb, STASH_CAPACITY);
     }
 
-    /** As {@link #create(DirectoryInode, Superblock)}, with a stash of {@code stashCapacity} commands (tests). */
+    /**
+     * As {@link #create(DirectoryInode, Superblock)}, with a stash of {@code stashCapacity}
+     * commands (tests).
+     */
     static Behavior<Command> create(DirectoryInode dir, Superblock sb, int stashCapacity) {
-        return Behaviors.supervise(Behaviors.<Command>withStash(stashCapacity,
-                        stash -> Behaviors.setup(ctx -> new DirectoryActor(ctx, stash, dir, sb))))
+        return Behaviors.supervise(
+                        Behaviors.<Command>withStash(
+                                stashCapacity,
+                                stash ->
+                                        Behaviors.setup(
+                                                ctx -> new DirectoryActor(ctx, stash, dir, sb))))
                 .onFailure(SupervisorStrategy.resume());
     }
 
     /**
-     * Spawns the actor of {@code dir} as a child of the superblock actor whose context is
-     * {@code ctx}, running the behavior {@code sb}'s type supplies
-     * ({@link dev.seqvfs.engine.fs.SuperOperations#directoryBehavior}), delivers {@code first}
-     * to it, and publishes its reference in {@code dir} (release), where later senders find it.
-     * The parent watches it: when it stops, {@link #forget} clears the reference again. Called
-     * only on the superblock actor's thread.
+     * Spawns the actor of {@code dir} as a child of the superblock actor whose context is {@code
+     * ctx}, running the behavior {@code sb}'s type supplies ({@link
+     * dev.seqvfs.engine.fs.SuperOperations#directoryBehavior}), delivers {@code first} to it, and
+     * publishes its reference in {@code dir} (release), where later senders find it. The parent
+     * watches it: when it stops, {@link #forget} clears the reference again. Called only on the
+     * superblock actor's thread.
      *
      * @param ctx the superblock actor's context
      * @param dir the directory
@@ -325,9 +379,14 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      * @param first the first command, delivered to the new actor
      * @return the new actor
      */
-    public static ActorRef<Command> spawn(ActorContext<?> ctx, DirectoryInode dir, Superblock sb,
-                                          DispatcherSelector dispatcher, Command first) {
-        ActorRef<Command> ref = ctx.spawn(sb.sop().directoryBehavior(dir, sb), "d" + dir.ino(), dispatcher);
+    public static ActorRef<Command> spawn(
+            ActorContext<?> ctx,
+            DirectoryInode dir,
+            Superblock sb,
+            DispatcherSelector dispatcher,
+            Command first) {
+        ActorRef<Command> ref =
+                ctx.spawn(sb.sop().directoryBehavior(dir, sb), "d" + dir.ino(), dispatcher);
         ctx.watch(ref);
         ref.tell(first);
         dir.publishActorRelease(ref);
@@ -335,9 +394,9 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
     }
 
     /**
-     * Clears {@code dir}'s actor reference if it is still {@code ref}'s actor (it stopped); by
-     * the superblock actor. Compares by {@code equals}: references to one actor may be
-     * different objects.
+     * Clears {@code dir}'s actor reference if it is still {@code ref}'s actor (it stopped); by the
+     * superblock actor. Compares by {@code equals}: references to one actor may be different
+     * objects.
      *
      * @param dir the directory
      * @param ref the actor that stopped
@@ -367,7 +426,9 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                 .build();
     }
 
-    /** Answers {@code ESTALE} if the walk behind a command no longer holds; the caller walks again. */
+    /**
+     * Answers {@code ESTALE} if the walk behind a command no longer holds; the caller walks again.
+     */
     private static boolean stale(PathProof proof, Command c) {
         if (proof != null && !proof.stillHolds()) {
             c.fail(Errno.ESTALE);
@@ -378,18 +439,21 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
 
     /** {@link #publishChecked}: the snapshot was published. */
     private static final int PUBLISHED = 0;
+
     /** {@link #publishChecked}: the command's proof no longer held; nothing published. */
     private static final int STALE = 1;
+
     /** {@link #publishChecked}: the directory died meanwhile; nothing published. */
     private static final int DEAD = 2;
 
     /**
-     * Enters the publication gate and checks {@code c}'s proof there, at one instant with
-     * the publication that follows: no cross-directory rename or mount change can publish
-     * between the check and the caller's {@link PublishGate#exit} (see {@link PublishGate}).
-     * The caller publishes and exits at once: no message, no tell, no wait in between.
+     * Enters the publication gate and checks {@code c}'s proof there, at one instant with the
+     * publication that follows: no cross-directory rename or mount change can publish between the
+     * check and the caller's {@link PublishGate#exit} (see {@link PublishGate}). The caller
+     * publishes and exits at once: no message, no tell, no wait in between.
      *
-     * @return the gate stripe to exit with, or -1 (the gate already left) if the proof no longer holds
+     * @return the gate stripe to exit with, or -1 (the gate already left) if the proof no longer
+     *     holds
      */
     private int enterChecked(Command c) {
         int g = sb.locks().publish.enter();
@@ -401,7 +465,9 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         return g;
     }
 
-    /** Publishes {@code next} over {@code snap} if {@code c}'s proof still holds, inside the gate. */
+    /**
+     * Publishes {@code next} over {@code snap} if {@code c}'s proof still holds, inside the gate.
+     */
     private int publishChecked(Command c, DirSnapshot snap, DirSnapshot next) {
         int g = enterChecked(c);
         if (g < 0) {
@@ -414,7 +480,9 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         }
     }
 
-    /** Answers {@code ESTALE}: the walk behind the command no longer holds; the caller walks again. */
+    /**
+     * Answers {@code ESTALE}: the walk behind the command no longer holds; the caller walks again.
+     */
     private Behavior<Command> stale(Command c) {
         c.fail(Errno.ESTALE);
         return this;
@@ -437,21 +505,23 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
             }
             return this;
         }
-        return writing(c, () -> {
-            if (!Permission.check(dir, Mode.W_OK | Mode.X_OK, c.cred())) {
-                throw new VfsException(Errno.EACCES, Syscall.CREATE, null);
-            }
-            Inode child = instantiate(c);
-            DirSnapshot next = snap.with(c.name(), child);
-            int published = publishChecked(c, snap, next);
-            if (published != PUBLISHED) {
-                sb.inodeFreed(child);
-                return published == STALE ? stale(c) : failDead(c);
-            }
-            afterEntriesChanged(dir, next, child.attrsAcquire().ctime());
-            c.replyTo().tell(DirReply.created(next.lookup(c.name())));
-            return this;
-        });
+        return writing(
+                c,
+                () -> {
+                    if (!Permission.check(dir, Mode.W_OK | Mode.X_OK, c.cred())) {
+                        throw new VfsException(Errno.EACCES, Syscall.CREATE, null);
+                    }
+                    Inode child = instantiate(c);
+                    DirSnapshot next = snap.with(c.name(), child);
+                    int published = publishChecked(c, snap, next);
+                    if (published != PUBLISHED) {
+                        sb.inodeFreed(child);
+                        return published == STALE ? stale(c) : failDead(c);
+                    }
+                    afterEntriesChanged(dir, next, child.attrsAcquire().ctime());
+                    c.replyTo().tell(DirReply.created(next.lookup(c.name())));
+                    return this;
+                });
     }
 
     private Inode instantiate(Create c) {
@@ -477,16 +547,29 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                 perm |= Mode.S_ISGID;
             }
         }
-        if (type != FileType.DIRECTORY && (perm & Mode.S_ISGID) != 0 && (perm & 010) != 0
-                && !cred.isRoot() && !cred.inGroup(gid)) {
+        if (type != FileType.DIRECTORY
+                && (perm & Mode.S_ISGID) != 0
+                && (perm & 010) != 0
+                && !cred.isRoot()
+                && !cred.inGroup(gid)) {
             perm &= ~Mode.S_ISGID;
         }
         long now = sb.now();
         long ino = nextIno();
         int mode = type.ifmt() | perm;
-        InodeAttrs attrs = InodeAttrs.create(mode, type == FileType.DIRECTORY ? 2 : 1, cred.uid(), gid,
-                type == FileType.DIRECTORY || type == FileType.SYMLINK || type == FileType.REGULAR ? 0 : c.rdev(),
-                type == FileType.SYMLINK ? bytes : 0, now);
+        InodeAttrs attrs =
+                InodeAttrs.create(
+                        mode,
+                        type == FileType.DIRECTORY ? 2 : 1,
+                        cred.uid(),
+                        gid,
+                        type == FileType.DIRECTORY
+                                        || type == FileType.SYMLINK
+                                        || type == FileType.REGULAR
+                                ? 0
+                                : c.rdev(),
+                        type == FileType.SYMLINK ? bytes : 0,
+                        now);
         try {
             return sb.sop().newInode(sb, ino, attrs, dir, c.name(), c.linkTarget());
         } catch (RuntimeException e) {
@@ -517,32 +600,35 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         if (snap.isDead()) {
             return failDead(c);
         }
-        return writing(c, () -> {
-            if (!Permission.check(dir, Mode.W_OK | Mode.X_OK, c.cred())) {
-                throw new VfsException(Errno.EACCES, Syscall.LINK, null);
-            }
-            if (c.target().type() == FileType.DIRECTORY) {
-                throw new VfsException(Errno.EPERM, Syscall.LINK, null);
-            }
-            long now = sb.now();
-            // tmpfs charges every extra name against nr_inodes (shmem_reserve_inode in link).
-            sb.chargeInode(Syscall.LINK);
-            try {
-                c.target().addLink(now);
-            } catch (VfsException e) {
-                sb.unchargeInode();
-                throw e;
-            }
-            DirSnapshot next = snap.with(c.name(), c.target());
-            int published = publishChecked(c, snap, next);
-            if (published != PUBLISHED) {
-                c.target().dropLinks(1, now);
-                return published == STALE ? stale(c) : failDead(c);
-            }
-            afterEntriesChanged(dir, next, now);
-            c.replyTo().tell(DirReply.ok(c.target()));
-            return this;
-        });
+        return writing(
+                c,
+                () -> {
+                    if (!Permission.check(dir, Mode.W_OK | Mode.X_OK, c.cred())) {
+                        throw new VfsException(Errno.EACCES, Syscall.LINK, null);
+                    }
+                    if (c.target().type() == FileType.DIRECTORY) {
+                        throw new VfsException(Errno.EPERM, Syscall.LINK, null);
+                    }
+                    long now = sb.now();
+                    // tmpfs charges every extra name against nr_inodes (shmem_reserve_inode in
+                    // link).
+                    sb.chargeInode(Syscall.LINK);
+                    try {
+                        c.target().addLink(now);
+                    } catch (VfsException e) {
+                        sb.unchargeInode();
+                        throw e;
+                    }
+                    DirSnapshot next = snap.with(c.name(), c.target());
+                    int published = publishChecked(c, snap, next);
+                    if (published != PUBLISHED) {
+                        c.target().dropLinks(1, now);
+                        return published == STALE ? stale(c) : failDead(c);
+                    }
+                    afterEntriesChanged(dir, next, now);
+                    c.replyTo().tell(DirReply.ok(c.target()));
+                    return this;
+                });
     }
 
     private Behavior<Command> onUnlink(Unlink c) {
@@ -562,49 +648,53 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
             c.fail(Errno.ENOENT);
             return this;
         }
-        return writing(c, () -> {
-            Syscall op = c.rmdir() ? Syscall.RMDIR : Syscall.UNLINK;
-            Inode victim = d.inode();
-            if (!Permission.check(dir, Mode.W_OK | Mode.X_OK, c.cred())) {
-                throw new VfsException(Errno.EACCES, op, null);
-            }
-            if (!Permission.stickyAllows(dir.attrsAcquire(), victim.attrsAcquire(), c.cred())) {
-                throw new VfsException(Errno.EPERM, op, null);
-            }
-            boolean isDir = victim.type() == FileType.DIRECTORY;
-            if (c.rmdir()) {
-                if (!isDir) {
-                    throw new VfsException(Errno.ENOTDIR, op, null);
-                }
-            } else if (isDir) {
-                throw new VfsException(Errno.EISDIR, op, null);
-            } else if (c.mustBeDir()) {
-                throw new VfsException(Errno.ENOTDIR, op, null);
-            }
-            DirSnapshot next = snap.without(c.name());
-            int g = enterChecked(c);
-            if (g < 0) {
-                return stale(c);
-            }
-            try {
-                if (isDir) {
-                    killChild((DirectoryInode) victim, op);
-                }
-                if (!dir.casSnapshot(snap, next)) {
-                    throw new IllegalStateException(dir + " changed under its own actor while holding " + c.name());
-                }
-            } finally {
-                sb.locks().publish.exit(g);
-            }
-            long now = sb.now();
-            afterEntriesChanged(dir, next, now);
-            victim.dropLinks(isDir ? 2 : 1, now);
-            if (isDir) {
-                notifyDied((DirectoryInode) victim);
-            }
-            c.replyTo().tell(DirReply.ok(victim));
-            return this;
-        });
+        return writing(
+                c,
+                () -> {
+                    Syscall op = c.rmdir() ? Syscall.RMDIR : Syscall.UNLINK;
+                    Inode victim = d.inode();
+                    if (!Permission.check(dir, Mode.W_OK | Mode.X_OK, c.cred())) {
+                        throw new VfsException(Errno.EACCES, op, null);
+                    }
+                    if (!Permission.stickyAllows(
+                            dir.attrsAcquire(), victim.attrsAcquire(), c.cred())) {
+                        throw new VfsException(Errno.EPERM, op, null);
+                    }
+                    boolean isDir = victim.type() == FileType.DIRECTORY;
+                    if (c.rmdir()) {
+                        if (!isDir) {
+                            throw new VfsException(Errno.ENOTDIR, op, null);
+                        }
+                    } else if (isDir) {
+                        throw new VfsException(Errno.EISDIR, op, null);
+                    } else if (c.mustBeDir()) {
+                        throw new VfsException(Errno.ENOTDIR, op, null);
+                    }
+                    DirSnapshot next = snap.without(c.name());
+                    int g = enterChecked(c);
+                    if (g < 0) {
+                        return stale(c);
+                    }
+                    try {
+                        if (isDir) {
+                            killChild((DirectoryInode) victim, op);
+                        }
+                        if (!dir.casSnapshot(snap, next)) {
+                            throw new IllegalStateException(
+                                    dir + " changed under its own actor while holding " + c.name());
+                        }
+                    } finally {
+                        sb.locks().publish.exit(g);
+                    }
+                    long now = sb.now();
+                    afterEntriesChanged(dir, next, now);
+                    victim.dropLinks(isDir ? 2 : 1, now);
+                    if (isDir) {
+                        notifyDied((DirectoryInode) victim);
+                    }
+                    c.replyTo().tell(DirReply.ok(victim));
+                    return this;
+                });
     }
 
     private void killChild(DirectoryInode child, Syscall op) {
@@ -630,48 +720,63 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         if (snap.isDead()) {
             return failDead(c);
         }
-        return writing(c, () -> {
-            RenamePlan plan = RenamePlan.plan(dir, snap, c.oldName(), dir, snap, c.newName(), c.flags(),
-                    c.oldSlash(), c.newSlash(), c.cred());
-            Inode victim = plan.target;
-            int g = enterChecked(c);
-            if (g < 0) {
-                return stale(c);
-            }
-            try {
-                plan.publishEntries(sb.locks());
-            } finally {
-                sb.locks().publish.exit(g);
-            }
-            plan.finish(sb.now());
-            if (!plan.isNoop() && victim instanceof DirectoryInode v
-                    && (c.flags() & OpenFlags.RENAME_EXCHANGE) == 0) {
-                notifyDied(v);
-            }
-            c.replyTo().tell(DirReply.ok(plan.source));
-            return this;
-        });
+        return writing(
+                c,
+                () -> {
+                    RenamePlan plan =
+                            RenamePlan.plan(
+                                    dir,
+                                    snap,
+                                    c.oldName(),
+                                    dir,
+                                    snap,
+                                    c.newName(),
+                                    c.flags(),
+                                    c.oldSlash(),
+                                    c.newSlash(),
+                                    c.cred());
+                    Inode victim = plan.target;
+                    int g = enterChecked(c);
+                    if (g < 0) {
+                        return stale(c);
+                    }
+                    try {
+                        plan.publishEntries(sb.locks());
+                    } finally {
+                        sb.locks().publish.exit(g);
+                    }
+                    plan.finish(sb.now());
+                    if (!plan.isNoop()
+                            && victim instanceof DirectoryInode v
+                            && (c.flags() & OpenFlags.RENAME_EXCHANGE) == 0) {
+                        notifyDied(v);
+                    }
+                    c.replyTo().tell(DirReply.ok(plan.source));
+                    return this;
+                });
     }
 
     private Behavior<Command> onSetAttrs(SetAttrs c) {
         if (stale(c.proof(), c)) {
             return this;
         }
-        return writing(c, () -> {
-            long now = sb.now();
-            boolean writable = Permission.check(dir, Mode.W_OK, c.cred());
-            int g = enterChecked(c);
-            if (g < 0) {
-                return stale(c);
-            }
-            try {
-                dir.updateDirAttrs(a -> c.change().apply(a, c.cred(), now, writable));
-            } finally {
-                sb.locks().publish.exit(g);
-            }
-            c.replyTo().tell(DirReply.ok(dir));
-            return this;
-        });
+        return writing(
+                c,
+                () -> {
+                    long now = sb.now();
+                    boolean writable = Permission.check(dir, Mode.W_OK, c.cred());
+                    int g = enterChecked(c);
+                    if (g < 0) {
+                        return stale(c);
+                    }
+                    try {
+                        dir.updateDirAttrs(a -> c.change().apply(a, c.cred(), now, writable));
+                    } finally {
+                        sb.locks().publish.exit(g);
+                    }
+                    c.replyTo().tell(DirReply.ok(dir));
+                    return this;
+                });
     }
 
     private Behavior<Command> onSetChildAttrs(SetChildAttrs c) {
@@ -680,22 +785,24 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         if (stale(c.proof(), c)) {
             return this;
         }
-        return writing(c, () -> {
-            long now = sb.now();
-            Inode target = c.target();
-            boolean writable = Permission.check(target, Mode.W_OK, c.cred());
-            int g = enterChecked(c);
-            if (g < 0) {
-                return stale(c);
-            }
-            try {
-                target.setattr(c.change(), c.cred(), now, writable);
-            } finally {
-                sb.locks().publish.exit(g);
-            }
-            c.replyTo().tell(DirReply.ok(target));
-            return this;
-        });
+        return writing(
+                c,
+                () -> {
+                    long now = sb.now();
+                    Inode target = c.target();
+                    boolean writable = Permission.check(target, Mode.W_OK, c.cred());
+                    int g = enterChecked(c);
+                    if (g < 0) {
+                        return stale(c);
+                    }
+                    try {
+                        target.setattr(c.change(), c.cred(), now, writable);
+                    } finally {
+                        sb.locks().publish.exit(g);
+                    }
+                    c.replyTo().tell(DirReply.ok(target));
+                    return this;
+                });
     }
 
     private Behavior<Command> onPrepareRename(PrepareRename c) {
@@ -709,16 +816,20 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
 
     private Behavior<Command> prepared(long renameId) {
         return Behaviors.receive(Command.class)
-                .onMessage(RenameFinished.class, m -> m.renameId() == renameId,
+                .onMessage(
+                        RenameFinished.class,
+                        m -> m.renameId() == renameId,
                         m -> stash.unstashAll(this))
-                .onMessage(Command.class, m -> {
-                    if (stash.isFull()) {
-                        m.fail(Errno.EAGAIN);
-                    } else {
-                        stash.stash(m);
-                    }
-                    return Behaviors.same();
-                })
+                .onMessage(
+                        Command.class,
+                        m -> {
+                            if (stash.isFull()) {
+                                m.fail(Errno.EAGAIN);
+                            } else {
+                                stash.stash(m);
+                            }
+                            return Behaviors.same();
+                        })
                 .build();
     }
 
@@ -727,14 +838,19 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         return Behaviors.receive(Command.class)
                 .onMessage(IdleTimeout.class, m -> Behaviors.stopped())
                 .onMessage(Unmounted.class, m -> Behaviors.stopped())
-                .onMessage(PrepareRename.class, m -> {
-                    m.replyTo().tell(new Prepared(m.renameId(), dir, dir.snapshotAcquire()));
-                    return Behaviors.same();
-                })
-                .onMessage(Command.class, m -> {
-                    m.failGone(dir);
-                    return Behaviors.same();
-                })
+                .onMessage(
+                        PrepareRename.class,
+                        m -> {
+                            m.replyTo()
+                                    .tell(new Prepared(m.renameId(), dir, dir.snapshotAcquire()));
+                            return Behaviors.same();
+                        })
+                .onMessage(
+                        Command.class,
+                        m -> {
+                            m.failGone(dir);
+                            return Behaviors.same();
+                        })
                 .onSignal(PostStop.class, s -> onPostStop())
                 .build();
     }
@@ -756,11 +872,10 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
     }
 
     /**
-     * Runs a handler that changes something as a writer of the superblock
-     * ({@code mnt_want_write} around the change): {@code EROFS} if it is read-only now, and a
-     * read-only remount fails with {@code EBUSY} until the handler returns. The callers
-     * checked {@code EROFS} before sending; this closes the gap between their check and the
-     * instant the change applies.
+     * Runs a handler that changes something as a writer of the superblock ({@code mnt_want_write}
+     * around the change): {@code EROFS} if it is read-only now, and a read-only remount fails with
+     * {@code EBUSY} until the handler returns. The callers checked {@code EROFS} before sending;
+     * this closes the gap between their check and the instant the change applies.
      */
     private Behavior<Command> writing(Command c, Handler h) {
         if (!sb.tryBeginWrite()) {
@@ -781,22 +896,29 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
             c.fail(e.errno());
             return this;
         } catch (RuntimeException e) {
-            getContext().getLog().error("directory {} failed on {}: {}", dir.ino(), c.getClass().getSimpleName(),
-                    e.toString());
+            getContext()
+                    .getLog()
+                    .error(
+                            "directory {} failed on {}: {}",
+                            dir.ino(),
+                            c.getClass().getSimpleName(),
+                            e.toString());
             c.fail(Errno.EIO);
             return this;
         }
     }
 
     /**
-     * Updates a directory's link count ({@code 2 + subdirectories}) and its mtime and
-     * ctime after its entries changed. Called by the directory's writer of the moment.
+     * Updates a directory's link count ({@code 2 + subdirectories}) and its mtime and ctime after
+     * its entries changed. Called by the directory's writer of the moment.
      */
     static void afterEntriesChanged(DirectoryInode d, DirSnapshot next, long now) {
         d.updateDirAttrs(a -> a.withNlinkModified(2L + next.subdirs(), now));
     }
 
-    /** Tells a removed directory's actor, if it has one, that it died, so that it stops when idle. */
+    /**
+     * Tells a removed directory's actor, if it has one, that it died, so that it stops when idle.
+     */
     static void notifyDied(DirectoryInode d) {
         ActorRef<Command> ref = d.actorAcquire();
         if (ref != null) {

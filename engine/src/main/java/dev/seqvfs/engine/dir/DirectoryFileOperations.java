@@ -1,24 +1,24 @@
 package dev.seqvfs.engine.dir;
 
-import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.fs.FileOperations;
-import dev.seqvfs.protocol.PathNames;
 import dev.seqvfs.engine.walk.WalkContext;
 import dev.seqvfs.protocol.DirEntry;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.FileType;
+import dev.seqvfs.protocol.PathNames;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiFunction;
 
 /**
- * The file operations of a directory whose entries are its published {@link DirSnapshot}
- * ({@code dcache_dir_ops}, {@code simple_dir_operations}): {@code getdents} returns entries
- * of one snapshot after a readdir cookie ({@link DirSnapshot#entriesAfter}); {@code lseek}
- * takes {@code SEEK_SET} and {@code SEEK_CUR} only ({@code dcache_dir_lseek}: a directory
- * offset is a cookie); reads and writes are {@code EISDIR}.
+ * The file operations of a directory whose entries are its published {@link DirSnapshot} ({@code
+ * dcache_dir_ops}, {@code simple_dir_operations}): {@code getdents} returns entries of one snapshot
+ * after a readdir cookie ({@link DirSnapshot#entriesAfter}); {@code lseek} takes {@code SEEK_SET}
+ * and {@code SEEK_CUR} only ({@code dcache_dir_lseek}: a directory offset is a cookie); reads and
+ * writes are {@code EISDIR}.
  *
  * <p>Stateless and thread-safe: one shared {@link #INSTANCE}; reads published snapshots only.
  */
@@ -26,8 +26,7 @@ public final class DirectoryFileOperations implements FileOperations {
     /** The one instance. */
     public static final DirectoryFileOperations INSTANCE = new DirectoryFileOperations();
 
-    private DirectoryFileOperations() {
-    }
+    private DirectoryFileOperations() {}
 
     @Override
     public List<DirEntry> iterate(OpenFile f, WalkContext caller, long cookie, int max) {
@@ -37,10 +36,10 @@ public final class DirectoryFileOperations implements FileOperations {
     }
 
     /**
-     * {@code getdents} of a directory: {@code ENOENT} if it was removed
-     * ({@code IS_DEADDIR}), then {@code .} and {@code ..} ({@code dir_emit_dots}), then
-     * {@code entriesAfter(cookie, room)}'s entries; at most {@code max} in all, names in
-     * external form. For directory types with computed entries too (procfs).
+     * {@code getdents} of a directory: {@code ENOENT} if it was removed ({@code IS_DEADDIR}), then
+     * {@code .} and {@code ..} ({@code dir_emit_dots}), then {@code entriesAfter(cookie, room)}'s
+     * entries; at most {@code max} in all, names in external form. For directory types with
+     * computed entries too (procfs).
      *
      * @param d the directory
      * @param snap the snapshot to read {@code d}'s state from
@@ -49,8 +48,12 @@ public final class DirectoryFileOperations implements FileOperations {
      * @param entriesAfter the entries after a cookie, at most the given count, in cookie order
      * @return the entries, {@code .} and {@code ..} included; empty at the end
      */
-    public static List<DirEntry> readdir(DirectoryInode d, DirSnapshot snap, long cookie, int max,
-                                         BiFunction<Long, Integer, List<Dentry>> entriesAfter) {
+    public static List<DirEntry> readdir(
+            DirectoryInode d,
+            DirSnapshot snap,
+            long cookie,
+            int max,
+            BiFunction<Long, Integer, List<Dentry>> entriesAfter) {
         if (snap.isDead()) {
             throw new VfsException(Errno.ENOENT, Syscall.GETDENTS, null);
         }
@@ -67,7 +70,12 @@ public final class DirectoryFileOperations implements FileOperations {
         }
         if (out.size() < max) {
             for (Dentry e : entriesAfter.apply(cookie, max - out.size())) {
-                out.add(new DirEntry(PathNames.toExternal(e.name()), e.inode().ino(), e.inode().type(), e.cookie()));
+                out.add(
+                        new DirEntry(
+                                PathNames.toExternal(e.name()),
+                                e.inode().ino(),
+                                e.inode().type(),
+                                e.cookie()));
             }
         }
         return out;

@@ -1,9 +1,9 @@
 package dev.seqvfs.engine.dir;
 
-import dev.seqvfs.engine.inode.Inode;
-import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.fs.FileOperations;
 import dev.seqvfs.engine.fs.InodeOperations;
+import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.InodeOwner;
 import dev.seqvfs.engine.inode.IopFlags;
 import java.lang.invoke.MethodHandles;
@@ -12,32 +12,34 @@ import java.util.function.UnaryOperator;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
- * A directory inode: the published {@link DirSnapshot} of its entries, the link to its
- * parent, and the reference to its {@link DirectoryActor}.
+ * A directory inode: the published {@link DirSnapshot} of its entries, the link to its parent, and
+ * the reference to its {@link DirectoryActor}.
  *
  * <h2>Concurrency</h2>
+ *
  * <ul>
- *   <li>{@code snapshot}: read with acquire ({@link #snapshotAcquire()}); written only by
- *       CAS ({@link #casSnapshot}). Writers: this directory's actor (every change to its
- *       entries); the rename coordinator, while this directory's actor is prepared and
- *       stashing, inside the rename write lock; and whoever removes the directory
- *       ({@code rmdir}, rename over it), which CASes an empty snapshot to its dead version
- *       under the mount read lock. Because the actor publishes by CAS against the version
- *       it last published, a kill between its read and its write makes its CAS fail, and
- *       it reports {@code ENOENT} instead of resurrecting the directory.</li>
- *   <li>{@code link}: read with acquire ({@link #linkAcquire()}); written with release by
- *       the parent's actor (same-directory rename) or by the rename coordinator inside the
- *       rename write lock (cross-directory rename). At any instant only one of them may
- *       write it: a cross-directory rename holds the old parent's actor prepared.</li>
- *   <li>{@code actor}: null until the superblock actor spawns this directory's actor;
- *       written with release by the superblock actor (spawn) and by the directory actor
- *       itself (cleared when it stops after the directory died).</li>
- *   <li>{@code mounts}: the number of mounts on this directory; written only inside the
- *       mount write lock, read plainly by walks (validated by the mount sequence) and by
- *       {@code rmdir} under the mount read lock.</li>
+ *   <li>{@code snapshot}: read with acquire ({@link #snapshotAcquire()}); written only by CAS
+ *       ({@link #casSnapshot}). Writers: this directory's actor (every change to its entries); the
+ *       rename coordinator, while this directory's actor is prepared and stashing, inside the
+ *       rename write lock; and whoever removes the directory ({@code rmdir}, rename over it), which
+ *       CASes an empty snapshot to its dead version under the mount read lock. Because the actor
+ *       publishes by CAS against the version it last published, a kill between its read and its
+ *       write makes its CAS fail, and it reports {@code ENOENT} instead of resurrecting the
+ *       directory.
+ *   <li>{@code link}: read with acquire ({@link #linkAcquire()}); written with release by the
+ *       parent's actor (same-directory rename) or by the rename coordinator inside the rename write
+ *       lock (cross-directory rename). At any instant only one of them may write it: a
+ *       cross-directory rename holds the old parent's actor prepared.
+ *   <li>{@code actor}: null until the superblock actor spawns this directory's actor; written with
+ *       release by the superblock actor (spawn) and by the directory actor itself (cleared when it
+ *       stops after the directory died).
+ *   <li>{@code mounts}: the number of mounts on this directory; written only inside the mount write
+ *       lock, read plainly by walks (validated by the mount sequence) and by {@code rmdir} under
+ *       the mount read lock.
  * </ul>
  *
  * <h2>States</h2>
+ *
  * live → dead (its snapshot is {@link DirSnapshot#isDead()}); dead is final.
  */
 public final class DirectoryInode extends Inode {
@@ -58,10 +60,13 @@ public final class DirectoryInode extends Inode {
 
     @SuppressWarnings("unused") // accessed through SNAPSHOT
     private volatile DirSnapshot snapshot;
+
     @SuppressWarnings("unused") // accessed through LINK
     private volatile DirLink link;
+
     @SuppressWarnings("unused") // accessed through ACTOR
     private volatile ActorRef<DirectoryActor.Command> actor;
+
     private int mounts;
 
     /**
@@ -75,8 +80,14 @@ public final class DirectoryInode extends Inode {
      * @param parent its parent, or {@code null} for a superblock root
      * @param name its name in {@code parent}, or {@code null} for a root
      */
-    public DirectoryInode(long ino, InodeOwner owner, InodeOperations ops, FileOperations fileOps, InodeAttrs attrs,
-                          DirectoryInode parent, String name) {
+    public DirectoryInode(
+            long ino,
+            InodeOwner owner,
+            InodeOperations ops,
+            FileOperations fileOps,
+            InodeAttrs attrs,
+            DirectoryInode parent,
+            String name) {
         super(ino, owner, ops, fileOps, attrs);
         SNAPSHOT.setRelease(this, DirSnapshot.empty());
         LINK.setRelease(this, parent == null ? null : new DirLink(parent, name));
@@ -101,10 +112,10 @@ public final class DirectoryInode extends Inode {
     }
 
     /**
-     * Kills the directory if its snapshot is still {@code expect} and empty: the step of
-     * {@code rmdir} (and of a rename over an empty directory) that makes every later
-     * change to it fail with {@code ENOENT}. The caller holds the mount read lock and has
-     * checked {@link #mountCount()} is zero.
+     * Kills the directory if its snapshot is still {@code expect} and empty: the step of {@code
+     * rmdir} (and of a rename over an empty directory) that makes every later change to it fail
+     * with {@code ENOENT}. The caller holds the mount read lock and has checked {@link
+     * #mountCount()} is zero.
      *
      * @return {@code true} if it was killed by this call
      */
@@ -132,11 +143,15 @@ public final class DirectoryInode extends Inode {
     /** {@return this directory's actor (acquire), or {@code null} if none is running} */
     public ActorRef<DirectoryActor.Command> actorAcquire() {
         @SuppressWarnings("unchecked")
-        ActorRef<DirectoryActor.Command> a = (ActorRef<DirectoryActor.Command>) ACTOR.getAcquire(this);
+        ActorRef<DirectoryActor.Command> a =
+                (ActorRef<DirectoryActor.Command>) ACTOR.getAcquire(this);
         return a;
     }
 
-    /** Publishes this directory's actor reference, or clears it (release); by {@link DirectoryActor} only. */
+    /**
+     * Publishes this directory's actor reference, or clears it (release); by {@link DirectoryActor}
+     * only.
+     */
     void publishActorRelease(ActorRef<DirectoryActor.Command> ref) {
         ACTOR.setRelease(this, ref);
     }
@@ -156,9 +171,9 @@ public final class DirectoryInode extends Inode {
     }
 
     /**
-     * Applies {@code change} to this directory's attributes by CAS: the writer's path, used
-     * only by its {@link DirectoryActor} and by the rename coordinator while that actor is
-     * prepared ({@link RenamePlan}).
+     * Applies {@code change} to this directory's attributes by CAS: the writer's path, used only by
+     * its {@link DirectoryActor} and by the rename coordinator while that actor is prepared ({@link
+     * RenamePlan}).
      */
     InodeAttrs updateDirAttrs(UnaryOperator<InodeAttrs> change) {
         return updateAttrs(change);
@@ -176,14 +191,13 @@ public final class DirectoryInode extends Inode {
     }
 
     /**
-     * {@return whether this directory is dead while its parent's published snapshot still
-     * binds it: a removal ({@code rmdir}, or a rename over it) has killed it and not yet
-     * published the parent, which its remover does next, so this is transient} A command
-     * whose walk found the directory through that binding must then walk again
-     * ({@code ESTALE}) rather than answer {@code ENOENT}: after a rename over the directory
-     * the same path names a live one (found by the 240 s linearizability run: a rename into
-     * {@code /b/t} failed with ENOENT while {@code /b/s} replaced {@code /b/t}).
-     * Thread-safe; reads published snapshots only.
+     * {@return whether this directory is dead while its parent's published snapshot still binds it:
+     * a removal ({@code rmdir}, or a rename over it) has killed it and not yet published the
+     * parent, which its remover does next, so this is transient} A command whose walk found the
+     * directory through that binding must then walk again ({@code ESTALE}) rather than answer
+     * {@code ENOENT}: after a rename over the directory the same path names a live one (found by
+     * the 240 s linearizability run: a rename into {@code /b/t} failed with ENOENT while {@code
+     * /b/s} replaced {@code /b/t}). Thread-safe; reads published snapshots only.
      */
     public boolean removalInProgress() {
         if (!isDead()) {

@@ -3,30 +3,33 @@ package dev.seqvfs.engine.dir;
 import java.util.Arrays;
 
 /**
- * A persistent hash array mapped trie from names to the {@link Dentry}s that carry them: the
- * lookup half of a {@link DirSnapshot}. Written for the path walk: a lookup takes a name as a
- * range of a longer string (a path) with its {@code String} hash code computed by the caller,
- * so a walk looks a component up without making a substring, and it makes no call that is
- * not inlined (no boxing, no callback, no shared {@code equals} call site).
+ * A persistent hash array mapped trie from names to the {@link Dentry}s that carry them: the lookup
+ * half of a {@link DirSnapshot}. Written for the path walk: a lookup takes a name as a range of a
+ * longer string (a path) with its {@code String} hash code computed by the caller, so a walk looks
+ * a component up without making a substring, and it makes no call that is not inlined (no boxing,
+ * no callback, no shared {@code equals} call site).
  *
  * <h2>Structure</h2>
+ *
  * A name's {@link String#hashCode()} is mixed ({@link #mix}, a bijection on {@code int}) and
- * consumed five bits per level from the low end. A {@link Node} holds a 32-bit bitmap and,
- * in bit order, one slot per set bit: a {@code Dentry} (the only name under that prefix), a
- * deeper {@code Node}, or a {@link Collision} (the only names under that prefix, and they
- * all have one hash code). Invariants, kept by every update:
+ * consumed five bits per level from the low end. A {@link Node} holds a 32-bit bitmap and, in bit
+ * order, one slot per set bit: a {@code Dentry} (the only name under that prefix), a deeper {@code
+ * Node}, or a {@link Collision} (the only names under that prefix, and they all have one hash
+ * code). Invariants, kept by every update:
+ *
  * <ul>
- *   <li>a {@code Node} other than the root has at least two dentries under it, not all in
- *       one {@code Collision}: a lone {@code Dentry} or {@code Collision} is stored in the
- *       slot of its parent;</li>
- *   <li>a {@code Collision} holds at least two dentries, all with the same hash code;</li>
- *   <li>no two entries have equal names.</li>
+ *   <li>a {@code Node} other than the root has at least two dentries under it, not all in one
+ *       {@code Collision}: a lone {@code Dentry} or {@code Collision} is stored in the slot of its
+ *       parent;
+ *   <li>a {@code Collision} holds at least two dentries, all with the same hash code;
+ *   <li>no two entries have equal names.
  * </ul>
+ *
  * Updates copy the path from the root to the changed slot (O(log32 n)) and share the rest.
  *
- * <p>Immutable, and so thread-safe once published; arrays are never written after the
- * constructor of the object that holds them returns. Readers get tables through a
- * {@link DirSnapshot}, which is published with release and read with acquire.
+ * <p>Immutable, and so thread-safe once published; arrays are never written after the constructor
+ * of the object that holds them returns. Readers get tables through a {@link DirSnapshot}, which is
+ * published with release and read with acquire.
  */
 final class NameTable {
     private static final int BITS = 5;
@@ -48,7 +51,10 @@ final class NameTable {
         return size;
     }
 
-    /** Spreads a {@code String} hash code over all 32 bits (a bijection: equal results mean equal hash codes). */
+    /**
+     * Spreads a {@code String} hash code over all 32 bits (a bijection: equal results mean equal
+     * hash codes).
+     */
     static int mix(int h) {
         h *= 0x9E3779B9;
         return h ^ (h >>> 16);
@@ -120,11 +126,15 @@ final class NameTable {
         }
         Object r = remove(root, name, hash, mix(hash), 0);
         // the root stays a Node even when one entry is left
-        Node n = r instanceof Node rn ? rn : new Node(1 << (mix(hashOf(r)) & MASK), new Object[] {r});
+        Node n =
+                r instanceof Node rn
+                        ? rn
+                        : new Node(1 << (mix(hashOf(r)) & MASK), new Object[] {r});
         return new NameTable(n, size - 1);
     }
 
-    private static Node insert(Node node, Dentry d, String name, int hash, int h, int shift, boolean[] added) {
+    private static Node insert(
+            Node node, Dentry d, String name, int hash, int h, int shift, boolean[] added) {
         int bit = 1 << ((h >>> shift) & MASK);
         int idx = Integer.bitCount(node.bitmap & (bit - 1));
         if ((node.bitmap & bit) == 0) {
@@ -160,7 +170,9 @@ final class NameTable {
         return new Node(node.bitmap, s);
     }
 
-    /** Returns the name hash code of a slot's lone entry: a {@code Dentry} or a {@code Collision}. */
+    /**
+     * Returns the name hash code of a slot's lone entry: a {@code Dentry} or a {@code Collision}.
+     */
     private static int hashOf(Object lone) {
         return lone instanceof Dentry d ? d.name().hashCode() : ((Collision) lone).hash();
     }
@@ -184,14 +196,15 @@ final class NameTable {
         if (ia == ib) {
             return new Node(1 << ia, new Object[] {pair(a, b, shift + BITS)});
         }
-        return ia < ib ? new Node((1 << ia) | (1 << ib), new Object[] {a, b})
+        return ia < ib
+                ? new Node((1 << ia) | (1 << ib), new Object[] {a, b})
                 : new Node((1 << ia) | (1 << ib), new Object[] {b, a});
     }
 
     /**
      * Removes {@code name}, which is present under {@code node}. Returns the new node, or the
-     * single remaining entry (a {@code Dentry} or {@code Collision}) when only one is left
-     * directly under it and it holds nothing deeper, for the caller to inline.
+     * single remaining entry (a {@code Dentry} or {@code Collision}) when only one is left directly
+     * under it and it holds nothing deeper, for the caller to inline.
      */
     private static Object remove(Node node, String name, int hash, int h, int shift) {
         int bit = 1 << ((h >>> shift) & MASK);

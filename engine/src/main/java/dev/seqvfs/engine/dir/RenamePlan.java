@@ -1,6 +1,5 @@
 package dev.seqvfs.engine.dir;
 
-import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.Permission;
 import dev.seqvfs.engine.sb.NamespaceLocks;
@@ -10,19 +9,19 @@ import dev.seqvfs.protocol.FileType;
 import dev.seqvfs.protocol.Limits;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.OpenFlags;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 
 /**
- * The checks and the result of one {@code renameat2(2)}, computed as a pure function of
- * the two parent directories' snapshots, then published by {@link #publish}.
+ * The checks and the result of one {@code renameat2(2)}, computed as a pure function of the two
+ * parent directories' snapshots, then published by {@link #publish}.
  *
- * <p>Used by {@link DirectoryActor} for a same-directory rename (both snapshots are the
- * same) and by the superblock's rename coordinator for a cross-directory rename (both
- * parents' actors are prepared and stashing, so the snapshots cannot change underneath,
- * except that an empty target parent may be killed by an {@code rmdir}, which
- * {@link #publish} detects). The checks follow {@code do_renameat2} and
- * {@code vfs_rename} in {@code fs/namei.c}, in their order, so that the errno of a call
- * with several faults is the kernel's.
+ * <p>Used by {@link DirectoryActor} for a same-directory rename (both snapshots are the same) and
+ * by the superblock's rename coordinator for a cross-directory rename (both parents' actors are
+ * prepared and stashing, so the snapshots cannot change underneath, except that an empty target
+ * parent may be killed by an {@code rmdir}, which {@link #publish} detects). The checks follow
+ * {@code do_renameat2} and {@code vfs_rename} in {@code fs/namei.c}, in their order, so that the
+ * errno of a call with several faults is the kernel's.
  */
 public final class RenamePlan {
     final DirectoryInode oldDir;
@@ -39,8 +38,17 @@ public final class RenamePlan {
     private DirSnapshot newNext;
     private boolean published;
 
-    private RenamePlan(DirectoryInode oldDir, DirSnapshot oldSnap, String oldName, DirectoryInode newDir,
-                       DirSnapshot newSnap, String newName, int flags, Inode source, Inode target, boolean noop) {
+    private RenamePlan(
+            DirectoryInode oldDir,
+            DirSnapshot oldSnap,
+            String oldName,
+            DirectoryInode newDir,
+            DirSnapshot newSnap,
+            String newName,
+            int flags,
+            Inode source,
+            Inode target,
+            boolean noop) {
         this.oldDir = oldDir;
         this.newDir = newDir;
         this.oldSnap = oldSnap;
@@ -69,9 +77,17 @@ public final class RenamePlan {
      * @return the plan
      * @throws VfsException with the kernel's errno; nothing has changed
      */
-    public static RenamePlan plan(DirectoryInode oldDir, DirSnapshot oldSnap, String oldName,
-                                  DirectoryInode newDir, DirSnapshot newSnap, String newName,
-                                  int flags, boolean oldSlash, boolean newSlash, Credentials cred) {
+    public static RenamePlan plan(
+            DirectoryInode oldDir,
+            DirSnapshot oldSnap,
+            String oldName,
+            DirectoryInode newDir,
+            DirSnapshot newSnap,
+            String newName,
+            int flags,
+            boolean oldSlash,
+            boolean newSlash,
+            Credentials cred) {
         boolean exchange = (flags & OpenFlags.RENAME_EXCHANGE) != 0;
         // Linux looks up the source (ENOENT in a removed directory, ENAMETOOLONG), then the
         // target, each by the file system's lookup.
@@ -115,12 +131,16 @@ public final class RenamePlan {
             if (srcDir && isAncestorOrSelf((DirectoryInode) source, newDir)) {
                 throw err(Errno.EINVAL);
             }
-            if (target != null && isDir(target) && isAncestorOrSelf((DirectoryInode) target, oldDir)) {
+            if (target != null
+                    && isDir(target)
+                    && isAncestorOrSelf((DirectoryInode) target, oldDir)) {
                 throw err(exchange ? Errno.EINVAL : Errno.ENOTEMPTY);
             }
         }
         if (source == target) {
-            return new RenamePlan(oldDir, oldSnap, oldName, newDir, newSnap, newName, flags, source, target, true);
+            return new RenamePlan(
+                    oldDir, oldSnap, oldName, newDir, newSnap, newName, flags, source, target,
+                    true);
         }
         mayDelete(oldDir, source, srcDir, cred);
         if (target == null) {
@@ -138,10 +158,12 @@ public final class RenamePlan {
                 throw err(Errno.EACCES);
             }
         }
-        return new RenamePlan(oldDir, oldSnap, oldName, newDir, newSnap, newName, flags, source, target, false);
+        return new RenamePlan(
+                oldDir, oldSnap, oldName, newDir, newSnap, newName, flags, source, target, false);
     }
 
-    private static void mayDelete(DirectoryInode dir, Inode victim, boolean isDir, Credentials cred) {
+    private static void mayDelete(
+            DirectoryInode dir, Inode victim, boolean isDir, Credentials cred) {
         if (!Permission.check(dir, Mode.W_OK | Mode.X_OK, cred)) {
             throw err(Errno.EACCES);
         }
@@ -186,17 +208,17 @@ public final class RenamePlan {
     }
 
     /**
-     * Publishes the rename: kills a replaced directory (which must be empty and not a
-     * mountpoint), publishes the target parent's snapshot, then the source parent's, then
-     * the moved directories' parent links and the link counts and times. The caller
-     * holds the rename write lock for a cross-directory rename; this method takes the
-     * mount read lock around the mountpoint checks and the kill.
+     * Publishes the rename: kills a replaced directory (which must be empty and not a mountpoint),
+     * publishes the target parent's snapshot, then the source parent's, then the moved directories'
+     * parent links and the link counts and times. The caller holds the rename write lock for a
+     * cross-directory rename; this method takes the mount read lock around the mountpoint checks
+     * and the kill.
      *
      * @param locks the instance's rename and mount locks
      * @param now the time, in nanoseconds since the epoch
-     * @throws VfsException {@code EBUSY} (a mountpoint), {@code ENOTEMPTY} (a replaced
-     *         directory is not empty), {@code ENOENT} (the target parent was removed
-     *         meanwhile); in every case nothing was published
+     * @throws VfsException {@code EBUSY} (a mountpoint), {@code ENOTEMPTY} (a replaced directory is
+     *     not empty), {@code ENOENT} (the target parent was removed meanwhile); in every case
+     *     nothing was published
      */
     public void publish(NamespaceLocks locks, long now) {
         publishEntries(locks);
@@ -204,10 +226,10 @@ public final class RenamePlan {
     }
 
     /**
-     * Publishes what a path walk can observe: kills a replaced directory, CASes the target
-     * parent's snapshot, then the source parent's, then the moved directories' parent
-     * links. For a cross-directory rename the caller holds the rename write lock around
-     * exactly this, and nothing more, so walks are held off as briefly as possible.
+     * Publishes what a path walk can observe: kills a replaced directory, CASes the target parent's
+     * snapshot, then the source parent's, then the moved directories' parent links. For a
+     * cross-directory rename the caller holds the rename write lock around exactly this, and
+     * nothing more, so walks are held off as briefly as possible.
      *
      * @param locks the instance's rename and mount locks
      * @throws VfsException as {@link #publish}; nothing was published then
@@ -221,8 +243,10 @@ public final class RenamePlan {
         DirSnapshot oldNext;
         DirSnapshot newNext;
         if (same) {
-            oldNext = exchange ? oldSnap.with(oldName, target).with(newName, source)
-                    : oldSnap.without(oldName).with(newName, source);
+            oldNext =
+                    exchange
+                            ? oldSnap.with(oldName, target).with(newName, source)
+                            : oldSnap.without(oldName).with(newName, source);
             newNext = oldNext;
         } else {
             oldNext = exchange ? oldSnap.with(oldName, target) : oldSnap.without(oldName);
@@ -265,7 +289,8 @@ public final class RenamePlan {
             if (!same) {
                 srcGone.publishMovedRelease(new Dentry.Moved(newDir, newNext.lookup(newName)));
                 if (!oldDir.casSnapshot(oldSnap, oldNext)) {
-                    throw new IllegalStateException("source parent " + oldDir + " changed while prepared");
+                    throw new IllegalStateException(
+                            "source parent " + oldDir + " changed while prepared");
                 }
             }
         } finally {
@@ -283,9 +308,9 @@ public final class RenamePlan {
     }
 
     /**
-     * After {@link #publishEntries}: the link counts and times (ctime of the moved inodes,
-     * the replaced inode's links, the parents' mtime, ctime and link counts). Nothing a
-     * walk validates depends on them, so they happen outside the rename lock.
+     * After {@link #publishEntries}: the link counts and times (ctime of the moved inodes, the
+     * replaced inode's links, the parents' mtime, ctime and link counts). Nothing a walk validates
+     * depends on them, so they happen outside the rename lock.
      *
      * @param now the time, in nanoseconds since the epoch
      */

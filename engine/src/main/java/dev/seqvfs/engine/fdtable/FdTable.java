@@ -3,16 +3,16 @@ package dev.seqvfs.engine.fdtable;
 import java.util.Arrays;
 
 /**
- * One immutable version of a descriptor table ({@code struct fdtable}): descriptor →
- * ({@link OpenFile}, close-on-exec), in a two-level array of 64-slot chunks with one
- * occupancy word per chunk.
+ * One immutable version of a descriptor table ({@code struct fdtable}): descriptor → ({@link
+ * OpenFile}, close-on-exec), in a two-level array of 64-slot chunks with one occupancy word per
+ * chunk.
  *
- * <p>A change copies the top-level arrays (one reference and one {@code long} per 64
- * descriptors) and the one chunk it touches: O(n/64 + 64), not O(n). Tables grow by
- * doubling the number of chunks. {@link #get} reads two array slots and allocates nothing.
+ * <p>A change copies the top-level arrays (one reference and one {@code long} per 64 descriptors)
+ * and the one chunk it touches: O(n/64 + 64), not O(n). Tables grow by doubling the number of
+ * chunks. {@link #get} reads two array slots and allocates nothing.
  *
- * <p>Immutable; thread-safe. {@code seq} grows by one per version, so a reader holding
- * an old version can tell it was replaced (the seqcount of seed 002).
+ * <p>Immutable; thread-safe. {@code seq} grows by one per version, so a reader holding an old
+ * version can tell it was replaced (the seqcount of seed 002).
  */
 public final class FdTable {
     /** Slots per chunk. */
@@ -24,8 +24,7 @@ public final class FdTable {
      * @param file the open file description
      * @param cloexec whether the descriptor is closed by exec ({@code FD_CLOEXEC})
      */
-    public record Entry(OpenFile file, boolean cloexec) {
-    }
+    public record Entry(OpenFile file, boolean cloexec) {}
 
     private static final FdTable EMPTY = new FdTable(0, new Entry[1][], new long[1], 0);
 

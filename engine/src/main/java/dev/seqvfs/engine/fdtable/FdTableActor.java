@@ -1,8 +1,8 @@
 package dev.seqvfs.engine.fdtable;
 
 import dev.seqvfs.engine.lock.FileLockTable;
-import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.engine.reply.ReplyTo;
+import dev.seqvfs.protocol.Errno;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.pekko.actor.typed.Behavior;
@@ -14,40 +14,40 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 /**
- * The only writer of one descriptor table: allocates the lowest free descriptor and
- * installs the file in the same message (seed 002's point: no second trip to the table),
- * closes, and publishes each change as one new {@link FdTable} with release.
+ * The only writer of one descriptor table: allocates the lowest free descriptor and installs the
+ * file in the same message (seed 002's point: no second trip to the table), closes, and publishes
+ * each change as one new {@link FdTable} with release.
  *
  * <h2>Concurrency</h2>
- * One message at a time; never blocks. Readers use {@link FilesStruct#tableAcquire()}.
- * An {@link Install} owns the reference it carries: if it fails ({@code EMFILE}, or its
- * {@link InstallClaim} was withdrawn first) the actor releases it, so no failure leaks an
- * open file. An install with a claim claims it (CAS) just before publishing the table and
- * records the descriptor in it (release) just after.
+ *
+ * One message at a time; never blocks. Readers use {@link FilesStruct#tableAcquire()}. An {@link
+ * Install} owns the reference it carries: if it fails ({@code EMFILE}, or its {@link InstallClaim}
+ * was withdrawn first) the actor releases it, so no failure leaks an open file. An install with a
+ * claim claims it (CAS) just before publishing the table and records the descriptor in it (release)
+ * just after.
  *
  * <h2>Reserved descriptors</h2>
- * An {@code open} that changes something before it installs (creates a file, truncates
- * one) first {@link Reserve}s a descriptor, as Linux's {@code get_unused_fd_flags} does,
- * so that a full table fails it with {@code EMFILE} before the change, not after. A
- * reserved descriptor is in no published table ({@code fget} says {@code EBADF}, forks do
- * not copy it, {@code /proc/<pid>/fd} does not list it), but no allocation hands it out and
- * {@code dup2} onto it is {@code EBUSY}, as Linux's {@code do_dup2}. The set of reserved
- * descriptors is this actor's own state (its count is published, for {@code Fsck}). A
- * reservation ends with {@link InstallReserved} ({@code fd_install}) or {@link Unreserve}
- * ({@code put_unused_fd}); a {@link Reserve} whose reply nobody takes (the ask timed out)
- * is undone by the actor at once.
+ *
+ * An {@code open} that changes something before it installs (creates a file, truncates one) first
+ * {@link Reserve}s a descriptor, as Linux's {@code get_unused_fd_flags} does, so that a full table
+ * fails it with {@code EMFILE} before the change, not after. A reserved descriptor is in no
+ * published table ({@code fget} says {@code EBADF}, forks do not copy it, {@code /proc/<pid>/fd}
+ * does not list it), but no allocation hands it out and {@code dup2} onto it is {@code EBUSY}, as
+ * Linux's {@code do_dup2}. The set of reserved descriptors is this actor's own state (its count is
+ * published, for {@code Fsck}). A reservation ends with {@link InstallReserved} ({@code
+ * fd_install}) or {@link Unreserve} ({@code put_unused_fd}); a {@link Reserve} whose reply nobody
+ * takes (the ask timed out) is undone by the actor at once.
  *
  * <h2>Supervision</h2>
- * Resume: a handler that throws is logged and the actor keeps its state, the published
- * table, which a handler replaces only as its last step (the effect of
- * {@code SupervisorStrategy.resume()}, done by a {@code try} in {@link #receive} rather
- * than a supervising interceptor per message). On stop, every open file still in the table
- * is released.
+ *
+ * Resume: a handler that throws is logged and the actor keeps its state, the published table, which
+ * a handler replaces only as its last step (the effect of {@code SupervisorStrategy.resume()}, done
+ * by a {@code try} in {@link #receive} rather than a supervising interceptor per message). On stop,
+ * every open file still in the table is released.
  */
 public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command> {
     /** A message to a descriptor table. */
-    public sealed interface Command {
-    }
+    public sealed interface Command {}
 
     /**
      * Allocates the lowest free descriptor {@code >= minFd} and installs {@code file} there.
@@ -56,11 +56,12 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
      * @param cloexec {@code FD_CLOEXEC}
      * @param minFd lowest acceptable descriptor (0 for open; the argument of {@code F_DUPFD})
      * @param replyTo where the {@link FdReply} goes
-     * @param claim {@code null}, or the claim an asynchronous {@code open} may withdraw: the
-     *        actor installs only if it claims it first, else it releases {@code file} and
-     *        replies {@code EINTR} (to nobody waiting: the open's future was withdrawn)
+     * @param claim {@code null}, or the claim an asynchronous {@code open} may withdraw: the actor
+     *     installs only if it claims it first, else it releases {@code file} and replies {@code
+     *     EINTR} (to nobody waiting: the open's future was withdrawn)
      */
-    public record Install(OpenFile file, boolean cloexec, int minFd, ReplyTo<FdReply> replyTo, InstallClaim claim)
+    public record Install(
+            OpenFile file, boolean cloexec, int minFd, ReplyTo<FdReply> replyTo, InstallClaim claim)
             implements Command {
         /**
          * An install nobody can withdraw.
@@ -76,131 +77,126 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
     }
 
     /**
-     * Reserves the lowest free descriptor for an {@code open} that will install into it
-     * ({@code get_unused_fd_flags}); see the class comment.
+     * Reserves the lowest free descriptor for an {@code open} that will install into it ({@code
+     * get_unused_fd_flags}); see the class comment.
      *
-     * @param replyTo the reply's {@code fd} is the reserved descriptor; {@code EMFILE} if
-     *                none is below {@code RLIMIT_NOFILE}. A reply nobody takes undoes the
-     *                reservation.
+     * @param replyTo the reply's {@code fd} is the reserved descriptor; {@code EMFILE} if none is
+     *     below {@code RLIMIT_NOFILE}. A reply nobody takes undoes the reservation.
      */
-    public record Reserve(ReplyTo<FdReply> replyTo) implements Command {
-    }
+    public record Reserve(ReplyTo<FdReply> replyTo) implements Command {}
 
     /**
-     * Installs {@code file} on descriptor {@code fd}, which a {@link Reserve} reserved for
-     * the asker ({@code fd_install}), and ends the reservation.
+     * Installs {@code file} on descriptor {@code fd}, which a {@link Reserve} reserved for the
+     * asker ({@code fd_install}), and ends the reservation.
      *
      * @param fd the reserved descriptor
      * @param file the open file; this command owns one reference to it
      * @param cloexec {@code FD_CLOEXEC}
-     * @param replyTo the reply's {@code fd}; {@code EINTR} if {@code claim} was withdrawn
-     *                first (the file released, the reservation ended, nothing installed);
-     *                {@code EBADF} if {@code fd} was not reserved (a caller bug: the file is
-     *                released)
-     * @param claim {@code null}, or the claim of an asynchronous {@code open}, as for {@link Install}
+     * @param replyTo the reply's {@code fd}; {@code EINTR} if {@code claim} was withdrawn first
+     *     (the file released, the reservation ended, nothing installed); {@code EBADF} if {@code
+     *     fd} was not reserved (a caller bug: the file is released)
+     * @param claim {@code null}, or the claim of an asynchronous {@code open}, as for {@link
+     *     Install}
      */
-    public record InstallReserved(int fd, OpenFile file, boolean cloexec, ReplyTo<FdReply> replyTo,
-                                  InstallClaim claim) implements Command {
-    }
+    public record InstallReserved(
+            int fd, OpenFile file, boolean cloexec, ReplyTo<FdReply> replyTo, InstallClaim claim)
+            implements Command {}
 
     /**
-     * Ends a reservation without installing anything ({@code put_unused_fd}): the
-     * {@code open} that made it failed. No reply.
+     * Ends a reservation without installing anything ({@code put_unused_fd}): the {@code open} that
+     * made it failed. No reply.
      *
      * @param fd the reserved descriptor
      */
-    public record Unreserve(int fd) implements Command {
-    }
+    public record Unreserve(int fd) implements Command {}
 
     /**
-     * Installs several files on the lowest free descriptors, all or none (the two ends of
-     * {@code pipe(2)} or {@code socketpair(2)}): one message for the whole allocation.
+     * Installs several files on the lowest free descriptors, all or none (the two ends of {@code
+     * pipe(2)} or {@code socketpair(2)}): one message for the whole allocation.
      *
      * @param files the open files; this command owns one reference to each
-     * @param replyTo the reply's {@code fds} are the descriptors, in order; {@code EMFILE}
-     *                (every file released) if they do not all fit
+     * @param replyTo the reply's {@code fds} are the descriptors, in order; {@code EMFILE} (every
+     *     file released) if they do not all fit
      */
     @SuppressWarnings("ArrayRecordComponent") // a command, never compared
-    public record InstallAll(OpenFile[] files, boolean cloexec, ReplyTo<FdReply> replyTo) implements Command {
-    }
+    public record InstallAll(OpenFile[] files, boolean cloexec, ReplyTo<FdReply> replyTo)
+            implements Command {}
 
     /**
-     * Closes {@code fd}: removes it from the table and hands the table's reference to its
-     * open file over to the asker, who must drop it with {@link #dropClosed} once the reply
-     * arrives (Linux's {@code close_fd} then {@code filp_close}: the table write in the
-     * table's critical section, the release of the file outside it, by the closing task).
-     * If the reply finds nobody waiting (the request timed out), the actor drops it itself.
+     * Closes {@code fd}: removes it from the table and hands the table's reference to its open file
+     * over to the asker, who must drop it with {@link #dropClosed} once the reply arrives (Linux's
+     * {@code close_fd} then {@code filp_close}: the table write in the table's critical section,
+     * the release of the file outside it, by the closing task). If the reply finds nobody waiting
+     * (the request timed out), the actor drops it itself.
      *
      * @param fd the descriptor
-     * @param replyTo where the reply goes: {@code fd} and the closed {@code file} (whose
-     *                reference the receiver now owns), or {@code EBADF} if not open
+     * @param replyTo where the reply goes: {@code fd} and the closed {@code file} (whose reference
+     *     the receiver now owns), or {@code EBADF} if not open
      */
-    public record Close(int fd, ReplyTo<FdReply> replyTo) implements Command {
-    }
+    public record Close(int fd, ReplyTo<FdReply> replyTo) implements Command {}
 
     /**
-     * Duplicates {@code oldFd} onto the lowest free descriptor {@code >= minFd}
-     * ({@code dup}, {@code F_DUPFD}, {@code F_DUPFD_CLOEXEC}). The new descriptor shares
-     * the open file description.
+     * Duplicates {@code oldFd} onto the lowest free descriptor {@code >= minFd} ({@code dup},
+     * {@code F_DUPFD}, {@code F_DUPFD_CLOEXEC}). The new descriptor shares the open file
+     * description.
      *
      * @param replyTo {@code EBADF} if {@code oldFd} is not open, {@code EMFILE} at the limit,
-     *                {@code EINVAL} if {@code minFd} is negative or at the limit
+     *     {@code EINVAL} if {@code minFd} is negative or at the limit
      */
-    public record DupFd(int oldFd, int minFd, boolean cloexec, ReplyTo<FdReply> replyTo) implements Command {
-    }
+    public record DupFd(int oldFd, int minFd, boolean cloexec, ReplyTo<FdReply> replyTo)
+            implements Command {}
 
     /**
-     * dup2(2)/dup3(2): makes {@code newFd} point at {@code oldFd}'s description,
-     * closing what {@code newFd} held, atomically (no moment where {@code newFd} is free).
+     * dup2(2)/dup3(2): makes {@code newFd} point at {@code oldFd}'s description, closing what
+     * {@code newFd} held, atomically (no moment where {@code newFd} is free).
      *
      * @param dup3 whether this is {@code dup3} ({@code oldFd == newFd} is then {@code EINVAL})
      * @param replyTo {@code EBADF} if {@code oldFd} is not open or {@code newFd} is out of range;
-     *                {@code EBUSY} if {@code newFd} is reserved by an {@code open} in progress
+     *     {@code EBUSY} if {@code newFd} is reserved by an {@code open} in progress
      */
-    public record Dup2(int oldFd, int newFd, boolean cloexec, boolean dup3, ReplyTo<FdReply> replyTo)
-            implements Command {
-    }
+    public record Dup2(
+            int oldFd, int newFd, boolean cloexec, boolean dup3, ReplyTo<FdReply> replyTo)
+            implements Command {}
 
     /**
      * Sets or clears {@code FD_CLOEXEC} on a descriptor ({@code F_SETFD}).
      *
      * @param replyTo {@code EBADF} if not open
      */
-    public record SetCloexec(int fd, boolean cloexec, ReplyTo<FdReply> replyTo) implements Command {
-    }
+    public record SetCloexec(int fd, boolean cloexec, ReplyTo<FdReply> replyTo)
+            implements Command {}
 
     /**
-     * {@code close_range(2)}: closes (or, with {@code cloexecOnly}, marks close-on-exec)
-     * every open descriptor in {@code [first, last]}.
+     * {@code close_range(2)}: closes (or, with {@code cloexecOnly}, marks close-on-exec) every open
+     * descriptor in {@code [first, last]}.
      *
      * @param replyTo the reply's {@code fd} is the number of descriptors affected
      */
     public record CloseRange(int first, int last, boolean cloexecOnly, ReplyTo<FdReply> replyTo)
-            implements Command {
-    }
+            implements Command {}
 
     /**
      * {@code fork}: replies with a copy of the table in which every open file has one more
      * reference (the child's), taken atomically with respect to this table's changes.
      */
-    public record CopyForFork(ReplyTo<FdTable> replyTo) implements Command {
-    }
-
-    /** {@code execve}: closes every close-on-exec descriptor; the reply's {@code fd} is how many. */
-    public record CloseOnExec(ReplyTo<FdReply> replyTo) implements Command {
-    }
+    public record CopyForFork(ReplyTo<FdTable> replyTo) implements Command {}
 
     /**
-     * Closes every descriptor ({@code exit}), releasing their open files, and replies once
-     * they are released. The table stays usable (it is empty).
+     * {@code execve}: closes every close-on-exec descriptor; the reply's {@code fd} is how many.
+     */
+    public record CloseOnExec(ReplyTo<FdReply> replyTo) implements Command {}
+
+    /**
+     * Closes every descriptor ({@code exit}), releasing their open files, and replies once they are
+     * released. The table stays usable (it is empty).
      *
      * @param replyTo where the reply goes (its fd is the number of descriptors closed)
      */
-    public record CloseAll(ReplyTo<FdReply> replyTo) implements Command {
-    }
+    public record CloseAll(ReplyTo<FdReply> replyTo) implements Command {}
 
     private final FilesStruct files;
     private final ActorContext<Command> context;
+
     /** Descriptors reserved by opens in progress; this actor's own state, never shared. */
     private final java.util.BitSet reserved = new java.util.BitSet();
 
@@ -210,9 +206,9 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
     }
 
     /**
-     * {@return the behavior of the actor owning {@code files}} A handler that throws is
-     * logged and the actor goes on with its state (what {@code SupervisorStrategy.resume()}
-     * gave), without a supervising interceptor on every message.
+     * {@return the behavior of the actor owning {@code files}} A handler that throws is logged and
+     * the actor goes on with its state (what {@code SupervisorStrategy.resume()} gave), without a
+     * supervising interceptor on every message.
      *
      * @param files the descriptor table holder the actor publishes into
      */
@@ -225,8 +221,8 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
     }
 
     /**
-     * Dispatches one command: a type test per command kind, the frequent ones first, where a
-     * built {@code Receive} walks a list of cases through a supervising interceptor.
+     * Dispatches one command: a type test per command kind, the frequent ones first, where a built
+     * {@code Receive} walks a list of cases through a supervising interceptor.
      */
     @Override
     public Behavior<Command> receive(TypedActorContext<Command> ctx, Command m) {
@@ -260,7 +256,12 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
             }
             return Behaviors.unhandled();
         } catch (RuntimeException e) {
-            getContext().getLog().error("descriptor table failed on {}: {}", m.getClass().getSimpleName(), e.toString());
+            getContext()
+                    .getLog()
+                    .error(
+                            "descriptor table failed on {}: {}",
+                            m.getClass().getSimpleName(),
+                            e.toString());
             return this;
         }
     }
@@ -302,7 +303,9 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
 
     private Behavior<Command> onInstallReserved(InstallReserved m) {
         if (!reserved.get(m.fd())) {
-            getContext().getLog().error("install into descriptor {}, which is not reserved", m.fd());
+            getContext()
+                    .getLog()
+                    .error("install into descriptor {}, which is not reserved", m.fd());
             m.file().release();
             m.replyTo().tell(FdReply.error(Errno.EBADF));
             return this;
@@ -313,7 +316,8 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
             m.replyTo().tell(FdReply.error(Errno.EINTR));
             return this;
         }
-        files.publishRelease(files.tableAcquire().with(m.fd(), new FdTable.Entry(m.file(), m.cloexec())));
+        files.publishRelease(
+                files.tableAcquire().with(m.fd(), new FdTable.Entry(m.file(), m.cloexec())));
         if (m.claim() != null) {
             m.claim().installed(m.fd());
         }
@@ -414,7 +418,8 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
             return this;
         }
         if (m.oldFd() == m.newFd()) {
-            m.replyTo().tell(m.dup3() ? FdReply.error(Errno.EINVAL) : FdReply.ok(m.newFd(), e.file()));
+            m.replyTo()
+                    .tell(m.dup3() ? FdReply.error(Errno.EINVAL) : FdReply.ok(m.newFd(), e.file()));
             return this;
         }
         if (reserved.get(m.newFd())) {
@@ -457,7 +462,8 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
         List<OpenFile> released = new ArrayList<>();
         int affected = 0;
         for (int fd : t.openFds()) {
-            if (Integer.compareUnsigned(fd, m.first()) < 0 || Integer.compareUnsigned(fd, m.last()) > 0) {
+            if (Integer.compareUnsigned(fd, m.first()) < 0
+                    || Integer.compareUnsigned(fd, m.last()) > 0) {
                 continue;
             }
             FdTable.Entry e = t.get(fd);
@@ -513,16 +519,16 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
     }
 
     /**
-     * Drops the reference a closed descriptor held: first the process's POSIX locks on the
-     * file (POSIX: closing any descriptor of a file releases the process's locks on it), then
-     * the open file (whose last release drops its flock lock and may free the inode).
-     * Called by this actor, and by the asker of a {@link Close} with the file of its reply.
-     * Thread-safe (the lock context and the open file's count are).
+     * Drops the reference a closed descriptor held: first the process's POSIX locks on the file
+     * (POSIX: closing any descriptor of a file releases the process's locks on it), then the open
+     * file (whose last release drops its flock lock and may free the inode). Called by this actor,
+     * and by the asker of a {@link Close} with the file of its reply. Thread-safe (the lock context
+     * and the open file's count are).
      *
      * @param files the table the descriptor was in (the POSIX locks' owner)
      * @param f the closed descriptor's open file
-     * @throws RuntimeException what the file's own release code throws; the reference is
-     *         dropped all the same
+     * @throws RuntimeException what the file's own release code throws; the reference is dropped
+     *     all the same
      */
     public static void dropClosed(FilesStruct files, OpenFile f) {
         FileLockTable locks = f.inode().fileLocksIfAny();

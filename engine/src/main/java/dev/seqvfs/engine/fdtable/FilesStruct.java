@@ -6,17 +6,18 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
- * A task's descriptor table as tasks share it ({@code struct files_struct}): the published
- * {@link FdTable} and the actor that writes it.
+ * A task's descriptor table as tasks share it ({@code struct files_struct}): the published {@link
+ * FdTable} and the actor that writes it.
  *
  * <h2>Concurrency</h2>
- * {@code table} is written only by its {@link FdTableActor}, with release
- * ({@link #publishRelease}); readers ({@code fget}, {@code fstat}, {@code read}) load it
- * with acquire ({@link #tableAcquire()}) and never lock or send a message. {@code actor}
- * and {@code rlimitNofile} are set once at construction ({@code actor} right after spawn,
- * before the object is shared). {@code reserved}, the number of descriptors reserved by
- * opens in progress, is written only by the actor and read by {@code Fsck} (volatile);
- * the reserved descriptors themselves are the actor's private state.
+ *
+ * {@code table} is written only by its {@link FdTableActor}, with release ({@link
+ * #publishRelease}); readers ({@code fget}, {@code fstat}, {@code read}) load it with acquire
+ * ({@link #tableAcquire()}) and never lock or send a message. {@code actor} and {@code
+ * rlimitNofile} are set once at construction ({@code actor} right after spawn, before the object is
+ * shared). {@code reserved}, the number of descriptors reserved by opens in progress, is written
+ * only by the actor and read by {@code Fsck} (volatile); the reserved descriptors themselves are
+ * the actor's private state.
  */
 public final class FilesStruct {
     private static final VarHandle TABLE;
@@ -31,6 +32,7 @@ public final class FilesStruct {
 
     @SuppressWarnings("unused") // accessed through TABLE
     private volatile FdTable table;
+
     private final int rlimitNofile;
     private final AtomicInteger users = new AtomicInteger(1);
     private volatile ActorRef<FdTableActor.Command> actor;
@@ -62,14 +64,16 @@ public final class FilesStruct {
     }
 
     /**
-     * {@return how many descriptors are reserved by opens in progress (volatile)} 0 on a
-     * quiet table, so {@code Fsck} reports a reservation left behind.
+     * {@return how many descriptors are reserved by opens in progress (volatile)} 0 on a quiet
+     * table, so {@code Fsck} reports a reservation left behind.
      */
     public int reservedCount() {
         return reserved;
     }
 
-    /** Publishes the number of reserved descriptors (volatile); only the table's actor calls this. */
+    /**
+     * Publishes the number of reserved descriptors (volatile); only the table's actor calls this.
+     */
     void publishReserved(int n) {
         reserved = n;
     }

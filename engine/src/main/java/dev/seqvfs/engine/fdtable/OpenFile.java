@@ -12,21 +12,22 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * An open file description ({@code struct file}): the inode and mount it was opened
- * through, its access mode and status flags, its offset, and a reference count shared by
- * every descriptor that points at it ({@code dup}, {@code fork}).
+ * An open file description ({@code struct file}): the inode and mount it was opened through, its
+ * access mode and status flags, its offset, and a reference count shared by every descriptor that
+ * points at it ({@code dup}, {@code fork}).
  *
  * <h2>Concurrency</h2>
- * {@code inode}, {@code mount}, {@code accessMode} are final. {@code statusFlags} is
- * written with release ({@code F_SETFL}) and read with acquire. {@code refs} changes by
- * atomic add; when it drops to zero the description releases its inode's open count, its
- * write access to the superblock if it took one ({@link #tryGetWriteAccess}), and its mount
- * pin, exactly once. {@code writeAccess} is written once, before the description is
- * installed (volatile).
+ *
+ * {@code inode}, {@code mount}, {@code accessMode} are final. {@code statusFlags} is written with
+ * release ({@code F_SETFL}) and read with acquire. {@code refs} changes by atomic add; when it
+ * drops to zero the description releases its inode's open count, its write access to the superblock
+ * if it took one ({@link #tryGetWriteAccess}), and its mount pin, exactly once. {@code writeAccess}
+ * is written once, before the description is installed (volatile).
  *
  * <h2>States</h2>
- * open (refs &gt; 0) → released (refs == 0), final; {@link #retain()} on a released file
- * throws {@link IllegalStateException}.
+ *
+ * open (refs &gt; 0) → released (refs == 0), final; {@link #retain()} on a released file throws
+ * {@link IllegalStateException}.
  */
 public final class OpenFile {
     private static final VarHandle REFS;
@@ -48,34 +49,47 @@ public final class OpenFile {
     private final FileOperations ops;
     private final Dentry dentry;
     private final int accessMode;
+
     @SuppressWarnings("unused") // accessed through STATUS
     private volatile int statusFlags;
+
     @SuppressWarnings("unused") // accessed through REFS
     private volatile int refs = 1;
-    /** The superblock this description counts as a writer of ({@code FMODE_WRITER}), or {@code null}. */
+
+    /**
+     * The superblock this description counts as a writer of ({@code FMODE_WRITER}), or {@code
+     * null}.
+     */
     private volatile Superblock writeAccess;
-    /** Where the file was opened from, for {@code /proc}; written once, before publication in a table. */
+
+    /**
+     * Where the file was opened from, for {@code /proc}; written once, before publication in a
+     * table.
+     */
     private volatile FileOrigin origin;
+
     /** The file offset in bytes; guarded by this object's monitor (the {@code f_pos} lock). */
     private long offset;
 
     /**
-     * Opens a description with one reference and the inode's file operations
-     * ({@link Inode#fileOps()}); counts one open on the inode and takes over one pin of the
-     * mount, which the caller obtained with {@link VfsMount#tryPin()}.
+     * Opens a description with one reference and the inode's file operations ({@link
+     * Inode#fileOps()}); counts one open on the inode and takes over one pin of the mount, which
+     * the caller obtained with {@link VfsMount#tryPin()}.
      *
      * @param inode the file
      * @param mount the mount it was reached through (pinned), or {@code null} for anonymous inodes
-     * @param path the path it was opened by, for {@code /proc/self/fd} (internal form), or {@code null}
-     * @param flags the {@code open(2)} flags; access mode and status flags are kept, creation flags dropped
+     * @param path the path it was opened by, for {@code /proc/self/fd} (internal form), or {@code
+     *     null}
+     * @param flags the {@code open(2)} flags; access mode and status flags are kept, creation flags
+     *     dropped
      */
     public OpenFile(Inode inode, VfsMount mount, String path, int flags) {
         this(inode, mount, path, flags, inode.fileOps(), null);
     }
 
     /**
-     * Opens a description with its own file operations and dentry (anonymous inodes:
-     * pipe ends, sockets). Counts one open on the inode.
+     * Opens a description with its own file operations and dentry (anonymous inodes: pipe ends,
+     * sockets). Counts one open on the inode.
      *
      * @param inode the inode
      * @param mount the mount it was opened through, or {@code null}
@@ -84,27 +98,40 @@ public final class OpenFile {
      * @param ops what reads, writes and the last release do ({@code struct file_operations})
      * @param dentry the file's dentry, for an anonymous inode a disconnected one, or {@code null}
      */
-    public OpenFile(Inode inode, VfsMount mount, String path, int flags, FileOperations ops, Dentry dentry) {
+    public OpenFile(
+            Inode inode,
+            VfsMount mount,
+            String path,
+            int flags,
+            FileOperations ops,
+            Dentry dentry) {
         this.inode = inode;
         this.mount = mount;
         this.path = path;
         this.ops = ops;
         this.dentry = dentry;
         this.accessMode = flags & (OpenFlags.O_ACCMODE | OpenFlags.O_PATH);
-        STATUS.setRelease(this, flags & ~(OpenFlags.O_ACCMODE | OpenFlags.O_PATH | OpenFlags.O_CREAT
-                | OpenFlags.O_EXCL | OpenFlags.O_NOCTTY | OpenFlags.O_TRUNC | OpenFlags.O_CLOEXEC));
+        STATUS.setRelease(
+                this,
+                flags
+                        & ~(OpenFlags.O_ACCMODE
+                                | OpenFlags.O_PATH
+                                | OpenFlags.O_CREAT
+                                | OpenFlags.O_EXCL
+                                | OpenFlags.O_NOCTTY
+                                | OpenFlags.O_TRUNC
+                                | OpenFlags.O_CLOEXEC));
         inode.openAcquire();
     }
 
     /**
-     * Takes write access to the mount's superblock for as long as this description is open
-     * ({@code do_dentry_open}'s {@code mnt_get_write_access} for a regular file opened for
-     * writing, dropped by the last {@link #release}, as {@code __fput}): meanwhile a
-     * read-only remount of the superblock fails with {@code EBUSY}. Call once, before the
-     * description is installed.
+     * Takes write access to the mount's superblock for as long as this description is open ({@code
+     * do_dentry_open}'s {@code mnt_get_write_access} for a regular file opened for writing, dropped
+     * by the last {@link #release}, as {@code __fput}): meanwhile a read-only remount of the
+     * superblock fails with {@code EBUSY}. Call once, before the description is installed.
      *
      * @return {@code false} if the superblock is read-only (the open fails with {@code EROFS});
-     *         nothing is taken then
+     *     nothing is taken then
      * @throws IllegalStateException if called twice, or on a description without a mount
      */
     public boolean tryGetWriteAccess() {
@@ -146,7 +173,8 @@ public final class OpenFile {
     }
 
     /**
-     * {@return the dentry the file was opened through, or {@code null} for named files (see {@link #path()})}
+     * {@return the dentry the file was opened through, or {@code null} for named files (see {@link
+     * #path()})}
      */
     public Dentry dentry() {
         return dentry;
@@ -163,7 +191,8 @@ public final class OpenFile {
     }
 
     /**
-     * {@return the access mode bits ({@code O_RDONLY}, {@code O_WRONLY}, {@code O_RDWR}, or {@code O_PATH})}
+     * {@return the access mode bits ({@code O_RDONLY}, {@code O_WRONLY}, {@code O_RDWR}, or {@code
+     * O_PATH})}
      */
     public int accessMode() {
         return accessMode;

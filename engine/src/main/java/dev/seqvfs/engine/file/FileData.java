@@ -4,22 +4,22 @@ import java.util.Arrays;
 import java.util.IdentityHashMap;
 
 /**
- * One immutable version of a regular file's contents: a size in bytes and a radix tree of
- * 4 KiB pages indexed by page number, 64 children per node. Absent pages are holes and
- * read as zeros.
+ * One immutable version of a regular file's contents: a size in bytes and a radix tree of 4 KiB
+ * pages indexed by page number, 64 children per node. Absent pages are holes and read as zeros.
  *
- * <p>A write builds a new version by path copying: it copies the pages it changes and the
- * nodes above them (O(depth) nodes, each 64 references), shares everything else, and the
- * writer publishes the new root with one release store. A reader that loaded a version
- * sees a whole write or none of it. Pages of a published version are never modified.
+ * <p>A write builds a new version by path copying: it copies the pages it changes and the nodes
+ * above them (O(depth) nodes, each 64 references), shares everything else, and the writer publishes
+ * the new root with one release store. A reader that loaded a version sees a whole write or none of
+ * it. Pages of a published version are never modified.
  *
  * <h2>Invariants</h2>
+ *
  * <ul>
- *   <li>{@code depth} levels of nodes cover page numbers {@code < 64^depth}; a file of
- *       {@code size} bytes needs pages {@code < ceil(size / PAGE)}.</li>
- *   <li>No byte at or past {@code size} is non-zero in any page (truncate zeroes the tail of
- *       the last page), so extending a file by a hole exposes zeros.</li>
- *   <li>{@code pages} counts non-null pages: what the file is charged, times {@link #PAGE}.</li>
+ *   <li>{@code depth} levels of nodes cover page numbers {@code < 64^depth}; a file of {@code size}
+ *       bytes needs pages {@code < ceil(size / PAGE)}.
+ *   <li>No byte at or past {@code size} is non-zero in any page (truncate zeroes the tail of the
+ *       last page), so extending a file by a hole exposes zeros.
+ *   <li>{@code pages} counts non-null pages: what the file is charged, times {@link #PAGE}.
  * </ul>
  *
  * <p>Thread-safe: immutable.
@@ -27,9 +27,11 @@ import java.util.IdentityHashMap;
 public final class FileData {
     /** Page size in bytes. */
     public static final int PAGE = 4096;
+
     private static final int SHIFT = 6;
     private static final int FANOUT = 1 << SHIFT;
     private static final int MASK = FANOUT - 1;
+
     /** Largest file size in bytes: tmpfs's {@code MAX_LFS_FILESIZE}, {@code LLONG_MAX}. */
     public static final long MAX_SIZE = Long.MAX_VALUE;
 
@@ -68,8 +70,8 @@ public final class FileData {
     }
 
     /**
-     * Copies up to {@code len} bytes from {@code offset} into {@code dst}; holes read as
-     * zeros; stops at {@link #size()}.
+     * Copies up to {@code len} bytes from {@code offset} into {@code dst}; holes read as zeros;
+     * stops at {@link #size()}.
      *
      * @param offset the byte offset to read at
      * @param dst the buffer the bytes are read into
@@ -120,8 +122,8 @@ public final class FileData {
     }
 
     /**
-     * {@return a version with {@code len} bytes of {@code src} written at {@code offset},
-     * extending the size if the write ends past it}
+     * {@return a version with {@code len} bytes of {@code src} written at {@code offset}, extending
+     * the size if the write ends past it}
      *
      * @param offset the byte offset to write at
      * @param src the buffer holding the bytes
@@ -177,15 +179,16 @@ public final class FileData {
     }
 
     /**
-     * {@code fallocate(2)} modes 0 and {@code FALLOC_FL_KEEP_SIZE}: a version in which every
-     * page of {@code [offset, offset + len)} is allocated (holes become zero-filled pages, data
-     * is kept), and, unless {@code keepSize}, the size is at least {@code offset + len}.
+     * {@code fallocate(2)} modes 0 and {@code FALLOC_FL_KEEP_SIZE}: a version in which every page
+     * of {@code [offset, offset + len)} is allocated (holes become zero-filled pages, data is
+     * kept), and, unless {@code keepSize}, the size is at least {@code offset + len}.
      *
      * @param offset the first byte of the range
      * @param len the length of the range in bytes
      * @param keepSize {@code FALLOC_FL_KEEP_SIZE}: the size does not grow
      * @return the new version
-     * @throws IllegalArgumentException if the range is empty, negative or ends past {@link #MAX_SIZE}
+     * @throws IllegalArgumentException if the range is empty, negative or ends past {@link
+     *     #MAX_SIZE}
      */
     public FileData allocate(long offset, long len, boolean keepSize) {
         if (offset < 0 || len <= 0 || offset + len < 0) {
@@ -210,16 +213,17 @@ public final class FileData {
                 added++;
             }
         }
-        return new FileData(keepSize ? size : Math.max(size, end), d, added == 0 ? r : b.root, pages + added);
+        return new FileData(
+                keepSize ? size : Math.max(size, end), d, added == 0 ? r : b.root, pages + added);
     }
 
     /**
-     * {@code fallocate(2)} with {@code FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE}: a version
-     * in which {@code [offset, offset + len)} reads as zeros: whole pages in the range are
-     * dropped (they become holes and are no longer charged), partial ones zeroed. The size
-     * does not change. The range is not cut at the end of the file: pages allocated past it
-     * ({@code FALLOC_FL_KEEP_SIZE}) are punched too, as {@code shmem_truncate_range} does.
-     * Visits only allocated pages.
+     * {@code fallocate(2)} with {@code FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE}: a version in
+     * which {@code [offset, offset + len)} reads as zeros: whole pages in the range are dropped
+     * (they become holes and are no longer charged), partial ones zeroed. The size does not change.
+     * The range is not cut at the end of the file: pages allocated past it ({@code
+     * FALLOC_FL_KEEP_SIZE}) are punched too, as {@code shmem_truncate_range} does. Visits only
+     * allocated pages.
      *
      * @param offset the first byte of the range
      * @param len the length of the range in bytes
@@ -236,7 +240,9 @@ public final class FileData {
         Builder b = new Builder(depth, root);
         long dropped = 0;
         long lastPage = (end - 1) / PAGE;
-        for (long pg = nextPresent(offset / PAGE); pg >= 0 && pg <= lastPage; pg = nextPresent(pg + 1)) {
+        for (long pg = nextPresent(offset / PAGE);
+                pg >= 0 && pg <= lastPage;
+                pg = nextPresent(pg + 1)) {
             byte[] old = page(pg);
             long pageStart = pg * PAGE;
             int from = (int) Math.max(0, offset - pageStart);
@@ -254,11 +260,11 @@ public final class FileData {
     }
 
     /**
-     * Returns a version of {@code newSize} bytes. Growing adds a hole and keeps every page
-     * (pages allocated past the old end now lie inside). Otherwise every page from the one
-     * past the new end on is dropped, pages allocated past the end included, even when the
-     * size stays the same ({@code shmem_setattr} truncates the page cache whenever the size
-     * does not grow), and the tail of the last page is zeroed when the size shrinks.
+     * Returns a version of {@code newSize} bytes. Growing adds a hole and keeps every page (pages
+     * allocated past the old end now lie inside). Otherwise every page from the one past the new
+     * end on is dropped, pages allocated past the end included, even when the size stays the same
+     * ({@code shmem_setattr} truncates the page cache whenever the size does not grow), and the
+     * tail of the last page is zeroed when the size shrinks.
      *
      * @param newSize the new size in bytes
      * @return the new version, or this one if nothing changes
@@ -278,7 +284,10 @@ public final class FileData {
         // when the size stays the same.
         long keepPages = (newSize + PAGE - 1) / PAGE;
         long[] dropped = new long[1];
-        Object r = depth == 0 ? (keepPages >= 1 ? root : null) : prune(root, depth, 0, keepPages, dropped);
+        Object r =
+                depth == 0
+                        ? (keepPages >= 1 ? root : null)
+                        : prune(root, depth, 0, keepPages, dropped);
         if (depth == 0 && keepPages < 1 && root != null) {
             dropped[0] = 1;
         }
@@ -299,8 +308,8 @@ public final class FileData {
     }
 
     /**
-     * {@code SEEK_DATA}: the first offset at or after {@code from} that lies in an
-     * allocated page, or -1 if there is none before the end. Skips absent subtrees.
+     * {@code SEEK_DATA}: the first offset at or after {@code from} that lies in an allocated page,
+     * or -1 if there is none before the end. Skips absent subtrees.
      *
      * @param from the byte offset to start at
      * @return the offset, or -1
@@ -310,8 +319,10 @@ public final class FileData {
         if (start >= size) {
             return -1;
         }
-        long p = depth == 0 ? (root != null && start / PAGE == 0 ? 0 : -1)
-                : firstPage(root, depth, 0, start / PAGE, true);
+        long p =
+                depth == 0
+                        ? (root != null && start / PAGE == 0 ? 0 : -1)
+                        : firstPage(root, depth, 0, start / PAGE, true);
         if (p < 0 || p * PAGE >= size) {
             return -1;
         }
@@ -319,8 +330,8 @@ public final class FileData {
     }
 
     /**
-     * {@code SEEK_HOLE}: the first offset at or after {@code from} in a hole, or
-     * {@link #size()} (the implicit hole at the end). Skips absent subtrees.
+     * {@code SEEK_HOLE}: the first offset at or after {@code from} in a hole, or {@link #size()}
+     * (the implicit hole at the end). Skips absent subtrees.
      *
      * @param from the byte offset to start at
      * @return the offset
@@ -330,8 +341,10 @@ public final class FileData {
         if (start >= size) {
             return size;
         }
-        long p = depth == 0 ? (root == null || start / PAGE > 0 ? start / PAGE : 1)
-                : firstPage(root, depth, 0, start / PAGE, false);
+        long p =
+                depth == 0
+                        ? (root == null || start / PAGE > 0 ? start / PAGE : 1)
+                        : firstPage(root, depth, 0, start / PAGE, false);
         if (p < 0) {
             p = capacityPages(depth);
         }
@@ -347,9 +360,8 @@ public final class FileData {
     }
 
     /**
-     * Returns the first page number {@code >= from} under {@code node} (covering pages
-     * {@code base .. base + 64^level - 1}) that is present ({@code present}) or absent,
-     * or -1 if none.
+     * Returns the first page number {@code >= from} under {@code node} (covering pages {@code base
+     * .. base + 64^level - 1}) that is present ({@code present}) or absent, or -1 if none.
      */
     private static long firstPage(Object node, int level, long base, long from, boolean present) {
         long span = capacityPages(level);

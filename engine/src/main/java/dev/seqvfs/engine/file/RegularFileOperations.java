@@ -1,6 +1,5 @@
 package dev.seqvfs.engine.file;
 
-import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.fs.FileOperations;
 import dev.seqvfs.engine.fs.Kiocb;
@@ -9,16 +8,17 @@ import dev.seqvfs.engine.inode.RegularInode;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.OpenFlags;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 
 /**
- * The file operations of a regular file whose contents are a {@link FileData} held by its
- * {@link RegularInode} ({@code generic_file_read_iter}, {@code generic_perform_write},
- * {@code shmem_file_llseek}, {@code shmem_fallocate}): reads copy from one published version
- * without a lock and set atime under {@code relatime} ({@code file_accessed}, never through
- * {@code O_NOATIME}); writes, truncates and allocations run under the inode's write lock
- * ({@link RegularInode#write}). tmpfs uses them for its regular files; any type that keeps
- * file data in memory can.
+ * The file operations of a regular file whose contents are a {@link FileData} held by its {@link
+ * RegularInode} ({@code generic_file_read_iter}, {@code generic_perform_write}, {@code
+ * shmem_file_llseek}, {@code shmem_fallocate}): reads copy from one published version without a
+ * lock and set atime under {@code relatime} ({@code file_accessed}, never through {@code
+ * O_NOATIME}); writes, truncates and allocations run under the inode's write lock ({@link
+ * RegularInode#write}). tmpfs uses them for its regular files; any type that keeps file data in
+ * memory can.
  *
  * <p>Stateless and thread-safe: one shared {@link #INSTANCE}.
  */
@@ -26,8 +26,7 @@ public final class RegularFileOperations implements FileOperations {
     /** The one instance. */
     public static final RegularFileOperations INSTANCE = new RegularFileOperations();
 
-    private RegularFileOperations() {
-    }
+    private RegularFileOperations() {}
 
     @Override
     public int fmode() {
@@ -66,7 +65,9 @@ public final class RegularFileOperations implements FileOperations {
         return regular(f).write(k, bufs, offs, lens, k.cred(), Syscall.WRITE);
     }
 
-    /** {@code shmem_file_llseek}: {@code SEEK_DATA} and {@code SEEK_HOLE} skip holes page by page. */
+    /**
+     * {@code shmem_file_llseek}: {@code SEEK_DATA} and {@code SEEK_HOLE} skip holes page by page.
+     */
     @Override
     public long llseek(OpenFile f, long offset, int whence) {
         if (whence != 3 && whence != 4) {

@@ -10,9 +10,9 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The file-system types one SeqVFS instance can mount ({@code register_filesystem}'s list):
- * {@code mount(2)} looks its {@code fstype} up here ({@code ENODEV} when absent). Immutable:
- * {@link #with} returns a new registry, so an instance's types are fixed when it is built.
+ * The file-system types one SeqVFS instance can mount ({@code register_filesystem}'s list): {@code
+ * mount(2)} looks its {@code fstype} up here ({@code ENODEV} when absent). Immutable: {@link #with}
+ * returns a new registry, so an instance's types are fixed when it is built.
  *
  * <p>Thread-safe (immutable).
  */
@@ -35,13 +35,14 @@ public final class FileSystemTypes {
      * {@return a registry with {@code type} added}
      *
      * @param type the type to add
-     * @throws IllegalArgumentException if a type of that name is already registered
-     *         ({@code register_filesystem}'s {@code EBUSY})
+     * @throws IllegalArgumentException if a type of that name is already registered ({@code
+     *     register_filesystem}'s {@code EBUSY})
      */
     public FileSystemTypes with(FileSystemType type) {
         Objects.requireNonNull(type, "type");
         if (byName.containsKey(type.name())) {
-            throw new IllegalArgumentException("file-system type " + type.name() + " is already registered");
+            throw new IllegalArgumentException(
+                    "file-system type " + type.name() + " is already registered");
         }
         Map<String, FileSystemType> m = new LinkedHashMap<>(byName);
         m.put(type.name(), type);

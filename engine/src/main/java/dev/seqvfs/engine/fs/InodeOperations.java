@@ -12,14 +12,14 @@ import java.util.List;
 /**
  * What a file-system type may override for its inodes ({@code struct inode_operations}).
  *
- * <p>Every method has a default that the generic code replaces with its own fast path;
- * a type says which ones it overrides through the {@code has...} methods, which
- * {@link IopFlags#compute} reads once per inode. tmpfs overrides nothing; procfs
- * overrides lookup and getLink. Implementations must be thread-safe and must not block.
+ * <p>Every method has a default that the generic code replaces with its own fast path; a type says
+ * which ones it overrides through the {@code has...} methods, which {@link IopFlags#compute} reads
+ * once per inode. tmpfs overrides nothing; procfs overrides lookup and getLink. Implementations
+ * must be thread-safe and must not block.
  */
 public interface InodeOperations {
     /** The operations of a type that overrides nothing (tmpfs). */
-    InodeOperations GENERIC = new InodeOperations() { };
+    InodeOperations GENERIC = new InodeOperations() {};
 
     /** {@return whether {@link #lookup} is overridden} */
     default boolean hasLookup() {
@@ -61,22 +61,22 @@ public interface InodeOperations {
     }
 
     /**
-     * For a magic link: where following it leads, instead of resolving {@link #getLink}'s
-     * text. The walk calls it only on inodes whose {@code iopFlags} have
-     * {@link IopFlags#IOP_CUSTOM_LINK}.
+     * For a magic link: where following it leads, instead of resolving {@link #getLink}'s text. The
+     * walk calls it only on inodes whose {@code iopFlags} have {@link IopFlags#IOP_CUSTOM_LINK}.
      *
      * @param link the magic link
      * @param caller the walking task
      * @return the jump, or {@code null} to resolve the text of {@link #getLink}
-     * @throws VfsException with the errno the link reports (for example {@code ENOENT} for a closed descriptor)
+     * @throws VfsException with the errno the link reports (for example {@code ENOENT} for a closed
+     *     descriptor)
      */
     default LinkJump jump(Inode link, WalkContext caller) {
         return null;
     }
 
     /**
-     * Lists a directory whose entries are computed ({@code iterate_shared}), for
-     * {@code getdents}; called only where {@link #hasLookup()} is true.
+     * Lists a directory whose entries are computed ({@code iterate_shared}), for {@code getdents};
+     * called only where {@link #hasLookup()} is true.
      *
      * @param dir the directory
      * @param caller the listing task

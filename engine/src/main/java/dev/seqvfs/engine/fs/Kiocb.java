@@ -3,8 +3,8 @@ package dev.seqvfs.engine.fs;
 import dev.seqvfs.protocol.Credentials;
 
 /**
- * One write in flight ({@code struct kiocb}): who writes, where it starts, how, and, once
- * the file's operations return, where it ended. The call layer makes one per {@code write}, reads
+ * One write in flight ({@code struct kiocb}): who writes, where it starts, how, and, once the
+ * file's operations return, where it ended. The call layer makes one per {@code write}, reads
  * {@link #pos()} afterwards to move the file position, and never shares it between threads.
  *
  * <p>Not thread-safe: owned by the one call that made it.
@@ -12,6 +12,7 @@ import dev.seqvfs.protocol.Credentials;
 public final class Kiocb {
     /** {@code O_APPEND}: the write starts at the end of the file, whatever {@link #pos()} says. */
     public static final int IOCB_APPEND = 1;
+
     /** {@code O_NONBLOCK}: a stream that cannot take the bytes now fails with {@code EAGAIN}. */
     public static final int IOCB_NOWAIT = 1 << 1;
 

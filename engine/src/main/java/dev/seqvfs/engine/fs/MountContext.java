@@ -1,20 +1,20 @@
 package dev.seqvfs.engine.fs;
 
-
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.sb.SuperblockConfig;
 
 /**
  * What a {@link FileSystemType} gets to build a superblock ({@code struct fs_context}): the
  * request's source, flags and option string, the instance's default limits, a way to make a
- * superblock on the instance's device numbers, clock and namespace locks, and the instance's
- * task registry (for types that show tasks, as procfs does).
+ * superblock on the instance's device numbers, clock and namespace locks, and the instance's task
+ * registry (for types that show tasks, as procfs does).
  *
  * <p>Valid for the one {@link FileSystemType#mount} call it is passed to; not thread-safe.
  */
 public interface MountContext {
     /**
-     * {@return {@code mount(2)}'s source argument (ignored by memory-backed types), or {@code null}}
+     * {@return {@code mount(2)}'s source argument (ignored by memory-backed types), or {@code
+     * null}}
      */
     String source();
 
@@ -28,23 +28,26 @@ public interface MountContext {
     String data();
 
     /**
-     * {@return the instance's default limits for a new superblock ({@code seqvfs.tmpfs} in the configuration)}
+     * {@return the instance's default limits for a new superblock ({@code seqvfs.tmpfs} in the
+     * configuration)}
      */
     SuperblockConfig defaultLimits();
 
     /**
-     * {@return the mode bits a new superblock's root gets unless the options say otherwise:
-     * {@code 01777} for a {@code mount(2)}, {@code seqvfs.root.mode} for the instance's root}
+     * {@return the mode bits a new superblock's root gets unless the options say otherwise: {@code
+     * 01777} for a {@code mount(2)}, {@code seqvfs.root.mode} for the instance's root}
      */
     int defaultRootMode();
 
     /**
-     * {@return the owner a new superblock's root gets unless the options say otherwise (0, or {@code seqvfs.root.uid})}
+     * {@return the owner a new superblock's root gets unless the options say otherwise (0, or
+     * {@code seqvfs.root.uid})}
      */
     int defaultRootUid();
 
     /**
-     * {@return the group a new superblock's root gets unless the options say otherwise (0, or {@code seqvfs.root.gid})}
+     * {@return the group a new superblock's root gets unless the options say otherwise (0, or
+     * {@code seqvfs.root.gid})}
      */
     int defaultRootGid();
 
@@ -55,9 +58,9 @@ public interface MountContext {
     TaskRegistry tasks();
 
     /**
-     * Makes a superblock of {@code type} with an empty root directory: a fresh device number,
-     * the instance's clock and rename/mount locks. Its actor is started by the engine after
-     * {@link FileSystemType#mount} returns.
+     * Makes a superblock of {@code type} with an empty root directory: a fresh device number, the
+     * instance's clock and rename/mount locks. Its actor is started by the engine after {@link
+     * FileSystemType#mount} returns.
      *
      * @param type the file-system type
      * @param ops the type's superblock operations
@@ -67,6 +70,11 @@ public interface MountContext {
      * @param gid group of its root directory
      * @return the superblock, its actor not started
      */
-    Superblock newSuperblock(FileSystemType type, SuperOperations ops, SuperblockConfig limits, int rootMode, int uid,
-                             int gid);
+    Superblock newSuperblock(
+            FileSystemType type,
+            SuperOperations ops,
+            SuperblockConfig limits,
+            int rootMode,
+            int uid,
+            int gid);
 }

@@ -1,19 +1,18 @@
 package dev.seqvfs.engine.fs;
 
-import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The file operations of a stream ({@link #FMODE_STREAM}: a pipe end, a socket, an
- * eventfd): no position, reads and writes that may wait for the other side, in a blocking
- * form for plain threads and an asynchronous form that never blocks a thread. A stream
- * implements the four position-free methods; this interface maps the positional ones of
- * {@link FileOperations} onto them. Seeking is {@code ESPIPE} and {@code fsync} is
- * {@code EINVAL} unless an implementation says otherwise (Linux's {@code no_llseek} and a
- * missing {@code ->fsync}).
+ * The file operations of a stream ({@link #FMODE_STREAM}: a pipe end, a socket, an eventfd): no
+ * position, reads and writes that may wait for the other side, in a blocking form for plain threads
+ * and an asynchronous form that never blocks a thread. A stream implements the four position-free
+ * methods; this interface maps the positional ones of {@link FileOperations} onto them. Seeking is
+ * {@code ESPIPE} and {@code fsync} is {@code EINVAL} unless an implementation says otherwise
+ * (Linux's {@code no_llseek} and a missing {@code ->fsync}).
  *
  * <p>Implementations must be thread-safe (see {@link FileOperations}).
  */
@@ -88,7 +87,10 @@ public interface StreamFileOperations extends FileOperations {
         return write(f, src, off, len, k.nowait());
     }
 
-    /** The buffers gathered into one write (atomic up to {@code PIPE_BUF}, as {@code writev} on a pipe). */
+    /**
+     * The buffers gathered into one write (atomic up to {@code PIPE_BUF}, as {@code writev} on a
+     * pipe).
+     */
     @Override
     default long writev(OpenFile f, byte[][] bufs, int[] offs, int[] lens, Kiocb k) {
         long total = 0;

@@ -13,23 +13,24 @@ import dev.seqvfs.protocol.StatFs;
 import org.apache.pekko.actor.typed.Behavior;
 
 /**
- * What one file-system type does for its superblocks ({@code struct super_operations}, with
- * {@code alloc_inode} and the inode and file operations it installs): its {@code statfs}
- * magic number, how it instantiates the inodes its directories create, the operations those
- * inodes get, the behavior its directory actors run, and {@code sync}.
+ * What one file-system type does for its superblocks ({@code struct super_operations}, with {@code
+ * alloc_inode} and the inode and file operations it installs): its {@code statfs} magic number, how
+ * it instantiates the inodes its directories create, the operations those inodes get, the behavior
+ * its directory actors run, and {@code sync}.
  *
- * <p>The defaults are those of a memory-backed type such as tmpfs: generic inodes (whose
- * regular files keep their pages in a {@code FileData}), the generic {@link DirectoryActor},
- * and a {@code sync} with nothing to write back. A persistent type overrides
- * {@link #directoryBehavior} with an event-sourced one and {@link #sync}.
+ * <p>The defaults are those of a memory-backed type such as tmpfs: generic inodes (whose regular
+ * files keep their pages in a {@code FileData}), the generic {@link DirectoryActor}, and a {@code
+ * sync} with nothing to write back. A persistent type overrides {@link #directoryBehavior} with an
+ * event-sourced one and {@link #sync}.
  *
  * <p>Implementations are called from directory actors (instantiation), the superblock actor
- * (spawning directory actors) and any task ({@code statfs}, {@code sync}); they must be
- * thread-safe and must not block, except {@link #sync}, which may wait for write-back.
+ * (spawning directory actors) and any task ({@code statfs}, {@code sync}); they must be thread-safe
+ * and must not block, except {@link #sync}, which may wait for write-back.
  */
 public interface SuperOperations {
     /**
-     * {@return the {@code f_type} that {@code statfs(2)} reports, for example {@link StatFs#TMPFS_MAGIC}}
+     * {@return the {@code f_type} that {@code statfs(2)} reports, for example {@link
+     * StatFs#TMPFS_MAGIC}}
      */
     long magic();
 
@@ -40,30 +41,35 @@ public interface SuperOperations {
 
     /**
      * {@return the operations files of {@code type} get when opened ({@code i_fop}): for a
-     * directory, {@code getdents} and {@code lseek}; for a regular file, reads and writes of
-     * its data} Named FIFOs and sockets ignore them (a FIFO's open attaches its pipe).
+     * directory, {@code getdents} and {@code lseek}; for a regular file, reads and writes of its
+     * data} Named FIFOs and sockets ignore them (a FIFO's open attaches its pipe).
      *
      * @param type the file type
      */
     FileOperations fileOps(FileType type);
 
     /**
-     * Instantiates an inode that a directory of {@code sb} creates ({@code alloc_inode} and
-     * the type's {@code ->create}/{@code ->mkdir}/{@code ->symlink}/{@code ->mknod}): the
-     * directory actor has charged it and chosen its number and attributes. Called on the
-     * directory actor's thread; must not block.
+     * Instantiates an inode that a directory of {@code sb} creates ({@code alloc_inode} and the
+     * type's {@code ->create}/{@code ->mkdir}/{@code ->symlink}/{@code ->mknod}): the directory
+     * actor has charged it and chosen its number and attributes. Called on the directory actor's
+     * thread; must not block.
      *
      * @param sb the superblock
      * @param ino its inode number
      * @param attrs its initial attributes; {@code attrs.type()} says what to make
-     * @param parent the directory it is created in (for a directory, its parent link), or
-     *        {@code null} for a superblock's root
+     * @param parent the directory it is created in (for a directory, its parent link), or {@code
+     *     null} for a superblock's root
      * @param name its name in {@code parent} (internal form), or {@code null} for a root
      * @param linkTarget the target of a symbolic link (internal form), else {@code null}
      * @return the new inode
      */
-    default Inode newInode(Superblock sb, long ino, InodeAttrs attrs, DirectoryInode parent, String name,
-                           String linkTarget) {
+    default Inode newInode(
+            Superblock sb,
+            long ino,
+            InodeAttrs attrs,
+            DirectoryInode parent,
+            String name,
+            String linkTarget) {
         FileType type = attrs.type();
         switch (type) {
             case DIRECTORY:
@@ -78,9 +84,9 @@ public interface SuperOperations {
     }
 
     /**
-     * {@return the behavior of the actor that will be the only writer of {@code dir}: the
-     * generic {@link DirectoryActor} by default} Called by the superblock's actor when the
-     * directory's first write arrives.
+     * {@return the behavior of the actor that will be the only writer of {@code dir}: the generic
+     * {@link DirectoryActor} by default} Called by the superblock's actor when the directory's
+     * first write arrives.
      *
      * @param dir the directory
      * @param sb the superblock
@@ -90,8 +96,8 @@ public interface SuperOperations {
     }
 
     /**
-     * Answers {@code statfs(2)}: by default from the superblock's counters
-     * ({@link Superblock#genericStatfs}) with this type's {@link #magic()}. Lock-free.
+     * Answers {@code statfs(2)}: by default from the superblock's counters ({@link
+     * Superblock#genericStatfs}) with this type's {@link #magic()}. Lock-free.
      *
      * @param sb the superblock
      * @param mountReadOnly whether the vfsmount it was reached through is read-only
@@ -102,11 +108,10 @@ public interface SuperOperations {
     }
 
     /**
-     * {@code sync_fs}: makes everything written to {@code sb} durable. A memory-backed type
-     * has nothing to write back; the default returns at once.
+     * {@code sync_fs}: makes everything written to {@code sb} durable. A memory-backed type has
+     * nothing to write back; the default returns at once.
      *
      * @param sb the superblock
      */
-    default void sync(Superblock sb) {
-    }
+    default void sync(Superblock sb) {}
 }

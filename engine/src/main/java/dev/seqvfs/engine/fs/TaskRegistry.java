@@ -7,9 +7,9 @@ import dev.seqvfs.engine.walk.VfsPath;
 import java.util.List;
 
 /**
- * What a file-system type that shows tasks (procfs) may read of the instance: its tasks,
- * their descriptor tables and working directories, and the mount table. Implemented by the
- * engine; thread-safe, lock-free reads.
+ * What a file-system type that shows tasks (procfs) may read of the instance: its tasks, their
+ * descriptor tables and working directories, and the mount table. Implemented by the engine;
+ * thread-safe, lock-free reads.
  */
 public interface TaskRegistry {
     /** {@return the ids of live tasks, ascending} */

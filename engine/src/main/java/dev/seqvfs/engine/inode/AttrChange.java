@@ -1,20 +1,20 @@
 package dev.seqvfs.engine.inode;
 
-import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.FileType;
 import dev.seqvfs.protocol.Mode;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.Timespec;
 import dev.seqvfs.protocol.VfsException;
 
 /**
- * An attribute change requested by {@code chmod(2)}, {@code chown(2)} or
- * {@code utimensat(2)}: immutable data that a directory actor (for a directory) or the
- * caller (for any other inode, by CAS) applies to the current {@link InodeAttrs}.
+ * An attribute change requested by {@code chmod(2)}, {@code chown(2)} or {@code utimensat(2)}:
+ * immutable data that a directory actor (for a directory) or the caller (for any other inode, by
+ * CAS) applies to the current {@link InodeAttrs}.
  *
- * <p>{@link #apply} is pure: it checks permission and returns the new attributes, or
- * throws; it may run more than once under CAS contention.
+ * <p>{@link #apply} is pure: it checks permission and returns the new attributes, or throws; it may
+ * run more than once under CAS contention.
  */
 public sealed interface AttrChange {
     /**
@@ -23,9 +23,11 @@ public sealed interface AttrChange {
      * @param cur the current attributes
      * @param cred who asks
      * @param now the current time, nanoseconds since the epoch
-     * @param writable whether {@code cred} has write permission on the inode (for {@code UTIME_NOW})
+     * @param writable whether {@code cred} has write permission on the inode (for {@code
+     *     UTIME_NOW})
      * @return the new attributes
-     * @throws VfsException {@code EPERM} or {@code EACCES} as the call's man page says; nothing changes
+     * @throws VfsException {@code EPERM} or {@code EACCES} as the call's man page says; nothing
+     *     changes
      */
     InodeAttrs apply(InodeAttrs cur, Credentials cred, long now, boolean writable);
 
@@ -33,9 +35,9 @@ public sealed interface AttrChange {
     Syscall operation();
 
     /**
-     * {@code chmod(2)}: set the permission bits. Only the owner or root may; a non-root
-     * caller who is not in the file's group loses {@code S_ISGID}, on a directory too
-     * ({@code setattr_prepare} in Linux 6.18).
+     * {@code chmod(2)}: set the permission bits. Only the owner or root may; a non-root caller who
+     * is not in the file's group loses {@code S_ISGID}, on a directory too ({@code setattr_prepare}
+     * in Linux 6.18).
      *
      * @param mode the new permission bits (type bits ignored)
      */
@@ -59,10 +61,10 @@ public sealed interface AttrChange {
     }
 
     /**
-     * {@code chown(2)}: change owner and/or group; -1 leaves one unchanged. Only root may
-     * change the owner; the owner may change the group to one of its own groups
-     * ({@code EPERM} otherwise). On a non-directory {@code S_ISUID} is cleared, and
-     * {@code S_ISGID} too when group-execute is set, even for root (Linux since 2.2.13).
+     * {@code chown(2)}: change owner and/or group; -1 leaves one unchanged. Only root may change
+     * the owner; the owner may change the group to one of its own groups ({@code EPERM} otherwise).
+     * On a non-directory {@code S_ISUID} is cleared, and {@code S_ISGID} too when group-execute is
+     * set, even for root (Linux since 2.2.13).
      *
      * @param uid new owner or -1
      * @param gid new group or -1
@@ -98,11 +100,10 @@ public sealed interface AttrChange {
     }
 
     /**
-     * {@code utimensat(2)}: set access and modification times, each a {@link Timespec}
-     * (possibly {@code UTIME_NOW} or {@code UTIME_OMIT}). Setting both to now needs
-     * ownership, root or write permission ({@code EACCES}); anything else (an explicit
-     * time, or now with omit) needs ownership or root ({@code EPERM}). Both omitted
-     * changes nothing, not even ctime.
+     * {@code utimensat(2)}: set access and modification times, each a {@link Timespec} (possibly
+     * {@code UTIME_NOW} or {@code UTIME_OMIT}). Setting both to now needs ownership, root or write
+     * permission ({@code EACCES}); anything else (an explicit time, or now with omit) needs
+     * ownership or root ({@code EPERM}). Both omitted changes nothing, not even ctime.
      *
      * @param atime new access time
      * @param mtime new modification time
@@ -114,7 +115,8 @@ public sealed interface AttrChange {
                 return cur;
             }
             // Only "both now" is a plain touch that write permission allows; anything else,
-            // UTIME_NOW with UTIME_OMIT included, sets times explicitly (vfs_utimes: ATTR_TIMES_SET).
+            // UTIME_NOW with UTIME_OMIT included, sets times explicitly (vfs_utimes:
+            // ATTR_TIMES_SET).
             boolean explicit = !(atime.isNow() && mtime.isNow());
             if (!Permission.ownerOrRoot(cur, cred)) {
                 if (explicit) {

@@ -1,6 +1,5 @@
 package dev.seqvfs.engine.inode;
 
-import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.fs.FileOperations;
 import dev.seqvfs.engine.fs.InodeOperations;
 import dev.seqvfs.engine.lock.FileLockTable;
@@ -8,6 +7,7 @@ import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.FileType;
 import dev.seqvfs.protocol.Limits;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -18,29 +18,31 @@ import java.util.function.UnaryOperator;
  * An inode ({@code struct inode}): a fixed identity and a published attribute snapshot.
  *
  * <h2>Concurrency</h2>
+ *
  * <ul>
- *   <li>{@code ino}, {@code superblock}, {@code type}, {@code ops}, {@code fileOps},
- *       {@code iopFlags} are final, set at instantiation.</li>
- *   <li>{@code attrs} is an immutable {@link InodeAttrs}, read with acquire
- *       ({@link #attrsAcquire()}) and replaced whole by compare-and-set
- *       ({@link #casAttrs}, {@link #updateAttrs}, both {@code protected}: only the inode
- *       classes reach them). For a directory, only its directory actor (or the rename
- *       coordinator while that actor is prepared) writes it, through
- *       {@code DirectoryInode}'s package-private writer; for other inodes, any directory
- *       actor (link counts, {@link #addLink}, {@link #dropLinks}) or task ({@link #setattr},
- *       the time stamps) may, and the CAS keeps every change.</li>
- *   <li>{@code openCount} counts open file descriptions; it is changed by atomic
- *       get-and-add and is not read on any read path.</li>
- *   <li>{@code freed} goes from 0 to 1 once, by CAS, in {@link #maybeFree()}.</li>
+ *   <li>{@code ino}, {@code superblock}, {@code type}, {@code ops}, {@code fileOps}, {@code
+ *       iopFlags} are final, set at instantiation.
+ *   <li>{@code attrs} is an immutable {@link InodeAttrs}, read with acquire ({@link
+ *       #attrsAcquire()}) and replaced whole by compare-and-set ({@link #casAttrs}, {@link
+ *       #updateAttrs}, both {@code protected}: only the inode classes reach them). For a directory,
+ *       only its directory actor (or the rename coordinator while that actor is prepared) writes
+ *       it, through {@code DirectoryInode}'s package-private writer; for other inodes, any
+ *       directory actor (link counts, {@link #addLink}, {@link #dropLinks}) or task ({@link
+ *       #setattr}, the time stamps) may, and the CAS keeps every change.
+ *   <li>{@code openCount} counts open file descriptions; it is changed by atomic get-and-add and is
+ *       not read on any read path.
+ *   <li>{@code freed} goes from 0 to 1 once, by CAS, in {@link #maybeFree()}.
  * </ul>
  *
  * <h2>Invariants</h2>
- * The inode is freed (its quota returned to the superblock) exactly once, and only when
- * {@code nlink == 0 && openCount == 0}. Both counters are changed by atomic operations and
- * each decrement re-checks the other, so of two racing last decrements at least one sees
- * both at zero (Dekker over sequentially consistent atomics).
+ *
+ * The inode is freed (its quota returned to the superblock) exactly once, and only when {@code
+ * nlink == 0 && openCount == 0}. Both counters are changed by atomic operations and each decrement
+ * re-checks the other, so of two racing last decrements at least one sees both at zero (Dekker over
+ * sequentially consistent atomics).
  *
  * <h2>States</h2>
+ *
  * See {@link InodeState}.
  */
 public class Inode {
@@ -68,12 +70,16 @@ public class Inode {
     private final InodeOperations ops;
     private final FileOperations fileOps;
     private final int iopFlags;
+
     @SuppressWarnings("unused") // accessed through ATTRS
     private volatile InodeAttrs attrs;
+
     @SuppressWarnings("unused") // accessed through OPEN_COUNT
     private volatile int openCount;
+
     @SuppressWarnings("unused") // accessed through FREED
     private volatile int freed;
+
     @SuppressWarnings("unused") // accessed through LOCKS
     private volatile FileLockTable fileLocks;
 
@@ -86,7 +92,12 @@ public class Inode {
      * @param fileOps the operations of files opened on it ({@code i_fop})
      * @param attrs the initial attributes; their type bits fix the inode's type
      */
-    protected Inode(long ino, InodeOwner owner, InodeOperations ops, FileOperations fileOps, InodeAttrs attrs) {
+    protected Inode(
+            long ino,
+            InodeOwner owner,
+            InodeOperations ops,
+            FileOperations fileOps,
+            InodeAttrs attrs) {
         this.ino = ino;
         this.owner = owner;
         this.type = attrs.type();
@@ -117,15 +128,16 @@ public class Inode {
     }
 
     /**
-     * {@return the operations of files opened on this inode ({@code i_fop}); fixed at instantiation}
+     * {@return the operations of files opened on this inode ({@code i_fop}); fixed at
+     * instantiation}
      */
     public final FileOperations fileOps() {
         return fileOps;
     }
 
     /**
-     * {@return whether this is an anonymous inode (a pipe, a socket, an eventfd): one that
-     * no directory holds, whose dentry is its own parent} Fixed for the inode's life.
+     * {@return whether this is an anonymous inode (a pipe, a socket, an eventfd): one that no
+     * directory holds, whose dentry is its own parent} Fixed for the inode's life.
      */
     public boolean isAnonymous() {
         return false;
@@ -146,8 +158,8 @@ public class Inode {
     }
 
     /**
-     * Replaces the attribute snapshot if it is still {@code expect}. Reached only by the
-     * inode classes: see the class comment for who may write which inode's attributes.
+     * Replaces the attribute snapshot if it is still {@code expect}. Reached only by the inode
+     * classes: see the class comment for who may write which inode's attributes.
      *
      * @param expect the snapshot the caller read
      * @param update the snapshot to publish
@@ -158,15 +170,15 @@ public class Inode {
     }
 
     /**
-     * Applies {@code change} to the current attributes and publishes the result by CAS,
-     * retrying on contention. {@code change} must be a pure function: it may run more
-     * than once. It may throw {@link VfsException} to refuse the change (nothing is
-     * published).
+     * Applies {@code change} to the current attributes and publishes the result by CAS, retrying on
+     * contention. {@code change} must be a pure function: it may run more than once. It may throw
+     * {@link VfsException} to refuse the change (nothing is published).
      *
      * @param change computes the new attributes from the current ones
      * @return the attributes published
      */
-    @SuppressWarnings("ReferenceEquality") // next == cur: change returned its argument, nothing to publish
+    @SuppressWarnings(
+            "ReferenceEquality") // next == cur: change returned its argument, nothing to publish
     protected final InodeAttrs updateAttrs(UnaryOperator<InodeAttrs> change) {
         while (true) {
             InodeAttrs cur = attrsAcquire();
@@ -178,20 +190,22 @@ public class Inode {
     }
 
     /**
-     * {@code notify_change} by CAS: applies {@code change} ({@code chmod}, {@code chown},
-     * {@code utimensat}) to an inode that has no actor as its writer: a non-directory, a
-     * removed directory, a directory whose entries are computed. A live directory's
-     * attributes change only through its actor ({@code DirectoryActor.SetAttrs}).
+     * {@code notify_change} by CAS: applies {@code change} ({@code chmod}, {@code chown}, {@code
+     * utimensat}) to an inode that has no actor as its writer: a non-directory, a removed
+     * directory, a directory whose entries are computed. A live directory's attributes change only
+     * through its actor ({@code DirectoryActor.SetAttrs}).
      *
      * @param change the change asked for
      * @param cred who asks
      * @param now ctime to set, nanoseconds since the epoch
      * @param writable whether {@code cred} may write the inode (for {@code UTIME_NOW})
      * @return the attributes published
-     * @throws VfsException the errno the change refuses with ({@code EPERM}, {@code EACCES}); nothing changed
+     * @throws VfsException the errno the change refuses with ({@code EPERM}, {@code EACCES});
+     *     nothing changed
      * @throws IllegalStateException on an inode whose attributes an actor owns
      */
-    public final InodeAttrs setattr(AttrChange change, Credentials cred, long now, boolean writable) {
+    public final InodeAttrs setattr(
+            AttrChange change, Credentials cred, long now, boolean writable) {
         if (actorOwnsAttrs()) {
             throw new IllegalStateException("setattr of " + this + " outside its actor");
         }
@@ -207,9 +221,9 @@ public class Inode {
     }
 
     /**
-     * {@code file_accessed} under {@code relatime}: sets atime to {@code now} only when it is
-     * not newer than mtime or ctime, or is a day old, so that a read rarely writes shared
-     * memory. Thread-safe (CAS); never blocks.
+     * {@code file_accessed} under {@code relatime}: sets atime to {@code now} only when it is not
+     * newer than mtime or ctime, or is a day old, so that a read rarely writes shared memory.
+     * Thread-safe (CAS); never blocks.
      *
      * @param now nanoseconds since the epoch
      */
@@ -221,8 +235,8 @@ public class Inode {
     }
 
     /**
-     * {@code file_update_time}: sets mtime and ctime to {@code now} (a write that wrote
-     * bytes through a named FIFO). Thread-safe (CAS).
+     * {@code file_update_time}: sets mtime and ctime to {@code now} (a write that wrote bytes
+     * through a named FIFO). Thread-safe (CAS).
      *
      * @param now the time, in nanoseconds since the epoch
      */
@@ -243,24 +257,25 @@ public class Inode {
      * Adds one hard link ({@code link(2)}).
      *
      * @param now ctime to set, nanoseconds since the epoch
-     * @throws VfsException {@code ENOENT} if the inode has no links left (it was unlinked),
-     *         {@code EMLINK} at {@link Limits#LINK_MAX}; nothing changed
+     * @throws VfsException {@code ENOENT} if the inode has no links left (it was unlinked), {@code
+     *     EMLINK} at {@link Limits#LINK_MAX}; nothing changed
      */
     public final void addLink(long now) {
-        updateAttrs(a -> {
-            if (a.nlink() == 0) {
-                throw new VfsException(Errno.ENOENT, Syscall.LINK, null);
-            }
-            if (a.nlink() >= Limits.LINK_MAX) {
-                throw new VfsException(Errno.EMLINK, Syscall.LINK, null);
-            }
-            return a.withNlink(a.nlink() + 1, now);
-        });
+        updateAttrs(
+                a -> {
+                    if (a.nlink() == 0) {
+                        throw new VfsException(Errno.ENOENT, Syscall.LINK, null);
+                    }
+                    if (a.nlink() >= Limits.LINK_MAX) {
+                        throw new VfsException(Errno.EMLINK, Syscall.LINK, null);
+                    }
+                    return a.withNlink(a.nlink() + 1, now);
+                });
     }
 
     /**
-     * Drops {@code n} hard links (an unlink, or a directory's two links at rmdir) and frees
-     * the inode if that was the last link and it is not open.
+     * Drops {@code n} hard links (an unlink, or a directory's two links at rmdir) and frees the
+     * inode if that was the last link and it is not open.
      *
      * @param n links to drop (1, or 2 for a directory's name and its ".")
      * @param now ctime to set, nanoseconds since the epoch
@@ -299,7 +314,10 @@ public class Inode {
         OPEN_COUNT.getAndAdd(this, 1);
     }
 
-    /** Counts one open file description less; frees the inode if it was the last and no link is left. */
+    /**
+     * Counts one open file description less; frees the inode if it was the last and no link is
+     * left.
+     */
     public final void openRelease() {
         int before = (int) OPEN_COUNT.getAndAdd(this, -1);
         if (before <= 0) {
@@ -319,9 +337,9 @@ public class Inode {
     }
 
     /**
-     * {@return the inode's file-lock table ({@code i_flctx}), creating it with
-     * {@code factory} on first use (CAS, so every caller gets the same table)} Until a lock
-     * is taken the field stays {@code null} and costs nothing.
+     * {@return the inode's file-lock table ({@code i_flctx}), creating it with {@code factory} on
+     * first use (CAS, so every caller gets the same table)} Until a lock is taken the field stays
+     * {@code null} and costs nothing.
      *
      * @param factory makes the table on first use
      */
@@ -350,8 +368,8 @@ public class Inode {
 
     /**
      * {@return whether a name keeps this inode alive: true while its link count is positive}
-     * Anonymous inodes (pipes, sockets) override it to {@code false}: they live exactly as
-     * long as they are open, whatever link count {@code fstat} shows.
+     * Anonymous inodes (pipes, sockets) override it to {@code false}: they live exactly as long as
+     * they are open, whatever link count {@code fstat} shows.
      */
     protected boolean isLinked() {
         // A volatile read, not acquire: maybeFree's Dekker with openCount needs both of its
@@ -363,7 +381,8 @@ public class Inode {
     }
 
     private void maybeFree() {
-        if (!isLinked() && (int) OPEN_COUNT.getVolatile(this) == 0
+        if (!isLinked()
+                && (int) OPEN_COUNT.getVolatile(this) == 0
                 && FREED.compareAndSet(this, 0, 1)) {
             if (attrsAcquire().nlink() == 0) {
                 // Its link count reached zero in dropLinks, which counted it.
@@ -374,8 +393,8 @@ public class Inode {
     }
 
     /**
-     * {@return the bytes this inode holds against its superblock's byte limit (file data,
-     * long symlink targets)} Called once, when the inode is freed.
+     * {@return the bytes this inode holds against its superblock's byte limit (file data, long
+     * symlink targets)} Called once, when the inode is freed.
      */
     public long chargedBytes() {
         return 0;

@@ -6,10 +6,10 @@ import dev.seqvfs.protocol.Mode;
 /**
  * One immutable version of an inode's attributes, as {@code stat(2)} reports them.
  *
- * <p>Times are nanoseconds since the Unix epoch. {@code size} is in bytes, {@code blocks}
- * in 512-byte units. A change builds a new record with one of the {@code with...} methods
- * and publishes it with {@link Inode#casAttrs(InodeAttrs, InodeAttrs)}; nothing mutates a
- * record in place, so a reader that loaded one sees all its fields from the same version.
+ * <p>Times are nanoseconds since the Unix epoch. {@code size} is in bytes, {@code blocks} in
+ * 512-byte units. A change builds a new record with one of the {@code with...} methods and
+ * publishes it with {@link Inode#casAttrs(InodeAttrs, InodeAttrs)}; nothing mutates a record in
+ * place, so a reader that loaded one sees all its fields from the same version.
  *
  * @param mode type and permission bits
  * @param nlink hard-link count
@@ -22,8 +22,17 @@ import dev.seqvfs.protocol.Mode;
  * @param mtime last content change, nanoseconds since the epoch
  * @param ctime last status change, nanoseconds since the epoch
  */
-public record InodeAttrs(int mode, long nlink, int uid, int gid, long rdev, long size, long blocks,
-                         long atime, long mtime, long ctime) {
+public record InodeAttrs(
+        int mode,
+        long nlink,
+        int uid,
+        int gid,
+        long rdev,
+        long size,
+        long blocks,
+        long atime,
+        long mtime,
+        long ctime) {
 
     /**
      * Creates the attributes of a new inode: all three times are {@code now}.
@@ -37,7 +46,8 @@ public record InodeAttrs(int mode, long nlink, int uid, int gid, long rdev, long
      * @param now atime, mtime and ctime, nanoseconds since the epoch
      * @return the attributes; {@code blocks} is {@code size} in 512-byte units, rounded up
      */
-    public static InodeAttrs create(int mode, long nlink, int uid, int gid, long rdev, long size, long now) {
+    public static InodeAttrs create(
+            int mode, long nlink, int uid, int gid, long rdev, long size, long now) {
         return new InodeAttrs(mode, nlink, uid, gid, rdev, size, (size + 511) / 512, now, now, now);
     }
 
@@ -58,8 +68,17 @@ public record InodeAttrs(int mode, long nlink, int uid, int gid, long rdev, long
      * @param now the new ctime, nanoseconds since the epoch
      */
     public InodeAttrs withPermissions(int perm, long now) {
-        return new InodeAttrs((mode & Mode.S_IFMT) | (perm & Mode.PERMISSION_MASK), nlink, uid, gid,
-                rdev, size, blocks, atime, mtime, now);
+        return new InodeAttrs(
+                (mode & Mode.S_IFMT) | (perm & Mode.PERMISSION_MASK),
+                nlink,
+                uid,
+                gid,
+                rdev,
+                size,
+                blocks,
+                atime,
+                mtime,
+                now);
     }
 
     /**
@@ -71,8 +90,17 @@ public record InodeAttrs(int mode, long nlink, int uid, int gid, long rdev, long
      * @param now the new ctime, nanoseconds since the epoch
      */
     public InodeAttrs withOwner(int newUid, int newGid, int perm, long now) {
-        return new InodeAttrs((mode & Mode.S_IFMT) | (perm & Mode.PERMISSION_MASK), nlink, newUid, newGid,
-                rdev, size, blocks, atime, mtime, now);
+        return new InodeAttrs(
+                (mode & Mode.S_IFMT) | (perm & Mode.PERMISSION_MASK),
+                nlink,
+                newUid,
+                newGid,
+                rdev,
+                size,
+                blocks,
+                atime,
+                mtime,
+                now);
     }
 
     /**
@@ -86,7 +114,8 @@ public record InodeAttrs(int mode, long nlink, int uid, int gid, long rdev, long
     }
 
     /**
-     * {@return a copy with a new link count and mtime and ctime {@code now} (a directory's entries changed)}
+     * {@return a copy with a new link count and mtime and ctime {@code now} (a directory's entries
+     * changed)}
      *
      * @param newNlink the link count
      * @param now the new mtime and ctime, nanoseconds since the epoch

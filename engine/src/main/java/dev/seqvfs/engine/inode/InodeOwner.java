@@ -4,9 +4,9 @@ import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 
 /**
- * The accounting side of a superblock, as an inode sees it: its device, its clock, and where
- * it charges its data and returns its quota when it is freed. Implementations must be
- * thread-safe and must not block.
+ * The accounting side of a superblock, as an inode sees it: its device, its clock, and where it
+ * charges its data and returns its quota when it is freed. Implementations must be thread-safe and
+ * must not block.
  */
 public interface InodeOwner {
     /** {@return the device id ({@code st_dev}) of the superblock} */
@@ -35,37 +35,36 @@ public interface InodeOwner {
     void unchargeBytes(long bytes);
 
     /**
-     * {@return how many bytes could be charged now (the limit minus what is charged): what a
-     * write may still take before {@code ENOSPC}} A racing charge may take them first.
+     * {@return how many bytes could be charged now (the limit minus what is charged): what a write
+     * may still take before {@code ENOSPC}} A racing charge may take them first.
      */
     long availableBytes();
 
     /**
-     * Takes back the inode's quota (one inode and its {@link Inode#chargedBytes()}); called exactly once per inode.
+     * Takes back the inode's quota (one inode and its {@link Inode#chargedBytes()}); called exactly
+     * once per inode.
      *
      * @param inode the inode
      */
     void inodeFreed(Inode inode);
 
     /**
-     * Takes back the inode slots of {@code n} extra hard links that were removed (tmpfs
-     * charges every name of a file beyond its first against {@code nr_inodes}).
+     * Takes back the inode slots of {@code n} extra hard links that were removed (tmpfs charges
+     * every name of a file beyond its first against {@code nr_inodes}).
      *
      * @param n the number of links removed
      */
-    default void extraLinksDropped(long n) {
-    }
+    default void extraLinksDropped(long n) {}
 
     /**
-     * Adds {@code delta} to the count of inodes whose last link is gone but which are not
-     * freed yet (Linux's {@code s_remove_count}: {@code drop_nlink} to zero counts one, the
-     * inode's destruction uncounts it). {@link Inode} adds one just before the store that
-     * drops the link count to zero (and takes it back if that store loses its race) and
-     * removes it when it frees the inode, so the count never misses a removed inode that is
-     * still open. A read-only remount is {@code EBUSY} while it is positive.
+     * Adds {@code delta} to the count of inodes whose last link is gone but which are not freed yet
+     * (Linux's {@code s_remove_count}: {@code drop_nlink} to zero counts one, the inode's
+     * destruction uncounts it). {@link Inode} adds one just before the store that drops the link
+     * count to zero (and takes it back if that store loses its race) and removes it when it frees
+     * the inode, so the count never misses a removed inode that is still open. A read-only remount
+     * is {@code EBUSY} while it is positive.
      *
      * @param delta +1 or -1
      */
-    default void removeCountAdd(long delta) {
-    }
+    default void removeCountAdd(long delta) {}
 }

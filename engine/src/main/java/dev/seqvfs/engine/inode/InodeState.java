@@ -8,9 +8,9 @@ package dev.seqvfs.engine.inode;
  *   LIVE ──(last link dropped, not open)──────────────────────────────────────────────────▶ FREED
  * </pre>
  *
- * An inode leaves {@code LIVE} when its link count reaches zero; it is {@code FREED}
- * (its inode and bytes returned to the superblock's quota) when both the link count and
- * the open count are zero. {@code FREED} is final.
+ * An inode leaves {@code LIVE} when its link count reaches zero; it is {@code FREED} (its inode and
+ * bytes returned to the superblock's quota) when both the link count and the open count are zero.
+ * {@code FREED} is final.
  */
 public enum InodeState {
     /** Has at least one link. */

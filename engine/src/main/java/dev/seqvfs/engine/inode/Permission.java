@@ -4,16 +4,15 @@ import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Mode;
 
 /**
- * The generic permission check of {@code path_resolution(7)} and {@code access(2)}:
- * owner, group or other class by the caller's ids, then the class's r/w/x bits; root
- * (uid 0) passes read and write checks always, directory search always, and execute of a
- * non-directory when any execute bit is set ({@code CAP_DAC_OVERRIDE}).
+ * The generic permission check of {@code path_resolution(7)} and {@code access(2)}: owner, group or
+ * other class by the caller's ids, then the class's r/w/x bits; root (uid 0) passes read and write
+ * checks always, directory search always, and execute of a non-directory when any execute bit is
+ * set ({@code CAP_DAC_OVERRIDE}).
  *
  * <p>Stateless; thread-safe.
  */
 public final class Permission {
-    private Permission() {
-    }
+    private Permission() {}
 
     /**
      * Checks {@code mask} against one attribute snapshot.
@@ -43,8 +42,8 @@ public final class Permission {
     }
 
     /**
-     * Checks {@code mask} on an inode, calling through its operations only when its
-     * {@code iopFlags} say they override the check.
+     * Checks {@code mask} on an inode, calling through its operations only when its {@code
+     * iopFlags} say they override the check.
      *
      * @param inode the inode
      * @param mask {@code Mode.R_OK}, {@code Mode.W_OK} and {@code Mode.X_OK} bits, or-ed
@@ -59,9 +58,9 @@ public final class Permission {
     }
 
     /**
-     * {@return whether {@code cred} may remove or rename {@code victim} out of a directory
-     * whose attributes are {@code dir}: the sticky-bit rule of {@code unlink(2)}}
-     * Write and search permission on the directory are checked separately.
+     * {@return whether {@code cred} may remove or rename {@code victim} out of a directory whose
+     * attributes are {@code dir}: the sticky-bit rule of {@code unlink(2)}} Write and search
+     * permission on the directory are checked separately.
      *
      * @param dir the directory's attributes
      * @param victim the attributes of the inode removed or renamed
@@ -75,7 +74,8 @@ public final class Permission {
     }
 
     /**
-     * {@return whether {@code cred} owns the inode or is root (the test of {@code chmod(2)}, {@code utimensat(2)})}
+     * {@return whether {@code cred} owns the inode or is root (the test of {@code chmod(2)}, {@code
+     * utimensat(2)})}
      *
      * @param a the inode's attributes
      * @param cred who asks

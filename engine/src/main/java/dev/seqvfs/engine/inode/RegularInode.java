@@ -1,6 +1,5 @@
 package dev.seqvfs.engine.inode;
 
-import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.file.FileData;
 import dev.seqvfs.engine.fs.FileOperations;
 import dev.seqvfs.engine.fs.InodeOperations;
@@ -9,6 +8,7 @@ import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Falloc;
 import dev.seqvfs.protocol.Mode;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -16,22 +16,24 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A regular file: an inode whose contents are a published {@link FileData}, and the one
- * writer of them ({@link #write}, {@link #truncate}, {@link #fallocate}).
+ * A regular file: an inode whose contents are a published {@link FileData}, and the one writer of
+ * them ({@link #write}, {@link #truncate}, {@link #fallocate}).
  *
  * <h2>Concurrency</h2>
- * {@code data} is read with acquire ({@link #dataAcquire()}) by readers, who never lock,
- * and replaced with release only inside this class, by a holder of {@link #writeLock()} (the
- * per-inode write lock of DESIGN.md, "File data"), which serializes writers, truncates and
- * {@code O_APPEND} offset choices. A writer publishes the data first and the attributes
- * (size, blocks, mtime, ctime) second, both under the lock, so the attributes' size never
- * runs ahead of the data. The lock is held for one write, never across a message.
+ *
+ * {@code data} is read with acquire ({@link #dataAcquire()}) by readers, who never lock, and
+ * replaced with release only inside this class, by a holder of {@link #writeLock()} (the per-inode
+ * write lock of DESIGN.md, "File data"), which serializes writers, truncates and {@code O_APPEND}
+ * offset choices. A writer publishes the data first and the attributes (size, blocks, mtime, ctime)
+ * second, both under the lock, so the attributes' size never runs ahead of the data. The lock is
+ * held for one write, never across a message.
  *
  * <h2>Accounting</h2>
- * New pages are charged to the owner's byte limit before they are published; a write that
- * does not fit whole writes the pages that fit and returns the short count, as tmpfs does
- * ({@code shmem_write_begin} fails the page that does not fit; {@code generic_perform_write}
- * returns what was copied), and {@code ENOSPC} only when not one byte fits.
+ *
+ * New pages are charged to the owner's byte limit before they are published; a write that does not
+ * fit whole writes the pages that fit and returns the short count, as tmpfs does ({@code
+ * shmem_write_begin} fails the page that does not fit; {@code generic_perform_write} returns what
+ * was copied), and {@code ENOSPC} only when not one byte fits.
  */
 public class RegularInode extends Inode {
     private static final VarHandle DATA;
@@ -44,18 +46,24 @@ public class RegularInode extends Inode {
         }
     }
 
-    /** Attempts of a write that only partly fits to charge a shorter prefix before it reports ENOSPC. */
+    /**
+     * Attempts of a write that only partly fits to charge a shorter prefix before it reports
+     * ENOSPC.
+     */
     private static final int MAX_CHARGE_ROUNDS = 8;
+
     /** The terminal value of {@link #charged}: the inode was freed and returned its charge. */
     private static final long FREED_MARK = Long.MIN_VALUE;
 
     private final ReentrantLock writeLock = new ReentrantLock();
+
     /**
-     * Bytes charged to the owner on this file's behalf: the ledger that makes the last free
-     * and a racing write agree. Changed by CAS only; {@link #chargedBytes()} swaps it to
-     * {@link #FREED_MARK} once, atomically taking what it must return.
+     * Bytes charged to the owner on this file's behalf: the ledger that makes the last free and a
+     * racing write agree. Changed by CAS only; {@link #chargedBytes()} swaps it to {@link
+     * #FREED_MARK} once, atomically taking what it must return.
      */
     private final AtomicLong charged = new AtomicLong();
+
     @SuppressWarnings("unused") // accessed through DATA
     private volatile FileData data;
 
@@ -68,14 +76,19 @@ public class RegularInode extends Inode {
      * @param fileOps the operations of files opened on it ({@code i_fop})
      * @param attrs the initial attributes
      */
-    public RegularInode(long ino, InodeOwner owner, InodeOperations ops, FileOperations fileOps, InodeAttrs attrs) {
+    public RegularInode(
+            long ino,
+            InodeOwner owner,
+            InodeOperations ops,
+            FileOperations fileOps,
+            InodeAttrs attrs) {
         super(ino, owner, ops, fileOps, attrs);
         DATA.setRelease(this, FileData.empty());
     }
 
     /**
-     * Creates a regular file holding {@code content} (procfs files: their text is made when
-     * they are looked up). Charges nothing.
+     * Creates a regular file holding {@code content} (procfs files: their text is made when they
+     * are looked up). Charges nothing.
      *
      * @param ino the inode number
      * @param owner the superblock, as its accounting interface
@@ -84,8 +97,13 @@ public class RegularInode extends Inode {
      * @param attrs the initial attributes
      * @param content the file's bytes (copied)
      */
-    public RegularInode(long ino, InodeOwner owner, InodeOperations ops, FileOperations fileOps, InodeAttrs attrs,
-                        byte[] content) {
+    public RegularInode(
+            long ino,
+            InodeOwner owner,
+            InodeOperations ops,
+            FileOperations fileOps,
+            InodeAttrs attrs,
+            byte[] content) {
         super(ino, owner, ops, fileOps, attrs);
         DATA.setRelease(this, FileData.empty().write(0, content, 0, content.length));
     }
@@ -141,9 +159,9 @@ public class RegularInode extends Inode {
     }
 
     /**
-     * Writes the buffers as one atomic change at {@code k.pos()} (at the end with
-     * {@code O_APPEND}, even for {@code pwrite}, as Linux does), under the write lock, and
-     * leaves {@code k.pos()} after the bytes written.
+     * Writes the buffers as one atomic change at {@code k.pos()} (at the end with {@code O_APPEND},
+     * even for {@code pwrite}, as Linux does), under the write lock, and leaves {@code k.pos()}
+     * after the bytes written.
      *
      * @param k the write's position and flags
      * @param bufs the buffers, in order
@@ -151,13 +169,13 @@ public class RegularInode extends Inode {
      * @param lens the number of bytes of each buffer
      * @param cred who writes: an unprivileged writer clears set-user-ID ({@code file_remove_privs})
      * @param op the call, for the error
-     * @return the bytes written: fewer than asked at the largest file size or when only part
-     *         fits in the file system
-     * @throws VfsException {@code EINVAL} if the position plus the count overflows,
-     *         {@code EFBIG} at the maximum size, {@code ENOSPC} when not one byte fits;
-     *         nothing is written then
+     * @return the bytes written: fewer than asked at the largest file size or when only part fits
+     *     in the file system
+     * @throws VfsException {@code EINVAL} if the position plus the count overflows, {@code EFBIG}
+     *     at the maximum size, {@code ENOSPC} when not one byte fits; nothing is written then
      */
-    public long write(Kiocb k, byte[][] bufs, int[] offs, int[] lens, Credentials cred, Syscall op) {
+    public long write(
+            Kiocb k, byte[][] bufs, int[] offs, int[] lens, Credentials cred, Syscall op) {
         long total = 0;
         for (int l : lens) {
             total += l;
@@ -210,10 +228,10 @@ public class RegularInode extends Inode {
     }
 
     /**
-     * Charges the pages {@code next} adds over {@code prev}. When they do not all fit,
-     * charges nothing and returns how many bytes of the write, from {@code at}, need only the
-     * pages that fit (the caller builds that shorter version and charges again). The caller
-     * holds the write lock.
+     * Charges the pages {@code next} adds over {@code prev}. When they do not all fit, charges
+     * nothing and returns how many bytes of the write, from {@code at}, need only the pages that
+     * fit (the caller builds that shorter version and charges again). The caller holds the write
+     * lock.
      *
      * @return {@code count} if charged; else the shorter count to try
      * @throws VfsException {@code ENOSPC} when not one byte fits
@@ -242,8 +260,8 @@ public class RegularInode extends Inode {
     }
 
     /**
-     * The bytes of a write of {@code count} at {@code at} that stay within pages already
-     * allocated in {@code d} plus {@code freePages} new ones.
+     * The bytes of a write of {@code count} at {@code at} that stay within pages already allocated
+     * in {@code d} plus {@code freePages} new ones.
      */
     private static long bytesThatFit(FileData d, long at, long count, long freePages) {
         long end = at + count;
@@ -262,10 +280,10 @@ public class RegularInode extends Inode {
     }
 
     /**
-     * Changes the size to {@code len} bytes ({@code truncate}): pages past the end are
-     * dropped (their charge returned), growing adds a hole; mtime and ctime change.
-     * inode_newsize_ok's {@code EFBIG} past the maximum size cannot happen: that size,
-     * {@link FileData#MAX_SIZE}, is {@code Long.MAX_VALUE}.
+     * Changes the size to {@code len} bytes ({@code truncate}): pages past the end are dropped
+     * (their charge returned), growing adds a hole; mtime and ctime change. inode_newsize_ok's
+     * {@code EFBIG} past the maximum size cannot happen: that size, {@link FileData#MAX_SIZE}, is
+     * {@code Long.MAX_VALUE}.
      *
      * @param len the new size in bytes
      * @param cred who asks
@@ -283,19 +301,19 @@ public class RegularInode extends Inode {
     }
 
     /**
-     * {@code fallocate(2)} on this file: {@code mode} 0 or {@code FALLOC_FL_KEEP_SIZE}
-     * allocates the pages of the range (charged; the size grows unless kept),
-     * {@code FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE} frees them (reads as zeros). Sets
-     * mtime and ctime when something changed, as {@code shmem_fallocate}.
+     * {@code fallocate(2)} on this file: {@code mode} 0 or {@code FALLOC_FL_KEEP_SIZE} allocates
+     * the pages of the range (charged; the size grows unless kept), {@code FALLOC_FL_PUNCH_HOLE |
+     * FALLOC_FL_KEEP_SIZE} frees them (reads as zeros). Sets mtime and ctime when something
+     * changed, as {@code shmem_fallocate}.
      *
-     * @param mode 0, {@code FALLOC_FL_KEEP_SIZE}, or
-     *         {@code FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE}
+     * @param mode 0, {@code FALLOC_FL_KEEP_SIZE}, or {@code FALLOC_FL_PUNCH_HOLE |
+     *     FALLOC_FL_KEEP_SIZE}
      * @param offset the first byte of the range
      * @param len the length of the range in bytes
      * @param cred who asks
      * @param op the call, for the error
-     * @throws VfsException {@code ENOSPC} when the pages do not all fit (nothing allocated,
-     *         as tmpfs undoes a partial allocation), {@code EFBIG} past the maximum size
+     * @throws VfsException {@code ENOSPC} when the pages do not all fit (nothing allocated, as
+     *     tmpfs undoes a partial allocation), {@code EFBIG} past the maximum size
      */
     public void fallocate(int mode, long offset, long len, Credentials cred, Syscall op) {
         // past FileData.MAX_SIZE (Long.MAX_VALUE) exactly when offset + len overflows
@@ -305,8 +323,10 @@ public class RegularInode extends Inode {
         writeLock.lock();
         try {
             FileData d = dataAcquire();
-            FileData next = (mode & Falloc.FALLOC_FL_PUNCH_HOLE) != 0 ? d.punchHole(offset, len)
-                    : d.allocate(offset, len, (mode & Falloc.FALLOC_FL_KEEP_SIZE) != 0);
+            FileData next =
+                    (mode & Falloc.FALLOC_FL_PUNCH_HOLE) != 0
+                            ? d.punchHole(offset, len)
+                            : d.allocate(offset, len, (mode & Falloc.FALLOC_FL_KEEP_SIZE) != 0);
             if (next == d) {
                 return;
             }
@@ -325,8 +345,8 @@ public class RegularInode extends Inode {
 
     /**
      * Publishes {@code next} (its new pages already charged), returns the charge of pages it
-     * dropped, then publishes the attributes: size, blocks, mtime, ctime, and the privileges
-     * a write by an unprivileged caller removes. The caller holds the write lock.
+     * dropped, then publishes the attributes: size, blocks, mtime, ctime, and the privileges a
+     * write by an unprivileged caller removes. The caller holds the write lock.
      */
     private void publish(FileData prev, FileData next, Credentials cred) {
         DATA.setRelease(this, next);
@@ -337,26 +357,27 @@ public class RegularInode extends Inode {
         long now = owner().now();
         long blocks = next.allocatedBytes() / 512;
         boolean killPrivs = !cred.isRoot();
-        updateAttrs(a -> {
-            InodeAttrs sized = a.withSize(next.size(), blocks, now);
-            // file_remove_privs: a write or truncate by an unprivileged caller clears
-            // set-user-ID, and set-group-ID when group-execute is set or the caller is not
-            // in the file's group (setattr_should_drop_sgid).
-            int perm = sized.permissions();
-            int kept = perm & ~Mode.S_ISUID;
-            if ((perm & 010) != 0 || !cred.inGroup(sized.gid())) {
-                kept &= ~Mode.S_ISGID;
-            }
-            return killPrivs && kept != perm ? sized.withPermissions(kept, now) : sized;
-        });
+        updateAttrs(
+                a -> {
+                    InodeAttrs sized = a.withSize(next.size(), blocks, now);
+                    // file_remove_privs: a write or truncate by an unprivileged caller clears
+                    // set-user-ID, and set-group-ID when group-execute is set or the caller is not
+                    // in the file's group (setattr_should_drop_sgid).
+                    int perm = sized.permissions();
+                    int kept = perm & ~Mode.S_ISUID;
+                    if ((perm & 010) != 0 || !cred.inGroup(sized.gid())) {
+                        kept &= ~Mode.S_ISGID;
+                    }
+                    return killPrivs && kept != perm ? sized.withPermissions(kept, now) : sized;
+                });
     }
 
     /**
      * Records that {@code delta} bytes were charged (or, negative, returned) for this file.
      *
-     * @return {@code false} if the file was freed meanwhile: the caller must return the
-     *         {@code delta} it charged (or must not return the one it would have), since the
-     *         free already settled this file's account
+     * @return {@code false} if the file was freed meanwhile: the caller must return the {@code
+     *     delta} it charged (or must not return the one it would have), since the free already
+     *     settled this file's account
      */
     private boolean addCharge(long delta) {
         while (true) {
@@ -371,8 +392,8 @@ public class RegularInode extends Inode {
     }
 
     /**
-     * Returns, once, the bytes this file holds against the owner's limit, and closes its
-     * account: later charges are returned at once. Called when the inode is freed.
+     * Returns, once, the bytes this file holds against the owner's limit, and closes its account:
+     * later charges are returned at once. Called when the inode is freed.
      */
     @Override
     public long chargedBytes() {

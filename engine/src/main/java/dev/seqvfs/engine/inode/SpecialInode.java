@@ -6,23 +6,26 @@ import dev.seqvfs.engine.pipe.Pipe;
 import java.util.function.Supplier;
 
 /**
- * A FIFO, socket or device node made by {@code mknod(2)}: an inode with no content of
- * its own in the file system.
+ * A FIFO, socket or device node made by {@code mknod(2)}: an inode with no content of its own in
+ * the file system.
  *
  * <h2>Concurrency: the FIFO's pipe ({@code i_pipe})</h2>
- * A FIFO gets a pipe buffer when it is first opened, shared by every opener and dropped
- * when the last one closes (Linux {@code fifo_open} and {@code put_pipe_info}, which
- * guard {@code inode->i_pipe} with {@code inode->i_lock}). Here {@code pipe} and
- * {@code pipeOpeners} are guarded by this inode's monitor, held only for those two
- * fields: never while waiting, never around another lock.
+ *
+ * A FIFO gets a pipe buffer when it is first opened, shared by every opener and dropped when the
+ * last one closes (Linux {@code fifo_open} and {@code put_pipe_info}, which guard {@code
+ * inode->i_pipe} with {@code inode->i_lock}). Here {@code pipe} and {@code pipeOpeners} are guarded
+ * by this inode's monitor, held only for those two fields: never while waiting, never around
+ * another lock.
  *
  * <h2>States (of the pipe)</h2>
- * none ({@code pipe == null}, no opener) → attached (first {@link #acquirePipe}) → none
- * again (last {@link #releasePipe}); data left in a dropped pipe is discarded, as Linux.
+ *
+ * none ({@code pipe == null}, no opener) → attached (first {@link #acquirePipe}) → none again (last
+ * {@link #releasePipe}); data left in a dropped pipe is discarded, as Linux.
  */
 public final class SpecialInode extends Inode {
     /** The pipe while the FIFO is open; guarded by this. */
     private Pipe pipe;
+
     /** Open file descriptions (and opens in progress) holding {@code pipe}; guarded by this. */
     private int pipeOpeners;
 
@@ -35,15 +38,20 @@ public final class SpecialInode extends Inode {
      * @param fileOps the operations of files opened on it ({@code i_fop})
      * @param attrs the initial attributes
      */
-    public SpecialInode(long ino, InodeOwner owner, InodeOperations ops, FileOperations fileOps, InodeAttrs attrs) {
+    public SpecialInode(
+            long ino,
+            InodeOwner owner,
+            InodeOperations ops,
+            FileOperations fileOps,
+            InodeAttrs attrs) {
         super(ino, owner, ops, fileOps, attrs);
     }
 
     /**
-     * {@return the FIFO's pipe, attaching a new one made by {@code factory} if there is none,
-     * and counts one more holder} Every call must be paired with one {@link #releasePipe()}.
-     * Thread-safe; holds this inode's monitor for the two fields only ({@code factory}
-     * must not block).
+     * {@return the FIFO's pipe, attaching a new one made by {@code factory} if there is none, and
+     * counts one more holder} Every call must be paired with one {@link #releasePipe()}.
+     * Thread-safe; holds this inode's monitor for the two fields only ({@code factory} must not
+     * block).
      *
      * @param factory makes the pipe when none is attached
      */
@@ -73,7 +81,8 @@ public final class SpecialInode extends Inode {
     }
 
     /**
-     * {@return the attached pipe, or {@code null} when nobody has the FIFO open (for tests and {@code Fsck})}
+     * {@return the attached pipe, or {@code null} when nobody has the FIFO open (for tests and
+     * {@code Fsck})}
      */
     public synchronized Pipe pipeIfAny() {
         return pipe;

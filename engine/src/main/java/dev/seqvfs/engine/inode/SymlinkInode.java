@@ -6,9 +6,9 @@ import dev.seqvfs.engine.fs.InodeOperations;
 /**
  * A symbolic link: an inode whose content is an immutable target path.
  *
- * <p>The target is final, so a walk that reads it needs no validation beyond the dentry
- * that led to it. It is held in SeqVFS's internal path form (one {@code char} per byte,
- * see {@code dev.seqvfs.protocol.PathNames}).
+ * <p>The target is final, so a walk that reads it needs no validation beyond the dentry that led to
+ * it. It is held in SeqVFS's internal path form (one {@code char} per byte, see {@code
+ * dev.seqvfs.protocol.PathNames}).
  */
 public final class SymlinkInode extends Inode {
     private final String target;
@@ -22,7 +22,8 @@ public final class SymlinkInode extends Inode {
      * @param attrs the initial attributes
      * @param target the target in internal form; its length in bytes is the inode's size
      */
-    public SymlinkInode(long ino, InodeOwner owner, InodeOperations ops, InodeAttrs attrs, String target) {
+    public SymlinkInode(
+            long ino, InodeOwner owner, InodeOperations ops, InodeAttrs attrs, String target) {
         super(ino, owner, ops, FileOperations.NONE, attrs);
         this.target = target;
     }

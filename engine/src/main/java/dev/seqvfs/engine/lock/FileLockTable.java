@@ -1,7 +1,7 @@
 package dev.seqvfs.engine.lock;
 
-import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -9,41 +9,44 @@ import java.util.Iterator;
 import java.util.List;
 
 /**
- * The advisory locks of one inode ({@code struct file_lock_context}): whole-file
- * {@code flock} locks owned by open file descriptions, and POSIX byte-range locks owned by
- * processes (descriptor tables).
+ * The advisory locks of one inode ({@code struct file_lock_context}): whole-file {@code flock}
+ * locks owned by open file descriptions, and POSIX byte-range locks owned by processes (descriptor
+ * tables).
  *
  * <h2>Semantics</h2>
+ *
  * <ul>
- *   <li>{@code flock}: shared or exclusive, one per owner; a new request replaces the
- *       owner's lock (conversion is not atomic, as in Linux: the old lock is dropped
- *       first).</li>
- *   <li>POSIX: read (shared) or write (exclusive) ranges {@code [start, end]} (inclusive,
- *       {@code end == Long.MAX_VALUE} for "to end of file"); an owner's own ranges never
- *       conflict, and setting a range splits or merges its existing ones; unlocking a
- *       range may split one. A blocking request that would wait for an owner who (through
- *       a chain of waits) waits for this owner fails with {@code EDEADLK}.</li>
- *   <li>{@code flock} and POSIX locks do not interact (Linux).</li>
+ *   <li>{@code flock}: shared or exclusive, one per owner; a new request replaces the owner's lock
+ *       (conversion is not atomic, as in Linux: the old lock is dropped first).
+ *   <li>POSIX: read (shared) or write (exclusive) ranges {@code [start, end]} (inclusive, {@code
+ *       end == Long.MAX_VALUE} for "to end of file"); an owner's own ranges never conflict, and
+ *       setting a range splits or merges its existing ones; unlocking a range may split one. A
+ *       blocking request that would wait for an owner who (through a chain of waits) waits for this
+ *       owner fails with {@code EDEADLK}.
+ *   <li>{@code flock} and POSIX locks do not interact (Linux).
  * </ul>
  *
  * <h2>Concurrency</h2>
- * Guarded by this object's monitor; blocked callers wait on it ({@code wait}/{@code notifyAll})
- * and are woken by every release. Waiting is interruptible ({@code EINTR}). The global
- * "who waits for whom" map for deadlock detection is the instance's {@link WaitGraph} (one per
- * SeqVFS instance: owners of two instances never wait for each other), guarded by its own
- * monitor, taken after a table's monitor, never before (lock order: table, then graph).
+ *
+ * Guarded by this object's monitor; blocked callers wait on it ({@code wait}/{@code notifyAll}) and
+ * are woken by every release. Waiting is interruptible ({@code EINTR}). The global "who waits for
+ * whom" map for deadlock detection is the instance's {@link WaitGraph} (one per SeqVFS instance:
+ * owners of two instances never wait for each other), guarded by its own monitor, taken after a
+ * table's monitor, never before (lock order: table, then graph).
  */
 public final class FileLockTable {
     /** Shared lock ({@code F_RDLCK} / {@code LOCK_SH}). */
     public static final int READ = 0;
+
     /** Exclusive lock ({@code F_WRLCK} / {@code LOCK_EX}). */
     public static final int WRITE = 1;
+
     /** Unlock ({@code F_UNLCK} / {@code LOCK_UN}). */
     public static final int UNLOCK = 2;
 
     /**
-     * For deadlock detection: POSIX owner → the owner it waits for, for every lock table of
-     * one SeqVFS instance. Guarded by its own monitor. Thread-safe.
+     * For deadlock detection: POSIX owner → the owner it waits for, for every lock table of one
+     * SeqVFS instance. Guarded by its own monitor. Thread-safe.
      */
     public static final class WaitGraph {
         private final IdentityHashMap<Object, Object> edges = new IdentityHashMap<>();
@@ -76,7 +79,11 @@ public final class FileLockTable {
 
     private final List<Lock> flocks = new ArrayList<>();
     private final List<Lock> posix = new ArrayList<>();
-    /** POSIX owners waiting in this table, once per waiting call; their edges are in {@link #waitsFor}. */
+
+    /**
+     * POSIX owners waiting in this table, once per waiting call; their edges are in {@link
+     * #waitsFor}.
+     */
     private final List<Object> posixWaiters = new ArrayList<>();
 
     // ---------------------------------------------------------------- flock
@@ -87,8 +94,8 @@ public final class FileLockTable {
      * @param owner the open file description
      * @param type {@link #READ}, {@link #WRITE} or {@link #UNLOCK}
      * @param wait whether to wait for a conflicting lock ({@code false}: {@code LOCK_NB})
-     * @throws VfsException {@code EAGAIN} ({@code EWOULDBLOCK}) without {@code wait} on a
-     *         conflict; {@code EINTR} if interrupted while waiting
+     * @throws VfsException {@code EAGAIN} ({@code EWOULDBLOCK}) without {@code wait} on a conflict;
+     *     {@code EINTR} if interrupted while waiting
      */
     public synchronized void flock(Object owner, int type, boolean wait) {
         flocks.removeIf(l -> l.owner() == owner);
@@ -129,8 +136,8 @@ public final class FileLockTable {
     // ---------------------------------------------------------------- POSIX
 
     /**
-     * {@code F_GETLK}: returns the first lock that would block a {@code type} lock of
-     * {@code owner} on {@code [start, end]}, or {@code null} if none would.
+     * {@code F_GETLK}: returns the first lock that would block a {@code type} lock of {@code owner}
+     * on {@code [start, end]}, or {@code null} if none would.
      *
      * @param owner the process asking
      * @param type {@link #READ}, {@link #WRITE} or {@link #UNLOCK}
@@ -143,8 +150,8 @@ public final class FileLockTable {
     }
 
     /**
-     * {@code F_SETLK} / {@code F_SETLKW}: sets, changes or removes {@code owner}'s locks on
-     * {@code [start, end]}.
+     * {@code F_SETLK} / {@code F_SETLKW}: sets, changes or removes {@code owner}'s locks on {@code
+     * [start, end]}.
      *
      * @param owner the process (its descriptor table)
      * @param pid the owner's process id, reported by {@code F_GETLK}
@@ -152,8 +159,8 @@ public final class FileLockTable {
      * @param start the first byte of the range
      * @param end the last byte of the range (inclusive; {@code Long.MAX_VALUE}: to the end)
      * @param wait whether to wait for a conflicting lock ({@code F_SETLKW})
-     * @throws VfsException {@code EAGAIN} on a conflict without {@code wait};
-     *         {@code EDEADLK} if waiting would deadlock; {@code EINTR} if interrupted
+     * @throws VfsException {@code EAGAIN} on a conflict without {@code wait}; {@code EDEADLK} if
+     *     waiting would deadlock; {@code EINTR} if interrupted
      */
     public void setPosix(Object owner, int pid, int type, long start, long end, boolean wait) {
         synchronized (this) {
@@ -211,12 +218,11 @@ public final class FileLockTable {
     }
 
     /**
-     * Takes this table's waiters that wait for {@code owner} off the wait-for graph, because
-     * {@code owner}'s locks here just shrank: until they run again nobody knows that they
-     * still wait, and a stale edge would make {@code owner}'s next request see a cycle that
-     * is not there. A waiter still blocked puts its edge back when it re-checks (Linux's
-     * {@code locks_wake_up_blocks} likewise takes waiters off the blocker). Caller holds
-     * this monitor.
+     * Takes this table's waiters that wait for {@code owner} off the wait-for graph, because {@code
+     * owner}'s locks here just shrank: until they run again nobody knows that they still wait, and
+     * a stale edge would make {@code owner}'s next request see a cycle that is not there. A waiter
+     * still blocked puts its edge back when it re-checks (Linux's {@code locks_wake_up_blocks}
+     * likewise takes waiters off the blocker). Caller holds this monitor.
      */
     private void forgetWaitsFor(Object owner) {
         if (posixWaiters.isEmpty()) {
@@ -238,7 +244,9 @@ public final class FileLockTable {
 
     private Lock conflict(Object owner, int type, long start, long end) {
         for (Lock l : posix) {
-            if (l.owner() != owner && l.overlaps(start, end) && (type == WRITE || l.type() == WRITE)) {
+            if (l.owner() != owner
+                    && l.overlaps(start, end)
+                    && (type == WRITE || l.type() == WRITE)) {
                 return l;
             }
         }
@@ -272,7 +280,8 @@ public final class FileLockTable {
     }
 
     /** Merges {@code owner}'s touching ranges of the same type. */
-    @SuppressWarnings("ReferenceEquality") // a != b: two entries of the list, which may be equal records
+    @SuppressWarnings(
+            "ReferenceEquality") // a != b: two entries of the list, which may be equal records
     private void mergeAdjacent(Object owner) {
         boolean merged = true;
         while (merged) {
@@ -283,8 +292,11 @@ public final class FileLockTable {
                     continue;
                 }
                 for (Lock b : posix) {
-                    if (a != b && b.owner() == owner && a.type() == b.type()
-                            && a.end() != Long.MAX_VALUE && a.end() + 1 == b.start()) {
+                    if (a != b
+                            && b.owner() == owner
+                            && a.type() == b.type()
+                            && a.end() != Long.MAX_VALUE
+                            && a.end() + 1 == b.start()) {
                         posix.remove(a);
                         posix.remove(b);
                         posix.add(new Lock(owner, a.type(), a.start(), b.end(), a.pid()));
@@ -307,7 +319,8 @@ public final class FileLockTable {
         return false;
     }
 
-    @SuppressWarnings("WaitNotInLoop") // every caller's loop re-checks its condition after a wake-up
+    @SuppressWarnings(
+            "WaitNotInLoop") // every caller's loop re-checks its condition after a wake-up
     private void waitHere(Syscall op) {
         try {
             wait(1000);

@@ -8,14 +8,13 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One immutable version of a namespace's mounts: for each (parent mount, mountpoint)
- * the mount attached there, and every mount in mount order. Replaced whole by the
- * namespace inside the mount write lock; read by walks with acquire, only when they reach
- * a directory whose mount count is non-zero.
+ * One immutable version of a namespace's mounts: for each (parent mount, mountpoint) the mount
+ * attached there, and every mount in mount order. Replaced whole by the namespace inside the mount
+ * write lock; read by walks with acquire, only when they reach a directory whose mount count is
+ * non-zero.
  */
 public final class MountTable {
-    private record Key(VfsMount parent, DirectoryInode mountpoint) {
-    }
+    private record Key(VfsMount parent, DirectoryInode mountpoint) {}
 
     private final VfsMount rootMount;
     private final Map<Key, VfsMount> children;
@@ -82,7 +81,8 @@ public final class MountTable {
         c.put(new Key(m.parent(), m.mountpoint()), m);
         List<VfsMount> l = new ArrayList<>(mounts);
         l.add(m);
-        return new MountTable(rootMount, Collections.unmodifiableMap(c), Collections.unmodifiableList(l));
+        return new MountTable(
+                rootMount, Collections.unmodifiableMap(c), Collections.unmodifiableList(l));
     }
 
     /**
@@ -95,6 +95,7 @@ public final class MountTable {
         c.remove(new Key(m.parent(), m.mountpoint()));
         List<VfsMount> l = new ArrayList<>(mounts);
         l.remove(m);
-        return new MountTable(rootMount, Collections.unmodifiableMap(c), Collections.unmodifiableList(l));
+        return new MountTable(
+                rootMount, Collections.unmodifiableMap(c), Collections.unmodifiableList(l));
     }
 }

@@ -1,12 +1,12 @@
 package dev.seqvfs.engine.mount;
 
-import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.sb.NamespaceLocks;
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.walk.MountSource;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.MountFlags;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -18,24 +18,27 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A mount namespace: the owner of the published {@link MountTable}.
  *
  * <h2>Concurrency</h2>
- * {@code table} is read with acquire by every walk ({@link #mountTableAcquire()}) and
- * replaced with release, only inside the mount write lock, together with the mountpoint
- * counts of the directories concerned. Mount changes are rare and short: a writer holds
- * the lock for a few stores and sends no message, so this class takes it directly rather
- * than through an actor (walks are never blocked by it: they read optimistically).
- * {@link #attach}, {@link #detach} and {@link #setMountReadOnly} may spin briefly on the
- * lock; they never park.
+ *
+ * {@code table} is read with acquire by every walk ({@link #mountTableAcquire()}) and replaced with
+ * release, only inside the mount write lock, together with the mountpoint counts of the directories
+ * concerned. Mount changes are rare and short: a writer holds the lock for a few stores and sends
+ * no message, so this class takes it directly rather than through an actor (walks are never blocked
+ * by it: they read optimistically). {@link #attach}, {@link #detach} and {@link #setMountReadOnly}
+ * may spin briefly on the lock; they never park.
  *
  * <h2>Invariants</h2>
- * A directory's mount count equals the number of mounts in the table whose mountpoint it
- * is. A mount is in the table iff it is not doomed, except inside a failing umount.
+ *
+ * A directory's mount count equals the number of mounts in the table whose mountpoint it is. A
+ * mount is in the table iff it is not doomed, except inside a failing umount.
  */
 public final class Namespace implements MountSource {
     private static final VarHandle TABLE;
 
     static {
         try {
-            TABLE = MethodHandles.lookup().findVarHandle(Namespace.class, "table", MountTable.class);
+            TABLE =
+                    MethodHandles.lookup()
+                            .findVarHandle(Namespace.class, "table", MountTable.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -43,6 +46,7 @@ public final class Namespace implements MountSource {
 
     private final NamespaceLocks locks;
     private final AtomicInteger mountIds = new AtomicInteger();
+
     @SuppressWarnings("unused") // accessed through TABLE
     private volatile MountTable table;
 
@@ -54,7 +58,8 @@ public final class Namespace implements MountSource {
      */
     public Namespace(NamespaceLocks locks, Superblock rootSb) {
         this.locks = locks;
-        VfsMount root = new VfsMount(mountIds.incrementAndGet(), rootSb, rootSb.root(), null, null, false);
+        VfsMount root =
+                new VfsMount(mountIds.incrementAndGet(), rootSb, rootSb.root(), null, null, false);
         if (!rootSb.tryAddMount()) {
             throw new IllegalArgumentException(rootSb + " was deactivated");
         }
@@ -77,9 +82,9 @@ public final class Namespace implements MountSource {
     }
 
     /**
-     * Closes the directory writers' publication gate (so that no command checked against the
-     * old mount table publishes after the new one), then takes the mount write lock,
-     * spinning: its holders never wait for anything. Release with {@link #unlock}.
+     * Closes the directory writers' publication gate (so that no command checked against the old
+     * mount table publishes after the new one), then takes the mount write lock, spinning: its
+     * holders never wait for anything. Release with {@link #unlock}.
      */
     private long writeLock() {
         locks.publish.close();
@@ -96,8 +101,8 @@ public final class Namespace implements MountSource {
     }
 
     /**
-     * Attaches {@code root} of {@code sb} at directory {@code mountpoint} of mount
-     * {@code parent} (a new tmpfs instance, or a bind mount of a subtree).
+     * Attaches {@code root} of {@code sb} at directory {@code mountpoint} of mount {@code parent}
+     * (a new tmpfs instance, or a bind mount of a subtree).
      *
      * @param parent the mount holding the mountpoint
      * @param mountpoint the directory covered
@@ -105,13 +110,17 @@ public final class Namespace implements MountSource {
      * @param root the directory of {@code sb} that appears there
      * @param readOnly whether the new mount is read-only
      * @return the new mount
-     * @throws VfsException {@code ENOENT} if the mountpoint directory was removed, or if
-     *         {@code sb} was deactivated meanwhile (a bind mount whose source's last mount
-     *         went away); {@code EINVAL} if {@code parent} was detached
-     *         ({@code do_add_mount}). A new superblock that is not attached is deactivated.
+     * @throws VfsException {@code ENOENT} if the mountpoint directory was removed, or if {@code sb}
+     *     was deactivated meanwhile (a bind mount whose source's last mount went away); {@code
+     *     EINVAL} if {@code parent} was detached ({@code do_add_mount}). A new superblock that is
+     *     not attached is deactivated.
      */
-    public VfsMount attach(VfsMount parent, DirectoryInode mountpoint, Superblock sb, DirectoryInode root,
-                           boolean readOnly) {
+    public VfsMount attach(
+            VfsMount parent,
+            DirectoryInode mountpoint,
+            Superblock sb,
+            DirectoryInode root,
+            boolean readOnly) {
         long stamp = writeLock();
         boolean attached = false;
         try {
@@ -124,7 +133,9 @@ public final class Namespace implements MountSource {
             if (!sb.tryAddMount()) {
                 throw new VfsException(Errno.ENOENT, Syscall.MOUNT, null);
             }
-            VfsMount m = new VfsMount(mountIds.incrementAndGet(), sb, root, parent, mountpoint, readOnly);
+            VfsMount m =
+                    new VfsMount(
+                            mountIds.incrementAndGet(), sb, root, parent, mountpoint, readOnly);
             mountpoint.addMounts(1);
             TABLE.setRelease(this, mountTableAcquire().with(m));
             attached = true;
@@ -141,12 +152,12 @@ public final class Namespace implements MountSource {
      * Detaches mount {@code m} ({@code umount2(2)}).
      *
      * @param m the mount
-     * @param flags {@link MountFlags#MNT_DETACH} to detach even while busy, with every
-     *         mount below it
-     * @throws VfsException {@code EINVAL} if it was detached already (reached through a
-     *         working directory or descriptor inside it); {@code EBUSY} for the namespace
-     *         root, or without {@code MNT_DETACH} if it has child mounts or is pinned (open
-     *         files, working directories); nothing changes
+     * @param flags {@link MountFlags#MNT_DETACH} to detach even while busy, with every mount below
+     *     it
+     * @throws VfsException {@code EINVAL} if it was detached already (reached through a working
+     *     directory or descriptor inside it); {@code EBUSY} for the namespace root, or without
+     *     {@code MNT_DETACH} if it has child mounts or is pinned (open files, working directories);
+     *     nothing changes
      */
     public void detach(VfsMount m, int flags) {
         List<VfsMount> detached = new ArrayList<>();
@@ -182,10 +193,11 @@ public final class Namespace implements MountSource {
     }
 
     /**
-     * Removes {@code m} and, first, every mount below it (a lazy unmount takes the whole
-     * tree), adding each to {@code detached}.
+     * Removes {@code m} and, first, every mount below it (a lazy unmount takes the whole tree),
+     * adding each to {@code detached}.
      */
-    private static MountTable withoutTree(MountTable t, VfsMount m, boolean lazy, List<VfsMount> detached) {
+    private static MountTable withoutTree(
+            MountTable t, VfsMount m, boolean lazy, List<VfsMount> detached) {
         for (VfsMount c : t.childrenOf(m)) {
             if (!lazy) {
                 c.setDoomed(true);

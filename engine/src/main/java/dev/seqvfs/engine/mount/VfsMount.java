@@ -6,36 +6,35 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * One mount ({@code struct vfsmount}): a superblock's subtree (its root, or a directory
- * of it for a bind mount) attached at a directory of a parent mount.
+ * One mount ({@code struct vfsmount}): a superblock's subtree (its root, or a directory of it for a
+ * bind mount) attached at a directory of a parent mount.
  *
  * <h2>Concurrency</h2>
- * Identity fields are final. {@code readOnly} is written only inside the mount write lock
- * ({@code MS_REMOUNT | MS_BIND | MS_RDONLY}) and read with acquire by write calls.
- * The pins count what keeps the mount busy (open files, working and root directories of
- * tasks) in two striped counters that only grow, {@code pinsTaken} and
- * {@code pinsDropped}: {@link #pinCount()} sums the dropped ones first, so it never counts
- * fewer pins than were held at the instant between its two sums. (One counter
- * incremented and decremented could: its sum is not a snapshot, and a failed pin's
- * decrement landing in a cell read later than the cell of its increment cancels a pin
- * that is held.) {@code doomed} is Linux's {@code MNT_DOOMED}/{@code MNT_SYNC_UMOUNT}
- * handshake: {@code umount} sets it, then counts the pins; {@link #tryPin()} takes a pin,
- * then reads it, with a full fence in between (a {@code LongAdder} update is a release
- * CAS, which a later volatile read may pass; Linux has the same {@code smp_mb()} in
- * {@code __legitimize_mnt}). So at least one side sees the other: either the unmount sees
- * the pin ({@code EBUSY}, and clears {@code doomed}) or the pinner sees {@code doomed},
- * drops its pin and retries its walk.
+ *
+ * Identity fields are final. {@code readOnly} is written only inside the mount write lock ({@code
+ * MS_REMOUNT | MS_BIND | MS_RDONLY}) and read with acquire by write calls. The pins count what
+ * keeps the mount busy (open files, working and root directories of tasks) in two striped counters
+ * that only grow, {@code pinsTaken} and {@code pinsDropped}: {@link #pinCount()} sums the dropped
+ * ones first, so it never counts fewer pins than were held at the instant between its two sums.
+ * (One counter incremented and decremented could: its sum is not a snapshot, and a failed pin's
+ * decrement landing in a cell read later than the cell of its increment cancels a pin that is
+ * held.) {@code doomed} is Linux's {@code MNT_DOOMED}/{@code MNT_SYNC_UMOUNT} handshake: {@code
+ * umount} sets it, then counts the pins; {@link #tryPin()} takes a pin, then reads it, with a full
+ * fence in between (a {@code LongAdder} update is a release CAS, which a later volatile read may
+ * pass; Linux has the same {@code smp_mb()} in {@code __legitimize_mnt}). So at least one side sees
+ * the other: either the unmount sees the pin ({@code EBUSY}, and clears {@code doomed}) or the
+ * pinner sees {@code doomed}, drops its pin and retries its walk.
  *
  * <h2>States</h2>
- * attached → detached ({@code umount}: doomed, no pins; or {@code MNT_DETACH}: maybe
- * pinned) → released, once, when a detached mount has no pin ({@link #tryRelease}); the
- * release counts one mount less on the superblock ({@link Superblock#mountReleased}),
- * whose last one stops its actors. Every pin dropped on a detached mount tries the
- * release: it adds to {@code pinsDropped}, fences, then reads {@code detached}, while the
- * detacher sets {@code detached}, then tries; so one of them sees the last pin gone. The
- * release itself is the handshake again under this mount's monitor (doom, count, undo
- * unless zero), so a pinner racing the last unpin either is seen (no release) or sees
- * {@code doomed} and walks again: a released mount is never pinned.
+ *
+ * attached → detached ({@code umount}: doomed, no pins; or {@code MNT_DETACH}: maybe pinned) →
+ * released, once, when a detached mount has no pin ({@link #tryRelease}); the release counts one
+ * mount less on the superblock ({@link Superblock#mountReleased}), whose last one stops its actors.
+ * Every pin dropped on a detached mount tries the release: it adds to {@code pinsDropped}, fences,
+ * then reads {@code detached}, while the detacher sets {@code detached}, then tries; so one of them
+ * sees the last pin gone. The release itself is the handshake again under this mount's monitor
+ * (doom, count, undo unless zero), so a pinner racing the last unpin either is seen (no release) or
+ * sees {@code doomed} and walks again: a released mount is never pinned.
  */
 public final class VfsMount {
     private final int id;
@@ -60,8 +59,13 @@ public final class VfsMount {
      * @param mountpoint the directory of {@code parent} it covers, or {@code null}
      * @param readOnly whether this mount is read-only (independently of the superblock)
      */
-    public VfsMount(int id, Superblock superblock, DirectoryInode root, VfsMount parent,
-                    DirectoryInode mountpoint, boolean readOnly) {
+    public VfsMount(
+            int id,
+            Superblock superblock,
+            DirectoryInode root,
+            VfsMount parent,
+            DirectoryInode mountpoint,
+            boolean readOnly) {
         this.id = id;
         this.superblock = superblock;
         this.root = root;
@@ -96,7 +100,8 @@ public final class VfsMount {
     }
 
     /**
-     * {@return whether writes through this mount fail with {@code EROFS}: the mount's or the superblock's flag}
+     * {@return whether writes through this mount fail with {@code EROFS}: the mount's or the
+     * superblock's flag}
      */
     public boolean isReadOnly() {
         return readOnly || superblock.isReadOnly();
@@ -117,8 +122,7 @@ public final class VfsMount {
     }
 
     /**
-     * Pins the mount (an open file, a working directory) unless an unmount is under way
-     * or done.
+     * Pins the mount (an open file, a working directory) unless an unmount is under way or done.
      *
      * @return {@code true} if pinned; {@code false} if the caller must walk again
      */
@@ -138,8 +142,8 @@ public final class VfsMount {
     }
 
     /**
-     * Marks the mount as being unmounted; the namespace calls this inside the mount write
-     * lock before it sums the pins.
+     * Marks the mount as being unmounted; the namespace calls this inside the mount write lock
+     * before it sums the pins.
      *
      * @param d whether the mount is being unmounted
      */
@@ -148,12 +152,12 @@ public final class VfsMount {
     }
 
     /**
-     * The unmount's side of the handshake ({@code umount} without {@code MNT_DETACH}):
-     * marks the mount doomed, then counts the pins, and clears the mark again if one is
-     * held. Called inside the mount write lock.
+     * The unmount's side of the handshake ({@code umount} without {@code MNT_DETACH}): marks the
+     * mount doomed, then counts the pins, and clears the mark again if one is held. Called inside
+     * the mount write lock.
      *
-     * @return {@code true} if the mount is doomed: no pin was held, and every later
-     *         {@link #tryPin()} fails; {@code false} if it is pinned ({@code EBUSY})
+     * @return {@code true} if the mount is doomed: no pin was held, and every later {@link
+     *     #tryPin()} fails; {@code false} if it is pinned ({@code EBUSY})
      */
     public boolean tryDoom() {
         doomed = true;
@@ -169,15 +173,17 @@ public final class VfsMount {
         return doomed;
     }
 
-    /** Records that the mount left its namespace's table ({@code umount}, lazy or not); inside the mount write lock. */
+    /**
+     * Records that the mount left its namespace's table ({@code umount}, lazy or not); inside the
+     * mount write lock.
+     */
     void markDetached() {
         detached = true;
     }
 
     /**
-     * {@return whether the mount is out of its namespace's table (Linux: not
-     * {@code check_mnt}): still reachable through what pins it, but no mount operation
-     * applies to it any more}
+     * {@return whether the mount is out of its namespace's table (Linux: not {@code check_mnt}):
+     * still reachable through what pins it, but no mount operation applies to it any more}
      */
     public boolean isDetached() {
         return detached;
@@ -193,11 +199,10 @@ public final class VfsMount {
     }
 
     /**
-     * Releases this detached mount if nothing pins it, once: dooms it (a later pin fails),
-     * counts the pins, and either undoes the doom (a pin is held: the last unpin tries
-     * again) or counts the mount off its superblock. Called by the detacher after it
-     * unlocked and by every unpin of a detached mount; holds no lock when it calls the
-     * superblock.
+     * Releases this detached mount if nothing pins it, once: dooms it (a later pin fails), counts
+     * the pins, and either undoes the doom (a pin is held: the last unpin tries again) or counts
+     * the mount off its superblock. Called by the detacher after it unlocked and by every unpin of
+     * a detached mount; holds no lock when it calls the superblock.
      *
      * @return {@code true} if this call released the mount
      */
@@ -227,8 +232,8 @@ public final class VfsMount {
     }
 
     /**
-     * {@return the number of pins: at least the number held at one instant during the call
-     * (pins taken meanwhile may be counted too), so zero means none was held then}
+     * {@return the number of pins: at least the number held at one instant during the call (pins
+     * taken meanwhile may be counted too), so zero means none was held then}
      */
     public long pinCount() {
         long dropped = pinsDropped.sum();

@@ -1,39 +1,38 @@
 package dev.seqvfs.engine.pipe;
 
-import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.inode.SpecialInode;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.OpenFlags;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Opening a named FIFO ({@code fifo(7)}, {@code open(2)}, {@code fifo_open} in
- * {@code fs/pipe.c}): the FIFO inode gets a {@link Pipe} on its first open (Linux
- * {@code inode->i_pipe}), shared by every opener and detached by the last close, which
- * discards what is left in it. A read-only open waits for a writer unless
- * {@code O_NONBLOCK}; a write-only open waits for a reader, or fails with {@code ENXIO}
- * under {@code O_NONBLOCK}; {@code O_RDWR} never waits; access mode 3 is {@code EINVAL}.
- * Reads see end of file while no writer is open, writes fail with {@code EPIPE} while no
- * reader is; seeking and positional I/O are {@code ESPIPE} (a {@link dev.seqvfs.engine.fs.StreamFileOperations}).
+ * Opening a named FIFO ({@code fifo(7)}, {@code open(2)}, {@code fifo_open} in {@code fs/pipe.c}):
+ * the FIFO inode gets a {@link Pipe} on its first open (Linux {@code inode->i_pipe}), shared by
+ * every opener and detached by the last close, which discards what is left in it. A read-only open
+ * waits for a writer unless {@code O_NONBLOCK}; a write-only open waits for a reader, or fails with
+ * {@code ENXIO} under {@code O_NONBLOCK}; {@code O_RDWR} never waits; access mode 3 is {@code
+ * EINVAL}. Reads see end of file while no writer is open, writes fail with {@code EPIPE} while no
+ * reader is; seeking and positional I/O are {@code ESPIPE} (a {@link
+ * dev.seqvfs.engine.fs.StreamFileOperations}).
  *
- * <p>Thread-safe; stateless. The blocking form parks the calling thread (never call it on
- * an actor thread); the asynchronous form never blocks one.
+ * <p>Thread-safe; stateless. The blocking form parks the calling thread (never call it on an actor
+ * thread); the asynchronous form never blocks one.
  */
 public final class Fifo {
-    private Fifo() {
-    }
+    private Fifo() {}
 
     /**
-     * Opens {@code fifo}, waiting on the calling thread for the other side when
-     * {@code open(2)} says so.
+     * Opens {@code fifo}, waiting on the calling thread for the other side when {@code open(2)}
+     * says so.
      *
      * @param fifo the FIFO's inode
      * @param flags the {@code open(2)} flags (access mode, {@code O_NONBLOCK})
      * @return the file operations of the new open file description
-     * @throws VfsException {@code EINVAL} (access mode 3), {@code ENXIO}
-     *         ({@code O_WRONLY|O_NONBLOCK} without a reader), {@code EINTR} (interrupted
-     *         while waiting); nothing is held afterwards
+     * @throws VfsException {@code EINVAL} (access mode 3), {@code ENXIO} ({@code
+     *     O_WRONLY|O_NONBLOCK} without a reader), {@code EINTR} (interrupted while waiting);
+     *     nothing is held afterwards
      */
     public static PipeEnd open(SpecialInode fifo, int flags) {
         int acc = accessMode(flags);
@@ -50,15 +49,17 @@ public final class Fifo {
     }
 
     /**
-     * The asynchronous twin of {@link #open}: the future completes when the other side
-     * opens (at once if it need not wait). Completing the returned future exceptionally
-     * (cancelling it) withdraws a waiting open.
+     * The asynchronous twin of {@link #open}: the future completes when the other side opens (at
+     * once if it need not wait). Completing the returned future exceptionally (cancelling it)
+     * withdraws a waiting open.
      *
      * @param fifo the FIFO's inode
      * @param flags the {@code open(2)} flags (access mode, {@code O_NONBLOCK})
      * @return the file operations, or a future failed as {@link #open} says
      */
-    @SuppressWarnings("FutureReturnValueIgnored") // whenComplete registers callbacks; their stages are not needed
+    @SuppressWarnings(
+            "FutureReturnValueIgnored") // whenComplete registers callbacks; their stages are not
+    // needed
     public static CompletableFuture<PipeEnd> openAsync(SpecialInode fifo, int flags) {
         int acc;
         try {
@@ -69,24 +70,28 @@ public final class Fifo {
         boolean reads = acc != OpenFlags.O_WRONLY;
         boolean writes = acc != OpenFlags.O_RDONLY;
         Pipe pipe = fifo.acquirePipe(Pipe::forFifo);
-        CompletableFuture<Void> wait = pipe.openFifoAsync(reads, writes, (flags & OpenFlags.O_NONBLOCK) != 0);
+        CompletableFuture<Void> wait =
+                pipe.openFifoAsync(reads, writes, (flags & OpenFlags.O_NONBLOCK) != 0);
         CompletableFuture<PipeEnd> out = new CompletableFuture<>();
-        wait.whenComplete((v, e) -> {
-            if (e != null) {
-                fifo.releasePipe();
-                out.completeExceptionally(e);
-            } else {
-                PipeEnd end = new PipeEnd(pipe, reads, writes, fifo);
-                if (!out.complete(end)) {
-                    end.release(null); // cancelled just as the partner came: give the end back
-                }
-            }
-        });
-        out.whenComplete((v, e) -> {
-            if (e != null) {
-                wait.cancel(false);
-            }
-        });
+        wait.whenComplete(
+                (v, e) -> {
+                    if (e != null) {
+                        fifo.releasePipe();
+                        out.completeExceptionally(e);
+                    } else {
+                        PipeEnd end = new PipeEnd(pipe, reads, writes, fifo);
+                        if (!out.complete(end)) {
+                            end.release(
+                                    null); // cancelled just as the partner came: give the end back
+                        }
+                    }
+                });
+        out.whenComplete(
+                (v, e) -> {
+                    if (e != null) {
+                        wait.cancel(false);
+                    }
+                });
         return out;
     }
 

@@ -1,9 +1,9 @@
 package dev.seqvfs.engine.pipe;
 
-import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Limits;
 import dev.seqvfs.protocol.Poll;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -14,73 +14,96 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A pipe's buffer, with the semantics of {@code pipe(7)}: a byte ring of
- * {@link #DEFAULT_CAPACITY} bytes (changeable with {@code F_SETPIPE_SZ}), end of file once
- * every writer has closed and the buffer is empty, {@code EPIPE} once every reader has
- * closed, {@code EAGAIN} instead of waiting for non-blocking ends, and writes of at most
- * {@link Limits#PIPE_BUF} bytes that are never interleaved with other writes.
+ * A pipe's buffer, with the semantics of {@code pipe(7)}: a byte ring of {@link #DEFAULT_CAPACITY}
+ * bytes (changeable with {@code F_SETPIPE_SZ}), end of file once every writer has closed and the
+ * buffer is empty, {@code EPIPE} once every reader has closed, {@code EAGAIN} instead of waiting
+ * for non-blocking ends, and writes of at most {@link Limits#PIPE_BUF} bytes that are never
+ * interleaved with other writes.
  *
  * <h2>Packet mode</h2>
- * A write through a file with {@code O_DIRECT} ({@code pipe2(O_DIRECT)}, or {@code F_SETFL})
- * stores packets ({@code pipe(7)}, {@code PIPE_BUF_FLAG_PACKET}): pieces of at most one page
- * (4096 bytes), each taking a whole page of the capacity, so 16 fit in a default pipe
- * whatever their size. As Linux does, the first {@code len % 4096} bytes of such a write
- * join the last stream bytes instead when the pipe is not empty and their last page has
- * room (SeqVFS takes that page's fill to be the stream segment's length modulo 4096). A read
- * gathers stream bytes and stops after the first packet it touches, discarding what of that
- * packet did not fit in the buffer. The reader's own flags do not matter. Measured on Linux
- * 6.18.
+ *
+ * A write through a file with {@code O_DIRECT} ({@code pipe2(O_DIRECT)}, or {@code F_SETFL}) stores
+ * packets ({@code pipe(7)}, {@code PIPE_BUF_FLAG_PACKET}): pieces of at most one page (4096 bytes),
+ * each taking a whole page of the capacity, so 16 fit in a default pipe whatever their size. As
+ * Linux does, the first {@code len % 4096} bytes of such a write join the last stream bytes instead
+ * when the pipe is not empty and their last page has room (SeqVFS takes that page's fill to be the
+ * stream segment's length modulo 4096). A read gathers stream bytes and stops after the first
+ * packet it touches, discarding what of that packet did not fit in the buffer. The reader's own
+ * flags do not matter. Measured on Linux 6.18.
  *
  * <h2>Concurrency</h2>
- * All state is guarded by {@code lock} (the analogue of {@code pipe->mutex}); a pipe is a
- * queue with two mutating sides, not a published snapshot. Waiting comes in two forms:
- * plain threads park on {@code notEmpty}/{@code notFull}; asynchronous callers (actors,
- * message-driven clients) get a {@link CompletableFuture} that a later write or read
- * completes. Futures are always completed after {@code lock} is released, so no callback
- * ever runs under it. Nothing here runs on an actor thread, and no actor ever waits here.
  *
- * <p>A named FIFO's pipe ({@link #forFifo()}) starts with no reader and no writer;
- * {@link #openFifo} / {@link #openFifoAsync} count opens and make an open wait for its
- * partner as {@code fifo_open} does: threads park on {@code partner}, async opens get a
- * future completed (after unlocking) by the partner's open. The open counters
- * {@code readOpens}/{@code writeOpens} ({@code r_counter}/{@code w_counter}) only grow, so a
- * partner that opened and closed again while the waiter was parked still wakes it.
+ * All state is guarded by {@code lock} (the analogue of {@code pipe->mutex}); a pipe is a queue
+ * with two mutating sides, not a published snapshot. Waiting comes in two forms: plain threads park
+ * on {@code notEmpty}/{@code notFull}; asynchronous callers (actors, message-driven clients) get a
+ * {@link CompletableFuture} that a later write or read completes. Futures are always completed
+ * after {@code lock} is released, so no callback ever runs under it. Nothing here runs on an actor
+ * thread, and no actor ever waits here.
+ *
+ * <p>A named FIFO's pipe ({@link #forFifo()}) starts with no reader and no writer; {@link
+ * #openFifo} / {@link #openFifoAsync} count opens and make an open wait for its partner as {@code
+ * fifo_open} does: threads park on {@code partner}, async opens get a future completed (after
+ * unlocking) by the partner's open. The open counters {@code readOpens}/{@code writeOpens} ({@code
+ * r_counter}/{@code w_counter}) only grow, so a partner that opened and closed again while the
+ * waiter was parked still wakes it.
  *
  * <h2>Invariants</h2>
- * {@code 0 <= count <= count + packetSlack <= capacity}; while {@code segments} is not
- * empty its lengths add up to {@code count}; a pending async write of at most {@code PIPE_BUF} bytes
- * is taken only when it fits whole; pending operations are served in arrival order.
+ *
+ * {@code 0 <= count <= count + packetSlack <= capacity}; while {@code segments} is not empty its
+ * lengths add up to {@code count}; a pending async write of at most {@code PIPE_BUF} bytes is taken
+ * only when it fits whole; pending operations are served in arrival order.
  */
 public final class Pipe {
     /** Default capacity in bytes (16 pages, as Linux). */
     public static final int DEFAULT_CAPACITY = 65536;
-    /** Largest capacity {@code F_SETPIPE_SZ} accepts without privilege ({@code /proc/sys/fs/pipe-max-size}). */
+
+    /**
+     * Largest capacity {@code F_SETPIPE_SZ} accepts without privilege ({@code
+     * /proc/sys/fs/pipe-max-size}).
+     */
     public static final int MAX_CAPACITY = 1 << 20;
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition notEmpty = lock.newCondition();
     private final Condition notFull = lock.newCondition();
     private int capacity = DEFAULT_CAPACITY;
-    /** The ring of {@code capacity} bytes; null while empty since creation or a resize (allocated by the first write). */
+
+    /**
+     * The ring of {@code capacity} bytes; null while empty since creation or a resize (allocated by
+     * the first write).
+     */
     private byte[] buf;
+
     private int head;
     private int count;
     private int readers;
     private int writers;
-    /** Opens for reading so far ({@code r_counter}): a FIFO writer waiting in open waits for it to move. */
+
+    /**
+     * Opens for reading so far ({@code r_counter}): a FIFO writer waiting in open waits for it to
+     * move.
+     */
     private long readOpens;
+
     /** Opens for writing so far ({@code w_counter}). */
     private long writeOpens;
+
     /** FIFO opens waiting for a partner: threads park here. */
     private final Condition partner = lock.newCondition();
+
     private final ArrayDeque<PendingOpen> pendingOpens = new ArrayDeque<>();
+
     /**
-     * The buffered bytes split into stream and packet segments, oldest first; empty while
-     * no packet is buffered (then all {@code count} bytes are one stream segment).
+     * The buffered bytes split into stream and packet segments, oldest first; empty while no packet
+     * is buffered (then all {@code count} bytes are one stream segment).
      */
     private final ArrayDeque<Segment> segments = new ArrayDeque<>();
-    /** Capacity taken by packets beyond their bytes: {@code 4096 - len} for each buffered packet. */
+
+    /**
+     * Capacity taken by packets beyond their bytes: {@code 4096 - len} for each buffered packet.
+     */
     private int packetSlack;
+
     private static final int PAGE = 4096;
 
     /** A run of buffered bytes: a packet, or stream bytes written without {@code O_DIRECT}. */
@@ -95,6 +118,7 @@ public final class Pipe {
             this.slack = packet ? PAGE - len : 0;
         }
     }
+
     private final ArrayDeque<PendingRead> pendingReads = new ArrayDeque<>();
     private final ArrayDeque<PendingWrite> pendingWrites = new ArrayDeque<>();
 
@@ -128,7 +152,10 @@ public final class Pipe {
         }
     }
 
-    /** An asynchronous FIFO open waiting for its partner: a writer if {@code forWriter}, else a reader. */
+    /**
+     * An asynchronous FIFO open waiting for its partner: a writer if {@code forWriter}, else a
+     * reader.
+     */
     private static final class PendingOpen {
         final boolean forWriter;
         final long seen;
@@ -163,8 +190,8 @@ public final class Pipe {
     }
 
     /**
-     * Creates a named FIFO's pipe: no reader and no writer until {@link #openFifo} or
-     * {@link #openFifoAsync} counts them.
+     * Creates a named FIFO's pipe: no reader and no writer until {@link #openFifo} or {@link
+     * #openFifoAsync} counts them.
      *
      * @return the pipe, with no reader and no writer
      */
@@ -173,18 +200,19 @@ public final class Pipe {
     }
 
     /**
-     * Counts a FIFO open ({@code fifo_open} in {@code fs/pipe.c}) and says what it must wait
-     * for. Caller holds the lock.
+     * Counts a FIFO open ({@code fifo_open} in {@code fs/pipe.c}) and says what it must wait for.
+     * Caller holds the lock.
      *
-     * @return the open's wait (a reader waits for a writer to open and vice versa), or
-     *         {@code null} if it is complete
-     * @throws VfsException {@code ENXIO} for a non-blocking write-only open with no reader
-     *         (nothing counted)
+     * @return the open's wait (a reader waits for a writer to open and vice versa), or {@code null}
+     *     if it is complete
+     * @throws VfsException {@code ENXIO} for a non-blocking write-only open with no reader (nothing
+     *     counted)
      */
-    private PendingOpen enterFifo(boolean reads, boolean writes, boolean nonblock,
-                                  List<CompletableFuture<Void>> done) {
+    private PendingOpen enterFifo(
+            boolean reads, boolean writes, boolean nonblock, List<CompletableFuture<Void>> done) {
         if (reads && writes) {
-            // O_RDWR never waits: it is its own partner (POSIX leaves it undefined; Linux allows it).
+            // O_RDWR never waits: it is its own partner (POSIX leaves it undefined; Linux allows
+            // it).
             readers++;
             writers++;
             readOpens++;
@@ -207,7 +235,10 @@ public final class Pipe {
         return readers == 0 ? new PendingOpen(false, readOpens) : null;
     }
 
-    /** Whether the partner an open waits for has arrived since it started waiting. Caller holds the lock. */
+    /**
+     * Whether the partner an open waits for has arrived since it started waiting. Caller holds the
+     * lock.
+     */
     private boolean partnerCame(PendingOpen w) {
         return (w.forWriter ? writeOpens : readOpens) != w.seen;
     }
@@ -215,29 +246,29 @@ public final class Pipe {
     /** Wakes FIFO opens whose partner has come. Caller holds the lock. */
     private void wakePartners(List<CompletableFuture<Void>> done) {
         partner.signalAll();
-        pendingOpens.removeIf(w -> {
-            if (partnerCame(w)) {
-                done.add(w.result);
-                return true;
-            }
-            return false;
-        });
+        pendingOpens.removeIf(
+                w -> {
+                    if (partnerCame(w)) {
+                        done.add(w.result);
+                        return true;
+                    }
+                    return false;
+                });
     }
 
     /**
-     * Opens a named FIFO for reading, writing or both ({@code fifo_open}), parking the
-     * calling thread until the other side opens when {@code open(2)} says so: a read-only
-     * open without {@code O_NONBLOCK} waits for a writer, a write-only open for a reader;
-     * {@code O_RDONLY|O_NONBLOCK} and {@code O_RDWR} never wait. The caller must later drop
-     * what was counted with {@link #releaseReader()} / {@link #releaseWriter()} (as a
-     * {@link PipeEnd} does). Never call it on an actor thread.
+     * Opens a named FIFO for reading, writing or both ({@code fifo_open}), parking the calling
+     * thread until the other side opens when {@code open(2)} says so: a read-only open without
+     * {@code O_NONBLOCK} waits for a writer, a write-only open for a reader; {@code
+     * O_RDONLY|O_NONBLOCK} and {@code O_RDWR} never wait. The caller must later drop what was
+     * counted with {@link #releaseReader()} / {@link #releaseWriter()} (as a {@link PipeEnd} does).
+     * Never call it on an actor thread.
      *
      * @param reads whether the end reads
      * @param writes whether the end writes
      * @param nonblock {@code O_NONBLOCK}: fail with {@code EAGAIN} instead of waiting
-     * @throws VfsException {@code ENXIO} for {@code O_WRONLY|O_NONBLOCK} without a reader;
-     *         {@code EINTR} if the thread is interrupted while waiting. In both cases
-     *         nothing stays counted.
+     * @throws VfsException {@code ENXIO} for {@code O_WRONLY|O_NONBLOCK} without a reader; {@code
+     *     EINTR} if the thread is interrupted while waiting. In both cases nothing stays counted.
      */
     public void openFifo(boolean reads, boolean writes, boolean nonblock) {
         List<CompletableFuture<Void>> done = new ArrayList<>();
@@ -264,10 +295,10 @@ public final class Pipe {
     }
 
     /**
-     * The asynchronous twin of {@link #openFifo}: never blocks a thread. The future
-     * completes when the open is complete (at once, or when the partner opens). If the
-     * future is completed exceptionally by anyone else first (cancelled, timed out), the open
-     * is withdrawn and nothing stays counted.
+     * The asynchronous twin of {@link #openFifo}: never blocks a thread. The future completes when
+     * the open is complete (at once, or when the partner opens). If the future is completed
+     * exceptionally by anyone else first (cancelled, timed out), the open is withdrawn and nothing
+     * stays counted.
      *
      * @param reads whether the end reads
      * @param writes whether the end writes
@@ -291,17 +322,19 @@ public final class Pipe {
             done.forEach(f -> f.complete(null));
         }
         PendingOpen waiting = w;
-        var unused = w.result.whenComplete((v, e) -> {
-            if (e != null) {
-                lock.lock();
-                try {
-                    pendingOpens.remove(waiting);
-                } finally {
-                    lock.unlock();
-                }
-                undoOpen(reads, writes);
-            }
-        });
+        var unused =
+                w.result.whenComplete(
+                        (v, e) -> {
+                            if (e != null) {
+                                lock.lock();
+                                try {
+                                    pendingOpens.remove(waiting);
+                                } finally {
+                                    lock.unlock();
+                                }
+                                undoOpen(reads, writes);
+                            }
+                        });
         return w.result;
     }
 
@@ -325,11 +358,10 @@ public final class Pipe {
     }
 
     /**
-     * {@code pipe_poll}: the readiness of an end that reads ({@code reads}) and/or writes:
-     * {@code POLLIN | POLLRDNORM} when bytes are buffered, {@code POLLHUP} for a reader when
-     * no writer is left, {@code POLLOUT | POLLWRNORM} for a writer when at least
-     * {@code PIPE_BUF} bytes fit, {@code POLLERR} for a writer when no reader is left.
-     * Never blocks beyond the pipe's own lock.
+     * {@code pipe_poll}: the readiness of an end that reads ({@code reads}) and/or writes: {@code
+     * POLLIN | POLLRDNORM} when bytes are buffered, {@code POLLHUP} for a reader when no writer is
+     * left, {@code POLLOUT | POLLWRNORM} for a writer when at least {@code PIPE_BUF} bytes fit,
+     * {@code POLLERR} for a writer when no reader is left. Never blocks beyond the pipe's own lock.
      *
      * @param reads whether the end reads
      * @param writes whether the end writes
@@ -372,15 +404,15 @@ public final class Pipe {
     }
 
     /**
-     * Sets the capacity ({@code F_SETPIPE_SZ}): the argument is taken as an unsigned int,
-     * as {@code fcntl(2)} passes it, and rounded up to a power of two of at least one page
-     * ({@code round_pipe_size}: 0 gives one page).
+     * Sets the capacity ({@code F_SETPIPE_SZ}): the argument is taken as an unsigned int, as {@code
+     * fcntl(2)} passes it, and rounded up to a power of two of at least one page ({@code
+     * round_pipe_size}: 0 gives one page).
      *
      * @param arg the size asked for in bytes, as {@code fcntl(2)} passes it
      * @return the capacity set
-     * @throws VfsException {@code EINVAL} above 2^31 bytes, {@code EPERM} above
-     *         {@link #MAX_CAPACITY} (Linux: without {@code CAP_SYS_RESOURCE}; SeqVFS has no
-     *         privilege here), {@code EBUSY} if the buffered bytes do not fit
+     * @throws VfsException {@code EINVAL} above 2^31 bytes, {@code EPERM} above {@link
+     *     #MAX_CAPACITY} (Linux: without {@code CAP_SYS_RESOURCE}; SeqVFS has no privilege here),
+     *     {@code EBUSY} if the buffered bytes do not fit
      */
     public int setCapacity(long arg) {
         long size = arg & 0xFFFFFFFFL;
@@ -446,7 +478,10 @@ public final class Pipe {
             if (--readers == 0) {
                 for (PendingWrite w : pendingWrites) {
                     int written = w.total - w.remaining;
-                    done.add(written > 0 ? new Done(w.result, written, null) : new Done(w.result, 0, Errno.EPIPE));
+                    done.add(
+                            written > 0
+                                    ? new Done(w.result, written, null)
+                                    : new Done(w.result, 0, Errno.EPIPE));
                 }
                 pendingWrites.clear();
                 notFull.signalAll();
@@ -477,16 +512,16 @@ public final class Pipe {
     }
 
     /**
-     * Reads up to {@code len} bytes, waiting (parking this thread) while the pipe is empty
-     * and has writers, unless {@code nonblock}.
+     * Reads up to {@code len} bytes, waiting (parking this thread) while the pipe is empty and has
+     * writers, unless {@code nonblock}.
      *
      * @param dst the buffer the bytes are read into
      * @param off the index in the buffer of the first byte
      * @param len the number of bytes
      * @param nonblock {@code O_NONBLOCK}: fail with {@code EAGAIN} instead of waiting
      * @return the bytes read; 0 at end of file (no writer left, nothing buffered)
-     * @throws VfsException {@code EAGAIN} if {@code nonblock} and nothing is buffered while
-     *         writers remain; {@code EINTR} if the thread is interrupted while waiting
+     * @throws VfsException {@code EAGAIN} if {@code nonblock} and nothing is buffered while writers
+     *     remain; {@code EINTR} if the thread is interrupted while waiting
      */
     public int read(byte[] dst, int off, int len, boolean nonblock) {
         if (len == 0) {
@@ -515,8 +550,8 @@ public final class Pipe {
     }
 
     /**
-     * Reads without blocking any thread: completes now if bytes are buffered (or at end of
-     * file), otherwise when a writer provides some, with the number of bytes read.
+     * Reads without blocking any thread: completes now if bytes are buffered (or at end of file),
+     * otherwise when a writer provides some, with the number of bytes read.
      *
      * @param dst the buffer the bytes are read into
      * @param off the index in the buffer of the first byte
@@ -546,26 +581,26 @@ public final class Pipe {
     }
 
     /**
-     * Writes {@code len} bytes, waiting while there is no room, unless {@code nonblock}.
-     * A write of at most {@code PIPE_BUF} bytes is atomic: it waits until it fits whole.
-     * A larger blocking write may be split between other writers' writes.
+     * Writes {@code len} bytes, waiting while there is no room, unless {@code nonblock}. A write of
+     * at most {@code PIPE_BUF} bytes is atomic: it waits until it fits whole. A larger blocking
+     * write may be split between other writers' writes.
      *
      * @param src the buffer holding the bytes
      * @param off the index in the buffer of the first byte
      * @param len the number of bytes
      * @param nonblock {@code O_NONBLOCK}: fail with {@code EAGAIN} instead of waiting
-     * @return the bytes written ({@code len}, or fewer for a non-blocking write of more
-     *         than {@code PIPE_BUF} bytes that partly fit)
-     * @throws VfsException {@code EPIPE} if no reader is left (before anything was
-     *         written), {@code EAGAIN} if {@code nonblock} and nothing could be written
+     * @return the bytes written ({@code len}, or fewer for a non-blocking write of more than {@code
+     *     PIPE_BUF} bytes that partly fit)
+     * @throws VfsException {@code EPIPE} if no reader is left (before anything was written), {@code
+     *     EAGAIN} if {@code nonblock} and nothing could be written
      */
     public int write(byte[] src, int off, int len, boolean nonblock) {
         return write(src, off, len, nonblock, false);
     }
 
     /**
-     * {@link #write(byte[], int, int, boolean)}, in packet mode if {@code packet} (the
-     * writer's file has {@code O_DIRECT}): see the class comment.
+     * {@link #write(byte[], int, int, boolean)}, in packet mode if {@code packet} (the writer's
+     * file has {@code O_DIRECT}): see the class comment.
      *
      * @param src the buffer holding the bytes
      * @param off the index in the buffer of the first byte
@@ -610,9 +645,9 @@ public final class Pipe {
     }
 
     /**
-     * Writes without blocking any thread: completes when all {@code len} bytes are in the
-     * buffer (with {@code len}), or fails with {@code EPIPE} when the last reader leaves
-     * first (or completes with the bytes already written, if some were).
+     * Writes without blocking any thread: completes when all {@code len} bytes are in the buffer
+     * (with {@code len}), or fails with {@code EPIPE} when the last reader leaves first (or
+     * completes with the bytes already written, if some were).
      *
      * @param src the buffer holding the bytes
      * @param off the index in the buffer of the first byte
@@ -637,7 +672,8 @@ public final class Pipe {
         lock.lock();
         try {
             if (readers == 0) {
-                return CompletableFuture.failedFuture(new VfsException(Errno.EPIPE, Syscall.WRITE, null));
+                return CompletableFuture.failedFuture(
+                        new VfsException(Errno.EPIPE, Syscall.WRITE, null));
             }
             PendingWrite w = new PendingWrite(src, off, len, packet);
             pendingWrites.add(w);
@@ -649,7 +685,9 @@ public final class Pipe {
         }
     }
 
-    /** Moves pending async writes into the buffer, in order, while they fit. Caller holds the lock. */
+    /**
+     * Moves pending async writes into the buffer, in order, while they fit. Caller holds the lock.
+     */
     private void serveWrites(List<Done> done) {
         while (!pendingWrites.isEmpty() && readers > 0) {
             PendingWrite w = pendingWrites.peek();
@@ -680,10 +718,9 @@ public final class Pipe {
     }
 
     /**
-     * Returns how many bytes of a write of {@code total} bytes, {@code written} of them
-     * already stored, can be stored now as one piece, or 0 if it must wait. Stream bytes
-     * need that much room (all of an atomic write at once); a packet needs a page of room.
-     * Caller holds the lock.
+     * Returns how many bytes of a write of {@code total} bytes, {@code written} of them already
+     * stored, can be stored now as one piece, or 0 if it must wait. Stream bytes need that much
+     * room (all of an atomic write at once); a packet needs a page of room. Caller holds the lock.
      */
     private int nextPiece(int total, int written, boolean packet) {
         int room = capacity - count - packetSlack;
@@ -700,9 +737,9 @@ public final class Pipe {
     }
 
     /**
-     * Whether the first piece of a packet-mode write joins the last stream bytes
-     * ({@code pipe_write}'s merge of {@code total % PAGE_SIZE} bytes into a mergeable last
-     * buffer). Caller holds the lock.
+     * Whether the first piece of a packet-mode write joins the last stream bytes ({@code
+     * pipe_write}'s merge of {@code total % PAGE_SIZE} bytes into a mergeable last buffer). Caller
+     * holds the lock.
      */
     private boolean merges(int total, int written) {
         int chars = total % PAGE;
@@ -740,8 +777,8 @@ public final class Pipe {
     }
 
     /**
-     * Reads up to {@code len} buffered bytes as {@code pipe_read} does: stream bytes, then at
-     * most one packet, whose unread rest is discarded. Caller holds the lock.
+     * Reads up to {@code len} buffered bytes as {@code pipe_read} does: stream bytes, then at most
+     * one packet, whose unread rest is discarded. Caller holds the lock.
      *
      * @return the bytes copied
      */
@@ -803,7 +840,8 @@ public final class Pipe {
         count -= n;
     }
 
-    @SuppressWarnings("WaitNotInLoop") // every caller's loop re-checks its condition after a wake-up
+    @SuppressWarnings(
+            "WaitNotInLoop") // every caller's loop re-checks its condition after a wake-up
     private static void awaitUninterruptiblyOrEintr(Condition c, Syscall op) {
         try {
             c.await(1, TimeUnit.SECONDS);

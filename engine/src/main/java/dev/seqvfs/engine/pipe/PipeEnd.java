@@ -1,23 +1,22 @@
 package dev.seqvfs.engine.pipe;
 
-import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.fs.FileOperations;
 import dev.seqvfs.engine.fs.StreamFileOperations;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.SpecialInode;
-import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.OpenFlags;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The file operations of one end of a pipe: the read end reads, the write end writes,
- * and releasing an end drops the pipe's reader or writer count (end of file or
- * {@code EPIPE} for the other side); an end of a named FIFO also drops its hold on the
- * FIFO inode's pipe, so the last close detaches it ({@link SpecialInode#releasePipe()}).
- * A write through a file with {@code O_DIRECT} is in packet mode ({@link Pipe}).
- * Immutable; thread-safe.
+ * The file operations of one end of a pipe: the read end reads, the write end writes, and releasing
+ * an end drops the pipe's reader or writer count (end of file or {@code EPIPE} for the other side);
+ * an end of a named FIFO also drops its hold on the FIFO inode's pipe, so the last close detaches
+ * it ({@link SpecialInode#releasePipe()}). A write through a file with {@code O_DIRECT} is in
+ * packet mode ({@link Pipe}). Immutable; thread-safe.
  */
 public final class PipeEnd implements StreamFileOperations {
     private static final int O_DIRECT = 040000;
@@ -35,8 +34,8 @@ public final class PipeEnd implements StreamFileOperations {
     }
 
     /**
-     * An end that may read, write or both: a FIFO opened {@code O_RDWR} (through
-     * {@code /proc/<pid>/fd/N}) counts as a reader and a writer of the pipe.
+     * An end that may read, write or both: a FIFO opened {@code O_RDWR} (through {@code
+     * /proc/<pid>/fd/N}) counts as a reader and a writer of the pipe.
      *
      * @param pipe the pipe
      * @param reads whether the end reads
@@ -47,8 +46,8 @@ public final class PipeEnd implements StreamFileOperations {
     }
 
     /**
-     * An end of a named FIFO's pipe, opened by {@link Fifo}: it holds one reference to the
-     * pipe attached to {@code fifo} ({@link SpecialInode#acquirePipe}), dropped at release.
+     * An end of a named FIFO's pipe, opened by {@link Fifo}: it holds one reference to the pipe
+     * attached to {@code fifo} ({@link SpecialInode#acquirePipe}), dropped at release.
      *
      * @param pipe the FIFO's pipe
      * @param reads whether the end reads
@@ -68,8 +67,8 @@ public final class PipeEnd implements StreamFileOperations {
     }
 
     /**
-     * {@code get_pipe_info}: the pipe behind {@code f} if it is an end of a pipe or FIFO
-     * ({@code F_GETPIPE_SZ}, {@code F_SETPIPE_SZ}), else {@code null}.
+     * {@code get_pipe_info}: the pipe behind {@code f} if it is an end of a pipe or FIFO ({@code
+     * F_GETPIPE_SZ}, {@code F_SETPIPE_SZ}), else {@code null}.
      *
      * @param f the open file
      * @return the pipe, or {@code null}
@@ -79,10 +78,10 @@ public final class PipeEnd implements StreamFileOperations {
     }
 
     /**
-     * The operations of an anonymous pipe's inode ({@code pipefifo_fops}'s open): an open of
-     * the pipe through {@code /proc/<pid>/fd/N} makes a new end of the same pipe, reading,
-     * writing or both as the access mode says ({@code fifo_open}: {@code O_RDWR} is a reader
-     * and a writer, and never waits); access mode 3 is {@code EINVAL}.
+     * The operations of an anonymous pipe's inode ({@code pipefifo_fops}'s open): an open of the
+     * pipe through {@code /proc/<pid>/fd/N} makes a new end of the same pipe, reading, writing or
+     * both as the access mode says ({@code fifo_open}: {@code O_RDWR} is a reader and a writer, and
+     * never waits); access mode 3 is {@code EINVAL}.
      *
      * @param pipe the pipe
      * @return the inode's file operations
@@ -132,16 +131,19 @@ public final class PipeEnd implements StreamFileOperations {
     @Override
     public CompletableFuture<Integer> readAsync(OpenFile f, byte[] dst, int off, int len) {
         if (!reads) {
-            return CompletableFuture.failedFuture(new VfsException(Errno.EBADF, Syscall.READ, null));
+            return CompletableFuture.failedFuture(
+                    new VfsException(Errno.EBADF, Syscall.READ, null));
         }
-        return fifo == null ? pipe.readAsync(dst, off, len) : pipe.readAsync(dst, off, len).thenApply(n -> accessed(f, n));
+        return fifo == null
+                ? pipe.readAsync(dst, off, len)
+                : pipe.readAsync(dst, off, len).thenApply(n -> accessed(f, n));
     }
 
     /**
-     * {@code pipe_read}'s {@code file_accessed}: a read that read bytes from a named FIFO sets
-     * its atime under {@code relatime} (not through {@code O_NOATIME}); an anonymous pipe keeps
-     * its times (host, Linux 6.18: {@code fstat} of both ends of a {@code pipe(2)} after a
-     * write and a read shows the creation times). Returns {@code n}.
+     * {@code pipe_read}'s {@code file_accessed}: a read that read bytes from a named FIFO sets its
+     * atime under {@code relatime} (not through {@code O_NOATIME}); an anonymous pipe keeps its
+     * times (host, Linux 6.18: {@code fstat} of both ends of a {@code pipe(2)} after a write and a
+     * read shows the creation times). Returns {@code n}.
      */
     private int accessed(OpenFile f, int n) {
         if (n > 0 && fifo != null && (f.statusFlagsAcquire() & OpenFlags.O_NOATIME) == 0) {
@@ -150,7 +152,10 @@ public final class PipeEnd implements StreamFileOperations {
         return n;
     }
 
-    /** {@code pipe_write}'s {@code file_update_time}: a write that wrote bytes sets a named FIFO's mtime and ctime. */
+    /**
+     * {@code pipe_write}'s {@code file_update_time}: a write that wrote bytes sets a named FIFO's
+     * mtime and ctime.
+     */
     private int modified(int n) {
         if (n > 0 && fifo != null) {
             fifo.touchMtimeCtime(fifo.owner().now());
@@ -161,13 +166,17 @@ public final class PipeEnd implements StreamFileOperations {
     @Override
     public CompletableFuture<Integer> writeAsync(OpenFile f, byte[] src, int off, int len) {
         if (!writes) {
-            return CompletableFuture.failedFuture(new VfsException(Errno.EBADF, Syscall.WRITE, null));
+            return CompletableFuture.failedFuture(
+                    new VfsException(Errno.EBADF, Syscall.WRITE, null));
         }
         CompletableFuture<Integer> w = pipe.writeAsync(src, off, len, packetMode(f));
         return fifo == null ? w : w.thenApply(this::modified);
     }
 
-    /** Whether writes through {@code f} make packets: its status flags hold {@code O_DIRECT} ({@code is_packetized}). */
+    /**
+     * Whether writes through {@code f} make packets: its status flags hold {@code O_DIRECT} ({@code
+     * is_packetized}).
+     */
     private static boolean packetMode(OpenFile f) {
         return f != null && (f.statusFlagsAcquire() & O_DIRECT) != 0;
     }

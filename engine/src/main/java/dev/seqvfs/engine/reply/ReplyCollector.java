@@ -16,41 +16,39 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 
 /**
- * Fails the requests of one {@link Pending} registry that get no reply in time: the
- * timeout side of the engine's request-reply, in place of one temporary actor and one timer
- * per ask. Replies themselves do not pass through this actor: a {@link ReplyTo} completes
- * its future directly.
+ * Fails the requests of one {@link Pending} registry that get no reply in time: the timeout side of
+ * the engine's request-reply, in place of one temporary actor and one timer per ask. Replies
+ * themselves do not pass through this actor: a {@link ReplyTo} completes its future directly.
  *
  * <h2>Concurrency</h2>
- * The {@link Pending} registry is shared: callers register futures from any thread
- * (a CAS into a ring slot, id from an {@link AtomicLong}); a replying actor
- * ({@link ReplyTo#tell}) or this actor's sweep removes and completes them. A future is
- * completed at most once (whoever removes the entry completes it). Completing a future runs
- * its synchronous dependent stages on the completing thread.
+ *
+ * The {@link Pending} registry is shared: callers register futures from any thread (a CAS into a
+ * ring slot, id from an {@link AtomicLong}); a replying actor ({@link ReplyTo#tell}) or this
+ * actor's sweep removes and completes them. A future is completed at most once (whoever removes the
+ * entry completes it). Completing a future runs its synchronous dependent stages on the completing
+ * thread.
  *
  * <h2>Supervision</h2>
- * {@code SupervisorStrategy.resume()}: a dependent stage that throws must not lose the
- * registry; on stop every pending future fails, so no caller waits forever.
+ *
+ * {@code SupervisorStrategy.resume()}: a dependent stage that throws must not lose the registry; on
+ * stop every pending future fails, so no caller waits forever.
  */
 public final class ReplyCollector extends AbstractBehavior<ReplyCollector.Command> {
     /** A message to a collector. */
-    public sealed interface Command {
-    }
+    public sealed interface Command {}
 
-    private record Sweep() implements Command {
-    }
+    private record Sweep() implements Command {}
 
     /**
      * The requests waiting for replies through one collector. Thread-safe.
      *
-     * <p>A request lives in slot {@code id & (RING - 1)} of a ring of
-     * {@link AtomicReferenceArray} slots, put there by CAS from null and taken out by CAS to
-     * null by whoever completes it (the reply, a sweep, a stop): one CAS each way and one
-     * small object per request, where a {@link ConcurrentHashMap} took a boxed key, a node
-     * and two contended size-counter updates. A request whose slot is still held by one
-     * registered {@code RING} requests earlier (a reply that waits long) goes to the
-     * {@code overflow} map instead. A reply checks the id it carries against the slot's
-     * entry, so a late or second reply never completes another request.
+     * <p>A request lives in slot {@code id & (RING - 1)} of a ring of {@link AtomicReferenceArray}
+     * slots, put there by CAS from null and taken out by CAS to null by whoever completes it (the
+     * reply, a sweep, a stop): one CAS each way and one small object per request, where a {@link
+     * ConcurrentHashMap} took a boxed key, a node and two contended size-counter updates. A request
+     * whose slot is still held by one registered {@code RING} requests earlier (a reply that waits
+     * long) goes to the {@code overflow} map instead. A reply checks the id it carries against the
+     * slot's entry, so a late or second reply never completes another request.
      */
     public static final class Pending {
         /** Ring slots (a power of two). */
@@ -76,8 +74,8 @@ public final class ReplyCollector extends AbstractBehavior<ReplyCollector.Comman
          * Registers a future until its reply or its deadline.
          *
          * @param future the future the reply completes
-         * @param deadlineNanos {@link System#nanoTime()} after which a sweep fails it with a
-         *                      {@link TimeoutException}
+         * @param deadlineNanos {@link System#nanoTime()} after which a sweep fails it with a {@link
+         *     TimeoutException}
          * @return the id to put in the {@link ReplyTo}
          */
         @SuppressWarnings("unchecked")
@@ -125,13 +123,15 @@ public final class ReplyCollector extends AbstractBehavior<ReplyCollector.Comman
             for (int i = 0; i < RING; i++) {
                 Entry e = ring.get(i);
                 if (e != null && now - e.deadlineNanos > 0 && ring.compareAndSet(i, e, null)) {
-                    e.future.completeExceptionally(new TimeoutException("no reply to request " + e.id));
+                    e.future.completeExceptionally(
+                            new TimeoutException("no reply to request " + e.id));
                 }
             }
             for (Iterator<Entry> it = overflow.values().iterator(); it.hasNext(); ) {
                 Entry e = it.next();
                 if (now - e.deadlineNanos > 0 && overflow.remove(e.id, e)) {
-                    e.future.completeExceptionally(new TimeoutException("no reply to request " + e.id));
+                    e.future.completeExceptionally(
+                            new TimeoutException("no reply to request " + e.id));
                 }
             }
         }
@@ -144,13 +144,15 @@ public final class ReplyCollector extends AbstractBehavior<ReplyCollector.Comman
                 // after the read fails itself (its caller sees the instance closed).
                 Entry e = ring.get(i);
                 if (e != null && ring.compareAndSet(i, e, null)) {
-                    e.future.completeExceptionally(new IllegalStateException("reply collector stopped"));
+                    e.future.completeExceptionally(
+                            new IllegalStateException("reply collector stopped"));
                 }
             }
             for (Long id : overflow.keySet()) {
                 Entry e = overflow.remove(id);
                 if (e != null) {
-                    e.future.completeExceptionally(new IllegalStateException("reply collector stopped"));
+                    e.future.completeExceptionally(
+                            new IllegalStateException("reply collector stopped"));
                 }
             }
         }
@@ -164,30 +166,37 @@ public final class ReplyCollector extends AbstractBehavior<ReplyCollector.Comman
     }
 
     /**
-     * {@return the behavior of a collector over {@code pending}, sweeping for overdue
-     * requests every {@code sweepEvery}}
+     * {@return the behavior of a collector over {@code pending}, sweeping for overdue requests
+     * every {@code sweepEvery}}
      *
      * @param pending the requests to collect replies for
      * @param sweepEvery how often overdue requests are failed
      */
     public static Behavior<Command> create(Pending pending, Duration sweepEvery) {
-        return Behaviors.supervise(Behaviors.<Command>withTimers(timers -> {
-            timers.startTimerAtFixedRate(new Sweep(), sweepEvery);
-            return Behaviors.setup(ctx -> new ReplyCollector(ctx, pending));
-        })).onFailure(SupervisorStrategy.resume());
+        return Behaviors.supervise(
+                        Behaviors.<Command>withTimers(
+                                timers -> {
+                                    timers.startTimerAtFixedRate(new Sweep(), sweepEvery);
+                                    return Behaviors.setup(ctx -> new ReplyCollector(ctx, pending));
+                                }))
+                .onFailure(SupervisorStrategy.resume());
     }
 
     @Override
     public Receive<Command> createReceive() {
         return newReceiveBuilder()
-                .onMessage(Sweep.class, s -> {
-                    pending.sweep(System.nanoTime());
-                    return this;
-                })
-                .onSignal(PostStop.class, s -> {
-                    pending.failAll();
-                    return this;
-                })
+                .onMessage(
+                        Sweep.class,
+                        s -> {
+                            pending.sweep(System.nanoTime());
+                            return this;
+                        })
+                .onSignal(
+                        PostStop.class,
+                        s -> {
+                            pending.failAll();
+                            return this;
+                        })
                 .build();
     }
 }

@@ -1,14 +1,11 @@
 package dev.seqvfs.engine.sb;
 
-import dev.seqvfs.protocol.VfsClock;
-
-import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.dir.DirectoryActor;
 import dev.seqvfs.engine.dir.DirectoryInode;
-import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.fs.FileSystemType;
 import dev.seqvfs.engine.fs.InodeOperations;
 import dev.seqvfs.engine.fs.SuperOperations;
+import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.InodeOwner;
 import dev.seqvfs.protocol.Errno;
@@ -16,6 +13,8 @@ import dev.seqvfs.protocol.Limits;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.MountFlags;
 import dev.seqvfs.protocol.StatFs;
+import dev.seqvfs.protocol.Syscall;
+import dev.seqvfs.protocol.VfsClock;
 import dev.seqvfs.protocol.VfsException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -24,47 +23,46 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
- * A mounted file-system instance ({@code struct super_block}): its root directory, its
- * type and the type's operations ({@link SuperOperations}), its limits and the counters that
- * enforce them.
+ * A mounted file-system instance ({@code struct super_block}): its root directory, its type and the
+ * type's operations ({@link SuperOperations}), its limits and the counters that enforce them.
  *
  * <h2>Concurrency</h2>
+ *
  * <ul>
- *   <li>Identity fields ({@code dev}, {@code type}, {@code sop}, {@code config},
- *       {@code clock}, {@code locks}, {@code root}) are final.</li>
- *   <li>{@code readOnly} is written by {@link SuperblockActor} on a remount (release) and
- *       read by every write call before it starts (acquire).</li>
- *   <li>{@code writers} and {@code writeHold} are Linux's {@code mnt_writers} and
- *       {@code MNT_WRITE_HOLD}, per superblock: a writer (a regular file open for writing,
- *       a directory actor applying a namespace change, an attribute change, a truncate by
- *       path) counts itself, then waits while the hold is up, then checks
- *       {@code readOnly} ({@link #tryBeginWrite}); a read-only remount raises the hold,
- *       then sums the writers, and refuses with {@code EBUSY} if any is counted
- *       ({@link #tryRemountReadOnly}). The increment and the sum are sequentially consistent
- *       ({@link WriterCount}) and so are the hold's store and load, so one side always sees
- *       the other: either the remount counts the writer, or the writer sees the hold, waits
+ *   <li>Identity fields ({@code dev}, {@code type}, {@code sop}, {@code config}, {@code clock},
+ *       {@code locks}, {@code root}) are final.
+ *   <li>{@code readOnly} is written by {@link SuperblockActor} on a remount (release) and read by
+ *       every write call before it starts (acquire).
+ *   <li>{@code writers} and {@code writeHold} are Linux's {@code mnt_writers} and {@code
+ *       MNT_WRITE_HOLD}, per superblock: a writer (a regular file open for writing, a directory
+ *       actor applying a namespace change, an attribute change, a truncate by path) counts itself,
+ *       then waits while the hold is up, then checks {@code readOnly} ({@link #tryBeginWrite}); a
+ *       read-only remount raises the hold, then sums the writers, and refuses with {@code EBUSY} if
+ *       any is counted ({@link #tryRemountReadOnly}). The increment and the sum are sequentially
+ *       consistent ({@link WriterCount}) and so are the hold's store and load, so one side always
+ *       sees the other: either the remount counts the writer, or the writer sees the hold, waits
  *       out the few stores it covers, and then sees {@code readOnly}. Reads never touch the
- *       counter; opening a file for writing and its last close pay one striped add each.</li>
- *   <li>{@code removeCount} ({@code s_remove_count}: removed inodes not yet freed) is an
- *       {@link AtomicLong} changed by {@link Inode} when a last link goes and when it frees
- *       the inode; a read-only remount is {@code EBUSY} while it is positive.</li>
- *   <li>{@code nextIno}, {@code usedInodes}, {@code usedBytes} are {@link AtomicLong}s
- *       changed by atomic add or by CAS against the limit. They are touched once per
- *       inode-number batch, once per inode creation or free, and once per byte-charging
- *       write: never on a read path. This is a deliberate exception to "the superblock
- *       actor owns its counters": one CAS is cheaper than any message and cannot wedge,
- *       and an exact limit ({@code ENOSPC} at exactly {@code maxInodes}) needs one
- *       authority, which a CAS is.</li>
- *   <li>{@code actor} is published once, with release, right after the actor is spawned.</li>
- *   <li>{@code activeMounts} (Linux's {@code s_active}) counts the mounts of this
- *       superblock that are attached or, detached, still pinned; changed by CAS. When the
- *       last one is released it becomes {@code -1} for good: the superblock is
- *       deactivated and its actor is told to stop its directory actors and itself.</li>
+ *       counter; opening a file for writing and its last close pay one striped add each.
+ *   <li>{@code removeCount} ({@code s_remove_count}: removed inodes not yet freed) is an {@link
+ *       AtomicLong} changed by {@link Inode} when a last link goes and when it frees the inode; a
+ *       read-only remount is {@code EBUSY} while it is positive.
+ *   <li>{@code nextIno}, {@code usedInodes}, {@code usedBytes} are {@link AtomicLong}s changed by
+ *       atomic add or by CAS against the limit. They are touched once per inode-number batch, once
+ *       per inode creation or free, and once per byte-charging write: never on a read path. This is
+ *       a deliberate exception to "the superblock actor owns its counters": one CAS is cheaper than
+ *       any message and cannot wedge, and an exact limit ({@code ENOSPC} at exactly {@code
+ *       maxInodes}) needs one authority, which a CAS is.
+ *   <li>{@code actor} is published once, with release, right after the actor is spawned.
+ *   <li>{@code activeMounts} (Linux's {@code s_active}) counts the mounts of this superblock that
+ *       are attached or, detached, still pinned; changed by CAS. When the last one is released it
+ *       becomes {@code -1} for good: the superblock is deactivated and its actor is told to stop
+ *       its directory actors and itself.
  * </ul>
  *
  * <h2>Invariants</h2>
- * {@code 0 <= usedInodes <= maxInodes} and {@code 0 <= usedBytes <= maxBytes} at every
- * instant; an inode's charge is returned exactly once (see {@link Inode}).
+ *
+ * {@code 0 <= usedInodes <= maxInodes} and {@code 0 <= usedBytes <= maxBytes} at every instant; an
+ * inode's charge is returned exactly once (see {@link Inode}).
  */
 public final class Superblock implements InodeOwner {
     private static final VarHandle READ_ONLY;
@@ -97,11 +95,15 @@ public final class Superblock implements InodeOwner {
     private final AtomicInteger activeMounts = new AtomicInteger();
     private final AtomicLong removeCount = new AtomicLong();
     private final DirectoryInode root;
+
     @SuppressWarnings("unused") // accessed through READ_ONLY
     private volatile boolean readOnly;
+
     @SuppressWarnings("unused") // accessed through ACTOR
     private volatile ActorRef<SuperblockActor.Command> actor;
+
     private final WriterCount writers = new WriterCount();
+
     @SuppressWarnings("unused") // accessed through WRITE_HOLD
     private volatile boolean writeHold;
 
@@ -118,8 +120,16 @@ public final class Superblock implements InodeOwner {
      * @param rootUid owner of the root directory
      * @param rootGid group of the root directory
      */
-    public Superblock(long dev, FileSystemType type, SuperOperations sop, SuperblockConfig config, VfsClock clock,
-                      NamespaceLocks locks, int rootMode, int rootUid, int rootGid) {
+    public Superblock(
+            long dev,
+            FileSystemType type,
+            SuperOperations sop,
+            SuperblockConfig config,
+            VfsClock clock,
+            NamespaceLocks locks,
+            int rootMode,
+            int rootUid,
+            int rootGid) {
         this.dev = dev;
         this.type = type;
         this.sop = sop;
@@ -128,9 +138,22 @@ public final class Superblock implements InodeOwner {
         this.locks = locks;
         usedInodes.set(1);
         long now = clock.nowNanos();
-        this.root = (DirectoryInode) sop.newInode(this, ROOT_INO,
-                InodeAttrs.create(Mode.S_IFDIR | (rootMode & 07777), 2, rootUid, rootGid, 0, 0, now),
-                null, null, null);
+        this.root =
+                (DirectoryInode)
+                        sop.newInode(
+                                this,
+                                ROOT_INO,
+                                InodeAttrs.create(
+                                        Mode.S_IFDIR | (rootMode & 07777),
+                                        2,
+                                        rootUid,
+                                        rootGid,
+                                        0,
+                                        0,
+                                        now),
+                                null,
+                                null,
+                                null);
     }
 
     @Override
@@ -199,15 +222,16 @@ public final class Superblock implements InodeOwner {
     }
 
     /**
-     * Counts the caller as a writer of this superblock unless it is read-only
-     * ({@code mnt_want_write}): until the matching {@link #endWrite}, a read-only remount
-     * fails with {@code EBUSY}. Lock-free; spins (then yields) only while a remount holds
-     * writers off, across the few stores of its check.
+     * Counts the caller as a writer of this superblock unless it is read-only ({@code
+     * mnt_want_write}): until the matching {@link #endWrite}, a read-only remount fails with {@code
+     * EBUSY}. Lock-free; spins (then yields) only while a remount holds writers off, across the few
+     * stores of its check.
      *
-     * @return {@code true} if counted; {@code false} if the superblock is read-only (the
-     *         caller answers {@code EROFS}); nothing is counted then
+     * @return {@code true} if counted; {@code false} if the superblock is read-only (the caller
+     *     answers {@code EROFS}); nothing is counted then
      */
-    @SuppressWarnings("ThreadPriorityCheck") // a bounded spin, then yield, across a remount's few stores
+    @SuppressWarnings(
+            "ThreadPriorityCheck") // a bounded spin, then yield, across a remount's few stores
     public boolean tryBeginWrite() {
         writers.add(1);
         for (int spins = 0; (boolean) WRITE_HOLD.getVolatile(this); spins++) {
@@ -229,19 +253,21 @@ public final class Superblock implements InodeOwner {
         writers.add(-1);
     }
 
-    /** {@return the writers counted now (a moment's sum; exact only with none starting or ending)} */
+    /**
+     * {@return the writers counted now (a moment's sum; exact only with none starting or ending)}
+     */
     public long writers() {
         return writers.sum();
     }
 
     /**
-     * Makes the superblock read-only unless it has writers ({@code sb_prepare_remount_readonly}
-     * and the {@code SB_RDONLY} store of {@code reconfigure_super}). Called only by
-     * {@link SuperblockActor}, its one remounter.
+     * Makes the superblock read-only unless it has writers ({@code sb_prepare_remount_readonly} and
+     * the {@code SB_RDONLY} store of {@code reconfigure_super}). Called only by {@link
+     * SuperblockActor}, its one remounter.
      *
-     * @return {@code true} if the superblock is read-only now (or was already); {@code false}
-     *         if a file is open for writing, a write is in progress, or a removed file is
-     *         still open ({@code EBUSY}): nothing changed
+     * @return {@code true} if the superblock is read-only now (or was already); {@code false} if a
+     *     file is open for writing, a write is in progress, or a removed file is still open ({@code
+     *     EBUSY}): nothing changed
      */
     boolean tryRemountReadOnly() {
         if (isReadOnly()) {
@@ -264,7 +290,8 @@ public final class Superblock implements InodeOwner {
     /** {@return the superblock's actor (acquire); {@code null} before it is spawned} */
     public ActorRef<SuperblockActor.Command> actorAcquire() {
         @SuppressWarnings("unchecked")
-        ActorRef<SuperblockActor.Command> a = (ActorRef<SuperblockActor.Command>) ACTOR.getAcquire(this);
+        ActorRef<SuperblockActor.Command> a =
+                (ActorRef<SuperblockActor.Command>) ACTOR.getAcquire(this);
         return a;
     }
 
@@ -365,7 +392,8 @@ public final class Superblock implements InodeOwner {
     }
 
     /**
-     * {@return the number of inode slots in use: inodes alive (the root included) plus extra hard links}
+     * {@return the number of inode slots in use: inodes alive (the root included) plus extra hard
+     * links}
      */
     public long usedInodes() {
         return usedInodes.get();
@@ -388,8 +416,8 @@ public final class Superblock implements InodeOwner {
 
     /**
      * The generic {@code statfs(2)} answer from the counters, lock-free, with {@code magic} as
-     * {@code f_type}. Unlimited values read as {@code Long.MAX_VALUE / blockSize} blocks and
-     * {@code Long.MAX_VALUE} inodes.
+     * {@code f_type}. Unlimited values read as {@code Long.MAX_VALUE / blockSize} blocks and {@code
+     * Long.MAX_VALUE} inodes.
      *
      * @param magic the {@code f_type} to report
      * @param mountReadOnly whether the vfsmount it was reached through is read-only
@@ -403,13 +431,13 @@ public final class Superblock implements InodeOwner {
         long files = config.maxInodes();
         long ffree = Math.max(0, files - usedInodes.get());
         long flags = (isReadOnly() || mountReadOnly) ? MountFlags.ST_RDONLY : 0;
-        return new StatFs(magic, bs, blocks, bfree, bfree, files, ffree, dev,
-                Limits.NAME_MAX, flags);
+        return new StatFs(
+                magic, bs, blocks, bfree, bfree, files, ffree, dev, Limits.NAME_MAX, flags);
     }
 
     /**
-     * Sends a command to a directory's actor, asking this superblock's actor to spawn it
-     * first if the directory has none yet. Never blocks.
+     * Sends a command to a directory's actor, asking this superblock's actor to spawn it first if
+     * the directory has none yet. Never blocks.
      *
      * @param dir a directory of this superblock
      * @param cmd the command
@@ -424,11 +452,11 @@ public final class Superblock implements InodeOwner {
     }
 
     /**
-     * Counts one more mount of this superblock (a mount or a bind mount of it); called by
-     * the namespace inside the mount write lock.
+     * Counts one more mount of this superblock (a mount or a bind mount of it); called by the
+     * namespace inside the mount write lock.
      *
-     * @return {@code false} if the superblock was deactivated (its last mount was released
-     *         while the caller walked to it): nothing counted
+     * @return {@code false} if the superblock was deactivated (its last mount was released while
+     *     the caller walked to it): nothing counted
      */
     public boolean tryAddMount() {
         while (true) {
@@ -443,9 +471,9 @@ public final class Superblock implements InodeOwner {
     }
 
     /**
-     * Counts one mount less: a mount of this superblock was released (unmounted, and no
-     * longer pinned). The last one deactivates the superblock. Never blocks; call it
-     * holding no lock (it may tell the superblock's actor).
+     * Counts one mount less: a mount of this superblock was released (unmounted, and no longer
+     * pinned). The last one deactivates the superblock. Never blocks; call it holding no lock (it
+     * may tell the superblock's actor).
      *
      * @throws IllegalStateException if no mount was counted
      */
@@ -453,7 +481,8 @@ public final class Superblock implements InodeOwner {
         while (true) {
             int c = activeMounts.get();
             if (c <= 0) {
-                throw new IllegalStateException("mount released on " + this + " with " + c + " active mounts");
+                throw new IllegalStateException(
+                        "mount released on " + this + " with " + c + " active mounts");
             }
             int next = c == 1 ? -1 : c - 1;
             if (activeMounts.compareAndSet(c, next)) {
@@ -466,8 +495,8 @@ public final class Superblock implements InodeOwner {
     }
 
     /**
-     * Deactivates the superblock if it was never mounted (a new instance whose
-     * {@code attach} failed); a no-op once it has a mount. Call it holding no lock.
+     * Deactivates the superblock if it was never mounted (a new instance whose {@code attach}
+     * failed); a no-op once it has a mount. Call it holding no lock.
      */
     public void deactivateIfUnmounted() {
         if (activeMounts.compareAndSet(0, -1)) {
@@ -476,7 +505,8 @@ public final class Superblock implements InodeOwner {
     }
 
     /**
-     * {@return whether the superblock has no mount left and its actors stop (or stopped)} Volatile read.
+     * {@return whether the superblock has no mount left and its actors stop (or stopped)} Volatile
+     * read.
      */
     public boolean isDeactivated() {
         return activeMounts.get() < 0;

@@ -1,18 +1,18 @@
 package dev.seqvfs.engine.sb;
 
-import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.dir.DirReply;
 import dev.seqvfs.engine.dir.DirSnapshot;
 import dev.seqvfs.engine.dir.DirectoryActor;
 import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.dir.PathProof;
 import dev.seqvfs.engine.dir.RenamePlan;
+import dev.seqvfs.engine.reply.ReplyTo;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.OpenFlags;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import java.time.Duration;
-import dev.seqvfs.engine.reply.ReplyTo;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -28,60 +28,66 @@ import org.apache.pekko.actor.typed.javadsl.StashBuffer;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
- * The actor of one {@link Superblock}: parent of its directory actors (spawned on first
- * use), its cross-directory rename coordinator (the analogue of
- * {@code s_vfs_rename_mutex}), and the writer of its read-only flag.
+ * The actor of one {@link Superblock}: parent of its directory actors (spawned on first use), its
+ * cross-directory rename coordinator (the analogue of {@code s_vfs_rename_mutex}), and the writer
+ * of its read-only flag.
  *
  * <h2>Cross-directory rename</h2>
+ *
  * One at a time per superblock; others are stashed. For a rename it
+ *
  * <ol>
- *   <li>sends {@link DirectoryActor.PrepareRename} to both parents, which reply with their
- *       current snapshots and stash everything else;</li>
- *   <li>checks the rename against those frozen snapshots ({@link RenamePlan#plan}),
- *       including that a directory does not move into its own subtree ({@code EINVAL});</li>
- *   <li>takes the rename write lock (spinning; its holders never wait on messages),
- *       publishes both snapshots and the moved directory's parent link
- *       ({@link RenamePlan#publish}), releases it;</li>
- *   <li>sends {@link DirectoryActor.RenameFinished} to both and replies.</li>
+ *   <li>sends {@link DirectoryActor.PrepareRename} to both parents, which reply with their current
+ *       snapshots and stash everything else;
+ *   <li>checks the rename against those frozen snapshots ({@link RenamePlan#plan}), including that
+ *       a directory does not move into its own subtree ({@code EINVAL});
+ *   <li>takes the rename write lock (spinning; its holders never wait on messages), publishes both
+ *       snapshots and the moved directory's parent link ({@link RenamePlan#publish}), releases it;
+ *   <li>sends {@link DirectoryActor.RenameFinished} to both and replies.
  * </ol>
- * If a parent does not answer within {@link #PREPARE_TIMEOUT} (checked by a periodic
- * tick, so the within-time case costs no timer), the rename is abandoned with
- * {@code EIO} and both parents are released. A parent that refuses to prepare (a full
- * stash: {@code EAGAIN}) fails the rename at once with that errno, both parents released.
- * No lock is held while waiting.
+ *
+ * If a parent does not answer within {@link #PREPARE_TIMEOUT} (checked by a periodic tick, so the
+ * within-time case costs no timer), the rename is abandoned with {@code EIO} and both parents are
+ * released. A parent that refuses to prepare (a full stash: {@code EAGAIN}) fails the rename at
+ * once with that errno, both parents released. No lock is held while waiting.
  *
  * <h2>States</h2>
- * idle; renaming (one {@code InFlight}); both handle {@link SpawnAndForward} and
- * {@link Remount}. Then, once its superblock's last mount is released
- * ({@link Deactivate}): deactivating (a rename in flight finishes; renames not started
- * fail), stopping (every directory actor is told {@link DirectoryActor.Unmounted}, which
- * it handles after what it already holds; commands for directories without an actor fail
- * as gone), stopped when the last one has.
+ *
+ * idle; renaming (one {@code InFlight}); both handle {@link SpawnAndForward} and {@link Remount}.
+ * Then, once its superblock's last mount is released ({@link Deactivate}): deactivating (a rename
+ * in flight finishes; renames not started fail), stopping (every directory actor is told {@link
+ * DirectoryActor.Unmounted}, which it handles after what it already holds; commands for directories
+ * without an actor fail as gone), stopped when the last one has.
  *
  * <h2>Supervision</h2>
- * {@code SupervisorStrategy.resume()}: an unexpected exception in a handler leaves the
- * state it had (handlers catch and answer {@code EIO} themselves first).
+ *
+ * {@code SupervisorStrategy.resume()}: an unexpected exception in a handler leaves the state it had
+ * (handlers catch and answer {@code EIO} themselves first).
  */
 public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Command> {
     /** How long the coordinator waits for both parents to prepare. */
     public static final Duration PREPARE_TIMEOUT = Duration.ofSeconds(5);
-    /** The watchdog's period: a rename still preparing at its 6th tick is abandoned (after 5 to 6 s). */
+
+    /**
+     * The watchdog's period: a rename still preparing at its 6th tick is abandoned (after 5 to 6
+     * s).
+     */
     static final Duration TICK = PREPARE_TIMEOUT.dividedBy(5);
+
     private static final int TICKS_PER_TIMEOUT = 5;
 
     /** A message to a superblock actor. */
-    public sealed interface Command {
-    }
+    public sealed interface Command {}
 
     /**
-     * Spawns {@code dir}'s actor if it has none, then delivers {@code cmd} to it. Sent by
-     * {@link Superblock#tellDirectory} when the directory's actor reference is null.
+     * Spawns {@code dir}'s actor if it has none, then delivers {@code cmd} to it. Sent by {@link
+     * Superblock#tellDirectory} when the directory's actor reference is null.
      *
      * @param dir the directory
      * @param cmd the command for its actor
      */
-    public record SpawnAndForward(DirectoryInode dir, DirectoryActor.Command cmd) implements Command {
-    }
+    public record SpawnAndForward(DirectoryInode dir, DirectoryActor.Command cmd)
+            implements Command {}
 
     /**
      * Renames between two different directories of this superblock.
@@ -94,46 +100,55 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
      * @param oldSlash whether the source path had a trailing slash
      * @param newSlash whether the target path had a trailing slash
      * @param cred who asks
-     * @param proof the walks of both parents, checked inside the rename write lock just
-     *              before publishing ({@code ESTALE} if they no longer hold)
+     * @param proof the walks of both parents, checked inside the rename write lock just before
+     *     publishing ({@code ESTALE} if they no longer hold)
      * @param replyTo where the reply goes
      */
-    public record CrossRename(DirectoryInode oldDir, String oldName, DirectoryInode newDir, String newName,
-                              int flags, boolean oldSlash, boolean newSlash, Credentials cred,
-                              PathProof proof, ReplyTo<DirReply> replyTo) implements Command {
-    }
+    public record CrossRename(
+            DirectoryInode oldDir,
+            String oldName,
+            DirectoryInode newDir,
+            String newName,
+            int flags,
+            boolean oldSlash,
+            boolean newSlash,
+            Credentials cred,
+            PathProof proof,
+            ReplyTo<DirReply> replyTo)
+            implements Command {}
 
     /**
-     * Sets or clears the superblock's read-only flag ({@code mount -o remount,ro} /
-     * {@code remount,rw}). Going read-only fails with {@code EBUSY}, changing nothing, while
-     * a file of the superblock is open for writing or a write is being applied
-     * ({@link Superblock#tryRemountReadOnly}).
+     * Sets or clears the superblock's read-only flag ({@code mount -o remount,ro} / {@code
+     * remount,rw}). Going read-only fails with {@code EBUSY}, changing nothing, while a file of the
+     * superblock is open for writing or a write is being applied ({@link
+     * Superblock#tryRemountReadOnly}).
      *
      * @param readOnly the new flag
      * @param replyTo where the reply goes: success, or {@code EBUSY}
      */
-    public record Remount(boolean readOnly, ReplyTo<DirReply> replyTo) implements Command {
-    }
+    public record Remount(boolean readOnly, ReplyTo<DirReply> replyTo) implements Command {}
 
     /**
-     * From {@link Superblock#mountReleased}: no mount reaches the superblock any more; stop
-     * its directory actors, then this actor.
+     * From {@link Superblock#mountReleased}: no mount reaches the superblock any more; stop its
+     * directory actors, then this actor.
      */
-    record Deactivate() implements Command {
-    }
+    record Deactivate() implements Command {}
 
-    private record WrappedPrepared(DirectoryActor.Prepared prepared) implements Command {
-    }
+    private record WrappedPrepared(DirectoryActor.Prepared prepared) implements Command {}
 
     /** The coordinator's watchdog tick: abandons a rename whose parents did not prepare in time. */
-    private record Tick() implements Command {
-    }
+    private record Tick() implements Command {}
 
     private static final class InFlight {
         final long id;
         final CrossRename request;
-        /** Watchdog ticks seen while preparing: counted, not timed, so a test's manual clock drives it. */
+
+        /**
+         * Watchdog ticks seen while preparing: counted, not timed, so a test's manual clock drives
+         * it.
+         */
         int ticks;
+
         DirectoryActor.Prepared oldPrepared;
         DirectoryActor.Prepared newPrepared;
 
@@ -149,19 +164,29 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
     private final ActorRef<DirectoryActor.Prepared> preparedAdapter;
     private long renameIds;
     private InFlight inFlight;
-    /** The directory actors this actor spawned and watches, by reference; only this actor touches it. */
+
+    /**
+     * The directory actors this actor spawned and watches, by reference; only this actor touches
+     * it.
+     */
     private final Map<ActorRef<?>, DirectoryInode> directories = new HashMap<>();
+
     private boolean deactivating;
     private boolean stopping;
     private int stoppingChildren;
 
-    private SuperblockActor(ActorContext<Command> ctx, StashBuffer<Command> stash, TimerScheduler<Command> timers,
-                            Superblock sb, DispatcherSelector dirDispatcher) {
+    private SuperblockActor(
+            ActorContext<Command> ctx,
+            StashBuffer<Command> stash,
+            TimerScheduler<Command> timers,
+            Superblock sb,
+            DispatcherSelector dirDispatcher) {
         super(ctx);
         this.sb = sb;
         this.dirDispatcher = dirDispatcher;
         this.stash = stash;
-        this.preparedAdapter = ctx.messageAdapter(DirectoryActor.Prepared.class, WrappedPrepared::new);
+        this.preparedAdapter =
+                ctx.messageAdapter(DirectoryActor.Prepared.class, WrappedPrepared::new);
         // One periodic tick instead of a timer per rename: a timer per rename left a
         // cancelled task in Pekko's scheduler for PREPARE_TIMEOUT, hundreds of thousands of
         // them under a busy renamer.
@@ -175,9 +200,20 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
      * @param dirDispatcher the dispatcher its directory actors run on
      */
     public static Behavior<Command> create(Superblock sb, DispatcherSelector dirDispatcher) {
-        return Behaviors.supervise(Behaviors.<Command>withStash(100_000, stash ->
-                Behaviors.withTimers(timers -> Behaviors.setup(
-                        ctx -> new SuperblockActor(ctx, stash, timers, sb, dirDispatcher)))))
+        return Behaviors.supervise(
+                        Behaviors.<Command>withStash(
+                                100_000,
+                                stash ->
+                                        Behaviors.withTimers(
+                                                timers ->
+                                                        Behaviors.setup(
+                                                                ctx ->
+                                                                        new SuperblockActor(
+                                                                                ctx,
+                                                                                stash,
+                                                                                timers,
+                                                                                sb,
+                                                                                dirDispatcher)))))
                 .onFailure(SupervisorStrategy.resume());
     }
 
@@ -206,13 +242,17 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
                 if (m.cmd() instanceof DirectoryActor.PrepareRename pr) {
                     // Answer as a dead directory's actor does: with the dead snapshot, so that
                     // the coordinator can tell which parent answered (RenamePlan says ENOENT).
-                    pr.replyTo().tell(new DirectoryActor.Prepared(pr.renameId(), dir, dir.snapshotAcquire()));
+                    pr.replyTo()
+                            .tell(
+                                    new DirectoryActor.Prepared(
+                                            pr.renameId(), dir, dir.snapshotAcquire()));
                 } else {
                     m.cmd().failGone(dir);
                 }
                 return this;
             }
-            directories.put(DirectoryActor.spawn(getContext(), dir, sb, dirDispatcher, m.cmd()), dir);
+            directories.put(
+                    DirectoryActor.spawn(getContext(), dir, sb, dirDispatcher, m.cmd()), dir);
         } else {
             ref.tell(m.cmd());
         }
@@ -250,8 +290,12 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
             return this;
         }
         inFlight = new InFlight(++renameIds, r);
-        sb.tellDirectory(r.oldDir(), new DirectoryActor.PrepareRename(inFlight.id, r.oldDir(), preparedAdapter));
-        sb.tellDirectory(r.newDir(), new DirectoryActor.PrepareRename(inFlight.id, r.newDir(), preparedAdapter));
+        sb.tellDirectory(
+                r.oldDir(),
+                new DirectoryActor.PrepareRename(inFlight.id, r.oldDir(), preparedAdapter));
+        sb.tellDirectory(
+                r.newDir(),
+                new DirectoryActor.PrepareRename(inFlight.id, r.newDir(), preparedAdapter));
         return this;
     }
 
@@ -290,8 +334,18 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
                 // it is serialized with this publish, so the flag read here holds through it.
                 throw new VfsException(Errno.EROFS, Syscall.RENAME, null);
             }
-            RenamePlan plan = RenamePlan.plan(r.oldDir(), os, r.oldName(), r.newDir(), ns, r.newName(),
-                    r.flags(), r.oldSlash(), r.newSlash(), r.cred());
+            RenamePlan plan =
+                    RenamePlan.plan(
+                            r.oldDir(),
+                            os,
+                            r.oldName(),
+                            r.newDir(),
+                            ns,
+                            r.newName(),
+                            r.flags(),
+                            r.oldSlash(),
+                            r.newSlash(),
+                            r.cred());
             // Close the directory writers' gate first: a command whose proof a directory
             // actor checked publishes before this rename, never after it (PublishGate).
             sb.locks().publish.close();
@@ -324,13 +378,15 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
 
     /**
      * Returns the errno a failed rename answers: {@code e}, except that a parent found dead
-     * (prepared dead, or killed before the publish) while its own parent still binds it is
-     * being removed right now; if a rename over it is the remover, the path will name a
-     * live directory again: walk again ({@code ESTALE}).
+     * (prepared dead, or killed before the publish) while its own parent still binds it is being
+     * removed right now; if a rename over it is the remover, the path will name a live directory
+     * again: walk again ({@code ESTALE}).
      */
     private static Errno renameErrno(Errno e, CrossRename r) {
-        boolean removing = e == Errno.ENOENT && r.proof() != null
-                && (r.oldDir().removalInProgress() || r.newDir().removalInProgress());
+        boolean removing =
+                e == Errno.ENOENT
+                        && r.proof() != null
+                        && (r.oldDir().removalInProgress() || r.newDir().removalInProgress());
         return removing ? Errno.ESTALE : e;
     }
 
@@ -339,8 +395,12 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
         if (inFlight == null || ++inFlight.ticks <= TICKS_PER_TIMEOUT) {
             return this;
         }
-        getContext().getLog().error("rename coordinator of {}: parents did not prepare within {}", sb,
-                PREPARE_TIMEOUT);
+        getContext()
+                .getLog()
+                .error(
+                        "rename coordinator of {}: parents did not prepare within {}",
+                        sb,
+                        PREPARE_TIMEOUT);
         return finish(DirReply.error(Errno.EIO));
     }
 
@@ -376,9 +436,9 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
     }
 
     /**
-     * Tells every directory actor to stop once it has answered what it holds (its mailbox
-     * and, if prepared, its stash: the rename in flight has finished, and its
-     * RenameFinished went first), and stops when the last has.
+     * Tells every directory actor to stop once it has answered what it holds (its mailbox and, if
+     * prepared, its stash: the rename in flight has finished, and its RenameFinished went first),
+     * and stops when the last has.
      */
     private Behavior<Command> stopChildren() {
         stopping = true;
@@ -391,9 +451,8 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
     }
 
     /**
-     * A directory actor stopped (its directory died and it idled out, or the superblock is
-     * being unmounted): clear its published reference, and stop with the last child when
-     * unmounting.
+     * A directory actor stopped (its directory died and it idled out, or the superblock is being
+     * unmounted): clear its published reference, and stop with the last child when unmounting.
      */
     private Behavior<Command> onChildTerminated(Terminated t) {
         DirectoryInode dir = directories.remove(t.getRef());

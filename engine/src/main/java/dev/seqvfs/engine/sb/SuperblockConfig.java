@@ -1,10 +1,11 @@
 package dev.seqvfs.engine.sb;
 
 /**
- * The limits and sizes of one superblock, from the {@code seqvfs.tmpfs} configuration
- * or the {@code mount(2)} data string ({@code nr_inodes=N,size=BYTES}).
+ * The limits and sizes of one superblock, from the {@code seqvfs.tmpfs} configuration or the {@code
+ * mount(2)} data string ({@code nr_inodes=N,size=BYTES}).
  *
- * @param maxInodes most inodes alive at once (the root included); {@code Long.MAX_VALUE} for no limit
+ * @param maxInodes most inodes alive at once (the root included); {@code Long.MAX_VALUE} for no
+ *     limit
  * @param maxBytes most bytes of data and long symlink targets; {@code Long.MAX_VALUE} for no limit
  * @param blockSize {@code st_blksize} and the {@code statfs} block size, in bytes
  * @param inodeBatch inode numbers a directory actor takes from the superblock at a time
@@ -24,8 +25,15 @@ public record SuperblockConfig(long maxInodes, long maxBytes, int blockSize, int
      */
     public SuperblockConfig {
         if (maxInodes < 1 || maxBytes < 0 || blockSize <= 0 || inodeBatch < 1) {
-            throw new IllegalArgumentException("bad superblock config: inodes=" + maxInodes
-                    + " bytes=" + maxBytes + " blockSize=" + blockSize + " batch=" + inodeBatch);
+            throw new IllegalArgumentException(
+                    "bad superblock config: inodes="
+                            + maxInodes
+                            + " bytes="
+                            + maxBytes
+                            + " blockSize="
+                            + blockSize
+                            + " batch="
+                            + inodeBatch);
         }
     }
 }

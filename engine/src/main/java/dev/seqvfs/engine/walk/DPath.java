@@ -8,20 +8,17 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 
 /**
- * {@code d_path}: the absolute path of a directory (and optionally a final name in it),
- * climbing parent links and mounts to the namespace root. Best effort, for display
- * ({@code /proc/self/fd}, {@code /proc/mounts}): it reads published links without
- * validation, so a rename racing it may show either name. Internal form in, internal form
- * out. Thread-safe; stateless.
+ * {@code d_path}: the absolute path of a directory (and optionally a final name in it), climbing
+ * parent links and mounts to the namespace root. Best effort, for display ({@code /proc/self/fd},
+ * {@code /proc/mounts}): it reads published links without validation, so a rename racing it may
+ * show either name. Internal form in, internal form out. Thread-safe; stateless.
  */
 public final class DPath {
-    private DPath() {
-    }
+    private DPath() {}
 
     /**
-     * {@return the path of {@code dir} reached through {@code mnt}, with {@code name}
-     * appended when not {@code null}; {@code " (deleted)"} is appended when the directory
-     * was removed}
+     * {@return the path of {@code dir} reached through {@code mnt}, with {@code name} appended when
+     * not {@code null}; {@code " (deleted)"} is appended when the directory was removed}
      *
      * @param mnt the mount {@code dir} is reached through
      * @param dir the directory

@@ -1,8 +1,8 @@
 package dev.seqvfs.engine.walk;
 
 /**
- * What the final component of a parent walk is ({@code LAST_NORM} and friends in
- * {@code fs/namei.c}).
+ * What the final component of a parent walk is ({@code LAST_NORM} and friends in {@code
+ * fs/namei.c}).
  */
 public enum LastType {
     /** An ordinary name. */

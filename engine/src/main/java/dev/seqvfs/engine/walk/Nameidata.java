@@ -1,15 +1,12 @@
 package dev.seqvfs.engine.walk;
 
-import dev.seqvfs.protocol.PathNames;
-
-import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.dir.Dentry;
 import dev.seqvfs.engine.dir.DirLink;
 import dev.seqvfs.engine.dir.DirSnapshot;
 import dev.seqvfs.engine.dir.DirectoryInode;
+import dev.seqvfs.engine.fs.LinkJump;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.IopFlags;
-import dev.seqvfs.engine.fs.LinkJump;
 import dev.seqvfs.engine.inode.Permission;
 import dev.seqvfs.engine.inode.SymlinkInode;
 import dev.seqvfs.engine.mount.MountTable;
@@ -18,36 +15,40 @@ import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Limits;
 import dev.seqvfs.protocol.Mode;
+import dev.seqvfs.protocol.PathNames;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import java.util.Arrays;
 
 /**
- * The state of one path walk ({@code struct nameidata}): where it stands, how many links
- * it has followed, and the trail of lookups it must validate. Confined to the calling
- * thread; never shared, so its fields are plain.
+ * The state of one path walk ({@code struct nameidata}): where it stands, how many links it has
+ * followed, and the trail of lookups it must validate. Confined to the calling thread; never
+ * shared, so its fields are plain.
  *
  * <h2>The fast-path / slow-path invariant</h2>
- * The optimistic walk may only return an answer the locked walk could have returned. It
- * reads published snapshots without locking or writing shared memory, records every
- * (directory, snapshot, name, dentry) it used, and {@link PathWalk} validates at the end:
- * the rename and mount sequences have not moved, and every recorded lookup but the last
- * still holds (the directory's snapshot is the same object, or its entry for that name is
- * the same {@link Dentry} object, which is never re-inserted once removed). Then every
- * lookup held over an interval that contains the instant of the last one, so the walk's
- * answer was true at that instant: it is linearizable. On any doubt it restarts; after
- * the configured number of optimistic attempts it restarts in ref-walk mode (holding the
- * read sides of both sequence locks) and never switches back.
  *
- * <p>Follows {@code path_resolution(7)} and {@code link_path_walk} in {@code fs/namei.c}:
- * search permission on every directory component, {@code "."} and {@code ".."}, {@code ".."}
- * stays at the task's root and climbs out of mounts, at most {@link Limits#SYMLOOP_MAX}
- * links, {@code NAME_MAX} and {@code PATH_MAX}, trailing slashes.
+ * The optimistic walk may only return an answer the locked walk could have returned. It reads
+ * published snapshots without locking or writing shared memory, records every (directory, snapshot,
+ * name, dentry) it used, and {@link PathWalk} validates at the end: the rename and mount sequences
+ * have not moved, and every recorded lookup but the last still holds (the directory's snapshot is
+ * the same object, or its entry for that name is the same {@link Dentry} object, which is never
+ * re-inserted once removed). Then every lookup held over an interval that contains the instant of
+ * the last one, so the walk's answer was true at that instant: it is linearizable. On any doubt it
+ * restarts; after the configured number of optimistic attempts it restarts in ref-walk mode
+ * (holding the read sides of both sequence locks) and never switches back.
+ *
+ * <p>Follows {@code path_resolution(7)} and {@code link_path_walk} in {@code fs/namei.c}: search
+ * permission on every directory component, {@code "."} and {@code ".."}, {@code ".."} stays at the
+ * task's root and climbs out of mounts, at most {@link Limits#SYMLOOP_MAX} links, {@code NAME_MAX}
+ * and {@code PATH_MAX}, trailing slashes.
  */
 public final class Nameidata {
     /** Follow a final symbolic link. */
     public static final int LOOKUP_FOLLOW = 1;
+
     /** The result must be a directory ({@code ENOTDIR}). */
     public static final int LOOKUP_DIRECTORY = 1 << 1;
+
     /** An empty path names the start directory ({@code AT_EMPTY_PATH}). */
     public static final int LOOKUP_EMPTY = 1 << 2;
 
@@ -80,6 +81,7 @@ public final class Nameidata {
 
     /** The trail: per lookup, four slots (directory, snapshot, name, dentry). */
     private Object[] trail = new Object[4 * 8];
+
     private int trailLen;
     private boolean validateAll;
 
@@ -121,8 +123,8 @@ public final class Nameidata {
      *
      * @param flags {@link #LOOKUP_FOLLOW}, {@link #LOOKUP_DIRECTORY}, {@link #LOOKUP_EMPTY}
      * @return where the path leads
-     * @throws VfsException {@code ENOENT}, {@code ENOTDIR}, {@code EACCES}, {@code ELOOP},
-     *         {@code ENAMETOOLONG}, as {@code path_resolution(7)} lists
+     * @throws VfsException {@code ENOENT}, {@code ENOTDIR}, {@code EACCES}, {@code ELOOP}, {@code
+     *     ENAMETOOLONG}, as {@code path_resolution(7)} lists
      */
     public VfsPath walkFull(int flags) {
         if (!begin(flags)) {
@@ -133,8 +135,8 @@ public final class Nameidata {
     }
 
     /**
-     * Walks to the parent of the final component and stops there; {@link #last()},
-     * {@link #lastType()} and {@link #trailingSlash()} describe the final component.
+     * Walks to the parent of the final component and stops there; {@link #last()}, {@link
+     * #lastType()} and {@link #trailingSlash()} describe the final component.
      *
      * @return the parent directory
      */
@@ -148,10 +150,10 @@ public final class Nameidata {
     }
 
     /**
-     * After {@link #walkParent()}: looks the final component up in the parent, checking
-     * search permission, and records the lookup for validation. A final component longer
-     * than {@code NAME_MAX} is {@code ENAMETOOLONG} here ({@code ENOENT} in a removed
-     * directory), not during {@link #walkParent()}.
+     * After {@link #walkParent()}: looks the final component up in the parent, checking search
+     * permission, and records the lookup for validation. A final component longer than {@code
+     * NAME_MAX} is {@code ENAMETOOLONG} here ({@code ENOENT} in a removed directory), not during
+     * {@link #walkParent()}.
      *
      * @return the dentry, or {@code null} when the name is absent
      */
@@ -168,15 +170,17 @@ public final class Nameidata {
         return lookupIn(dir, last);
     }
 
-    /** Whether {@code dir} was removed: Linux's lookup says ENOENT there before it looks at the name. */
+    /**
+     * Whether {@code dir} was removed: Linux's lookup says ENOENT there before it looks at the
+     * name.
+     */
     private static boolean isDeadDir(Inode dir) {
         return dir instanceof DirectoryInode d && d.snapshotAcquire().isDead();
     }
 
     /**
-     * After {@link #lookupLast()} returned a symbolic link that must be followed: walks its
-     * body as a new parent walk, so that the caller can look up, or create, its final
-     * component.
+     * After {@link #lookupLast()} returned a symbolic link that must be followed: walks its body as
+     * a new parent walk, so that the caller can look up, or create, its final component.
      *
      * @param link the symbolic link
      * @return the new parent
@@ -202,8 +206,8 @@ public final class Nameidata {
     }
 
     /**
-     * Looks {@code name} up in {@code dir} and records the lookup for validation, for
-     * callers that read the tree other than by walking down a path ({@code getcwd}).
+     * Looks {@code name} up in {@code dir} and records the lookup for validation, for callers that
+     * read the tree other than by walking down a path ({@code getcwd}).
      *
      * @param dir the directory
      * @param name the name, in internal form
@@ -214,8 +218,8 @@ public final class Nameidata {
     }
 
     /**
-     * Reads {@code dir}'s parent link and records the read for validation, for callers that
-     * climb the tree ({@code getcwd}).
+     * Reads {@code dir}'s parent link and records the read for validation, for callers that climb
+     * the tree ({@code getcwd}).
      *
      * @param dir the directory
      * @return the link, or {@code null} for a superblock root
@@ -232,9 +236,9 @@ public final class Nameidata {
     }
 
     /**
-     * {@return whether the last link followed was a magic link that jumped to an inode
-     * ({@code /proc/self/fd/N}); after {@link #followLast} the walk then stands on the
-     * target itself, returned by {@link #current()}, not on a parent}
+     * {@return whether the last link followed was a magic link that jumped to an inode ({@code
+     * /proc/self/fd/N}); after {@link #followLast} the walk then stands on the target itself,
+     * returned by {@link #current()}, not on a parent}
      */
     public boolean jumped() {
         return jumped;
@@ -258,8 +262,8 @@ public final class Nameidata {
     }
 
     /**
-     * {@return the dentry the final inode was last looked up through, or {@code null} (none,
-     * or a computed lookup such as procfs, whose entries are made per lookup)}
+     * {@return the dentry the final inode was last looked up through, or {@code null} (none, or a
+     * computed lookup such as procfs, whose entries are made per lookup)}
      */
     public Dentry originDentry() {
         return originDentry;
@@ -332,7 +336,8 @@ public final class Nameidata {
                 if (parentMode) {
                     lastType = LastType.ROOT;
                     last = null;
-                } else if ((flags & LOOKUP_DIRECTORY) != 0 && (inode.iopFlags() & IopFlags.IOP_LOOKUP) == 0) {
+                } else if ((flags & LOOKUP_DIRECTORY) != 0
+                        && (inode.iopFlags() & IopFlags.IOP_LOOKUP) == 0) {
                     throw error(Errno.ENOTDIR);
                 }
                 return;
@@ -441,7 +446,8 @@ public final class Nameidata {
     }
 
     private void checkFinalDir(int flags, boolean slashAfter) {
-        if (((flags & LOOKUP_DIRECTORY) != 0 || slashAfter) && (inode.iopFlags() & IopFlags.IOP_LOOKUP) == 0) {
+        if (((flags & LOOKUP_DIRECTORY) != 0 || slashAfter)
+                && (inode.iopFlags() & IopFlags.IOP_LOOKUP) == 0) {
             throw error(Errno.ENOTDIR);
         }
     }
@@ -492,8 +498,10 @@ public final class Nameidata {
         }
         String target;
         try {
-            target = (link.iopFlags() & IopFlags.IOP_CUSTOM_LINK) != 0
-                    ? link.ops().getLink(link, ctx) : ((SymlinkInode) link).target();
+            target =
+                    (link.iopFlags() & IopFlags.IOP_CUSTOM_LINK) != 0
+                            ? link.ops().getLink(link, ctx)
+                            : ((SymlinkInode) link).target();
         } catch (VfsException e) {
             throw error(e.errno());
         }
@@ -525,9 +533,9 @@ public final class Nameidata {
     }
 
     /**
-     * As {@link #lookupIn(DirectoryInode, String)} for the component {@code path[off, end)}
-     * whose {@code String} hash code is {@code hash}. The trail records the name as a
-     * {@code String}: the dentry's own on a hit (equal to the component), a copy on a miss.
+     * As {@link #lookupIn(DirectoryInode, String)} for the component {@code path[off, end)} whose
+     * {@code String} hash code is {@code hash}. The trail records the name as a {@code String}: the
+     * dentry's own on a hit (equal to the component), a copy on a miss.
      */
     private Dentry lookupIn(DirectoryInode dir, String path, int off, int end, int hash) {
         DirSnapshot s = dir.snapshotAcquire();
@@ -595,25 +603,25 @@ public final class Nameidata {
     }
 
     /**
-     * Tells the walk that the caller read more after the last lookup (the attributes of
-     * the inode it reached): validation then checks every recorded lookup, the last one
-     * included, so that the caller's read and the path it came through hold at one instant.
+     * Tells the walk that the caller read more after the last lookup (the attributes of the inode
+     * it reached): validation then checks every recorded lookup, the last one included, so that the
+     * caller's read and the path it came through hold at one instant.
      */
     public void readAfterWalk() {
         validateAll = true;
     }
 
     /**
-     * {@return a proof of this walk (every lookup so far), for a writer to check when it
-     * applies the call} Call it at the end of the walk function.
+     * {@return a proof of this walk (every lookup so far), for a writer to check when it applies
+     * the call} Call it at the end of the walk function.
      */
     public WalkProof proof() {
         return new WalkProof(walker.locks(), Arrays.copyOf(trail, trailLen * 4), null);
     }
 
     /**
-     * Checks that every recorded lookup but the last (all of them after
-     * {@link #readAfterWalk()}) still holds.
+     * Checks that every recorded lookup but the last (all of them after {@link #readAfterWalk()})
+     * still holds.
      *
      * @return {@code true} if the walk's reads form one consistent cut
      */
@@ -629,10 +637,10 @@ public final class Nameidata {
     }
 
     /**
-     * Returns whether trail entry {@code k} still holds: a lookup's directory has the same
-     * snapshot or the same dentry for the name; a parent-link read finds the same link.
-     * Snapshots, dentries and links are new objects each time they are published and are
-     * never published again, so "the same object" means "unchanged since it was read".
+     * Returns whether trail entry {@code k} still holds: a lookup's directory has the same snapshot
+     * or the same dentry for the name; a parent-link read finds the same link. Snapshots, dentries
+     * and links are new objects each time they are published and are never published again, so "the
+     * same object" means "unchanged since it was read".
      */
     static boolean entryHolds(Object[] tr, int k) {
         DirectoryInode d = (DirectoryInode) tr[k];

@@ -1,7 +1,7 @@
 package dev.seqvfs.engine.walk;
 
-import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.sb.NamespaceLocks;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import java.util.concurrent.locks.StampedLock;
 
@@ -9,35 +9,38 @@ import java.util.concurrent.locks.StampedLock;
  * Runs path walks: optimistic ("RCU-walk", seed 004) first, then the locked ref-walk.
  *
  * <h2>Protocol</h2>
+ *
  * <ol>
  *   <li>Sample the mount sequence ({@code tryOptimisticRead}); a zero stamp (a writer is
- *       publishing) counts as a failed attempt.</li>
- *   <li>Run the caller's {@link WalkFunction} over published snapshots: no lock, no
- *       message, no store to shared memory. Every lookup and every parent-link read
- *       ({@code ..}) goes into the walk's trail. An error it raises is held, not yet
- *       reported: a negative answer needs the same validation as a positive one.</li>
- *   <li>Sample the rename sequence, check the trail ({@link Nameidata}), then validate
- *       both stamps; if all hold, return the answer or throw the held error.</li>
- *   <li>After {@code optimisticAttempts} failures, take the read sides of both locks
- *       (spinning, never parking: writers hold them for a few stores) and walk again,
- *       repeating only while the trail fails (a same-directory change hit a name on the
- *       path). Cross-directory renames and mount changes cannot happen meanwhile.</li>
+ *       publishing) counts as a failed attempt.
+ *   <li>Run the caller's {@link WalkFunction} over published snapshots: no lock, no message, no
+ *       store to shared memory. Every lookup and every parent-link read ({@code ..}) goes into the
+ *       walk's trail. An error it raises is held, not yet reported: a negative answer needs the
+ *       same validation as a positive one.
+ *   <li>Sample the rename sequence, check the trail ({@link Nameidata}), then validate both stamps;
+ *       if all hold, return the answer or throw the held error.
+ *   <li>After {@code optimisticAttempts} failures, take the read sides of both locks (spinning,
+ *       never parking: writers hold them for a few stores) and walk again, repeating only while the
+ *       trail fails (a same-directory change hit a name on the path). Cross-directory renames and
+ *       mount changes cannot happen meanwhile.
  * </ol>
- * <h2>Why the rename sequence only covers the validation</h2>
- * Every value the walk read that can change (a directory's entry for a name, a directory's
- * parent link) is re-read by the trail check; snapshots, dentries and links are new objects
- * at each publication and never come back, so an unchanged one was unchanged all along.
- * Positive reads therefore held together at every instant between the walk's last read and
- * the start of the check, and a negative lookup ends the walk (it is the last read). The one
- * thing the trail cannot see is a cross-directory rename that is half published (its two
- * parents' snapshots are two stores): that needs the rename write lock to be free over the
- * check, which the stamp sampled just before it proves. A rename that began and ended while
- * the walk ran therefore costs the walk nothing unless it touched a name the walk used
- * (Linux's per-dentry {@code d_seq} gives the same property). The mount sequence still
- * covers the whole walk: mount changes are rare, and the walk reads the mount table once.
  *
- * <p>Retries and ref-walks are counted in {@link NamespaceLocks#walkRetries} and
- * {@link NamespaceLocks#refWalks} (striped counters, touched only on the slow paths).
+ * <h2>Why the rename sequence only covers the validation</h2>
+ *
+ * Every value the walk read that can change (a directory's entry for a name, a directory's parent
+ * link) is re-read by the trail check; snapshots, dentries and links are new objects at each
+ * publication and never come back, so an unchanged one was unchanged all along. Positive reads
+ * therefore held together at every instant between the walk's last read and the start of the check,
+ * and a negative lookup ends the walk (it is the last read). The one thing the trail cannot see is
+ * a cross-directory rename that is half published (its two parents' snapshots are two stores): that
+ * needs the rename write lock to be free over the check, which the stamp sampled just before it
+ * proves. A rename that began and ended while the walk ran therefore costs the walk nothing unless
+ * it touched a name the walk used (Linux's per-dentry {@code d_seq} gives the same property). The
+ * mount sequence still covers the whole walk: mount changes are rare, and the walk reads the mount
+ * table once.
+ *
+ * <p>Retries and ref-walks are counted in {@link NamespaceLocks#walkRetries} and {@link
+ * NamespaceLocks#refWalks} (striped counters, touched only on the slow paths).
  *
  * <p>Thread-safe; holds no state of its own besides configuration.
  */
@@ -64,8 +67,8 @@ public final class PathWalk {
     }
 
     /**
-     * Walks {@code path} from {@code start} (or the task's root for absolute paths) and
-     * returns what {@code fn} computed from a validated walk.
+     * Walks {@code path} from {@code start} (or the task's root for absolute paths) and returns
+     * what {@code fn} computed from a validated walk.
      *
      * @param <T> what {@code fn} answers
      * @param ctx the task

@@ -5,8 +5,8 @@ import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.mount.VfsMount;
 
 /**
- * A position in the namespace ({@code struct path}): a mount and an inode reached through
- * it. The same inode reached through two bind mounts gives two different paths.
+ * A position in the namespace ({@code struct path}): a mount and an inode reached through it. The
+ * same inode reached through two bind mounts gives two different paths.
  *
  * @param mnt the mount
  * @param inode the inode

@@ -3,8 +3,8 @@ package dev.seqvfs.engine.walk;
 import dev.seqvfs.protocol.Credentials;
 
 /**
- * What a walk needs from the task that asks: its root, its identity, and a handle that
- * procfs lookups may use to answer per-task names ({@code /proc/self}).
+ * What a walk needs from the task that asks: its root, its identity, and a handle that procfs
+ * lookups may use to answer per-task names ({@code /proc/self}).
  */
 public interface WalkContext {
     /** {@return the task's root directory (the walk never climbs above it with "..")} */

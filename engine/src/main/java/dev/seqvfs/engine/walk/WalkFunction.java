@@ -1,9 +1,9 @@
 package dev.seqvfs.engine.walk;
 
 /**
- * The reading part of a call: walks with a {@link Nameidata} and computes an answer from
- * what it read. It must be free of side effects (no message, no write to shared memory),
- * because {@link PathWalk} may run it several times and keeps only a validated run.
+ * The reading part of a call: walks with a {@link Nameidata} and computes an answer from what it
+ * read. It must be free of side effects (no message, no write to shared memory), because {@link
+ * PathWalk} may run it several times and keeps only a validated run.
  *
  * @param <T> the answer
  */

@@ -4,15 +4,15 @@ import dev.seqvfs.engine.dir.PathProof;
 import dev.seqvfs.engine.sb.NamespaceLocks;
 
 /**
- * A {@link PathProof} made from a validated walk: an immutable copy of its trail of
- * lookups, (directory, snapshot, name, dentry) each.
+ * A {@link PathProof} made from a validated walk: an immutable copy of its trail of lookups,
+ * (directory, snapshot, name, dentry) each.
  *
- * <p>{@link #stillHolds()} samples both sequence locks, checks every lookup (the
- * directory's snapshot is the same object, or its entry for the name is the same dentry),
- * then validates the samples: if all hold, the path resolved to the same place at one
- * instant during the check, with no cross-directory rename or mount change half
- * published. Proofs of several walks (the two parents of a rename, the two paths of a
- * link) are combined with {@link #and} so that they are checked at one instant too.
+ * <p>{@link #stillHolds()} samples both sequence locks, checks every lookup (the directory's
+ * snapshot is the same object, or its entry for the name is the same dentry), then validates the
+ * samples: if all hold, the path resolved to the same place at one instant during the check, with
+ * no cross-directory rename or mount change half published. Proofs of several walks (the two
+ * parents of a rename, the two paths of a link) are combined with {@link #and} so that they are
+ * checked at one instant too.
  */
 public final class WalkProof implements PathProof {
     private final NamespaceLocks locks;

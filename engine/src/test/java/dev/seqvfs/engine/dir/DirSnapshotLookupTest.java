@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import dev.seqvfs.engine.inode.Inode;
-import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.fs.FileOperations;
 import dev.seqvfs.engine.fs.InodeOperations;
+import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.InodeOwner;
 import dev.seqvfs.engine.inode.RegularInode;
 import dev.seqvfs.protocol.Mode;
@@ -21,13 +21,13 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * Specifies {@link DirSnapshot}'s lookups, by {@code String} and by a range of a longer
- * string ({@code lookup(path, off, end, hash)}, the path walk's), against a
- * {@code java.util.HashMap} model: names in internal form (one char per byte, so
- * {@code '\u0080'..'\u00ff'} for non-ASCII UTF-8 and surrogateescape bytes), names whose
- * {@code String.hashCode()} collide ({@code "Aa"} and {@code "BB"} blocks), and the
- * components a path walk never looks up ({@code "."}, {@code ".."}, the empty name), which
- * no directory holds. Old versions must answer as they did when they were current.
+ * Specifies {@link DirSnapshot}'s lookups, by {@code String} and by a range of a longer string
+ * ({@code lookup(path, off, end, hash)}, the path walk's), against a {@code java.util.HashMap}
+ * model: names in internal form (one char per byte, so {@code '\u0080'..'\u00ff'} for non-ASCII
+ * UTF-8 and surrogateescape bytes), names whose {@code String.hashCode()} collide ({@code "Aa"} and
+ * {@code "BB"} blocks), and the components a path walk never looks up ({@code "."}, {@code ".."},
+ * the empty name), which no directory holds. Old versions must answer as they did when they were
+ * current.
  */
 class DirSnapshotLookupTest {
     /** Names that all share one hash code: every string of n blocks from {"Aa", "BB"}. */
@@ -43,54 +43,64 @@ class DirSnapshotLookupTest {
         return out;
     }
 
-    private static final InodeOwner OWNER = new InodeOwner() {
-        @Override
-        public long dev() {
-            return 1;
-        }
+    private static final InodeOwner OWNER =
+            new InodeOwner() {
+                @Override
+                public long dev() {
+                    return 1;
+                }
 
-        @Override
-        public long now() {
-            return 0;
-        }
+                @Override
+                public long now() {
+                    return 0;
+                }
 
-        @Override
-        public int blockSize() {
-            return 4096;
-        }
+                @Override
+                public int blockSize() {
+                    return 4096;
+                }
 
-        @Override
-        public void chargeBytes(long bytes, dev.seqvfs.protocol.Syscall op) {
-        }
+                @Override
+                public void chargeBytes(long bytes, dev.seqvfs.protocol.Syscall op) {}
 
-        @Override
-        public void unchargeBytes(long bytes) {
-        }
+                @Override
+                public void unchargeBytes(long bytes) {}
 
-        @Override
-        public long availableBytes() {
-            return Long.MAX_VALUE;
-        }
+                @Override
+                public long availableBytes() {
+                    return Long.MAX_VALUE;
+                }
 
-        @Override
-        public void inodeFreed(Inode inode) {
-        }
-    };
+                @Override
+                public void inodeFreed(Inode inode) {}
+            };
 
     /** A regular file: lookups only compare names, the inode is carried. */
     private static Inode file() {
-        return new RegularInode(1, OWNER, InodeOperations.GENERIC, FileOperations.NONE, InodeAttrs.create(Mode.S_IFREG | 0644, 1, 0, 0, 0, 0, 0));
+        return new RegularInode(
+                1,
+                OWNER,
+                InodeOperations.GENERIC,
+                FileOperations.NONE,
+                InodeAttrs.create(Mode.S_IFREG | 0644, 1, 0, 0, 0, 0, 0));
     }
 
     @Test
     void lookupRange_componentInsidePath_findsSameDentryAsLookupOfString() {
-        DirSnapshot s = DirSnapshot.empty().with("java.base", file()).with("src", file()).with("\u00e9t\u00e9", file());
+        DirSnapshot s =
+                DirSnapshot.empty()
+                        .with("java.base", file())
+                        .with("src", file())
+                        .with("\u00e9t\u00e9", file());
         String path = "/src//java.base/\u00e9t\u00e9/";
         int off = path.indexOf("java.base");
         int end = off + "java.base".length();
-        assertSame(s.lookup("java.base"), s.lookup(path, off, end, DirSnapshot.hash(path, off, end)));
+        assertSame(
+                s.lookup("java.base"), s.lookup(path, off, end, DirSnapshot.hash(path, off, end)));
         int e = path.indexOf('\u00e9');
-        assertSame(s.lookup("\u00e9t\u00e9"), s.lookup(path, e, e + 3, DirSnapshot.hash(path, e, e + 3)));
+        assertSame(
+                s.lookup("\u00e9t\u00e9"),
+                s.lookup(path, e, e + 3, DirSnapshot.hash(path, e, e + 3)));
         assertSame(s.lookup("src"), s.lookup(path, 1, 4, "src".hashCode()));
     }
 
@@ -115,7 +125,8 @@ class DirSnapshotLookupTest {
 
     @Test
     void lookupRange_dotDotdotAndEmptyComponents_areNeverEntries() {
-        DirSnapshot s = DirSnapshot.empty().with("a", file()).with("..a", file()).with(".a", file());
+        DirSnapshot s =
+                DirSnapshot.empty().with("a", file()).with("..a", file()).with(".a", file());
         String path = "/./../a//";
         assertNull(s.lookup(path, 1, 2, DirSnapshot.hash(path, 1, 2)));
         assertNull(s.lookup(path, 3, 5, DirSnapshot.hash(path, 3, 5)));

@@ -5,13 +5,12 @@ import java.util.function.UnaryOperator;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
- * The writer-only methods of {@link DirectoryInode}, for tests in other packages that play
- * a directory's writer (a rename coordinator's test standing in for a directory actor).
- * Test sources only; the library keeps these package-private.
+ * The writer-only methods of {@link DirectoryInode}, for tests in other packages that play a
+ * directory's writer (a rename coordinator's test standing in for a directory actor). Test sources
+ * only; the library keeps these package-private.
  */
 public final class DirTesting {
-    private DirTesting() {
-    }
+    private DirTesting() {}
 
     /** {@link DirectoryInode#casSnapshot}. */
     public static boolean casSnapshot(DirectoryInode d, DirSnapshot expect, DirSnapshot update) {

@@ -1,6 +1,5 @@
 package dev.seqvfs.engine.dir;
 
-import dev.seqvfs.engine.fs.tmpfs.TmpfsType;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -8,19 +7,19 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.seqvfs.engine.fs.tmpfs.TmpfsType;
 import dev.seqvfs.engine.inode.AttrChange;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
-import dev.seqvfs.engine.fs.InodeOperations;
 import dev.seqvfs.engine.reply.ReplyCollector;
 import dev.seqvfs.engine.reply.ReplyTo;
 import dev.seqvfs.engine.sb.NamespaceLocks;
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.sb.SuperblockConfig;
-import dev.seqvfs.protocol.VfsClock;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Mode;
+import dev.seqvfs.protocol.VfsClock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,16 +30,16 @@ import org.apache.pekko.actor.testkit.typed.Effect;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.BehaviorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestInbox;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.actor.testkit.typed.javadsl.TestInbox;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The states of {@link DirectoryActor} (live, prepared, dead), driven one message at a
- * time with Pekko's synchronous {@link BehaviorTestKit}: a command the actor has not
- * answered when {@code run} returns was stashed, not merely not yet processed.
+ * The states of {@link DirectoryActor} (live, prepared, dead), driven one message at a time with
+ * Pekko's synchronous {@link BehaviorTestKit}: a command the actor has not answered when {@code
+ * run} returns was stashed, not merely not yet processed.
  *
  * <pre>
  * /          the superblock root; its actor (a kit) makes the fixture
@@ -49,15 +48,24 @@ import org.junit.jupiter.api.Test;
  * /d/e       an empty directory
  * </pre>
  *
- * Replies go through a {@link ReplyCollector.Pending} registry, as in the engine; a
- * {@link Flag} proof stands for a walk that can be made stale at will.
+ * Replies go through a {@link ReplyCollector.Pending} registry, as in the engine; a {@link Flag}
+ * proof stands for a walk that can be made stale at will.
  */
 class DirectoryActorTest {
     private static final int STASH = 3;
     private static final Credentials ROOT = Credentials.ROOT;
 
-    private final Superblock sb = new Superblock(7, TmpfsType.INSTANCE, TmpfsType.superOperations(), SuperblockConfig.UNLIMITED,
-            VfsClock.SYSTEM, new NamespaceLocks(), 0755, 0, 0);
+    private final Superblock sb =
+            new Superblock(
+                    7,
+                    TmpfsType.INSTANCE,
+                    TmpfsType.superOperations(),
+                    SuperblockConfig.UNLIMITED,
+                    VfsClock.SYSTEM,
+                    new NamespaceLocks(),
+                    0755,
+                    0,
+                    0);
     private final ReplyCollector.Pending pending = new ReplyCollector.Pending();
     private DirectoryInode d;
     private Inode f;
@@ -76,7 +84,8 @@ class DirectoryActorTest {
     /** A caller waiting for a {@link DirReply}. */
     final class Reply {
         final CompletableFuture<DirReply> future = new CompletableFuture<>();
-        final ReplyTo<DirReply> to = new ReplyTo<>(pending, pending.register(future, Long.MAX_VALUE));
+        final ReplyTo<DirReply> to =
+                new ReplyTo<>(pending, pending.register(future, Long.MAX_VALUE));
 
         boolean answered() {
             return future.isDone();
@@ -94,7 +103,8 @@ class DirectoryActorTest {
 
     @BeforeEach
     void setUp() {
-        BehaviorTestKit<DirectoryActor.Command> rootKit = BehaviorTestKit.create(DirectoryActor.create(sb.root(), sb));
+        BehaviorTestKit<DirectoryActor.Command> rootKit =
+                BehaviorTestKit.create(DirectoryActor.create(sb.root(), sb));
         sb.root().publishActorRelease(rootKit.getRef());
         Reply r = new Reply();
         rootKit.run(mkdir("d", PathProof.NONE, r));
@@ -112,11 +122,13 @@ class DirectoryActorTest {
     // ------------------------------------------------------------------ commands
 
     private DirectoryActor.Create create(String name, PathProof proof, Reply r) {
-        return new DirectoryActor.Create(name, Mode.S_IFREG | 0644, 0, null, true, ROOT, proof, r.to);
+        return new DirectoryActor.Create(
+                name, Mode.S_IFREG | 0644, 0, null, true, ROOT, proof, r.to);
     }
 
     private DirectoryActor.Create mkdir(String name, PathProof proof, Reply r) {
-        return new DirectoryActor.Create(name, Mode.S_IFDIR | 0755, 0, null, true, ROOT, proof, r.to);
+        return new DirectoryActor.Create(
+                name, Mode.S_IFDIR | 0755, 0, null, true, ROOT, proof, r.to);
     }
 
     private DirectoryActor.Unlink unlink(String name, PathProof proof, Reply r) {
@@ -152,7 +164,8 @@ class DirectoryActorTest {
         return m;
     }
 
-    private DirectoryActor.Prepared prepare(long id, TestInbox<DirectoryActor.Prepared> coordinator) {
+    private DirectoryActor.Prepared prepare(
+            long id, TestInbox<DirectoryActor.Prepared> coordinator) {
         kit.run(new DirectoryActor.PrepareRename(id, d, coordinator.getRef()));
         return coordinator.receiveMessage();
     }
@@ -167,11 +180,15 @@ class DirectoryActorTest {
         DirectoryActor.Prepared p = prepare(1, coordinator);
         assertEquals(1, p.renameId());
         assertSame(d, p.dir());
-        assertSame(before, p.snapshot(), "the snapshot the coordinator plans on is the published one");
+        assertSame(
+                before, p.snapshot(), "the snapshot the coordinator plans on is the published one");
 
         List<Reply> replies = new ArrayList<>();
-        for (var c : List.of(create("n", PathProof.NONE, track(replies)), chmod(PathProof.NONE, track(replies)),
-                unlink("f", PathProof.NONE, track(replies)))) {
+        for (var c :
+                List.of(
+                        create("n", PathProof.NONE, track(replies)),
+                        chmod(PathProof.NONE, track(replies)),
+                        unlink("f", PathProof.NONE, track(replies)))) {
             kit.run(c);
         }
         for (Reply r : replies) {
@@ -257,10 +274,10 @@ class DirectoryActorTest {
     }
 
     /**
-     * The directory half of "a prepare refused by a full stash": the refusal names the
-     * directory and says why, so that the coordinator fails that rename at once (see
-     * {@code SuperblockActorTest}) instead of filing a directory-less answer as the other
-     * parent's and waiting for its watchdog.
+     * The directory half of "a prepare refused by a full stash": the refusal names the directory
+     * and says why, so that the coordinator fails that rename at once (see {@code
+     * SuperblockActorTest}) instead of filing a directory-less answer as the other parent's and
+     * waiting for its watchdog.
      */
     @Test
     void prepareRename_preparedWithAFullStash_refusesWithEAGAINNamingTheDirectory() {
@@ -288,7 +305,10 @@ class DirectoryActorTest {
         kit.run(create("late", proof, r));
         proof.holds = false;
         kit.run(new DirectoryActor.RenameFinished(4));
-        assertEquals(Errno.ESTALE, r.errno(), "the proof is checked when the command applies, not when it arrives");
+        assertEquals(
+                Errno.ESTALE,
+                r.errno(),
+                "the proof is checked when the command applies, not when it arrives");
         assertNull(d.snapshotAcquire().lookup("late"));
     }
 
@@ -340,7 +360,8 @@ class DirectoryActorTest {
             stale.holds = false;
             Reply gone = new Reply();
             kit.run(e.getValue().apply(stale, gone));
-            assertEquals(Errno.ESTALE, gone.errno(), e.getKey() + " with a stale proof: walk again");
+            assertEquals(
+                    Errno.ESTALE, gone.errno(), e.getKey() + " with a stale proof: walk again");
             Reply none = new Reply();
             kit.run(e.getValue().apply(null, none));
             assertEquals(Errno.ENOENT, none.errno(), e.getKey() + " without a proof");
@@ -355,10 +376,14 @@ class DirectoryActorTest {
         kit.run(unlink("f", PathProof.NONE, uf));
         Reply ue = new Reply();
         kit.run(rmdir("e", PathProof.NONE, ue));
-        assertTrue(d.tryKill(d.snapshotAcquire()), "a remover's kill, its parent not yet published");
+        assertTrue(
+                d.tryKill(d.snapshotAcquire()), "a remover's kill, its parent not yet published");
         Reply r = new Reply();
         kit.run(create("n", new Flag(), r));
-        assertEquals(Errno.ESTALE, r.errno(), "found dead by its own CAS while the removal is published");
+        assertEquals(
+                Errno.ESTALE,
+                r.errno(),
+                "found dead by its own CAS while the removal is published");
         Reply later = new Reply();
         kit.run(mkdir("m", new Flag(), later));
         assertEquals(Errno.ESTALE, later.errno(), "and from then on in the dead state");
@@ -402,7 +427,10 @@ class DirectoryActorTest {
         assertFalse(kit.isAlive());
     }
 
-    /** A prepared actor stashes Unmounted with the rest (real actors: the synchronous kit does not end a behavior that unstashes into a stop). */
+    /**
+     * A prepared actor stashes Unmounted with the rest (real actors: the synchronous kit does not
+     * end a behavior that unstashes into a stop).
+     */
     @Test
     void unmounted_prepared_isStashed_andStopsAfterItsRenameFinished() {
         ActorTestKit tk = ActorTestKit.create(ActorTestKit.applicationTestConfig());
@@ -431,10 +459,15 @@ class DirectoryActorTest {
         assertFalse(kit.isAlive());
     }
 
-    /** The same with real timers (Pekko's manual clock): a message restarts the idle time; the stop clears the reference. */
+    /**
+     * The same with real timers (Pekko's manual clock): a message restarts the idle time; the stop
+     * clears the reference.
+     */
     @Test
     void dead_idleForDeadIdle_stopsAndClearsTheActorReference() {
-        ActorTestKit tk = ActorTestKit.create(ManualTime.config().withFallback(ActorTestKit.applicationTestConfig()));
+        ActorTestKit tk =
+                ActorTestKit.create(
+                        ManualTime.config().withFallback(ActorTestKit.applicationTestConfig()));
         try {
             ManualTime time = ManualTime.get(tk.system());
             removeD();
@@ -443,7 +476,9 @@ class DirectoryActorTest {
             TestProbe<DirectoryActor.Prepared> coordinator = tk.createTestProbe();
             ref.tell(new DirectoryActor.Died());
             ref.tell(new DirectoryActor.PrepareRename(1, d, coordinator.ref()));
-            assertTrue(coordinator.receiveMessage().snapshot().isDead(), "dead, and every message handled so far");
+            assertTrue(
+                    coordinator.receiveMessage().snapshot().isDead(),
+                    "dead, and every message handled so far");
 
             time.timePasses(DirectoryActor.DEAD_IDLE.minusMillis(1));
             ref.tell(new DirectoryActor.PrepareRename(2, d, coordinator.ref()));
@@ -451,40 +486,66 @@ class DirectoryActorTest {
 
             time.timePasses(DirectoryActor.DEAD_IDLE.minusMillis(1));
             ref.tell(new DirectoryActor.PrepareRename(3, d, coordinator.ref()));
-            assertEquals(3, coordinator.receiveMessage().renameId(), "the last message restarted the idle time");
+            assertEquals(
+                    3,
+                    coordinator.receiveMessage().renameId(),
+                    "the last message restarted the idle time");
 
             time.timePasses(DirectoryActor.DEAD_IDLE);
             coordinator.expectTerminated(ref);
-            assertNull(d.actorAcquire(), "cleared on stop: the next sender goes through the superblock actor");
+            assertNull(
+                    d.actorAcquire(),
+                    "cleared on stop: the next sender goes through the superblock actor");
         } finally {
             tk.shutdownTestKit();
         }
     }
 
     /**
-     * Regression: the stopping actor cleared {@link DirectoryInode#actorAcquire()} only if
-     * it was {@code ==} its own {@code getSelf()}, but the reference its superblock actor
-     * spawned and published is another adapter object of the same actor, so the field was
-     * never cleared. Every command to the removed directory after its actor's
-     * {@code DEAD_IDLE} stop (through an open descriptor) went to dead letters and failed
-     * with {@code EIO} after the ask timeout instead of {@code ENOENT}.
+     * Regression: the stopping actor cleared {@link DirectoryInode#actorAcquire()} only if it was
+     * {@code ==} its own {@code getSelf()}, but the reference its superblock actor spawned and
+     * published is another adapter object of the same actor, so the field was never cleared. Every
+     * command to the removed directory after its actor's {@code DEAD_IDLE} stop (through an open
+     * descriptor) went to dead letters and failed with {@code EIO} after the ask timeout instead of
+     * {@code ENOENT}.
      */
     @Test
     void tellDirectory_deadDirectoryAfterItsActorStopped_failsWithENOENT() throws Exception {
-        ActorTestKit tk = ActorTestKit.create(ManualTime.config().withFallback(ActorTestKit.applicationTestConfig()));
+        ActorTestKit tk =
+                ActorTestKit.create(
+                        ManualTime.config().withFallback(ActorTestKit.applicationTestConfig()));
         try {
             ManualTime time = ManualTime.get(tk.system());
-            Superblock other = new Superblock(8, TmpfsType.INSTANCE, TmpfsType.superOperations(), SuperblockConfig.UNLIMITED,
-                    VfsClock.SYSTEM, new NamespaceLocks(), 0755, 0, 0);
-            other.publishActorRelease(tk.spawn(dev.seqvfs.engine.sb.SuperblockActor.create(other,
-                    org.apache.pekko.actor.typed.DispatcherSelector.defaultDispatcher())));
+            Superblock other =
+                    new Superblock(
+                            8,
+                            TmpfsType.INSTANCE,
+                            TmpfsType.superOperations(),
+                            SuperblockConfig.UNLIMITED,
+                            VfsClock.SYSTEM,
+                            new NamespaceLocks(),
+                            0755,
+                            0,
+                            0);
+            other.publishActorRelease(
+                    tk.spawn(
+                            dev.seqvfs.engine.sb.SuperblockActor.create(
+                                    other,
+                                    org.apache.pekko.actor.typed.DispatcherSelector
+                                            .defaultDispatcher())));
             DirectoryInode gone = other.root();
             Reply first = new Reply();
             other.tellDirectory(gone, chmod(PathProof.NONE, first));
-            assertTrue(first.future.get(3, java.util.concurrent.TimeUnit.SECONDS).isOk(), "spawned, answered");
+            assertTrue(
+                    first.future.get(3, java.util.concurrent.TimeUnit.SECONDS).isOk(),
+                    "spawned, answered");
             Reply sync0 = new Reply();
-            other.actorAcquire().tell(new dev.seqvfs.engine.sb.SuperblockActor.Remount(false, sync0.to));
-            sync0.future.get(3, java.util.concurrent.TimeUnit.SECONDS); // it publishes the reference after the first tell
+            other.actorAcquire()
+                    .tell(new dev.seqvfs.engine.sb.SuperblockActor.Remount(false, sync0.to));
+            sync0.future.get(
+                    3,
+                    java.util.concurrent.TimeUnit
+                            .SECONDS); // it publishes the reference after the first tell
             ActorRef<DirectoryActor.Command> ref = gone.actorAcquire();
             assertNotNull(ref);
 
@@ -495,11 +556,14 @@ class DirectoryActorTest {
             sync.receiveMessage();
             time.timePasses(DirectoryActor.DEAD_IDLE);
             sync.expectTerminated(ref);
-            assertNull(gone.actorAcquire(), "the actor the superblock spawned cleared its reference");
+            assertNull(
+                    gone.actorAcquire(), "the actor the superblock spawned cleared its reference");
 
             Reply later = new Reply();
             other.tellDirectory(gone, create("x", PathProof.NONE, later));
-            assertEquals(Errno.ENOENT, later.future.get(3, java.util.concurrent.TimeUnit.SECONDS).error());
+            assertEquals(
+                    Errno.ENOENT,
+                    later.future.get(3, java.util.concurrent.TimeUnit.SECONDS).error());
         } finally {
             tk.shutdownTestKit();
         }

@@ -27,7 +27,6 @@ import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
-import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.AfterAll;
@@ -35,13 +34,15 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Specifies {@link CallingThreadExecutor} as Pekko runs it (through
- * {@link CallingThreadExecutorConfigurator}) and on its own.
+ * Specifies {@link CallingThreadExecutor} as Pekko runs it (through {@link
+ * CallingThreadExecutorConfigurator}) and on its own.
  */
 class CallingThreadExecutorTest {
 
     /** Dispatchers under test; self-contained so the test does not depend on reference.conf. */
-    private static final Config CONFIG = ConfigFactory.parseString("""
+    private static final Config CONFIG =
+            ConfigFactory.parseString(
+                            """
             pekko.loglevel = WARNING
             test-inline {
               type = Dispatcher
@@ -55,7 +56,8 @@ class CallingThreadExecutorTest {
             # the bound is hit at once; a mailbox re-schedules itself after every message
             test-bounded = ${test-inline} { throughput = 1, calling-thread-executor.max-trampolined = 2 }
             test-off = ${test-inline} { calling-thread-executor.inline = off }
-            """).resolve();
+            """)
+                    .resolve();
 
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
@@ -88,7 +90,8 @@ class CallingThreadExecutorTest {
     record Hop(CompletableFuture<Where> done) implements Cmd {}
 
     /** Tells each target one {@link Ping}. */
-    record FanOut(List<ActorRef<Cmd>> targets, CountDownLatch processed, Set<Thread> threads) implements Cmd {}
+    record FanOut(List<ActorRef<Cmd>> targets, CountDownLatch processed, Set<Thread> threads)
+            implements Cmd {}
 
     record Ping(CountDownLatch processed, Set<Thread> threads) implements Cmd {}
 
@@ -103,56 +106,71 @@ class CallingThreadExecutorTest {
     private static Behavior<Cmd> counter() {
         int[] count = {0}; // confined to the actor: a plain field, as an actor's state is
         return Behaviors.receive(Cmd.class)
-                .onMessage(Increment.class, m -> {
-                    if (m.inHandler() != null && m.inHandler().incrementAndGet() != 1) {
-                        m.overlapped().set(true);
-                    }
-                    int before = count[0];
-                    Thread.onSpinWait(); // widen the window a lost update or an overlap would need
-                    count[0] = before + 1;
-                    if (m.inHandler() != null) {
-                        m.inHandler().decrementAndGet();
-                    }
-                    return Behaviors.same();
-                })
-                .onMessage(GetCount.class, m -> {
-                    m.replyTo().tell(count[0]);
-                    return Behaviors.same();
-                })
-                .onMessage(WhoRuns.class, m -> {
-                    m.replyTo().tell(here());
-                    return Behaviors.same();
-                })
-                .onMessage(Ping.class, m -> {
-                    m.threads().add(Thread.currentThread());
-                    m.processed().countDown();
-                    return Behaviors.same();
-                })
-                .onMessage(FanOut.class, m -> {
-                    for (ActorRef<Cmd> target : m.targets()) {
-                        target.tell(new Ping(m.processed(), m.threads()));
-                    }
-                    return Behaviors.same();
-                })
-                .onMessage(Burst.class, m -> {
-                    for (int i = 0; i < m.n(); i++) {
-                        m.target().tell(new Increment(null, null));
-                    }
-                    return Behaviors.same();
-                })
+                .onMessage(
+                        Increment.class,
+                        m -> {
+                            if (m.inHandler() != null && m.inHandler().incrementAndGet() != 1) {
+                                m.overlapped().set(true);
+                            }
+                            int before = count[0];
+                            Thread.onSpinWait(); // widen the window a lost update or an overlap
+                            // would need
+                            count[0] = before + 1;
+                            if (m.inHandler() != null) {
+                                m.inHandler().decrementAndGet();
+                            }
+                            return Behaviors.same();
+                        })
+                .onMessage(
+                        GetCount.class,
+                        m -> {
+                            m.replyTo().tell(count[0]);
+                            return Behaviors.same();
+                        })
+                .onMessage(
+                        WhoRuns.class,
+                        m -> {
+                            m.replyTo().tell(here());
+                            return Behaviors.same();
+                        })
+                .onMessage(
+                        Ping.class,
+                        m -> {
+                            m.threads().add(Thread.currentThread());
+                            m.processed().countDown();
+                            return Behaviors.same();
+                        })
+                .onMessage(
+                        FanOut.class,
+                        m -> {
+                            for (ActorRef<Cmd> target : m.targets()) {
+                                target.tell(new Ping(m.processed(), m.threads()));
+                            }
+                            return Behaviors.same();
+                        })
+                .onMessage(
+                        Burst.class,
+                        m -> {
+                            for (int i = 0; i < m.n(); i++) {
+                                m.target().tell(new Increment(null, null));
+                            }
+                            return Behaviors.same();
+                        })
                 .build();
     }
 
     private static Behavior<Cmd> relay(ActorRef<Cmd> next) {
         return Behaviors.receive(Cmd.class)
-                .onMessage(Hop.class, m -> {
-                    if (next == null) {
-                        m.done().complete(here());
-                    } else {
-                        next.tell(m);
-                    }
-                    return Behaviors.same();
-                })
+                .onMessage(
+                        Hop.class,
+                        m -> {
+                            if (next == null) {
+                                m.done().complete(here());
+                            } else {
+                                next.tell(m);
+                            }
+                            return Behaviors.same();
+                        })
                 .build();
     }
 
@@ -160,7 +178,8 @@ class CallingThreadExecutorTest {
         return testKit.spawn(behavior, DispatcherSelector.fromConfig(dispatcher));
     }
 
-    private static <R> CompletableFuture<R> ask(ActorRef<Cmd> target,
+    private static <R> CompletableFuture<R> ask(
+            ActorRef<Cmd> target,
             org.apache.pekko.japi.function.Function<ActorRef<R>, Cmd> message) {
         return AskPattern.ask(target, message, TIMEOUT, testKit.scheduler()).toCompletableFuture();
     }
@@ -170,13 +189,17 @@ class CallingThreadExecutorTest {
     @Test
     void ask_fromPlainThreadToIdleActor_runsHandlerOnCallerAndIsDoneWhenAskReturns() {
         ActorRef<Cmd> actor = spawnOn("test-inline", counter());
-        ask(actor, WhoRuns::new).join(); // the actor has processed its start-up; its mailbox is idle
+        ask(actor, WhoRuns::new)
+                .join(); // the actor has processed its start-up; its mailbox is idle
 
         for (int i = 0; i < 100; i++) {
             CompletableFuture<Where> reply = ask(actor, WhoRuns::new);
 
             assertTrue(reply.isDone(), "reply must be complete when ask returns (ask " + i + ")");
-            assertSame(Thread.currentThread(), reply.join().thread(), "handler must run on the asking thread");
+            assertSame(
+                    Thread.currentThread(),
+                    reply.join().thread(),
+                    "handler must run on the asking thread");
         }
     }
 
@@ -207,8 +230,11 @@ class CallingThreadExecutorTest {
         assertTrue(done.isDone(), "the whole chain must have run before tell returned");
         Where last = done.join();
         assertSame(Thread.currentThread(), last.thread());
-        assertTrue(last.stackDepth() - callerDepth < 200,
-                "last hop ran " + (last.stackDepth() - callerDepth) + " frames above the caller: recursion");
+        assertTrue(
+                last.stackDepth() - callerDepth < 200,
+                "last hop ran "
+                        + (last.stackDepth() - callerDepth)
+                        + " frames above the caller: recursion");
     }
 
     // ---- (iii) combining keeps the actor single-threaded ----
@@ -223,17 +249,22 @@ class CallingThreadExecutorTest {
         CyclicBarrier start = new CyclicBarrier(threads);
         List<CompletableFuture<Void>> senders = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
-            senders.add(CompletableFuture.runAsync(() -> {
-                await(start);
-                for (int i = 1; i <= perThread; i++) {
-                    actor.tell(new Increment(inHandler, overlapped));
-                    if (i % 1000 == 0) {
-                        ask(actor, GetCount::new).join(); // mix blocking asks into the traffic
-                    }
-                }
-            }, runEachOnNewThread()));
+            senders.add(
+                    CompletableFuture.runAsync(
+                            () -> {
+                                await(start);
+                                for (int i = 1; i <= perThread; i++) {
+                                    actor.tell(new Increment(inHandler, overlapped));
+                                    if (i % 1000 == 0) {
+                                        ask(actor, GetCount::new)
+                                                .join(); // mix blocking asks into the traffic
+                                    }
+                                }
+                            },
+                            runEachOnNewThread()));
         }
-        CompletableFuture.allOf(senders.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+        CompletableFuture.allOf(senders.toArray(CompletableFuture[]::new))
+                .get(60, TimeUnit.SECONDS);
 
         int count = count(actor);
 
@@ -257,10 +288,12 @@ class CallingThreadExecutorTest {
 
         fanOut.tell(new FanOut(targets, processed, threads));
 
-        assertTrue(processed.await(TIMEOUT.toSeconds(), TimeUnit.SECONDS),
+        assertTrue(
+                processed.await(TIMEOUT.toSeconds(), TimeUnit.SECONDS),
                 processed.getCount() + " pings never processed");
         assertTrue(threads.contains(Thread.currentThread()), "the first 2 pings run on the caller");
-        assertTrue(threads.stream().anyMatch(t -> t.getName().contains("test-bounded")),
+        assertTrue(
+                threads.stream().anyMatch(t -> t.getName().contains("test-bounded")),
                 "pings past the bound run on the backing pool: " + threads);
     }
 
@@ -284,11 +317,12 @@ class CallingThreadExecutorTest {
         CallingThreadExecutor executor = new CallingThreadExecutor(pool, 64);
         List<String> order = new ArrayList<>();
 
-        executor.execute(() -> {
-            order.add("outer-start");
-            executor.execute(() -> order.add("nested"));
-            order.add("outer-end");
-        });
+        executor.execute(
+                () -> {
+                    order.add("outer-start");
+                    executor.execute(() -> order.add("nested"));
+                    order.add("outer-end");
+                });
 
         assertEquals(List.of("outer-start", "outer-end", "nested"), order);
         executor.shutdown();
@@ -301,7 +335,7 @@ class CallingThreadExecutorTest {
         executor.shutdown();
 
         assertTrue(executor.isShutdown());
-        assertThrows(RejectedExecutionException.class, () -> executor.execute(() -> { }));
+        assertThrows(RejectedExecutionException.class, () -> executor.execute(() -> {}));
     }
 
     @Test
@@ -309,10 +343,15 @@ class CallingThreadExecutorTest {
         CallingThreadExecutor executor = new CallingThreadExecutor(new ForkJoinPool(1), 64);
         AtomicBoolean queuedRan = new AtomicBoolean();
 
-        AssertionError thrown = assertThrows(AssertionError.class, () -> executor.execute(() -> {
-            executor.execute(() -> queuedRan.set(true));
-            throw new AssertionError("fatal");
-        }));
+        AssertionError thrown =
+                assertThrows(
+                        AssertionError.class,
+                        () ->
+                                executor.execute(
+                                        () -> {
+                                            executor.execute(() -> queuedRan.set(true));
+                                            throw new AssertionError("fatal");
+                                        }));
 
         assertEquals("fatal", thrown.getMessage());
         assertTrue(queuedRan.get(), "a queued task was dropped: its mailbox would stay scheduled");
@@ -334,13 +373,14 @@ class CallingThreadExecutorTest {
         CallingThreadExecutor executor = new CallingThreadExecutor(new ForkJoinPool(1), 64);
         List<String> order = new ArrayList<>();
 
-        executor.execute(() -> {
-            executor.execute(() -> order.add("queued"));
-            // a waiter inside a task (a blocking call from a dependent stage) helps first
-            assertTrue(CallingThreadExecutor.runQueuedTask());
-            order.add("after-help");
-            assertFalse(CallingThreadExecutor.runQueuedTask(), "nothing left");
-        });
+        executor.execute(
+                () -> {
+                    executor.execute(() -> order.add("queued"));
+                    // a waiter inside a task (a blocking call from a dependent stage) helps first
+                    assertTrue(CallingThreadExecutor.runQueuedTask());
+                    order.add("after-help");
+                    assertFalse(CallingThreadExecutor.runQueuedTask(), "nothing left");
+                });
 
         assertEquals(List.of("queued", "after-help"), order);
         executor.shutdown();
@@ -352,11 +392,16 @@ class CallingThreadExecutorTest {
         CallingThreadExecutor inner = new CallingThreadExecutor(new ForkJoinPool(1), 64);
         AtomicBoolean ran = new AtomicBoolean();
 
-        outer.execute(() -> inner.execute(() -> {
-            outer.execute(() -> ran.set(true)); // queued on the outer drain, behind this
-            assertTrue(CallingThreadExecutor.runQueuedTask());
-            assertTrue(ran.get());
-        }));
+        outer.execute(
+                () ->
+                        inner.execute(
+                                () -> {
+                                    outer.execute(
+                                            () -> ran.set(true)); // queued on the outer drain,
+                                    // behind this
+                                    assertTrue(CallingThreadExecutor.runQueuedTask());
+                                    assertTrue(ran.get());
+                                }));
 
         assertTrue(ran.get());
         outer.shutdown();
@@ -373,13 +418,21 @@ class CallingThreadExecutorTest {
         CallingThreadExecutor executor = new CallingThreadExecutor(new ForkJoinPool(1), 64);
         AtomicBoolean rest = new AtomicBoolean();
 
-        AssertionError thrown = assertThrows(AssertionError.class, () -> executor.execute(() -> {
-            executor.execute(() -> {
-                throw new AssertionError("helped");
-            });
-            assertTrue(CallingThreadExecutor.runQueuedTask());
-            rest.set(true); // the helper goes on; the drain rethrows when it ends
-        }));
+        AssertionError thrown =
+                assertThrows(
+                        AssertionError.class,
+                        () ->
+                                executor.execute(
+                                        () -> {
+                                            executor.execute(
+                                                    () -> {
+                                                        throw new AssertionError("helped");
+                                                    });
+                                            assertTrue(CallingThreadExecutor.runQueuedTask());
+                                            rest.set(
+                                                    true); // the helper goes on; the drain rethrows
+                                            // when it ends
+                                        }));
 
         assertEquals("helped", thrown.getMessage());
         assertTrue(rest.get());
@@ -390,7 +443,8 @@ class CallingThreadExecutorTest {
     void shippedConfig_namesThisConfiguratorAtSeqvfsDispatcher() {
         Config shipped = ConfigFactory.parseResources("seqvfs-dispatcher.conf");
 
-        assertEquals(CallingThreadExecutorConfigurator.class.getName(),
+        assertEquals(
+                CallingThreadExecutorConfigurator.class.getName(),
                 shipped.getString("seqvfs.dispatcher.executor"));
         assertEquals("Dispatcher", shipped.getString("seqvfs.dispatcher.type"));
     }

@@ -9,10 +9,10 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link FileData} against a plain byte-array model: random writes, truncates and reads,
- * including sparse writes far past the end, must read back the model's bytes; old
- * versions must be unchanged by later writes (path copying); SEEK_DATA/SEEK_HOLE must
- * agree with which pages the model ever wrote.
+ * {@link FileData} against a plain byte-array model: random writes, truncates and reads, including
+ * sparse writes far past the end, must read back the model's bytes; old versions must be unchanged
+ * by later writes (path copying); SEEK_DATA/SEEK_HOLE must agree with which pages the model ever
+ * wrote.
  */
 class FileDataTest {
     @Test
@@ -26,7 +26,10 @@ class FileDataTest {
             for (int step = 0; step < 300; step++) {
                 int op = rnd.nextInt(10);
                 if (op < 6) {
-                    long off = rnd.nextInt(4) == 0 ? rnd.nextInt(1 << 20) : rnd.nextInt(Math.max(1, model.length + 100));
+                    long off =
+                            rnd.nextInt(4) == 0
+                                    ? rnd.nextInt(1 << 20)
+                                    : rnd.nextInt(Math.max(1, model.length + 100));
                     byte[] data = new byte[1 + rnd.nextInt(rnd.nextBoolean() ? 10 : 9000)];
                     rnd.nextBytes(data);
                     f = f.write(off, data, 0, data.length);
@@ -46,7 +49,8 @@ class FileDataTest {
                 byte[] got = new byte[model.length + 17];
                 int n = f.read(0, got, 0, got.length);
                 assertEquals(model.length, n);
-                assertArrayEquals(model, Arrays.copyOf(got, n), "content, seed " + seed + " step " + step);
+                assertArrayEquals(
+                        model, Arrays.copyOf(got, n), "content, seed " + seed + " step " + step);
                 int from = model.length == 0 ? 0 : rnd.nextInt(model.length);
                 byte[] part = new byte[rnd.nextInt(5000) + 1];
                 int m = f.read(from, part, 0, part.length);
@@ -85,7 +89,8 @@ class FileDataTest {
     void truncateShrinkThenExtend_exposesZerosNotOldBytes() {
         byte[] data = new byte[10_000];
         Arrays.fill(data, (byte) 7);
-        FileData f = FileData.empty().write(0, data, 0, data.length).truncate(5000).truncate(10_000);
+        FileData f =
+                FileData.empty().write(0, data, 0, data.length).truncate(5000).truncate(10_000);
         byte[] got = new byte[10_000];
         f.read(0, got, 0, got.length);
         for (int i = 0; i < 10_000; i++) {
@@ -94,10 +99,16 @@ class FileDataTest {
         assertTrue(f.pages() <= 2, "pages past the shrink point were kept: " + f.pages());
     }
 
-    /** shmem_setattr truncates from the new size on whenever the size does not grow (host: Linux 6.18, tmpfs). */
+    /**
+     * shmem_setattr truncates from the new size on whenever the size does not grow (host: Linux
+     * 6.18, tmpfs).
+     */
     @Test
     void truncate_toTheSameSize_dropsPagesAllocatedPastTheEnd() {
-        FileData f = FileData.empty().write(0, new byte[100], 0, 100).allocate(5 * FileData.PAGE, 2 * FileData.PAGE, true);
+        FileData f =
+                FileData.empty()
+                        .write(0, new byte[100], 0, 100)
+                        .allocate(5 * FileData.PAGE, 2 * FileData.PAGE, true);
         assertEquals(3 * FileData.PAGE, f.allocatedBytes());
         FileData same = f.truncate(100);
         assertEquals(100, same.size());
@@ -110,18 +121,26 @@ class FileDataTest {
         assertTrue(plain.truncate(100) == plain, "nothing past the end: the same version");
     }
 
-    /** shmem_truncate_range punches the range as given, not cut at i_size (host: Linux 6.18, tmpfs). */
+    /**
+     * shmem_truncate_range punches the range as given, not cut at i_size (host: Linux 6.18, tmpfs).
+     */
     @Test
     void punchHole_reachingPastTheEnd_dropsPagesAllocatedThere() {
         long page = FileData.PAGE;
         int head = FileData.PAGE + 10;
-        FileData f = FileData.empty().write(0, new byte[head], 0, head)
-                .allocate(3 * page, 2 * page, true);
+        FileData f =
+                FileData.empty()
+                        .write(0, new byte[head], 0, head)
+                        .allocate(3 * page, 2 * page, true);
         assertEquals(4 * page, f.allocatedBytes());
         FileData punched = f.punchHole(page, 10 * page);
         assertEquals(page + 10, punched.size());
-        assertEquals(page, punched.allocatedBytes(), "page 1 (holding the end) and the two past it are punched");
+        assertEquals(
+                page,
+                punched.allocatedBytes(),
+                "page 1 (holding the end) and the two past it are punched");
         FileData partial = f.punchHole(3 * page + 1, 4 * page);
-        assertEquals(3 * page, partial.allocatedBytes(), "page 3 partly punched stays, page 4 goes");
+        assertEquals(
+                3 * page, partial.allocatedBytes(), "page 3 partly punched stays, page 4 goes");
     }
 }

@@ -17,9 +17,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link Pipe} against {@code pipe(7)}: end of file, {@code EPIPE}, {@code EAGAIN},
- * {@code PIPE_BUF} atomicity under many concurrent writers, capacity changes, and the
- * asynchronous read/write paths.
+ * {@link Pipe} against {@code pipe(7)}: end of file, {@code EPIPE}, {@code EAGAIN}, {@code
+ * PIPE_BUF} atomicity under many concurrent writers, capacity changes, and the asynchronous
+ * read/write paths.
  */
 class PipeTest {
     @Test
@@ -36,16 +36,22 @@ class PipeTest {
     void write_afterLastReaderCloses_failsWithEPIPE() {
         Pipe p = new Pipe();
         p.releaseReader();
-        assertEquals(Errno.EPIPE, assertThrows(VfsException.class, () -> p.write(new byte[1], 0, 1, false)).errno());
+        assertEquals(
+                Errno.EPIPE,
+                assertThrows(VfsException.class, () -> p.write(new byte[1], 0, 1, false)).errno());
     }
 
     @Test
     void nonblockingEnds_emptyOrFull_failWithEAGAIN() {
         Pipe p = new Pipe();
-        assertEquals(Errno.EAGAIN, assertThrows(VfsException.class, () -> p.read(new byte[1], 0, 1, true)).errno());
+        assertEquals(
+                Errno.EAGAIN,
+                assertThrows(VfsException.class, () -> p.read(new byte[1], 0, 1, true)).errno());
         byte[] big = new byte[Pipe.DEFAULT_CAPACITY];
         assertEquals(Pipe.DEFAULT_CAPACITY, p.write(big, 0, big.length, true));
-        assertEquals(Errno.EAGAIN, assertThrows(VfsException.class, () -> p.write(new byte[1], 0, 1, true)).errno());
+        assertEquals(
+                Errno.EAGAIN,
+                assertThrows(VfsException.class, () -> p.write(new byte[1], 0, 1, true)).errno());
     }
 
     @Test
@@ -53,7 +59,9 @@ class PipeTest {
         Pipe p = new Pipe();
         p.write(new byte[Pipe.DEFAULT_CAPACITY - 100], 0, Pipe.DEFAULT_CAPACITY - 100, true);
         assertEquals(100, p.write(new byte[8192], 0, 8192, true));
-        assertEquals(Errno.EAGAIN, assertThrows(VfsException.class, () -> p.write(new byte[10], 0, 10, true)).errno());
+        assertEquals(
+                Errno.EAGAIN,
+                assertThrows(VfsException.class, () -> p.write(new byte[10], 0, 10, true)).errno());
     }
 
     @Test
@@ -67,14 +75,16 @@ class PipeTest {
         Thread[] ts = new Thread[writers];
         for (int w = 0; w < writers; w++) {
             final byte id = (byte) (w + 1);
-            ts[w] = new Thread(() -> {
-                byte[] rec = new byte[Limits.PIPE_BUF];
-                java.util.Arrays.fill(rec, id);
-                for (int i = 0; i < records; i++) {
-                    assertEquals(rec.length, p.write(rec, 0, rec.length, false));
-                }
-                p.releaseWriter();
-            });
+            ts[w] =
+                    new Thread(
+                            () -> {
+                                byte[] rec = new byte[Limits.PIPE_BUF];
+                                java.util.Arrays.fill(rec, id);
+                                for (int i = 0; i < records; i++) {
+                                    assertEquals(rec.length, p.write(rec, 0, rec.length, false));
+                                }
+                                p.releaseWriter();
+                            });
             ts[w].start();
         }
         ByteArrayOutputStream all = new ByteArrayOutputStream();
@@ -113,7 +123,8 @@ class PipeTest {
     }
 
     @Test
-    void asyncWrite_onFullPipe_completesWhenAReaderMakesRoom_andFailsWithEPIPEWhenReadersLeave() throws Exception {
+    void asyncWrite_onFullPipe_completesWhenAReaderMakesRoom_andFailsWithEPIPEWhenReadersLeave()
+            throws Exception {
         Pipe p = new Pipe();
         p.write(new byte[Pipe.DEFAULT_CAPACITY], 0, Pipe.DEFAULT_CAPACITY, false);
         CompletableFuture<Integer> w = p.writeAsync(new byte[100], 0, 100);
@@ -133,8 +144,11 @@ class PipeTest {
         assertEquals(4096, p.setCapacity(1));
         assertEquals(131072, p.setCapacity(65537));
         p.write(new byte[10_000], 0, 10_000, false);
-        assertEquals(Errno.EBUSY, assertThrows(VfsException.class, () -> p.setCapacity(4096)).errno());
-        assertEquals(Errno.EINVAL, assertThrows(VfsException.class, () -> p.setCapacity((1L << 31) + 1)).errno());
+        assertEquals(
+                Errno.EBUSY, assertThrows(VfsException.class, () -> p.setCapacity(4096)).errno());
+        assertEquals(
+                Errno.EINVAL,
+                assertThrows(VfsException.class, () -> p.setCapacity((1L << 31) + 1)).errno());
         assertEquals(10_000, p.available());
         assertTrue(p.capacity() >= 10_000);
     }
@@ -151,7 +165,8 @@ class PipeTest {
         assertEquals(5, p.available());
         byte[] b = new byte[10];
         assertEquals(5, p.read(b, 0, 10, true));
-        org.junit.jupiter.api.Assertions.assertArrayEquals(new byte[] {3, 4, 5, 6, 7}, java.util.Arrays.copyOf(b, 5));
+        org.junit.jupiter.api.Assertions.assertArrayEquals(
+                new byte[] {3, 4, 5, 6, 7}, java.util.Arrays.copyOf(b, 5));
     }
 
     @Test
@@ -159,7 +174,8 @@ class PipeTest {
         // close(pipe()) in a loop (seed 002): Linux allocates a pipe's pages on write; a
         // 64 KiB buffer per pipe made pipe() + 2 close() allocate 64 KiB each
         com.sun.management.ThreadMXBean mx =
-                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+                (com.sun.management.ThreadMXBean)
+                        java.lang.management.ManagementFactory.getThreadMXBean();
         long tid = Thread.currentThread().getId();
         new Pipe().releaseReader();
         long before = mx.getThreadAllocatedBytes(tid);

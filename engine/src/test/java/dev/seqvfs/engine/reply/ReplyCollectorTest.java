@@ -16,9 +16,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link ReplyCollector}: a reply completes the future registered under its id exactly
- * once; a request without a reply fails with a {@link TimeoutException} at the sweep after
- * its deadline; stopping the collector fails what is still pending.
+ * {@link ReplyCollector}: a reply completes the future registered under its id exactly once; a
+ * request without a reply fails with a {@link TimeoutException} at the sweep after its deadline;
+ * stopping the collector fails what is still pending.
  */
 class ReplyCollectorTest {
     static final ActorTestKit KIT = ActorTestKit.create();
@@ -65,7 +65,9 @@ class ReplyCollectorTest {
                 assertEquals("r" + i, f.getNow(null));
             }
         }
-        assertEquals(oldTo.id() % ReplyCollector.Pending.RING, clashTo.id() % ReplyCollector.Pending.RING);
+        assertEquals(
+                oldTo.id() % ReplyCollector.Pending.RING,
+                clashTo.id() % ReplyCollector.Pending.RING);
         assertEquals(2, pending.size());
         clashTo.tell("clash");
         assertEquals("clash", clash.getNow(null));
@@ -82,14 +84,16 @@ class ReplyCollectorTest {
         KIT.spawn(ReplyCollector.create(pending, Duration.ofMillis(20)));
         CompletableFuture<String> f = new CompletableFuture<>();
         pending.register(f, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50));
-        ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(5, TimeUnit.SECONDS));
+        ExecutionException e =
+                assertThrows(ExecutionException.class, () -> f.get(5, TimeUnit.SECONDS));
         assertTrue(e.getCause() instanceof TimeoutException, e.toString());
     }
 
     @Test
     void stop_failsEveryPendingRequest() {
         ReplyCollector.Pending pending = new ReplyCollector.Pending();
-        ActorRef<ReplyCollector.Command> c = KIT.spawn(ReplyCollector.create(pending, Duration.ofSeconds(10)));
+        ActorRef<ReplyCollector.Command> c =
+                KIT.spawn(ReplyCollector.create(pending, Duration.ofSeconds(10)));
         CompletableFuture<String> f = new CompletableFuture<>();
         pending.register(f, System.nanoTime() + TimeUnit.SECONDS.toNanos(60));
         KIT.stop(c);

@@ -1,10 +1,5 @@
 package dev.seqvfs.engine.sb;
 
-import dev.seqvfs.protocol.VfsClock;
-import dev.seqvfs.engine.fs.tmpfs.TmpfsType;
-import dev.seqvfs.engine.file.RegularFileOperations;
-import dev.seqvfs.engine.dir.DirectoryFileOperations;
-import dev.seqvfs.engine.dir.DirTesting;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -13,18 +8,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.seqvfs.engine.dir.DirReply;
 import dev.seqvfs.engine.dir.DirSnapshot;
+import dev.seqvfs.engine.dir.DirTesting;
 import dev.seqvfs.engine.dir.DirectoryActor;
+import dev.seqvfs.engine.dir.DirectoryFileOperations;
 import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.dir.PathProof;
+import dev.seqvfs.engine.file.RegularFileOperations;
+import dev.seqvfs.engine.fs.tmpfs.TmpfsType;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
-import dev.seqvfs.engine.fs.InodeOperations;
 import dev.seqvfs.engine.inode.RegularInode;
 import dev.seqvfs.engine.reply.ReplyCollector;
 import dev.seqvfs.engine.reply.ReplyTo;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Mode;
+import dev.seqvfs.protocol.VfsClock;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
@@ -37,14 +36,13 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The cross-directory rename coordinator of {@link SuperblockActor}, against parents whose
- * "actors" are test probes: the test decides whether, when and in which order each parent
- * answers its {@link DirectoryActor.PrepareRename}. Time is Pekko's manual clock, so the
- * prepare watchdog runs only when the test moves the clock.
+ * The cross-directory rename coordinator of {@link SuperblockActor}, against parents whose "actors"
+ * are test probes: the test decides whether, when and in which order each parent answers its {@link
+ * DirectoryActor.PrepareRename}. Time is Pekko's manual clock, so the prepare watchdog runs only
+ * when the test moves the clock.
  *
- * <p>A reply's absence is asserted after a sync point: a {@link SuperblockActor.Remount}
- * answered by the actor proves every message sent to it before (watchdog ticks included)
- * was handled.
+ * <p>A reply's absence is asserted after a sync point: a {@link SuperblockActor.Remount} answered
+ * by the actor proves every message sent to it before (watchdog ticks included) was handled.
  *
  * <pre>
  * /a     source parent (a probe)
@@ -54,7 +52,8 @@ import org.junit.jupiter.api.Test;
  */
 class SuperblockActorTest {
     private static final ActorTestKit TK =
-            ActorTestKit.create(ManualTime.config().withFallback(ActorTestKit.applicationTestConfig()));
+            ActorTestKit.create(
+                    ManualTime.config().withFallback(ActorTestKit.applicationTestConfig()));
     private static final ManualTime TIME = ManualTime.get(TK.system());
     private static long devs = 100;
 
@@ -74,14 +73,28 @@ class SuperblockActorTest {
 
     @BeforeEach
     void setUp() {
-        sb = new Superblock(++devs, TmpfsType.INSTANCE, TmpfsType.superOperations(), SuperblockConfig.UNLIMITED, VfsClock.SYSTEM,
-                new NamespaceLocks(), 0755, 0, 0);
+        sb =
+                new Superblock(
+                        ++devs,
+                        TmpfsType.INSTANCE,
+                        TmpfsType.superOperations(),
+                        SuperblockConfig.UNLIMITED,
+                        VfsClock.SYSTEM,
+                        new NamespaceLocks(),
+                        0755,
+                        0,
+                        0);
         coordinator = TK.spawn(SuperblockActor.create(sb, DispatcherSelector.defaultDispatcher()));
         sb.publishActorRelease(coordinator);
         a = mkdir(sb.root(), "a");
         b = mkdir(sb.root(), "b");
-        x = new RegularInode(sb.allocInoBatch(1), sb, sb.ops(), RegularFileOperations.INSTANCE,
-                InodeAttrs.create(Mode.S_IFREG | 0644, 1, 0, 0, 0, 0, sb.now()));
+        x =
+                new RegularInode(
+                        sb.allocInoBatch(1),
+                        sb,
+                        sb.ops(),
+                        RegularFileOperations.INSTANCE,
+                        InodeAttrs.create(Mode.S_IFREG | 0644, 1, 0, 0, 0, 0, sb.now()));
         DirSnapshot as = a.snapshotAcquire();
         assertTrue(DirTesting.casSnapshot(a, as, as.with("x", x)));
         pa = TK.createTestProbe();
@@ -92,8 +105,15 @@ class SuperblockActorTest {
 
     /** Binds a new empty directory, as its parent's actor would. */
     private DirectoryInode mkdir(DirectoryInode parent, String name) {
-        DirectoryInode d = new DirectoryInode(sb.allocInoBatch(1), sb, sb.ops(), DirectoryFileOperations.INSTANCE,
-                InodeAttrs.create(Mode.S_IFDIR | 0755, 2, 0, 0, 0, 0, sb.now()), parent, name);
+        DirectoryInode d =
+                new DirectoryInode(
+                        sb.allocInoBatch(1),
+                        sb,
+                        sb.ops(),
+                        DirectoryFileOperations.INSTANCE,
+                        InodeAttrs.create(Mode.S_IFDIR | 0755, 2, 0, 0, 0, 0, sb.now()),
+                        parent,
+                        name);
         DirSnapshot ps = parent.snapshotAcquire();
         assertTrue(DirTesting.casSnapshot(parent, ps, ps.with(name, d)));
         return d;
@@ -102,17 +122,33 @@ class SuperblockActorTest {
     /** A caller waiting for a {@link DirReply}. */
     private final class Reply {
         final CompletableFuture<DirReply> future = new CompletableFuture<>();
-        final ReplyTo<DirReply> to = new ReplyTo<>(pending, pending.register(future, Long.MAX_VALUE));
+        final ReplyTo<DirReply> to =
+                new ReplyTo<>(pending, pending.register(future, Long.MAX_VALUE));
 
         Errno await() throws Exception {
             return future.get(3, TimeUnit.SECONDS).error();
         }
     }
 
-    private Reply rename(DirectoryInode from, String oldName, DirectoryInode to, String newName, PathProof proof) {
+    private Reply rename(
+            DirectoryInode from,
+            String oldName,
+            DirectoryInode to,
+            String newName,
+            PathProof proof) {
         Reply r = new Reply();
-        coordinator.tell(new SuperblockActor.CrossRename(from, oldName, to, newName, 0, false, false,
-                Credentials.ROOT, proof, r.to));
+        coordinator.tell(
+                new SuperblockActor.CrossRename(
+                        from,
+                        oldName,
+                        to,
+                        newName,
+                        0,
+                        false,
+                        false,
+                        Credentials.ROOT,
+                        proof,
+                        r.to));
         return r;
     }
 
@@ -133,7 +169,9 @@ class SuperblockActorTest {
     }
 
     private static void expectFinished(TestProbe<DirectoryActor.Command> p, long id) {
-        assertEquals(new DirectoryActor.RenameFinished(id), p.expectMessageClass(DirectoryActor.RenameFinished.class));
+        assertEquals(
+                new DirectoryActor.RenameFinished(id),
+                p.expectMessageClass(DirectoryActor.RenameFinished.class));
     }
 
     private void assertXStillInA() {
@@ -203,8 +241,9 @@ class SuperblockActorTest {
     // ------------------------------------------------------------------ the watchdog
 
     @Test
-    void crossRename_parentNeverPrepares_failsWithEIOAfterTheTimeout_releasesBoth_nextRenameProceeds()
-            throws Exception {
+    void
+            crossRename_parentNeverPrepares_failsWithEIOAfterTheTimeout_releasesBoth_nextRenameProceeds()
+                    throws Exception {
         Reply r = rename(a, "x", b, "y", PathProof.NONE);
         DirectoryActor.PrepareRename fromA = expectPrepare(pa);
         expectPrepare(pb);
@@ -244,7 +283,9 @@ class SuperblockActorTest {
         prepared(nextA, a);
         prepared(oldB, b);
         sync();
-        assertFalse(next.future.isDone(), "the target's Prepared of the abandoned rename is not its Prepared for this one");
+        assertFalse(
+                next.future.isDone(),
+                "the target's Prepared of the abandoned rename is not its Prepared for this one");
         assertXStillInA();
         prepared(nextB, b);
         assertNull(next.await());
@@ -277,7 +318,8 @@ class SuperblockActorTest {
     }
 
     @Test
-    void crossRename_sourceParentDeadWithoutAnActor_isAnsweredByTheSuperblock_failsWithENOENT() throws Exception {
+    void crossRename_sourceParentDeadWithoutAnActor_isAnsweredByTheSuperblock_failsWithENOENT()
+            throws Exception {
         DirectoryInode gone = mkdir(sb.root(), "gone");
         remove(gone, true);
         Reply r = rename(gone, "x", b, "y", PathProof.NONE);
@@ -291,8 +333,13 @@ class SuperblockActorTest {
     void crossRename_targetParentDeadInItsRealActor_failsWithENOENT() throws Exception {
         DirectoryInode gone = mkdir(sb.root(), "gone");
         Reply spawn = new Reply();
-        sb.tellDirectory(gone, new DirectoryActor.SetAttrs(new dev.seqvfs.engine.inode.AttrChange.Chmod(0700),
-                Credentials.ROOT, PathProof.NONE, spawn.to));
+        sb.tellDirectory(
+                gone,
+                new DirectoryActor.SetAttrs(
+                        new dev.seqvfs.engine.inode.AttrChange.Chmod(0700),
+                        Credentials.ROOT,
+                        PathProof.NONE,
+                        spawn.to));
         assertNull(spawn.await(), "its actor runs");
         sync(); // the coordinator publishes the reference after its first tell
         remove(gone, true);
@@ -309,7 +356,10 @@ class SuperblockActorTest {
         Reply r = rename(a, "x", b, "y", () -> true);
         prepared(expectPrepare(pa), a);
         prepared(expectPrepare(pb), b);
-        assertEquals(Errno.ESTALE, r.await(), "its parent still binds it: the path is about to lead elsewhere");
+        assertEquals(
+                Errno.ESTALE,
+                r.await(),
+                "its parent still binds it: the path is about to lead elsewhere");
     }
 
     @Test
@@ -321,23 +371,28 @@ class SuperblockActorTest {
         assertXStillInA();
     }
 
-    // ------------------------------------------------------------------ a parent that cannot prepare
+    // ------------------------------------------------------------------ a parent that cannot
+    // prepare
 
     /**
-     * Regression: a prepared directory whose stash is full refuses a {@code PrepareRename}
-     * with {@code EAGAIN} ({@code Command.fail}, as it refuses every command then). The
-     * refusal carried no directory: the coordinator filed a source parent's refusal as the
-     * target's answer and waited for the 5 s watchdog ({@code EIO}), and took a target
-     * parent's refusal for a dead directory ({@code ENOENT}). It must fail the rename at
-     * once with the refusal's errno and release the other parent, without waiting for it.
+     * Regression: a prepared directory whose stash is full refuses a {@code PrepareRename} with
+     * {@code EAGAIN} ({@code Command.fail}, as it refuses every command then). The refusal carried
+     * no directory: the coordinator filed a source parent's refusal as the target's answer and
+     * waited for the 5 s watchdog ({@code EIO}), and took a target parent's refusal for a dead
+     * directory ({@code ENOENT}). It must fail the rename at once with the refusal's errno and
+     * release the other parent, without waiting for it.
      */
     @Test
-    void crossRename_sourceParentRefusesToPrepare_failsWithEAGAINAtOnce_releasesBoth() throws Exception {
+    void crossRename_sourceParentRefusesToPrepare_failsWithEAGAINAtOnce_releasesBoth()
+            throws Exception {
         Reply r = rename(a, "x", b, "y", PathProof.NONE);
         DirectoryActor.PrepareRename fromA = expectPrepare(pa);
         DirectoryActor.PrepareRename fromB = expectPrepare(pb);
         fromA.fail(Errno.EAGAIN);
-        assertEquals(Errno.EAGAIN, r.await(), "no need to wait for the target parent, nor for the watchdog");
+        assertEquals(
+                Errno.EAGAIN,
+                r.await(),
+                "no need to wait for the target parent, nor for the watchdog");
         expectFinished(pa, fromA.renameId());
         expectFinished(pb, fromA.renameId());
         prepared(fromB, b);
@@ -348,7 +403,9 @@ class SuperblockActorTest {
         DirectoryActor.PrepareRename nextB = expectPrepare(pb);
         prepared(nextA, a);
         sync();
-        assertFalse(next.future.isDone(), "the target's late Prepared of the failed rename counts for nothing");
+        assertFalse(
+                next.future.isDone(),
+                "the target's late Prepared of the failed rename counts for nothing");
         prepared(nextB, b);
         assertNull(next.await());
     }
@@ -369,17 +426,23 @@ class SuperblockActorTest {
     // ------------------------------------------------------------------ deactivation
 
     /**
-     * {@code Deactivate} (its last mount was released) while a rename is in flight: the
-     * rename finishes as if nothing happened, renames stashed behind it and sent after it
-     * fail as gone (their walks raced the unmount), every directory actor is told to stop,
-     * and the coordinator stops once they have.
+     * {@code Deactivate} (its last mount was released) while a rename is in flight: the rename
+     * finishes as if nothing happened, renames stashed behind it and sent after it fail as gone
+     * (their walks raced the unmount), every directory actor is told to stop, and the coordinator
+     * stops once they have.
      */
     @Test
-    void deactivate_withARenameInFlight_finishesItFailsTheOthersAndStopsWithItsDirectoryActors() throws Exception {
+    void deactivate_withARenameInFlight_finishesItFailsTheOthersAndStopsWithItsDirectoryActors()
+            throws Exception {
         DirectoryInode c = mkdir(sb.root(), "c");
         Reply spawn = new Reply();
-        sb.tellDirectory(c, new DirectoryActor.SetAttrs(new dev.seqvfs.engine.inode.AttrChange.Chmod(0700),
-                Credentials.ROOT, PathProof.NONE, spawn.to));
+        sb.tellDirectory(
+                c,
+                new DirectoryActor.SetAttrs(
+                        new dev.seqvfs.engine.inode.AttrChange.Chmod(0700),
+                        Credentials.ROOT,
+                        PathProof.NONE,
+                        spawn.to));
         assertNull(spawn.await());
         sync(); // the coordinator publishes the reference after its first tell
         ActorRef<DirectoryActor.Command> child = c.actorAcquire();

@@ -1,14 +1,12 @@
 package dev.seqvfs.engine.testing;
 
 /**
- * How many interleavings a Lincheck model-checking test explores: a base that keeps each
- * test to a few seconds in the default run, times {@code seqvfs.stress.seconds / 20}
- * (the concurrency tier's budget; 20 by default, 300 under {@code -Pstress}, so 15 times
- * as many there).
+ * How many interleavings a Lincheck model-checking test explores: a base that keeps each test to a
+ * few seconds in the default run, times {@code seqvfs.stress.seconds / 20} (the concurrency tier's
+ * budget; 20 by default, 300 under {@code -Pstress}, so 15 times as many there).
  */
 public final class LincheckBudget {
-    private LincheckBudget() {
-    }
+    private LincheckBudget() {}
 
     /** Returns {@code base} scaled by the stress budget. */
     public static int invocations(int base) {

@@ -10,38 +10,38 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 
 /**
- * One dbench client as an actor: replays the loadfile's lines in order, looping over the
- * file, on its {@link DbenchClient}, until told to stop.
+ * One dbench client as an actor: replays the loadfile's lines in order, looping over the file, on
+ * its {@link DbenchClient}, until told to stop.
  *
- * <p>Before each pass after the first, the client closes what the previous pass left
- * open ({@link DbenchClient#closeAll()}).
+ * <p>Before each pass after the first, the client closes what the previous pass left open ({@link
+ * DbenchClient#closeAll()}).
  *
- * <p><b>Never blocks.</b> A line's stage that is already complete (the usual case: SeqVFS
- * runs an idle actor's mailbox on the sender's thread) is recorded at once and the next
- * line runs; one that is not is handed to {@code pipeToSelf} and the actor returns,
- * to resume when {@link LineDone} arrives. After {@link #BATCH} lines in one go it sends
- * itself {@link Continue}, so that other clients sharing the dispatcher's threads, and a
- * {@link Stop}, get their turn.
+ * <p><b>Never blocks.</b> A line's stage that is already complete (the usual case: SeqVFS runs an
+ * idle actor's mailbox on the sender's thread) is recorded at once and the next line runs; one that
+ * is not is handed to {@code pipeToSelf} and the actor returns, to resume when {@link LineDone}
+ * arrives. After {@link #BATCH} lines in one go it sends itself {@link Continue}, so that other
+ * clients sharing the dispatcher's threads, and a {@link Stop}, get their turn.
  *
- * <p><b>States.</b> running (a line in flight or a {@code Continue} queued) &rarr;
- * stopping (a {@code Stop} arrived while a line was in flight) &rarr; stopped (reported
- * {@link ReplayGuardian.ClientFinished} to its parent). A {@code Stop} between lines stops
- * at once; a client told to run the file once stops after its last line.
+ * <p><b>States.</b> running (a line in flight or a {@code Continue} queued) &rarr; stopping (a
+ * {@code Stop} arrived while a line was in flight) &rarr; stopped (reported {@link
+ * ReplayGuardian.ClientFinished} to its parent). A {@code Stop} between lines stops at once; a
+ * client told to run the file once stops after its last line.
  */
 public final class ClientActor extends AbstractBehavior<ClientActor.Command> {
     /** Lines run per mailbox turn before yielding the thread. */
     static final int BATCH = 64;
 
     /** The client's protocol. */
-    public sealed interface Command permits Continue, LineDone, Stop, EndWarmup, PassClosed {
-    }
+    public sealed interface Command permits Continue, LineDone, Stop, EndWarmup, PassClosed {}
 
     /** The handles left open at the end of a pass are closed. */
     public enum PassClosed implements Command {
         INSTANCE
     }
 
-    /** The warm-up is over: start measuring afresh (latencies, lines, bytes; mismatches are kept). */
+    /**
+     * The warm-up is over: start measuring afresh (latencies, lines, bytes; mismatches are kept).
+     */
     public enum EndWarmup implements Command {
         INSTANCE
     }
@@ -64,9 +64,9 @@ public final class ClientActor extends AbstractBehavior<ClientActor.Command> {
      * @param outcome its outcome, or {@code null} on failure
      * @param failure what went wrong that is not a file-system answer, or {@code null}
      */
-    public record LineDone(LoadOp op, long startNanos, DbenchClient.Outcome outcome, Throwable failure)
-            implements Command {
-    }
+    public record LineDone(
+            LoadOp op, long startNanos, DbenchClient.Outcome outcome, Throwable failure)
+            implements Command {}
 
     private final int id;
     private final DbenchClient<?> client;
@@ -80,8 +80,15 @@ public final class ClientActor extends AbstractBehavior<ClientActor.Command> {
     private boolean inFlight;
     private boolean stopping;
 
-    private ClientActor(ActorContext<Command> ctx, int id, DbenchClient<?> client, List<LoadOp> ops, ClientStats stats,
-                        MismatchLog log, ActorRef<ReplayGuardian.Command> parent, boolean once) {
+    private ClientActor(
+            ActorContext<Command> ctx,
+            int id,
+            DbenchClient<?> client,
+            List<LoadOp> ops,
+            ClientStats stats,
+            MismatchLog log,
+            ActorRef<ReplayGuardian.Command> parent,
+            boolean once) {
         super(ctx);
         this.once = once;
         this.id = id;
@@ -103,12 +110,19 @@ public final class ClientActor extends AbstractBehavior<ClientActor.Command> {
      * @param parent told {@link ReplayGuardian.ClientFinished} when the client stops
      * @param once stop after one pass over the file instead of looping until told to stop
      */
-    public static Behavior<Command> create(int id, DbenchClient<?> client, List<LoadOp> ops, ClientStats stats,
-                                           MismatchLog log, ActorRef<ReplayGuardian.Command> parent, boolean once) {
-        return Behaviors.setup(ctx -> {
-            ctx.getSelf().tell(Continue.INSTANCE);
-            return new ClientActor(ctx, id, client, ops, stats, log, parent, once);
-        });
+    public static Behavior<Command> create(
+            int id,
+            DbenchClient<?> client,
+            List<LoadOp> ops,
+            ClientStats stats,
+            MismatchLog log,
+            ActorRef<ReplayGuardian.Command> parent,
+            boolean once) {
+        return Behaviors.setup(
+                ctx -> {
+                    ctx.getSelf().tell(Continue.INSTANCE);
+                    return new ClientActor(ctx, id, client, ops, stats, log, parent, once);
+                });
     }
 
     @Override

@@ -5,25 +5,26 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The file-system calls one replay client makes, the same for SeqVFS and for the host,
- * so that both replays do the same work: what dbench's local-file backend
- * ({@code fileio.c}) calls, one method per system call.
+ * The file-system calls one replay client makes, the same for SeqVFS and for the host, so that both
+ * replays do the same work: what dbench's local-file backend ({@code fileio.c}) calls, one method
+ * per system call.
  *
- * <p>Calls that may wait for a message (open, close, the namespace changes, listing a
- * directory, which opens and closes it) return a {@link CompletableFuture}; calls that
- * SeqVFS answers without a message and without parking (read, write, stat, fstat, statfs,
- * fsync, a non-waiting record lock) return directly. Every failure is a
- * {@link VfsException} with the Linux errno: thrown by the direct calls, completing the
- * future exceptionally for the others.
+ * <p>Calls that may wait for a message (open, close, the namespace changes, listing a directory,
+ * which opens and closes it) return a {@link CompletableFuture}; calls that SeqVFS answers without
+ * a message and without parking (read, write, stat, fstat, statfs, fsync, a non-waiting record
+ * lock) return directly. Every failure is a {@link VfsException} with the Linux errno: thrown by
+ * the direct calls, completing the future exceptionally for the others.
  *
- * <p>One instance per client; not thread-safe (a client runs one call at a time). It owns
- * the client's I/O buffer: reads land in it and writes send it (zeros, as dbench's
- * {@code rw_buf}).
+ * <p>One instance per client; not thread-safe (a client runs one call at a time). It owns the
+ * client's I/O buffer: reads land in it and writes send it (zeros, as dbench's {@code rw_buf}).
  *
  * @param <H> an open file (a descriptor number, a channel)
  */
 public interface ClientFs<H> extends AutoCloseable {
-    /** Returns the prefix of every replayed path: {@code ""} for SeqVFS, the host directory otherwise. */
+    /**
+     * Returns the prefix of every replayed path: {@code ""} for SeqVFS, the host directory
+     * otherwise.
+     */
     String base();
 
     /** {@code open(2)} with {@code O_*} flags of {@link dev.seqvfs.protocol.OpenFlags}. */
@@ -50,7 +51,10 @@ public interface ClientFs<H> extends AutoCloseable {
     /** {@code fsync(2)}. */
     void fsync(H file);
 
-    /** {@code fcntl(F_SETLK)} of a write lock on {@code [start, start + len)} ({@code EAGAIN} on conflict). */
+    /**
+     * {@code fcntl(F_SETLK)} of a write lock on {@code [start, start + len)} ({@code EAGAIN} on
+     * conflict).
+     */
     void lock(H file, long start, long len);
 
     /** {@code fcntl(F_SETLK)} of {@code F_UNLCK} on {@code [start, start + len)}. */
@@ -71,7 +75,10 @@ public interface ClientFs<H> extends AutoCloseable {
     /** {@code rename(2)}. */
     CompletableFuture<Void> rename(String from, String to);
 
-    /** {@code opendir} + {@code readdir} to the end + {@code closedir}: the names, "." and ".." included. */
+    /**
+     * {@code opendir} + {@code readdir} to the end + {@code closedir}: the names, "." and ".."
+     * included.
+     */
     CompletableFuture<List<String>> list(String dir);
 
     /** Releases what the client holds (open files, its task). */
@@ -85,6 +92,5 @@ public interface ClientFs<H> extends AutoCloseable {
      * @param atimeNanos last access, nanoseconds since the epoch
      * @param mtimeNanos last modification, nanoseconds since the epoch
      */
-    record FileInfo(boolean directory, long atimeNanos, long mtimeNanos) {
-    }
+    record FileInfo(boolean directory, long atimeNanos, long mtimeNanos) {}
 }

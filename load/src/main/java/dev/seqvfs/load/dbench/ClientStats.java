@@ -7,16 +7,15 @@ import org.HdrHistogram.AbstractHistogram;
 import org.HdrHistogram.IntCountsHistogram;
 
 /**
- * What one client measured: per operation, a latency histogram (nanoseconds, two
- * significant digits, so 1% resolution, up to ten minutes; 32-bit counts keep the hot
- * part of each histogram in a few cache lines, recording costs a cache miss otherwise)
- * and the mismatch count; in total, the lines run
- * and the bytes read and written (dbench's count: each ReadX/WriteX adds its size).
+ * What one client measured: per operation, a latency histogram (nanoseconds, two significant
+ * digits, so 1% resolution, up to ten minutes; 32-bit counts keep the hot part of each histogram in
+ * a few cache lines, recording costs a cache miss otherwise) and the mismatch count; in total, the
+ * lines run and the bytes read and written (dbench's count: each ReadX/WriteX adds its size).
  *
- * <p><b>Concurrency.</b> One writer (the client). {@link #ops()} and {@link #bytes()} are
- * published with release stores ({@code lazySet}) after every line, for the progress
- * reporter to read with acquire loads; the histograms and mismatch counts are read only
- * after the client has finished (its last message to its parent orders them).
+ * <p><b>Concurrency.</b> One writer (the client). {@link #ops()} and {@link #bytes()} are published
+ * with release stores ({@code lazySet}) after every line, for the progress reporter to read with
+ * acquire loads; the histograms and mismatch counts are read only after the client has finished
+ * (its last message to its parent orders them).
  */
 public final class ClientStats {
     private static final long HIGHEST_NANOS = 600_000_000_000L;
@@ -25,8 +24,12 @@ public final class ClientStats {
     private final Map<OpType, Long> mismatches = new EnumMap<>(OpType.class);
     private final AtomicLong ops = new AtomicLong();
     private final AtomicLong bytes = new AtomicLong();
-    /** Lines and bytes of the warm-up, kept by {@link #reset} (release stores; progress lines only). */
+
+    /**
+     * Lines and bytes of the warm-up, kept by {@link #reset} (release stores; progress lines only).
+     */
     private final AtomicLong warmupOps = new AtomicLong();
+
     private final AtomicLong warmupBytes = new AtomicLong();
     private long opsPlain;
     private long bytesBase;
@@ -47,9 +50,8 @@ public final class ClientStats {
     }
 
     /**
-     * Starts measuring afresh at the end of the warm-up: latencies, lines and bytes restart
-     * from zero; mismatches are kept (a wrong status counts whenever it happens). Called by
-     * the writer.
+     * Starts measuring afresh at the end of the warm-up: latencies, lines and bytes restart from
+     * zero; mismatches are kept (a wrong status counts whenever it happens). Called by the writer.
      *
      * @param bytesTotal the client's byte count so far, which becomes the new zero
      */
@@ -66,9 +68,9 @@ public final class ClientStats {
     }
 
     /**
-     * Returns the lines run so far, warm-up included (acquire loads: any thread; a reader
-     * racing {@link #reset} may see the warm-up's lines twice or not at all, which a
-     * progress line tolerates).
+     * Returns the lines run so far, warm-up included (acquire loads: any thread; a reader racing
+     * {@link #reset} may see the warm-up's lines twice or not at all, which a progress line
+     * tolerates).
      */
     public long opsWithWarmup() {
         return warmupOps.get() + ops.get();

@@ -14,7 +14,7 @@ import java.util.Map;
  *
  * @param workload always {@code "dbench"}
  * @param parameters clients, seconds asked for (measured), warm-up seconds (not measured; 0 with
- *        {@code --once}), loadfile
+ *     {@code --once}), loadfile
  * @param ops lines run by all clients
  * @param opsPerSec lines per second
  * @param mbPerSec dbench's throughput (bytes read and written, 10^6 per MB, per second)
@@ -28,13 +28,14 @@ import java.util.Map;
  * @param cpuUsPerOp process CPU time per line (all threads, JIT and GC included), microseconds
  * @param walkRetries optimistic walks retried during the run
  * @param refWalks walks that fell back to the locked ref-walk
- * @param ratio SeqVFS's MB/s over the reference's (the dbench binary when it ran, else the
- *        host replay), higher is better; {@code null} without {@code --compare}
- * @param reference what {@code ratio} divides by ({@code "dbench-binary"}, {@code "host-nio"}), or {@code null}
- * @param compare the reference figures: {@code host_nio_mb_per_sec}, {@code ratio_host_nio},
- *        {@code host_nio_cpu_us_per_op}, {@code dbench_binary_mb_per_sec},
- *        {@code ratio_dbench_binary}, {@code dbench_binary_cpu_us_per_op},
- *        {@code cpu_ratio_dbench_binary} (the binary's CPU per op over SeqVFS's, higher is better)
+ * @param ratio SeqVFS's MB/s over the reference's (the dbench binary when it ran, else the host
+ *     replay), higher is better; {@code null} without {@code --compare}
+ * @param reference what {@code ratio} divides by ({@code "dbench-binary"}, {@code "host-nio"}), or
+ *     {@code null}
+ * @param compare the reference figures: {@code host_nio_mb_per_sec}, {@code ratio_host_nio}, {@code
+ *     host_nio_cpu_us_per_op}, {@code dbench_binary_mb_per_sec}, {@code ratio_dbench_binary},
+ *     {@code dbench_binary_cpu_us_per_op}, {@code cpu_ratio_dbench_binary} (the binary's CPU per op
+ *     over SeqVFS's, higher is better)
  * @param latencyUs per operation: count, mismatches, mean, p50, p99, max (microseconds)
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -65,8 +66,13 @@ public record DbenchJson(
      * @param host the host replay (MB/s and CPU per operation compared), or {@code null}
      * @param binary the dbench binary's run (likewise), or {@code null}
      */
-    public static DbenchJson of(ReplayResult r, double seconds, double warmup, Path loadfile, ReplayResult host,
-                                DbenchBinary.Result binary) {
+    public static DbenchJson of(
+            ReplayResult r,
+            double seconds,
+            double warmup,
+            Path loadfile,
+            ReplayResult host,
+            DbenchBinary.Result binary) {
         Map<String, Object> params = new LinkedHashMap<>();
         params.put("clients", r.clients());
         params.put("time", seconds);
@@ -88,14 +94,33 @@ public record DbenchJson(
                 compare.put("dbench_binary_mb_per_sec", binary.mbPerSec());
                 compare.put("ratio_dbench_binary", ratioOf(r.mbPerSec(), binary.mbPerSec()));
                 compare.put("dbench_binary_cpu_us_per_op", binary.cpuMicrosPerOp());
-                compare.put("cpu_ratio_dbench_binary", ratioOf(binary.cpuMicrosPerOp(), r.cpuMicrosPerOp()));
+                compare.put(
+                        "cpu_ratio_dbench_binary",
+                        ratioOf(binary.cpuMicrosPerOp(), r.cpuMicrosPerOp()));
                 ratio = ratioOf(r.mbPerSec(), binary.mbPerSec());
                 reference = "dbench-binary";
             }
         }
         String why = DbenchReport.tooShort(r);
-        return new DbenchJson("dbench", params, r.ops(), r.opsPerSec(), r.mbPerSec(), r.mismatches(), r.seconds(),
-                r.passesPerClient(), why != null, why, r.interrupted(), r.interrupted(), r.cpuMicrosPerOp(), r.walkRetries(), r.refWalks(), ratio, reference, compare,
+        return new DbenchJson(
+                "dbench",
+                params,
+                r.ops(),
+                r.opsPerSec(),
+                r.mbPerSec(),
+                r.mismatches(),
+                r.seconds(),
+                r.passesPerClient(),
+                why != null,
+                why,
+                r.interrupted(),
+                r.interrupted(),
+                r.cpuMicrosPerOp(),
+                r.walkRetries(),
+                r.refWalks(),
+                ratio,
+                reference,
+                compare,
                 DbenchReport.latencies(r));
     }
 
@@ -106,6 +131,8 @@ public record DbenchJson(
 
     /** Writes this record to {@code file}, pretty-printed. */
     public void write(Path file) throws IOException {
-        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(file.toFile(), this);
+        new ObjectMapper()
+                .enable(SerializationFeature.INDENT_OUTPUT)
+                .writeValue(file.toFile(), this);
     }
 }

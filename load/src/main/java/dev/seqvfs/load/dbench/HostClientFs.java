@@ -1,8 +1,8 @@
 package dev.seqvfs.load.dbench;
 
-import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.OpenFlags;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import java.io.File;
 import java.io.IOException;
@@ -41,30 +41,33 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A replay client's calls on the host kernel through {@code java.nio}, blocking (the
- * host replay runs one plain thread per client), for the reference figure of
- * {@code --compare host}. Every call completes before it returns; the futures are
- * already done.
+ * A replay client's calls on the host kernel through {@code java.nio}, blocking (the host replay
+ * runs one plain thread per client), for the reference figure of {@code --compare host}. Every call
+ * completes before it returns; the futures are already done.
  *
- * <p>Where {@code java.nio} has no exact system call, the nearest is used: {@code fstat}
- * is a {@code stat} of the name the file was opened by (nio has no {@code fstat} that
- * returns times); a directory open stats the path first (nio cannot pass
- * {@code O_DIRECTORY}); {@code unlink} is {@link File#delete()} (one {@code unlink} call,
- * then {@link Files#delete} only to learn the errno of a failure); {@code rmdir} is
- * {@link Files#delete} ({@code lstat} + {@code rmdir}); {@code rename} is an atomic
- * {@link Files#move} (one {@code rename}); {@code statfs} is
- * {@link FileStore#getUsableSpace()} on a store looked up once ({@code statvfs}).
- * Errors come back as the errno the kernel gave: nio's exception classes and reason
- * strings ({@code strerror}) are mapped back to {@link Errno}.
+ * <p>Where {@code java.nio} has no exact system call, the nearest is used: {@code fstat} is a
+ * {@code stat} of the name the file was opened by (nio has no {@code fstat} that returns times); a
+ * directory open stats the path first (nio cannot pass {@code O_DIRECTORY}); {@code unlink} is
+ * {@link File#delete()} (one {@code unlink} call, then {@link Files#delete} only to learn the errno
+ * of a failure); {@code rmdir} is {@link Files#delete} ({@code lstat} + {@code rmdir}); {@code
+ * rename} is an atomic {@link Files#move} (one {@code rename}); {@code statfs} is {@link
+ * FileStore#getUsableSpace()} on a store looked up once ({@code statvfs}). Errors come back as the
+ * errno the kernel gave: nio's exception classes and reason strings ({@code strerror}) are mapped
+ * back to {@link Errno}.
  */
 final class HostClientFs implements ClientFs<HostClientFs.Handle> {
     private static final FileAttribute<Set<PosixFilePermission>> MODE_600 =
             PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
-    private static final Set<OpenOption> RDWR = Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE);
+    private static final Set<OpenOption> RDWR =
+            Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE);
     private static final Set<OpenOption> RDWR_CREAT =
             Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE, StandardOpenOption.CREATE);
-    private static final Set<OpenOption> RDWR_CREAT_TRUNC = Set.of(StandardOpenOption.READ,
-            StandardOpenOption.WRITE, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING);
+    private static final Set<OpenOption> RDWR_CREAT_TRUNC =
+            Set.of(
+                    StandardOpenOption.READ,
+                    StandardOpenOption.WRITE,
+                    StandardOpenOption.CREATE,
+                    StandardOpenOption.TRUNCATE_EXISTING);
     private static final Set<OpenOption> RDONLY = Set.of(StandardOpenOption.READ);
 
     /** An open file: its channel, the path it was opened by, its record locks. */
@@ -109,7 +112,11 @@ final class HostClientFs implements ClientFs<HostClientFs.Handle> {
             } else if ((flags & OpenFlags.O_CREAT) == 0) {
                 ch = FileChannel.open(p, RDWR);
             } else {
-                ch = FileChannel.open(p, (flags & OpenFlags.O_TRUNC) != 0 ? RDWR_CREAT_TRUNC : RDWR_CREAT, MODE_600);
+                ch =
+                        FileChannel.open(
+                                p,
+                                (flags & OpenFlags.O_TRUNC) != 0 ? RDWR_CREAT_TRUNC : RDWR_CREAT,
+                                MODE_600);
             }
             Handle h = new Handle(ch, p);
             open.add(h);
@@ -160,7 +167,9 @@ final class HostClientFs implements ClientFs<HostClientFs.Handle> {
     private static FileInfo stat(Path p, String path) {
         try {
             BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class);
-            return new FileInfo(a.isDirectory(), a.lastAccessTime().to(TimeUnit.NANOSECONDS),
+            return new FileInfo(
+                    a.isDirectory(),
+                    a.lastAccessTime().to(TimeUnit.NANOSECONDS),
                     a.lastModifiedTime().to(TimeUnit.NANOSECONDS));
         } catch (IOException e) {
             throw errno(e, Syscall.STAT, path);
@@ -227,9 +236,11 @@ final class HostClientFs implements ClientFs<HostClientFs.Handle> {
     @Override
     public CompletableFuture<Void> utimes(String path, long atimeNanos, long mtimeNanos) {
         try {
-            Files.getFileAttributeView(Path.of(path), BasicFileAttributeView.class).setTimes(
-                    FileTime.from(mtimeNanos, TimeUnit.NANOSECONDS), FileTime.from(atimeNanos, TimeUnit.NANOSECONDS),
-                    null);
+            Files.getFileAttributeView(Path.of(path), BasicFileAttributeView.class)
+                    .setTimes(
+                            FileTime.from(mtimeNanos, TimeUnit.NANOSECONDS),
+                            FileTime.from(atimeNanos, TimeUnit.NANOSECONDS),
+                            null);
             return CompletableFuture.completedFuture(null);
         } catch (IOException e) {
             return CompletableFuture.failedFuture(errno(e, Syscall.UTIMENSAT, path));
@@ -240,9 +251,13 @@ final class HostClientFs implements ClientFs<HostClientFs.Handle> {
     public CompletableFuture<Void> mkdir(String path, int mode) {
         try {
             if (mode == 0700) {
-                Files.createDirectory(Path.of(path), PosixFilePermissions.asFileAttribute(
-                        EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE,
-                                PosixFilePermission.OWNER_EXECUTE)));
+                Files.createDirectory(
+                        Path.of(path),
+                        PosixFilePermissions.asFileAttribute(
+                                EnumSet.of(
+                                        PosixFilePermission.OWNER_READ,
+                                        PosixFilePermission.OWNER_WRITE,
+                                        PosixFilePermission.OWNER_EXECUTE)));
             } else {
                 Files.createDirectory(Path.of(path));
             }
@@ -256,8 +271,8 @@ final class HostClientFs implements ClientFs<HostClientFs.Handle> {
     public CompletableFuture<Void> rmdir(String path) {
         Path p = Path.of(path);
         try {
-            if (!Files.readAttributes(p, BasicFileAttributes.class,
-                    LinkOption.NOFOLLOW_LINKS).isDirectory()) {
+            if (!Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+                    .isDirectory()) {
                 throw new VfsException(Errno.ENOTDIR, Syscall.RMDIR, path);
             }
             Files.delete(p);

@@ -14,7 +14,8 @@ import java.util.Objects;
  * @param expected the status the capture recorded ({@code NT_STATUS_OK}, ...)
  */
 @SuppressWarnings("ArrayRecordComponent") // equals and toString below use args by content
-public record LoadOp(int line, OpType type, LoadPath path, LoadPath path2, long[] args, NtStatus expected) {
+public record LoadOp(
+        int line, OpType type, LoadPath path, LoadPath path2, long[] args, NtStatus expected) {
     /** Returns numeric argument {@code i}. */
     public long arg(int i) {
         return args[i];
@@ -32,7 +33,8 @@ public record LoadOp(int line, OpType type, LoadPath path, LoadPath path2, long[
         for (int i = 0; i < args.length; i++) {
             sb.append(' ');
             if ((type == OpType.NT_CREATE_X && i < 2) || type == OpType.UNLINK) {
-                // create options, disposition and attributes are flags: dbench's files spell them in hex
+                // create options, disposition and attributes are flags: dbench's files spell them
+                // in hex
                 sb.append("0x").append(Long.toHexString(args[i]));
             } else {
                 sb.append(args[i]);
@@ -43,8 +45,12 @@ public record LoadOp(int line, OpType type, LoadPath path, LoadPath path2, long[
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof LoadOp x && x.line == line && x.type == type && Objects.equals(x.path, path)
-                && Objects.equals(x.path2, path2) && Arrays.equals(x.args, args)
+        return o instanceof LoadOp x
+                && x.line == line
+                && x.type == type
+                && Objects.equals(x.path, path)
+                && Objects.equals(x.path2, path2)
+                && Arrays.equals(x.args, args)
                 && x.expected.equals(expected);
     }
 

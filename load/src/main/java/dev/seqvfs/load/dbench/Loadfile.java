@@ -22,18 +22,17 @@ import java.util.zip.GZIPInputStream;
 /**
  * A parsed dbench client loadfile ({@code client.txt}): its operation lines, in order.
  *
- * <p>Format, as dbench 4's {@code child.c} reads it: one operation per line,
- * {@code Name args... STATUS}; tokens are separated by blanks, a token in double quotes
- * may hold blanks; numbers are C literals ({@code strtoll(s, NULL, 0)}: {@code 0x} hex,
- * a leading {@code 0} octal); the status is the last token ({@code NT_STATUS_...} or
- * {@code 0x...}). A line of fewer than two tokens, or whose first token starts with
- * {@code #}, is skipped; a leading number (the time stamp of timed loadfiles) is ignored,
- * because this replay runs every line as fast as it can. The file may be gzip-compressed.
+ * <p>Format, as dbench 4's {@code child.c} reads it: one operation per line, {@code Name args...
+ * STATUS}; tokens are separated by blanks, a token in double quotes may hold blanks; numbers are C
+ * literals ({@code strtoll(s, NULL, 0)}: {@code 0x} hex, a leading {@code 0} octal); the status is
+ * the last token ({@code NT_STATUS_...} or {@code 0x...}). A line of fewer than two tokens, or
+ * whose first token starts with {@code #}, is skipped; a leading number (the time stamp of timed
+ * loadfiles) is ignored, because this replay runs every line as fast as it can. The file may be
+ * gzip-compressed.
  *
- * <p>Refused, with the line number and text: unknown operations, a wrong number of
- * arguments, a bad number or status, and the directives of dbench's other backends
- * ({@code LOOP}, {@code REPEAT}, {@code SLEEP}, random {@code *}/{@code +} arguments...)
- * which a local-file replay does not use.
+ * <p>Refused, with the line number and text: unknown operations, a wrong number of arguments, a bad
+ * number or status, and the directives of dbench's other backends ({@code LOOP}, {@code REPEAT},
+ * {@code SLEEP}, random {@code *}/{@code +} arguments...) which a local-file replay does not use.
  *
  * <p>Immutable once parsed; the operation list is shared by every client.
  */
@@ -52,8 +51,8 @@ public final class Loadfile {
     /**
      * Reads and parses a loadfile.
      *
-     * @throws LoadfileException when the file is missing (with how to get the standard
-     *         one) or a line is malformed (with its number and text)
+     * @throws LoadfileException when the file is missing (with how to get the standard one) or a
+     *     line is malformed (with its number and text)
      */
     public static Loadfile read(Path file) throws LoadfileException {
         try (InputStream raw = Files.newInputStream(file)) {
@@ -84,13 +83,15 @@ public final class Loadfile {
     static String missingMessage(Path file) {
         String s = "loadfile " + file + " does not exist.";
         if (file.equals(DEFAULT)) {
-            s += " It comes with Debian's dbench package: apt-get install dbench (as root; run as root,"
-                    + " seqvfs load dbench installs it itself), or pass another one with --loadfile PATH.";
+            s +=
+                    " It comes with Debian's dbench package: apt-get install dbench (as root; run as root,"
+                            + " seqvfs load dbench installs it itself), or pass another one with --loadfile PATH.";
         }
         return s;
     }
 
-    private static Loadfile parse(Path source, Reader reader) throws IOException, LoadfileException {
+    private static Loadfile parse(Path source, Reader reader)
+            throws IOException, LoadfileException {
         BufferedReader r = new BufferedReader(reader, 1 << 16);
         List<LoadOp> ops = new ArrayList<>();
         Map<String, LoadPath> paths = new HashMap<>();
@@ -110,8 +111,8 @@ public final class Loadfile {
     /**
      * Parses one line; returns {@code null} for a line dbench skips.
      *
-     * @param paths de-duplicates path arguments across lines (a loadfile names the same
-     *        few thousand paths hundreds of thousands of times)
+     * @param paths de-duplicates path arguments across lines (a loadfile names the same few
+     *     thousand paths hundreds of thousands of times)
      */
     static LoadOp parseLine(int n, String line, List<String> tokens, Map<String, LoadPath> paths)
             throws LoadfileException {
@@ -127,16 +128,26 @@ public final class Loadfile {
         String name = tokens.get(first);
         OpType type = OpType.byLoadfileName(name);
         if (type == null) {
-            String why = isDirective(name) ? "the " + name + " directive is not supported by this replay"
-                    : "unknown operation '" + name + "'";
+            String why =
+                    isDirective(name)
+                            ? "the " + name + " directive is not supported by this replay"
+                            : "unknown operation '" + name + "'";
             throw new LoadfileException(n, line, why);
         }
         int want = 1 + type.paths() + type.numbers() + 1;
         int have = tokens.size() - first;
         if (have != want) {
-            throw new LoadfileException(n, line, type.loadfileName() + " takes " + type.paths() + " path(s) and "
-                    + type.numbers() + " number(s) before the status; the line has " + (have - 2)
-                    + " argument(s)");
+            throw new LoadfileException(
+                    n,
+                    line,
+                    type.loadfileName()
+                            + " takes "
+                            + type.paths()
+                            + " path(s) and "
+                            + type.numbers()
+                            + " number(s) before the status; the line has "
+                            + (have - 2)
+                            + " argument(s)");
         }
         NtStatus status;
         try {
@@ -190,8 +201,12 @@ public final class Loadfile {
 
     private static long number(int n, String line, String token) throws LoadfileException {
         if (token.startsWith("*") || token.startsWith("+")) {
-            throw new LoadfileException(n, line, "random or relative argument '" + token
-                    + "' (dbench's block-device loadfiles) is not supported by this replay");
+            throw new LoadfileException(
+                    n,
+                    line,
+                    "random or relative argument '"
+                            + token
+                            + "' (dbench's block-device loadfiles) is not supported by this replay");
         }
         try {
             if (token.startsWith("0x") || token.startsWith("0X")) {
@@ -206,19 +221,25 @@ public final class Loadfile {
         }
     }
 
-    private static void checkRanges(int n, String line, OpType type, long[] a) throws LoadfileException {
+    private static void checkRanges(int n, String line, OpType type, long[] a)
+            throws LoadfileException {
         switch (type) {
             case READ_X:
             case WRITE_X:
                 if (a[1] < 0 || a[2] < 0 || a[3] < 0 || a[2] > MAX_IO) {
-                    throw new LoadfileException(n, line, "offset and sizes must be non-negative, size at most "
-                            + MAX_IO + " bytes");
+                    throw new LoadfileException(
+                            n,
+                            line,
+                            "offset and sizes must be non-negative, size at most "
+                                    + MAX_IO
+                                    + " bytes");
                 }
                 break;
             case LOCK_X:
             case UNLOCK_X:
                 if (a[1] < 0 || a[2] < 0) {
-                    throw new LoadfileException(n, line, "lock offset and size must be non-negative");
+                    throw new LoadfileException(
+                            n, line, "lock offset and size must be non-negative");
                 }
                 break;
             case FIND_FIRST:
@@ -231,7 +252,10 @@ public final class Loadfile {
         }
     }
 
-    /** The largest ReadX/WriteX size accepted, in bytes (SMB's large reads and writes stay below 16 MiB). */
+    /**
+     * The largest ReadX/WriteX size accepted, in bytes (SMB's large reads and writes stay below 16
+     * MiB).
+     */
     public static final int MAX_IO = 16 << 20;
 
     /** Splits on blanks; a double-quoted token may hold blanks (dbench's {@code next_token}). */
@@ -253,7 +277,10 @@ public final class Loadfile {
                 i = end + 1;
             } else {
                 int start = i;
-                while (i < len && line.charAt(i) != ' ' && line.charAt(i) != '\t' && line.charAt(i) != '\r') {
+                while (i < len
+                        && line.charAt(i) != ' '
+                        && line.charAt(i) != '\t'
+                        && line.charAt(i) != '\r') {
                     i++;
                 }
                 out.add(line.substring(start, i));

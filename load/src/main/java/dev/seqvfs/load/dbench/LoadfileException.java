@@ -1,8 +1,8 @@
 package dev.seqvfs.load.dbench;
 
 /**
- * A loadfile that cannot be replayed: missing, unreadable, or with a malformed line (the
- * message then names the line number and quotes its text).
+ * A loadfile that cannot be replayed: missing, unreadable, or with a malformed line (the message
+ * then names the line number and quotes its text).
  */
 public final class LoadfileException extends Exception {
     private static final long serialVersionUID = 1L;
@@ -19,13 +19,18 @@ public final class LoadfileException extends Exception {
     static final int EXCERPT_CHARS = 80;
 
     /**
-     * A malformed line. The message quotes the line once, as an {@link #excerpt}; when the
-     * line holds bytes that are not printable text (a binary file), {@code why}, which may
-     * quote a token of it, is replaced by "not a text line".
+     * A malformed line. The message quotes the line once, as an {@link #excerpt}; when the line
+     * holds bytes that are not printable text (a binary file), {@code why}, which may quote a token
+     * of it, is replaced by "not a text line".
      */
     public LoadfileException(int line, String text, String why) {
-        super("loadfile line " + line + ": " + (printable(text) ? excerpt(why) : "not a text line (binary data?)")
-                + ": " + excerpt(text));
+        super(
+                "loadfile line "
+                        + line
+                        + ": "
+                        + (printable(text) ? excerpt(why) : "not a text line (binary data?)")
+                        + ": "
+                        + excerpt(text));
         this.line = line;
     }
 
@@ -40,9 +45,9 @@ public final class LoadfileException extends Exception {
     }
 
     /**
-     * Returns {@code s} safe for a terminal and short: control characters (C0, DEL, C1) as
-     * {@code \xNN}, an undecodable byte (U+FFFD) as {@code \x??}, a backslash as is; cut
-     * to {@link #EXCERPT_CHARS} characters with "..." when longer.
+     * Returns {@code s} safe for a terminal and short: control characters (C0, DEL, C1) as {@code
+     * \xNN}, an undecodable byte (U+FFFD) as {@code \x??}, a backslash as is; cut to {@link
+     * #EXCERPT_CHARS} characters with "..." when longer.
      */
     static String excerpt(String s) {
         StringBuilder b = new StringBuilder();

@@ -4,9 +4,9 @@ import java.io.PrintStream;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Prints the first few lines whose outcome differed from the capture, with their line
- * numbers, for every client at once. Thread-safe: clients report concurrently; each
- * message is one {@code println}.
+ * Prints the first few lines whose outcome differed from the capture, with their line numbers, for
+ * every client at once. Thread-safe: clients report concurrently; each message is one {@code
+ * println}.
  */
 public final class MismatchLog {
     private final PrintStream out;
@@ -28,8 +28,15 @@ public final class MismatchLog {
         if (n > limit) {
             return;
         }
-        StringBuilder sb = new StringBuilder("MISMATCH client ").append(client).append(" line ").append(op.line())
-                .append(": ").append(op.text()).append(" -> got ").append(got.status().name());
+        StringBuilder sb =
+                new StringBuilder("MISMATCH client ")
+                        .append(client)
+                        .append(" line ")
+                        .append(op.line())
+                        .append(": ")
+                        .append(op.text())
+                        .append(" -> got ")
+                        .append(got.status().name());
         if (got.detail() != null) {
             sb.append(" (").append(got.detail()).append(')');
         }
@@ -43,7 +50,15 @@ public final class MismatchLog {
     public void failure(int client, LoadOp op, Throwable t) {
         int n = printed.incrementAndGet();
         if (n <= limit) {
-            out.println("FAILURE client " + client + " line " + op.line() + ": " + op.text() + " -> " + t);
+            out.println(
+                    "FAILURE client "
+                            + client
+                            + " line "
+                            + op.line()
+                            + ": "
+                            + op.text()
+                            + " -> "
+                            + t);
         }
     }
 }

@@ -6,20 +6,19 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * An NT status code as a loadfile records it ({@code NT_STATUS_OK},
- * {@code NT_STATUS_OBJECT_NAME_NOT_FOUND}, or the numeric form {@code 0x00000000}), and
- * the mapping from a Linux errno to the status a Samba server would have answered.
+ * An NT status code as a loadfile records it ({@code NT_STATUS_OK}, {@code
+ * NT_STATUS_OBJECT_NAME_NOT_FOUND}, or the numeric form {@code 0x00000000}), and the mapping from a
+ * Linux errno to the status a Samba server would have answered.
  *
- * <p>dbench's local-file backend only distinguishes "OK" from "an error" (its
- * {@code expected_status()} returns 0 or -1, and most operations ignore even that); this
- * replay checks the exact status. {@link #fromErrno} follows Samba's table
- * ({@code unix_nt_errmap}, {@code source3/lib/errmap_unix.c}) and its path resolution:
- * a missing or non-directory <em>intermediate</em> component is
- * {@code NT_STATUS_OBJECT_PATH_NOT_FOUND}, a missing last component
- * {@code NT_STATUS_OBJECT_NAME_NOT_FOUND}.
+ * <p>dbench's local-file backend only distinguishes "OK" from "an error" (its {@code
+ * expected_status()} returns 0 or -1, and most operations ignore even that); this replay checks the
+ * exact status. {@link #fromErrno} follows Samba's table ({@code unix_nt_errmap}, {@code
+ * source3/lib/errmap_unix.c}) and its path resolution: a missing or non-directory
+ * <em>intermediate</em> component is {@code NT_STATUS_OBJECT_PATH_NOT_FOUND}, a missing last
+ * component {@code NT_STATUS_OBJECT_NAME_NOT_FOUND}.
  *
- * <p>Immutable. Two statuses are equal when their codes are (or, for a name this class
- * does not know, when their names are).
+ * <p>Immutable. Two statuses are equal when their codes are (or, for a name this class does not
+ * know, when their names are).
  */
 public final class NtStatus {
     private static final Map<String, NtStatus> BY_NAME = new HashMap<>();
@@ -27,52 +26,88 @@ public final class NtStatus {
 
     /** Success. */
     public static final NtStatus OK = known("NT_STATUS_OK", 0x00000000L);
+
     /** Unspecified failure (an errno with no better mapping). */
     public static final NtStatus UNSUCCESSFUL = known("NT_STATUS_UNSUCCESSFUL", 0xC0000001L);
+
     /** Bad handle ({@code EBADF}, or a handle the replay never opened). */
     public static final NtStatus INVALID_HANDLE = known("NT_STATUS_INVALID_HANDLE", 0xC0000008L);
+
     /** {@code EINVAL}. */
-    public static final NtStatus INVALID_PARAMETER = known("NT_STATUS_INVALID_PARAMETER", 0xC000000DL);
+    public static final NtStatus INVALID_PARAMETER =
+            known("NT_STATUS_INVALID_PARAMETER", 0xC000000DL);
+
     /** A search (FIND_FIRST) matched nothing. */
     public static final NtStatus NO_SUCH_FILE = known("NT_STATUS_NO_SUCH_FILE", 0xC000000FL);
+
     /** {@code ENOMEM}. */
     public static final NtStatus NO_MEMORY = known("NT_STATUS_NO_MEMORY", 0xC0000017L);
+
     /** {@code EACCES}, {@code EPERM}. */
     public static final NtStatus ACCESS_DENIED = known("NT_STATUS_ACCESS_DENIED", 0xC0000022L);
+
     /** {@code ENAMETOOLONG}. */
-    public static final NtStatus OBJECT_NAME_INVALID = known("NT_STATUS_OBJECT_NAME_INVALID", 0xC0000033L);
+    public static final NtStatus OBJECT_NAME_INVALID =
+            known("NT_STATUS_OBJECT_NAME_INVALID", 0xC0000033L);
+
     /** {@code ENOENT} on the last component. */
-    public static final NtStatus OBJECT_NAME_NOT_FOUND = known("NT_STATUS_OBJECT_NAME_NOT_FOUND", 0xC0000034L);
+    public static final NtStatus OBJECT_NAME_NOT_FOUND =
+            known("NT_STATUS_OBJECT_NAME_NOT_FOUND", 0xC0000034L);
+
     /** {@code EEXIST}. */
-    public static final NtStatus OBJECT_NAME_COLLISION = known("NT_STATUS_OBJECT_NAME_COLLISION", 0xC0000035L);
+    public static final NtStatus OBJECT_NAME_COLLISION =
+            known("NT_STATUS_OBJECT_NAME_COLLISION", 0xC0000035L);
+
     /** {@code ENOENT} or {@code ENOTDIR} on an intermediate component; {@code ELOOP}. */
-    public static final NtStatus OBJECT_PATH_NOT_FOUND = known("NT_STATUS_OBJECT_PATH_NOT_FOUND", 0xC000003AL);
+    public static final NtStatus OBJECT_PATH_NOT_FOUND =
+            known("NT_STATUS_OBJECT_PATH_NOT_FOUND", 0xC000003AL);
+
     /** {@code EBUSY}. */
-    public static final NtStatus SHARING_VIOLATION = known("NT_STATUS_SHARING_VIOLATION", 0xC0000043L);
+    public static final NtStatus SHARING_VIOLATION =
+            known("NT_STATUS_SHARING_VIOLATION", 0xC0000043L);
+
     /** A byte-range lock conflict ({@code EAGAIN} from {@code F_SETLK}). */
-    public static final NtStatus LOCK_NOT_GRANTED = known("NT_STATUS_LOCK_NOT_GRANTED", 0xC0000055L);
+    public static final NtStatus LOCK_NOT_GRANTED =
+            known("NT_STATUS_LOCK_NOT_GRANTED", 0xC0000055L);
+
     /** {@code ENOSPC}, {@code EFBIG}. */
     public static final NtStatus DISK_FULL = known("NT_STATUS_DISK_FULL", 0xC000007FL);
+
     /** {@code EROFS}. */
-    public static final NtStatus MEDIA_WRITE_PROTECTED = known("NT_STATUS_MEDIA_WRITE_PROTECTED", 0xC00000A2L);
+    public static final NtStatus MEDIA_WRITE_PROTECTED =
+            known("NT_STATUS_MEDIA_WRITE_PROTECTED", 0xC00000A2L);
+
     /** {@code EISDIR}. */
-    public static final NtStatus FILE_IS_A_DIRECTORY = known("NT_STATUS_FILE_IS_A_DIRECTORY", 0xC00000BAL);
+    public static final NtStatus FILE_IS_A_DIRECTORY =
+            known("NT_STATUS_FILE_IS_A_DIRECTORY", 0xC00000BAL);
+
     /** {@code ENOSYS}, {@code EOPNOTSUPP}. */
     public static final NtStatus NOT_SUPPORTED = known("NT_STATUS_NOT_SUPPORTED", 0xC00000BBL);
+
     /** {@code EXDEV}. */
     public static final NtStatus NOT_SAME_DEVICE = known("NT_STATUS_NOT_SAME_DEVICE", 0xC00000D4L);
+
     /** {@code ENOTEMPTY}. */
-    public static final NtStatus DIRECTORY_NOT_EMPTY = known("NT_STATUS_DIRECTORY_NOT_EMPTY", 0xC0000101L);
+    public static final NtStatus DIRECTORY_NOT_EMPTY =
+            known("NT_STATUS_DIRECTORY_NOT_EMPTY", 0xC0000101L);
+
     /** {@code ENOTDIR} on the last component (a directory open of a file). */
     public static final NtStatus NOT_A_DIRECTORY = known("NT_STATUS_NOT_A_DIRECTORY", 0xC0000103L);
+
     /** {@code EMFILE}, {@code ENFILE}. */
-    public static final NtStatus TOO_MANY_OPENED_FILES = known("NT_STATUS_TOO_MANY_OPENED_FILES", 0xC000011FL);
+    public static final NtStatus TOO_MANY_OPENED_FILES =
+            known("NT_STATUS_TOO_MANY_OPENED_FILES", 0xC000011FL);
+
     /** {@code EIO}. */
     public static final NtStatus IO_DEVICE_ERROR = known("NT_STATUS_IO_DEVICE_ERROR", 0xC0000185L);
+
     /** {@code EDEADLK}. */
-    public static final NtStatus POSSIBLE_DEADLOCK = known("NT_STATUS_POSSIBLE_DEADLOCK", 0xC0000194L);
+    public static final NtStatus POSSIBLE_DEADLOCK =
+            known("NT_STATUS_POSSIBLE_DEADLOCK", 0xC0000194L);
+
     /** {@code EINTR}. */
     public static final NtStatus RETRY = known("NT_STATUS_RETRY", 0xC000022DL);
+
     /** {@code EMLINK}. */
     public static final NtStatus TOO_MANY_LINKS = known("NT_STATUS_TOO_MANY_LINKS", 0xC0000265L);
 
@@ -92,8 +127,8 @@ public final class NtStatus {
     }
 
     /**
-     * Parses a loadfile's status token: a name {@code NT_STATUS_...} (case as given; an
-     * unknown name is kept and compared by name) or a 32-bit hex code {@code 0x...}.
+     * Parses a loadfile's status token: a name {@code NT_STATUS_...} (case as given; an unknown
+     * name is kept and compared by name) or a 32-bit hex code {@code 0x...}.
      *
      * @throws IllegalArgumentException for anything else
      */
@@ -125,10 +160,10 @@ public final class NtStatus {
      * Returns the status a Samba server answers for {@code errno}.
      *
      * @param errno the Linux error of the call
-     * @param parentIsDirectory whether the path's parent directory exists (as a directory);
-     *        decides between {@code OBJECT_NAME_NOT_FOUND} / {@code NOT_A_DIRECTORY} (the
-     *        last component) and {@code OBJECT_PATH_NOT_FOUND} (an intermediate one) for
-     *        {@code ENOENT} and {@code ENOTDIR}; ignored for other errors
+     * @param parentIsDirectory whether the path's parent directory exists (as a directory); decides
+     *     between {@code OBJECT_NAME_NOT_FOUND} / {@code NOT_A_DIRECTORY} (the last component) and
+     *     {@code OBJECT_PATH_NOT_FOUND} (an intermediate one) for {@code ENOENT} and {@code
+     *     ENOTDIR}; ignored for other errors
      */
     public static NtStatus fromErrno(Errno errno, boolean parentIsDirectory) {
         switch (errno) {

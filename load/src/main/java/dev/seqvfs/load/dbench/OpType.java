@@ -5,13 +5,12 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The operations of a dbench client loadfile (the SMB calls a Windows client made,
- * captured by Samba), with the shape of their arguments and the name dbench's latency
- * table gives them.
+ * The operations of a dbench client loadfile (the SMB calls a Windows client made, captured by
+ * Samba), with the shape of their arguments and the name dbench's latency table gives them.
  *
- * <p>A line is {@code Name [paths...] [numbers...] STATUS}. The argument counts are those
- * of dbench 4's {@code client.txt} and of its local-file backend ({@code fileio.c}), which
- * reads the numbers as {@code params[0..]}.
+ * <p>A line is {@code Name [paths...] [numbers...] STATUS}. The argument counts are those of dbench
+ * 4's {@code client.txt} and of its local-file backend ({@code fileio.c}), which reads the numbers
+ * as {@code params[0..]}.
  */
 public enum OpType {
     /** {@code NTCreateX path create-options disposition handle}: open or create. */
@@ -69,7 +68,9 @@ public enum OpType {
         this.numbers = numbers;
     }
 
-    /** Returns the name as a loadfile spells it ({@code NTCreateX}, {@code QUERY_PATH_INFORMATION}). */
+    /**
+     * Returns the name as a loadfile spells it ({@code NTCreateX}, {@code QUERY_PATH_INFORMATION}).
+     */
     public String loadfileName() {
         return loadfileName;
     }
@@ -90,8 +91,8 @@ public enum OpType {
     }
 
     /**
-     * Returns the operation a loadfile names, ignoring case as dbench's dispatcher
-     * ({@code strcasecmp}) does, or {@code null} for an unknown name.
+     * Returns the operation a loadfile names, ignoring case as dbench's dispatcher ({@code
+     * strcasecmp}) does, or {@code null} for an unknown name.
      */
     public static OpType byLoadfileName(String name) {
         return BY_NAME.get(name.toLowerCase(Locale.ROOT));

@@ -13,16 +13,16 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * A replay client's calls on SeqVFS, through one {@link VfsTask} (a process of its own,
- * with its own descriptor table, as each dbench client is a process).
+ * A replay client's calls on SeqVFS, through one {@link VfsTask} (a process of its own, with its
+ * own descriptor table, as each dbench client is a process).
  *
- * <p>Calls that send a message use the task's {@code ...Async} twins and never block;
- * {@code pread}, {@code pwrite}, {@code stat}, {@code fstat}, {@code statfs},
- * {@code fsync} and {@code F_SETLK} send none and do not park (a write holds its inode's
- * write lock for the copy; no other client writes the same file), so they are called
- * directly. Record locks use {@code F_SETLK}, not dbench's {@code F_SETLKW}: the caller is
- * an actor and must not park, and no two clients share a file, so there is never anything
- * to wait for (a conflict would show as {@code NT_STATUS_LOCK_NOT_GRANTED}).
+ * <p>Calls that send a message use the task's {@code ...Async} twins and never block; {@code
+ * pread}, {@code pwrite}, {@code stat}, {@code fstat}, {@code statfs}, {@code fsync} and {@code
+ * F_SETLK} send none and do not park (a write holds its inode's write lock for the copy; no other
+ * client writes the same file), so they are called directly. Record locks use {@code F_SETLK}, not
+ * dbench's {@code F_SETLKW}: the caller is an actor and must not park, and no two clients share a
+ * file, so there is never anything to wait for (a conflict would show as {@code
+ * NT_STATUS_LOCK_NOT_GRANTED}).
  */
 final class SeqVfsClientFs implements ClientFs<Integer> {
     private final VfsTask task;
@@ -84,18 +84,25 @@ final class SeqVfsClientFs implements ClientFs<Integer> {
 
     @Override
     public void lock(Integer fd, long start, long len) {
-        task.fcntlLock(fd, Fcntl.F_SETLK, new Flock(Flock.F_WRLCK, VfsTask.SEEK_SET, start, len, 0));
+        task.fcntlLock(
+                fd, Fcntl.F_SETLK, new Flock(Flock.F_WRLCK, VfsTask.SEEK_SET, start, len, 0));
     }
 
     @Override
     public void unlock(Integer fd, long start, long len) {
-        task.fcntlLock(fd, Fcntl.F_SETLK, new Flock(Flock.F_UNLCK, VfsTask.SEEK_SET, start, len, 0));
+        task.fcntlLock(
+                fd, Fcntl.F_SETLK, new Flock(Flock.F_UNLCK, VfsTask.SEEK_SET, start, len, 0));
     }
 
     @Override
     public CompletableFuture<Void> utimes(String path, long atimeNanos, long mtimeNanos) {
-        return task.async().utimensat(VfsTask.AT_FDCWD, path, Timespec.ofNanos(atimeNanos),
-                Timespec.ofNanos(mtimeNanos), 0);
+        return task.async()
+                .utimensat(
+                        VfsTask.AT_FDCWD,
+                        path,
+                        Timespec.ofNanos(atimeNanos),
+                        Timespec.ofNanos(mtimeNanos),
+                        0);
     }
 
     @Override
@@ -120,25 +127,31 @@ final class SeqVfsClientFs implements ClientFs<Integer> {
 
     @Override
     public CompletableFuture<List<String>> list(String dir) {
-        return task.async().open(dir, OpenFlags.O_RDONLY | OpenFlags.O_DIRECTORY, 0).thenCompose(fd -> {
-            List<String> names = new ArrayList<>();
-            try {
-                while (true) {
-                    List<DirEntry> chunk = task.getdents(fd, 128);
-                    if (chunk.isEmpty()) {
-                        break;
-                    }
-                    for (DirEntry e : chunk) {
-                        names.add(e.name());
-                    }
-                }
-            } catch (VfsException e) {
-                return task.async().close(fd).handle((v, x) -> {
-                    throw e;
-                });
-            }
-            return task.async().close(fd).thenApply(v -> names);
-        });
+        return task.async()
+                .open(dir, OpenFlags.O_RDONLY | OpenFlags.O_DIRECTORY, 0)
+                .thenCompose(
+                        fd -> {
+                            List<String> names = new ArrayList<>();
+                            try {
+                                while (true) {
+                                    List<DirEntry> chunk = task.getdents(fd, 128);
+                                    if (chunk.isEmpty()) {
+                                        break;
+                                    }
+                                    for (DirEntry e : chunk) {
+                                        names.add(e.name());
+                                    }
+                                }
+                            } catch (VfsException e) {
+                                return task.async()
+                                        .close(fd)
+                                        .handle(
+                                                (v, x) -> {
+                                                    throw e;
+                                                });
+                            }
+                            return task.async().close(fd).thenApply(v -> names);
+                        });
     }
 
     @Override

@@ -1,18 +1,16 @@
 package dev.seqvfs.load.dbench;
 
 /**
- * SMB search patterns (FIND_FIRST), matched case-insensitively as a Windows server does:
- * {@code *} any run of characters, {@code ?} one character, and the DOS wildcards a client
- * sends for {@code *.EXT} style patterns, as [MS-FSA] 2.1.4.4 defines them:
- * {@code <} (DOS_STAR) any run that does not go past the name's last period,
- * {@code >} (DOS_QM) one character, or nothing at a period or at the end,
- * {@code "} (DOS_DOT) a period, or nothing at the end.
+ * SMB search patterns (FIND_FIRST), matched case-insensitively as a Windows server does: {@code *}
+ * any run of characters, {@code ?} one character, and the DOS wildcards a client sends for {@code
+ * *.EXT} style patterns, as [MS-FSA] 2.1.4.4 defines them: {@code <} (DOS_STAR) any run that does
+ * not go past the name's last period, {@code >} (DOS_QM) one character, or nothing at a period or
+ * at the end, {@code "} (DOS_DOT) a period, or nothing at the end.
  *
  * <p>Stateless; thread-safe.
  */
 public final class Wildcard {
-    private Wildcard() {
-    }
+    private Wildcard() {}
 
     /** Returns whether {@code name} contains one of the wildcard characters dbench looks for. */
     public static boolean hasWildcard(String pattern) {
@@ -49,16 +47,17 @@ public final class Wildcard {
                         }
                     }
                     return false;
-                case '<': {
-                    // up to (not past) the last period; a name without one is all fair game
-                    int limit = lastDot < ni ? nlen : lastDot;
-                    for (int k = ni; k <= limit; k++) {
-                        if (match(p, pi + 1, n, k, lastDot)) {
-                            return true;
+                case '<':
+                    {
+                        // up to (not past) the last period; a name without one is all fair game
+                        int limit = lastDot < ni ? nlen : lastDot;
+                        for (int k = ni; k <= limit; k++) {
+                            if (match(p, pi + 1, n, k, lastDot)) {
+                                return true;
+                            }
                         }
+                        return false;
                     }
-                    return false;
-                }
                 case '>':
                     if (ni >= nlen || n.charAt(ni) == '.') {
                         while (pi < plen && p.charAt(pi) == '>') {

@@ -23,11 +23,11 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * Seed 004's lookup microbenchmark: each client stats a deep relative path
- * ({@code d1/d2/.../dN/f}) over and over, from the same working directory as every other
- * client ({@code same-cwd}) and from a directory of its own ({@code distinct-cwd}), at each
- * client count; reports ops/s and the scaling factor (ops/s at N clients over ops/s at the
- * smallest count). Store-free walking should make both scale with the clients.
+ * Seed 004's lookup microbenchmark: each client stats a deep relative path ({@code d1/d2/.../dN/f})
+ * over and over, from the same working directory as every other client ({@code same-cwd}) and from
+ * a directory of its own ({@code distinct-cwd}), at each client count; reports ops/s and the
+ * scaling factor (ops/s at N clients over ops/s at the smallest count). Store-free walking should
+ * make both scale with the clients.
  *
  * <pre>
  * /lookup/c0/d1/d2/.../dN/f     every client's cwd in same-cwd; client 0's in distinct-cwd
@@ -35,17 +35,17 @@ import java.util.List;
  * ...
  * </pre>
  *
- * <p>Clients are plain threads, each a task of its own (its own cwd): {@code stat} never
- * sends a message and has no async twin, so an actor would only add a mailbox hop. Host
- * ({@code --compare host}): the same tree under a fresh directory of {@code /dev/shm}, and
- * {@code Files.readAttributes(BasicFileAttributes)} ({@code stat}) of the absolute path
- * through {@code c0} or the client's {@code cK}: Java cannot change a thread's working
- * directory, so the host walks {@code /dev/shm/<dir>/cK} too (four more components, warm in
- * the dcache).
+ * <p>Clients are plain threads, each a task of its own (its own cwd): {@code stat} never sends a
+ * message and has no async twin, so an actor would only add a mailbox hop. Host ({@code --compare
+ * host}): the same tree under a fresh directory of {@code /dev/shm}, and {@code
+ * Files.readAttributes(BasicFileAttributes)} ({@code stat}) of the absolute path through {@code c0}
+ * or the client's {@code cK}: Java cannot change a thread's working directory, so the host walks
+ * {@code /dev/shm/<dir>/cK} too (four more components, warm in the dcache).
  */
 public final class LookupLoad {
     /** The modes: the same cwd for every client, or one each. */
     public static final List<String> MODES = List.of("same-cwd", "distinct-cwd");
+
     /** One stat in this many is timed (see {@link Meter}). */
     static final int SAMPLE_EVERY = 16;
 
@@ -58,11 +58,10 @@ public final class LookupLoad {
      * @param depth directories between the cwd and the file (at least 1)
      * @param compareHost whether to run the same on the host
      */
-    public record Settings(List<Integer> clients, long ops, double warmup, int depth, boolean compareHost) {
-    }
+    public record Settings(
+            List<Integer> clients, long ops, double warmup, int depth, boolean compareHost) {}
 
-    private LookupLoad() {
-    }
+    private LookupLoad() {}
 
     /** Runs the workload into {@code session}'s report. */
     public static void run(Settings s, Session session) {
@@ -76,15 +75,26 @@ public final class LookupLoad {
         }
         String file = rel + "f";
         LoadReport report = session.report();
-        report.note("one op: stat(\"" + file + "\") relative to the client's cwd; clients are threads, each its own"
-                + " task (stat sends no message: no async twin)");
+        report.note(
+                "one op: stat(\""
+                        + file
+                        + "\") relative to the client's cwd; clients are threads, each its own"
+                        + " task (stat sends no message: no async twin)");
         if (s.compareHost()) {
-            report.note("host: Files.readAttributes(BasicFileAttributes) of /dev/shm/<dir>/cK/" + file
-                    + " (absolute: Java cannot chdir)");
+            report.note(
+                    "host: Files.readAttributes(BasicFileAttributes) of /dev/shm/<dir>/cK/"
+                            + file
+                            + " (absolute: Java cannot chdir)");
         }
-        report.note("latency: every " + SAMPLE_EVERY + "th stat timed" + (s.warmup() > 0
-                ? "; each measured run follows an unmeasured warm-up of " + s.warmup() + " s by the same clients"
-                : ""));
+        report.note(
+                "latency: every "
+                        + SAMPLE_EVERY
+                        + "th stat timed"
+                        + (s.warmup() > 0
+                                ? "; each measured run follows an unmeasured warm-up of "
+                                        + s.warmup()
+                                        + " s by the same clients"
+                                : ""));
         report.primary("seqvfs", MODES.get(0));
         report.reference(s.compareHost() ? "host" : null);
         report.extraLines(r -> scaling(s, r));
@@ -113,7 +123,8 @@ public final class LookupLoad {
         }
     }
 
-    private static void runSeqVfs(Settings s, Session session, SeqVfs vfs, int clients, String mode, String file) {
+    private static void runSeqVfs(
+            Settings s, Session session, SeqVfs vfs, int clients, String mode, String file) {
         List<VfsTask> tasks = new ArrayList<>();
         try {
             List<Clients.BlockingOp> ops = new ArrayList<>();
@@ -121,11 +132,15 @@ public final class LookupLoad {
                 VfsTask t = vfs.newTask(Credentials.ROOT);
                 tasks.add(t);
                 t.chdir("/lookup/c" + (mode.equals("same-cwd") ? 0 : i));
-                ops.add(() -> {
-                    if (t.stat(file).mode() != (Mode.S_IFREG | 0644)) {
-                        throw new LoadException("seqvfs: stat " + file + ": not the regular file made in setup");
-                    }
-                });
+                ops.add(
+                        () -> {
+                            if (t.stat(file).mode() != (Mode.S_IFREG | 0644)) {
+                                throw new LoadException(
+                                        "seqvfs: stat "
+                                                + file
+                                                + ": not the regular file made in setup");
+                            }
+                        });
             }
             if (s.warmup() > 0) {
                 Meter w = new Meter("seqvfs", mode, clients, SAMPLE_EVERY);
@@ -138,15 +153,18 @@ public final class LookupLoad {
         }
     }
 
-    private static void runHost(Settings s, Session session, Path base, int clients, String mode, String file) {
+    private static void runHost(
+            Settings s, Session session, Path base, int clients, String mode, String file) {
         List<Clients.BlockingOp> ops = new ArrayList<>();
         for (int i = 0; i < clients; i++) {
             Path p = base.resolve("c" + (mode.equals("same-cwd") ? 0 : i)).resolve(file);
-            ops.add(() -> {
-                if (!Files.readAttributes(p, BasicFileAttributes.class).isRegularFile()) {
-                    throw new LoadException("host: stat " + p + ": not the regular file made in setup");
-                }
-            });
+            ops.add(
+                    () -> {
+                        if (!Files.readAttributes(p, BasicFileAttributes.class).isRegularFile()) {
+                            throw new LoadException(
+                                    "host: stat " + p + ": not the regular file made in setup");
+                        }
+                    });
         }
         if (s.warmup() > 0) {
             Meter w = new Meter("host", mode, clients, SAMPLE_EVERY);
@@ -188,9 +206,20 @@ public final class LookupLoad {
     private static List<String> scaling(Settings s, LoadReport r) {
         List<String> lines = new ArrayList<>();
         int base = s.clients().stream().mapToInt(Integer::intValue).min().orElse(1);
-        lines.add("scaling factor: ops/s at N clients over ops/s at " + base + " client(s); seqvfs over host");
-        lines.add(String.format("%-8s %-14s %14s %10s %14s %10s %10s", "clients", "mode", "seqvfs ops/s", "scaling",
-                "host ops/s", "scaling", "s/host"));
+        lines.add(
+                "scaling factor: ops/s at N clients over ops/s at "
+                        + base
+                        + " client(s); seqvfs over host");
+        lines.add(
+                String.format(
+                        "%-8s %-14s %14s %10s %14s %10s %10s",
+                        "clients",
+                        "mode",
+                        "seqvfs ops/s",
+                        "scaling",
+                        "host ops/s",
+                        "scaling",
+                        "s/host"));
         for (int c : s.clients()) {
             for (String mode : MODES) {
                 RunResult mine = r.find("seqvfs", mode, c);
@@ -198,11 +227,17 @@ public final class LookupLoad {
                     continue;
                 }
                 RunResult host = r.find("host", mode, c);
-                lines.add(String.format("%-8d %-14s %,14.0f %10s %14s %10s %10s", c, mode, mine.opsPerSec(),
-                        LoadReport.fmt(LoadReport.ratio(mine, r.find("seqvfs", mode, base))),
-                        host == null ? "-" : String.format("%,.0f", host.opsPerSec()),
-                        LoadReport.fmt(LoadReport.ratio(host, r.find("host", mode, base))),
-                        LoadReport.fmt(LoadReport.ratio(mine, host))));
+                lines.add(
+                        String.format(
+                                "%-8d %-14s %,14.0f %10s %14s %10s %10s",
+                                c,
+                                mode,
+                                mine.opsPerSec(),
+                                LoadReport.fmt(
+                                        LoadReport.ratio(mine, r.find("seqvfs", mode, base))),
+                                host == null ? "-" : String.format("%,.0f", host.opsPerSec()),
+                                LoadReport.fmt(LoadReport.ratio(host, r.find("host", mode, base))),
+                                LoadReport.fmt(LoadReport.ratio(mine, host))));
             }
         }
         return lines;

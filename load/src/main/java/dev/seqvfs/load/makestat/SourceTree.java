@@ -23,22 +23,24 @@ import java.util.zip.ZipException;
 import java.util.zip.ZipFile;
 
 /**
- * A real source tree to import: a directory of the host, or a zip file (such as the JDK's
- * {@code lib/src.zip}). Lists its directories (parents before children, including those a
- * zip only implies) and its regular files with their sizes and modification times, and
- * opens a file's contents.
+ * A real source tree to import: a directory of the host, or a zip file (such as the JDK's {@code
+ * lib/src.zip}). Lists its directories (parents before children, including those a zip only
+ * implies) and its regular files with their sizes and modification times, and opens a file's
+ * contents.
  *
- * <p>Paths are relative, {@code /}-separated, without {@code .} or {@code ..}: a zip entry
- * that would escape the tree ({@code ../x}, an absolute name) is refused. A directory's
- * symbolic links and special files are skipped (and counted): a build tree's make stats
- * its sources, which are regular files.
+ * <p>Paths are relative, {@code /}-separated, without {@code .} or {@code ..}: a zip entry that
+ * would escape the tree ({@code ../x}, an absolute name) is refused. A directory's symbolic links
+ * and special files are skipped (and counted): a build tree's make stats its sources, which are
+ * regular files.
  *
  * <p>Not thread-safe: one importer reads it.
  */
 public final class SourceTree implements Closeable {
-    /** A regular file: relative path, size in bytes, modification time in milliseconds since the epoch. */
-    public record FileEntry(String path, long size, long mtimeMillis) {
-    }
+    /**
+     * A regular file: relative path, size in bytes, modification time in milliseconds since the
+     * epoch.
+     */
+    public record FileEntry(String path, long size, long mtimeMillis) {}
 
     private final Path source;
     private final ZipFile zip;
@@ -46,7 +48,8 @@ public final class SourceTree implements Closeable {
     private final List<FileEntry> files;
     private final int skipped;
 
-    private SourceTree(Path source, ZipFile zip, List<String> dirs, List<FileEntry> files, int skipped) {
+    private SourceTree(
+            Path source, ZipFile zip, List<String> dirs, List<FileEntry> files, int skipped) {
         this.source = source;
         this.zip = zip;
         this.dirs = dirs;
@@ -57,8 +60,8 @@ public final class SourceTree implements Closeable {
     /**
      * Reads the tree at {@code source}: a directory, or else a zip file.
      *
-     * @throws LoadException {@code source} is missing (or a dangling symbolic link), is
-     *         neither a directory nor a readable zip file, or holds an entry that escapes it
+     * @throws LoadException {@code source} is missing (or a dangling symbolic link), is neither a
+     *     directory nor a readable zip file, or holds an entry that escapes it
      */
     public static SourceTree open(Path source) {
         if (!Files.exists(source)) {
@@ -69,8 +72,12 @@ public final class SourceTree implements Closeable {
                 } catch (IOException e) {
                     target = "?";
                 }
-                throw LoadException.usage("--tree " + source + ": a dangling symbolic link (to " + target
-                        + "): no such file or directory");
+                throw LoadException.usage(
+                        "--tree "
+                                + source
+                                + ": a dangling symbolic link (to "
+                                + target
+                                + "): no such file or directory");
             }
             throw LoadException.usage("--tree " + source + ": no such file or directory");
         }
@@ -89,8 +96,13 @@ public final class SourceTree implements Closeable {
                 if (p.equals(source)) {
                     continue;
                 }
-                String rel = source.relativize(p).toString().replace(p.getFileSystem().getSeparator(), "/");
-                BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+                String rel =
+                        source.relativize(p)
+                                .toString()
+                                .replace(p.getFileSystem().getSeparator(), "/");
+                BasicFileAttributes a =
+                        Files.readAttributes(
+                                p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
                 if (a.isDirectory()) {
                     dirs.add(rel);
                 } else if (a.isRegularFile()) {
@@ -100,7 +112,8 @@ public final class SourceTree implements Closeable {
                 }
             }
         } catch (IOException | UncheckedIOException e) {
-            throw LoadException.usage("--tree " + source + ": cannot read the directory: " + e.getMessage(), e);
+            throw LoadException.usage(
+                    "--tree " + source + ": cannot read the directory: " + e.getMessage(), e);
         }
         Collections.sort(dirs);
         return new SourceTree(source, null, dirs, files, skipped);
@@ -111,12 +124,18 @@ public final class SourceTree implements Closeable {
         try {
             zip = new ZipFile(source.toFile());
         } catch (ZipException e) {
-            throw LoadException.usage("--tree " + source + ": not a readable zip file (" + e.getMessage()
-                    + "); give a directory or a zip file", e);
+            throw LoadException.usage(
+                    "--tree "
+                            + source
+                            + ": not a readable zip file ("
+                            + e.getMessage()
+                            + "); give a directory or a zip file",
+                    e);
         } catch (NoSuchFileException e) {
             throw LoadException.usage("--tree " + source + ": no such file or directory", e);
         } catch (IOException e) {
-            throw LoadException.usage("--tree " + source + ": cannot read it as a zip file: " + e, e);
+            throw LoadException.usage(
+                    "--tree " + source + ": cannot read it as a zip file: " + e, e);
         }
         try {
             TreeSet<String> dirs = new TreeSet<>();
@@ -143,10 +162,12 @@ public final class SourceTree implements Closeable {
             }
             for (String d : dirs) {
                 if (files.containsKey(d)) {
-                    throw LoadException.usage("--tree " + source + ": " + d + " is both a file and a directory");
+                    throw LoadException.usage(
+                            "--tree " + source + ": " + d + " is both a file and a directory");
                 }
             }
-            return new SourceTree(source, zip, new ArrayList<>(dirs), new ArrayList<>(files.values()), 0);
+            return new SourceTree(
+                    source, zip, new ArrayList<>(dirs), new ArrayList<>(files.values()), 0);
         } catch (RuntimeException | IOException e) {
             try {
                 zip.close();
@@ -156,7 +177,8 @@ public final class SourceTree implements Closeable {
             if (e instanceof LoadException le) {
                 throw le;
             }
-            throw LoadException.usage("--tree " + source + ": not a readable zip file (" + e.getMessage() + ")", e);
+            throw LoadException.usage(
+                    "--tree " + source + ": not a readable zip file (" + e.getMessage() + ")", e);
         }
     }
 
@@ -164,7 +186,8 @@ public final class SourceTree implements Closeable {
     private static String clean(Path source, String name) {
         String n = name.replace('\\', '/');
         if (n.startsWith("/")) {
-            throw LoadException.usage("--tree " + source + ": entry " + name + " is an absolute path");
+            throw LoadException.usage(
+                    "--tree " + source + ": entry " + name + " is an absolute path");
         }
         StringBuilder out = new StringBuilder();
         for (String part : n.split("/", -1)) {
@@ -172,7 +195,8 @@ public final class SourceTree implements Closeable {
                 continue;
             }
             if (part.equals("..")) {
-                throw LoadException.usage("--tree " + source + ": entry " + name + " escapes the tree (..)");
+                throw LoadException.usage(
+                        "--tree " + source + ": entry " + name + " escapes the tree (..)");
             }
             if (out.length() > 0) {
                 out.append('/');

@@ -1,6 +1,5 @@
 package dev.seqvfs.load.dbench;
 
-import dev.seqvfs.protocol.Syscall;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -14,6 +13,7 @@ import dev.seqvfs.engine.VfsTask;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Stat;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -24,11 +24,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Specifies {@link DbenchClient} on SeqVFS: each loadfile operation is run as dbench's
- * local-file backend ({@code fileio.c}) runs it, and ends with the NT status a Samba
- * server would have answered.
+ * Specifies {@link DbenchClient} on SeqVFS: each loadfile operation is run as dbench's local-file
+ * backend ({@code fileio.c}) runs it, and ends with the NT status a Samba server would have
+ * answered.
  *
  * <p>Every test starts from this tree (client 1):
+ *
  * <pre>
  * /clients/client1/
  *     dir/            (empty)
@@ -61,10 +62,18 @@ class DbenchClientTest {
         root.mkdir("/clients", 0755);
         root.mkdir("/clients/client1", 0755);
         root.mkdir("/clients/client1/dir", 0755);
-        root.close(root.open("/clients/client1/WORD.JNK", dev.seqvfs.protocol.OpenFlags.O_CREAT
-                | dev.seqvfs.protocol.OpenFlags.O_WRONLY, 0644));
-        int fd = root.open("/clients/client1/data", dev.seqvfs.protocol.OpenFlags.O_CREAT
-                | dev.seqvfs.protocol.OpenFlags.O_WRONLY, 0644);
+        root.close(
+                root.open(
+                        "/clients/client1/WORD.JNK",
+                        dev.seqvfs.protocol.OpenFlags.O_CREAT
+                                | dev.seqvfs.protocol.OpenFlags.O_WRONLY,
+                        0644));
+        int fd =
+                root.open(
+                        "/clients/client1/data",
+                        dev.seqvfs.protocol.OpenFlags.O_CREAT
+                                | dev.seqvfs.protocol.OpenFlags.O_WRONLY,
+                        0644);
         root.write(fd, new byte[10]);
         root.close(fd);
         client = new DbenchClient<>(new SeqVfsClientFs(vfs.newTask(Credentials.ROOT), 1 << 16), 1);
@@ -95,17 +104,20 @@ class DbenchClientTest {
     @SuppressWarnings("unchecked")
     private static ClientFs<Integer> failing(String method, RuntimeException failure) {
         ClientFs<Integer> real = new SeqVfsClientFs(vfs.newTask(Credentials.ROOT), 16);
-        return (ClientFs<Integer>) Proxy.newProxyInstance(ClientFs.class.getClassLoader(),
-                new Class<?>[] {ClientFs.class}, (proxy, m, args) -> {
-                    if (m.getName().equals(method)) {
-                        throw failure;
-                    }
-                    try {
-                        return m.invoke(real, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                });
+        return (ClientFs<Integer>)
+                Proxy.newProxyInstance(
+                        ClientFs.class.getClassLoader(),
+                        new Class<?>[] {ClientFs.class},
+                        (proxy, m, args) -> {
+                            if (m.getName().equals(method)) {
+                                throw failure;
+                            }
+                            try {
+                                return m.invoke(real, args);
+                            } catch (InvocationTargetException e) {
+                                throw e.getCause();
+                            }
+                        });
     }
 
     private DbenchClient.Outcome run(String line) {
@@ -119,20 +131,24 @@ class DbenchClientTest {
 
     @Test
     void ntCreateX_openOfMissingFile_isObjectNameNotFound() {
-        assertStatus(NtStatus.OBJECT_NAME_NOT_FOUND,
-                run("NTCreateX \"\\clients\\client1\\nope\" 0x40 0x1 7 NT_STATUS_OBJECT_NAME_NOT_FOUND"));
+        assertStatus(
+                NtStatus.OBJECT_NAME_NOT_FOUND,
+                run(
+                        "NTCreateX \"\\clients\\client1\\nope\" 0x40 0x1 7 NT_STATUS_OBJECT_NAME_NOT_FOUND"));
         assertEquals(0, client.openHandles());
     }
 
     @Test
     void ntCreateX_inMissingDirectory_isObjectPathNotFound() {
-        assertStatus(NtStatus.OBJECT_PATH_NOT_FOUND,
+        assertStatus(
+                NtStatus.OBJECT_PATH_NOT_FOUND,
                 run("NTCreateX \"\\clients\\client1\\nodir\\f\" 0x40 0x2 7 NT_STATUS_OK"));
     }
 
     @Test
     void ntCreateX_fileCreate_createsTheFileAndRemembersTheHandle() {
-        assertStatus(NtStatus.OK, run("NTCreateX \"\\clients\\client1\\new\" 0x40 0x2 7 NT_STATUS_OK"));
+        assertStatus(
+                NtStatus.OK, run("NTCreateX \"\\clients\\client1\\new\" 0x40 0x2 7 NT_STATUS_OK"));
         assertTrue(root.stat("/clients/client1/new").isRegular());
         assertEquals(0600, root.stat("/clients/client1/new").permissions());
         assertStatus(NtStatus.OK, run("WriteX 7 0 100 100 NT_STATUS_OK"));
@@ -143,19 +159,22 @@ class DbenchClientTest {
 
     @Test
     void ntCreateX_overwriteIf_truncatesAnExistingFile() {
-        assertStatus(NtStatus.OK, run("NTCreateX \"\\clients\\client1\\data\" 0x40 0x5 7 NT_STATUS_OK"));
+        assertStatus(
+                NtStatus.OK, run("NTCreateX \"\\clients\\client1\\data\" 0x40 0x5 7 NT_STATUS_OK"));
         assertEquals(0, root.stat("/clients/client1/data").size());
     }
 
     @Test
     void ntCreateX_openIf_doesNotCreateAsDbenchDoesNot() {
-        assertStatus(NtStatus.OBJECT_NAME_NOT_FOUND,
+        assertStatus(
+                NtStatus.OBJECT_NAME_NOT_FOUND,
                 run("NTCreateX \"\\clients\\client1\\nope\" 0x40 0x3 7 NT_STATUS_OK"));
     }
 
     @Test
     void ntCreateX_directoryOption_makesTheDirectoryAndOpensIt() {
-        assertStatus(NtStatus.OK, run("NTCreateX \"\\clients\\client1\\sub\" 0x1 0x2 7 NT_STATUS_OK"));
+        assertStatus(
+                NtStatus.OK, run("NTCreateX \"\\clients\\client1\\sub\" 0x1 0x2 7 NT_STATUS_OK"));
         Stat st = root.stat("/clients/client1/sub");
         assertTrue(st.isDirectory());
         assertEquals(0700, st.permissions());
@@ -164,15 +183,21 @@ class DbenchClientTest {
 
     @Test
     void ntCreateX_directoryWithoutDirectoryOption_isOpenedAsDirectory() {
-        assertStatus(NtStatus.OK, run("NTCreateX \"\\clients\\client1\\dir\" 0x0 0x1 7 NT_STATUS_OK"));
+        assertStatus(
+                NtStatus.OK, run("NTCreateX \"\\clients\\client1\\dir\" 0x0 0x1 7 NT_STATUS_OK"));
         assertStatus(NtStatus.OK, run("QUERY_FILE_INFORMATION 7 1004 NT_STATUS_OK"));
     }
 
     @Test
     void ntCreateX_successWhereTheCaptureFailed_closesTheFileAgain() {
-        DbenchClient.Outcome o = run("NTCreateX \"\\clients\\client1\\data\" 0x40 0x1 7 NT_STATUS_OBJECT_NAME_NOT_FOUND");
+        DbenchClient.Outcome o =
+                run(
+                        "NTCreateX \"\\clients\\client1\\data\" 0x40 0x1 7 NT_STATUS_OBJECT_NAME_NOT_FOUND");
         assertStatus(NtStatus.OK, o);
-        assertFalse(o.matches(op("NTCreateX \"\\clients\\client1\\data\" 0x40 0x1 7 NT_STATUS_OBJECT_NAME_NOT_FOUND")));
+        assertFalse(
+                o.matches(
+                        op(
+                                "NTCreateX \"\\clients\\client1\\data\" 0x40 0x1 7 NT_STATUS_OBJECT_NAME_NOT_FOUND")));
         assertEquals(0, client.openHandles());
     }
 
@@ -192,7 +217,8 @@ class DbenchClientTest {
         client.closeAll().join();
         assertEquals(0, client.openHandles());
         assertEquals(NtStatus.INVALID_HANDLE, run("Close 7 NT_STATUS_OK").status());
-        assertStatus(NtStatus.OK, run("NTCreateX \"\\clients\\client1\\data\" 0x40 0x1 7 NT_STATUS_OK"));
+        assertStatus(
+                NtStatus.OK, run("NTCreateX \"\\clients\\client1\\data\" 0x40 0x1 7 NT_STATUS_OK"));
     }
 
     @Test
@@ -204,28 +230,41 @@ class DbenchClientTest {
 
     @Test
     void queryPathInformation_existingAndMissing() {
-        assertStatus(NtStatus.OK, run("QUERY_PATH_INFORMATION \"\\clients\\client1\\data\" 1004 NT_STATUS_OK"));
-        assertStatus(NtStatus.OBJECT_NAME_NOT_FOUND,
+        assertStatus(
+                NtStatus.OK,
+                run("QUERY_PATH_INFORMATION \"\\clients\\client1\\data\" 1004 NT_STATUS_OK"));
+        assertStatus(
+                NtStatus.OBJECT_NAME_NOT_FOUND,
                 run("QUERY_PATH_INFORMATION \"\\clients\\client1\\nope\" 1004 NT_STATUS_OK"));
-        assertStatus(NtStatus.OBJECT_PATH_NOT_FOUND,
+        assertStatus(
+                NtStatus.OBJECT_PATH_NOT_FOUND,
                 run("QUERY_PATH_INFORMATION \"\\clients\\client1\\nodir\\x\" 1004 NT_STATUS_OK"));
-        assertStatus(NtStatus.OBJECT_PATH_NOT_FOUND,
+        assertStatus(
+                NtStatus.OBJECT_PATH_NOT_FOUND,
                 run("QUERY_PATH_INFORMATION \"\\clients\\client1\\data\\x\" 1004 NT_STATUS_OK"));
     }
 
     @Test
     void findFirst_dosStarPattern_matchesIgnoringCase() {
-        assertStatus(NtStatus.OK, run("FIND_FIRST \"\\clients\\client1\\<.jnk\" 260 1366 1 NT_STATUS_OK"));
-        assertStatus(NtStatus.NO_SUCH_FILE, run("FIND_FIRST \"\\clients\\client1\\dir\\<.JNK\" 260 1366 0 NT_STATUS_OK"));
-        assertStatus(NtStatus.OK, run("FIND_FIRST \"\\clients\\client1\\dir\\*\" 260 1366 2 NT_STATUS_OK"));
+        assertStatus(
+                NtStatus.OK,
+                run("FIND_FIRST \"\\clients\\client1\\<.jnk\" 260 1366 1 NT_STATUS_OK"));
+        assertStatus(
+                NtStatus.NO_SUCH_FILE,
+                run("FIND_FIRST \"\\clients\\client1\\dir\\<.JNK\" 260 1366 0 NT_STATUS_OK"));
+        assertStatus(
+                NtStatus.OK,
+                run("FIND_FIRST \"\\clients\\client1\\dir\\*\" 260 1366 2 NT_STATUS_OK"));
         assertStatus(NtStatus.OK, run("FIND_FIRST \"\\clients\\client1\\*\" 260 2 2 NT_STATUS_OK"));
-        assertStatus(NtStatus.OBJECT_PATH_NOT_FOUND,
+        assertStatus(
+                NtStatus.OBJECT_PATH_NOT_FOUND,
                 run("FIND_FIRST \"\\clients\\client1\\nodir\\*\" 260 1366 0 NT_STATUS_OK"));
     }
 
     @Test
     void findFirst_matchCountOtherThanTheCaptures_isAMismatch() {
-        DbenchClient.Outcome o = run("FIND_FIRST \"\\clients\\client1\\*\" 260 1366 4 NT_STATUS_OK");
+        DbenchClient.Outcome o =
+                run("FIND_FIRST \"\\clients\\client1\\*\" 260 1366 4 NT_STATUS_OK");
         assertEquals(NtStatus.OK, o.status());
         assertEquals("listed 5 matching entries, the capture listed 4", o.detail());
     }
@@ -243,20 +282,34 @@ class DbenchClientTest {
     @Test
     void mkdir_ofAnExistingDirectory_isForgivenAsDbenchIgnoresIt() {
         assertStatus(NtStatus.OK, run("Mkdir \"\\clients\" NT_STATUS_OK"));
-        assertStatus(NtStatus.OBJECT_NAME_COLLISION, run("Mkdir \"\\clients\\client1\\data\" NT_STATUS_OK"));
+        assertStatus(
+                NtStatus.OBJECT_NAME_COLLISION,
+                run("Mkdir \"\\clients\\client1\\data\" NT_STATUS_OK"));
     }
 
     @Test
     void unlinkRenameRmdir_reportTheCallsStatus() {
-        assertStatus(NtStatus.OK, run("Rename \"\\clients\\client1\\data\" \"\\clients\\client1\\moved\" NT_STATUS_OK"));
+        assertStatus(
+                NtStatus.OK,
+                run(
+                        "Rename \"\\clients\\client1\\data\" \"\\clients\\client1\\moved\" NT_STATUS_OK"));
         assertTrue(exists("/clients/client1/moved"));
         assertStatus(NtStatus.OK, run("Unlink \"\\clients\\client1\\moved\" 0x6 NT_STATUS_OK"));
-        assertStatus(NtStatus.OBJECT_NAME_NOT_FOUND, run("Unlink \"\\clients\\client1\\moved\" 0x6 NT_STATUS_OK"));
-        assertStatus(NtStatus.OBJECT_PATH_NOT_FOUND, run("Unlink \"\\clients\\client1\\no\\x\" 0x6 NT_STATUS_OK"));
-        assertStatus(NtStatus.OBJECT_PATH_NOT_FOUND, run("Rename \"\\clients\\client1\\no\\x\" "
-                + "\"\\clients\\client1\\y\" NT_STATUS_OK"));
+        assertStatus(
+                NtStatus.OBJECT_NAME_NOT_FOUND,
+                run("Unlink \"\\clients\\client1\\moved\" 0x6 NT_STATUS_OK"));
+        assertStatus(
+                NtStatus.OBJECT_PATH_NOT_FOUND,
+                run("Unlink \"\\clients\\client1\\no\\x\" 0x6 NT_STATUS_OK"));
+        assertStatus(
+                NtStatus.OBJECT_PATH_NOT_FOUND,
+                run(
+                        "Rename \"\\clients\\client1\\no\\x\" "
+                                + "\"\\clients\\client1\\y\" NT_STATUS_OK"));
         run("NTCreateX \"\\clients\\client1\\dir\\f\" 0x40 0x2 7 NT_STATUS_OK");
-        assertStatus(NtStatus.DIRECTORY_NOT_EMPTY, run("Rmdir \"\\clients\\client1\\dir\" NT_STATUS_OK"));
+        assertStatus(
+                NtStatus.DIRECTORY_NOT_EMPTY,
+                run("Rmdir \"\\clients\\client1\\dir\" NT_STATUS_OK"));
     }
 
     @Test
@@ -265,22 +318,30 @@ class DbenchClientTest {
         Stat before = root.stat("/clients/client1/data");
         assertStatus(NtStatus.OK, run("SET_FILE_INFORMATION 7 1004 NT_STATUS_OK"));
         Stat after = root.stat("/clients/client1/data");
-        assertEquals(before.mtimeNanos() / 1_000_000_000L - 12, after.mtimeNanos() / 1_000_000_000L);
-        assertEquals(before.atimeNanos() / 1_000_000_000L - 10, after.atimeNanos() / 1_000_000_000L);
+        assertEquals(
+                before.mtimeNanos() / 1_000_000_000L - 12, after.mtimeNanos() / 1_000_000_000L);
+        assertEquals(
+                before.atimeNanos() / 1_000_000_000L - 10, after.atimeNanos() / 1_000_000_000L);
     }
 
     @Test
     void fsAndFileInformationFlushAndLocks_succeedOnAnOpenHandle() {
         run("NTCreateX \"\\clients\\client1\\data\" 0x40 0x1 7 NT_STATUS_OK");
-        for (String line : List.of("QUERY_FS_INFORMATION 1 NT_STATUS_OK", "QUERY_FILE_INFORMATION 7 258 NT_STATUS_OK",
-                "Flush 7 NT_STATUS_OK", "LockX 7 2147483538 1 NT_STATUS_OK", "UnlockX 7 2147483538 1 NT_STATUS_OK")) {
+        for (String line :
+                List.of(
+                        "QUERY_FS_INFORMATION 1 NT_STATUS_OK",
+                        "QUERY_FILE_INFORMATION 7 258 NT_STATUS_OK",
+                        "Flush 7 NT_STATUS_OK",
+                        "LockX 7 2147483538 1 NT_STATUS_OK",
+                        "UnlockX 7 2147483538 1 NT_STATUS_OK")) {
             assertStatus(NtStatus.OK, run(line));
         }
     }
 
     @Test
     void lockX_heldByAnotherClient_isLockNotGranted() {
-        DbenchClient<Integer> other = new DbenchClient<>(new SeqVfsClientFs(vfs.newTask(Credentials.ROOT), 16), 1);
+        DbenchClient<Integer> other =
+                new DbenchClient<>(new SeqVfsClientFs(vfs.newTask(Credentials.ROOT), 16), 1);
         run(other, "NTCreateX \"\\clients\\client1\\data\" 0x40 0x1 8 NT_STATUS_OK");
         run("NTCreateX \"\\clients\\client1\\data\" 0x40 0x1 7 NT_STATUS_OK");
         assertStatus(NtStatus.OK, run(other, "LockX 8 100 1 NT_STATUS_OK"));
@@ -289,15 +350,23 @@ class DbenchClientTest {
 
     @Test
     void run_failureThatIsNoFileSystemAnswer_fails() {
-        DbenchClient<Integer> c = new DbenchClient<>(failing("stat", new IllegalStateException("boom")), 1);
-        RuntimeException e = assertThrows(RuntimeException.class,
-                () -> run(c, "QUERY_PATH_INFORMATION \"\\clients\\client1\\data\" 1004 NT_STATUS_OK"));
+        DbenchClient<Integer> c =
+                new DbenchClient<>(failing("stat", new IllegalStateException("boom")), 1);
+        RuntimeException e =
+                assertThrows(
+                        RuntimeException.class,
+                        () ->
+                                run(
+                                        c,
+                                        "QUERY_PATH_INFORMATION \"\\clients\\client1\\data\" 1004 NT_STATUS_OK"));
         assertEquals("boom", (e.getCause() != null ? e.getCause() : e).getMessage());
     }
 
     @Test
     void run_errnoOfADirectCall_isAnAnswerNotAFailure() {
-        DbenchClient<Integer> c = new DbenchClient<>(failing("statfs", new VfsException(Errno.EIO, Syscall.STATFS, "/")), 1);
+        DbenchClient<Integer> c =
+                new DbenchClient<>(
+                        failing("statfs", new VfsException(Errno.EIO, Syscall.STATFS, "/")), 1);
         assertStatus(NtStatus.IO_DEVICE_ERROR, run(c, "QUERY_FS_INFORMATION 1 NT_STATUS_OK"));
     }
 }

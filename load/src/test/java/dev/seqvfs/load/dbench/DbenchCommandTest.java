@@ -18,13 +18,14 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
- * Specifies the {@code seqvfs load dbench} command line: its exit status (0 when every
- * line matched the capture, 1 when one did not, 2 for bad input), its messages for bad
- * input, and the fields of {@code --json}.
+ * Specifies the {@code seqvfs load dbench} command line: its exit status (0 when every line matched
+ * the capture, 1 when one did not, 2 for bad input), its messages for bad input, and the fields of
+ * {@code --json}.
  */
 class DbenchCommandTest {
     /** A loadfile whose lines all succeed, as a first pass of {@code client.txt} would. */
-    private static final String GOOD = """
+    private static final String GOOD =
+            """
             Deltree "\\clients\\client1" NT_STATUS_OK
             Mkdir "\\clients" NT_STATUS_OK
             NTCreateX "\\clients\\client1" 0x1 0x2 1 NT_STATUS_OK
@@ -35,8 +36,7 @@ class DbenchCommandTest {
             Close 2 NT_STATUS_OK
             """;
 
-    @TempDir
-    Path dir;
+    @TempDir Path dir;
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
     private PrintStream oldOut;
@@ -69,15 +69,25 @@ class DbenchCommandTest {
     @Test
     void dbench_everyLineMatches_exitsZeroAndWritesJson() throws Exception {
         Path json = dir.resolve("r.json");
-        int rc = run("--clients", "2", "--once", "--loadfile", loadfile(GOOD).toString(), "--json", json.toString());
+        int rc =
+                run(
+                        "--clients",
+                        "2",
+                        "--once",
+                        "--loadfile",
+                        loadfile(GOOD).toString(),
+                        "--json",
+                        json.toString());
 
-        assertEquals(0, rc, out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8));
+        assertEquals(
+                0, rc, out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8));
         JsonNode j = new ObjectMapper().readTree(json.toFile());
         assertEquals("dbench", j.get("workload").asText());
         assertEquals(2, j.get("parameters").get("clients").asInt());
         assertEquals(16, j.get("ops").asLong());
         assertEquals(0, j.get("mismatches").asLong());
-        assertEquals(4000.0 / 1e6, j.get("mb_per_sec").asDouble() * j.get("seconds").asDouble(), 1e-9);
+        assertEquals(
+                4000.0 / 1e6, j.get("mb_per_sec").asDouble() * j.get("seconds").asDouble(), 1e-9);
         assertTrue(j.get("ops_per_sec").asDouble() > 0);
         assertTrue(j.get("latency_us").get("WriteX").get("p99_us").asDouble() > 0);
         assertTrue(j.get("ratio") == null, "no ratio without --compare");
@@ -87,11 +97,17 @@ class DbenchCommandTest {
 
     @Test
     void dbench_aLineMismatches_exitsOne() throws Exception {
-        int rc = run("--once", "--loadfile", loadfile(GOOD + "Unlink \"\\clients\\client1\\none\" 0x6 NT_STATUS_OK\n")
-                .toString());
+        int rc =
+                run(
+                        "--once",
+                        "--loadfile",
+                        loadfile(GOOD + "Unlink \"\\clients\\client1\\none\" 0x6 NT_STATUS_OK\n")
+                                .toString());
 
         assertEquals(1, rc);
-        assertTrue(out.toString(StandardCharsets.UTF_8).contains("MISMATCH client 1 line 9"), out.toString(StandardCharsets.UTF_8));
+        assertTrue(
+                out.toString(StandardCharsets.UTF_8).contains("MISMATCH client 1 line 9"),
+                out.toString(StandardCharsets.UTF_8));
     }
 
     @Test
@@ -99,7 +115,9 @@ class DbenchCommandTest {
         int rc = run("--loadfile", loadfile(GOOD + "ReadX 2 0 NT_STATUS_OK\n").toString());
 
         assertEquals(2, rc);
-        assertTrue(err.toString(StandardCharsets.UTF_8).contains("loadfile line 9: ReadX takes 0 path(s) and 4 number(s)"),
+        assertTrue(
+                err.toString(StandardCharsets.UTF_8)
+                        .contains("loadfile line 9: ReadX takes 0 path(s) and 4 number(s)"),
                 err.toString(StandardCharsets.UTF_8));
     }
 
@@ -108,16 +126,22 @@ class DbenchCommandTest {
         int rc = run("--loadfile", dir.resolve("absent.txt").toString());
 
         assertEquals(2, rc);
-        assertTrue(err.toString(StandardCharsets.UTF_8).contains("absent.txt does not exist"), err.toString(StandardCharsets.UTF_8));
+        assertTrue(
+                err.toString(StandardCharsets.UTF_8).contains("absent.txt does not exist"),
+                err.toString(StandardCharsets.UTF_8));
     }
 
     @Test
     void dbench_compareWithSomethingElseThanHost_exitsTwo() throws Exception {
         assertEquals(2, run("--compare", "jimfs", "--loadfile", loadfile(GOOD).toString()));
-        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--compare takes 'host'"), err.toString(StandardCharsets.UTF_8));
+        assertTrue(
+                err.toString(StandardCharsets.UTF_8).contains("--compare takes 'host'"),
+                err.toString(StandardCharsets.UTF_8));
     }
 
-    /** Asserts a usage error: exit 2, exactly one stderr line holding {@code text}, no stack trace. */
+    /**
+     * Asserts a usage error: exit 2, exactly one stderr line holding {@code text}, no stack trace.
+     */
     private void assertUsageError(int rc, String text) {
         String e = err.toString(StandardCharsets.UTF_8);
         assertEquals(2, rc, out.toString(StandardCharsets.UTF_8) + e);
@@ -128,80 +152,109 @@ class DbenchCommandTest {
 
     @Test
     void dbench_clientsAboveTheLimit_failsUpFront() throws Exception {
-        assertUsageError(run("--clients", "20000", "--time", "2", "--loadfile", loadfile(GOOD).toString()),
+        assertUsageError(
+                run("--clients", "20000", "--time", "2", "--loadfile", loadfile(GOOD).toString()),
                 "seqvfs load dbench: --clients 20000: a client count must be between 1 and 4096");
     }
 
     @Test
     void dbench_hugeTime_failsUpFrontNamingTheBound() throws Exception {
-        assertUsageError(run("--time", "2147483647", "--loadfile", loadfile(GOOD).toString()),
+        assertUsageError(
+                run("--time", "2147483647", "--loadfile", loadfile(GOOD).toString()),
                 "--time 2147483647: must be above 0 and at most 86400 seconds");
     }
 
     @Test
     void dbench_zeroTime_failsNamingTheBound() throws Exception {
-        assertUsageError(run("--time", "0", "--loadfile", loadfile(GOOD).toString()),
+        assertUsageError(
+                run("--time", "0", "--loadfile", loadfile(GOOD).toString()),
                 "--time 0: must be above 0 and at most 86400 seconds");
     }
 
     @Test
     void dbench_fractionalTime_runsThatLongAndIsFlaggedTooShort() throws Exception {
         Path json = dir.resolve("r.json");
-        int rc = run("--time", "0.3", "--warmup", "0.2", "--loadfile", loadfile(GOOD).toString(), "--json",
-                json.toString());
+        int rc =
+                run(
+                        "--time",
+                        "0.3",
+                        "--warmup",
+                        "0.2",
+                        "--loadfile",
+                        loadfile(GOOD).toString(),
+                        "--json",
+                        json.toString());
 
         String o = out.toString(StandardCharsets.UTF_8);
         assertEquals(0, rc, o + err.toString(StandardCharsets.UTF_8));
         assertTrue(o.contains("warm-up 0.2 s (not measured), then 0.3 s"), o);
-        assertTrue(o.matches("(?s).* too short to mean much: measured 0\\.[3-9] s, under 10 s .*; a 0\\.2 s"
-                + " warm-up, under 4 s .*"), o);
+        assertTrue(
+                o.matches(
+                        "(?s).* too short to mean much: measured 0\\.[3-9] s, under 10 s .*; a 0\\.2 s"
+                                + " warm-up, under 4 s .*"),
+                o);
         JsonNode j = new ObjectMapper().readTree(json.toFile());
         assertEquals(0.3, j.get("parameters").get("time").asDouble());
         assertEquals(0.2, j.get("parameters").get("warmup").asDouble());
-        assertTrue(j.get("seconds").asDouble() >= 0.3 && j.get("seconds").asDouble() < 1.5, j.toString());
+        assertTrue(
+                j.get("seconds").asDouble() >= 0.3 && j.get("seconds").asDouble() < 1.5,
+                j.toString());
         assertTrue(j.get("too_short").asBoolean(), j.toString());
         assertTrue(j.get("too_short_why").asText().contains("warm-up"), j.toString());
-        assertTrue(j.get("passes_per_client").asDouble() > 3, "an 8-line file loops many times: " + j);
+        assertTrue(
+                j.get("passes_per_client").asDouble() > 3, "an 8-line file loops many times: " + j);
     }
 
     @Test
     void dbench_badWarmup_failsNamingWarmup() throws Exception {
-        assertUsageError(run("--warmup", "-1", "--loadfile", loadfile(GOOD).toString()),
+        assertUsageError(
+                run("--warmup", "-1", "--loadfile", loadfile(GOOD).toString()),
                 "--warmup -1: must be from 0 to 86400");
     }
 
     @Test
     void dbench_negativeThreads_failsNamingThreads() throws Exception {
-        assertUsageError(run("--threads", "-3", "--loadfile", loadfile(GOOD).toString()),
+        assertUsageError(
+                run("--threads", "-3", "--loadfile", loadfile(GOOD).toString()),
                 "--threads -3: must be from 1 to 4096");
     }
 
     @Test
     void dbench_zeroThreads_failsNamingThreads() throws Exception {
-        assertUsageError(run("--threads", "0", "--loadfile", loadfile(GOOD).toString()),
+        assertUsageError(
+                run("--threads", "0", "--loadfile", loadfile(GOOD).toString()),
                 "--threads 0: must be from 1 to 4096");
     }
 
     @Test
     void dbench_negativeShowMismatches_failsNamingIt() throws Exception {
-        assertUsageError(run("--show-mismatches", "-1", "--loadfile", loadfile(GOOD).toString()),
+        assertUsageError(
+                run("--show-mismatches", "-1", "--loadfile", loadfile(GOOD).toString()),
                 "--show-mismatches -1: must be at least 0");
     }
 
     @Test
     void dbench_jsonInMissingDirectory_failsBeforeTheRunAndCreatesNothing() throws Exception {
         Path json = dir.resolve("absent/r.json");
-        assertUsageError(run("--once", "--loadfile", loadfile(GOOD).toString(), "--json", json.toString()),
-                "seqvfs load dbench: --json " + json + ": directory " + json.getParent() + " does not exist");
+        assertUsageError(
+                run("--once", "--loadfile", loadfile(GOOD).toString(), "--json", json.toString()),
+                "seqvfs load dbench: --json "
+                        + json
+                        + ": directory "
+                        + json.getParent()
+                        + " does not exist");
         assertTrue(!Files.exists(json.getParent()));
         assertEquals("", out.toString(StandardCharsets.UTF_8), "nothing ran");
     }
 
     @Test
     void dbench_jsonUnderProc_failsBeforeTheRunInWords() throws Exception {
-        assertUsageError(run("--once", "--loadfile", loadfile(GOOD).toString(), "--json", "/proc/nope.json"),
+        assertUsageError(
+                run("--once", "--loadfile", loadfile(GOOD).toString(), "--json", "/proc/nope.json"),
                 "seqvfs load dbench: --json /proc/nope.json: cannot write: ");
-        assertTrue(!err.toString(StandardCharsets.UTF_8).contains("java."), err.toString(StandardCharsets.UTF_8));
+        assertTrue(
+                !err.toString(StandardCharsets.UTF_8).contains("java."),
+                err.toString(StandardCharsets.UTF_8));
     }
 
     @Test
@@ -223,7 +276,14 @@ class DbenchCommandTest {
         String e = err.toString(StandardCharsets.UTF_8);
         assertUsageError(rc, "seqvfs load dbench: loadfile line 1: ");
         assertTrue(e.contains("\\x1b["), e);
-        assertTrue(e.chars().noneMatch(c -> (c < 0x20 && c != '\n') || (c >= 0x7f && c < 0xa0) || c == 0xfffd), e);
+        assertTrue(
+                e.chars()
+                        .noneMatch(
+                                c ->
+                                        (c < 0x20 && c != '\n')
+                                                || (c >= 0x7f && c < 0xa0)
+                                                || c == 0xfffd),
+                e);
         assertTrue(e.length() < 200, e.length() + ": " + e);
     }
 }

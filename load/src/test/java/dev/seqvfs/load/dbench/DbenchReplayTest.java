@@ -16,21 +16,21 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Specifies a whole replay ({@link DbenchRunner}, {@link ClientActor},
- * {@link ReplayGuardian}): clients replay Debian's {@code client.txt} in their own
- * directories and every line ends with the status the capture recorded, on SeqVFS and on
- * the host (which checks the NT status mapping against the real kernel); a line that does
- * not is counted and printed with its number.
+ * Specifies a whole replay ({@link DbenchRunner}, {@link ClientActor}, {@link ReplayGuardian}):
+ * clients replay Debian's {@code client.txt} in their own directories and every line ends with the
+ * status the capture recorded, on SeqVFS and on the host (which checks the NT status mapping
+ * against the real kernel); a line that does not is counted and printed with its number.
  */
 class DbenchReplayTest {
     private static final int LINES = 2000;
-    private static final DbenchRunner.Schedule ONCE = new DbenchRunner.Schedule(Duration.ZERO, Duration.ofSeconds(60),
-            true);
+    private static final DbenchRunner.Schedule ONCE =
+            new DbenchRunner.Schedule(Duration.ZERO, Duration.ofSeconds(60), true);
     private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     private final PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
 
     private static List<LoadOp> debianHead() throws LoadfileException {
-        Assumptions.assumeTrue(Files.isReadable(Loadfile.DEFAULT),
+        Assumptions.assumeTrue(
+                Files.isReadable(Loadfile.DEFAULT),
                 "skipped: " + Loadfile.missingMessage(Loadfile.DEFAULT));
         return Loadfile.read(Loadfile.DEFAULT).head(LINES).ops();
     }
@@ -65,24 +65,32 @@ class DbenchReplayTest {
 
     @Test
     void replay_lineWhoseStatusDiffers_isCountedAndPrintedWithItsLineNumber() throws Exception {
-        List<LoadOp> ops = Loadfile.parse("""
+        List<LoadOp> ops =
+                Loadfile.parse(
+                                """
                 Deltree "\\clients\\client1" NT_STATUS_OK
                 Mkdir "\\clients" NT_STATUS_OK
                 NTCreateX "\\clients\\client1" 0x1 0x2 1 NT_STATUS_OK
                 Close 1 NT_STATUS_OK
-                Unlink "\\clients\\client1\\never-made" 0x6 NT_STATUS_OK""").ops();
+                Unlink "\\clients\\client1\\never-made" 0x6 NT_STATUS_OK""")
+                        .ops();
         ReplayResult r = new DbenchRunner(out, 10, 0).runSeqVfs(ops, 1, ONCE);
 
         assertEquals(1, r.mismatches());
         assertEquals(1, r.total().mismatches(OpType.UNLINK));
-        assertTrue(printed().contains("MISMATCH client 1 line 5: Unlink \"\\clients\\client1\\never-made\" 0x6 "
-                + "NT_STATUS_OK -> got NT_STATUS_OBJECT_NAME_NOT_FOUND"), printed());
+        assertTrue(
+                printed()
+                        .contains(
+                                "MISMATCH client 1 line 5: Unlink \"\\clients\\client1\\never-made\" 0x6 "
+                                        + "NT_STATUS_OK -> got NT_STATUS_OBJECT_NAME_NOT_FOUND"),
+                printed());
     }
 
     @Test
     void replay_withWarmup_measuresOnlyTheTimeAfterIt() throws Exception {
         List<LoadOp> ops = debianHead();
-        DbenchRunner.Schedule s = new DbenchRunner.Schedule(Duration.ofSeconds(1), Duration.ofSeconds(1), false);
+        DbenchRunner.Schedule s =
+                new DbenchRunner.Schedule(Duration.ofSeconds(1), Duration.ofSeconds(1), false);
         ReplayResult r = new DbenchRunner(out, 10, 0).runSeqVfs(ops, 1, s);
 
         assertEquals(0, r.mismatches(), printed());
@@ -96,6 +104,9 @@ class DbenchReplayTest {
     void stop_beforeTheRun_refusesToStart() throws Exception {
         DbenchRunner runner = new DbenchRunner(out, 10, 0);
         runner.stop();
-        assertEquals(null, runner.runSeqVfs(Loadfile.parse("Mkdir \"\\clients\" NT_STATUS_OK").ops(), 1, ONCE));
+        assertEquals(
+                null,
+                runner.runSeqVfs(
+                        Loadfile.parse("Mkdir \"\\clients\" NT_STATUS_OK").ops(), 1, ONCE));
     }
 }

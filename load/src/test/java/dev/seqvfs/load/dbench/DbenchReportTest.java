@@ -12,11 +12,10 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
- * Specifies a replay's summary ({@link DbenchReport}): loadfile passes per client measured,
- * and when a run is too short to mean much (measured under 10 s, under one pass per client,
- * or warmed up under 4 s), saying why and what {@code --time} would do. Also the default
- * warm-up ({@link DbenchRunner.Schedule#defaultWarmup}): a fifth of the time as dbench, at
- * least 4 s, never zero.
+ * Specifies a replay's summary ({@link DbenchReport}): loadfile passes per client measured, and
+ * when a run is too short to mean much (measured under 10 s, under one pass per client, or warmed
+ * up under 4 s), saying why and what {@code --time} would do. Also the default warm-up ({@link
+ * DbenchRunner.Schedule#defaultWarmup}): a fifth of the time as dbench, at least 4 s, never zero.
  */
 class DbenchReportTest {
     private static final int LINES = 1000;
@@ -27,8 +26,18 @@ class DbenchReportTest {
         for (long i = 0; i < ops; i++) {
             stats.record(OpType.CLOSE, 1000, false, 0);
         }
-        return new ReplayResult("SeqVFS", clients, (long) (seconds * 1e9), stats, 0, 0, 0, false, -1,
-                (long) (warmup * 1e9), LINES);
+        return new ReplayResult(
+                "SeqVFS",
+                clients,
+                (long) (seconds * 1e9),
+                stats,
+                0,
+                0,
+                0,
+                false,
+                -1,
+                (long) (warmup * 1e9),
+                LINES);
     }
 
     private static String printed(ReplayResult r) {
@@ -42,16 +51,22 @@ class DbenchReportTest {
         ReplayResult r = result(4, 8 * LINES, 2, 4); // 2 passes per client in 2 s
 
         String why = DbenchReport.tooShort(r);
-        assertEquals("measured 2.0 s, under 10 s (the rate still climbs and swings from second to second);"
-                + " --time 10 would do here", why);
-        assertTrue(printed(r).contains("\n too short to mean much: measured 2.0 s, under 10 s"), printed(r));
+        assertEquals(
+                "measured 2.0 s, under 10 s (the rate still climbs and swings from second to second);"
+                        + " --time 10 would do here",
+                why);
+        assertTrue(
+                printed(r).contains("\n too short to mean much: measured 2.0 s, under 10 s"),
+                printed(r));
     }
 
     @Test
     void tooShort_underOnePassPerClient_asksForTheTimeOfOnePass() {
         String why = DbenchReport.tooShort(result(4, 2 * LINES, 20, 4)); // half a pass each in 20 s
 
-        assertEquals("0.50 loadfile passes per client, under 1 (part of the file only); --time 40 would do here", why);
+        assertEquals(
+                "0.50 loadfile passes per client, under 1 (part of the file only); --time 40 would do here",
+                why);
     }
 
     @Test
@@ -63,8 +78,12 @@ class DbenchReportTest {
     @Test
     void tooShort_everyReason_oneLine() {
         String why = DbenchReport.tooShort(result(2, LINES, 1, 0.5));
-        assertTrue(why.contains("measured 1.0 s") && why.contains("0.50 loadfile passes")
-                && why.contains("a 0.5 s warm-up, under 4 s") && why.endsWith("--time 10 would do here"), why);
+        assertTrue(
+                why.contains("measured 1.0 s")
+                        && why.contains("0.50 loadfile passes")
+                        && why.contains("a 0.5 s warm-up, under 4 s")
+                        && why.endsWith("--time 10 would do here"),
+                why);
         assertEquals(1, why.lines().count(), why);
     }
 
@@ -82,14 +101,21 @@ class DbenchReportTest {
 
     @Test
     void print_summaryLine_givesTheMeasuredPassesPerClient() {
-        assertTrue(printed(result(4, 59_700, 20, 4)).contains("  14.9 loadfile passes per client  mismatches 0"));
+        assertTrue(
+                printed(result(4, 59_700, 20, 4))
+                        .contains("  14.9 loadfile passes per client  mismatches 0"));
     }
 
     @Test
     void defaultWarmup_isAFifthOfTheTime_atLeastFourSeconds() {
-        assertEquals(Duration.ofSeconds(4), DbenchRunner.Schedule.defaultWarmup(Duration.ofMillis(100)));
-        assertEquals(Duration.ofSeconds(4), DbenchRunner.Schedule.defaultWarmup(Duration.ofSeconds(2)));
-        assertEquals(Duration.ofSeconds(4), DbenchRunner.Schedule.defaultWarmup(Duration.ofSeconds(20)));
-        assertEquals(Duration.ofSeconds(20), DbenchRunner.Schedule.defaultWarmup(Duration.ofSeconds(100)));
+        assertEquals(
+                Duration.ofSeconds(4), DbenchRunner.Schedule.defaultWarmup(Duration.ofMillis(100)));
+        assertEquals(
+                Duration.ofSeconds(4), DbenchRunner.Schedule.defaultWarmup(Duration.ofSeconds(2)));
+        assertEquals(
+                Duration.ofSeconds(4), DbenchRunner.Schedule.defaultWarmup(Duration.ofSeconds(20)));
+        assertEquals(
+                Duration.ofSeconds(20),
+                DbenchRunner.Schedule.defaultWarmup(Duration.ofSeconds(100)));
     }
 }

@@ -22,13 +22,14 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Specifies {@link Loadfile}: the dbench 4 client loadfile format as {@code child.c}
- * reads it (one operation per line, quoted paths, C numbers, the NT status last), every
- * operation type with its arguments, and clear errors naming the line for bad input.
+ * Specifies {@link Loadfile}: the dbench 4 client loadfile format as {@code child.c} reads it (one
+ * operation per line, quoted paths, C numbers, the NT status last), every operation type with its
+ * arguments, and clear errors naming the line for bad input.
  */
 class LoadfileTest {
     /** One line of every operation type, in {@code client.txt}'s spelling. */
-    private static final String EVERY_OP = """
+    private static final String EVERY_OP =
+            """
             NTCreateX "\\clients\\client1\\~dmtmp" 0x1 0x2 9937 NT_STATUS_OK
             Close 9937 NT_STATUS_OK
             ReadX 10005 65536 4096 4096 NT_STATUS_OK
@@ -52,8 +53,11 @@ class LoadfileTest {
         List<LoadOp> ops = Loadfile.parse(EVERY_OP).ops();
 
         assertEquals(OpType.values().length, ops.size());
-        assertEquals(EnumSet.allOf(OpType.class), ops.stream().map(LoadOp::type)
-                .collect(() -> EnumSet.noneOf(OpType.class), Set::add, Set::addAll));
+        assertEquals(
+                EnumSet.allOf(OpType.class),
+                ops.stream()
+                        .map(LoadOp::type)
+                        .collect(() -> EnumSet.noneOf(OpType.class), Set::add, Set::addAll));
         LoadOp create = ops.get(0);
         assertEquals(new LoadPath(true, "/~dmtmp"), create.path());
         assertArrayEquals(new long[] {1, 2, 9937}, create.args());
@@ -94,15 +98,19 @@ class LoadfileTest {
     void resolve_clientPath_getsTheClientsDirectory() {
         LoadPath p = LoadPath.of("\\clients\\client1\\~dmtmp\\PWRPNT\\X.PPT");
         assertEquals("/clients/client3/~dmtmp/PWRPNT/X.PPT", p.resolve("", "/clients/client3"));
-        assertEquals("/clients", LoadPath.of("\\clients").resolve("/dev/shm/x", "/dev/shm/x/clients/client3")
-                .substring("/dev/shm/x".length()));
+        assertEquals(
+                "/clients",
+                LoadPath.of("\\clients")
+                        .resolve("/dev/shm/x", "/dev/shm/x/clients/client3")
+                        .substring("/dev/shm/x".length()));
         // a name that merely starts like the client's directory is not in it
         assertFalse(LoadPath.of("\\clients\\client10\\f").inClientDir());
     }
 
     @Test
     void parse_commentsBlankAndOneTokenLines_areSkippedAndLinesStillCounted() throws Exception {
-        List<LoadOp> ops = Loadfile.parse("# a comment\n\nlonely\n  \nClose 1 NT_STATUS_OK\n").ops();
+        List<LoadOp> ops =
+                Loadfile.parse("# a comment\n\nlonely\n  \nClose 1 NT_STATUS_OK\n").ops();
         assertEquals(1, ops.size());
         assertEquals(5, ops.get(0).line());
     }
@@ -116,8 +124,9 @@ class LoadfileTest {
 
     @Test
     void parse_operationNames_ignoreCaseAsDbench() throws Exception {
-        assertEquals(OpType.QUERY_FS_INFORMATION, Loadfile.parse("query_fs_information 1 NT_STATUS_OK").ops().get(0)
-                .type());
+        assertEquals(
+                OpType.QUERY_FS_INFORMATION,
+                Loadfile.parse("query_fs_information 1 NT_STATUS_OK").ops().get(0).type());
     }
 
     @Test
@@ -134,24 +143,28 @@ class LoadfileTest {
 
     @Test
     void parse_quotedPathWithBlank_isOneArgument() throws Exception {
-        LoadOp op = Loadfile.parse("Mkdir \"\\clients\\client1\\two words\" NT_STATUS_OK").ops().get(0);
+        LoadOp op =
+                Loadfile.parse("Mkdir \"\\clients\\client1\\two words\" NT_STATUS_OK").ops().get(0);
         assertEquals("/two words", op.path().rest());
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
-        "unknown operation     | Close 1 NT_STATUS_OK\\nFrobnicate 1 NT_STATUS_OK | line 2: unknown operation 'Frobnicate'",
-        "too few arguments     | ReadX 1 2 3 NT_STATUS_OK                        | line 1: ReadX takes 0 path(s) and 4 number(s)",
-        "too many arguments    | Close 1 2 NT_STATUS_OK                          | line 1: Close takes 0 path(s) and 1 number(s)",
-        "bad number            | Close one NT_STATUS_OK                          | line 1: 'one' is not a number",
-        "bad status            | Close 1 SUCCESS                                 | line 1: badly formed status",
-        "path without backslash| Mkdir clients NT_STATUS_OK                      | line 1: path 'clients' does not start with",
-        "unterminated quote    | Mkdir \"\\clients NT_STATUS_OK                  | line 1: unterminated quote",
-        "directive             | REPEAT 5 NT_STATUS_OK                           | line 1: the REPEAT directive is not supported",
-        "random argument       | ReadX 1 *%1024 4096 4096 NT_STATUS_OK           | line 1: random or relative argument '*%1024'",
-        "negative size         | ReadX 1 0 -5 0 NT_STATUS_OK                     | line 1: offset and sizes must be non-negative",
-    })
-    void parse_malformedLine_failsNamingLineNumberAndText(String what, String text, String message) {
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "unknown operation     | Close 1 NT_STATUS_OK\\nFrobnicate 1 NT_STATUS_OK | line 2: unknown operation 'Frobnicate'",
+                "too few arguments     | ReadX 1 2 3 NT_STATUS_OK                        | line 1: ReadX takes 0 path(s) and 4 number(s)",
+                "too many arguments    | Close 1 2 NT_STATUS_OK                          | line 1: Close takes 0 path(s) and 1 number(s)",
+                "bad number            | Close one NT_STATUS_OK                          | line 1: 'one' is not a number",
+                "bad status            | Close 1 SUCCESS                                 | line 1: badly formed status",
+                "path without backslash| Mkdir clients NT_STATUS_OK                      | line 1: path 'clients' does not start with",
+                "unterminated quote    | Mkdir \"\\clients NT_STATUS_OK                  | line 1: unterminated quote",
+                "directive             | REPEAT 5 NT_STATUS_OK                           | line 1: the REPEAT directive is not supported",
+                "random argument       | ReadX 1 *%1024 4096 4096 NT_STATUS_OK           | line 1: random or relative argument '*%1024'",
+                "negative size         | ReadX 1 0 -5 0 NT_STATUS_OK                     | line 1: offset and sizes must be non-negative",
+            })
+    void parse_malformedLine_failsNamingLineNumberAndText(
+            String what, String text, String message) {
         String input = text.replace("\\n", "\n");
         LoadfileException e = assertThrows(LoadfileException.class, () -> Loadfile.parse(input));
         assertTrue(e.getMessage().startsWith("loadfile " + message), e.getMessage());
@@ -162,7 +175,11 @@ class LoadfileTest {
     @Test
     void read_missingDefaultLoadfile_saysHowToGetIt() {
         String m = Loadfile.missingMessage(Loadfile.DEFAULT);
-        assertTrue(m.contains("does not exist") && m.contains("apt-get install dbench") && m.contains("--loadfile"), m);
+        assertTrue(
+                m.contains("does not exist")
+                        && m.contains("apt-get install dbench")
+                        && m.contains("--loadfile"),
+                m);
     }
 
     @Test
@@ -184,7 +201,8 @@ class LoadfileTest {
 
     @Test
     void read_debianClientTxt_parsesEveryOperationLine() throws Exception {
-        Assumptions.assumeTrue(Files.isReadable(Loadfile.DEFAULT),
+        Assumptions.assumeTrue(
+                Files.isReadable(Loadfile.DEFAULT),
                 "skipped: " + Loadfile.missingMessage(Loadfile.DEFAULT));
         Loadfile lf = Loadfile.read(Loadfile.DEFAULT);
         long lines;

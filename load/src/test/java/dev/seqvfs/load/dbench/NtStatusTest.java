@@ -11,10 +11,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Specifies {@link NtStatus}: parsing a loadfile's status (names and numeric codes) and
- * the errno to NT status mapping of a Samba server (Samba's {@code unix_nt_errmap}, with
- * its path resolution's distinction between a missing last component and a missing
- * directory on the way).
+ * Specifies {@link NtStatus}: parsing a loadfile's status (names and numeric codes) and the errno
+ * to NT status mapping of a Samba server (Samba's {@code unix_nt_errmap}, with its path
+ * resolution's distinction between a missing last component and a missing directory on the way).
  */
 class NtStatusTest {
     @ParameterizedTest(name = "{0} -> {1}")
@@ -46,7 +45,10 @@ class NtStatusTest {
     })
     void fromErrno_followsSambasTable(Errno errno, String status) {
         assertEquals(status, NtStatus.fromErrno(errno, true).name());
-        assertEquals(status, NtStatus.fromErrno(errno, false).name(), "only ENOENT/ENOTDIR depend on the parent");
+        assertEquals(
+                status,
+                NtStatus.fromErrno(errno, false).name(),
+                "only ENOENT/ENOTDIR depend on the parent");
     }
 
     @Test
@@ -72,7 +74,9 @@ class NtStatusTest {
     @Test
     void fromErrno_everyErrno_hasAFailureStatus() {
         for (Errno e : Errno.values()) {
-            assertTrue(!NtStatus.fromErrno(e, true).isOk() && !NtStatus.fromErrno(e, false).isOk(), e.name());
+            assertTrue(
+                    !NtStatus.fromErrno(e, true).isOk() && !NtStatus.fromErrno(e, false).isOk(),
+                    e.name());
         }
     }
 
@@ -84,7 +88,8 @@ class NtStatusTest {
 
     @Test
     void parse_knownCode_equalsItsName() {
-        assertEquals(NtStatus.parse("NT_STATUS_OBJECT_PATH_NOT_FOUND"), NtStatus.parse("0xC000003A"));
+        assertEquals(
+                NtStatus.parse("NT_STATUS_OBJECT_PATH_NOT_FOUND"), NtStatus.parse("0xC000003A"));
         assertEquals(NtStatus.NO_SUCH_FILE, NtStatus.parse("0xc000000f"));
     }
 

@@ -9,38 +9,40 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Specifies {@link Wildcard}: SMB search patterns as [MS-FSA] 2.1.4.4 defines them
- * ({@code *}, {@code ?}, and the DOS wildcards {@code <} DOS_STAR, {@code >} DOS_QM,
- * {@code "} DOS_DOT), matched ignoring case.
+ * Specifies {@link Wildcard}: SMB search patterns as [MS-FSA] 2.1.4.4 defines them ({@code *},
+ * {@code ?}, and the DOS wildcards {@code <} DOS_STAR, {@code >} DOS_QM, {@code "} DOS_DOT),
+ * matched ignoring case.
  */
 class WildcardTest {
     @ParameterizedTest(name = "''{0}'' vs ''{1}'' -> {2}")
-    @CsvSource(delimiter = '|', value = {
-        "*        | anything.txt   | true",
-        "*        | .              | true",
-        "*        | ..             | true",
-        "FILLER.* | filler.000     | true",
-        "FILLER.* | filler         | false",
-        "FILLER.* | fillers.000    | false",
-        "?.TXT    | a.txt          | true",
-        "?.TXT    | ab.txt         | false",
-        "<.JNK    | WORD.JNK       | true",
-        "<.JNK    | a.b.jnk        | true",
-        "<.JNK    | a.jnk.txt      | false",
-        "<.JNK    | JNK            | false",
-        "<.JNK    | .              | false",
-        "<.JNK    | ..             | false",
-        "<        | no-dot         | true",
-        "A>>.TXT  | A.TXT          | true",
-        "A>>.TXT  | AB.TXT         | true",
-        "A>>.TXT  | ABC.TXT        | true",
-        "A>>.TXT  | ABCD.TXT       | false",
-        "FILE\"   | FILE           | true",
-        "FILE\"   | FILE.          | true",
-        "FILE\"   | FILEX          | false",
-        "exact    | EXACT          | true",
-        "exact    | exactly        | false",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "*        | anything.txt   | true",
+                "*        | .              | true",
+                "*        | ..             | true",
+                "FILLER.* | filler.000     | true",
+                "FILLER.* | filler         | false",
+                "FILLER.* | fillers.000    | false",
+                "?.TXT    | a.txt          | true",
+                "?.TXT    | ab.txt         | false",
+                "<.JNK    | WORD.JNK       | true",
+                "<.JNK    | a.b.jnk        | true",
+                "<.JNK    | a.jnk.txt      | false",
+                "<.JNK    | JNK            | false",
+                "<.JNK    | .              | false",
+                "<.JNK    | ..             | false",
+                "<        | no-dot         | true",
+                "A>>.TXT  | A.TXT          | true",
+                "A>>.TXT  | AB.TXT         | true",
+                "A>>.TXT  | ABC.TXT        | true",
+                "A>>.TXT  | ABCD.TXT       | false",
+                "FILE\"   | FILE           | true",
+                "FILE\"   | FILE.          | true",
+                "FILE\"   | FILEX          | false",
+                "exact    | EXACT          | true",
+                "exact    | exactly        | false",
+            })
     void matches_followsMsFsaAndIgnoresCase(String pattern, String name, boolean expected) {
         assertEquals(expected, Wildcard.matches(pattern, name));
     }

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
-import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.EngineInternals;
 import dev.seqvfs.engine.SeqVfs;
 import dev.seqvfs.engine.VfsTask;
@@ -13,19 +12,18 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Regression for a linearizability failure found by {@link NamespaceLinearizabilityTest} in
- * the 240 s stress run: {@code rename(/a/x, /b/t/x)} failed with ENOENT while a concurrent
- * {@code rename(/b/s, /b/t)} replaced the empty {@code /b/t}, though {@code /b/t} named a
- * directory at every instant. A remover kills the replaced directory, then publishes the
- * parent; a command that lands in between found its directory dead while its walk's proof
- * still held. It must walk again ({@code ESTALE} to {@code Revalidate}), never answer
- * ENOENT from that state.
+ * Regression for a linearizability failure found by {@link NamespaceLinearizabilityTest} in the 240
+ * s stress run: {@code rename(/a/x, /b/t/x)} failed with ENOENT while a concurrent {@code
+ * rename(/b/s, /b/t)} replaced the empty {@code /b/t}, though {@code /b/t} named a directory at
+ * every instant. A remover kills the replaced directory, then publishes the parent; a command that
+ * lands in between found its directory dead while its walk's proof still held. It must walk again
+ * ({@code ESTALE} to {@code Revalidate}), never answer ENOENT from that state.
  *
- * <p>This test pins the state the fix keys on ({@link DirectoryInode#removalInProgress()}):
- * it kills {@code /b/t} the way a remover's first step does, then publishes {@code /b}
- * without it as the second. The ESTALE answer itself is exercised by the linearizability
- * run; holding the state open forever would only measure {@code Revalidate}'s bound
- * ({@code MAX_TRIES} stale attempts, then {@code EIO}). (No {@code Fsck}: the instance is left inconsistent.)
+ * <p>This test pins the state the fix keys on ({@link DirectoryInode#removalInProgress()}): it
+ * kills {@code /b/t} the way a remover's first step does, then publishes {@code /b} without it as
+ * the second. The ESTALE answer itself is exercised by the linearizability run; holding the state
+ * open forever would only measure {@code Revalidate}'s bound ({@code MAX_TRIES} stale attempts,
+ * then {@code EIO}). (No {@code Fsck}: the instance is left inconsistent.)
  *
  * <pre>
  * /b/t   empty directory, killed, then unbound from /b

@@ -31,29 +31,31 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Anonymous inodes (pipes, sockets, socket pairs, eventfds: {@code pipe(2)},
- * {@code socket(2)}, {@code socketpair(2)}, {@code shutdown(2)}, {@code eventfd(2)}) live
- * exactly as long as some descriptor holds them, under concurrency and in both layouts
- * of {@code seqvfs.anon.shared-root} (seed 000: the new one touches no shared structure,
- * the old one hangs every dentry off one pseudo-root).
+ * Anonymous inodes (pipes, sockets, socket pairs, eventfds: {@code pipe(2)}, {@code socket(2)},
+ * {@code socketpair(2)}, {@code shutdown(2)}, {@code eventfd(2)}) live exactly as long as some
+ * descriptor holds them, under concurrency and in both layouts of {@code seqvfs.anon.shared-root}
+ * (seed 000: the new one touches no shared structure, the old one hangs every dentry off one
+ * pseudo-root).
  *
- * <p>Churn: threads, each with its own task, create and close anonymous files in loops,
- * some closed at once, some kept a while, the rest left to the task's exit. Afterwards no
- * anonymous inode is alive, the created count is exactly what the threads made, and the
- * old layout's pseudo-root has no child left.
+ * <p>Churn: threads, each with its own task, create and close anonymous files in loops, some closed
+ * at once, some kept a while, the rest left to the task's exit. Afterwards no anonymous inode is
+ * alive, the created count is exactly what the threads made, and the old layout's pseudo-root has
+ * no child left.
  *
- * <p>Fork: a thread of a task closes its anonymous files while another thread forks the
- * task ({@code fork(2)}: the child gets a copy of the table, each open file shared). Then
- * the child holds exactly the files that were still open at the fork, and they stay
- * alive, and usable, after the parent has closed its copies, until the child closes them.
+ * <p>Fork: a thread of a task closes its anonymous files while another thread forks the task
+ * ({@code fork(2)}: the child gets a copy of the table, each open file shared). Then the child
+ * holds exactly the files that were still open at the fork, and they stay alive, and usable, after
+ * the parent has closed its copies, until the child closes them.
  */
 class AnonLifecycleConcurrencyTest {
 
-    /** The new layout (the default): disconnected dentries, per-thread inode numbers, striped counters. */
+    /**
+     * The new layout (the default): disconnected dentries, per-thread inode numbers, striped
+     * counters.
+     */
     @Nested
     class NewLayout {
-        @RegisterExtension
-        final VfsFixture fs = new VfsFixture("seqvfs.anon.shared-root = off");
+        @RegisterExtension final VfsFixture fs = new VfsFixture("seqvfs.anon.shared-root = off");
 
         @Test
         void createAndClose_tasksInLoops_noInodeLeftAndEveryCreationCounted() {
@@ -64,8 +66,7 @@ class AnonLifecycleConcurrencyTest {
     /** The old layout of seed 000: one shared pseudo-root, shared counters. */
     @Nested
     class SharedRootLayout {
-        @RegisterExtension
-        final VfsFixture fs = new VfsFixture("seqvfs.anon.shared-root = on");
+        @RegisterExtension final VfsFixture fs = new VfsFixture("seqvfs.anon.shared-root = on");
 
         @Test
         void createAndClose_tasksInLoops_noInodeLeftAndEveryCreationCounted() {
@@ -75,11 +76,11 @@ class AnonLifecycleConcurrencyTest {
 
     @Nested
     class Fork {
-        @RegisterExtension
-        final VfsFixture fs = new VfsFixture();
+        @RegisterExtension final VfsFixture fs = new VfsFixture();
 
         @Test
-        void fork_racingTheParentsCloses_childCopiesStayAliveUntilTheChildClosesThem() throws Exception {
+        void fork_racingTheParentsCloses_childCopiesStayAliveUntilTheChildClosesThem()
+                throws Exception {
             forkRace(fs);
         }
     }
@@ -96,71 +97,91 @@ class AnonLifecycleConcurrencyTest {
         List<Stress.Worker> workers = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             final boolean exitCloses = (i & 1) == 1;
-            workers.add(c -> {
-                VfsTask t = fs.vfs().newTask(Credentials.ROOT);
-                ThreadLocalRandom r = ThreadLocalRandom.current();
-                Deque<Integer> kept = new ArrayDeque<>();
-                long mine = 0;
-                try {
-                    while (c.running()) {
-                        int[] fds;
-                        switch (r.nextInt(4)) {
-                            case 0: {
-                                int domain = r.nextBoolean() ? SocketFlags.AF_UNIX : SocketFlags.AF_INET;
-                                int type = r.nextBoolean() ? SocketFlags.SOCK_STREAM : SocketFlags.SOCK_DGRAM;
-                                fds = new int[] {t.socket(domain, type, 0)};
-                                mine += 1;
-                                break;
+            workers.add(
+                    c -> {
+                        VfsTask t = fs.vfs().newTask(Credentials.ROOT);
+                        ThreadLocalRandom r = ThreadLocalRandom.current();
+                        Deque<Integer> kept = new ArrayDeque<>();
+                        long mine = 0;
+                        try {
+                            while (c.running()) {
+                                int[] fds;
+                                switch (r.nextInt(4)) {
+                                    case 0:
+                                        {
+                                            int domain =
+                                                    r.nextBoolean()
+                                                            ? SocketFlags.AF_UNIX
+                                                            : SocketFlags.AF_INET;
+                                            int type =
+                                                    r.nextBoolean()
+                                                            ? SocketFlags.SOCK_STREAM
+                                                            : SocketFlags.SOCK_DGRAM;
+                                            fds = new int[] {t.socket(domain, type, 0)};
+                                            mine += 1;
+                                            break;
+                                        }
+                                    case 1:
+                                        {
+                                            fds = t.pipe();
+                                            mine += 1;
+                                            roundTrip(t, fds[1], fds[0]);
+                                            break;
+                                        }
+                                    case 2:
+                                        {
+                                            fds =
+                                                    t.socketpair(
+                                                            SocketFlags.AF_UNIX,
+                                                            SocketFlags.SOCK_STREAM,
+                                                            0);
+                                            mine += 2;
+                                            roundTrip(t, fds[0], fds[1]);
+                                            t.shutdown(fds[r.nextInt(2)], r.nextInt(3));
+                                            break;
+                                        }
+                                    default:
+                                        {
+                                            fds = new int[] {t.eventfd(r.nextInt(5), 0)};
+                                            mine += 1;
+                                            eventRoundTrip(t, fds[0]);
+                                            break;
+                                        }
+                                }
+                                calls.increment();
+                                for (int fd : fds) {
+                                    if (r.nextInt(4) == 0) {
+                                        kept.add(fd);
+                                    } else {
+                                        t.close(fd);
+                                    }
+                                }
+                                while (kept.size() > 16) {
+                                    t.close(r.nextBoolean() ? kept.pollFirst() : kept.pollLast());
+                                }
                             }
-                            case 1: {
-                                fds = t.pipe();
-                                mine += 1;
-                                roundTrip(t, fds[1], fds[0]);
-                                break;
+                            if (!exitCloses) {
+                                while (!kept.isEmpty()) {
+                                    t.close(kept.poll());
+                                }
                             }
-                            case 2: {
-                                fds = t.socketpair(SocketFlags.AF_UNIX, SocketFlags.SOCK_STREAM, 0);
-                                mine += 2;
-                                roundTrip(t, fds[0], fds[1]);
-                                t.shutdown(fds[r.nextInt(2)], r.nextInt(3));
-                                break;
-                            }
-                            default: {
-                                fds = new int[] {t.eventfd(r.nextInt(5), 0)};
-                                mine += 1;
-                                eventRoundTrip(t, fds[0]);
-                                break;
-                            }
+                        } finally {
+                            created.add(mine);
+                            t.close(); // the exit closes whatever is left
                         }
-                        calls.increment();
-                        for (int fd : fds) {
-                            if (r.nextInt(4) == 0) {
-                                kept.add(fd);
-                            } else {
-                                t.close(fd);
-                            }
-                        }
-                        while (kept.size() > 16) {
-                            t.close(r.nextBoolean() ? kept.pollFirst() : kept.pollLast());
-                        }
-                    }
-                    if (!exitCloses) {
-                        while (!kept.isEmpty()) {
-                            t.close(kept.poll());
-                        }
-                    }
-                } finally {
-                    created.add(mine);
-                    t.close(); // the exit closes whatever is left
-                }
-            });
+                    });
         }
         Stress.run(Stress.sliceNanos() / 2, workers);
-        System.out.printf("anon %s layout: %d creating calls, %d inodes by %d tasks%n",
+        System.out.printf(
+                "anon %s layout: %d creating calls, %d inodes by %d tasks%n",
                 sharedRoot ? "shared-root" : "new", calls.sum(), created.sum(), n);
         assertTrue(calls.sum() >= 50, "the churn did not run");
-        assertEquals(liveBefore, anon.liveInodes(), "anonymous inodes alive after every task closed or exited");
-        assertEquals(createdBefore + created.sum(), anon.createdInodes(), "anonymous inodes created");
+        assertEquals(
+                liveBefore,
+                anon.liveInodes(),
+                "anonymous inodes alive after every task closed or exited");
+        assertEquals(
+                createdBefore + created.sum(), anon.createdInodes(), "anonymous inodes created");
         assertEquals(0, anon.pseudoRootChildren(), "dentries left on the pseudo-root");
     }
 
@@ -173,7 +194,9 @@ class AnonLifecycleConcurrencyTest {
         assertEquals(b[0], got[0]);
     }
 
-    /** Adds a value to an eventfd and reads the whole counter back (it was 0 or the initial value). */
+    /**
+     * Adds a value to an eventfd and reads the whole counter back (it was 0 or the initial value).
+     */
     private static long eventRoundTrip(VfsTask t, int efd) {
         long v = 1L + ThreadLocalRandom.current().nextInt(1000);
         byte[] b = new byte[8];
@@ -192,8 +215,7 @@ class AnonLifecycleConcurrencyTest {
     }
 
     /** What the parent's descriptor {@code fd} held in one round of the fork race. */
-    private record Held(String kind, long ino, int peer, boolean readEnd) {
-    }
+    private record Held(String kind, long ino, int peer, boolean readEnd) {}
 
     private static void forkRace(VfsFixture fs) throws Exception {
         AnonFs anon = EngineInternals.anonFs(fs.vfs());
@@ -208,37 +230,49 @@ class AnonLifecycleConcurrencyTest {
             Map<Integer, Held> held = new HashMap<>();
             for (int k = 0; k < 6; k++) {
                 switch (r.nextInt(4)) {
-                    case 0: {
-                        int[] p = closer.pipe();
-                        long ino = closer.fstat(p[0]).ino();
-                        held.put(p[0], new Held("pipe", ino, p[1], true));
-                        held.put(p[1], new Held("pipe", ino, p[0], false));
-                        break;
-                    }
-                    case 1: {
-                        int[] s = closer.socketpair(SocketFlags.AF_UNIX, SocketFlags.SOCK_STREAM, 0);
-                        held.put(s[0], new Held("socketpair", closer.fstat(s[0]).ino(), s[1], false));
-                        held.put(s[1], new Held("socketpair", closer.fstat(s[1]).ino(), s[0], false));
-                        break;
-                    }
-                    case 2: {
-                        int s = closer.socket(SocketFlags.AF_INET, SocketFlags.SOCK_STREAM, 0);
-                        held.put(s, new Held("socket", closer.fstat(s).ino(), -1, false));
-                        break;
-                    }
-                    default: {
-                        int e = closer.eventfd(0, 0);
-                        held.put(e, new Held("eventfd", closer.fstat(e).ino(), -1, false));
-                        break;
-                    }
+                    case 0:
+                        {
+                            int[] p = closer.pipe();
+                            long ino = closer.fstat(p[0]).ino();
+                            held.put(p[0], new Held("pipe", ino, p[1], true));
+                            held.put(p[1], new Held("pipe", ino, p[0], false));
+                            break;
+                        }
+                    case 1:
+                        {
+                            int[] s =
+                                    closer.socketpair(
+                                            SocketFlags.AF_UNIX, SocketFlags.SOCK_STREAM, 0);
+                            held.put(
+                                    s[0],
+                                    new Held("socketpair", closer.fstat(s[0]).ino(), s[1], false));
+                            held.put(
+                                    s[1],
+                                    new Held("socketpair", closer.fstat(s[1]).ino(), s[0], false));
+                            break;
+                        }
+                    case 2:
+                        {
+                            int s = closer.socket(SocketFlags.AF_INET, SocketFlags.SOCK_STREAM, 0);
+                            held.put(s, new Held("socket", closer.fstat(s).ino(), -1, false));
+                            break;
+                        }
+                    default:
+                        {
+                            int e = closer.eventfd(0, 0);
+                            held.put(e, new Held("eventfd", closer.fstat(e).ino(), -1, false));
+                            break;
+                        }
                 }
             }
             List<Integer> order = new ArrayList<>(held.keySet());
             Collections.shuffle(order);
-            CompletableFuture<VfsTask> child = CompletableFuture.supplyAsync(() -> {
-                await(go);
-                return forker.fork();
-            });
+            CompletableFuture<VfsTask> child =
+                    CompletableFuture.supplyAsync(
+                            () -> {
+                                await(go);
+                                return forker.fork();
+                            });
             await(go);
             for (int fd : order) {
                 closer.close(fd);
@@ -257,11 +291,16 @@ class AnonLifecycleConcurrencyTest {
                 }
                 Held h = held.get(fd);
                 assertTrue(h != null, "child descriptor " + fd + " is not one the parent had");
-                assertEquals(h.ino(), c.fstat(fd).ino(), "child descriptor " + fd + " holds the parent's file");
+                assertEquals(
+                        h.ino(),
+                        c.fstat(fd).ino(),
+                        "child descriptor " + fd + " holds the parent's file");
                 inChild.put(fd, h);
             }
             copied.add(inChild.size());
-            assertEquals(distinctInos(inChild), anon.liveInodes(),
+            assertEquals(
+                    distinctInos(inChild),
+                    anon.liveInodes(),
                     "anonymous inodes alive = those the child's copies hold");
             for (Map.Entry<Integer, Held> e : inChild.entrySet()) {
                 use(c, e.getKey(), e.getValue(), inChild);
@@ -271,11 +310,14 @@ class AnonLifecycleConcurrencyTest {
             for (int fd : childOrder) {
                 c.close(fd);
                 inChild.remove(fd);
-                assertEquals(distinctInos(inChild), anon.liveInodes(), "after the child closed " + fd);
+                assertEquals(
+                        distinctInos(inChild), anon.liveInodes(), "after the child closed " + fd);
             }
             c.close();
         }
-        System.out.printf("anon fork race: %d rounds, %d descriptors copied into children%n", rounds, copied.sum());
+        System.out.printf(
+                "anon fork race: %d rounds, %d descriptors copied into children%n",
+                rounds, copied.sum());
         assertTrue(copied.sum() > 0, "no fork ever copied a descriptor");
         forker.close();
         closer.close();
@@ -292,8 +334,8 @@ class AnonLifecycleConcurrencyTest {
     }
 
     /**
-     * Uses a descriptor the child holds, after the parent closed its copy: it must still
-     * work, and its peer must count as present exactly when the child holds the peer.
+     * Uses a descriptor the child holds, after the parent closed its copy: it must still work, and
+     * its peer must count as present exactly when the child holds the peer.
      */
     private static void use(VfsTask c, int fd, Held h, Map<Integer, Held> inChild) {
         boolean peerHeld = h.peer() >= 0 && inChild.containsKey(h.peer());
@@ -302,25 +344,39 @@ class AnonLifecycleConcurrencyTest {
             case "pipe":
                 if (h.readEnd()) {
                     if (!peerHeld) {
-                        assertEquals(0, c.read(fd, new byte[1], 0, 1), "read end without a writer: end of file");
+                        assertEquals(
+                                0,
+                                c.read(fd, new byte[1], 0, 1),
+                                "read end without a writer: end of file");
                     }
                 } else if (peerHeld) {
                     roundTrip(c, fd, h.peer());
                 } else {
-                    assertEquals(Errno.EPIPE, errno(() -> c.write(fd, one, 0, 1)), "write end without a reader");
+                    assertEquals(
+                            Errno.EPIPE,
+                            errno(() -> c.write(fd, one, 0, 1)),
+                            "write end without a reader");
                 }
                 break;
             case "socketpair":
                 if (peerHeld) {
                     roundTrip(c, fd, h.peer());
                 } else {
-                    assertEquals(Errno.EPIPE, errno(() -> c.write(fd, one, 0, 1)), "socket whose peer is closed");
-                    assertEquals(0, c.read(fd, new byte[1], 0, 1), "socket whose peer is closed: end of file");
+                    assertEquals(
+                            Errno.EPIPE,
+                            errno(() -> c.write(fd, one, 0, 1)),
+                            "socket whose peer is closed");
+                    assertEquals(
+                            0,
+                            c.read(fd, new byte[1], 0, 1),
+                            "socket whose peer is closed: end of file");
                 }
                 break;
             case "socket":
-                // an unconnected AF_INET stream socket: Linux answers a write with EPIPE (tcp_sendmsg)
-                assertEquals(Errno.EPIPE, errno(() -> c.write(fd, one, 0, 1)), "unconnected TCP socket");
+                // an unconnected AF_INET stream socket: Linux answers a write with EPIPE
+                // (tcp_sendmsg)
+                assertEquals(
+                        Errno.EPIPE, errno(() -> c.write(fd, one, 0, 1)), "unconnected TCP socket");
                 break;
             default:
                 eventRoundTrip(c, fd);

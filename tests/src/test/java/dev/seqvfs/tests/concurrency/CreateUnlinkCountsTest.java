@@ -24,25 +24,23 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Many threads creating and removing names in one shared directory and in their own
- * directories: no create or unlink is lost or doubled, link counts and the superblock's
- * inode count stay exact ({@code open(2)} with {@code O_CREAT | O_EXCL}, {@code mknod(2)},
- * {@code mkdir(2)}, {@code unlink(2)}, {@code rmdir(2)}, {@code statfs(2)} {@code f_files}
- * and {@code f_ffree}).
+ * Many threads creating and removing names in one shared directory and in their own directories: no
+ * create or unlink is lost or doubled, link counts and the superblock's inode count stay exact
+ * ({@code open(2)} with {@code O_CREAT | O_EXCL}, {@code mknod(2)}, {@code mkdir(2)}, {@code
+ * unlink(2)}, {@code rmdir(2)}, {@code statfs(2)} {@code f_files} and {@code f_ffree}).
  *
  * <pre>
  * /shared/T_N      every thread's names, side by side
  * /pT/N            thread T's own directory
  * </pre>
- * Each thread keeps a ledger of the names it made and has not removed (a tenth are
- * directories). Afterwards each directory lists exactly its ledgers' names, its link
- * count is 2 plus its subdirectories, {@code statfs} counts exactly the ledgers' inodes
- * more than before, and after every ledger name is removed {@code statfs} is back at its
- * starting figures.
+ *
+ * Each thread keeps a ledger of the names it made and has not removed (a tenth are directories).
+ * Afterwards each directory lists exactly its ledgers' names, its link count is 2 plus its
+ * subdirectories, {@code statfs} counts exactly the ledgers' inodes more than before, and after
+ * every ledger name is removed {@code statfs} is back at its starting figures.
  */
 class CreateUnlinkCountsTest {
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture("seqvfs.tmpfs.max-inodes = 10000000");
+    @RegisterExtension final VfsFixture fs = new VfsFixture("seqvfs.tmpfs.max-inodes = 10000000");
 
     @Test
     void createAndUnlink_manyThreadsSharedAndOwnDirectories_countsExact() {
@@ -61,32 +59,34 @@ class CreateUnlinkCountsTest {
             final int id = i;
             Set<String> mine = new HashSet<>();
             own.add(mine);
-            workers.add(c -> {
-                VfsTask t = fs.vfs().newTask(Credentials.ROOT);
-                ThreadLocalRandom r = ThreadLocalRandom.current();
-                Deque<String> shared = new ArrayDeque<>();
-                Deque<String> local = new ArrayDeque<>();
-                long seq = 0;
-                while (c.running()) {
-                    boolean inShared = r.nextBoolean();
-                    Deque<String> q = inShared ? shared : local;
-                    String dir = inShared ? "/shared/" : "/p" + id + "/";
-                    if (q.size() < 20 || (q.size() < 1000 && r.nextInt(100) < 55)) {
-                        String name = id + "_" + seq++;
-                        create(t, dir + name, r.nextInt(10));
-                        q.add(name);
-                    } else {
-                        remove(t, dir + (r.nextBoolean() ? q.pollFirst() : q.pollLast()));
-                    }
-                    calls.increment();
-                }
-                sharedLedger.addAll(shared);
-                mine.addAll(local);
-            });
+            workers.add(
+                    c -> {
+                        VfsTask t = fs.vfs().newTask(Credentials.ROOT);
+                        ThreadLocalRandom r = ThreadLocalRandom.current();
+                        Deque<String> shared = new ArrayDeque<>();
+                        Deque<String> local = new ArrayDeque<>();
+                        long seq = 0;
+                        while (c.running()) {
+                            boolean inShared = r.nextBoolean();
+                            Deque<String> q = inShared ? shared : local;
+                            String dir = inShared ? "/shared/" : "/p" + id + "/";
+                            if (q.size() < 20 || (q.size() < 1000 && r.nextInt(100) < 55)) {
+                                String name = id + "_" + seq++;
+                                create(t, dir + name, r.nextInt(10));
+                                q.add(name);
+                            } else {
+                                remove(t, dir + (r.nextBoolean() ? q.pollFirst() : q.pollLast()));
+                            }
+                            calls.increment();
+                        }
+                        sharedLedger.addAll(shared);
+                        mine.addAll(local);
+                    });
         }
         Stress.run(Stress.sliceNanos(), workers);
-        System.out.printf("counts: %d calls by %d threads; %d names left in /shared%n", calls.sum(), n,
-                sharedLedger.size());
+        System.out.printf(
+                "counts: %d calls by %d threads; %d names left in /shared%n",
+                calls.sum(), n, sharedLedger.size());
         assertTrue(calls.sum() >= 100, "too few calls: " + calls.sum());
 
         long total = checkDirectory(root, "/shared", sharedLedger);
@@ -95,7 +95,10 @@ class CreateUnlinkCountsTest {
         }
         StatFs during = root.statfs("/");
         assertEquals(before.files(), during.files());
-        assertEquals(before.ffree() - total, during.ffree(), "statfs counts every ledger inode exactly once");
+        assertEquals(
+                before.ffree() - total,
+                during.ffree(),
+                "statfs counts every ledger inode exactly once");
 
         for (String name : sharedLedger) {
             remove(root, "/shared/" + name);
@@ -127,7 +130,10 @@ class CreateUnlinkCountsTest {
         }
     }
 
-    /** Checks that {@code dir} lists exactly {@code ledger} and its link count; returns the ledger size. */
+    /**
+     * Checks that {@code dir} lists exactly {@code ledger} and its link count; returns the ledger
+     * size.
+     */
     private static long checkDirectory(VfsTask t, String dir, Set<String> ledger) {
         List<DirEntry> entries = t.readdir(dir);
         Set<String> names = new HashSet<>();

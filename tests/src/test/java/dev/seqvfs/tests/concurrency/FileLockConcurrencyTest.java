@@ -27,36 +27,36 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Advisory locks under contention ({@code fcntl(2)} {@code F_SETLK}/{@code F_SETLKW}/
- * {@code F_GETLK} record locks, {@code flock(2)}): never two conflicting holders at once,
- * every waiter eventually gets its lock, and {@code EDEADLK} comes back only when the waits
- * really form a cycle.
+ * Advisory locks under contention ({@code fcntl(2)} {@code F_SETLK}/{@code F_SETLKW}/ {@code
+ * F_GETLK} record locks, {@code flock(2)}): never two conflicting holders at once, every waiter
+ * eventually gets its lock, and {@code EDEADLK} comes back only when the waits really form a cycle.
  *
  * <pre>
  * /f            POSIX byte-range locks on bytes [0, 64)
  * /g            flock locks (they do not interact with POSIX locks)
  * /r0 /r1 /r2   one file per member of a deadlock ring
  * </pre>
- * Every worker is its own task (a process: POSIX locks belong to the descriptor table). A
- * ledger shared by the workers holds what each believes it holds: an entry is added only
- * after the call that took the lock returned, and removed before the call that drops it,
- * so two conflicting entries at once mean two conflicting locks were held at once.
- * Workers take their POSIX ranges in increasing order of offset (each request starts
- * above every byte the worker holds), so the wait-for graph can have no cycle and any
- * {@code EDEADLK} is false. Holders also write (or read) their bytes and check them when
- * they let go: the data must not change under a lock. A holder yields now and then, so that
- * others run into its ranges (contention, not timing).
+ *
+ * Every worker is its own task (a process: POSIX locks belong to the descriptor table). A ledger
+ * shared by the workers holds what each believes it holds: an entry is added only after the call
+ * that took the lock returned, and removed before the call that drops it, so two conflicting
+ * entries at once mean two conflicting locks were held at once. Workers take their POSIX ranges in
+ * increasing order of offset (each request starts above every byte the worker holds), so the
+ * wait-for graph can have no cycle and any {@code EDEADLK} is false. Holders also write (or read)
+ * their bytes and check them when they let go: the data must not change under a lock. A holder
+ * yields now and then, so that others run into its ranges (contention, not timing).
  */
 class FileLockConcurrencyTest {
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
 
     private static final int BYTES = 64;
 
     /** One range a worker holds, as the ledger records it. */
     private record Held(int owner, int type, long start, long end) {
         boolean conflicts(Held o) {
-            return owner != o.owner && start <= o.end && o.start <= end
+            return owner != o.owner
+                    && start <= o.end
+                    && o.start <= end
                     && (type == Flock.F_WRLCK || o.type == Flock.F_WRLCK);
         }
     }
@@ -70,7 +70,8 @@ class FileLockConcurrencyTest {
         synchronized void take(Held h) {
             for (Held o : posix) {
                 if (h.conflicts(o)) {
-                    throw new AssertionError("two conflicting POSIX locks held at once: " + o + " and " + h);
+                    throw new AssertionError(
+                            "two conflicting POSIX locks held at once: " + o + " and " + h);
                 }
             }
             posix.add(h);
@@ -89,8 +90,14 @@ class FileLockConcurrencyTest {
 
         synchronized void flockTake(boolean exclusive) {
             if (flockExclusive > 0 || (exclusive && flockShared > 0)) {
-                throw new AssertionError("flock: " + (exclusive ? "LOCK_EX" : "LOCK_SH") + " granted while "
-                        + flockExclusive + " exclusive and " + flockShared + " shared holders");
+                throw new AssertionError(
+                        "flock: "
+                                + (exclusive ? "LOCK_EX" : "LOCK_SH")
+                                + " granted while "
+                                + flockExclusive
+                                + " exclusive and "
+                                + flockShared
+                                + " shared holders");
             }
             if (exclusive) {
                 flockExclusive++;
@@ -125,35 +132,39 @@ class FileLockConcurrencyTest {
         List<Stress.Worker> workers = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             final int id = i;
-            workers.add(c -> {
-                VfsTask t = fs.vfs().newTask(Credentials.ROOT);
-                pids.put(t.pid(), id);
-                int f = t.open("/f", OpenFlags.O_RDWR);
-                int g = t.open("/g", OpenFlags.O_RDWR);
-                ThreadLocalRandom r = ThreadLocalRandom.current();
-                try {
-                    while (c.running()) {
-                        if (r.nextInt(4) == 0) {
-                            flockCycle(t, g, ledger, r, eagain);
-                            flockCycles.increment();
-                            continue;
+            workers.add(
+                    c -> {
+                        VfsTask t = fs.vfs().newTask(Credentials.ROOT);
+                        pids.put(t.pid(), id);
+                        int f = t.open("/f", OpenFlags.O_RDWR);
+                        int g = t.open("/g", OpenFlags.O_RDWR);
+                        ThreadLocalRandom r = ThreadLocalRandom.current();
+                        try {
+                            while (c.running()) {
+                                if (r.nextInt(4) == 0) {
+                                    flockCycle(t, g, ledger, r, eagain);
+                                    flockCycles.increment();
+                                    continue;
+                                }
+                                f = posixCycle(t, f, id, ledger, pids, r, eagain, getlkHits);
+                                posixCycles.increment();
+                            }
+                        } finally {
+                            t.close();
                         }
-                        f = posixCycle(t, f, id, ledger, pids, r, eagain, getlkHits);
-                        posixCycles.increment();
-                    }
-                } finally {
-                    t.close();
-                }
-            });
+                    });
         }
         Stress.run(Stress.sliceNanos(), workers);
-        System.out.printf("locks: %d POSIX cycles, %d flock cycles, %d EAGAIN, %d F_GETLK conflicts by %d tasks%n",
+        System.out.printf(
+                "locks: %d POSIX cycles, %d flock cycles, %d EAGAIN, %d F_GETLK conflicts by %d tasks%n",
                 posixCycles.sum(), flockCycles.sum(), eagain.sum(), getlkHits.sum(), n);
         assertTrue(posixCycles.sum() >= 20 && flockCycles.sum() >= 5, "the contention did not run");
         assertEquals(List.of(), ledger.posix, "ledger drained");
         VfsTask probe = fs.vfs().newTask(Credentials.ROOT);
         int pf = probe.open("/f", OpenFlags.O_RDWR);
-        assertEquals(Flock.F_UNLCK, probe.fcntlLock(pf, Fcntl.F_GETLK, Flock.of(Flock.F_WRLCK, 0, 0)).type(),
+        assertEquals(
+                Flock.F_UNLCK,
+                probe.fcntlLock(pf, Fcntl.F_GETLK, Flock.of(Flock.F_WRLCK, 0, 0)).type(),
                 "every POSIX lock left with its task");
         int pg = probe.open("/g", OpenFlags.O_RDWR);
         probe.flock(pg, Flock.LOCK_EX | Flock.LOCK_NB);
@@ -161,13 +172,20 @@ class FileLockConcurrencyTest {
     }
 
     /**
-     * Takes one to three ranges in increasing order (blocking or not, read or write),
-     * probes with {@code F_GETLK}, maybe downgrades one, then drops them all in one of three
-     * ways. Returns the descriptor of /f (it changes when the cycle drops by closing).
+     * Takes one to three ranges in increasing order (blocking or not, read or write), probes with
+     * {@code F_GETLK}, maybe downgrades one, then drops them all in one of three ways. Returns the
+     * descriptor of /f (it changes when the cycle drops by closing).
      */
     @SuppressWarnings("ThreadPriorityCheck") // Thread.yield makes contention, not ordering
-    private static int posixCycle(VfsTask t, int f, int id, Ledger ledger, Map<Integer, Integer> pids,
-                                  ThreadLocalRandom r, LongAdder eagain, LongAdder getlkHits) {
+    private static int posixCycle(
+            VfsTask t,
+            int f,
+            int id,
+            Ledger ledger,
+            Map<Integer, Integer> pids,
+            ThreadLocalRandom r,
+            LongAdder eagain,
+            LongAdder getlkHits) {
         List<Held> held = new ArrayList<>();
         List<byte[]> contents = new ArrayList<>();
         long next = r.nextInt(8);
@@ -187,10 +205,18 @@ class FileLockConcurrencyTest {
                     getlkHits.increment();
                     Integer other = pids.get(got.pid());
                     long gotEnd = got.len() == 0 ? Long.MAX_VALUE : got.start() + got.len() - 1;
-                    if (other == null || other == id || gotEnd < start || got.start() > end
+                    if (other == null
+                            || other == id
+                            || gotEnd < start
+                            || got.start() > end
                             || (type == Flock.F_RDLCK && got.type() != Flock.F_WRLCK)) {
-                        throw new AssertionError("F_GETLK of " + req + " by worker " + id
-                                + " reported a lock that cannot block it: " + got);
+                        throw new AssertionError(
+                                "F_GETLK of "
+                                        + req
+                                        + " by worker "
+                                        + id
+                                        + " reported a lock that cannot block it: "
+                                        + got);
                     }
                 }
             }
@@ -202,9 +228,18 @@ class FileLockConcurrencyTest {
                     eagain.increment();
                     continue;
                 }
-                throw new AssertionError("worker " + id + " holding " + held + " asked "
-                        + (wait ? "F_SETLKW " : "F_SETLK ") + req + " (ranges taken in increasing order, no"
-                        + " cycle possible): " + e.errno(), e);
+                throw new AssertionError(
+                        "worker "
+                                + id
+                                + " holding "
+                                + held
+                                + " asked "
+                                + (wait ? "F_SETLKW " : "F_SETLK ")
+                                + req
+                                + " (ranges taken in increasing order, no"
+                                + " cycle possible): "
+                                + e.errno(),
+                        e);
             }
             Held h = new Held(id, type, start, end);
             ledger.take(h);
@@ -218,11 +253,15 @@ class FileLockConcurrencyTest {
         if (!held.isEmpty() && r.nextInt(4) == 0) {
             Held w = held.get(r.nextInt(held.size()));
             if (w.type() == Flock.F_WRLCK) {
-                // Downgrade: the ledger says "read" before the call, while the lock is still a write lock.
+                // Downgrade: the ledger says "read" before the call, while the lock is still a
+                // write lock.
                 Held rd = new Held(id, Flock.F_RDLCK, w.start(), w.end());
                 ledger.retype(w, rd);
                 held.set(held.indexOf(w), rd);
-                t.fcntlLock(f, Fcntl.F_SETLK, Flock.of(Flock.F_RDLCK, w.start(), w.end() - w.start() + 1));
+                t.fcntlLock(
+                        f,
+                        Fcntl.F_SETLK,
+                        Flock.of(Flock.F_RDLCK, w.start(), w.end() - w.start() + 1));
             }
         }
         for (int i = 0; i < held.size(); i++) {
@@ -230,9 +269,19 @@ class FileLockConcurrencyTest {
             byte[] now = new byte[contents.get(i).length];
             t.pread(f, now, 0, now.length, h.start());
             if (!java.util.Arrays.equals(contents.get(i), now)) {
-                throw new AssertionError("bytes [" + h.start() + ", " + h.end() + "] changed while worker " + id
-                        + " held " + h + ": " + java.util.Arrays.toString(contents.get(i)) + " became "
-                        + java.util.Arrays.toString(now));
+                throw new AssertionError(
+                        "bytes ["
+                                + h.start()
+                                + ", "
+                                + h.end()
+                                + "] changed while worker "
+                                + id
+                                + " held "
+                                + h
+                                + ": "
+                                + java.util.Arrays.toString(contents.get(i))
+                                + " became "
+                                + java.util.Arrays.toString(now));
             }
             ledger.drop(h);
         }
@@ -243,20 +292,24 @@ class FileLockConcurrencyTest {
             case 1:
                 for (int i = held.size() - 1; i >= 0; i--) {
                     Held h = held.get(i);
-                    t.fcntlLock(f, Fcntl.F_SETLK, Flock.of(Flock.F_UNLCK, h.start(), h.end() - h.start() + 1));
+                    t.fcntlLock(
+                            f,
+                            Fcntl.F_SETLK,
+                            Flock.of(Flock.F_UNLCK, h.start(), h.end() - h.start() + 1));
                 }
                 return f;
             default:
-                // POSIX: closing any descriptor of the file drops every lock the process holds on it.
+                // POSIX: closing any descriptor of the file drops every lock the process holds on
+                // it.
                 t.close(f);
                 return t.open("/f", OpenFlags.O_RDWR);
         }
     }
 
     /**
-     * Works on a range just locked: a writer fills it with {@code mark} and reads it back, a
-     * reader reads it twice; either way the bytes must not change under the lock. Returns the
-     * bytes the range must still hold when it is dropped.
+     * Works on a range just locked: a writer fills it with {@code mark} and reads it back, a reader
+     * reads it twice; either way the bytes must not change under the lock. Returns the bytes the
+     * range must still hold when it is dropped.
      */
     private static byte[] touch(VfsTask t, int f, Held h, byte mark) {
         int len = (int) (h.end() - h.start() + 1);
@@ -270,15 +323,23 @@ class FileLockConcurrencyTest {
         byte[] again = new byte[len];
         t.pread(f, again, 0, len, h.start());
         if (!java.util.Arrays.equals(first, again)) {
-            throw new AssertionError("bytes of " + h + " changed under the lock: " + java.util.Arrays.toString(first)
-                    + " became " + java.util.Arrays.toString(again));
+            throw new AssertionError(
+                    "bytes of "
+                            + h
+                            + " changed under the lock: "
+                            + java.util.Arrays.toString(first)
+                            + " became "
+                            + java.util.Arrays.toString(again));
         }
         return first;
     }
 
-    /** Takes /g shared or exclusive (maybe converting once), then drops it by LOCK_UN or by close. */
+    /**
+     * Takes /g shared or exclusive (maybe converting once), then drops it by LOCK_UN or by close.
+     */
     @SuppressWarnings("ThreadPriorityCheck") // Thread.yield makes contention, not ordering
-    private static void flockCycle(VfsTask t, int g, Ledger ledger, ThreadLocalRandom r, LongAdder eagain) {
+    private static void flockCycle(
+            VfsTask t, int g, Ledger ledger, ThreadLocalRandom r, LongAdder eagain) {
         boolean exclusive = r.nextBoolean();
         boolean nb = r.nextInt(4) == 0;
         try {
@@ -293,7 +354,8 @@ class FileLockConcurrencyTest {
         ledger.flockTake(exclusive);
         Thread.yield();
         if (r.nextInt(3) == 0) {
-            // Conversion is not atomic (flock(2)): the old lock is dropped before the new one is taken.
+            // Conversion is not atomic (flock(2)): the old lock is dropped before the new one is
+            // taken.
             ledger.flockDrop(exclusive);
             exclusive = !exclusive;
             t.flock(g, exclusive ? Flock.LOCK_EX : Flock.LOCK_SH);
@@ -321,33 +383,46 @@ class FileLockConcurrencyTest {
             List<Future<?>> done = new ArrayList<>();
             for (int m = 0; m < members; m++) {
                 final int me = m;
-                done.add(pool.submit(() -> {
-                    VfsTask t = fs.vfs().newTask(Credentials.ROOT);
-                    int[] fd = new int[members];
-                    for (int i = 0; i < members; i++) {
-                        fd[i] = t.open("/r" + i, OpenFlags.O_RDWR);
-                    }
-                    int mine = fd[me];
-                    int theirs = fd[(me + 1) % members];
-                    for (int round = 0; round < rounds; round++) {
-                        // Member m holds /r<m> and, once all hold theirs, waits for /r<m+1>: a cycle.
-                        t.fcntlLock(mine, Fcntl.F_SETLK, Flock.of(Flock.F_WRLCK, 0, 10));
-                        start.await(30, TimeUnit.SECONDS);
-                        try {
-                            t.fcntlLock(theirs, Fcntl.F_SETLKW, Flock.of(Flock.F_WRLCK, 0, 10));
-                            t.fcntlLock(theirs, Fcntl.F_SETLK, Flock.of(Flock.F_UNLCK, 0, 0));
-                        } catch (VfsException e) {
-                            if (e.errno() != Errno.EDEADLK) {
-                                throw e;
-                            }
-                            deadlocks.incrementAndGet();
-                        }
-                        t.fcntlLock(mine, Fcntl.F_SETLK, Flock.of(Flock.F_UNLCK, 0, 0));
-                        end.await(30, TimeUnit.SECONDS);
-                    }
-                    t.close();
-                    return null;
-                }));
+                done.add(
+                        pool.submit(
+                                () -> {
+                                    VfsTask t = fs.vfs().newTask(Credentials.ROOT);
+                                    int[] fd = new int[members];
+                                    for (int i = 0; i < members; i++) {
+                                        fd[i] = t.open("/r" + i, OpenFlags.O_RDWR);
+                                    }
+                                    int mine = fd[me];
+                                    int theirs = fd[(me + 1) % members];
+                                    for (int round = 0; round < rounds; round++) {
+                                        // Member m holds /r<m> and, once all hold theirs, waits for
+                                        // /r<m+1>: a cycle.
+                                        t.fcntlLock(
+                                                mine,
+                                                Fcntl.F_SETLK,
+                                                Flock.of(Flock.F_WRLCK, 0, 10));
+                                        start.await(30, TimeUnit.SECONDS);
+                                        try {
+                                            t.fcntlLock(
+                                                    theirs,
+                                                    Fcntl.F_SETLKW,
+                                                    Flock.of(Flock.F_WRLCK, 0, 10));
+                                            t.fcntlLock(
+                                                    theirs,
+                                                    Fcntl.F_SETLK,
+                                                    Flock.of(Flock.F_UNLCK, 0, 0));
+                                        } catch (VfsException e) {
+                                            if (e.errno() != Errno.EDEADLK) {
+                                                throw e;
+                                            }
+                                            deadlocks.incrementAndGet();
+                                        }
+                                        t.fcntlLock(
+                                                mine, Fcntl.F_SETLK, Flock.of(Flock.F_UNLCK, 0, 0));
+                                        end.await(30, TimeUnit.SECONDS);
+                                    }
+                                    t.close();
+                                    return null;
+                                }));
             }
             for (Future<?> f : done) {
                 f.get(60, TimeUnit.SECONDS);
@@ -362,7 +437,14 @@ class FileLockConcurrencyTest {
                 wrong.add(i);
             }
         }
-        assertEquals(List.of(), wrong, "rounds whose ring of " + members + " waits did not fail exactly one member"
-                + " with EDEADLK (EDEADLK counts per round: " + perRound + ")");
+        assertEquals(
+                List.of(),
+                wrong,
+                "rounds whose ring of "
+                        + members
+                        + " waits did not fail exactly one member"
+                        + " with EDEADLK (EDEADLK counts per round: "
+                        + perRound
+                        + ")");
     }
 }

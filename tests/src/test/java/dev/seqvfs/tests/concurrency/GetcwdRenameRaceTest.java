@@ -16,23 +16,22 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * {@code getcwd(3)} racing renames of the working directory's ancestors: the working
- * directory is never removed, so {@code getcwd} never fails, and it names the directory
- * at one of the places it had ({@code getcwd(3)}: {@code ENOENT} only if "the current
- * working directory has been unlinked").
+ * {@code getcwd(3)} racing renames of the working directory's ancestors: the working directory is
+ * never removed, so {@code getcwd} never fails, and it names the directory at one of the places it
+ * had ({@code getcwd(3)}: {@code ENOENT} only if "the current working directory has been
+ * unlinked").
  *
  * <pre>
  * /A/D/sub      the task's working directory is sub; D is renamed /A/D &lt;-&gt; /A/E
  * </pre>
  */
 class GetcwdRenameRaceTest {
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
 
     /**
-     * Regression: a same-directory rename publishes the parent's new snapshot before the
-     * moved directory's new parent link, and getcwd took a name in the link that was not
-     * (yet) in the parent for "removed", failing with ENOENT.
+     * Regression: a same-directory rename publishes the parent's new snapshot before the moved
+     * directory's new parent link, and getcwd took a name in the link that was not (yet) in the
+     * parent for "removed", failing with ENOENT.
      */
     @Test
     void getcwd_whileAncestorRenamedInSameDirectory_neverFailsWithENOENT() {
@@ -44,14 +43,15 @@ class GetcwdRenameRaceTest {
         LongAdder calls = new LongAdder();
         long[] renames = new long[1];
         ConcurrentLinkedQueue<String> wrong = new ConcurrentLinkedQueue<>();
-        Stress.Worker renamer = c -> {
-            VfsTask t = fs.vfs().newTask(Credentials.ROOT);
-            while (c.running()) {
-                t.rename("/A/D", "/A/E");
-                t.rename("/A/E", "/A/D");
-                renames[0] += 2;
-            }
-        };
+        Stress.Worker renamer =
+                c -> {
+                    VfsTask t = fs.vfs().newTask(Credentials.ROOT);
+                    while (c.running()) {
+                        t.rename("/A/D", "/A/E");
+                        t.rename("/A/E", "/A/D");
+                        renames[0] += 2;
+                    }
+                };
         List<Stress.Worker> workers = new ArrayList<>(List.of(renamer));
         for (int i = 1; i < Stress.threads(); i++) {
             VfsTask t = fs.vfs().newTask(Credentials.ROOT);
@@ -59,14 +59,19 @@ class GetcwdRenameRaceTest {
             workers.add(c -> inSub(c, t, places, wrong, calls));
         }
         Stress.run(Stress.sliceNanos(), workers);
-        System.out.printf("getcwd vs same-directory renames: %d renames, %d getcwd calls%n", renames[0],
-                calls.sum());
+        System.out.printf(
+                "getcwd vs same-directory renames: %d renames, %d getcwd calls%n",
+                renames[0], calls.sum());
         assertEquals(List.of(), List.copyOf(wrong));
         assertTrue(renames[0] >= 20 && calls.sum() >= 20, "the race did not run");
     }
 
-    private static void inSub(Stress.Control c, VfsTask t, Set<String> places, ConcurrentLinkedQueue<String> wrong,
-                              LongAdder calls) {
+    private static void inSub(
+            Stress.Control c,
+            VfsTask t,
+            Set<String> places,
+            ConcurrentLinkedQueue<String> wrong,
+            LongAdder calls) {
         while (c.running() && wrong.size() < 10) {
             try {
                 String cwd = t.getcwd();

@@ -11,42 +11,50 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Decides whether a recorded history of namespace calls is linearizable with respect to
- * {@link NamespaceModel}: a Wing &amp; Gong search with Lowe's memoization of visited
- * configurations ("Testing for linearizability", Lowe 2017; the approach of Knossos and
- * Porcupine).
+ * Decides whether a recorded history of namespace calls is linearizable with respect to {@link
+ * NamespaceModel}: a Wing &amp; Gong search with Lowe's memoization of visited configurations
+ * ("Testing for linearizability", Lowe 2017; the approach of Knossos and Porcupine).
  *
  * <h2>Model of a history</h2>
- * Each thread contributes its operations in program order, each with its invocation and
- * response times (from {@link System#nanoTime()} taken just before the call and just after
- * it returned, so the recorded interval contains the real one) and its result. Every
- * operation has completed (no pending calls). Operation {@code x} must precede {@code y}
- * in any linearization if {@code x.response < y.invocation}.
+ *
+ * Each thread contributes its operations in program order, each with its invocation and response
+ * times (from {@link System#nanoTime()} taken just before the call and just after it returned, so
+ * the recorded interval contains the real one) and its result. Every operation has completed (no
+ * pending calls). Operation {@code x} must precede {@code y} in any linearization if {@code
+ * x.response < y.invocation}.
  *
  * <h2>Search</h2>
- * Because each thread's operations are sequential, the set of linearized operations is
- * always a prefix of each thread's list, so a configuration is (one prefix length per
- * thread, model state). From a configuration, the next operation of thread {@code t} may be
- * linearized if no other thread's next operation responded before it was invoked, and if
- * the model, applied to the state, returns what the operation returned. Depth-first search
- * over configurations, each visited once; the history is linearizable iff some path
- * linearizes every operation and ends in the expected final state (when one is given: the
- * state read from the file system once every thread had stopped). The number of
- * configurations is at most the product of (operations + 1) per thread times the number of
- * distinct states, so histories are checked in short rounds (a few operations per thread).
+ *
+ * Because each thread's operations are sequential, the set of linearized operations is always a
+ * prefix of each thread's list, so a configuration is (one prefix length per thread, model state).
+ * From a configuration, the next operation of thread {@code t} may be linearized if no other
+ * thread's next operation responded before it was invoked, and if the model, applied to the state,
+ * returns what the operation returned. Depth-first search over configurations, each visited once;
+ * the history is linearizable iff some path linearizes every operation and ends in the expected
+ * final state (when one is given: the state read from the file system once every thread had
+ * stopped). The number of configurations is at most the product of (operations + 1) per thread
+ * times the number of distinct states, so histories are checked in short rounds (a few operations
+ * per thread).
  *
  * <h2>Limits</h2>
- * Checks only what the model models (see {@link NamespaceModel}); it is sound (a history
- * it rejects has no linearization) provided the recorded intervals contain the real
- * ones and the model is right; it is complete only for the operations recorded. Not
- * thread-safe: check histories after the threads that recorded them have been joined.
+ *
+ * Checks only what the model models (see {@link NamespaceModel}); it is sound (a history it rejects
+ * has no linearization) provided the recorded intervals contain the real ones and the model is
+ * right; it is complete only for the operations recorded. Not thread-safe: check histories after
+ * the threads that recorded them have been joined.
  */
 final class LinearizabilityChecker {
-    private LinearizabilityChecker() {
-    }
+    private LinearizabilityChecker() {}
 
     /** One completed call. */
-    record Op(int thread, Kind kind, String a, String b, Result result, long invoked, long responded) {
+    record Op(
+            int thread,
+            Kind kind,
+            String a,
+            String b,
+            Result result,
+            long invoked,
+            long responded) {
         @Override
         public String toString() {
             return "t" + thread + " " + NamespaceModel.format(kind, a, b) + " = " + result;
@@ -87,7 +95,9 @@ final class LinearizabilityChecker {
             return n;
         }
 
-        /** Returns the history as lines sorted by invocation, times in microseconds from the first. */
+        /**
+         * Returns the history as lines sorted by invocation, times in microseconds from the first.
+         */
         String describe() {
             List<Op> all = new ArrayList<>();
             threads.forEach(all::addAll);
@@ -95,8 +105,10 @@ final class LinearizabilityChecker {
             long t0 = all.isEmpty() ? 0 : all.get(0).invoked();
             StringBuilder sb = new StringBuilder();
             for (Op o : all) {
-                sb.append(String.format("  [%9.3f, %9.3f] us  %s%n", (o.invoked() - t0) / 1000.0,
-                        (o.responded() - t0) / 1000.0, o));
+                sb.append(
+                        String.format(
+                                "  [%9.3f, %9.3f] us  %s%n",
+                                (o.invoked() - t0) / 1000.0, (o.responded() - t0) / 1000.0, o));
             }
             return sb.toString();
         }
@@ -114,9 +126,15 @@ final class LinearizabilityChecker {
         if (s.dfs(new int[threads.size()], initial)) {
             return null;
         }
-        return "history not linearizable from " + initial
-                + (expectedFinal == null ? "" : " to " + expectedFinal) + " (longest linearizable prefix: "
-                + s.deepest + " of " + history.size() + " operations):\n" + history.describe();
+        return "history not linearizable from "
+                + initial
+                + (expectedFinal == null ? "" : " to " + expectedFinal)
+                + " (longest linearizable prefix: "
+                + s.deepest
+                + " of "
+                + history.size()
+                + " operations):\n"
+                + history.describe();
     }
 
     private static final class Search {
@@ -166,10 +184,13 @@ final class LinearizabilityChecker {
             return false;
         }
 
-        /** Returns whether no other thread's next operation responded before {@code x} was invoked. */
+        /**
+         * Returns whether no other thread's next operation responded before {@code x} was invoked.
+         */
         private boolean minimal(int[] pos, int t, Op x) {
             for (int u = 0; u < pos.length; u++) {
-                if (u != t && pos[u] < threads.get(u).size()
+                if (u != t
+                        && pos[u] < threads.get(u).size()
                         && threads.get(u).get(pos[u]).responded() < x.invoked()) {
                     return false;
                 }

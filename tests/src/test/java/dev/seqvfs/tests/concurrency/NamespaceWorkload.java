@@ -17,9 +17,9 @@ import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * The operations of the linearizability tests: a small universe of paths, a random
- * operation over it, its execution on a {@link VfsTask} with timing, and the observation
- * of the whole tree at quiescence as a {@link State}.
+ * The operations of the linearizability tests: a small universe of paths, a random operation over
+ * it, its execution on a {@link VfsTask} with timing, and the observation of the whole tree at
+ * quiescence as a {@link State}.
  *
  * <pre>
  * flat:  /a and /b fixed; files x, y, z in each; create, unlink, stat, rename within
@@ -53,7 +53,8 @@ final class NamespaceWorkload {
 
     /** Files in and through two directories that renames move, nest and replace. */
     static NamespaceWorkload tree() {
-        List<String> d = List.of("/a/s", "/b/s", "/a/t", "/b/t", "/a/s/t", "/b/s/t", "/a/t/s", "/b/t/s");
+        List<String> d =
+                List.of("/a/s", "/b/s", "/a/t", "/b/t", "/a/s/t", "/b/s/t", "/a/t/s", "/b/t/s");
         List<String> f = new ArrayList<>(List.of("/a/x", "/b/x"));
         for (String dir : d) {
             f.add(dir + "/x");
@@ -72,8 +73,8 @@ final class NamespaceWorkload {
     }
 
     /**
-     * Restores the starting layout if renames replaced a movable directory (so that rounds
-     * keep exercising two of them); call at quiescence.
+     * Restores the starting layout if renames replaced a movable directory (so that rounds keep
+     * exercising two of them); call at quiescence.
      */
     void replenish(VfsTask t, State now) {
         if (dirs.isEmpty()) {
@@ -121,7 +122,12 @@ final class NamespaceWorkload {
         if (q < 70) {
             return run(t, thread, Kind.RENAME, pick(files), pick(files));
         }
-        return run(t, thread, Kind.STAT, r.nextInt(4) == 0 && !dirs.isEmpty() ? pick(dirs) : pick(files), null);
+        return run(
+                t,
+                thread,
+                Kind.STAT,
+                r.nextInt(4) == 0 && !dirs.isEmpty() ? pick(dirs) : pick(files),
+                null);
     }
 
     private static String pick(List<String> l) {

@@ -25,27 +25,27 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * {@code getdents64(2)} resumed by cookie while other threads change the directory:
- * every name that stays in the directory throughout the listing appears exactly once,
- * with its inode number and type, and no name appears twice ({@code readdir(3)}: a file
- * added or removed during the listing may or may not be returned; SeqVFS's
- * {@link DirEntry} contract: cookies stay valid across versions).
+ * {@code getdents64(2)} resumed by cookie while other threads change the directory: every name that
+ * stays in the directory throughout the listing appears exactly once, with its inode number and
+ * type, and no name appears twice ({@code readdir(3)}: a file added or removed during the listing
+ * may or may not be returned; SeqVFS's {@link DirEntry} contract: cookies stay valid across
+ * versions).
  *
  * <pre>
  * /r/u000 .. /r/u119   untouched (every tenth a directory)
  * /r/c_T_N, /r/n_T_N, /r/m_T_N   touched: created, renamed within /r, moved out to /o
  * /o                              and back under fresh names, removed
  * </pre>
- * Every touched name is fresh (thread id and counter), so a name is inserted into
- * {@code /r} at most once: seeing one twice in one listing is always wrong. Readers list
- * in chunks of three; some listings close their descriptor after each chunk, open a new
- * one and {@code lseek} it to the last cookie ({@code seekdir}).
+ *
+ * Every touched name is fresh (thread id and counter), so a name is inserted into {@code /r} at
+ * most once: seeing one twice in one listing is always wrong. Readers list in chunks of three; some
+ * listings close their descriptor after each chunk, open a new one and {@code lseek} it to the last
+ * cookie ({@code seekdir}).
  */
 class ReaddirConcurrencyTest {
     private static final int UNTOUCHED = 120;
 
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
 
     @Test
     void getdents_resumedByCookieWhileOthersChangeDirectory_listsUntouchedNamesExactlyOnce() {
@@ -76,25 +76,35 @@ class ReaddirConcurrencyTest {
             workers.add(c -> mutate(c, id, changes));
         }
         for (int i = n / 2; i < n; i++) {
-            workers.add(c -> {
-                VfsTask t = fs.vfs().newTask(Credentials.ROOT);
-                while (c.running() && violations.size() < 10) {
-                    boolean reopen = ThreadLocalRandom.current().nextBoolean();
-                    list(t, reopen, untouched, types, violations);
-                    listings.increment();
-                    if (reopen) {
-                        reopened.increment();
-                    }
-                }
-            });
+            workers.add(
+                    c -> {
+                        VfsTask t = fs.vfs().newTask(Credentials.ROOT);
+                        while (c.running() && violations.size() < 10) {
+                            boolean reopen = ThreadLocalRandom.current().nextBoolean();
+                            list(t, reopen, untouched, types, violations);
+                            listings.increment();
+                            if (reopen) {
+                                reopened.increment();
+                            }
+                        }
+                    });
         }
         Stress.run(Stress.sliceNanos(), workers);
-        System.out.printf("readdir: %d listings (%d resumed through new descriptors), %d changes%n",
+        System.out.printf(
+                "readdir: %d listings (%d resumed through new descriptors), %d changes%n",
                 listings.sum(), reopened.sum(), changes.sum());
         assertEquals(List.of(), List.copyOf(violations));
-        assertTrue(listings.sum() >= 10 && changes.sum() >= 100,
-                "the race did not run: " + listings.sum() + " listings, " + changes.sum() + " changes");
-        assertEquals(untouched.keySet(), names(root.readdir("/r")).keySet(), "at quiescence /r holds only u*");
+        assertTrue(
+                listings.sum() >= 10 && changes.sum() >= 100,
+                "the race did not run: "
+                        + listings.sum()
+                        + " listings, "
+                        + changes.sum()
+                        + " changes");
+        assertEquals(
+                untouched.keySet(),
+                names(root.readdir("/r")).keySet(),
+                "at quiescence /r holds only u*");
     }
 
     /** Creates, renames within, moves out of and back into /r, and removes fresh names. */
@@ -111,7 +121,11 @@ class ReaddirConcurrencyTest {
                 if (r.nextBoolean()) {
                     t.mknod("/r/" + name, Mode.S_IFREG | 0644, 0);
                 } else {
-                    t.close(t.open("/r/" + name, OpenFlags.O_CREAT | OpenFlags.O_EXCL | OpenFlags.O_WRONLY, 0644));
+                    t.close(
+                            t.open(
+                                    "/r/" + name,
+                                    OpenFlags.O_CREAT | OpenFlags.O_EXCL | OpenFlags.O_WRONLY,
+                                    0644));
                 }
                 inR.add(name);
             } else if (op == 1) {
@@ -141,8 +155,12 @@ class ReaddirConcurrencyTest {
         }
     }
 
-    private static void list(VfsTask t, boolean reopen, Map<String, Long> untouched, Map<String, FileType> types,
-                             ConcurrentLinkedQueue<String> violations) {
+    private static void list(
+            VfsTask t,
+            boolean reopen,
+            Map<String, Long> untouched,
+            Map<String, FileType> types,
+            ConcurrentLinkedQueue<String> violations) {
         int fd = t.open("/r", OpenFlags.O_RDONLY | OpenFlags.O_DIRECTORY);
         List<DirEntry> all = new ArrayList<>();
         try {
@@ -166,7 +184,9 @@ class ReaddirConcurrencyTest {
             t.close(fd);
         }
         if (all.size() < 2 || !all.get(0).name().equals(".") || !all.get(1).name().equals("..")) {
-            violations.add("listing does not start with . and ..: " + all.subList(0, Math.min(3, all.size())));
+            violations.add(
+                    "listing does not start with . and ..: "
+                            + all.subList(0, Math.min(3, all.size())));
             return;
         }
         Map<String, Integer> seen = new HashMap<>();
@@ -179,8 +199,17 @@ class ReaddirConcurrencyTest {
             Long ino = untouched.get(name);
             if (ino != null) {
                 if (ino != e.ino() || types.get(name) != e.type()) {
-                    violations.add("listing returned " + name + " as " + e.ino() + "/" + e.type() + ", expected "
-                            + ino + "/" + types.get(name));
+                    violations.add(
+                            "listing returned "
+                                    + name
+                                    + " as "
+                                    + e.ino()
+                                    + "/"
+                                    + e.type()
+                                    + ", expected "
+                                    + ino
+                                    + "/"
+                                    + types.get(name));
                 }
             } else if (!name.matches("[cnm]_\\d+_\\d+")) {
                 violations.add("listing returned a name never created: " + name);

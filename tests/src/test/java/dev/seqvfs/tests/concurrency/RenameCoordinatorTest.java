@@ -12,9 +12,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The cross-directory rename coordinator answers every rename, including one whose
- * source parent was removed before the call reached it ({@code renameat2(2)}:
- * {@code ENOENT} "a directory component in oldpath does not exist").
+ * The cross-directory rename coordinator answers every rename, including one whose source parent
+ * was removed before the call reached it ({@code renameat2(2)}: {@code ENOENT} "a directory
+ * component in oldpath does not exist").
  *
  * <pre>
  * /gone   made, opened (the descriptor keeps it), removed
@@ -22,15 +22,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * </pre>
  */
 class RenameCoordinatorTest {
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
 
     /**
-     * Regression: a removed directory that never had an actor could not prepare; its
-     * failure reply carried no directory, the coordinator filed it as the target's, kept
-     * the real target prepared (stashing every call on it) and answered EIO after its
-     * five-second prepare timeout. In the stress tier this showed as
-     * {@code rename("/t2/n3/n0", "/t0/n0")} failing with EIO while /t2/n3 was removed.
+     * Regression: a removed directory that never had an actor could not prepare; its failure reply
+     * carried no directory, the coordinator filed it as the target's, kept the real target prepared
+     * (stashing every call on it) and answered EIO after its five-second prepare timeout. In the
+     * stress tier this showed as {@code rename("/t2/n3/n0", "/t0/n0")} failing with EIO while
+     * /t2/n3 was removed.
      */
     @Test
     void renameat_fromDirectoryRemovedWhileOpen_failsWithENOENT() {
@@ -39,8 +38,10 @@ class RenameCoordinatorTest {
         t.mkdir("/to", 0755);
         int fd = t.open("/gone", OpenFlags.O_RDONLY | OpenFlags.O_DIRECTORY);
         t.rmdir("/gone");
-        VfsException e = assertThrows(VfsException.class,
-                () -> t.renameat2(fd, "x", VfsTask.AT_FDCWD, "/to/x", 0));
+        VfsException e =
+                assertThrows(
+                        VfsException.class,
+                        () -> t.renameat2(fd, "x", VfsTask.AT_FDCWD, "/to/x", 0));
         assertEquals(Errno.ENOENT, e.errno());
         t.mkdir("/to/y", 0755);
         t.close(fd);

@@ -13,30 +13,31 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * The time budget and the thread harness of the concurrency tier.
  *
- * <p>Every time-bounded test runs for {@link #sliceNanos()}: the budget
- * {@code seqvfs.stress.seconds} (system property, default 20, set by the tests module's
- * surefire configuration and raised by the {@code stress} Maven profile) divided among
- * the {@link #TIMED_TESTS} time-bounded tests of this package, but at least two seconds.
- * Nothing is timed by sleeping: workers loop until the deadline passes.
+ * <p>Every time-bounded test runs for {@link #sliceNanos()}: the budget {@code
+ * seqvfs.stress.seconds} (system property, default 20, set by the tests module's surefire
+ * configuration and raised by the {@code stress} Maven profile) divided among the {@link
+ * #TIMED_TESTS} time-bounded tests of this package, but at least two seconds. Nothing is timed by
+ * sleeping: workers loop until the deadline passes.
  *
- * <p>{@link #run} starts every worker behind one start gate, lets each loop until the
- * deadline (or until some worker failed), joins them, and fails the test with the first
- * failure. A worker still running long after the deadline is a liveness failure (a
- * wedged actor or a lost reply): the test fails with the stuck threads' stacks.
+ * <p>{@link #run} starts every worker behind one start gate, lets each loop until the deadline (or
+ * until some worker failed), joins them, and fails the test with the first failure. A worker still
+ * running long after the deadline is a liveness failure (a wedged actor or a lost reply): the test
+ * fails with the stuck threads' stacks.
  */
 final class Stress {
     /** How many tests of this package share the budget. */
     static final int TIMED_TESTS = 18;
+
     /** How long after the deadline a worker may still be finishing its last call. */
     private static final long GRACE_NANOS = TimeUnit.SECONDS.toNanos(60);
 
     static {
-        System.out.printf("concurrency tier: seqvfs.stress.seconds = %d, %d ms per time-bounded test, %d threads%n",
+        System.out.printf(
+                "concurrency tier: seqvfs.stress.seconds = %d, %d ms per time-bounded test, %d threads%n",
                 budgetSeconds(), TimeUnit.NANOSECONDS.toMillis(sliceNanos()), threads());
     }
 
-    private Stress() {
-    }
+    private Stress() {}
 
     /** Returns the whole budget in seconds ({@code seqvfs.stress.seconds}, default 20). */
     static long budgetSeconds() {
@@ -86,8 +87,8 @@ final class Stress {
     }
 
     /**
-     * Runs {@code workers} concurrently for {@code nanos}, each as {@code w.run(control)}
-     * (the worker loops on {@link Control#running()}), and waits for all of them.
+     * Runs {@code workers} concurrently for {@code nanos}, each as {@code w.run(control)} (the
+     * worker loops on {@link Control#running()}), and waits for all of them.
      *
      * @throws AssertionError the first failure of any worker, or a liveness failure
      */
@@ -99,14 +100,17 @@ final class Stress {
         Control[] control = new Control[1];
         for (int i = 0; i < workers.size(); i++) {
             Worker w = workers.get(i);
-            Thread t = new Thread(() -> {
-                try {
-                    gate.await();
-                    w.run(control[0]);
-                } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
-                }
-            }, "stress-" + i);
+            Thread t =
+                    new Thread(
+                            () -> {
+                                try {
+                                    gate.await();
+                                    w.run(control[0]);
+                                } catch (Throwable e) {
+                                    failure.compareAndSet(null, e);
+                                }
+                            },
+                            "stress-" + i);
             t.setDaemon(true);
             threads.add(t);
         }
@@ -136,10 +140,13 @@ final class Stress {
         }
         Throwable f = failure.get();
         if (!stuck.isEmpty()) {
-            StringBuilder sb = new StringBuilder("workers still running 60 s after the deadline (liveness failure):\n");
+            StringBuilder sb =
+                    new StringBuilder(
+                            "workers still running 60 s after the deadline (liveness failure):\n");
             for (Thread t : stuck) {
-                ThreadInfo info = ManagementFactory.getThreadMXBean().getThreadInfo(new long[] {t.getId()},
-                        true, true)[0];
+                ThreadInfo info =
+                        ManagementFactory.getThreadMXBean()
+                                .getThreadInfo(new long[] {t.getId()}, true, true)[0];
                 sb.append(info == null ? t.getName() : info.toString());
             }
             fail(sb.toString(), f);

@@ -19,11 +19,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Specifies {@code access(2)} and {@code faccessat(2)}: the owner/group/other class is
- * chosen by the caller's ids and only that class's bits count; root passes read and
- * write always, and execute when any execute bit is set (search on a directory always);
- * symlinks are followed unless {@code AT_SYMLINK_NOFOLLOW}; and the man page's errnos
- * that apply: EACCES, EBADF, EINVAL, ELOOP, ENAMETOOLONG, ENOENT, ENOTDIR, EROFS.
+ * Specifies {@code access(2)} and {@code faccessat(2)}: the owner/group/other class is chosen by
+ * the caller's ids and only that class's bits count; root passes read and write always, and execute
+ * when any execute bit is set (search on a directory always); symlinks are followed unless {@code
+ * AT_SYMLINK_NOFOLLOW}; and the man page's errnos that apply: EACCES, EBADF, EINVAL, ELOOP,
+ * ENAMETOOLONG, ENOENT, ENOTDIR, EROFS.
  *
  * <pre>
  * /d/            0755, owner 1000:100
@@ -35,8 +35,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @FileSystemContract
 class AccessTest {
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
     VfsTask t;
     VfsTask owner;
     VfsTask member;
@@ -131,7 +130,8 @@ class AccessTest {
     @Test
     void faccessat_effectiveIdsFlag_isAccepted() {
         owner.faccessat(VfsTask.AT_FDCWD, "/d/f", R_OK, OpenFlags.AT_EACCESS);
-        assertErrno(Errno.EACCES,
+        assertErrno(
+                Errno.EACCES,
                 () -> stranger.faccessat(VfsTask.AT_FDCWD, "/d/f", R_OK, OpenFlags.AT_EACCESS));
     }
 
@@ -220,7 +220,12 @@ class AccessTest {
     void access_writeOnReadOnlyBindMountWithoutPermission_failsWithEACCESBeforeEROFS() {
         t.mkdir("/b", 0755);
         t.mount("/d", "/b", null, MountFlags.MS_BIND, null);
-        t.mount(null, "/b", null, MountFlags.MS_REMOUNT | MountFlags.MS_BIND | MountFlags.MS_RDONLY, null);
+        t.mount(
+                null,
+                "/b",
+                null,
+                MountFlags.MS_REMOUNT | MountFlags.MS_BIND | MountFlags.MS_RDONLY,
+                null);
         assertErrno(Errno.EACCES, () -> stranger.access("/b/f", W_OK));
         assertErrno(Errno.EROFS, () -> owner.access("/b/f", W_OK));
         t.umount("/b");

@@ -32,10 +32,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Specifies the {@code ...Async} twins of {@link VfsTask}: each completes with the result
- * of its blocking form and leaves the same tree, and each failure (whether found before
- * any message is sent, in the walk, or by an actor) completes the stage exceptionally
- * with the {@link VfsException} as the cause, never throws from the call itself.
+ * Specifies the {@code ...Async} twins of {@link VfsTask}: each completes with the result of its
+ * blocking form and leaves the same tree, and each failure (whether found before any message is
+ * sent, in the walk, or by an actor) completes the stage exceptionally with the {@link
+ * VfsException} as the cause, never throws from the call itself.
  *
  * <pre>
  * /d/        0755
@@ -44,8 +44,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @FileSystemContract
 class AsyncTest {
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
     VfsTask t;
 
     @BeforeEach
@@ -59,12 +58,17 @@ class AsyncTest {
         return s.toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
 
-    /** Asserts that the stage fails with a VfsException cause of {@code errno}, by join, get and whenComplete. */
+    /**
+     * Asserts that the stage fails with a VfsException cause of {@code errno}, by join, get and
+     * whenComplete.
+     */
     private static void assertFails(Errno errno, CompletableFuture<?> f) {
         Throwable joined = assertThrows(CompletionException.class, f::join).getCause();
         assertInstanceOf(VfsException.class, joined);
         assertEquals(errno, ((VfsException) joined).errno());
-        Throwable got = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS)).getCause();
+        Throwable got =
+                assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS))
+                        .getCause();
         assertEquals(errno, ((VfsException) got).errno());
         AtomicReference<Throwable> seen = new AtomicReference<>();
         var unused = f.whenComplete((v, e) -> seen.set(e));
@@ -90,8 +94,15 @@ class AsyncTest {
     @Test
     void openAsync_failures_completeExceptionally() {
         assertFails(Errno.ENOENT, t.async().open("/d/missing", OpenFlags.O_RDONLY, 0));
-        assertFails(Errno.EEXIST, t.async().open("/d/f", OpenFlags.O_CREAT | OpenFlags.O_EXCL | OpenFlags.O_WRONLY, 0));
-        assertFails(Errno.EINVAL, t.async().open("/d", OpenFlags.O_CREAT | OpenFlags.O_DIRECTORY, 0));
+        assertFails(
+                Errno.EEXIST,
+                t.async()
+                        .open(
+                                "/d/f",
+                                OpenFlags.O_CREAT | OpenFlags.O_EXCL | OpenFlags.O_WRONLY,
+                                0));
+        assertFails(
+                Errno.EINVAL, t.async().open("/d", OpenFlags.O_CREAT | OpenFlags.O_DIRECTORY, 0));
         assertFails(Errno.EBADF, t.async().openat(99, "f", OpenFlags.O_RDONLY, 0));
         assertFails(Errno.EBADF, t.async().close(99));
     }
@@ -115,11 +126,15 @@ class AsyncTest {
         done(t.async().linkat(VfsTask.AT_FDCWD, "/d/f", VfsTask.AT_FDCWD, "/d/h", 0));
         assertEquals(Set.of("f", "h", "l", "p"), names(t, "/d"));
         assertEquals(2, t.stat("/d/f").nlink());
-        assertFails(Errno.EPERM, t.async().mknodat(VfsTask.AT_FDCWD, "/d/q", Mode.S_IFDIR | 0755, 0));
+        assertFails(
+                Errno.EPERM, t.async().mknodat(VfsTask.AT_FDCWD, "/d/q", Mode.S_IFDIR | 0755, 0));
         assertFails(Errno.EEXIST, t.async().symlinkat("x", VfsTask.AT_FDCWD, "/d/l"));
         assertFails(Errno.ENOENT, t.async().symlinkat("", VfsTask.AT_FDCWD, "/d/m"));
-        assertFails(Errno.EPERM, t.async().linkat(VfsTask.AT_FDCWD, "/d", VfsTask.AT_FDCWD, "/e", 0));
-        assertFails(Errno.EINVAL, t.async().linkat(VfsTask.AT_FDCWD, "/d/f", VfsTask.AT_FDCWD, "/e", 0x1));
+        assertFails(
+                Errno.EPERM, t.async().linkat(VfsTask.AT_FDCWD, "/d", VfsTask.AT_FDCWD, "/e", 0));
+        assertFails(
+                Errno.EINVAL,
+                t.async().linkat(VfsTask.AT_FDCWD, "/d/f", VfsTask.AT_FDCWD, "/e", 0x1));
     }
 
     @Test
@@ -146,8 +161,15 @@ class AsyncTest {
         assertFalse(exists(t, "/d/g"));
         assertFails(Errno.EINVAL, t.async().rename("/d", "/d/x"));
         assertFails(Errno.ENOENT, t.async().rename("/d/missing", "/d/x"));
-        assertFails(Errno.EEXIST, t.async().renameat2(VfsTask.AT_FDCWD, "/e", VfsTask.AT_FDCWD, "/d",
-                OpenFlags.RENAME_NOREPLACE));
+        assertFails(
+                Errno.EEXIST,
+                t.async()
+                        .renameat2(
+                                VfsTask.AT_FDCWD,
+                                "/e",
+                                VfsTask.AT_FDCWD,
+                                "/d",
+                                OpenFlags.RENAME_NOREPLACE));
         assertFails(Errno.ENOTEMPTY, t.async().rename("/d", "/e"));
     }
 
@@ -155,7 +177,14 @@ class AsyncTest {
     void attributeAsync_changeAndFail() throws Exception {
         done(t.async().fchmodat(VfsTask.AT_FDCWD, "/d/f", 0600, 0));
         done(t.async().fchownat(VfsTask.AT_FDCWD, "/d/f", 7, 8, 0));
-        done(t.async().utimensat(VfsTask.AT_FDCWD, "/d/f", new Timespec(5, 6), new Timespec(7, 8), 0));
+        done(
+                t.async()
+                        .utimensat(
+                                VfsTask.AT_FDCWD,
+                                "/d/f",
+                                new Timespec(5, 6),
+                                new Timespec(7, 8),
+                                0));
         done(t.async().fchmodat(VfsTask.AT_FDCWD, "/d", 0700, 0));
         assertEquals(0600, t.stat("/d/f").permissions());
         assertEquals(7, t.stat("/d/f").uid());
@@ -164,7 +193,9 @@ class AsyncTest {
         VfsTask u = fs.task(1000, 1000);
         assertFails(Errno.EPERM, u.async().fchmodat(VfsTask.AT_FDCWD, "/", 0777, 0));
         assertFails(Errno.EPERM, u.async().fchownat(VfsTask.AT_FDCWD, "/", 1000, -1, 0));
-        assertFails(Errno.EINVAL, t.async().utimensat(VfsTask.AT_FDCWD, "/d/f", new Timespec(0, -5), null, 0));
+        assertFails(
+                Errno.EINVAL,
+                t.async().utimensat(VfsTask.AT_FDCWD, "/d/f", new Timespec(0, -5), null, 0));
         assertFails(Errno.ENOENT, t.async().fchmodat(VfsTask.AT_FDCWD, "/missing", 0600, 0));
     }
 
@@ -192,12 +223,27 @@ class AsyncTest {
 
     @Test
     void asyncCalls_composeIntoAPipeline() throws Exception {
-        int fd = done(t.async().mkdir("/d/p", 0755)
-                .thenCompose(v -> t.async().open("/d/p/x", OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0644))
-                .thenCompose(x -> t.async().rename("/d/p/x", "/d/p/y").thenApply(v -> x)));
+        int fd =
+                done(
+                        t.async()
+                                .mkdir("/d/p", 0755)
+                                .thenCompose(
+                                        v ->
+                                                t.async()
+                                                        .open(
+                                                                "/d/p/x",
+                                                                OpenFlags.O_CREAT
+                                                                        | OpenFlags.O_WRONLY,
+                                                                0644))
+                                .thenCompose(
+                                        x ->
+                                                t.async()
+                                                        .rename("/d/p/x", "/d/p/y")
+                                                        .thenApply(v -> x)));
         assertEquals(t.stat("/d/p/y").ino(), t.fstat(fd).ino());
         t.close(fd);
-        CompletableFuture<Void> failing = t.async().mkdir("/d/p", 0755).thenCompose(v -> t.async().rmdir("/d/p"));
+        CompletableFuture<Void> failing =
+                t.async().mkdir("/d/p", 0755).thenCompose(v -> t.async().rmdir("/d/p"));
         assertFails(Errno.EEXIST, failing);
         assertTrue(exists(t, "/d/p/y"));
     }

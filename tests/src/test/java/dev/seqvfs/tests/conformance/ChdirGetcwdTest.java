@@ -15,11 +15,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Specifies {@code chdir(2)}, {@code fchdir(2)} and {@code getcwd(3)}: relative paths
- * resolve from the working directory, which is per task, follows the directory through
- * renames, and reads as ENOENT once removed; {@code getcwd} names the directory, not the
- * symlinks used to reach it, across mounts; and the man page's errnos that apply: EACCES,
- * EBADF, ELOOP, ENAMETOOLONG, ENOENT, ENOTDIR.
+ * Specifies {@code chdir(2)}, {@code fchdir(2)} and {@code getcwd(3)}: relative paths resolve from
+ * the working directory, which is per task, follows the directory through renames, and reads as
+ * ENOENT once removed; {@code getcwd} names the directory, not the symlinks used to reach it,
+ * across mounts; and the man page's errnos that apply: EACCES, EBADF, ELOOP, ENAMETOOLONG, ENOENT,
+ * ENOTDIR.
  *
  * <pre>
  * /a/b/c/        directories, /a/b is 0700 owner 1000
@@ -29,8 +29,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @FileSystemContract
 class ChdirGetcwdTest {
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
     VfsTask t;
 
     @BeforeEach

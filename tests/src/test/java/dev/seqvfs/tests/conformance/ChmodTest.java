@@ -19,12 +19,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Specifies {@code chmod(2)}, {@code fchmod(2)} and {@code fchmodat(2)}: the twelve
- * permission bits change, the type does not, ctime moves and mtime does not; only the
- * owner or root may change them; an unprivileged caller outside the file's group loses
- * {@code S_ISGID} silently (on directories too, as Linux 6.18 does); and the man page's
- * errnos that apply: EACCES, EBADF, EINVAL, ELOOP, ENAMETOOLONG, ENOENT, ENOTDIR,
- * EOPNOTSUPP ({@code AT_SYMLINK_NOFOLLOW} on a symlink), EPERM, EROFS.
+ * Specifies {@code chmod(2)}, {@code fchmod(2)} and {@code fchmodat(2)}: the twelve permission bits
+ * change, the type does not, ctime moves and mtime does not; only the owner or root may change
+ * them; an unprivileged caller outside the file's group loses {@code S_ISGID} silently (on
+ * directories too, as Linux 6.18 does); and the man page's errnos that apply: EACCES, EBADF,
+ * EINVAL, ELOOP, ENAMETOOLONG, ENOENT, ENOTDIR, EOPNOTSUPP ({@code AT_SYMLINK_NOFOLLOW} on a
+ * symlink), EPERM, EROFS.
  *
  * <pre>
  * /d/            0755, owner 1000:1000
@@ -38,8 +38,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class ChmodTest {
     private static final long OLD = 1000_000_000_000L;
 
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
     VfsTask t;
     VfsTask owner;
 
@@ -181,7 +180,12 @@ class ChmodTest {
     void chmod_readOnlyMount_failsWithEROFS() {
         t.mkdir("/b", 0755);
         t.mount("/d", "/b", null, MountFlags.MS_BIND, null);
-        t.mount(null, "/b", null, MountFlags.MS_REMOUNT | MountFlags.MS_BIND | MountFlags.MS_RDONLY, null);
+        t.mount(
+                null,
+                "/b",
+                null,
+                MountFlags.MS_REMOUNT | MountFlags.MS_BIND | MountFlags.MS_RDONLY,
+                null);
         assertErrno(Errno.EROFS, () -> t.chmod("/b/f", 0600));
         assertErrno(Errno.EROFS, () -> t.chmod("/b", 0700));
         assertEquals(0644, t.stat("/d/f").permissions());
@@ -228,7 +232,8 @@ class ChmodTest {
 
     @Test
     void fchmodat_symlinkNoFollowOnSymlink_failsWithEOPNOTSUPP() {
-        assertErrno(Errno.EOPNOTSUPP,
+        assertErrno(
+                Errno.EOPNOTSUPP,
                 () -> t.fchmodat(VfsTask.AT_FDCWD, "/lf", 0600, OpenFlags.AT_SYMLINK_NOFOLLOW));
         assertEquals(0644, t.stat("/d/f").permissions());
     }
@@ -252,7 +257,9 @@ class ChmodTest {
 
     @Test
     void fchmodat_unknownFlag_failsWithEINVAL() {
-        assertErrno(Errno.EINVAL, () -> t.fchmodat(VfsTask.AT_FDCWD, "/d/f", 0600, OpenFlags.AT_REMOVEDIR));
+        assertErrno(
+                Errno.EINVAL,
+                () -> t.fchmodat(VfsTask.AT_FDCWD, "/d/f", 0600, OpenFlags.AT_REMOVEDIR));
     }
 
     @Test

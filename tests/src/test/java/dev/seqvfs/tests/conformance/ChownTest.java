@@ -18,12 +18,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Specifies {@code chown(2)}, {@code lchown(2)} and {@code fchownat(2)}: -1 keeps an id;
- * only root changes the owner; the owner may change the group to one of its groups; a
- * non-directory loses {@code S_ISUID}, and {@code S_ISGID} when group-execute is set,
- * even when root changes it (Linux since 2.2.13; a directory keeps both); ctime moves;
- * and the man page's errnos that apply: EACCES, EBADF, EINVAL, ELOOP, ENAMETOOLONG,
- * ENOENT, ENOTDIR, EPERM, EROFS.
+ * Specifies {@code chown(2)}, {@code lchown(2)} and {@code fchownat(2)}: -1 keeps an id; only root
+ * changes the owner; the owner may change the group to one of its groups; a non-directory loses
+ * {@code S_ISUID}, and {@code S_ISGID} when group-execute is set, even when root changes it (Linux
+ * since 2.2.13; a directory keeps both); ctime moves; and the man page's errnos that apply: EACCES,
+ * EBADF, EINVAL, ELOOP, ENAMETOOLONG, ENOENT, ENOTDIR, EPERM, EROFS.
  *
  * <pre>
  * /d/            0755, owner 1000:1000
@@ -34,8 +33,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @FileSystemContract
 class ChownTest {
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
     VfsTask t;
     VfsTask owner;
 
@@ -216,7 +214,9 @@ class ChownTest {
 
     @Test
     void fchownat_unknownFlag_failsWithEINVAL() {
-        assertErrno(Errno.EINVAL, () -> t.fchownat(VfsTask.AT_FDCWD, "/r", 1, 1, OpenFlags.AT_REMOVEDIR));
+        assertErrno(
+                Errno.EINVAL,
+                () -> t.fchownat(VfsTask.AT_FDCWD, "/r", 1, 1, OpenFlags.AT_REMOVEDIR));
     }
 
     @Test

@@ -17,11 +17,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Specifies {@code close(2)}: the descriptor becomes free (and is the lowest one reused),
- * other descriptors and other tasks are unaffected, the last close of an unlinked file
- * frees its inode and the last close on a mount lets it be unmounted; and its one errno
- * that applies to memory, EBADF. EINTR, EIO, ENOSPC and EDQUOT come from I/O that an
- * in-memory file system does not do at close. Also the task's exit, which closes all.
+ * Specifies {@code close(2)}: the descriptor becomes free (and is the lowest one reused), other
+ * descriptors and other tasks are unaffected, the last close of an unlinked file frees its inode
+ * and the last close on a mount lets it be unmounted; and its one errno that applies to memory,
+ * EBADF. EINTR, EIO, ENOSPC and EDQUOT come from I/O that an in-memory file system does not do at
+ * close. Also the task's exit, which closes all.
  *
  * <pre>
  * /f    regular file
@@ -30,8 +30,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @FileSystemContract
 class CloseTest {
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
     VfsTask t;
 
     @BeforeEach
@@ -136,7 +135,8 @@ class CloseTest {
 
     @Test
     void closeAsync_badDescriptor_completesExceptionallyWithEBADF() {
-        Throwable cause = assertThrows(CompletionException.class, () -> t.async().close(9).join()).getCause();
+        Throwable cause =
+                assertThrows(CompletionException.class, () -> t.async().close(9).join()).getCause();
         assertEquals(Errno.EBADF, ((VfsException) cause).errno());
     }
 }

@@ -21,16 +21,15 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Specifies {@code dup(2)}, {@code dup2(2)}, {@code dup3(2)} and {@code close_range(2)}:
- * the new descriptor shares the open file description (offset, status flags, flock lock)
- * and starts without {@code FD_CLOEXEC} (unless {@code dup3(O_CLOEXEC)}); {@code dup2}
- * onto itself returns it, onto an open descriptor replaces it in one step (the old
- * description is released: a pipe's reader then sees end of file); {@code close_range}
- * takes unsigned bounds ({@code ~0U} is "to the end") and with {@code CLOSE_RANGE_CLOEXEC}
- * marks instead of closing. Errnos: EBADF (old descriptor not open, new one negative or
- * at or past {@code RLIMIT_NOFILE} = 1024), EINVAL ({@code dup3} with equal descriptors,
- * checked before the descriptors, or flags other than {@code O_CLOEXEC};
- * {@code close_range} with first &gt; last or unknown flags), EMFILE. Measured on Linux 6.18.
+ * Specifies {@code dup(2)}, {@code dup2(2)}, {@code dup3(2)} and {@code close_range(2)}: the new
+ * descriptor shares the open file description (offset, status flags, flock lock) and starts without
+ * {@code FD_CLOEXEC} (unless {@code dup3(O_CLOEXEC)}); {@code dup2} onto itself returns it, onto an
+ * open descriptor replaces it in one step (the old description is released: a pipe's reader then
+ * sees end of file); {@code close_range} takes unsigned bounds ({@code ~0U} is "to the end") and
+ * with {@code CLOSE_RANGE_CLOEXEC} marks instead of closing. Errnos: EBADF (old descriptor not
+ * open, new one negative or at or past {@code RLIMIT_NOFILE} = 1024), EINVAL ({@code dup3} with
+ * equal descriptors, checked before the descriptors, or flags other than {@code O_CLOEXEC}; {@code
+ * close_range} with first &gt; last or unknown flags), EMFILE. Measured on Linux 6.18.
  *
  * <pre>
  * /f    regular file "hello", 0644, root
@@ -42,8 +41,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class DupTest {
     private static final int RLIMIT_NOFILE = 1024;
 
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
     VfsTask t;
 
     @BeforeEach
@@ -256,7 +254,8 @@ class DupTest {
         int d = t.dup(a);
         t.dup2(a, 40);
         t.closeRange(b, c, 0);
-        assertEquals(java.util.List.of(true, false, false, true, true),
+        assertEquals(
+                java.util.List.of(true, false, false, true, true),
                 java.util.List.of(open(a), open(b), open(c), open(d), open(40)));
         t.closeRange(d, -1, 0);
         assertFalse(open(d));

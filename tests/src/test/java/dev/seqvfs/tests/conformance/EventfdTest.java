@@ -20,18 +20,17 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Specifies {@code eventfd(2)}: an unsigned 64-bit counter behind a file; a write of 8
- * bytes adds its value, a read of at least 8 bytes returns the counter and resets it (with
- * {@code EFD_SEMAPHORE}: returns 1 and decrements), a read waits while the counter is 0
- * and a write while the sum would pass {@code 0xfffffffffffffffe}; {@code EFD_NONBLOCK}
- * makes both EAGAIN instead, {@code EFD_CLOEXEC} sets {@code FD_CLOEXEC}. Errnos: EINVAL
- * (a read buffer shorter than 8 bytes, a write of any length but 8 (Linux 6.18 refuses
- * longer ones too, though the man page names only shorter ones), a write of
- * {@code 0xffffffffffffffff}, an initial value that is not an unsigned int, flags other
- * than {@code EFD_SEMAPHORE}, {@code EFD_NONBLOCK}, {@code EFD_CLOEXEC}; an {@code lseek}
- * whence above {@code SEEK_HOLE}), EAGAIN, ESPIPE (positional I/O). {@code lseek}
- * succeeds and returns 0 whatever the offset and whence ({@code noop_llseek}). The file is
- * an anonymous inode of mode 0600 with no type bits. Measured on Linux 6.18.
+ * Specifies {@code eventfd(2)}: an unsigned 64-bit counter behind a file; a write of 8 bytes adds
+ * its value, a read of at least 8 bytes returns the counter and resets it (with {@code
+ * EFD_SEMAPHORE}: returns 1 and decrements), a read waits while the counter is 0 and a write while
+ * the sum would pass {@code 0xfffffffffffffffe}; {@code EFD_NONBLOCK} makes both EAGAIN instead,
+ * {@code EFD_CLOEXEC} sets {@code FD_CLOEXEC}. Errnos: EINVAL (a read buffer shorter than 8 bytes,
+ * a write of any length but 8 (Linux 6.18 refuses longer ones too, though the man page names only
+ * shorter ones), a write of {@code 0xffffffffffffffff}, an initial value that is not an unsigned
+ * int, flags other than {@code EFD_SEMAPHORE}, {@code EFD_NONBLOCK}, {@code EFD_CLOEXEC}; an {@code
+ * lseek} whence above {@code SEEK_HOLE}), EAGAIN, ESPIPE (positional I/O). {@code lseek} succeeds
+ * and returns 0 whatever the offset and whence ({@code noop_llseek}). The file is an anonymous
+ * inode of mode 0600 with no type bits. Measured on Linux 6.18.
  */
 @FileSystemContract
 @Timeout(10)
@@ -40,8 +39,7 @@ class EventfdTest {
     private static final int EFD_NONBLOCK = OpenFlags.O_NONBLOCK;
     private static final int EFD_CLOEXEC = OpenFlags.O_CLOEXEC;
 
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
     VfsTask t;
 
     @BeforeEach

@@ -18,24 +18,22 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Specifies the descriptor commands of {@code fcntl(2)}: {@code F_DUPFD} and
- * {@code F_DUPFD_CLOEXEC} (lowest free descriptor at or above the argument, sharing the
- * open file description, EINVAL for a negative argument or one at or past
- * {@code RLIMIT_NOFILE} = 1024, EMFILE when none is free above it), {@code F_GETFD} and
- * {@code F_SETFD} (only {@code FD_CLOEXEC}, per descriptor), {@code F_GETFL} and
- * {@code F_SETFL} (only {@code O_APPEND}, {@code O_NONBLOCK}, {@code O_NOATIME},
- * {@code O_DIRECT}, {@code O_ASYNC} change; the access mode and creation flags are
- * ignored; the flags belong to the open file description; {@code O_NOATIME} needs the
- * file's owner, else EPERM), an unknown command (EINVAL), and EBADF (closed; on an
- * {@code O_PATH} descriptor every command but {@code F_DUPFD}, {@code F_DUPFD_CLOEXEC},
- * {@code F_GETFD}, {@code F_SETFD}, {@code F_GETFL}). Record locks are in LockTest, pipe
- * sizes in PipeTest. Measured on Linux 6.18.
+ * Specifies the descriptor commands of {@code fcntl(2)}: {@code F_DUPFD} and {@code
+ * F_DUPFD_CLOEXEC} (lowest free descriptor at or above the argument, sharing the open file
+ * description, EINVAL for a negative argument or one at or past {@code RLIMIT_NOFILE} = 1024,
+ * EMFILE when none is free above it), {@code F_GETFD} and {@code F_SETFD} (only {@code FD_CLOEXEC},
+ * per descriptor), {@code F_GETFL} and {@code F_SETFL} (only {@code O_APPEND}, {@code O_NONBLOCK},
+ * {@code O_NOATIME}, {@code O_DIRECT}, {@code O_ASYNC} change; the access mode and creation flags
+ * are ignored; the flags belong to the open file description; {@code O_NOATIME} needs the file's
+ * owner, else EPERM), an unknown command (EINVAL), and EBADF (closed; on an {@code O_PATH}
+ * descriptor every command but {@code F_DUPFD}, {@code F_DUPFD_CLOEXEC}, {@code F_GETFD}, {@code
+ * F_SETFD}, {@code F_GETFL}). Record locks are in LockTest, pipe sizes in PipeTest. Measured on
+ * Linux 6.18.
  *
- * <p>x86-64 Linux adds {@code O_LARGEFILE} (0100000) to every file {@code open(2)} opens
- * (regular files, directories, FIFOs, a pipe reopened through {@code /proc} (see
- * ProcTest); not
- * {@code O_PATH}), never to {@code pipe2}, {@code socket}, {@code socketpair} or
- * {@code eventfd} files, and {@code F_SETFL} cannot clear it; {@code F_GETFL} shows it.
+ * <p>x86-64 Linux adds {@code O_LARGEFILE} (0100000) to every file {@code open(2)} opens (regular
+ * files, directories, FIFOs, a pipe reopened through {@code /proc} (see ProcTest); not {@code
+ * O_PATH}), never to {@code pipe2}, {@code socket}, {@code socketpair} or {@code eventfd} files,
+ * and {@code F_SETFL} cannot clear it; {@code F_GETFL} shows it.
  *
  * <pre>
  * /f    regular file "hello", 0644, root
@@ -48,8 +46,7 @@ class FcntlTest {
     private static final int LF = OpenFlags.O_LARGEFILE;
     private static final int RLIMIT_NOFILE = 1024;
 
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
     VfsTask t;
 
     @BeforeEach
@@ -170,8 +167,15 @@ class FcntlTest {
     void getfl_showsTheAccessModeAndStatusFlags_notTheCreationFlags() {
         int a = t.open("/f", OpenFlags.O_RDONLY);
         int b = t.open("/f", OpenFlags.O_WRONLY | OpenFlags.O_APPEND | OpenFlags.O_CLOEXEC);
-        int c = t.open("/g", OpenFlags.O_RDWR | OpenFlags.O_CREAT | OpenFlags.O_EXCL | OpenFlags.O_TRUNC
-                | OpenFlags.O_NONBLOCK, 0644);
+        int c =
+                t.open(
+                        "/g",
+                        OpenFlags.O_RDWR
+                                | OpenFlags.O_CREAT
+                                | OpenFlags.O_EXCL
+                                | OpenFlags.O_TRUNC
+                                | OpenFlags.O_NONBLOCK,
+                        0644);
         assertEquals(OpenFlags.O_RDONLY | LF, t.fcntl(a, Fcntl.F_GETFL, 0));
         assertEquals(OpenFlags.O_WRONLY | OpenFlags.O_APPEND | LF, t.fcntl(b, Fcntl.F_GETFL, 0));
         assertEquals(OpenFlags.O_RDWR | OpenFlags.O_NONBLOCK | LF, t.fcntl(c, Fcntl.F_GETFL, 0));
@@ -183,7 +187,12 @@ class FcntlTest {
     @Test
     void setfl_changesTheFiveStatusFlags() {
         int fd = t.open("/f", OpenFlags.O_RDWR);
-        int all = OpenFlags.O_APPEND | OpenFlags.O_NONBLOCK | OpenFlags.O_NOATIME | O_DIRECT | O_ASYNC;
+        int all =
+                OpenFlags.O_APPEND
+                        | OpenFlags.O_NONBLOCK
+                        | OpenFlags.O_NOATIME
+                        | O_DIRECT
+                        | O_ASYNC;
         assertEquals(0, t.fcntl(fd, Fcntl.F_SETFL, all));
         assertEquals(OpenFlags.O_RDWR | all | LF, t.fcntl(fd, Fcntl.F_GETFL, 0));
         t.fcntl(fd, Fcntl.F_SETFL, OpenFlags.O_NONBLOCK);
@@ -194,8 +203,15 @@ class FcntlTest {
     @Test
     void setfl_ignoresTheAccessModeAndOtherFlags() {
         int fd = t.open("/f", OpenFlags.O_RDONLY);
-        t.fcntl(fd, Fcntl.F_SETFL, OpenFlags.O_RDWR | OpenFlags.O_TRUNC | OpenFlags.O_CREAT | OpenFlags.O_SYNC
-                | OpenFlags.O_CLOEXEC | OpenFlags.O_PATH);
+        t.fcntl(
+                fd,
+                Fcntl.F_SETFL,
+                OpenFlags.O_RDWR
+                        | OpenFlags.O_TRUNC
+                        | OpenFlags.O_CREAT
+                        | OpenFlags.O_SYNC
+                        | OpenFlags.O_CLOEXEC
+                        | OpenFlags.O_PATH);
         assertEquals(OpenFlags.O_RDONLY | LF, t.fcntl(fd, Fcntl.F_GETFL, 0));
         assertErrno(Errno.EBADF, () -> write(t, fd, "x"));
         assertEquals(0, t.fcntl(fd, Fcntl.F_GETFD, 0));
@@ -219,11 +235,16 @@ class FcntlTest {
     void setflODirect_directorySocketOrEventfd_failsWithEINVAL() {
         t.mkdir("/d", 0755);
         int d = t.open("/d", OpenFlags.O_RDONLY);
-        int s = t.socket(dev.seqvfs.protocol.SocketFlags.AF_UNIX, dev.seqvfs.protocol.SocketFlags.SOCK_STREAM, 0);
+        int s =
+                t.socket(
+                        dev.seqvfs.protocol.SocketFlags.AF_UNIX,
+                        dev.seqvfs.protocol.SocketFlags.SOCK_STREAM,
+                        0);
         int e = t.eventfd(0, 0);
         for (int fd : new int[] {d, s, e}) {
             int before = t.fcntl(fd, Fcntl.F_GETFL, 0);
-            assertErrno(Errno.EINVAL, () -> t.fcntl(fd, Fcntl.F_SETFL, O_DIRECT | OpenFlags.O_APPEND));
+            assertErrno(
+                    Errno.EINVAL, () -> t.fcntl(fd, Fcntl.F_SETFL, O_DIRECT | OpenFlags.O_APPEND));
             assertEquals(before, t.fcntl(fd, Fcntl.F_GETFL, 0));
         }
         // Pipes take it (packet mode), regular tmpfs files too (FMODE_CAN_ODIRECT).
@@ -251,7 +272,9 @@ class FcntlTest {
         t.chmod("/f", 0666);
         VfsTask u = fs.task(1000, 1000);
         int fd = u.open("/f", OpenFlags.O_RDWR);
-        assertErrno(Errno.EPERM, () -> u.fcntl(fd, Fcntl.F_SETFL, OpenFlags.O_NOATIME | OpenFlags.O_APPEND));
+        assertErrno(
+                Errno.EPERM,
+                () -> u.fcntl(fd, Fcntl.F_SETFL, OpenFlags.O_NOATIME | OpenFlags.O_APPEND));
         assertEquals(OpenFlags.O_RDWR | LF, u.fcntl(fd, Fcntl.F_GETFL, 0));
         u.close(fd);
         t.chown("/f", 1000, 1000);
@@ -270,8 +293,16 @@ class FcntlTest {
         assertEquals(OpenFlags.O_DIRECTORY | LF, t.fcntl(dir, Fcntl.F_GETFL, 0));
         assertEquals(OpenFlags.O_PATH, t.fcntl(path, Fcntl.F_GETFL, 0));
         int[] p = t.pipe();
-        int[] sp = t.socketpair(dev.seqvfs.protocol.SocketFlags.AF_UNIX, dev.seqvfs.protocol.SocketFlags.SOCK_STREAM, 0);
-        int s = t.socket(dev.seqvfs.protocol.SocketFlags.AF_INET, dev.seqvfs.protocol.SocketFlags.SOCK_DGRAM, 0);
+        int[] sp =
+                t.socketpair(
+                        dev.seqvfs.protocol.SocketFlags.AF_UNIX,
+                        dev.seqvfs.protocol.SocketFlags.SOCK_STREAM,
+                        0);
+        int s =
+                t.socket(
+                        dev.seqvfs.protocol.SocketFlags.AF_INET,
+                        dev.seqvfs.protocol.SocketFlags.SOCK_DGRAM,
+                        0);
         int e = t.eventfd(0, 0);
         assertEquals(OpenFlags.O_RDONLY, t.fcntl(p[0], Fcntl.F_GETFL, 0));
         assertEquals(OpenFlags.O_WRONLY, t.fcntl(p[1], Fcntl.F_GETFL, 0));

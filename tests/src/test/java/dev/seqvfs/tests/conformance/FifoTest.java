@@ -13,10 +13,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
 import dev.seqvfs.engine.EngineInternals;
-import dev.seqvfs.engine.inode.SpecialInode;
 import dev.seqvfs.engine.Fsck;
 import dev.seqvfs.engine.SeqVfs;
 import dev.seqvfs.engine.VfsTask;
+import dev.seqvfs.engine.inode.SpecialInode;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Fcntl;
@@ -42,38 +42,35 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Specifies named FIFOs made by {@code mknod(2)} as {@code fifo(7)}, {@code open(2)} and
- * {@code pipe(7)} describe them: every opener shares one pipe, attached at the first open
- * and discarded (with any data left in it) at the last close; {@code O_RDONLY} waits for a
- * writer and {@code O_WRONLY} for a reader; {@code O_RDONLY|O_NONBLOCK} opens at once (and
- * reads end of file while no writer is open), {@code O_WRONLY|O_NONBLOCK} without a reader
- * fails with ENXIO, {@code O_RDWR} never waits; access mode 3 is EINVAL; reads see end of
- * file once every writer has closed, writes fail with EPIPE once every reader has; the
- * size stays 0; {@code lseek}, {@code pread} and {@code pwrite} are ESPIPE;
- * {@code F_GETPIPE_SZ}/{@code F_SETPIPE_SZ} work on any end. The asynchronous
+ * Specifies named FIFOs made by {@code mknod(2)} as {@code fifo(7)}, {@code open(2)} and {@code
+ * pipe(7)} describe them: every opener shares one pipe, attached at the first open and discarded
+ * (with any data left in it) at the last close; {@code O_RDONLY} waits for a writer and {@code
+ * O_WRONLY} for a reader; {@code O_RDONLY|O_NONBLOCK} opens at once (and reads end of file while no
+ * writer is open), {@code O_WRONLY|O_NONBLOCK} without a reader fails with ENXIO, {@code O_RDWR}
+ * never waits; access mode 3 is EINVAL; reads see end of file once every writer has closed, writes
+ * fail with EPIPE once every reader has; the size stays 0; {@code lseek}, {@code pread} and {@code
+ * pwrite} are ESPIPE; {@code F_GETPIPE_SZ}/{@code F_SETPIPE_SZ} work on any end. The asynchronous
  * {@code openAsync} blocks no thread: its future completes when the other side opens, and
- * cancelling that future while the open waits withdraws it (it counts as no reader or
- * writer, holds no pipe, and no descriptor is ever installed for it); a cancel that comes
- * after the descriptor was installed returns false and the future holds the descriptor.
+ * cancelling that future while the open waits withdraws it (it counts as no reader or writer, holds
+ * no pipe, and no descriptor is ever installed for it); a cancel that comes after the descriptor
+ * was installed returns false and the future holds the descriptor.
  *
- * <p>Every value was measured on the host (Linux 6.18, a C program on {@code /dev/shm}
- * with {@code mkfifo}): {@code O_RDONLY|O_NONBLOCK} = fd, {@code read} = 0;
- * {@code O_WRONLY|O_NONBLOCK} then = fd; {@code fstat}/{@code stat} size 0;
- * {@code lseek}/{@code pread}/{@code pwrite} ESPIPE; {@code F_GETPIPE_SZ} 65536,
- * {@code F_SETPIPE_SZ(8192)} seen through the other end; empty read EAGAIN, after the
- * writer's close 0, after a new writer's open EAGAIN again; {@code O_WRONLY|O_NONBLOCK}
- * with no reader ENXIO; data written by an {@code O_RDWR} opener and closed is gone at the
- * next open (EAGAIN, capacity back to 65536); a writer whose reader closed gets EPIPE;
- * access mode 3 EINVAL; a FIFO unlinked while open still carries data.
+ * <p>Every value was measured on the host (Linux 6.18, a C program on {@code /dev/shm} with {@code
+ * mkfifo}): {@code O_RDONLY|O_NONBLOCK} = fd, {@code read} = 0; {@code O_WRONLY|O_NONBLOCK} then =
+ * fd; {@code fstat}/{@code stat} size 0; {@code lseek}/{@code pread}/{@code pwrite} ESPIPE; {@code
+ * F_GETPIPE_SZ} 65536, {@code F_SETPIPE_SZ(8192)} seen through the other end; empty read EAGAIN,
+ * after the writer's close 0, after a new writer's open EAGAIN again; {@code O_WRONLY|O_NONBLOCK}
+ * with no reader ENXIO; data written by an {@code O_RDWR} opener and closed is gone at the next
+ * open (EAGAIN, capacity back to 65536); a writer whose reader closed gets EPIPE; access mode 3
+ * EINVAL; a FIFO unlinked while open still carries data.
  *
- * <p>Times (host, Linux 6.18, tmpfs {@code /dev/shm} mounted {@code relatime}; a C program
- * that {@code fstat}s between calls 20 ms apart): a {@code write} of 3 bytes to a FIFO
- * sets its mtime and ctime (atime unchanged), a {@code read} then sets atime (mtime and
- * ctime unchanged); a second read while atime is newer than mtime and ctime leaves atime
- * ({@code relatime}); a read through an {@code O_NOATIME} descriptor leaves it; a
- * zero-length write and a read failing with EAGAIN change nothing; {@code stat} of the
- * path and {@code fstat} of the descriptor agree. An anonymous pipe from {@code pipe(2)}
- * keeps all three times of both ends through a write and a read.
+ * <p>Times (host, Linux 6.18, tmpfs {@code /dev/shm} mounted {@code relatime}; a C program that
+ * {@code fstat}s between calls 20 ms apart): a {@code write} of 3 bytes to a FIFO sets its mtime
+ * and ctime (atime unchanged), a {@code read} then sets atime (mtime and ctime unchanged); a second
+ * read while atime is newer than mtime and ctime leaves atime ({@code relatime}); a read through an
+ * {@code O_NOATIME} descriptor leaves it; a zero-length write and a read failing with EAGAIN change
+ * nothing; {@code stat} of the path and {@code fstat} of the descriptor agree. An anonymous pipe
+ * from {@code pipe(2)} keeps all three times of both ends through a write and a read.
  *
  * <pre>
  * /p   FIFO, 0666
@@ -84,8 +81,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class FifoTest {
     private static final long WAIT_SECONDS = 10;
 
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
     VfsTask t;
 
     @BeforeEach
@@ -95,18 +91,27 @@ class FifoTest {
     }
 
     private SpecialInode fifoInode() {
-        return (SpecialInode) EngineInternals.namespace(fs.vfs()).rootMount().root().snapshotAcquire().lookup("p").inode();
+        return (SpecialInode)
+                EngineInternals.namespace(fs.vfs())
+                        .rootMount()
+                        .root()
+                        .snapshotAcquire()
+                        .lookup("p")
+                        .inode();
     }
 
     /** Runs {@code open} on a new thread; the reference receives its fd or its exception. */
     private Thread opener(AtomicReference<Object> result, VfsTask task, int flags) {
-        Thread th = new Thread(() -> {
-            try {
-                result.set(task.open("/p", flags));
-            } catch (RuntimeException e) {
-                result.set(e);
-            }
-        }, "fifo-opener");
+        Thread th =
+                new Thread(
+                        () -> {
+                            try {
+                                result.set(task.open("/p", flags));
+                            } catch (RuntimeException e) {
+                                result.set(e);
+                            }
+                        },
+                        "fifo-opener");
         th.setDaemon(true);
         th.start();
         return th;
@@ -184,7 +189,9 @@ class FifoTest {
         th.interrupt();
         th.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
         assertFalse(th.isAlive());
-        assertTrue(result.get() instanceof VfsException e && e.errno() == Errno.EINTR, () -> "" + result.get());
+        assertTrue(
+                result.get() instanceof VfsException e && e.errno() == Errno.EINTR,
+                () -> "" + result.get());
         assertErrno(Errno.ENXIO, () -> t.open("/p", OpenFlags.O_WRONLY | OpenFlags.O_NONBLOCK));
         assertNull(fifoInode().pipeIfAny());
     }
@@ -215,8 +222,13 @@ class FifoTest {
 
     @Test
     void openAsyncWriteOnlyNonblock_noReader_failsWithENXIO() {
-        ExecutionException e = assertThrows(ExecutionException.class,
-                () -> t.async().open("/p", OpenFlags.O_WRONLY | OpenFlags.O_NONBLOCK, 0).get(WAIT_SECONDS, TimeUnit.SECONDS));
+        ExecutionException e =
+                assertThrows(
+                        ExecutionException.class,
+                        () ->
+                                t.async()
+                                        .open("/p", OpenFlags.O_WRONLY | OpenFlags.O_NONBLOCK, 0)
+                                        .get(WAIT_SECONDS, TimeUnit.SECONDS));
         assertEquals(Errno.ENXIO, ((VfsException) e.getCause()).errno());
     }
 
@@ -236,7 +248,13 @@ class FifoTest {
 
     @Test
     void openCreatOfAnExistingFifo_opensItAsAFifo() {
-        assertErrno(Errno.ENXIO, () -> t.open("/p", OpenFlags.O_CREAT | OpenFlags.O_WRONLY | OpenFlags.O_NONBLOCK, 0644));
+        assertErrno(
+                Errno.ENXIO,
+                () ->
+                        t.open(
+                                "/p",
+                                OpenFlags.O_CREAT | OpenFlags.O_WRONLY | OpenFlags.O_NONBLOCK,
+                                0644));
         int r = t.open("/p", OpenFlags.O_CREAT | OpenFlags.O_RDONLY | OpenFlags.O_NONBLOCK, 0644);
         int w = t.open("/p", OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0644);
         write(t, w, "via creat");
@@ -434,7 +452,8 @@ class FifoTest {
 
     @Test
     void openAsyncCreat_ofAnExistingFifo_cancelledWhileWaiting_countsNoReader() {
-        CompletableFuture<Integer> reader = t.async().open("/p", OpenFlags.O_CREAT | OpenFlags.O_RDONLY, 0644);
+        CompletableFuture<Integer> reader =
+                t.async().open("/p", OpenFlags.O_CREAT | OpenFlags.O_RDONLY, 0644);
         assertFalse(reader.isDone());
         assertTrue(reader.cancel(false));
         assertErrno(Errno.ENXIO, () -> t.open("/p", OpenFlags.O_WRONLY | OpenFlags.O_NONBLOCK));
@@ -456,9 +475,9 @@ class FifoTest {
     }
 
     /**
-     * A cancel racing with the partner's open: either the cancel wins (true, no descriptor,
-     * nothing counted) or the open does (false, the future holds a working descriptor);
-     * never both, never neither, never a leak.
+     * A cancel racing with the partner's open: either the cancel wins (true, no descriptor, nothing
+     * counted) or the open does (false, the future holds a working descriptor); never both, never
+     * neither, never a leak.
      */
     @Test
     void openAsync_cancelRacingThePartner_eitherWithdrawsOrHandsOverTheFd() throws Exception {
@@ -468,14 +487,19 @@ class FifoTest {
             CompletableFuture<Integer> reader = t.async().open("/p", OpenFlags.O_RDONLY, 0);
             java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
             AtomicReference<Object> partner = new AtomicReference<>();
-            Thread th = new Thread(() -> {
-                try {
-                    go.await();
-                    partner.set(t.open("/p", OpenFlags.O_WRONLY | OpenFlags.O_NONBLOCK));
-                } catch (Exception e) {
-                    partner.set(e);
-                }
-            });
+            Thread th =
+                    new Thread(
+                            () -> {
+                                try {
+                                    go.await();
+                                    partner.set(
+                                            t.open(
+                                                    "/p",
+                                                    OpenFlags.O_WRONLY | OpenFlags.O_NONBLOCK));
+                                } catch (Exception e) {
+                                    partner.set(e);
+                                }
+                            });
             th.start();
             go.countDown();
             boolean cancelled = reader.cancel(false);
@@ -488,18 +512,21 @@ class FifoTest {
                 if (w instanceof Integer fd) {
                     t.close(fd);
                 } else {
-                    assertTrue(w instanceof VfsException e && e.errno() == Errno.ENXIO, () -> "" + w);
+                    assertTrue(
+                            w instanceof VfsException e && e.errno() == Errno.ENXIO, () -> "" + w);
                 }
             } else {
                 int r = reader.get(WAIT_SECONDS, TimeUnit.SECONDS);
-                assertTrue(w instanceof Integer, () -> "the reader opened, so did its partner: " + w);
+                assertTrue(
+                        w instanceof Integer, () -> "the reader opened, so did its partner: " + w);
                 int fd = (Integer) w;
                 write(t, fd, "r");
                 assertEquals("r", read(t, r, 1));
                 t.close(fd);
                 t.close(r);
             }
-            String round = "round " + i + (cancelled ? ": cancelled, partner " : ": opened, partner ") + w;
+            String round =
+                    "round " + i + (cancelled ? ": cancelled, partner " : ": opened, partner ") + w;
             assertEquals(free, lowestFreeFd(), round + ": a descriptor leaked");
             assertEquals(0, inode.openCount(), round);
             assertNull(inode.pipeIfAny(), round);
@@ -507,22 +534,29 @@ class FifoTest {
     }
 
     @Test
-    void openCreat_ofAnExistingFifo_blocksTheCallingThread_andAnInterruptCountsNoReader() throws Exception {
+    void openCreat_ofAnExistingFifo_blocksTheCallingThread_andAnInterruptCountsNoReader()
+            throws Exception {
         AtomicReference<Object> result = new AtomicReference<>();
-        Thread th = new Thread(() -> {
-            try {
-                result.set(t.open("/p", OpenFlags.O_CREAT | OpenFlags.O_RDONLY, 0644));
-            } catch (RuntimeException e) {
-                result.set(e);
-            }
-        }, "fifo-creat-opener");
+        Thread th =
+                new Thread(
+                        () -> {
+                            try {
+                                result.set(
+                                        t.open("/p", OpenFlags.O_CREAT | OpenFlags.O_RDONLY, 0644));
+                            } catch (RuntimeException e) {
+                                result.set(e);
+                            }
+                        },
+                        "fifo-creat-opener");
         th.setDaemon(true);
         th.start();
         awaitParked(th);
         th.interrupt();
         th.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
         assertFalse(th.isAlive());
-        assertTrue(result.get() instanceof VfsException e && e.errno() == Errno.EINTR, () -> "" + result.get());
+        assertTrue(
+                result.get() instanceof VfsException e && e.errno() == Errno.EINTR,
+                () -> "" + result.get());
         assertErrno(Errno.ENXIO, () -> t.open("/p", OpenFlags.O_WRONLY | OpenFlags.O_NONBLOCK));
         assertNull(fifoInode().pipeIfAny());
     }
@@ -530,9 +564,9 @@ class FifoTest {
     // ---------------------------------------------------------------- times
 
     /**
-     * Times of a FIFO, with a clock the test moves: {@code pipe_write} sets mtime and ctime
-     * ({@code file_update_time}), {@code pipe_read} sets atime under {@code relatime}
-     * ({@code file_accessed}), only when bytes moved; an anonymous pipe's times never move.
+     * Times of a FIFO, with a clock the test moves: {@code pipe_write} sets mtime and ctime ({@code
+     * file_update_time}), {@code pipe_read} sets atime under {@code relatime} ({@code
+     * file_accessed}), only when bytes moved; an anonymous pipe's times never move.
      *
      * <pre>
      * /q   FIFO, 0666
@@ -591,7 +625,10 @@ class FifoTest {
             assertEquals(written.ctimeNanos(), first.ctimeNanos());
             now.addAndGet(SEC);
             assertEquals("b", read(r, fd, 1));
-            assertEquals(first.atimeNanos(), r.fstat(fd).atimeNanos(), "relatime: atime is after mtime and ctime");
+            assertEquals(
+                    first.atimeNanos(),
+                    r.fstat(fd).atimeNanos(),
+                    "relatime: atime is after mtime and ctime");
             r.close(fd);
         }
 
@@ -638,7 +675,9 @@ class FifoTest {
             now.addAndGet(SEC);
             byte[] in = new byte[2];
             CompletableFuture<Integer> pending = r.async().read(fd, in, 0, 2);
-            assertEquals(2, r.async().write(fd, Io.bytes("hi"), 0, 2).get(WAIT_SECONDS, TimeUnit.SECONDS));
+            assertEquals(
+                    2,
+                    r.async().write(fd, Io.bytes("hi"), 0, 2).get(WAIT_SECONDS, TimeUnit.SECONDS));
             assertEquals(2, pending.get(WAIT_SECONDS, TimeUnit.SECONDS));
             Stat after = r.fstat(fd);
             assertEquals(now.get(), after.mtimeNanos());

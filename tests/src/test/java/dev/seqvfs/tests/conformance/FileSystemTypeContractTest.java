@@ -31,22 +31,23 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The contract every registered file-system type keeps, whatever it stores or computes, run
- * against each type as the instance's root and mounted on a tmpfs directory: a root that is a
- * directory whose {@code ..} is itself, {@code statfs} consistent with {@code stat}, listings
- * whose entries {@code lstat} agrees with (inode number and {@code d_type}) and whose cookies
- * resume a listing exactly where it stopped, {@code /proc/mounts} naming the type, and
- * {@code mount(2)}'s errors ({@code EPERM} for a non-root caller, {@code EINVAL} for an option
- * the type does not know, {@code ENODEV} for a type nobody registered). Linux's own types keep
- * these (checked on Linux 6.18 for tmpfs and proc).
+ * The contract every registered file-system type keeps, whatever it stores or computes, run against
+ * each type as the instance's root and mounted on a tmpfs directory: a root that is a directory
+ * whose {@code ..} is itself, {@code statfs} consistent with {@code stat}, listings whose entries
+ * {@code lstat} agrees with (inode number and {@code d_type}) and whose cookies resume a listing
+ * exactly where it stopped, {@code /proc/mounts} naming the type, and {@code mount(2)}'s errors
+ * ({@code EPERM} for a non-root caller, {@code EINVAL} for an option the type does not know, {@code
+ * ENODEV} for a type nobody registered). Linux's own types keep these (checked on Linux 6.18 for
+ * tmpfs and proc).
  */
 @FileSystemContract(virtualTypes = true)
 class FileSystemTypeContractTest {
-    /** Most directories the listing checks visit (a computed tree such as /proc grows with tasks). */
+    /**
+     * Most directories the listing checks visit (a computed tree such as /proc grows with tasks).
+     */
     private static final int MAX_DIRS = 64;
 
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
 
     @Test
     void root_isADirectoryWhoseDotDotIsItself() {
@@ -86,7 +87,10 @@ class FileSystemTypeContractTest {
             }
             long dev = t.lstat(dir).dev();
             List<DirEntry> all = t.readdir(dir);
-            assertEquals(all.stream().map(DirEntry::name).distinct().count(), all.size(), "no name twice in " + dir);
+            assertEquals(
+                    all.stream().map(DirEntry::name).distinct().count(),
+                    all.size(),
+                    "no name twice in " + dir);
             for (DirEntry e : all) {
                 if (e.name().equals(".") || e.name().equals("..")) {
                     continue;
@@ -103,7 +107,8 @@ class FileSystemTypeContractTest {
                 }
                 assertEquals(st.ino(), e.ino(), "d_ino of " + path);
                 assertEquals(st.type(), e.type(), "d_type of " + path);
-                assertEquals(dev, st.dev(), "one device below " + dir + " (no mount here): " + path);
+                assertEquals(
+                        dev, st.dev(), "one device below " + dir + " (no mount here): " + path);
                 if (st.type() == FileType.DIRECTORY) {
                     todo.add(path);
                 } else if (st.type() == FileType.SYMLINK) {
@@ -111,8 +116,14 @@ class FileSystemTypeContractTest {
                 }
             }
             List<String> resumed = names(listOneByOne(t, dir));
-            assertEquals(List.of(".", ".."), resumed.subList(0, 2), "getdents starts with . and .. in " + dir);
-            assertEquals(names(all), resumed.subList(2, resumed.size()), "a listing resumed at every cookie, " + dir);
+            assertEquals(
+                    List.of(".", ".."),
+                    resumed.subList(0, 2),
+                    "getdents starts with . and .. in " + dir);
+            assertEquals(
+                    names(all),
+                    resumed.subList(2, resumed.size()),
+                    "a listing resumed at every cookie, " + dir);
         }
     }
 
@@ -160,8 +171,10 @@ class FileSystemTypeContractTest {
     @Test
     void mountedOnATmpfsDirectory_isListedInProcMounts_andUnmountsCleanly() {
         String type = fs.rootType();
-        try (SeqVfs host = SeqVfs.create(ConfigFactory.parseString("seqvfs.root.type = tmpfs")
-                .withFallback(ConfigFactory.defaultApplication()))) {
+        try (SeqVfs host =
+                SeqVfs.create(
+                        ConfigFactory.parseString("seqvfs.root.type = tmpfs")
+                                .withFallback(ConfigFactory.defaultApplication()))) {
             VfsTask t = host.newTask(Credentials.ROOT);
             t.mkdir("/mnt", 0755);
             long tmpfsDev = t.stat("/mnt").dev();
@@ -180,8 +193,10 @@ class FileSystemTypeContractTest {
     @Test
     void mountReadOnly_statfsSaysRdonly() {
         String type = fs.rootType();
-        try (SeqVfs host = SeqVfs.create(ConfigFactory.parseString("seqvfs.root.type = tmpfs")
-                .withFallback(ConfigFactory.defaultApplication()))) {
+        try (SeqVfs host =
+                SeqVfs.create(
+                        ConfigFactory.parseString("seqvfs.root.type = tmpfs")
+                                .withFallback(ConfigFactory.defaultApplication()))) {
             VfsTask t = host.newTask(Credentials.ROOT);
             t.mkdir("/mnt", 0755);
             t.mount("none", "/mnt", type, MountFlags.MS_RDONLY, null);
@@ -194,13 +209,16 @@ class FileSystemTypeContractTest {
     @Test
     void mount_errors_changeNothing() {
         String type = fs.rootType();
-        try (SeqVfs host = SeqVfs.create(ConfigFactory.parseString("seqvfs.root.type = tmpfs")
-                .withFallback(ConfigFactory.defaultApplication()))) {
+        try (SeqVfs host =
+                SeqVfs.create(
+                        ConfigFactory.parseString("seqvfs.root.type = tmpfs")
+                                .withFallback(ConfigFactory.defaultApplication()))) {
             VfsTask t = host.newTask(Credentials.ROOT);
             t.mkdir("/mnt", 0755);
             String before = mounts(t);
             assertErrno(Errno.EINVAL, () -> t.mount("none", "/mnt", type, 0, "no_such_option=1"));
-            assertErrno(Errno.ENODEV, () -> t.mount("none", "/mnt", type + "-not-registered", 0, null));
+            assertErrno(
+                    Errno.ENODEV, () -> t.mount("none", "/mnt", type + "-not-registered", 0, null));
             VfsTask user = host.newTask(Credentials.of(1000, 1000));
             assertErrno(Errno.EPERM, () -> user.mount("none", "/mnt", type, 0, null));
             user.close();

@@ -25,12 +25,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Specifies {@code getdents64(2)} with {@code lseek(2)} on directories
- * ({@code telldir}/{@code seekdir}): "." and ".." first, inode numbers and {@code d_type},
- * chunked reads, cookies that stay valid while the directory changes between calls
- * (every name present throughout appears exactly once), resuming from a saved cookie,
- * and the errnos that apply: EBADF (also on {@code O_PATH}), EINVAL (buffer too small,
- * bad {@code lseek}), ENOENT (directory removed), ENOTDIR.
+ * Specifies {@code getdents64(2)} with {@code lseek(2)} on directories ({@code telldir}/{@code
+ * seekdir}): "." and ".." first, inode numbers and {@code d_type}, chunked reads, cookies that stay
+ * valid while the directory changes between calls (every name present throughout appears exactly
+ * once), resuming from a saved cookie, and the errnos that apply: EBADF (also on {@code O_PATH}),
+ * EINVAL (buffer too small, bad {@code lseek}), ENOENT (directory removed), ENOTDIR.
  *
  * <pre>
  * /d/              0755
@@ -39,8 +38,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @FileSystemContract
 class GetdentsTest {
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
     VfsTask t;
     int fd = -1;
 
@@ -126,7 +124,8 @@ class GetdentsTest {
         for (DirEntry e : readAll(openDir("/d"), 100)) {
             by.put(e.name(), e);
         }
-        assertEquals(Set.of(".", "..", "reg", "dir", "lnk", "fifo", "sock", "chr", "blk"), by.keySet());
+        assertEquals(
+                Set.of(".", "..", "reg", "dir", "lnk", "fifo", "sock", "chr", "blk"), by.keySet());
         assertEquals(FileType.REGULAR, by.get("reg").type());
         assertEquals(FileType.DIRECTORY, by.get("dir").type());
         assertEquals(FileType.SYMLINK, by.get("lnk").type());
@@ -337,7 +336,8 @@ class GetdentsTest {
     @Test
     void readdir_listsNamesWithoutDotEntries() {
         populate(3);
-        assertEquals(List.of("n000", "n001", "n002"),
+        assertEquals(
+                List.of("n000", "n001", "n002"),
                 namesOf(t.readdir("/d")).stream().sorted().toList());
     }
 }

@@ -9,12 +9,11 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Data helpers shared by the open-file suites: text as bytes, whole-file reads and writes,
- * eventfd's 8-byte little-endian values, and waiting (without a timed sleep) until a
- * helper thread is parked in a blocking call. Stateless.
+ * eventfd's 8-byte little-endian values, and waiting (without a timed sleep) until a helper thread
+ * is parked in a blocking call. Stateless.
  */
 final class Io {
-    private Io() {
-    }
+    private Io() {}
 
     /** Returns the ASCII bytes of {@code s}. */
     static byte[] bytes(String s) {
@@ -86,10 +85,11 @@ final class Io {
     }
 
     /**
-     * Waits until {@code th} is parked (waiting on a monitor or a condition), that is,
-     * inside the blocking call it was started for. Fails after 10 s, or if the thread ended.
+     * Waits until {@code th} is parked (waiting on a monitor or a condition), that is, inside the
+     * blocking call it was started for. Fails after 10 s, or if the thread ended.
      */
-    @SuppressWarnings("ThreadPriorityCheck") // Thread.yield between polls of a state, bounded by the deadline
+    @SuppressWarnings(
+            "ThreadPriorityCheck") // Thread.yield between polls of a state, bounded by the deadline
     static void awaitParked(Thread th) {
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (true) {

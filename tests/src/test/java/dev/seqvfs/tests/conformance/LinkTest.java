@@ -21,11 +21,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Specifies {@code link(2)} and {@code linkat(2)} ({@code AT_SYMLINK_FOLLOW},
- * {@code AT_EMPTY_PATH}): a new name for the same inode, link counts and ctime, and the
- * man page's errnos that apply: EACCES, EBADF, EEXIST, EINVAL, ELOOP, EMLINK,
- * ENAMETOOLONG, ENOENT, ENOTDIR, EPERM, EROFS, EXDEV. Like Linux, {@code link} does not
- * follow a final symlink of the old path.
+ * Specifies {@code link(2)} and {@code linkat(2)} ({@code AT_SYMLINK_FOLLOW}, {@code
+ * AT_EMPTY_PATH}): a new name for the same inode, link counts and ctime, and the man page's errnos
+ * that apply: EACCES, EBADF, EEXIST, EINVAL, ELOOP, EMLINK, ENAMETOOLONG, ENOENT, ENOTDIR, EPERM,
+ * EROFS, EXDEV. Like Linux, {@code link} does not follow a final symlink of the old path.
  *
  * <pre>
  * /d/          0755
@@ -38,8 +37,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @FileSystemContract
 class LinkTest {
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
     VfsTask t;
 
     @BeforeEach
@@ -76,7 +74,10 @@ class LinkTest {
         assertTrue(t.stat("/e").mtimeNanos() > old.toNanos());
     }
 
-    /** tmpfs charges every extra name of a file against nr_inodes (shmem_reserve_inode in shmem_link). */
+    /**
+     * tmpfs charges every extra name of a file against nr_inodes (shmem_reserve_inode in
+     * shmem_link).
+     */
     @Test
     void link_usesAnInodeSlot_asTmpfsDoes() {
         long free = t.statfs("/").ffree();
@@ -106,14 +107,28 @@ class LinkTest {
 
     @Test
     void linkat_symlinkFollowOnDanglingLink_failsWithENOENT() {
-        assertErrno(Errno.ENOENT,
-                () -> t.linkat(VfsTask.AT_FDCWD, "/dangling", VfsTask.AT_FDCWD, "/g", OpenFlags.AT_SYMLINK_FOLLOW));
+        assertErrno(
+                Errno.ENOENT,
+                () ->
+                        t.linkat(
+                                VfsTask.AT_FDCWD,
+                                "/dangling",
+                                VfsTask.AT_FDCWD,
+                                "/g",
+                                OpenFlags.AT_SYMLINK_FOLLOW));
     }
 
     @Test
     void linkat_symlinkFollowOnLinkToDirectory_failsWithEPERM() {
-        assertErrno(Errno.EPERM,
-                () -> t.linkat(VfsTask.AT_FDCWD, "/le", VfsTask.AT_FDCWD, "/g", OpenFlags.AT_SYMLINK_FOLLOW));
+        assertErrno(
+                Errno.EPERM,
+                () ->
+                        t.linkat(
+                                VfsTask.AT_FDCWD,
+                                "/le",
+                                VfsTask.AT_FDCWD,
+                                "/g",
+                                OpenFlags.AT_SYMLINK_FOLLOW));
     }
 
     @Test
@@ -191,7 +206,12 @@ class LinkTest {
     @Test
     void link_readOnlyMount_failsWithEROFS() {
         t.mount("/d", "/e", null, MountFlags.MS_BIND, null);
-        t.mount(null, "/e", null, MountFlags.MS_REMOUNT | MountFlags.MS_BIND | MountFlags.MS_RDONLY, null);
+        t.mount(
+                null,
+                "/e",
+                null,
+                MountFlags.MS_REMOUNT | MountFlags.MS_BIND | MountFlags.MS_RDONLY,
+                null);
         assertErrno(Errno.EROFS, () -> t.link("/e/f", "/e/g"));
         t.umount("/e");
     }
@@ -277,7 +297,9 @@ class LinkTest {
     void linkat_emptyPathOnDirectory_failsWithEPERM() {
         int fd = t.open("/e", OpenFlags.O_RDONLY);
         try {
-            assertErrno(Errno.EPERM, () -> t.linkat(fd, "", VfsTask.AT_FDCWD, "/g", OpenFlags.AT_EMPTY_PATH));
+            assertErrno(
+                    Errno.EPERM,
+                    () -> t.linkat(fd, "", VfsTask.AT_FDCWD, "/g", OpenFlags.AT_EMPTY_PATH));
         } finally {
             t.close(fd);
         }
@@ -288,7 +310,9 @@ class LinkTest {
         int fd = t.open("/d/f", OpenFlags.O_RDONLY);
         try {
             t.unlink("/d/f");
-            assertErrno(Errno.ENOENT, () -> t.linkat(fd, "", VfsTask.AT_FDCWD, "/g", OpenFlags.AT_EMPTY_PATH));
+            assertErrno(
+                    Errno.ENOENT,
+                    () -> t.linkat(fd, "", VfsTask.AT_FDCWD, "/g", OpenFlags.AT_EMPTY_PATH));
             assertFalse(exists(t, "/g"));
         } finally {
             t.close(fd);
@@ -311,7 +335,9 @@ class LinkTest {
         t.chmod("/e", 0777);
         int fd = u.open("/d/f", OpenFlags.O_RDONLY);
         try {
-            assertErrno(Errno.ENOENT, () -> u.linkat(fd, "", VfsTask.AT_FDCWD, "/e/g", OpenFlags.AT_EMPTY_PATH));
+            assertErrno(
+                    Errno.ENOENT,
+                    () -> u.linkat(fd, "", VfsTask.AT_FDCWD, "/e/g", OpenFlags.AT_EMPTY_PATH));
         } finally {
             u.close(fd);
         }
@@ -319,8 +345,15 @@ class LinkTest {
 
     @Test
     void linkat_unknownFlag_failsWithEINVAL() {
-        assertErrno(Errno.EINVAL,
-                () -> t.linkat(VfsTask.AT_FDCWD, "/d/f", VfsTask.AT_FDCWD, "/g", OpenFlags.AT_SYMLINK_NOFOLLOW));
+        assertErrno(
+                Errno.EINVAL,
+                () ->
+                        t.linkat(
+                                VfsTask.AT_FDCWD,
+                                "/d/f",
+                                VfsTask.AT_FDCWD,
+                                "/g",
+                                OpenFlags.AT_SYMLINK_NOFOLLOW));
     }
 
     @Test

@@ -22,19 +22,18 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Specifies advisory locks: {@code flock(2)} (shared and exclusive whole-file locks owned
- * by the open file description: duplicated descriptors share one, separate opens
- * conflict even in one process, a conversion drops the old lock first, the lock goes at
- * the last close of the description; {@code LOCK_NB} gives EWOULDBLOCK, which is EAGAIN)
- * and the record locks of {@code fcntl(2)} ({@code F_GETLK}, {@code F_SETLK},
- * {@code F_SETLKW}: byte ranges owned by the process, {@code l_whence} {@code SEEK_SET},
- * {@code SEEK_CUR}, {@code SEEK_END}, negative {@code l_len}, length 0 to the end,
- * splitting and merging of the owner's ranges, release when the process closes any
- * descriptor of the file or exits, waiting, EDEADLK). Errnos: EBADF (closed, {@code O_PATH},
- * a lock type the access mode does not allow; {@code flock} on access mode 3), EINVAL
- * (bad operation, checked before the descriptor; bad type, whence or range;
- * {@code F_GETLK} of {@code F_UNLCK}), EOVERFLOW (a range past {@code LLONG_MAX}), EAGAIN,
- * EDEADLK. Each process is a task ({@code fs.task}); measured on Linux 6.18.
+ * Specifies advisory locks: {@code flock(2)} (shared and exclusive whole-file locks owned by the
+ * open file description: duplicated descriptors share one, separate opens conflict even in one
+ * process, a conversion drops the old lock first, the lock goes at the last close of the
+ * description; {@code LOCK_NB} gives EWOULDBLOCK, which is EAGAIN) and the record locks of {@code
+ * fcntl(2)} ({@code F_GETLK}, {@code F_SETLK}, {@code F_SETLKW}: byte ranges owned by the process,
+ * {@code l_whence} {@code SEEK_SET}, {@code SEEK_CUR}, {@code SEEK_END}, negative {@code l_len},
+ * length 0 to the end, splitting and merging of the owner's ranges, release when the process closes
+ * any descriptor of the file or exits, waiting, EDEADLK). Errnos: EBADF (closed, {@code O_PATH}, a
+ * lock type the access mode does not allow; {@code flock} on access mode 3), EINVAL (bad operation,
+ * checked before the descriptor; bad type, whence or range; {@code F_GETLK} of {@code F_UNLCK}),
+ * EOVERFLOW (a range past {@code LLONG_MAX}), EAGAIN, EDEADLK. Each process is a task ({@code
+ * fs.task}); measured on Linux 6.18.
  *
  * <pre>
  * /f    regular file of 100 bytes, 0666, root
@@ -43,8 +42,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @FileSystemContract
 @Timeout(10)
 class LockTest {
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
     VfsTask a;
     VfsTask b;
 
@@ -237,10 +235,13 @@ class LockTest {
         int x = a.open("/f", OpenFlags.O_RDWR);
         int y = b.open("/f", OpenFlags.O_RDONLY);
         a.fcntlLock(x, Fcntl.F_SETLK, range(Flock.F_WRLCK, 10, 20));
-        Flock got = b.fcntlLock(y, Fcntl.F_GETLK, new Flock(Flock.F_RDLCK, VfsTask.SEEK_END, -85, 1, 0));
+        Flock got =
+                b.fcntlLock(
+                        y, Fcntl.F_GETLK, new Flock(Flock.F_RDLCK, VfsTask.SEEK_END, -85, 1, 0));
         assertEquals(new Flock(Flock.F_WRLCK, VfsTask.SEEK_SET, 10, 20, a.pid()), got);
         a.fcntlLock(x, Fcntl.F_SETLK, range(Flock.F_RDLCK, 50, 0));
-        assertEquals(new Flock(Flock.F_RDLCK, VfsTask.SEEK_SET, 50, 0, a.pid()), probe(b, y, 60, 1));
+        assertEquals(
+                new Flock(Flock.F_RDLCK, VfsTask.SEEK_SET, 50, 0, a.pid()), probe(b, y, 60, 1));
         a.close(x);
         b.close(y);
     }
@@ -251,7 +252,9 @@ class LockTest {
         int y = b.open("/f", OpenFlags.O_RDWR);
         a.fcntlLock(x, Fcntl.F_SETLK, range(Flock.F_RDLCK, 0, 10));
         Flock asked = new Flock(Flock.F_RDLCK, VfsTask.SEEK_SET, 3, 4, 0);
-        assertEquals(new Flock(Flock.F_UNLCK, VfsTask.SEEK_SET, 3, 4, 0), b.fcntlLock(y, Fcntl.F_GETLK, asked));
+        assertEquals(
+                new Flock(Flock.F_UNLCK, VfsTask.SEEK_SET, 3, 4, 0),
+                b.fcntlLock(y, Fcntl.F_GETLK, asked));
         // A process never conflicts with its own locks.
         assertEquals(Flock.F_UNLCK, probe(a, x, 0, 10).type());
         a.close(x);
@@ -265,8 +268,10 @@ class LockTest {
         a.lseek(x, 40, VfsTask.SEEK_SET);
         a.fcntlLock(x, Fcntl.F_SETLK, new Flock(Flock.F_WRLCK, VfsTask.SEEK_CUR, 2, 3, 0));
         a.fcntlLock(x, Fcntl.F_SETLK, new Flock(Flock.F_WRLCK, VfsTask.SEEK_END, -10, 5, 0));
-        assertEquals(new Flock(Flock.F_WRLCK, VfsTask.SEEK_SET, 42, 3, a.pid()), probe(b, y, 0, 50));
-        assertEquals(new Flock(Flock.F_WRLCK, VfsTask.SEEK_SET, 90, 5, a.pid()), probe(b, y, 50, 0));
+        assertEquals(
+                new Flock(Flock.F_WRLCK, VfsTask.SEEK_SET, 42, 3, a.pid()), probe(b, y, 0, 50));
+        assertEquals(
+                new Flock(Flock.F_WRLCK, VfsTask.SEEK_SET, 90, 5, a.pid()), probe(b, y, 50, 0));
         assertEquals(Flock.F_UNLCK, probe(b, y, 95, 0).type());
         a.close(x);
         b.close(y);
@@ -290,7 +295,9 @@ class LockTest {
         int x = a.open("/f", OpenFlags.O_RDWR);
         int y = b.open("/f", OpenFlags.O_RDWR);
         a.fcntlLock(x, Fcntl.F_SETLK, range(Flock.F_WRLCK, 90, 0));
-        assertErrno(Errno.EAGAIN, () -> b.fcntlLock(y, Fcntl.F_SETLK, range(Flock.F_RDLCK, 1L << 40, 1)));
+        assertErrno(
+                Errno.EAGAIN,
+                () -> b.fcntlLock(y, Fcntl.F_SETLK, range(Flock.F_RDLCK, 1L << 40, 1)));
         a.close(x);
         b.close(y);
     }
@@ -302,8 +309,10 @@ class LockTest {
         a.fcntlLock(x, Fcntl.F_SETLK, range(Flock.F_WRLCK, 0, 100));
         a.fcntlLock(x, Fcntl.F_SETLK, range(Flock.F_UNLCK, 40, 20));
         b.fcntlLock(y, Fcntl.F_SETLK, range(Flock.F_WRLCK, 40, 20));
-        assertEquals(new Flock(Flock.F_WRLCK, VfsTask.SEEK_SET, 0, 40, a.pid()), probe(b, y, 39, 1));
-        assertEquals(new Flock(Flock.F_WRLCK, VfsTask.SEEK_SET, 60, 40, a.pid()), probe(b, y, 60, 1));
+        assertEquals(
+                new Flock(Flock.F_WRLCK, VfsTask.SEEK_SET, 0, 40, a.pid()), probe(b, y, 39, 1));
+        assertEquals(
+                new Flock(Flock.F_WRLCK, VfsTask.SEEK_SET, 60, 40, a.pid()), probe(b, y, 60, 1));
         a.close(x);
         b.close(y);
     }
@@ -317,7 +326,8 @@ class LockTest {
         b.fcntlLock(y, Fcntl.F_SETLK, range(Flock.F_RDLCK, 45, 10));
         Flock middle = b.fcntlLock(y, Fcntl.F_GETLK, range(Flock.F_WRLCK, 40, 1));
         assertEquals(new Flock(Flock.F_RDLCK, VfsTask.SEEK_SET, 40, 20, a.pid()), middle);
-        assertEquals(new Flock(Flock.F_WRLCK, VfsTask.SEEK_SET, 60, 40, a.pid()), probe(b, y, 60, 1));
+        assertEquals(
+                new Flock(Flock.F_WRLCK, VfsTask.SEEK_SET, 60, 40, a.pid()), probe(b, y, 60, 1));
         assertErrno(Errno.EAGAIN, () -> b.fcntlLock(y, Fcntl.F_SETLK, range(Flock.F_RDLCK, 39, 1)));
         a.close(x);
         b.close(y);
@@ -330,7 +340,8 @@ class LockTest {
         a.fcntlLock(x, Fcntl.F_SETLK, range(Flock.F_WRLCK, 0, 10));
         a.fcntlLock(x, Fcntl.F_SETLK, range(Flock.F_WRLCK, 20, 10));
         a.fcntlLock(x, Fcntl.F_SETLK, range(Flock.F_WRLCK, 10, 10));
-        assertEquals(new Flock(Flock.F_WRLCK, VfsTask.SEEK_SET, 0, 30, a.pid()), probe(b, y, 15, 1));
+        assertEquals(
+                new Flock(Flock.F_WRLCK, VfsTask.SEEK_SET, 0, 30, a.pid()), probe(b, y, 15, 1));
         a.close(x);
         b.close(y);
     }
@@ -415,7 +426,8 @@ class LockTest {
         int x = a.open("/f", OpenFlags.O_RDWR);
         int y = b.open("/f", OpenFlags.O_RDWR);
         a.fcntlLock(x, Fcntl.F_SETLK, range(Flock.F_WRLCK, 0, 10));
-        Thread waiter = new Thread(() -> b.fcntlLock(y, Fcntl.F_SETLKW, range(Flock.F_WRLCK, 5, 1)));
+        Thread waiter =
+                new Thread(() -> b.fcntlLock(y, Fcntl.F_SETLKW, range(Flock.F_WRLCK, 5, 1)));
         waiter.start();
         awaitParked(waiter);
         a.fcntlLock(x, Fcntl.F_SETLK, range(Flock.F_UNLCK, 0, 0));
@@ -432,16 +444,20 @@ class LockTest {
         a.fcntlLock(x, Fcntl.F_SETLK, range(Flock.F_WRLCK, 0, 1));
         b.fcntlLock(y, Fcntl.F_SETLK, range(Flock.F_WRLCK, 1, 1));
         CompletableFuture<Flock> bWaits = new CompletableFuture<>();
-        Thread waiter = new Thread(() -> {
-            try {
-                bWaits.complete(b.fcntlLock(y, Fcntl.F_SETLKW, range(Flock.F_WRLCK, 0, 1)));
-            } catch (VfsException e) {
-                bWaits.completeExceptionally(e);
-            }
-        });
+        Thread waiter =
+                new Thread(
+                        () -> {
+                            try {
+                                bWaits.complete(
+                                        b.fcntlLock(y, Fcntl.F_SETLKW, range(Flock.F_WRLCK, 0, 1)));
+                            } catch (VfsException e) {
+                                bWaits.completeExceptionally(e);
+                            }
+                        });
         waiter.start();
         awaitParked(waiter);
-        assertErrno(Errno.EDEADLK, () -> a.fcntlLock(x, Fcntl.F_SETLKW, range(Flock.F_WRLCK, 1, 1)));
+        assertErrno(
+                Errno.EDEADLK, () -> a.fcntlLock(x, Fcntl.F_SETLKW, range(Flock.F_WRLCK, 1, 1)));
         a.fcntlLock(x, Fcntl.F_SETLK, range(Flock.F_UNLCK, 0, 1));
         assertEquals(Flock.F_WRLCK, bWaits.get(10, TimeUnit.SECONDS).type());
         a.close(x);
@@ -460,7 +476,8 @@ class LockTest {
         assertErrno(Errno.EBADF, () -> a.fcntlLock(n, Fcntl.F_SETLK, range(Flock.F_RDLCK, 0, 1)));
         a.fcntlLock(r, Fcntl.F_SETLK, range(Flock.F_UNLCK, 0, 1));
         // F_GETLK asks about any type on any descriptor.
-        assertEquals(Flock.F_UNLCK, a.fcntlLock(r, Fcntl.F_GETLK, range(Flock.F_WRLCK, 0, 1)).type());
+        assertEquals(
+                Flock.F_UNLCK, a.fcntlLock(r, Fcntl.F_GETLK, range(Flock.F_WRLCK, 0, 1)).type());
         a.close(r);
         a.close(w);
         a.close(n);
@@ -480,12 +497,19 @@ class LockTest {
     void recordLock_badTypeWhenceOrRange_failsWithEINVAL() {
         int x = a.open("/f", OpenFlags.O_RDWR);
         assertErrno(Errno.EINVAL, () -> a.fcntlLock(x, Fcntl.F_SETLK, range(9, 0, 1)));
-        assertErrno(Errno.EINVAL, () -> a.fcntlLock(x, Fcntl.F_SETLK, new Flock(Flock.F_RDLCK, 7, 0, 1, 0)));
+        assertErrno(
+                Errno.EINVAL,
+                () -> a.fcntlLock(x, Fcntl.F_SETLK, new Flock(Flock.F_RDLCK, 7, 0, 1, 0)));
         assertErrno(Errno.EINVAL, () -> a.fcntlLock(x, Fcntl.F_SETLK, range(Flock.F_RDLCK, -1, 1)));
         assertErrno(Errno.EINVAL, () -> a.fcntlLock(x, Fcntl.F_SETLK, range(Flock.F_RDLCK, 5, -6)));
         a.lseek(x, 10, VfsTask.SEEK_SET);
-        assertErrno(Errno.EINVAL, () -> a.fcntlLock(x, Fcntl.F_SETLK,
-                new Flock(Flock.F_RDLCK, VfsTask.SEEK_CUR, -11, 0, 0)));
+        assertErrno(
+                Errno.EINVAL,
+                () ->
+                        a.fcntlLock(
+                                x,
+                                Fcntl.F_SETLK,
+                                new Flock(Flock.F_RDLCK, VfsTask.SEEK_CUR, -11, 0, 0)));
         assertErrno(Errno.EINVAL, () -> a.fcntlLock(x, Fcntl.F_GETLK, range(Flock.F_UNLCK, 0, 1)));
         a.fcntlLock(x, Fcntl.F_SETLK, range(Flock.F_RDLCK, 5, -5));
         a.close(x);
@@ -494,10 +518,17 @@ class LockTest {
     @Test
     void recordLock_rangePastLlongMax_failsWithEOVERFLOW() {
         int x = a.open("/f", OpenFlags.O_RDWR);
-        assertErrno(Errno.EOVERFLOW, () -> a.fcntlLock(x, Fcntl.F_SETLK, range(Flock.F_RDLCK, Long.MAX_VALUE, 2)));
+        assertErrno(
+                Errno.EOVERFLOW,
+                () -> a.fcntlLock(x, Fcntl.F_SETLK, range(Flock.F_RDLCK, Long.MAX_VALUE, 2)));
         a.lseek(x, 10, VfsTask.SEEK_SET);
-        assertErrno(Errno.EOVERFLOW, () -> a.fcntlLock(x, Fcntl.F_SETLK,
-                new Flock(Flock.F_RDLCK, VfsTask.SEEK_CUR, Long.MAX_VALUE, 0, 0)));
+        assertErrno(
+                Errno.EOVERFLOW,
+                () ->
+                        a.fcntlLock(
+                                x,
+                                Fcntl.F_SETLK,
+                                new Flock(Flock.F_RDLCK, VfsTask.SEEK_CUR, Long.MAX_VALUE, 0, 0)));
         a.fcntlLock(x, Fcntl.F_SETLK, range(Flock.F_RDLCK, Long.MAX_VALUE, 1));
         a.close(x);
     }

@@ -16,11 +16,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Specifies {@code lseek(2)} on regular files (directories, whose offsets are readdir
- * cookies, are in GetdentsTest): the three whence values, offsets past the end, the
- * offset shared by one open file description but not by two opens; and the errnos that
- * apply: EBADF (also {@code O_PATH}), EINVAL (bad whence, negative result), ESPIPE (a
- * FIFO). EOVERFLOW needs offsets beyond {@code long}.
+ * Specifies {@code lseek(2)} on regular files (directories, whose offsets are readdir cookies, are
+ * in GetdentsTest): the three whence values, offsets past the end, the offset shared by one open
+ * file description but not by two opens; and the errnos that apply: EBADF (also {@code O_PATH}),
+ * EINVAL (bad whence, negative result), ESPIPE (a FIFO). EOVERFLOW needs offsets beyond {@code
+ * long}.
  *
  * <pre>
  * /f      empty regular file
@@ -29,8 +29,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @FileSystemContract
 class LseekTest {
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
     VfsTask t;
     int fd = -1;
 

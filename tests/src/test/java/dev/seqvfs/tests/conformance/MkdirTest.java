@@ -21,11 +21,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Specifies {@code mkdir(2)} and {@code mkdirat(2)}: the new directory's attributes, the
- * parent's link count and times, and every errno of the man page's ERRORS list that an
- * in-memory file system can raise (EACCES, EBADF, EEXIST, ELOOP, ENAMETOOLONG, ENOENT,
- * ENOSPC, ENOTDIR, EROFS). EDQUOT, EFAULT, EMLINK, ENOMEM and EPERM do not apply
- * (tmpfs has no directory link limit and supports directories).
+ * Specifies {@code mkdir(2)} and {@code mkdirat(2)}: the new directory's attributes, the parent's
+ * link count and times, and every errno of the man page's ERRORS list that an in-memory file system
+ * can raise (EACCES, EBADF, EEXIST, ELOOP, ENAMETOOLONG, ENOENT, ENOSPC, ENOTDIR, EROFS). EDQUOT,
+ * EFAULT, EMLINK, ENOMEM and EPERM do not apply (tmpfs has no directory link limit and supports
+ * directories).
  *
  * <pre>
  * /d/          0755 root
@@ -36,8 +36,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @FileSystemContract
 class MkdirTest {
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
     VfsTask t;
 
     @BeforeEach
@@ -233,7 +232,13 @@ class MkdirTest {
     @Test
     void mkdir_readOnlyMount_failsWithEROFS() {
         t.mount("none", "/d", "tmpfs", 0, null);
-        t.mount(null, "/d", null, dev.seqvfs.protocol.MountFlags.MS_REMOUNT | dev.seqvfs.protocol.MountFlags.MS_RDONLY, null);
+        t.mount(
+                null,
+                "/d",
+                null,
+                dev.seqvfs.protocol.MountFlags.MS_REMOUNT
+                        | dev.seqvfs.protocol.MountFlags.MS_RDONLY,
+                null);
         assertErrno(Errno.EROFS, () -> t.mkdir("/d/n", 0755));
         assertErrno(Errno.EEXIST, () -> t.mkdir("/d", 0755));
         t.umount("/d");

@@ -20,11 +20,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Specifies {@code mknod(2)} and {@code mknodat(2)}: regular files (type 0 or
- * {@code S_IFREG}), FIFOs, sockets and (root only) device nodes with their {@code rdev};
- * the umask; and the man page's errnos that apply: EACCES, EBADF, EEXIST, EINVAL (a type
- * mknod cannot make), ELOOP, ENAMETOOLONG, ENOENT, ENOTDIR, EPERM (directories; devices
- * for unprivileged callers), EROFS. ENOSPC is in QuotaTest.
+ * Specifies {@code mknod(2)} and {@code mknodat(2)}: regular files (type 0 or {@code S_IFREG}),
+ * FIFOs, sockets and (root only) device nodes with their {@code rdev}; the umask; and the man
+ * page's errnos that apply: EACCES, EBADF, EEXIST, EINVAL (a type mknod cannot make), ELOOP,
+ * ENAMETOOLONG, ENOENT, ENOTDIR, EPERM (directories; devices for unprivileged callers), EROFS.
+ * ENOSPC is in QuotaTest.
  *
  * <pre>
  * /d/          0777
@@ -34,8 +34,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @FileSystemContract
 class MknodTest {
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
     VfsTask t;
 
     @BeforeEach

@@ -26,13 +26,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Specifies {@code mount(2)} (a new tmpfs instance with {@code size=}, {@code nr_inodes=},
- * {@code mode=}, {@code uid=}, {@code gid=}; {@code MS_BIND}; {@code MS_REMOUNT} of a
- * superblock and of a bind mount, read-only) and {@code umount2(2)}: what the namespace
- * looks like afterwards, ".." at mount roots, EROFS through read-only mounts, EXDEV
- * across mounts, and the errnos that apply: EBUSY (open file, working directory,
- * submount, namespace root), EINVAL (not a mount root, bad options or flags), ENODEV,
- * ENOENT, ENOTDIR, EPERM (non-root).
+ * Specifies {@code mount(2)} (a new tmpfs instance with {@code size=}, {@code nr_inodes=}, {@code
+ * mode=}, {@code uid=}, {@code gid=}; {@code MS_BIND}; {@code MS_REMOUNT} of a superblock and of a
+ * bind mount, read-only) and {@code umount2(2)}: what the namespace looks like afterwards, ".." at
+ * mount roots, EROFS through read-only mounts, EXDEV across mounts, and the errnos that apply:
+ * EBUSY (open file, working directory, submount, namespace root), EINVAL (not a mount root, bad
+ * options or flags), ENODEV, ENOENT, ENOTDIR, EPERM (non-root).
  *
  * <pre>
  * /a/b/          directories
@@ -44,8 +43,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @FileSystemContract
 class MountTest {
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
     VfsTask t;
 
     @BeforeEach
@@ -250,9 +248,9 @@ class MountTest {
 
     /**
      * {@code sb_prepare_remount_readonly}: a superblock with a file open for writing cannot go
-     * read-only ({@code EBUSY}, nothing changed: the descriptor still writes, names can still
-     * be made); once the last descriptor of that open file closes it can. Checked against the
-     * host by {@code RemountDifferentialTest} (Linux 6.18, tmpfs).
+     * read-only ({@code EBUSY}, nothing changed: the descriptor still writes, names can still be
+     * made); once the last descriptor of that open file closes it can. Checked against the host by
+     * {@code RemountDifferentialTest} (Linux 6.18, tmpfs).
      */
     @Test
     void remount_readOnlyWithAFileOpenForWriting_failsWithEBUSYAndChangesNothing() {
@@ -279,7 +277,10 @@ class MountTest {
         t.umount("/m");
     }
 
-    /** Files open only for reading (access mode 3 included: it grants neither) and FIFOs open for writing do not hold a superblock writable. */
+    /**
+     * Files open only for reading (access mode 3 included: it grants neither) and FIFOs open for
+     * writing do not hold a superblock writable.
+     */
     @Test
     void remount_readOnlyWithFilesOpenForReadingOrFifosForWriting_succeeds() {
         tmpfs("/m", null);
@@ -298,7 +299,10 @@ class MountTest {
         t.umount("/m");
     }
 
-    /** {@code s_remove_count}: a removed file still open (even only for reading) keeps the superblock writable. */
+    /**
+     * {@code s_remove_count}: a removed file still open (even only for reading) keeps the
+     * superblock writable.
+     */
     @Test
     void remount_readOnlyWithARemovedFileStillOpen_failsWithEBUSY() {
         tmpfs("/m", null);
@@ -331,7 +335,9 @@ class MountTest {
         tmpfs("/m", null);
         t.mkdir("/m/d", 0755);
         assertErrno(Errno.EINVAL, () -> t.mount(null, "/m/d", null, MS_REMOUNT | MS_RDONLY, null));
-        assertErrno(Errno.EINVAL, () -> t.mount(null, "/a", null, MS_REMOUNT | MS_BIND | MS_RDONLY, null));
+        assertErrno(
+                Errno.EINVAL,
+                () -> t.mount(null, "/a", null, MS_REMOUNT | MS_BIND | MS_RDONLY, null));
         t.mkdir("/m/e", 0755);
         t.rmdir("/m/e");
         t.rmdir("/m/d");
@@ -461,10 +467,9 @@ class MountTest {
 
     /**
      * Regression: a lazily detached mount stays reachable through a working directory, and
-     * unmounting it again through that path detached it a second time, leaving its old
-     * mountpoint's mount count at -1, so the next mount there was invisible to walks.
-     * Linux answers EINVAL: the mount is no longer in the namespace ({@code can_umount},
-     * {@code check_mnt}).
+     * unmounting it again through that path detached it a second time, leaving its old mountpoint's
+     * mount count at -1, so the next mount there was invisible to walks. Linux answers EINVAL: the
+     * mount is no longer in the namespace ({@code can_umount}, {@code check_mnt}).
      */
     @Test
     void umount_alreadyDetachedMountThroughItsWorkingDirectory_failsWithEINVAL() {
@@ -479,7 +484,10 @@ class MountTest {
         t.umount("/m");
     }
 
-    /** Linux refuses a mount onto a directory of a detached mount ({@code do_add_mount}, {@code check_mnt}). */
+    /**
+     * Linux refuses a mount onto a directory of a detached mount ({@code do_add_mount}, {@code
+     * check_mnt}).
+     */
     @Test
     void mount_ontoADirectoryOfADetachedMount_failsWithEINVAL() {
         tmpfs("/m", null);

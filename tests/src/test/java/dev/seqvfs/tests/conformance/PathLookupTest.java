@@ -1,6 +1,5 @@
 package dev.seqvfs.tests.conformance;
 
-import dev.seqvfs.protocol.Filename;
 import static dev.seqvfs.tests.conformance.Sys.assertErrno;
 import static dev.seqvfs.tests.conformance.Sys.touch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -8,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import dev.seqvfs.engine.VfsTask;
 import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Filename;
 import dev.seqvfs.tests.support.FileSystemContract;
 import dev.seqvfs.tests.support.VfsFixture;
 import java.nio.charset.StandardCharsets;
@@ -16,12 +16,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Specifies the path walk's component lookups ({@code path_resolution(7)}): a component is
- * looked up by its exact bytes wherever it sits in the path, so names whose Java hash
- * codes collide ({@code "AaAa"}, {@code "BBBB"}, {@code "AaBB"}, {@code "BBAa"}), names
- * that are prefixes of one another, non-ASCII names and surrogateescape-encoded bytes
- * each lead to their own inode, with {@code "."}, {@code ".."}, repeated and trailing
- * slashes around them. The results are what Linux gives for the same tree.
+ * Specifies the path walk's component lookups ({@code path_resolution(7)}): a component is looked
+ * up by its exact bytes wherever it sits in the path, so names whose Java hash codes collide
+ * ({@code "AaAa"}, {@code "BBBB"}, {@code "AaBB"}, {@code "BBAa"}), names that are prefixes of one
+ * another, non-ASCII names and surrogateescape-encoded bytes each lead to their own inode, with
+ * {@code "."}, {@code ".."}, repeated and trailing slashes around them. The results are what Linux
+ * gives for the same tree.
  *
  * <pre>
  * /AaAa/BBBB/f      regular file   (AaAa, BBBB, AaBB and BBAa all have one hashCode)
@@ -34,8 +34,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @FileSystemContract
 class PathLookupTest {
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
     VfsTask t;
 
     @BeforeEach
@@ -117,7 +116,9 @@ class PathLookupTest {
         // "e" + U+0301 is another byte sequence: no normalisation
         assertErrno(Errno.ENOENT, () -> t.stat("/e\u0301t\u00e9/caf\u00e9"));
         long x = t.stat("/raw\udcff/x").ino();
-        assertEquals(x, t.stat(Filename.of(new byte[] {'/', 'r', 'a', 'w', (byte) 0xff, '/', 'x'})).ino());
+        assertEquals(
+                x,
+                t.stat(Filename.of(new byte[] {'/', 'r', 'a', 'w', (byte) 0xff, '/', 'x'})).ino());
         // byte 0xff is not U+00FF (UTF-8 c3 bf)
         assertErrno(Errno.ENOENT, () -> t.stat("/raw\u00ff/x"));
         assertEquals(t.stat("/").ino(), t.stat("/raw\udcff/..").ino());

@@ -17,12 +17,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Specifies path resolution as {@code path_resolution(7)} describes it, through
- * {@code stat}, {@code lstat}, {@code open} and {@code mkdir}: ".", "..", repeated and
- * trailing slashes, relative and absolute symlinks anywhere in a path, at most
- * {@code SYMLOOP_MAX} (40) links per walk, {@code NAME_MAX} (255 bytes) and
- * {@code PATH_MAX} (4096 bytes with the NUL), counted in UTF-8 bytes, and search
- * permission on every directory passed through. Limits were checked on the host.
+ * Specifies path resolution as {@code path_resolution(7)} describes it, through {@code stat},
+ * {@code lstat}, {@code open} and {@code mkdir}: ".", "..", repeated and trailing slashes, relative
+ * and absolute symlinks anywhere in a path, at most {@code SYMLOOP_MAX} (40) links per walk, {@code
+ * NAME_MAX} (255 bytes) and {@code PATH_MAX} (4096 bytes with the NUL), counted in UTF-8 bytes, and
+ * search permission on every directory passed through. Limits were checked on the host.
  *
  * <pre>
  * /a/b/c/f       regular file
@@ -35,8 +34,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @FileSystemContract
 class PathResolutionTest {
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
     VfsTask t;
     long f;
 
@@ -263,7 +261,10 @@ class PathResolutionTest {
         assertErrno(Errno.ENAMETOOLONG, () -> t.stat(p));
     }
 
-    /** Returns a path of exactly {@code bytes} bytes naming {@code target}: "./" steps after the first slash. */
+    /**
+     * Returns a path of exactly {@code bytes} bytes naming {@code target}: "./" steps after the
+     * first slash.
+     */
     private static String padded(int bytes, String target) {
         int prefix = bytes - target.length() + 1;
         StringBuilder sb = new StringBuilder("/");

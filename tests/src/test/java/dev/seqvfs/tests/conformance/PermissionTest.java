@@ -22,13 +22,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Specifies the permission model of {@code path_resolution(7)}, {@code credentials(7)},
- * {@code inode(7)} and {@code unlink(2)}/{@code rename(2)}/{@code mkdir(2)} for
- * unprivileged tasks: one class (owner, else group including supplementary groups, else
- * other) decides; root overrides read, write and search; sticky directories restrict
- * removal and renaming to the owner of the file or of the directory (EPERM);
- * set-group-ID directories pass on their group, and to subdirectories the bit; the umask
- * applies at creation; chmod and chown are the owner's (or root's).
+ * Specifies the permission model of {@code path_resolution(7)}, {@code credentials(7)}, {@code
+ * inode(7)} and {@code unlink(2)}/{@code rename(2)}/{@code mkdir(2)} for unprivileged tasks: one
+ * class (owner, else group including supplementary groups, else other) decides; root overrides
+ * read, write and search; sticky directories restrict removal and renaming to the owner of the file
+ * or of the directory (EPERM); set-group-ID directories pass on their group, and to subdirectories
+ * the bit; the umask applies at creation; chmod and chown are the owner's (or root's).
  *
  * <pre>
  * /home/          0755 root
@@ -37,13 +36,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * /tmp/           1777 root
  * /shared/        2775 root:staff(50)
  * </pre>
- * Tasks: alice 1000:1000 with supplementary group 50; bob 1001:50 (primary staff);
- * carol 1002:1002 with supplementary 60; eve 1003:1003 (no groups).
+ *
+ * Tasks: alice 1000:1000 with supplementary group 50; bob 1001:50 (primary staff); carol 1002:1002
+ * with supplementary 60; eve 1003:1003 (no groups).
  */
 @FileSystemContract
 class PermissionTest {
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
     VfsTask root;
     VfsTask alice;
     VfsTask bob;
@@ -162,8 +161,15 @@ class PermissionTest {
         touch(bob, "/tmp/b", 0666);
         assertErrno(Errno.EPERM, () -> bob.rename("/tmp/b", "/tmp/a"));
         assertEquals(1000, root.stat("/tmp/a").uid());
-        assertErrno(Errno.EPERM, () -> bob.renameat2(VfsTask.AT_FDCWD, "/tmp/b", VfsTask.AT_FDCWD, "/tmp/a",
-                OpenFlags.RENAME_EXCHANGE));
+        assertErrno(
+                Errno.EPERM,
+                () ->
+                        bob.renameat2(
+                                VfsTask.AT_FDCWD,
+                                "/tmp/b",
+                                VfsTask.AT_FDCWD,
+                                "/tmp/a",
+                                OpenFlags.RENAME_EXCHANGE));
     }
 
     @Test

@@ -22,17 +22,15 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Specifies the packet mode of {@code pipe(7)}: {@code pipe2(O_DIRECT)} puts
- * {@code O_DIRECT} on the write end only, and a write through a file with
- * {@code O_DIRECT} (also set or cleared by {@code F_SETFL}) makes packets of at most a
- * page (4096 bytes, {@code PIPE_BUF}), each using a whole page of the pipe's 16, so a
- * larger write becomes several packets and only 16 packets fit whatever their size. A
- * read returns at most one packet, discarding what of it does not fit the buffer, after
- * any stream bytes before it; the reader's own {@code O_DIRECT} changes nothing. A
- * zero-length write makes no packet. The first {@code len % 4096} bytes of a packet-mode
- * write join stream bytes already in the pipe when their page has room (Linux's
- * {@code pipe_write} merge), so they are read as stream bytes. Every value was measured on
- * Linux 6.18 with a C program.
+ * Specifies the packet mode of {@code pipe(7)}: {@code pipe2(O_DIRECT)} puts {@code O_DIRECT} on
+ * the write end only, and a write through a file with {@code O_DIRECT} (also set or cleared by
+ * {@code F_SETFL}) makes packets of at most a page (4096 bytes, {@code PIPE_BUF}), each using a
+ * whole page of the pipe's 16, so a larger write becomes several packets and only 16 packets fit
+ * whatever their size. A read returns at most one packet, discarding what of it does not fit the
+ * buffer, after any stream bytes before it; the reader's own {@code O_DIRECT} changes nothing. A
+ * zero-length write makes no packet. The first {@code len % 4096} bytes of a packet-mode write join
+ * stream bytes already in the pipe when their page has room (Linux's {@code pipe_write} merge), so
+ * they are read as stream bytes. Every value was measured on Linux 6.18 with a C program.
  */
 @FileSystemContract
 @Timeout(10)
@@ -40,8 +38,7 @@ class PipePacketTest {
     private static final int O_DIRECT = 040000;
     private static final int PAGE = 4096;
 
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
     VfsTask t;
     int[] p;
 
@@ -63,7 +60,9 @@ class PipePacketTest {
     @Test
     void pipe2ODirect_setsODirectOnTheWriteEndOnly() {
         assertEquals(OpenFlags.O_RDONLY | OpenFlags.O_NONBLOCK, t.fcntl(p[0], Fcntl.F_GETFL, 0));
-        assertEquals(OpenFlags.O_WRONLY | OpenFlags.O_NONBLOCK | O_DIRECT, t.fcntl(p[1], Fcntl.F_GETFL, 0));
+        assertEquals(
+                OpenFlags.O_WRONLY | OpenFlags.O_NONBLOCK | O_DIRECT,
+                t.fcntl(p[1], Fcntl.F_GETFL, 0));
     }
 
     @Test

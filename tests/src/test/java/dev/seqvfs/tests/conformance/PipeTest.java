@@ -30,17 +30,16 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Specifies {@code pipe(2)} and {@code pipe2(2)} with the semantics of {@code pipe(7)}: a
- * read end and a write end (each refusing the other direction with EBADF), data in order,
- * end of file once every write end is closed and the buffer is drained, EPIPE once every
- * read end is closed, {@code O_NONBLOCK} (EAGAIN instead of waiting; a write of at most
- * {@code PIPE_BUF} bytes is all or nothing, a larger one may be partial),
- * {@code O_CLOEXEC}, EINVAL for other flags, the capacity commands of {@code fcntl(2)}
- * ({@code F_GETPIPE_SZ}, {@code F_SETPIPE_SZ}: rounded up to a power of two of at least a
- * page, EBUSY when the buffered data would not fit, EPERM above
- * {@code /proc/sys/fs/pipe-max-size} = 1 MiB, EINVAL above 2^31, EBADF on a non-pipe),
- * and {@code fstat} (a FIFO of mode 0600, size 0, one link, both ends one inode).
- * Measured on Linux 6.18, where root without {@code CAP_SYS_RESOURCE} also gets EPERM.
+ * Specifies {@code pipe(2)} and {@code pipe2(2)} with the semantics of {@code pipe(7)}: a read end
+ * and a write end (each refusing the other direction with EBADF), data in order, end of file once
+ * every write end is closed and the buffer is drained, EPIPE once every read end is closed, {@code
+ * O_NONBLOCK} (EAGAIN instead of waiting; a write of at most {@code PIPE_BUF} bytes is all or
+ * nothing, a larger one may be partial), {@code O_CLOEXEC}, EINVAL for other flags, the capacity
+ * commands of {@code fcntl(2)} ({@code F_GETPIPE_SZ}, {@code F_SETPIPE_SZ}: rounded up to a power
+ * of two of at least a page, EBUSY when the buffered data would not fit, EPERM above {@code
+ * /proc/sys/fs/pipe-max-size} = 1 MiB, EINVAL above 2^31, EBADF on a non-pipe), and {@code fstat}
+ * (a FIFO of mode 0600, size 0, one link, both ends one inode). Measured on Linux 6.18, where root
+ * without {@code CAP_SYS_RESOURCE} also gets EPERM.
  *
  * <p>{@code pipe2(O_DIRECT)} ("packet mode") is specified in PipePacketTest.
  */
@@ -49,8 +48,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class PipeTest {
     private static final int PAGE = 4096;
 
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
     VfsTask t;
     int[] p;
 

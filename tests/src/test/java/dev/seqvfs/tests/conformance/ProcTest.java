@@ -24,23 +24,22 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Specifies what {@code proc(5)} shows of open files: {@code /proc/self} names the
- * caller's pid; {@code /proc/self/fd/N} is a link whose text is the file's path (with
- * " (deleted)" once unlinked), {@code pipe:[ino]}, {@code socket:[ino]} or
- * {@code anon_inode:[eventfd]}, and which opens the file itself (an unlinked file too;
- * a pipe as a FIFO end of the same pipe; a socket or an eventfd is ENXIO);
- * {@code /proc/self/fdinfo/N} gives {@code pos}, {@code flags} (octal, with
- * {@code O_CLOEXEC} for {@code FD_CLOEXEC}, and the {@code O_LARGEFILE} (0100000) x86-64
- * Linux adds to files {@code open(2)} opens, a pipe end reopened through {@code /proc}
- * included, but not to {@code pipe2} ends), {@code mnt_id} and {@code ino}; a closed
- * descriptor is ENOENT in both. Values measured on Linux 6.18.
+ * Specifies what {@code proc(5)} shows of open files: {@code /proc/self} names the caller's pid;
+ * {@code /proc/self/fd/N} is a link whose text is the file's path (with " (deleted)" once
+ * unlinked), {@code pipe:[ino]}, {@code socket:[ino]} or {@code anon_inode:[eventfd]}, and which
+ * opens the file itself (an unlinked file too; a pipe as a FIFO end of the same pipe; a socket or
+ * an eventfd is ENXIO); {@code /proc/self/fdinfo/N} gives {@code pos}, {@code flags} (octal, with
+ * {@code O_CLOEXEC} for {@code FD_CLOEXEC}, and the {@code O_LARGEFILE} (0100000) x86-64 Linux adds
+ * to files {@code open(2)} opens, a pipe end reopened through {@code /proc} included, but not to
+ * {@code pipe2} ends), {@code mnt_id} and {@code ino}; a closed descriptor is ENOENT in both.
+ * Values measured on Linux 6.18.
  *
- * <p>A file renamed after it was opened shows its new path ({@code d_path} of the moved
- * dentry): with hard links, the path of the link it was opened through, followed through
- * that link's own renames, and {@code " (deleted)"} once that link is unlinked or replaced,
- * even while other links remain. Measured on the host with a C program on
- * {@code /dev/shm} (renames within and across directories, twice, through a hard link,
- * {@code RENAME_EXCHANGE}, a rename over the file, a removed parent directory).
+ * <p>A file renamed after it was opened shows its new path ({@code d_path} of the moved dentry):
+ * with hard links, the path of the link it was opened through, followed through that link's own
+ * renames, and {@code " (deleted)"} once that link is unlinked or replaced, even while other links
+ * remain. Measured on the host with a C program on {@code /dev/shm} (renames within and across
+ * directories, twice, through a hard link, {@code RENAME_EXCHANGE}, a rename over the file, a
+ * removed parent directory).
  *
  * <pre>
  * /proc   procfs (mounted here unless the instance already has it)
@@ -50,8 +49,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @FileSystemContract
 @Timeout(10)
 class ProcTest {
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
     VfsTask t;
     boolean mountedHere;
 
@@ -150,7 +148,9 @@ class ProcTest {
         int[] p = t.pipe();
         int w = t.open("/proc/self/fd/" + p[0], OpenFlags.O_WRONLY);
         int r = t.open("/proc/self/fd/" + p[1], OpenFlags.O_RDONLY);
-        assertEquals(OpenFlags.O_WRONLY | OpenFlags.O_LARGEFILE, t.fcntl(w, dev.seqvfs.protocol.Fcntl.F_GETFL, 0));
+        assertEquals(
+                OpenFlags.O_WRONLY | OpenFlags.O_LARGEFILE,
+                t.fcntl(w, dev.seqvfs.protocol.Fcntl.F_GETFL, 0));
         write(t, w, "via proc");
         assertEquals("via", read(t, r, 3));
         assertEquals(" proc", read(t, p[0], 10));
@@ -168,7 +168,9 @@ class ProcTest {
     void open_pipeThroughProcReadWrite_opensBothDirections() {
         int[] p = t.pipe();
         int rw = t.open("/proc/self/fd/" + p[0], OpenFlags.O_RDWR);
-        assertEquals(OpenFlags.O_RDWR | OpenFlags.O_LARGEFILE, t.fcntl(rw, dev.seqvfs.protocol.Fcntl.F_GETFL, 0));
+        assertEquals(
+                OpenFlags.O_RDWR | OpenFlags.O_LARGEFILE,
+                t.fcntl(rw, dev.seqvfs.protocol.Fcntl.F_GETFL, 0));
         write(t, rw, "ab");
         assertEquals("a", read(t, rw, 1));
         assertEquals("b", read(t, p[0], 1));

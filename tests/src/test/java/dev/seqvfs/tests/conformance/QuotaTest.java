@@ -20,20 +20,18 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Specifies the tmpfs limits {@code seqvfs.tmpfs.max-inodes} and
- * {@code seqvfs.tmpfs.max-bytes} of the root file system: creation past them fails with
- * ENOSPC and leaves nothing behind, the counts come back when inodes are freed (last
- * link and last open file gone), and {@code statfs} reports totals and free counts. The
- * root directory counts as one inode. Symlink targets are the only bytes charged (there
- * is no file data API).
+ * Specifies the tmpfs limits {@code seqvfs.tmpfs.max-inodes} and {@code seqvfs.tmpfs.max-bytes} of
+ * the root file system: creation past them fails with ENOSPC and leaves nothing behind, the counts
+ * come back when inodes are freed (last link and last open file gone), and {@code statfs} reports
+ * totals and free counts. The root directory counts as one inode. Symlink targets are the only
+ * bytes charged (there is no file data API).
  */
 @FileSystemContract
 class QuotaTest {
     /** At most 10 inodes: the root and 9 more. */
     @Nested
     class MaxInodes {
-        @RegisterExtension
-        final VfsFixture fs = new VfsFixture("seqvfs.tmpfs.max-inodes = 10");
+        @RegisterExtension final VfsFixture fs = new VfsFixture("seqvfs.tmpfs.max-inodes = 10");
 
         private VfsTask fill() {
             VfsTask t = fs.root();
@@ -127,8 +125,7 @@ class QuotaTest {
     /** At most 8192 bytes: two 4096-byte blocks. */
     @Nested
     class MaxBytes {
-        @RegisterExtension
-        final VfsFixture fs = new VfsFixture("seqvfs.tmpfs.max-bytes = 8192");
+        @RegisterExtension final VfsFixture fs = new VfsFixture("seqvfs.tmpfs.max-bytes = 8192");
 
         @Test
         void statfs_reportsBlocksOfTheLimit() {

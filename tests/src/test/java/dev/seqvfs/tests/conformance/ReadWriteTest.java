@@ -35,24 +35,22 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Specifies {@code read(2)}, {@code write(2)}, {@code pread(2)}, {@code pwrite(2)},
- * {@code readv(2)} and {@code writev(2)} on regular files: offsets, short reads at the end
- * of file, holes that read as zeros, {@code O_APPEND} (also for {@code pwrite}, which
- * appends on Linux), the size limit ({@code MAX_LFS_FILESIZE}, {@code LLONG_MAX} on
- * tmpfs), times (mtime and ctime by writes, atime by reads as {@code relatime} and
- * {@code O_NOATIME} say), the clearing of set-user-ID and set-group-ID by an unprivileged
- * writer ({@code file_remove_privs}), and the errnos of the man pages that apply to
- * memory: EBADF (closed, wrong access mode, {@code O_PATH}), EISDIR, EINVAL (negative
- * offset, offset + count past {@code LLONG_MAX}, more than {@code IOV_MAX} buffers),
- * EFAULT (a {@code null} or too short buffer stands for a bad address), ESPIPE (positional
- * I/O on pipes, sockets and FIFOs), EFBIG (an append at the size limit) and ENOSPC. The
- * order of checks and every value were measured on Linux 6.18 (tmpfs).
+ * Specifies {@code read(2)}, {@code write(2)}, {@code pread(2)}, {@code pwrite(2)}, {@code
+ * readv(2)} and {@code writev(2)} on regular files: offsets, short reads at the end of file, holes
+ * that read as zeros, {@code O_APPEND} (also for {@code pwrite}, which appends on Linux), the size
+ * limit ({@code MAX_LFS_FILESIZE}, {@code LLONG_MAX} on tmpfs), times (mtime and ctime by writes,
+ * atime by reads as {@code relatime} and {@code O_NOATIME} say), the clearing of set-user-ID and
+ * set-group-ID by an unprivileged writer ({@code file_remove_privs}), and the errnos of the man
+ * pages that apply to memory: EBADF (closed, wrong access mode, {@code O_PATH}), EISDIR, EINVAL
+ * (negative offset, offset + count past {@code LLONG_MAX}, more than {@code IOV_MAX} buffers),
+ * EFAULT (a {@code null} or too short buffer stands for a bad address), ESPIPE (positional I/O on
+ * pipes, sockets and FIFOs), EFBIG (an append at the size limit) and ENOSPC. The order of checks
+ * and every value were measured on Linux 6.18 (tmpfs).
  *
- * <p>A write that does not fit under {@code seqvfs.tmpfs.max-bytes} writes the pages that
- * fit and returns the short count, as tmpfs with {@code size=} does; the next one is
- * ENOSPC. Reads and writes on a FIFO made
- * by {@code mknod} are specified by {@code FifoTest}; here only the ESPIPE of positional
- * I/O is.
+ * <p>A write that does not fit under {@code seqvfs.tmpfs.max-bytes} writes the pages that fit and
+ * returns the short count, as tmpfs with {@code size=} does; the next one is ENOSPC. Reads and
+ * writes on a FIFO made by {@code mknod} are specified by {@code FifoTest}; here only the ESPIPE of
+ * positional I/O is.
  *
  * <pre>
  * /f      regular file "hello", 0644, root
@@ -65,8 +63,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class ReadWriteTest {
     private static final int IOV_MAX = 1024;
 
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
     VfsTask t;
 
     @BeforeEach
@@ -416,7 +413,10 @@ class ReadWriteTest {
         assertEquals("hello", content(t, "/f"));
     }
 
-    /** Linux: {@code read(fd, NULL, 0)} and {@code write(fd, NULL, 0)} return 0 ({@code access_ok} of 0 bytes). */
+    /**
+     * Linux: {@code read(fd, NULL, 0)} and {@code write(fd, NULL, 0)} return 0 ({@code access_ok}
+     * of 0 bytes).
+     */
     @Test
     void readWrite_nullBufferOfZeroBytes_transferNothingAndReturnZero() {
         int fd = t.open("/f", OpenFlags.O_RDWR);
@@ -598,9 +598,8 @@ class ReadWriteTest {
     }
 
     /**
-     * Access times under {@code relatime}, with a clock the test moves: a read sets atime
-     * when atime is not after mtime or ctime, or is 24 hours old, and never with
-     * {@code O_NOATIME}.
+     * Access times under {@code relatime}, with a clock the test moves: a read sets atime when
+     * atime is not after mtime or ctime, or is 24 hours old, and never with {@code O_NOATIME}.
      */
     @Nested
     class Relatime {
@@ -690,8 +689,7 @@ class ReadWriteTest {
     /** A file system of 64 KiB (16 pages) of data. */
     @Nested
     class Full {
-        @RegisterExtension
-        final VfsFixture small = new VfsFixture("seqvfs.tmpfs.max-bytes = 64k");
+        @RegisterExtension final VfsFixture small = new VfsFixture("seqvfs.tmpfs.max-bytes = 64k");
         VfsTask s;
 
         @BeforeEach

@@ -1,7 +1,5 @@
 package dev.seqvfs.tests.conformance;
 
-import dev.seqvfs.protocol.Filename;
-
 import static dev.seqvfs.tests.conformance.Sys.assertErrno;
 import static dev.seqvfs.tests.conformance.Sys.touch;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -9,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.seqvfs.engine.VfsTask;
 import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Filename;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.tests.support.FileSystemContract;
 import dev.seqvfs.tests.support.VfsFixture;
@@ -17,9 +16,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Specifies {@code readlink(2)} and {@code readlinkat(2)}: the stored target, including
- * an empty path on an {@code O_PATH | O_NOFOLLOW} descriptor; and the man page's errnos
- * that apply: EACCES, EBADF, EINVAL, ELOOP, ENAMETOOLONG, ENOENT, ENOTDIR.
+ * Specifies {@code readlink(2)} and {@code readlinkat(2)}: the stored target, including an empty
+ * path on an {@code O_PATH | O_NOFOLLOW} descriptor; and the man page's errnos that apply: EACCES,
+ * EBADF, EINVAL, ELOOP, ENAMETOOLONG, ENOENT, ENOTDIR.
  *
  * <pre>
  * /d/           0755
@@ -32,8 +31,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @FileSystemContract
 class ReadlinkTest {
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
     VfsTask t;
 
     @BeforeEach
@@ -75,7 +73,8 @@ class ReadlinkTest {
     @Test
     void readlink_multiByteTarget_isItsUtf8BytesAsAFilename() {
         t.symlink("é/ß", "/u");
-        assertArrayEquals(new byte[] {(byte) 0xc3, (byte) 0xa9, '/', (byte) 0xc3, (byte) 0x9f},
+        assertArrayEquals(
+                new byte[] {(byte) 0xc3, (byte) 0xa9, '/', (byte) 0xc3, (byte) 0x9f},
                 Filename.of(t.readlink("/u")).bytes());
         assertEquals("é/ß", t.readlink("/u"));
     }

@@ -27,12 +27,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Specifies {@code rename(2)}, {@code renameat(2)} and {@code renameat2(2)} with
- * {@code RENAME_NOREPLACE} and {@code RENAME_EXCHANGE}: the resulting tree, link counts,
- * ".." of moved directories, times, and the man page's errnos that apply: EACCES, EBADF,
- * EBUSY, EEXIST, EINVAL, EISDIR, ELOOP, ENAMETOOLONG, ENOENT, ENOTDIR, ENOTEMPTY, EPERM
- * (sticky, see PermissionTest), EROFS, EXDEV. Where several errors apply, the errno is
- * the one Linux 6.18 returns (checked on the host against /dev/shm).
+ * Specifies {@code rename(2)}, {@code renameat(2)} and {@code renameat2(2)} with {@code
+ * RENAME_NOREPLACE} and {@code RENAME_EXCHANGE}: the resulting tree, link counts, ".." of moved
+ * directories, times, and the man page's errnos that apply: EACCES, EBADF, EBUSY, EEXIST, EINVAL,
+ * EISDIR, ELOOP, ENAMETOOLONG, ENOENT, ENOTDIR, ENOTEMPTY, EPERM (sticky, see PermissionTest),
+ * EROFS, EXDEV. Where several errors apply, the errno is the one Linux 6.18 returns (checked on the
+ * host against /dev/shm).
  *
  * <pre>
  * /a/b/c/       directories
@@ -48,8 +48,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class RenameTest {
     private static final long OLD = 1000_000_000_000L;
 
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
     VfsTask t;
 
     @BeforeEach
@@ -68,7 +67,12 @@ class RenameTest {
     }
 
     private void age(String path) {
-        t.utimensat(VfsTask.AT_FDCWD, path, new Timespec(1000, 0), new Timespec(1000, 0), OpenFlags.AT_SYMLINK_NOFOLLOW);
+        t.utimensat(
+                VfsTask.AT_FDCWD,
+                path,
+                new Timespec(1000, 0),
+                new Timespec(1000, 0),
+                OpenFlags.AT_SYMLINK_NOFOLLOW);
     }
 
     private static Errno r2(VfsTask t, String from, String to, int flags) {

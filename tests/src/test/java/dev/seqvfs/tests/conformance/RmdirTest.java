@@ -22,10 +22,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Specifies {@code rmdir(2)} (and {@code unlinkat(2)} with {@code AT_REMOVEDIR}): the
- * parent's link count and times afterwards, and the errnos of the man page that apply
- * to an in-memory file system: EACCES, EBUSY, EINVAL, ELOOP, ENAMETOOLONG, ENOENT,
- * ENOTDIR, ENOTEMPTY, EPERM (sticky directory, see PermissionTest), EROFS.
+ * Specifies {@code rmdir(2)} (and {@code unlinkat(2)} with {@code AT_REMOVEDIR}): the parent's link
+ * count and times afterwards, and the errnos of the man page that apply to an in-memory file
+ * system: EACCES, EBUSY, EINVAL, ELOOP, ENAMETOOLONG, ENOENT, ENOTDIR, ENOTEMPTY, EPERM (sticky
+ * directory, see PermissionTest), EROFS.
  *
  * <pre>
  * /p/          0755
@@ -37,8 +37,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @FileSystemContract
 class RmdirTest {
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
     VfsTask t;
 
     @BeforeEach

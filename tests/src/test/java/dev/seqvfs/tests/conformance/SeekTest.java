@@ -17,12 +17,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Specifies {@code lseek(2)}'s {@code SEEK_DATA} and {@code SEEK_HOLE} on tmpfs files
- * (where data is tracked per 4 KiB page: a page written anywhere is data, a page never
- * written is a hole, and the end of the file is a hole), and {@code ESPIPE} for pipes and
- * sockets with every whence (LseekTest has the other whence values). Errnos: ENXIO (offset
- * at or past the end, or negative, as {@code shmem_file_llseek}; no data after the
- * offset), EINVAL (a directory), ESPIPE. Values measured on Linux 6.18 (/dev/shm).
+ * Specifies {@code lseek(2)}'s {@code SEEK_DATA} and {@code SEEK_HOLE} on tmpfs files (where data
+ * is tracked per 4 KiB page: a page written anywhere is data, a page never written is a hole, and
+ * the end of the file is a hole), and {@code ESPIPE} for pipes and sockets with every whence
+ * (LseekTest has the other whence values). Errnos: ENXIO (offset at or past the end, or negative,
+ * as {@code shmem_file_llseek}; no data after the offset), EINVAL (a directory), ESPIPE. Values
+ * measured on Linux 6.18 (/dev/shm).
  *
  * <pre>
  * /f    5 pages (20480 bytes): data in page 0 (byte 0) and page 3 (byte 12293), holes elsewhere
@@ -34,8 +34,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class SeekTest {
     private static final int PAGE = 4096;
 
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
     VfsTask t;
     int fd;
 

@@ -30,26 +30,24 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Specifies {@code socketpair(AF_UNIX, SOCK_DGRAM | SOCK_SEQPACKET)} as {@code unix(7)} and
- * {@code recv(2)} describe them: every write is one datagram (a zero-length write too,
- * which a read returns as 0 without meaning end of file), a read takes exactly one datagram
- * and discards what does not fit its buffer, and a read of 0 bytes takes nothing. Capacity:
- * a datagram above {@code SO_SNDBUF - 32} = 212960 bytes is EMSGSIZE; queued datagrams
- * charge the sender's 212992-byte send buffer their {@code skb} truesize (278 small ones,
- * 93 of 1000 bytes, 3 of 100000 fit before a non-blocking write is EAGAIN).
- * End of data differs by type: {@code SOCK_SEQPACKET} reads 0 once the peer shut down
- * writing or closed, or after its own {@code SHUT_RD}, and writes fail with EPIPE when
- * the peer is gone; {@code SOCK_DGRAM} never reads end of file while non-blocking (EAGAIN),
- * a blocking read returns 0 only after its own {@code SHUT_RD}, and the first write to a
- * closed peer is ECONNREFUSED, later ones ENOTCONN. A {@code SOCK_SEQPACKET} peer closed
- * with datagrams unread leaves ECONNRESET, reported once by the next read or write.
- * Every value was measured on Linux 6.18 with a C program.
+ * Specifies {@code socketpair(AF_UNIX, SOCK_DGRAM | SOCK_SEQPACKET)} as {@code unix(7)} and {@code
+ * recv(2)} describe them: every write is one datagram (a zero-length write too, which a read
+ * returns as 0 without meaning end of file), a read takes exactly one datagram and discards what
+ * does not fit its buffer, and a read of 0 bytes takes nothing. Capacity: a datagram above {@code
+ * SO_SNDBUF - 32} = 212960 bytes is EMSGSIZE; queued datagrams charge the sender's 212992-byte send
+ * buffer their {@code skb} truesize (278 small ones, 93 of 1000 bytes, 3 of 100000 fit before a
+ * non-blocking write is EAGAIN). End of data differs by type: {@code SOCK_SEQPACKET} reads 0 once
+ * the peer shut down writing or closed, or after its own {@code SHUT_RD}, and writes fail with
+ * EPIPE when the peer is gone; {@code SOCK_DGRAM} never reads end of file while non-blocking
+ * (EAGAIN), a blocking read returns 0 only after its own {@code SHUT_RD}, and the first write to a
+ * closed peer is ECONNREFUSED, later ones ENOTCONN. A {@code SOCK_SEQPACKET} peer closed with
+ * datagrams unread leaves ECONNRESET, reported once by the next read or write. Every value was
+ * measured on Linux 6.18 with a C program.
  */
 @FileSystemContract
 @Timeout(10)
 class SocketDatagramTest {
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
     VfsTask t;
 
     @BeforeEach
@@ -103,7 +101,9 @@ class SocketDatagramTest {
         byte[] a = new byte[2];
         byte[] b = new byte[2];
         assertEquals(4, t.readv(sp[1], new byte[][] {a, b}));
-        assertEquals("abcd", new String(a, StandardCharsets.UTF_8) + new String(b, StandardCharsets.UTF_8));
+        assertEquals(
+                "abcd",
+                new String(a, StandardCharsets.UTF_8) + new String(b, StandardCharsets.UTF_8));
         assertEquals("next", read(t, sp[1], 16));
         t.closeRange(0, -1, 0);
     }
@@ -121,15 +121,17 @@ class SocketDatagramTest {
     @ParameterizedTest
     @ValueSource(ints = {0, 1, 100, 1000, 4000, 10000, 50000, 100000})
     void write_nonblockUntilFull_queuesAsManyDatagramsAsLinux(int size) {
-        // measured: datagrams of each size that fit before EAGAIN, SOCK_DGRAM and SOCK_SEQPACKET alike
-        int expected = switch (size) {
-            case 0, 1, 100 -> 278;
-            case 1000 -> 93;
-            case 4000 -> 26;
-            case 10000 -> 13;
-            case 50000 -> 4;
-            default -> 3;
-        };
+        // measured: datagrams of each size that fit before EAGAIN, SOCK_DGRAM and SOCK_SEQPACKET
+        // alike
+        int expected =
+                switch (size) {
+                    case 0, 1, 100 -> 278;
+                    case 1000 -> 93;
+                    case 4000 -> 26;
+                    case 10000 -> 13;
+                    case 50000 -> 4;
+                    default -> 3;
+                };
         for (int type : new int[] {SOCK_DGRAM, SOCK_SEQPACKET}) {
             int[] sp = pair(type);
             byte[] d = new byte[size];

@@ -36,44 +36,41 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Specifies {@code socket(2)}, {@code socketpair(2)} and {@code shutdown(2)} as far as a
- * file system sees sockets: a socket is an inode of type {@code S_IFSOCK} with mode 0777,
- * open read-write, with {@code SOCK_NONBLOCK} and {@code SOCK_CLOEXEC}; an
- * {@code AF_UNIX} stream pair carries data both ways, with end of file and EPIPE when
- * the peer closes; {@code shutdown} stops one or both directions ({@code SHUT_RD} still
- * lets the data already received be read, then reads end of file and the peer's writes
- * fail with EPIPE; {@code SHUT_WR} makes this end's writes fail with EPIPE and the peer
- * read end of file). Datagram and seqpacket pairs are in SocketDatagramTest.
+ * Specifies {@code socket(2)}, {@code socketpair(2)} and {@code shutdown(2)} as far as a file
+ * system sees sockets: a socket is an inode of type {@code S_IFSOCK} with mode 0777, open
+ * read-write, with {@code SOCK_NONBLOCK} and {@code SOCK_CLOEXEC}; an {@code AF_UNIX} stream pair
+ * carries data both ways, with end of file and EPIPE when the peer closes; {@code shutdown} stops
+ * one or both directions ({@code SHUT_RD} still lets the data already received be read, then reads
+ * end of file and the peer's writes fail with EPIPE; {@code SHUT_WR} makes this end's writes fail
+ * with EPIPE and the peer read end of file). Datagram and seqpacket pairs are in
+ * SocketDatagramTest.
  *
- * <p>Argument errors, in Linux's order: unknown type flags EINVAL; a family outside
- * [0, 46) EAFNOSUPPORT; a type outside [0, 11) EINVAL; an unknown family EAFNOSUPPORT;
- * then {@code AF_UNIX}: a protocol other than 0 or 1 EPROTONOSUPPORT, a type other than
- * stream, datagram, seqpacket or raw (which becomes datagram) ESOCKTNOSUPPORT;
- * {@code AF_INET}/{@code AF_INET6}: a protocol outside [0, 263) EINVAL, a protocol the
- * type does not carry EPROTONOSUPPORT, ping sockets EACCES (default
- * {@code ping_group_range}), other types ESOCKTNOSUPPORT. {@code socketpair} of an Internet
- * family is EOPNOTSUPP once the arguments are valid.
+ * <p>Argument errors, in Linux's order: unknown type flags EINVAL; a family outside [0, 46)
+ * EAFNOSUPPORT; a type outside [0, 11) EINVAL; an unknown family EAFNOSUPPORT; then {@code
+ * AF_UNIX}: a protocol other than 0 or 1 EPROTONOSUPPORT, a type other than stream, datagram,
+ * seqpacket or raw (which becomes datagram) ESOCKTNOSUPPORT; {@code AF_INET}/{@code AF_INET6}: a
+ * protocol outside [0, 263) EINVAL, a protocol the type does not carry EPROTONOSUPPORT, ping
+ * sockets EACCES (default {@code ping_group_range}), other types ESOCKTNOSUPPORT. {@code
+ * socketpair} of an Internet family is EOPNOTSUPP once the arguments are valid.
  *
- * <p>Unconnected sockets: a read of 0 bytes returns 0 on every socket; otherwise
- * {@code AF_UNIX} stream reads EINVAL and writes ENOTCONN, seqpacket ENOTCONN both,
- * datagram sockets of every family read EAGAIN (non-blocking) or wait until their own
- * {@code SHUT_RD} (then 0), {@code AF_UNIX} datagram writes are ENOTCONN (EPIPE after
- * {@code SHUT_WR}, EMSGSIZE above 212960 bytes), Internet datagram writes EDESTADDRREQ
- * ({@code AF_INET}: EMSGSIZE above 65535 bytes), Internet stream reads ENOTCONN and writes
- * EPIPE; {@code shutdown} of an unconnected Internet socket is ENOTCONN yet records the
- * shutdown (a stream read then returns 0), of a Unix one succeeds. Every value was
- * measured on Linux 6.18 with a C program.
+ * <p>Unconnected sockets: a read of 0 bytes returns 0 on every socket; otherwise {@code AF_UNIX}
+ * stream reads EINVAL and writes ENOTCONN, seqpacket ENOTCONN both, datagram sockets of every
+ * family read EAGAIN (non-blocking) or wait until their own {@code SHUT_RD} (then 0), {@code
+ * AF_UNIX} datagram writes are ENOTCONN (EPIPE after {@code SHUT_WR}, EMSGSIZE above 212960 bytes),
+ * Internet datagram writes EDESTADDRREQ ({@code AF_INET}: EMSGSIZE above 65535 bytes), Internet
+ * stream reads ENOTCONN and writes EPIPE; {@code shutdown} of an unconnected Internet socket is
+ * ENOTCONN yet records the shutdown (a stream read then returns 0), of a Unix one succeeds. Every
+ * value was measured on Linux 6.18 with a C program.
  *
- * <p>Known differences: raw Internet sockets and {@code AF_INET SOCK_PACKET} (a packet
- * socket) need {@code CAP_NET_RAW}, which SeqVFS grants to no task: EPERM even for root,
- * where Linux creates them; families other than {@code AF_UNIX}, {@code AF_INET} and
- * {@code AF_INET6} (netlink, packet, ...) are EAFNOSUPPORT.
+ * <p>Known differences: raw Internet sockets and {@code AF_INET SOCK_PACKET} (a packet socket) need
+ * {@code CAP_NET_RAW}, which SeqVFS grants to no task: EPERM even for root, where Linux creates
+ * them; families other than {@code AF_UNIX}, {@code AF_INET} and {@code AF_INET6} (netlink, packet,
+ * ...) are EAFNOSUPPORT.
  */
 @FileSystemContract
 @Timeout(10)
 class SocketTest {
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
     VfsTask t;
 
     @BeforeEach
@@ -180,8 +177,14 @@ class SocketTest {
 
     @Test
     void socket_inetTcpUdpMptcpUdplite_areCreated() {
-        int[][] args = {{AF_INET, SOCK_STREAM, 6}, {AF_INET, SOCK_STREAM, 262}, {AF_INET, SOCK_DGRAM, 17},
-            {AF_INET, SOCK_DGRAM, 136}, {AF_INET6, SOCK_STREAM, 6}, {AF_INET6, SOCK_DGRAM, 136}};
+        int[][] args = {
+            {AF_INET, SOCK_STREAM, 6},
+            {AF_INET, SOCK_STREAM, 262},
+            {AF_INET, SOCK_DGRAM, 17},
+            {AF_INET, SOCK_DGRAM, 136},
+            {AF_INET6, SOCK_STREAM, 6},
+            {AF_INET6, SOCK_DGRAM, 136}
+        };
         for (int[] a : args) {
             int s = t.socket(a[0], a[1], a[2]);
             assertEquals(Mode.S_IFSOCK | 0777, t.fstat(s).mode());
@@ -250,15 +253,17 @@ class SocketTest {
         t.close(sp[1]);
     }
 
-    /** Host: the queued data, then ECONNRESET once, then 0; writes EPIPE without taking the error. */
+    /**
+     * Host: the queued data, then ECONNRESET once, then 0; writes EPIPE without taking the error.
+     */
     @Test
     void socketpair_streamPeerClosedWithDataUnread_readsTheDataThenECONNRESETOnceThenEndOfFile() {
         int[] sp = t.socketpair(AF_UNIX, SOCK_STREAM, 0);
-        write(t, sp[0], "hello");   // left unread by sp[1]
+        write(t, sp[0], "hello"); // left unread by sp[1]
         write(t, sp[1], "back");
         t.close(sp[1]);
         assertErrno(Errno.EPIPE, () -> write(t, sp[0], "zz"));
-        assertEquals(0, t.read(sp[0], new byte[4], 0, 0));    // a zero-length read takes no error
+        assertEquals(0, t.read(sp[0], new byte[4], 0, 0)); // a zero-length read takes no error
         assertEquals("back", read(t, sp[0], 100));
         assertErrno(Errno.ECONNRESET, () -> read(t, sp[0], 100));
         assertEquals(0, t.read(sp[0], new byte[4], 0, 4));
@@ -266,7 +271,8 @@ class SocketTest {
     }
 
     @Test
-    void socketpair_streamPeerClosedWithDataUnread_nonblockingAndAsyncReadsGetECONNRESET() throws Exception {
+    void socketpair_streamPeerClosedWithDataUnread_nonblockingAndAsyncReadsGetECONNRESET()
+            throws Exception {
         int[] sp = t.socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
         write(t, sp[0], "hello");
         t.close(sp[1]);
@@ -276,10 +282,9 @@ class SocketTest {
 
         int[] sq = t.socketpair(AF_UNIX, SOCK_STREAM, 0);
         write(t, sq[0], "hello");
-        var pending = t.async().read(sq[0], new byte[8], 0, 8);   // waits: nothing for sq[0] yet
+        var pending = t.async().read(sq[0], new byte[8], 0, 8); // waits: nothing for sq[0] yet
         t.close(sq[1]);
-        var e = assertThrows(ExecutionException.class,
-                () -> pending.get(5, TimeUnit.SECONDS));
+        var e = assertThrows(ExecutionException.class, () -> pending.get(5, TimeUnit.SECONDS));
         assertEquals(Errno.ECONNRESET, ((VfsException) e.getCause()).errno());
         t.close(sq[0]);
     }
@@ -463,8 +468,15 @@ class SocketTest {
 
     @Test
     void read_zeroBytes_unconnectedSocket_returnsZero() {
-        int[][] args = {{AF_UNIX, SOCK_STREAM}, {AF_UNIX, SOCK_DGRAM}, {AF_UNIX, SOCK_SEQPACKET},
-            {AF_INET, SOCK_STREAM}, {AF_INET, SOCK_DGRAM}, {AF_INET6, SOCK_STREAM}, {AF_INET6, SOCK_DGRAM}};
+        int[][] args = {
+            {AF_UNIX, SOCK_STREAM},
+            {AF_UNIX, SOCK_DGRAM},
+            {AF_UNIX, SOCK_SEQPACKET},
+            {AF_INET, SOCK_STREAM},
+            {AF_INET, SOCK_DGRAM},
+            {AF_INET6, SOCK_STREAM},
+            {AF_INET6, SOCK_DGRAM}
+        };
         for (int[] a : args) {
             int s = t.socket(a[0], a[1], 0);
             assertEquals(0, t.read(s, new byte[0], 0, 0));

@@ -24,12 +24,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Specifies {@code stat(2)}, {@code lstat(2)}, {@code fstatat(2)} ({@code AT_EMPTY_PATH},
- * {@code AT_SYMLINK_NOFOLLOW}) and {@code fstat(2)}: every field of {@code struct stat}
- * (type and mode, nlink, ino, dev, rdev, size, blocks, blksize, nanosecond times) for each
- * file type, and the man page's errnos that apply: EACCES, EBADF, EINVAL, ELOOP,
- * ENAMETOOLONG, ENOENT, ENOTDIR. Directory sizes follow tmpfs (20 bytes per entry,
- * "." and ".." included), as measured on the host.
+ * Specifies {@code stat(2)}, {@code lstat(2)}, {@code fstatat(2)} ({@code AT_EMPTY_PATH}, {@code
+ * AT_SYMLINK_NOFOLLOW}) and {@code fstat(2)}: every field of {@code struct stat} (type and mode,
+ * nlink, ino, dev, rdev, size, blocks, blksize, nanosecond times) for each file type, and the man
+ * page's errnos that apply: EACCES, EBADF, EINVAL, ELOOP, ENAMETOOLONG, ENOENT, ENOTDIR. Directory
+ * sizes follow tmpfs (20 bytes per entry, "." and ".." included), as measured on the host.
  *
  * <pre>
  * /d/            0750, owner 7:8
@@ -41,8 +40,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @FileSystemContract
 class StatTest {
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
     VfsTask t;
 
     @BeforeEach
@@ -101,8 +99,12 @@ class StatTest {
 
     @Test
     void stat_timesHaveNanosecondResolution() {
-        t.utimensat(VfsTask.AT_FDCWD, "/d/f", new Timespec(1_600_000_000L, 123_456_789),
-                new Timespec(1_500_000_000L, 987_654_321), 0);
+        t.utimensat(
+                VfsTask.AT_FDCWD,
+                "/d/f",
+                new Timespec(1_600_000_000L, 123_456_789),
+                new Timespec(1_500_000_000L, 987_654_321),
+                0);
         Stat st = t.stat("/d/f");
         assertEquals(1_600_000_000_123_456_789L, st.atimeNanos());
         assertEquals(1_500_000_000_987_654_321L, st.mtimeNanos());
@@ -186,7 +188,8 @@ class StatTest {
 
     @Test
     void fstatat_symlinkNoFollow_isLstat() {
-        assertEquals(t.lstat("/lf"), t.fstatat(VfsTask.AT_FDCWD, "/lf", OpenFlags.AT_SYMLINK_NOFOLLOW));
+        assertEquals(
+                t.lstat("/lf"), t.fstatat(VfsTask.AT_FDCWD, "/lf", OpenFlags.AT_SYMLINK_NOFOLLOW));
         assertEquals(t.stat("/lf"), t.fstatat(VfsTask.AT_FDCWD, "/lf", 0));
     }
 
@@ -229,7 +232,8 @@ class StatTest {
     @Test
     void fstatat_unknownFlag_failsWithEINVAL() {
         assertErrno(Errno.EINVAL, () -> t.fstatat(VfsTask.AT_FDCWD, "/d/f", 0x4));
-        assertErrno(Errno.EINVAL, () -> t.fstatat(VfsTask.AT_FDCWD, "/d/f", OpenFlags.AT_REMOVEDIR));
+        assertErrno(
+                Errno.EINVAL, () -> t.fstatat(VfsTask.AT_FDCWD, "/d/f", OpenFlags.AT_REMOVEDIR));
     }
 
     @Test

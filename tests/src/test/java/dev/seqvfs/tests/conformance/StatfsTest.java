@@ -17,11 +17,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Specifies {@code statfs(2)} and {@code fstatfs(2)} for tmpfs: {@code TMPFS_MAGIC},
- * block size, name length, inode and block totals from {@code nr_inodes=} and
- * {@code size=} (free counts move with creation and removal), the file-system id of the
- * superblock a path is on, {@code ST_RDONLY} for a read-only superblock or mount; and the
- * man page's errnos that apply: EACCES, EBADF, ELOOP, ENAMETOOLONG, ENOENT, ENOTDIR.
+ * Specifies {@code statfs(2)} and {@code fstatfs(2)} for tmpfs: {@code TMPFS_MAGIC}, block size,
+ * name length, inode and block totals from {@code nr_inodes=} and {@code size=} (free counts move
+ * with creation and removal), the file-system id of the superblock a path is on, {@code ST_RDONLY}
+ * for a read-only superblock or mount; and the man page's errnos that apply: EACCES, EBADF, ELOOP,
+ * ENAMETOOLONG, ENOENT, ENOTDIR.
  *
  * <pre>
  * /d/        directory (mountpoint in some tests)
@@ -30,8 +30,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @FileSystemContract
 class StatfsTest {
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
     VfsTask t;
 
     @BeforeEach
@@ -109,7 +108,12 @@ class StatfsTest {
     void statfs_readOnlyBindMount_reportsRdonlyOnlyThere() {
         t.mkdir("/b", 0755);
         t.mount("/d", "/b", null, MountFlags.MS_BIND, null);
-        t.mount(null, "/b", null, MountFlags.MS_REMOUNT | MountFlags.MS_BIND | MountFlags.MS_RDONLY, null);
+        t.mount(
+                null,
+                "/b",
+                null,
+                MountFlags.MS_REMOUNT | MountFlags.MS_BIND | MountFlags.MS_RDONLY,
+                null);
         assertEquals(MountFlags.ST_RDONLY, t.statfs("/b").flags() & MountFlags.ST_RDONLY);
         assertEquals(0, t.statfs("/d").flags() & MountFlags.ST_RDONLY);
         t.umount("/b");

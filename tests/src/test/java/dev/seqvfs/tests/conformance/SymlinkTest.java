@@ -21,10 +21,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Specifies {@code symlink(2)} and {@code symlinkat(2)}: a link whose target is stored
- * as given (not resolved, may dangle), with mode 0777 whatever the umask and a size equal
- * to the target's length in bytes; and the man page's errnos that apply: EACCES, EBADF,
- * EEXIST, ELOOP, ENAMETOOLONG, ENOENT, ENOSPC (see QuotaTest), ENOTDIR, EROFS.
+ * Specifies {@code symlink(2)} and {@code symlinkat(2)}: a link whose target is stored as given
+ * (not resolved, may dangle), with mode 0777 whatever the umask and a size equal to the target's
+ * length in bytes; and the man page's errnos that apply: EACCES, EBADF, EEXIST, ELOOP,
+ * ENAMETOOLONG, ENOENT, ENOSPC (see QuotaTest), ENOTDIR, EROFS.
  *
  * <pre>
  * /d/          0755
@@ -34,8 +34,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @FileSystemContract
 class SymlinkTest {
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
     VfsTask t;
 
     @BeforeEach

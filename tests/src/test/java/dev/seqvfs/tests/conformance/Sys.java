@@ -15,12 +15,11 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.function.Executable;
 
 /**
- * Small helpers shared by the conformance suites: the errno a call fails with, file
- * creation, and directory listings. Stateless.
+ * Small helpers shared by the conformance suites: the errno a call fails with, file creation, and
+ * directory listings. Stateless.
  */
 final class Sys {
-    private Sys() {
-    }
+    private Sys() {}
 
     /** Asserts that {@code call} fails with a {@link VfsException} and returns its errno. */
     static Errno errno(Executable call) {
@@ -44,7 +43,9 @@ final class Sys {
 
     /** Returns the names in a directory (without "." and ".."), sorted. */
     static SortedSet<String> names(VfsTask t, String dir) {
-        return t.readdir(dir).stream().map(DirEntry::name).collect(Collectors.toCollection(TreeSet::new));
+        return t.readdir(dir).stream()
+                .map(DirEntry::name)
+                .collect(Collectors.toCollection(TreeSet::new));
     }
 
     /** Returns the names of some entries, in order. */

@@ -22,16 +22,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Specifies {@code truncate(2)} and {@code ftruncate(2)}: shrinking drops the tail,
- * extending exposes zeros (also where the tail of a page was cut before), the offset is
- * untouched, mtime and ctime change (also for the same size, as tmpfs on Linux 6.18 does),
- * an unprivileged caller clears set-user-ID, extending allocates nothing, shrinking frees
- * pages; and the errnos that apply: EINVAL (negative length; {@code ftruncate} of a
- * descriptor not open for writing or not on a regular file; {@code truncate} of a
- * non-regular, non-directory file), EISDIR, EACCES (no write permission, no search
- * permission), EROFS, ENOENT, ENOTDIR, ELOOP, EBADF (closed or {@code O_PATH}). Order
- * of checks as {@code vfs_truncate}: EISDIR/EINVAL, then EROFS, then EACCES. EFBIG needs a
- * length past {@code LLONG_MAX}, which a {@code long} cannot hold.
+ * Specifies {@code truncate(2)} and {@code ftruncate(2)}: shrinking drops the tail, extending
+ * exposes zeros (also where the tail of a page was cut before), the offset is untouched, mtime and
+ * ctime change (also for the same size, as tmpfs on Linux 6.18 does), an unprivileged caller clears
+ * set-user-ID, extending allocates nothing, shrinking frees pages; and the errnos that apply:
+ * EINVAL (negative length; {@code ftruncate} of a descriptor not open for writing or not on a
+ * regular file; {@code truncate} of a non-regular, non-directory file), EISDIR, EACCES (no write
+ * permission, no search permission), EROFS, ENOENT, ENOTDIR, ELOOP, EBADF (closed or {@code
+ * O_PATH}). Order of checks as {@code vfs_truncate}: EISDIR/EINVAL, then EROFS, then EACCES. EFBIG
+ * needs a length past {@code LLONG_MAX}, which a {@code long} cannot hold.
  *
  * <pre>
  * /f          regular file "abcdefgh", 0644, root
@@ -43,8 +42,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @FileSystemContract
 class TruncateTest {
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
     VfsTask t;
 
     @BeforeEach
@@ -273,8 +271,7 @@ class TruncateTest {
     /** A file system of 64 KiB (16 pages) of data. */
     @Nested
     class Full {
-        @RegisterExtension
-        final VfsFixture small = new VfsFixture("seqvfs.tmpfs.max-bytes = 64k");
+        @RegisterExtension final VfsFixture small = new VfsFixture("seqvfs.tmpfs.max-bytes = 64k");
 
         @Test
         void ftruncate_extendOnAFullFileSystem_allocatesNothing() {

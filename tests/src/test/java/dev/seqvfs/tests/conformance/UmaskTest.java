@@ -12,10 +12,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Specifies {@code umask(2)}: it returns the previous mask, keeps only {@code 0777}, is
- * {@code 022} in a new task, belongs to one task, and clears permission bits of files
- * made by {@code open(O_CREAT)}, {@code mkdir} and {@code mknod} (not symlinks, which are
- * always 0777, and not later {@code chmod}s). umask never fails.
+ * Specifies {@code umask(2)}: it returns the previous mask, keeps only {@code 0777}, is {@code 022}
+ * in a new task, belongs to one task, and clears permission bits of files made by {@code
+ * open(O_CREAT)}, {@code mkdir} and {@code mknod} (not symlinks, which are always 0777, and not
+ * later {@code chmod}s). umask never fails.
  *
  * <pre>
  * /d/   0777
@@ -23,8 +23,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @FileSystemContract
 class UmaskTest {
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
     VfsTask t;
 
     @BeforeEach

@@ -1,6 +1,5 @@
 package dev.seqvfs.tests.conformance;
 
-import dev.seqvfs.protocol.Filename;
 import static dev.seqvfs.tests.conformance.Sys.assertErrno;
 import static dev.seqvfs.tests.conformance.Sys.exists;
 import static dev.seqvfs.tests.conformance.Sys.names;
@@ -11,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.seqvfs.engine.VfsTask;
 import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Filename;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.MountFlags;
 import dev.seqvfs.protocol.OpenFlags;
@@ -24,11 +24,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Specifies {@code unlink(2)} and {@code unlinkat(2)}: the name goes, the link count of
- * the inode drops, the inode lives while it is open and is freed with its last link and
- * last open file; and the errnos of the man page that apply: EACCES, EBADF, EINVAL
- * (flags), EISDIR, ELOOP, ENAMETOOLONG, ENOENT, ENOTDIR, EPERM (sticky, see
- * PermissionTest), EROFS.
+ * Specifies {@code unlink(2)} and {@code unlinkat(2)}: the name goes, the link count of the inode
+ * drops, the inode lives while it is open and is freed with its last link and last open file; and
+ * the errnos of the man page that apply: EACCES, EBADF, EINVAL (flags), EISDIR, ELOOP,
+ * ENAMETOOLONG, ENOENT, ENOTDIR, EPERM (sticky, see PermissionTest), EROFS.
  *
  * <pre>
  * /d/          0755
@@ -41,8 +40,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @FileSystemContract
 class UnlinkTest {
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
     VfsTask t;
 
     @BeforeEach
@@ -206,7 +204,12 @@ class UnlinkTest {
     void unlink_readOnlyBindMount_failsWithEROFS() {
         t.mkdir("/ro", 0755);
         t.mount("/d", "/ro", null, MountFlags.MS_BIND, null);
-        t.mount(null, "/ro", null, MountFlags.MS_REMOUNT | MountFlags.MS_BIND | MountFlags.MS_RDONLY, null);
+        t.mount(
+                null,
+                "/ro",
+                null,
+                MountFlags.MS_REMOUNT | MountFlags.MS_BIND | MountFlags.MS_RDONLY,
+                null);
         assertErrno(Errno.EROFS, () -> t.unlink("/ro/f"));
         t.unlink("/d/f");
         t.umount("/ro");
@@ -240,7 +243,9 @@ class UnlinkTest {
 
     @Test
     void unlinkat_unknownFlag_failsWithEINVAL() {
-        assertErrno(Errno.EINVAL, () -> t.unlinkat(VfsTask.AT_FDCWD, "/d/f", OpenFlags.AT_SYMLINK_NOFOLLOW));
+        assertErrno(
+                Errno.EINVAL,
+                () -> t.unlinkat(VfsTask.AT_FDCWD, "/d/f", OpenFlags.AT_SYMLINK_NOFOLLOW));
         assertTrue(exists(t, "/d/f"));
     }
 

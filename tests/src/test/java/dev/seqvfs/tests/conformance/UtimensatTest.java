@@ -19,13 +19,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Specifies {@code utimensat(2)} and {@code futimens(3)} (a {@code null} path): exact
- * nanosecond times, {@code UTIME_NOW} and {@code UTIME_OMIT}, ctime, symlinks with
- * {@code AT_SYMLINK_NOFOLLOW}, who may set what (owner or root for explicit times and
- * for {@code UTIME_NOW} with {@code UTIME_OMIT}, EPERM; write permission suffices for
- * "both now", EACCES), and the man page's errnos that apply: EACCES, EBADF, EFAULT,
- * EINVAL, ELOOP, ENAMETOOLONG, ENOENT, ENOTDIR, EPERM, EROFS. The order of checks
- * follows Linux 6.18, measured on the host.
+ * Specifies {@code utimensat(2)} and {@code futimens(3)} (a {@code null} path): exact nanosecond
+ * times, {@code UTIME_NOW} and {@code UTIME_OMIT}, ctime, symlinks with {@code
+ * AT_SYMLINK_NOFOLLOW}, who may set what (owner or root for explicit times and for {@code
+ * UTIME_NOW} with {@code UTIME_OMIT}, EPERM; write permission suffices for "both now", EACCES), and
+ * the man page's errnos that apply: EACCES, EBADF, EFAULT, EINVAL, ELOOP, ENAMETOOLONG, ENOENT,
+ * ENOTDIR, EPERM, EROFS. The order of checks follows Linux 6.18, measured on the host.
  *
  * <pre>
  * /d/            0755
@@ -41,8 +40,7 @@ class UtimensatTest {
     private static final Timespec T2 = new Timespec(1_111_111_111L, 999_999_999);
     private static final long OLD = 1000_000_000_000L;
 
-    @RegisterExtension
-    final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture();
     VfsTask t;
     VfsTask owner;
     VfsTask other;
@@ -193,20 +191,27 @@ class UtimensatTest {
 
     @Test
     void utimensat_nanosecondsOutOfRange_failsWithEINVAL() {
-        assertErrno(Errno.EINVAL, () -> set(t, "/d/f", new Timespec(1, 1_000_000_000), Timespec.OMIT));
+        assertErrno(
+                Errno.EINVAL, () -> set(t, "/d/f", new Timespec(1, 1_000_000_000), Timespec.OMIT));
         assertErrno(Errno.EINVAL, () -> set(t, "/d/f", Timespec.OMIT, new Timespec(1, -1)));
-        assertErrno(Errno.EINVAL, () -> set(t, "/d/f", Timespec.NOW, new Timespec(0, (1L << 30) - 3 + 1000)));
+        assertErrno(
+                Errno.EINVAL,
+                () -> set(t, "/d/f", Timespec.NOW, new Timespec(0, (1L << 30) - 3 + 1000)));
         assertEquals(OLD, t.stat("/d/f").mtimeNanos());
     }
 
     @Test
     void utimensat_nanosecondsOutOfRangeOnMissingPath_failsWithENOENTFirst() {
-        assertErrno(Errno.ENOENT, () -> set(t, "/d/missing", new Timespec(1, 1_000_000_000), Timespec.NOW));
+        assertErrno(
+                Errno.ENOENT,
+                () -> set(t, "/d/missing", new Timespec(1, 1_000_000_000), Timespec.NOW));
     }
 
     @Test
     void utimensat_unknownFlag_failsWithEINVAL() {
-        assertErrno(Errno.EINVAL, () -> t.utimensat(VfsTask.AT_FDCWD, "/d/f", T1, T1, OpenFlags.AT_REMOVEDIR));
+        assertErrno(
+                Errno.EINVAL,
+                () -> t.utimensat(VfsTask.AT_FDCWD, "/d/f", T1, T1, OpenFlags.AT_REMOVEDIR));
     }
 
     @Test
@@ -224,7 +229,9 @@ class UtimensatTest {
     void futimens_withSymlinkNoFollowFlag_failsWithEINVAL() {
         int fd = t.open("/d/f", OpenFlags.O_RDONLY);
         try {
-            assertErrno(Errno.EINVAL, () -> t.utimensat(fd, null, T1, T2, OpenFlags.AT_SYMLINK_NOFOLLOW));
+            assertErrno(
+                    Errno.EINVAL,
+                    () -> t.utimensat(fd, null, T1, T2, OpenFlags.AT_SYMLINK_NOFOLLOW));
         } finally {
             t.close(fd);
         }

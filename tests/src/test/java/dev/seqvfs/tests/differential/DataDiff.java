@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.function.Function;
 
 /**
- * Runs the same calls on a host {@link DataSide} and a SeqVFS one, in step, and keeps a
- * transcript: every call with both answers, and the calls whose answers differ.
+ * Runs the same calls on a host {@link DataSide} and a SeqVFS one, in step, and keeps a transcript:
+ * every call with both answers, and the calls whose answers differ.
  */
 final class DataDiff {
     private final DataSide host;

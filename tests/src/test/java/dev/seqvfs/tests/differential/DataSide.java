@@ -14,12 +14,12 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * One side of the file-data and remount differential tests: the calls on a file system whose
- * root is a tmpfs of its own (on the host, one {@link HostTmpfs} mounted for the test, with
- * {@code hostops} chrooted into it; in SeqVFS, the root tmpfs with the same options), each
- * answered in one canonical text: the count or {@code "0"} on success, the errno's name on
- * failure ({@code "ENOSPC"}), {@code "size=S blocks=B"} for {@link #fstatSize}, {@code "rw"} /
- * {@code "ro"} for {@link #statfsFlags}. Bytes written are all {@code 'x'}.
+ * One side of the file-data and remount differential tests: the calls on a file system whose root
+ * is a tmpfs of its own (on the host, one {@link HostTmpfs} mounted for the test, with {@code
+ * hostops} chrooted into it; in SeqVFS, the root tmpfs with the same options), each answered in one
+ * canonical text: the count or {@code "0"} on success, the errno's name on failure ({@code
+ * "ENOSPC"}), {@code "size=S blocks=B"} for {@link #fstatSize}, {@code "rw"} / {@code "ro"} for
+ * {@link #statfsFlags}. Bytes written are all {@code 'x'}.
  */
 interface DataSide extends AutoCloseable {
     /** {@code open(path, flags, mode)}: the descriptor. */
@@ -196,8 +196,12 @@ interface DataSide extends AutoCloseable {
 
         /** Creates the instance with {@code seqvfs.root.options = options}, no /proc. */
         Vfs(String options) {
-            vfs = SeqVfs.create(ConfigFactory.parseString("seqvfs.proc.mount = off\nseqvfs.root.options = \""
-                    + options + "\""));
+            vfs =
+                    SeqVfs.create(
+                            ConfigFactory.parseString(
+                                    "seqvfs.proc.mount = off\nseqvfs.root.options = \""
+                                            + options
+                                            + "\""));
             t = vfs.newTask(Credentials.ROOT);
         }
 
@@ -224,26 +228,29 @@ interface DataSide extends AutoCloseable {
 
         @Override
         public String close(int fd) {
-            return guard(() -> {
-                t.close(fd);
-                return "0";
-            });
+            return guard(
+                    () -> {
+                        t.close(fd);
+                        return "0";
+                    });
         }
 
         @Override
         public String unlink(String path) {
-            return guard(() -> {
-                t.unlink(path(path));
-                return "0";
-            });
+            return guard(
+                    () -> {
+                        t.unlink(path(path));
+                        return "0";
+                    });
         }
 
         @Override
         public String mkdir(String path, int mode) {
-            return guard(() -> {
-                t.mkdir(path(path), mode);
-                return "0";
-            });
+            return guard(
+                    () -> {
+                        t.mkdir(path(path), mode);
+                        return "0";
+                    });
         }
 
         private static byte[] bytes(int len) {
@@ -273,26 +280,29 @@ interface DataSide extends AutoCloseable {
 
         @Override
         public String ftruncate(int fd, long len) {
-            return guard(() -> {
-                t.ftruncate(fd, len);
-                return "0";
-            });
+            return guard(
+                    () -> {
+                        t.ftruncate(fd, len);
+                        return "0";
+                    });
         }
 
         @Override
         public String fallocate(int fd, int mode, long off, long len) {
-            return guard(() -> {
-                EngineInternals.fallocate(t, fd, mode, off, len);
-                return "0";
-            });
+            return guard(
+                    () -> {
+                        EngineInternals.fallocate(t, fd, mode, off, len);
+                        return "0";
+                    });
         }
 
         @Override
         public String fstatSize(int fd) {
-            return guard(() -> {
-                Stat s = t.fstat(fd);
-                return "size=" + s.size() + " blocks=" + s.blocks();
-            });
+            return guard(
+                    () -> {
+                        Stat s = t.fstat(fd);
+                        return "size=" + s.size() + " blocks=" + s.blocks();
+                    });
         }
 
         @Override
@@ -302,18 +312,25 @@ interface DataSide extends AutoCloseable {
 
         @Override
         public String statfsFlags(int fd) {
-            return guard(() -> {
-                StatFs s = t.fstatfs(fd);
-                return (s.flags() & MountFlags.ST_RDONLY) != 0 ? "ro" : "rw";
-            });
+            return guard(
+                    () -> {
+                        StatFs s = t.fstatfs(fd);
+                        return (s.flags() & MountFlags.ST_RDONLY) != 0 ? "ro" : "rw";
+                    });
         }
 
         @Override
         public String remount(boolean readOnly) {
-            return guard(() -> {
-                t.mount(null, "/", null, MountFlags.MS_REMOUNT | (readOnly ? MountFlags.MS_RDONLY : 0), null);
-                return "0";
-            });
+            return guard(
+                    () -> {
+                        t.mount(
+                                null,
+                                "/",
+                                null,
+                                MountFlags.MS_REMOUNT | (readOnly ? MountFlags.MS_RDONLY : 0),
+                                null);
+                        return "0";
+                    });
         }
 
         /** Returns Fsck's problems (every file closed). */

@@ -9,14 +9,13 @@ import net.jqwik.api.Example;
 import net.jqwik.api.lifecycle.AddLifecycleHook;
 
 /**
- * Shrunk sequences on which SeqVFS once disagreed with the host kernel, each replayed
- * against both (every result and the final tree must be equal). One example per distinct
- * mismatch, named after the case; the comment says what SeqVFS did wrong and which kernel
- * rule decides it. The kernel is the reference ({@code path_resolution(7)} and the
- * section-2 page of the call).
+ * Shrunk sequences on which SeqVFS once disagreed with the host kernel, each replayed against both
+ * (every result and the final tree must be equal). One example per distinct mismatch, named after
+ * the case; the comment says what SeqVFS did wrong and which kernel rule decides it. The kernel is
+ * the reference ({@code path_resolution(7)} and the section-2 page of the call).
  *
- * <p>To add a case, paste the sequence a failing {@link DifferentialPropertyTest} prints
- * (it is Java over these static imports) into {@code replay(...)}.
+ * <p>To add a case, paste the sequence a failing {@link DifferentialPropertyTest} prints (it is
+ * Java over these static imports) into {@code replay(...)}.
  */
 @AddLifecycleHook(HostKernelHooks.class)
 class DifferentialRegressionTest {
@@ -25,25 +24,31 @@ class DifferentialRegressionTest {
         Differential.check(List.of(ops));
     }
 
-    /** SeqVFS said EBADF: getname() rejects an empty path (ENOENT) before the dirfd is looked up. */
+    /**
+     * SeqVFS said EBADF: getname() rejects an empty path (ENOENT) before the dirfd is looked up.
+     */
     @Example
     void mkdirat_emptyPathAndClosedDirfd_matchesHost() {
         replay(mkdirat(0, "", 0755), mkdirat(AT_FDCWD, "", 0755));
     }
 
-    /** SeqVFS said EBADF: getname() rejects a path of PATH_MAX bytes (ENAMETOOLONG) before the dirfd. */
+    /**
+     * SeqVFS said EBADF: getname() rejects a path of PATH_MAX bytes (ENAMETOOLONG) before the
+     * dirfd.
+     */
     @Example
     void openat_overlongPathAndClosedDirfd_matchesHost() {
         replay(openat(0, OpArbitraries.TOO_LONG_PATH, O_RDONLY, 0));
     }
 
     /**
-     * SeqVFS said EINVAL: access mode 3 is Linux's "check read and write permission, allow
-     * neither" (open(2)); it opens files and fails on a directory with EISDIR.
+     * SeqVFS said EINVAL: access mode 3 is Linux's "check read and write permission, allow neither"
+     * (open(2)); it opens files and fails on a directory with EISDIR.
      */
     @Example
     void open_accessModeThree_matchesHost() {
-        replay(open("a", O_ACCMODE, 0644),
+        replay(
+                open("a", O_ACCMODE, 0644),
                 open("a", O_ACCMODE | O_CREAT, 0644),
                 fstat(0),
                 getdents(0),
@@ -54,22 +59,27 @@ class DifferentialRegressionTest {
                 close(1));
     }
 
-    /** SeqVFS said ENOENT: utimensat with both times UTIME_OMIT returns 0 before it checks flags or path. */
+    /**
+     * SeqVFS said ENOENT: utimensat with both times UTIME_OMIT returns 0 before it checks flags or
+     * path.
+     */
     @Example
     void utimensat_bothOmitOnMissingPathAndBadFlags_matchesHost() {
-        replay(utimensat(AT_FDCWD, "a", TIMES_OMIT, 0),
+        replay(
+                utimensat(AT_FDCWD, "a", TIMES_OMIT, 0),
                 utimensat(99, "a", TIMES_OMIT, AT_REMOVEDIR));
     }
 
     /**
-     * SeqVFS said ENAMETOOLONG for every over-long final component at once; Linux finds it
-     * only in the file system's lookup, so earlier checks win: EISDIR for open(O_CREAT) with
-     * a trailing slash, ENOENT for a missing rename source before the over-long target.
+     * SeqVFS said ENAMETOOLONG for every over-long final component at once; Linux finds it only in
+     * the file system's lookup, so earlier checks win: EISDIR for open(O_CREAT) with a trailing
+     * slash, ENOENT for a missing rename source before the over-long target.
      */
     @Example
     void open_overlongFinalNameWithTrailingSlashAndCreate_matchesHost() {
         String tooLong = OpArbitraries.TOO_LONG_NAME;
-        replay(open(tooLong + "/", O_RDONLY | O_CREAT, 0644),
+        replay(
+                open(tooLong + "/", O_RDONLY | O_CREAT, 0644),
                 open(tooLong, O_RDONLY | O_CREAT, 0644),
                 rename("missing", tooLong),
                 rename(tooLong, "b"),
@@ -81,21 +91,25 @@ class DifferentialRegressionTest {
                 mkdir(tooLong + "/", 0755));
     }
 
-    /** SeqVFS said EINVAL: Linux checks tv_nsec in vfs_utimes, after the path walk (ENOENT first). */
+    /**
+     * SeqVFS said EINVAL: Linux checks tv_nsec in vfs_utimes, after the path walk (ENOENT first).
+     */
     @Example
     void utimensat_badNanosecondsOnMissingPath_matchesHost() {
-        replay(utimensat(AT_FDCWD, "a", TIMES_BAD_NSEC, 0),
+        replay(
+                utimensat(AT_FDCWD, "a", TIMES_BAD_NSEC, 0),
                 mkdir("a", 0755),
                 utimensat(AT_FDCWD, "a", TIMES_BAD_NSEC, 0));
     }
 
     /**
-     * SeqVFS said EINVAL: readlink of an empty path that names a non-link (the working
-     * directory, a directory fd) is ENOENT in do_readlinkat; on an O_PATH link fd it reads the link.
+     * SeqVFS said EINVAL: readlink of an empty path that names a non-link (the working directory, a
+     * directory fd) is ENOENT in do_readlinkat; on an O_PATH link fd it reads the link.
      */
     @Example
     void readlink_emptyPathOnDirectoryOrLinkFd_matchesHost() {
-        replay(readlink(""),
+        replay(
+                readlink(""),
                 open(".", O_RDONLY, 0),
                 readlinkat(0, ""),
                 symlink("target", "l"),
@@ -105,10 +119,14 @@ class DifferentialRegressionTest {
                 close(1));
     }
 
-    /** SeqVFS said EISDIR: open("/", "." or "..", O_CREAT | O_EXCL) finds an existing directory, so EEXIST. */
+    /**
+     * SeqVFS said EISDIR: open("/", "." or "..", O_CREAT | O_EXCL) finds an existing directory, so
+     * EEXIST.
+     */
     @Example
     void open_createExclusiveOnRootDotAndDotDot_matchesHost() {
-        replay(open("/", O_RDONLY | O_CREAT | O_EXCL, 0644),
+        replay(
+                open("/", O_RDONLY | O_CREAT | O_EXCL, 0644),
                 open(".", O_RDONLY | O_CREAT | O_EXCL, 0644),
                 open("..", O_RDONLY | O_CREAT | O_EXCL, 0644),
                 open("..", O_RDONLY | O_CREAT, 0644),
@@ -116,14 +134,15 @@ class DifferentialRegressionTest {
     }
 
     /**
-     * SeqVFS did not follow the link a trailing slash leads into: link("a/", "b") with a -> a
-     * said EEXIST instead of ELOOP, and "l/" with l -> file found the file instead of ENOTDIR.
-     * In Linux (lookup_last) a trailing slash turns on LOOKUP_FOLLOW | LOOKUP_DIRECTORY for
-     * the rest of the walk, link bodies included.
+     * SeqVFS did not follow the link a trailing slash leads into: link("a/", "b") with a -> a said
+     * EEXIST instead of ELOOP, and "l/" with l -> file found the file instead of ENOTDIR. In Linux
+     * (lookup_last) a trailing slash turns on LOOKUP_FOLLOW | LOOKUP_DIRECTORY for the rest of the
+     * walk, link bodies included.
      */
     @Example
     void link_trailingSlashThroughSelfLoopAndLinkToFile_matchesHost() {
-        replay(symlink("a", "a"),
+        replay(
+                symlink("a", "a"),
                 link("a/", "a"),
                 link("a/", "b"),
                 open("f", O_RDONLY | O_CREAT, 0644),
@@ -137,10 +156,13 @@ class DifferentialRegressionTest {
                 open("ll/", O_RDONLY, 0));
     }
 
-    /** SeqVFS opened it: a socket inode made by mknod cannot be opened (ENXIO), except with O_PATH. */
+    /**
+     * SeqVFS opened it: a socket inode made by mknod cannot be opened (ENXIO), except with O_PATH.
+     */
     @Example
     void open_socketInode_matchesHost() {
-        replay(mknod("s", S_IFSOCK | 0644),
+        replay(
+                mknod("s", S_IFSOCK | 0644),
                 open("s", O_RDONLY, 0),
                 open("s", O_RDWR | O_CREAT, 0644),
                 open("s", O_PATH, 0),
@@ -149,13 +171,14 @@ class DifferentialRegressionTest {
     }
 
     /**
-     * SeqVFS said ENAMETOOLONG: in a removed directory Linux's lookup says ENOENT before it
-     * looks at the name (__lookup_slow), for a middle component, a final one, and a create.
+     * SeqVFS said ENAMETOOLONG: in a removed directory Linux's lookup says ENOENT before it looks
+     * at the name (__lookup_slow), for a middle component, a final one, and a create.
      */
     @Example
     void openat_overlongNameInRemovedDirectory_matchesHost() {
         String tooLong = OpArbitraries.TOO_LONG_NAME;
-        replay(mkdir("a", 0755),
+        replay(
+                mkdir("a", 0755),
                 open("a", O_RDONLY, 0),
                 chdir("a"),
                 rmdir("/a"),
@@ -173,7 +196,8 @@ class DifferentialRegressionTest {
     @Example
     void renameat2_overlongNameOutOfRemovedDirectory_matchesHost() {
         String tooLong = OpArbitraries.TOO_LONG_NAME;
-        replay(mkdir("a", 0755),
+        replay(
+                mkdir("a", 0755),
                 open("a", O_RDONLY, 0),
                 rmdir("a"),
                 renameat2(0, tooLong, AT_FDCWD, "/" + tooLong, 0),
@@ -184,13 +208,15 @@ class DifferentialRegressionTest {
     }
 
     /**
-     * SeqVFS said ELOOP: open(O_CREAT) of an existing symlink owned by another user in a
-     * sticky world-writable directory is EACCES even for root (may_create_in_sticky), checked
-     * before O_NOFOLLOW's ELOOP.
+     * SeqVFS said ELOOP: open(O_CREAT) of an existing symlink owned by another user in a sticky
+     * world-writable directory is EACCES even for root (may_create_in_sticky), checked before
+     * O_NOFOLLOW's ELOOP.
      */
     @Example
     void openCreatNofollow_foreignSymlinkInStickyRoot_matchesHost() {
-        replay(symlink("a", "a"), lchown("a", 1000, 0),
+        replay(
+                symlink("a", "a"),
+                lchown("a", 1000, 0),
                 open("./a", O_RDWR | O_CREAT | O_NOFOLLOW, 07777),
                 open("./a", O_RDWR | O_NOFOLLOW, 0),
                 open("./a", O_RDWR | O_CREAT, 0644));

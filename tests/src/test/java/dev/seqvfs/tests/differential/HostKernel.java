@@ -8,9 +8,9 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The host's op server binary: {@code src/test/c/hostops.c}, compiled with {@code gcc}
- * into {@code target/} once per JVM (again when the source is newer), and the conditions
- * for using it (gcc, root for {@code chroot}, a tmpfs at {@code /dev/shm}).
+ * The host's op server binary: {@code src/test/c/hostops.c}, compiled with {@code gcc} into {@code
+ * target/} once per JVM (again when the source is newer), and the conditions for using it (gcc,
+ * root for {@code chroot}, a tmpfs at {@code /dev/shm}).
  */
 final class HostKernel {
     /** Where sandboxes are made: the host's tmpfs, so that sizes and link counts are tmpfs's. */
@@ -19,8 +19,7 @@ final class HostKernel {
     private static Path binary;
     private static String unavailable;
 
-    private HostKernel() {
-    }
+    private HostKernel() {}
 
     /** The host cannot run the differential test (the test is skipped, not failed). */
     static final class Unavailable extends Exception {
@@ -32,10 +31,11 @@ final class HostKernel {
     }
 
     /**
-     * Returns why the host side cannot run, or {@code null} when it can (compiling on the
-     * first call).
+     * Returns why the host side cannot run, or {@code null} when it can (compiling on the first
+     * call).
      *
-     * @throws IllegalStateException if gcc exists but fails on the source (a harness bug, not a skip)
+     * @throws IllegalStateException if gcc exists but fails on the source (a harness bug, not a
+     *     skip)
      */
     static synchronized String unavailableReason() {
         if (binary == null && unavailable == null) {
@@ -55,9 +55,9 @@ final class HostKernel {
 
     /**
      * Returns whether the host restricts O_CREAT opens of other users' files in sticky
-     * world-writable directories, even for root ({@code fs.protected_regular} or
-     * {@code fs.protected_fifos} non-zero, {@code may_create_in_sticky}). SeqVFS does not
-     * model these sysctls, so then the generators never give a file to a user other than root.
+     * world-writable directories, even for root ({@code fs.protected_regular} or {@code
+     * fs.protected_fifos} non-zero, {@code may_create_in_sticky}). SeqVFS does not model these
+     * sysctls, so then the generators never give a file to a user other than root.
      */
     static boolean protectsStickyFiles() {
         for (String knob : new String[] {"protected_regular", "protected_fifos"}) {
@@ -84,8 +84,10 @@ final class HostKernel {
     private static Path compile() throws IOException, InterruptedException, Unavailable {
         Object uid = Files.getAttribute(Path.of("/proc/self"), "unix:uid");
         if (!Integer.valueOf(0).equals(uid)) {
-            throw new Unavailable("the differential test needs root (chroot into the sandbox, root's semantics);"
-                    + " running as uid " + uid);
+            throw new Unavailable(
+                    "the differential test needs root (chroot into the sandbox, root's semantics);"
+                            + " running as uid "
+                            + uid);
         }
         if (!Files.isDirectory(SHM) || !"tmpfs".equals(Files.getFileStore(SHM).type())) {
             throw new Unavailable("the differential test needs a tmpfs at " + SHM);
@@ -103,11 +105,24 @@ final class HostKernel {
         }
         Process gcc;
         try {
-            gcc = new ProcessBuilder(List.of("gcc", "-O2", "-Wall", "-o", out.toString(), src.toString()))
-                    .redirectErrorStream(true).start();
+            gcc =
+                    new ProcessBuilder(
+                                    List.of(
+                                            "gcc",
+                                            "-O2",
+                                            "-Wall",
+                                            "-o",
+                                            out.toString(),
+                                            src.toString()))
+                            .redirectErrorStream(true)
+                            .start();
         } catch (IOException e) {
-            throw new Unavailable("gcc not found: the differential test compiles " + src + " at test time ("
-                    + e.getMessage() + ")");
+            throw new Unavailable(
+                    "gcc not found: the differential test compiles "
+                            + src
+                            + " at test time ("
+                            + e.getMessage()
+                            + ")");
         }
         String log = new String(gcc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!gcc.waitFor(60, TimeUnit.SECONDS) || gcc.exitValue() != 0) {

@@ -9,9 +9,9 @@ import net.jqwik.api.lifecycle.PropertyLifecycleContext;
 import net.jqwik.api.lifecycle.SkipExecutionHook;
 
 /**
- * jqwik hooks of the differential classes: skip them, with the reason, where the host
- * cannot take part (no gcc, not root, no tmpfs at /dev/shm); and let
- * {@code -Dseqvfs.diff.tries=N} override a property's number of tries.
+ * jqwik hooks of the differential classes: skip them, with the reason, where the host cannot take
+ * part (no gcc, not root, no tmpfs at /dev/shm); and let {@code -Dseqvfs.diff.tries=N} override a
+ * property's number of tries.
  */
 public final class HostKernelHooks implements SkipExecutionHook, AroundPropertyHook {
     /** The system property that overrides the tries of the differential properties. */
@@ -34,7 +34,8 @@ public final class HostKernelHooks implements SkipExecutionHook, AroundPropertyH
     }
 
     @Override
-    public PropertyExecutionResult aroundProperty(PropertyLifecycleContext context, PropertyExecutor property) {
+    public PropertyExecutionResult aroundProperty(
+            PropertyLifecycleContext context, PropertyExecutor property) {
         String tries = System.getProperty(TRIES_PROPERTY);
         boolean isProperty = context.attributes().tries().orElse(2) > 1;
         if (isProperty && tries != null && !tries.isBlank()) {

@@ -26,28 +26,37 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * The host kernel's side: a fresh sandbox directory on {@code /dev/shm} and a
- * {@code hostops} child process chrooted into it, which makes each call with the real
- * system call (see {@code src/test/c/hostops.c} for the line protocol). The final tree is
- * read from outside the chroot with {@code java.nio}'s {@code unix:} attributes.
+ * The host kernel's side: a fresh sandbox directory on {@code /dev/shm} and a {@code hostops} child
+ * process chrooted into it, which makes each call with the real system call (see {@code
+ * src/test/c/hostops.c} for the line protocol). The final tree is read from outside the chroot with
+ * {@code java.nio}'s {@code unix:} attributes.
  *
- * <p>A watchdog kills the child if one call takes more than {@link #CALL_TIMEOUT_SECONDS}
- * (a call that blocks is a harness bug: the server must never open a FIFO).
+ * <p>A watchdog kills the child if one call takes more than {@link #CALL_TIMEOUT_SECONDS} (a call
+ * that blocks is a harness bug: the server must never open a FIFO).
  */
 final class HostSide implements Side {
     static final int CALL_TIMEOUT_SECONDS = 10;
-    private static final ScheduledExecutorService WATCHDOG = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "hostops-watchdog");
-        t.setDaemon(true);
-        return t;
-    });
+    private static final ScheduledExecutorService WATCHDOG =
+            Executors.newSingleThreadScheduledExecutor(
+                    r -> {
+                        Thread t = new Thread(r, "hostops-watchdog");
+                        t.setDaemon(true);
+                        return t;
+                    });
     private static final HexFormat HEX = HexFormat.of();
-    /** Sandboxes not yet removed; a shutdown hook removes them if the JVM exits mid-try (a shrinking timeout). */
+
+    /**
+     * Sandboxes not yet removed; a shutdown hook removes them if the JVM exits mid-try (a shrinking
+     * timeout).
+     */
     private static final Set<Path> LIVE = ConcurrentHashMap.newKeySet();
 
     static {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> LIVE.forEach(HostSide::deleteQuietly),
-                "hostops-sandbox-cleanup"));
+        Runtime.getRuntime()
+                .addShutdownHook(
+                        new Thread(
+                                () -> LIVE.forEach(HostSide::deleteQuietly),
+                                "hostops-sandbox-cleanup"));
     }
 
     private final Path sandbox;
@@ -62,8 +71,8 @@ final class HostSide implements Side {
     }
 
     /**
-     * A server chrooted into {@code sandbox}, an empty directory the caller made and removes
-     * (a tmpfs it mounted there, see {@link HostTmpfs}); {@link #close} leaves it in place.
+     * A server chrooted into {@code sandbox}, an empty directory the caller made and removes (a
+     * tmpfs it mounted there, see {@link HostTmpfs}); {@link #close} leaves it in place.
      */
     HostSide(Path sandbox) {
         this(sandbox, false);
@@ -83,13 +92,17 @@ final class HostSide implements Side {
         this.sandbox = sandbox;
         this.ownsSandbox = ownsSandbox;
         try {
-            proc = new ProcessBuilder(HostKernel.binary().toString(), sandbox.toString())
-                    .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            proc =
+                    new ProcessBuilder(HostKernel.binary().toString(), sandbox.toString())
+                            .redirectError(ProcessBuilder.Redirect.DISCARD)
+                            .start();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
         toServer = new OutputStreamWriter(proc.getOutputStream(), StandardCharsets.US_ASCII);
-        fromServer = new BufferedReader(new InputStreamReader(proc.getInputStream(), StandardCharsets.US_ASCII));
+        fromServer =
+                new BufferedReader(
+                        new InputStreamReader(proc.getInputStream(), StandardCharsets.US_ASCII));
         String ready = readLine("startup");
         if (!"READY".equals(ready)) {
             close();
@@ -126,8 +139,13 @@ final class HostSide implements Side {
         switch (op.kind()) {
             case STAT:
             case FSTAT:
-                return out.stat(Integer.parseInt(f[1]), Long.parseLong(f[2]), Integer.parseInt(f[3]),
-                        Integer.parseInt(f[4]), Long.parseLong(f[5]), Long.parseUnsignedLong(f[6]));
+                return out.stat(
+                        Integer.parseInt(f[1]),
+                        Long.parseLong(f[2]),
+                        Integer.parseInt(f[3]),
+                        Integer.parseInt(f[4]),
+                        Long.parseLong(f[5]),
+                        Long.parseUnsignedLong(f[6]));
             case READLINK:
             case GETCWD:
                 return Outcomes.string(unhex(f[1]));
@@ -135,8 +153,11 @@ final class HostSide implements Side {
                 List<Outcomes.Dirent> entries = new ArrayList<>();
                 int n = Integer.parseInt(f[1]);
                 for (int i = 0; i < n; i++) {
-                    entries.add(new Outcomes.Dirent(unhex(f[2 + 3 * i]), Integer.parseInt(f[3 + 3 * i]),
-                            Long.parseUnsignedLong(f[4 + 3 * i])));
+                    entries.add(
+                            new Outcomes.Dirent(
+                                    unhex(f[2 + 3 * i]),
+                                    Integer.parseInt(f[3 + 3 * i]),
+                                    Long.parseUnsignedLong(f[4 + 3 * i])));
                 }
                 return out.listing(entries);
             case OPEN:
@@ -167,7 +188,10 @@ final class HostSide implements Side {
         return reply;
     }
 
-    /** Encodes a path argument for {@link #call}: {@code "s"} + hex of its UTF-8 bytes, {@code "n"} for null. */
+    /**
+     * Encodes a path argument for {@link #call}: {@code "s"} + hex of its UTF-8 bytes, {@code "n"}
+     * for null.
+     */
     static String arg(String path) {
         return s(path);
     }
@@ -237,12 +261,16 @@ final class HostSide implements Side {
     }
 
     private String readLine(String what) {
-        ScheduledFuture<?> kill = WATCHDOG.schedule(proc::destroyForcibly, CALL_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        ScheduledFuture<?> kill =
+                WATCHDOG.schedule(proc::destroyForcibly, CALL_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         try {
             String l = fromServer.readLine();
             if (l == null) {
-                throw new IllegalStateException("hostops died or hung (killed after " + CALL_TIMEOUT_SECONDS
-                        + " s) on " + what);
+                throw new IllegalStateException(
+                        "hostops died or hung (killed after "
+                                + CALL_TIMEOUT_SECONDS
+                                + " s) on "
+                                + what);
             }
             return l;
         } catch (IOException e) {
@@ -263,12 +291,23 @@ final class HostSide implements Side {
         return lines;
     }
 
-    private static void walk(Path p, String name, Outcomes ids, List<String> lines) throws IOException {
-        Map<String, Object> a = Files.readAttributes(p, "unix:mode,nlink,uid,gid,size,ino", LinkOption.NOFOLLOW_LINKS);
+    private static void walk(Path p, String name, Outcomes ids, List<String> lines)
+            throws IOException {
+        Map<String, Object> a =
+                Files.readAttributes(
+                        p, "unix:mode,nlink,uid,gid,size,ino", LinkOption.NOFOLLOW_LINKS);
         int mode = (Integer) a.get("mode");
         String target = Files.isSymbolicLink(p) ? Files.readSymbolicLink(p).toString() : null;
-        lines.add(Outcomes.treeLine(name, mode, ((Number) a.get("nlink")).longValue(), (Integer) a.get("uid"),
-                (Integer) a.get("gid"), (Long) a.get("size"), target, ids.inode((Long) a.get("ino"))));
+        lines.add(
+                Outcomes.treeLine(
+                        name,
+                        mode,
+                        ((Number) a.get("nlink")).longValue(),
+                        (Integer) a.get("uid"),
+                        (Integer) a.get("gid"),
+                        (Long) a.get("size"),
+                        target,
+                        ids.inode((Long) a.get("ino"))));
         if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
             List<String> names = new ArrayList<>();
             try (Stream<Path> s = Files.list(p)) {
@@ -318,25 +357,30 @@ final class HostSide implements Side {
 
     private static void deleteTree(Path root) {
         try {
-            Files.walkFileTree(root, new SimpleFileVisitor<>() {
-                @Override
-                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                    Files.delete(file);
-                    return FileVisitResult.CONTINUE;
-                }
+            Files.walkFileTree(
+                    root,
+                    new SimpleFileVisitor<>() {
+                        @Override
+                        public FileVisitResult visitFile(Path file, BasicFileAttributes attrs)
+                                throws IOException {
+                            Files.delete(file);
+                            return FileVisitResult.CONTINUE;
+                        }
 
-                @Override
-                public FileVisitResult visitFileFailed(Path file, IOException exc) throws IOException {
-                    Files.deleteIfExists(file);
-                    return FileVisitResult.CONTINUE;
-                }
+                        @Override
+                        public FileVisitResult visitFileFailed(Path file, IOException exc)
+                                throws IOException {
+                            Files.deleteIfExists(file);
+                            return FileVisitResult.CONTINUE;
+                        }
 
-                @Override
-                public FileVisitResult postVisitDirectory(Path dir, IOException exc) throws IOException {
-                    Files.delete(dir);
-                    return FileVisitResult.CONTINUE;
-                }
-            });
+                        @Override
+                        public FileVisitResult postVisitDirectory(Path dir, IOException exc)
+                                throws IOException {
+                            Files.delete(dir);
+                            return FileVisitResult.CONTINUE;
+                        }
+                    });
         } catch (IOException e) {
             throw new UncheckedIOException("cannot remove sandbox " + root, e);
         }

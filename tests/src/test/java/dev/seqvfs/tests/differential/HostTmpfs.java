@@ -11,18 +11,21 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A tmpfs mounted on the host for one test ({@code mount -t tmpfs -o OPTIONS none DIR},
- * {@code DIR} a fresh directory under {@code /dev/shm}), to run a {@link HostSide} in it:
- * the sandbox's root is then that tmpfs's root, with its own size limit and its own
- * read-only flag. {@link #close} unmounts it (lazily if something still holds it) and
- * removes the directory; a shutdown hook does the same for mounts a dying JVM left.
+ * A tmpfs mounted on the host for one test ({@code mount -t tmpfs -o OPTIONS none DIR}, {@code DIR}
+ * a fresh directory under {@code /dev/shm}), to run a {@link HostSide} in it: the sandbox's root is
+ * then that tmpfs's root, with its own size limit and its own read-only flag. {@link #close}
+ * unmounts it (lazily if something still holds it) and removes the directory; a shutdown hook does
+ * the same for mounts a dying JVM left.
  */
 final class HostTmpfs implements AutoCloseable {
     private static final Set<Path> LIVE = ConcurrentHashMap.newKeySet();
 
     static {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> LIVE.forEach(HostTmpfs::unmountQuietly),
-                "host-tmpfs-cleanup"));
+        Runtime.getRuntime()
+                .addShutdownHook(
+                        new Thread(
+                                () -> LIVE.forEach(HostTmpfs::unmountQuietly),
+                                "host-tmpfs-cleanup"));
     }
 
     private final Path dir;
@@ -94,12 +97,15 @@ final class HostTmpfs implements AutoCloseable {
     private static String run(List<String> cmd) {
         try {
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            String out =
+                    new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
             if (!p.waitFor(30, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 return String.join(" ", cmd) + ": timed out";
             }
-            return p.exitValue() == 0 ? null : String.join(" ", cmd) + ": exit " + p.exitValue() + " " + out;
+            return p.exitValue() == 0
+                    ? null
+                    : String.join(" ", cmd) + ": exit " + p.exitValue() + " " + out;
         } catch (IOException e) {
             return String.join(" ", cmd) + ": " + e.getMessage();
         } catch (InterruptedException e) {

@@ -10,12 +10,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One namespace call of a differential sequence, with its arguments as the C caller
- * passes them (paths as strings, descriptors and flags as Linux numbers).
+ * One namespace call of a differential sequence, with its arguments as the C caller passes them
+ * (paths as strings, descriptors and flags as Linux numbers).
  *
- * <p>{@link #toString()} prints the call as Java source using the static factories below
- * (for example {@code renameat2(AT_FDCWD, "a/", 3, "b", RENAME_NOREPLACE)}), so that a
- * shrunk failing sequence can be pasted into {@link DifferentialRegressionTest} as it is.
+ * <p>{@link #toString()} prints the call as Java source using the static factories below (for
+ * example {@code renameat2(AT_FDCWD, "a/", 3, "b", RENAME_NOREPLACE)}), so that a shrunk failing
+ * sequence can be pasted into {@link DifferentialRegressionTest} as it is.
  *
  * @param kind which call
  * @param fd the (first) descriptor argument: dirfd, or the fd of close/fstat/getdents/fchdir
@@ -30,18 +30,40 @@ public record Op(Kind kind, int fd, String path, int fd2, String path2, int flag
 
     /** The calls the differential test makes. */
     public enum Kind {
-        MKDIR, MKNOD, SYMLINK, LINK, UNLINK, RENAME, READLINK, STAT, OPEN, CLOSE, FSTAT, GETDENTS,
-        CHMOD, CHOWN, UTIMENS, ACCESS, CHDIR, FCHDIR, GETCWD, UMASK
+        MKDIR,
+        MKNOD,
+        SYMLINK,
+        LINK,
+        UNLINK,
+        RENAME,
+        READLINK,
+        STAT,
+        OPEN,
+        CLOSE,
+        FSTAT,
+        GETDENTS,
+        CHMOD,
+        CHOWN,
+        UTIMENS,
+        ACCESS,
+        CHDIR,
+        FCHDIR,
+        GETCWD,
+        UMASK
     }
 
     /** {@code utimensat} times: {@code NULL} (both now). */
     public static final int TIMES_NULL = 0;
+
     /** {@code utimensat} times: both {@code UTIME_OMIT}. */
     public static final int TIMES_OMIT = 1;
+
     /** {@code utimensat} times: both {@code UTIME_NOW}. */
     public static final int TIMES_NOW = 2;
+
     /** {@code utimensat} times: explicit, atime 1 s and mtime 2 s after the epoch. */
     public static final int TIMES_EXPLICIT = 3;
+
     /** {@code utimensat} times: {@code tv_nsec} of 10^9, which is {@code EINVAL}. */
     public static final int TIMES_BAD_NSEC = 4;
 
@@ -95,7 +117,8 @@ public record Op(Kind kind, int fd, String path, int fd2, String path2, int flag
         return renameat2(AT_FDCWD, oldpath, AT_FDCWD, newpath, 0);
     }
 
-    public static Op renameat2(int olddirfd, String oldpath, int newdirfd, String newpath, int flags) {
+    public static Op renameat2(
+            int olddirfd, String oldpath, int newdirfd, String newpath, int flags) {
         return new Op(Kind.RENAME, olddirfd, oldpath, newdirfd, newpath, flags, 0, 0);
     }
 
@@ -194,7 +217,13 @@ public record Op(Kind kind, int fd, String path, int fd2, String path2, int flag
     /** Returns whether the call's descriptor argument is a dirfd ({@code AT_FDCWD} allowed). */
     boolean usesDirfd() {
         switch (kind) {
-            case CLOSE: case FSTAT: case GETDENTS: case FCHDIR: case CHDIR: case GETCWD: case UMASK:
+            case CLOSE:
+            case FSTAT:
+            case GETDENTS:
+            case FCHDIR:
+            case CHDIR:
+            case GETCWD:
+            case UMASK:
                 return false;
             default:
                 return true;
@@ -216,15 +245,19 @@ public record Op(Kind kind, int fd, String path, int fd2, String path2, int flag
             case SYMLINK:
                 return cwd ? call("symlink", p2, p) : call("symlinkat", p2, d, p);
             case LINK:
-                return cwd && fd2 == AT_FDCWD && flags == 0 ? call("link", p, p2)
+                return cwd && fd2 == AT_FDCWD && flags == 0
+                        ? call("link", p, p2)
                         : call("linkat", d, p, d2, p2, atFlags(flags));
             case UNLINK:
                 if (cwd && flags == 0) {
                     return call("unlink", p);
                 }
-                return cwd && flags == AT_REMOVEDIR ? call("rmdir", p) : call("unlinkat", d, p, atFlags(flags));
+                return cwd && flags == AT_REMOVEDIR
+                        ? call("rmdir", p)
+                        : call("unlinkat", d, p, atFlags(flags));
             case RENAME:
-                return cwd && fd2 == AT_FDCWD && flags == 0 ? call("rename", p, p2)
+                return cwd && fd2 == AT_FDCWD && flags == 0
+                        ? call("rename", p, p2)
                         : call("renameat2", d, p, d2, p2, renameFlags(flags));
             case READLINK:
                 return cwd ? call("readlink", p) : call("readlinkat", d, p);
@@ -232,9 +265,13 @@ public record Op(Kind kind, int fd, String path, int fd2, String path2, int flag
                 if (cwd && flags == 0) {
                     return call("stat", p);
                 }
-                return cwd && flags == AT_SYMLINK_NOFOLLOW ? call("lstat", p) : call("fstatat", d, p, atFlags(flags));
+                return cwd && flags == AT_SYMLINK_NOFOLLOW
+                        ? call("lstat", p)
+                        : call("fstatat", d, p, atFlags(flags));
             case OPEN:
-                return cwd ? call("open", p, openFlags(flags), oct(a)) : call("openat", d, p, openFlags(flags), oct(a));
+                return cwd
+                        ? call("open", p, openFlags(flags), oct(a))
+                        : call("openat", d, p, openFlags(flags), oct(a));
             case CLOSE:
                 return call("close", Integer.toString(fd));
             case FSTAT:
@@ -242,17 +279,27 @@ public record Op(Kind kind, int fd, String path, int fd2, String path2, int flag
             case GETDENTS:
                 return call("getdents", Integer.toString(fd));
             case CHMOD:
-                return cwd && flags == 0 ? call("chmod", p, oct(a)) : call("fchmodat", d, p, oct(a), atFlags(flags));
+                return cwd && flags == 0
+                        ? call("chmod", p, oct(a))
+                        : call("fchmodat", d, p, oct(a), atFlags(flags));
             case CHOWN:
                 if (cwd && flags == 0) {
                     return call("chown", p, Integer.toString(a), Integer.toString(b));
                 }
-                return cwd && flags == AT_SYMLINK_NOFOLLOW ? call("lchown", p, Integer.toString(a), Integer.toString(b))
-                        : call("fchownat", d, p, Integer.toString(a), Integer.toString(b), atFlags(flags));
+                return cwd && flags == AT_SYMLINK_NOFOLLOW
+                        ? call("lchown", p, Integer.toString(a), Integer.toString(b))
+                        : call(
+                                "fchownat",
+                                d,
+                                p,
+                                Integer.toString(a),
+                                Integer.toString(b),
+                                atFlags(flags));
             case UTIMENS:
                 return call("utimensat", d, p, timesName(a), atFlags(flags));
             case ACCESS:
-                return cwd && flags == 0 ? call("access", p, accessMode(a))
+                return cwd && flags == 0
+                        ? call("access", p, accessMode(a))
                         : call("faccessat", d, p, accessMode(a), atFlags(flags));
             case CHDIR:
                 return call("chdir", p);
@@ -282,12 +329,22 @@ public record Op(Kind kind, int fd, String path, int fd2, String path2, int flag
     private static String nodeMode(int mode) {
         String type;
         switch (mode & Mode.S_IFMT) {
-            case 0: return oct(mode);
-            case Mode.S_IFREG: type = "S_IFREG"; break;
-            case Mode.S_IFIFO: type = "S_IFIFO"; break;
-            case Mode.S_IFSOCK: type = "S_IFSOCK"; break;
-            case Mode.S_IFDIR: type = "S_IFDIR"; break;
-            default: return oct(mode);
+            case 0:
+                return oct(mode);
+            case Mode.S_IFREG:
+                type = "S_IFREG";
+                break;
+            case Mode.S_IFIFO:
+                type = "S_IFIFO";
+                break;
+            case Mode.S_IFSOCK:
+                type = "S_IFSOCK";
+                break;
+            case Mode.S_IFDIR:
+                type = "S_IFDIR";
+                break;
+            default:
+                return oct(mode);
         }
         return type + " | " + oct(mode & Mode.PERMISSION_MASK);
     }
@@ -308,29 +365,68 @@ public record Op(Kind kind, int fd, String path, int fd2, String path2, int flag
     }
 
     private static String atFlags(int flags) {
-        return flagNames(flags,
-                new int[] {AT_SYMLINK_NOFOLLOW, AT_REMOVEDIR, OpenFlags.AT_SYMLINK_FOLLOW, OpenFlags.AT_EMPTY_PATH},
-                new String[] {"AT_SYMLINK_NOFOLLOW", "AT_REMOVEDIR", "AT_SYMLINK_FOLLOW", "AT_EMPTY_PATH"}, "0");
+        return flagNames(
+                flags,
+                new int[] {
+                    AT_SYMLINK_NOFOLLOW,
+                    AT_REMOVEDIR,
+                    OpenFlags.AT_SYMLINK_FOLLOW,
+                    OpenFlags.AT_EMPTY_PATH
+                },
+                new String[] {
+                    "AT_SYMLINK_NOFOLLOW", "AT_REMOVEDIR", "AT_SYMLINK_FOLLOW", "AT_EMPTY_PATH"
+                },
+                "0");
     }
 
     private static String renameFlags(int flags) {
-        return flagNames(flags, new int[] {OpenFlags.RENAME_NOREPLACE, OpenFlags.RENAME_EXCHANGE},
-                new String[] {"RENAME_NOREPLACE", "RENAME_EXCHANGE"}, "0");
+        return flagNames(
+                flags,
+                new int[] {OpenFlags.RENAME_NOREPLACE, OpenFlags.RENAME_EXCHANGE},
+                new String[] {"RENAME_NOREPLACE", "RENAME_EXCHANGE"},
+                "0");
     }
 
     static String openFlags(int flags) {
         String acc;
         switch (flags & OpenFlags.O_ACCMODE) {
-            case OpenFlags.O_RDONLY: acc = "O_RDONLY"; break;
-            case OpenFlags.O_WRONLY: acc = "O_WRONLY"; break;
-            case OpenFlags.O_RDWR: acc = "O_RDWR"; break;
-            default: acc = "O_ACCMODE"; break;
+            case OpenFlags.O_RDONLY:
+                acc = "O_RDONLY";
+                break;
+            case OpenFlags.O_WRONLY:
+                acc = "O_WRONLY";
+                break;
+            case OpenFlags.O_RDWR:
+                acc = "O_RDWR";
+                break;
+            default:
+                acc = "O_ACCMODE";
+                break;
         }
-        String rest = flagNames(flags & ~OpenFlags.O_ACCMODE,
-                new int[] {OpenFlags.O_CREAT, OpenFlags.O_EXCL, OpenFlags.O_TRUNC, OpenFlags.O_APPEND,
-                    OpenFlags.O_DIRECTORY, OpenFlags.O_NOFOLLOW, OpenFlags.O_PATH, OpenFlags.O_CLOEXEC},
-                new String[] {"O_CREAT", "O_EXCL", "O_TRUNC", "O_APPEND", "O_DIRECTORY", "O_NOFOLLOW", "O_PATH",
-                    "O_CLOEXEC"}, null);
+        String rest =
+                flagNames(
+                        flags & ~OpenFlags.O_ACCMODE,
+                        new int[] {
+                            OpenFlags.O_CREAT,
+                            OpenFlags.O_EXCL,
+                            OpenFlags.O_TRUNC,
+                            OpenFlags.O_APPEND,
+                            OpenFlags.O_DIRECTORY,
+                            OpenFlags.O_NOFOLLOW,
+                            OpenFlags.O_PATH,
+                            OpenFlags.O_CLOEXEC
+                        },
+                        new String[] {
+                            "O_CREAT",
+                            "O_EXCL",
+                            "O_TRUNC",
+                            "O_APPEND",
+                            "O_DIRECTORY",
+                            "O_NOFOLLOW",
+                            "O_PATH",
+                            "O_CLOEXEC"
+                        },
+                        null);
         return rest == null ? acc : acc + " | " + rest;
     }
 
@@ -338,24 +434,33 @@ public record Op(Kind kind, int fd, String path, int fd2, String path2, int flag
         if (mode == Mode.F_OK) {
             return "F_OK";
         }
-        return flagNames(mode, new int[] {Mode.R_OK, Mode.W_OK, Mode.X_OK}, new String[] {"R_OK", "W_OK", "X_OK"},
+        return flagNames(
+                mode,
+                new int[] {Mode.R_OK, Mode.W_OK, Mode.X_OK},
+                new String[] {"R_OK", "W_OK", "X_OK"},
                 "F_OK");
     }
 
     private static String timesName(int v) {
         switch (v) {
-            case TIMES_NULL: return "TIMES_NULL";
-            case TIMES_OMIT: return "TIMES_OMIT";
-            case TIMES_NOW: return "TIMES_NOW";
-            case TIMES_EXPLICIT: return "TIMES_EXPLICIT";
-            case TIMES_BAD_NSEC: return "TIMES_BAD_NSEC";
-            default: return Integer.toString(v);
+            case TIMES_NULL:
+                return "TIMES_NULL";
+            case TIMES_OMIT:
+                return "TIMES_OMIT";
+            case TIMES_NOW:
+                return "TIMES_NOW";
+            case TIMES_EXPLICIT:
+                return "TIMES_EXPLICIT";
+            case TIMES_BAD_NSEC:
+                return "TIMES_BAD_NSEC";
+            default:
+                return Integer.toString(v);
         }
     }
 
     /**
-     * Quotes a string as a Java literal; runs of 16 or more of one character, or of
-     * {@code "./"}, print as {@code "x".repeat(n)} so that long names stay readable.
+     * Quotes a string as a Java literal; runs of 16 or more of one character, or of {@code "./"},
+     * print as {@code "x".repeat(n)} so that long names stay readable.
      */
     static String q(String s) {
         if (s == null) {

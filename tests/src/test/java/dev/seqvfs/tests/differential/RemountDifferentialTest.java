@@ -12,14 +12,13 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code mount -o remount,ro} of a tmpfs with files open, against the host: a real tmpfs
- * ({@code size=64k}) mounted for the test under {@code /dev/shm} is the sandbox's root, and
- * {@code hostops} remounts it with {@code mount(2)}; SeqVFS remounts its root tmpfs. Linux's
- * {@code sb_prepare_remount_readonly} refuses with {@code EBUSY} while a file is open for
- * writing (and while a removed file is still open, {@code s_remove_count}); the failed
- * remount changes nothing (the descriptor still writes, the statfs flags stay rw), and once
- * the last writer closes the remount succeeds. Skipped where the host cannot take part (not
- * root, no gcc, no mount(8)).
+ * {@code mount -o remount,ro} of a tmpfs with files open, against the host: a real tmpfs ({@code
+ * size=64k}) mounted for the test under {@code /dev/shm} is the sandbox's root, and {@code hostops}
+ * remounts it with {@code mount(2)}; SeqVFS remounts its root tmpfs. Linux's {@code
+ * sb_prepare_remount_readonly} refuses with {@code EBUSY} while a file is open for writing (and
+ * while a removed file is still open, {@code s_remove_count}); the failed remount changes nothing
+ * (the descriptor still writes, the statfs flags stay rw), and once the last writer closes the
+ * remount succeeds. Skipped where the host cannot take part (not root, no gcc, no mount(8)).
  */
 class RemountDifferentialTest {
     @Test
@@ -27,7 +26,7 @@ class RemountDifferentialTest {
         String why = HostTmpfs.unavailableReason();
         Assumptions.assumeTrue(why == null, why);
         try (DataSide.Host host = new DataSide.Host("size=64k");
-             DataSide.Vfs vfs = new DataSide.Vfs("size=64k")) {
+                DataSide.Vfs vfs = new DataSide.Vfs("size=64k")) {
             DataDiff d = new DataDiff(host, vfs);
             d.step("open(f, O_CREAT|O_WRONLY)", s -> s.open("f", O_CREAT | O_WRONLY, 0644));
             d.step("remount ro (f open O_WRONLY)", s -> s.remount(true));

@@ -14,7 +14,8 @@ import java.util.List;
 /** SeqVFS's side: a fresh instance with one root task, umask 022, working directory "/". */
 final class VfsSide implements Side {
     // An empty root, like the host sandbox: no /proc.
-    private final SeqVfs vfs = SeqVfs.create(com.typesafe.config.ConfigFactory.parseString("seqvfs.proc.mount = off"));
+    private final SeqVfs vfs =
+            SeqVfs.create(com.typesafe.config.ConfigFactory.parseString("seqvfs.proc.mount = off"));
     private final VfsTask task = vfs.newTask(Credentials.ROOT);
     private final Outcomes out = new Outcomes();
 
@@ -124,7 +125,9 @@ final class VfsSide implements Side {
             case Op.TIMES_EXPLICIT:
                 return new Timespec[] {new Timespec(1, 0), new Timespec(2, 0)};
             default:
-                return new Timespec[] {new Timespec(0, 1_000_000_000L), new Timespec(0, 1_000_000_000L)};
+                return new Timespec[] {
+                    new Timespec(0, 1_000_000_000L), new Timespec(0, 1_000_000_000L)
+                };
         }
     }
 
@@ -138,7 +141,16 @@ final class VfsSide implements Side {
     private void walk(String path, Outcomes ids, List<String> lines) {
         Stat s = task.lstat(path);
         String target = s.isSymlink() ? task.readlink(path) : null;
-        lines.add(Outcomes.treeLine(path, s.mode(), s.nlink(), s.uid(), s.gid(), s.size(), target, ids.inode(s.ino())));
+        lines.add(
+                Outcomes.treeLine(
+                        path,
+                        s.mode(),
+                        s.nlink(),
+                        s.uid(),
+                        s.gid(),
+                        s.size(),
+                        target,
+                        ids.inode(s.ino())));
         if (s.isDirectory()) {
             List<String> names = new ArrayList<>();
             for (DirEntry e : task.readdir(path)) {

@@ -7,17 +7,16 @@ import dev.seqvfs.protocol.OpenFlags;
 import java.nio.charset.StandardCharsets;
 
 /**
- * An embedder that forgets {@link SeqVfs#close()}: it creates an instance, makes a few calls
- * of each kind (a namespace write, a file written through a descriptor, a pipe), prints
- * {@link #MARKER} and returns from {@code main}. Run by {@link ForgottenCloseTest} in a child
- * JVM, which must then exit on its own.
+ * An embedder that forgets {@link SeqVfs#close()}: it creates an instance, makes a few calls of
+ * each kind (a namespace write, a file written through a descriptor, a pipe), prints {@link
+ * #MARKER} and returns from {@code main}. Run by {@link ForgottenCloseTest} in a child JVM, which
+ * must then exit on its own.
  */
 public final class ForgetCloseMain {
     /** The line printed just before {@code main} returns. */
     public static final String MARKER = "main returns";
 
-    private ForgetCloseMain() {
-    }
+    private ForgetCloseMain() {}
 
     /** Uses an instance and returns without closing it. */
     public static void main(String[] args) {

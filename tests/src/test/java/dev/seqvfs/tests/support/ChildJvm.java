@@ -18,10 +18,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Runs a {@code main} in a fresh JVM, as an embedding application would: the same
- * {@code java} binary, a classpath of the caller's choice, standard output and error
- * captured. For what only a whole JVM shows: whether it exits once {@code main} returns,
- * what logging prints at start-up.
+ * Runs a {@code main} in a fresh JVM, as an embedding application would: the same {@code java}
+ * binary, a classpath of the caller's choice, standard output and error captured. For what only a
+ * whole JVM shows: whether it exits once {@code main} returns, what logging prints at start-up.
  *
  * <p>Thread-safe: every call has its own child.
  */
@@ -29,25 +28,27 @@ public final class ChildJvm {
     /**
      * A finished (or killed) child.
      *
-     * @param exited      whether it exited on its own in time (else it was killed)
-     * @param status      its exit status, or -1 if killed
-     * @param stdout      what it printed on standard output
-     * @param stderr      what it printed on standard error
-     * @param exitMillis  milliseconds from its marker line to its exit (or to the kill); -1 without a marker
+     * @param exited whether it exited on its own in time (else it was killed)
+     * @param status its exit status, or -1 if killed
+     * @param stdout what it printed on standard output
+     * @param stderr what it printed on standard error
+     * @param exitMillis milliseconds from its marker line to its exit (or to the kill); -1 without
+     *     a marker
      */
-    public record Result(boolean exited, int status, String stdout, String stderr, long exitMillis) {
-    }
+    public record Result(
+            boolean exited, int status, String stdout, String stderr, long exitMillis) {}
 
-    private ChildJvm() {
-    }
+    private ChildJvm() {}
 
     /**
-     * Returns the classpath of this test JVM, entry by entry: Surefire's
-     * {@code surefire.test.class.path} when set (its booter jar then stands in for
-     * {@code java.class.path}), else {@code java.class.path}.
+     * Returns the classpath of this test JVM, entry by entry: Surefire's {@code
+     * surefire.test.class.path} when set (its booter jar then stands in for {@code
+     * java.class.path}), else {@code java.class.path}.
      */
     public static List<String> testClasspath() {
-        String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        String cp =
+                System.getProperty(
+                        "surefire.test.class.path", System.getProperty("java.class.path"));
         List<String> out = new ArrayList<>();
         for (String e : cp.split(File.pathSeparator, -1)) {
             if (!e.isBlank()) {
@@ -58,9 +59,9 @@ public final class ChildJvm {
     }
 
     /**
-     * Copies the class file of {@code main} (a top-level class without nested classes) under
-     * {@code dir}, so that a child can run it without the rest of the test classes (and
-     * their resources) on its classpath.
+     * Copies the class file of {@code main} (a top-level class without nested classes) under {@code
+     * dir}, so that a child can run it without the rest of the test classes (and their resources)
+     * on its classpath.
      */
     public static void copyClass(Class<?> main, Path dir) {
         String rel = main.getName().replace('.', '/') + ".class";
@@ -77,25 +78,33 @@ public final class ChildJvm {
     }
 
     /**
-     * Runs {@code main} with {@code classpath} and waits for it. The child is expected to
-     * print {@code marker} as a line on standard output when its {@code main} is about to
-     * return; from then on it may run at most {@code exitMillis} before it is killed and
-     * reported as not exited. Before the marker it gets two minutes (a JVM's start on a
-     * busy machine is slow; that is not what is measured).
+     * Runs {@code main} with {@code classpath} and waits for it. The child is expected to print
+     * {@code marker} as a line on standard output when its {@code main} is about to return; from
+     * then on it may run at most {@code exitMillis} before it is killed and reported as not exited.
+     * Before the marker it gets two minutes (a JVM's start on a busy machine is slow; that is not
+     * what is measured).
      *
-     * @param classpath  the child's classpath entries
-     * @param main       the class whose {@code main} to run
-     * @param marker     the line that says {@code main} is returning
+     * @param classpath the child's classpath entries
+     * @param main the class whose {@code main} to run
+     * @param marker the line that says {@code main} is returning
      * @param exitMillis how long the child may run after the marker, in milliseconds
-     * @param args       the arguments of {@code main}
+     * @param args the arguments of {@code main}
      * @throws IOException if the child cannot be started
      */
-    @SuppressWarnings("JdkObsolete") // StringBuffer: a pump may still append when its join below times out
-    public static Result run(List<String> classpath, String main, String marker, long exitMillis, String... args)
+    @SuppressWarnings(
+            "JdkObsolete") // StringBuffer: a pump may still append when its join below times out
+    public static Result run(
+            List<String> classpath, String main, String marker, long exitMillis, String... args)
             throws IOException, InterruptedException {
         Path java = Paths.get(System.getProperty("java.home"), "bin", "java");
-        List<String> cmd = new ArrayList<>(List.of(java.toString(), "-Xmx256m",
-                "-cp", String.join(File.pathSeparator, classpath), main));
+        List<String> cmd =
+                new ArrayList<>(
+                        List.of(
+                                java.toString(),
+                                "-Xmx256m",
+                                "-cp",
+                                String.join(File.pathSeparator, classpath),
+                                main));
         cmd.addAll(Arrays.asList(args));
         Process p = new ProcessBuilder(cmd).start();
         p.getOutputStream().close();
@@ -122,28 +131,40 @@ public final class ChildJvm {
         }
         outPump.join(5000);
         errPump.join(5000);
-        return new Result(exited, exited ? p.exitValue() : -1, out.toString(), err.toString(), after);
+        return new Result(
+                exited, exited ? p.exitValue() : -1, out.toString(), err.toString(), after);
     }
 
-    /** Copies {@code in} line by line into {@code to}, completing {@code seen} at the marker line (or the end). */
-    private static Thread pump(InputStream in, StringBuffer to, String marker, CompletableFuture<Long> seen) {
-        Thread t = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = r.readLine()) != null) {
-                    to.append(line).append('\n');
-                    if (seen != null && line.equals(marker)) {
-                        seen.complete(System.nanoTime());
-                    }
-                }
-            } catch (IOException ignored) {
-                // the child was killed
-            } finally {
-                if (seen != null) {
-                    seen.complete(System.nanoTime()); // ended without the marker: time from here
-                }
-            }
-        }, "child-jvm-pump");
+    /**
+     * Copies {@code in} line by line into {@code to}, completing {@code seen} at the marker line
+     * (or the end).
+     */
+    private static Thread pump(
+            InputStream in, StringBuffer to, String marker, CompletableFuture<Long> seen) {
+        Thread t =
+                new Thread(
+                        () -> {
+                            try (BufferedReader r =
+                                    new BufferedReader(
+                                            new InputStreamReader(in, StandardCharsets.UTF_8))) {
+                                String line;
+                                while ((line = r.readLine()) != null) {
+                                    to.append(line).append('\n');
+                                    if (seen != null && line.equals(marker)) {
+                                        seen.complete(System.nanoTime());
+                                    }
+                                }
+                            } catch (IOException ignored) {
+                                // the child was killed
+                            } finally {
+                                if (seen != null) {
+                                    seen.complete(
+                                            System.nanoTime()); // ended without the marker: time
+                                    // from here
+                                }
+                            }
+                        },
+                        "child-jvm-pump");
         t.setDaemon(true);
         t.start();
         return t;

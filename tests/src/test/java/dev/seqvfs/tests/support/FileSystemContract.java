@@ -15,16 +15,15 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * Marks a test class as a contract suite: JUnit runs the whole class (its nested classes
- * included) once per registered file-system type ({@link FileSystemTypes#defaults()}), and
- * every {@link VfsFixture} in it builds instances whose root is a superblock of that type
- * ({@code seqvfs.root.type}). Test names carry the type: {@code [tmpfs]}.
+ * Marks a test class as a contract suite: JUnit runs the whole class (its nested classes included)
+ * once per registered file-system type ({@link FileSystemTypes#defaults()}), and every {@link
+ * VfsFixture} in it builds instances whose root is a superblock of that type ({@code
+ * seqvfs.root.type}). Test names carry the type: {@code [tmpfs]}.
  *
- * <p>Suites that build trees (almost all) run against every type that stores names; a suite
- * that only reads what a type shows sets {@link #virtualTypes()} and also runs against
- * types whose names are computed ({@link FileSystemType#FS_VIRTUAL}, procfs). Adding a type
- * to the contract is registering it in {@link FileSystemTypes#defaults()}; nothing here
- * names a type.
+ * <p>Suites that build trees (almost all) run against every type that stores names; a suite that
+ * only reads what a type shows sets {@link #virtualTypes()} and also runs against types whose names
+ * are computed ({@link FileSystemType#FS_VIRTUAL}, procfs). Adding a type to the contract is
+ * registering it in {@link FileSystemTypes#defaults()}; nothing here names a type.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
@@ -36,12 +35,13 @@ public @interface FileSystemContract {
 
     /** One invocation of the annotated class per applicable registered type. */
     final class Types implements ClassTemplateInvocationContextProvider {
-        static final ExtensionContext.Namespace NS = ExtensionContext.Namespace.create(FileSystemContract.class);
+        static final ExtensionContext.Namespace NS =
+                ExtensionContext.Namespace.create(FileSystemContract.class);
         static final String KEY = "fs-type";
 
         /**
-         * Returns the file-system type the current contract invocation runs against, or
-         * {@code null} outside a contract suite.
+         * Returns the file-system type the current contract invocation runs against, or {@code
+         * null} outside a contract suite.
          */
         public static String typeOf(ExtensionContext context) {
             return context.getStore(NS).get(KEY, String.class);
@@ -53,22 +53,28 @@ public @interface FileSystemContract {
         }
 
         @Override
-        public Stream<ClassTemplateInvocationContext> provideClassTemplateInvocationContexts(ExtensionContext context) {
-            boolean virtual = context.getRequiredTestClass().getAnnotation(FileSystemContract.class).virtualTypes();
+        public Stream<ClassTemplateInvocationContext> provideClassTemplateInvocationContexts(
+                ExtensionContext context) {
+            boolean virtual =
+                    context.getRequiredTestClass()
+                            .getAnnotation(FileSystemContract.class)
+                            .virtualTypes();
             List<FileSystemType> types = FileSystemTypes.defaults().all();
             return types.stream()
                     .filter(t -> virtual || (t.flags() & FileSystemType.FS_VIRTUAL) == 0)
-                    .map(t -> new ClassTemplateInvocationContext() {
-                        @Override
-                        public String getDisplayName(int invocationIndex) {
-                            return "[" + t.name() + "]";
-                        }
+                    .map(
+                            t ->
+                                    new ClassTemplateInvocationContext() {
+                                        @Override
+                                        public String getDisplayName(int invocationIndex) {
+                                            return "[" + t.name() + "]";
+                                        }
 
-                        @Override
-                        public void prepareInvocation(ExtensionContext invocation) {
-                            invocation.getStore(NS).put(KEY, t.name());
-                        }
-                    });
+                                        @Override
+                                        public void prepareInvocation(ExtensionContext invocation) {
+                                            invocation.getStore(NS).put(KEY, t.name());
+                                        }
+                                    });
         }
     }
 }

@@ -14,10 +14,9 @@ import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * A fresh SeqVFS instance per test, with a root task, and the {@link Fsck} invariant
- * check after every test (it fails the test if the tree is inconsistent). Inside a
- * {@link FileSystemContract} suite the instance's root is a superblock of the invocation's
- * file-system type.
+ * A fresh SeqVFS instance per test, with a root task, and the {@link Fsck} invariant check after
+ * every test (it fails the test if the tree is inconsistent). Inside a {@link FileSystemContract}
+ * suite the instance's root is a superblock of the invocation's file-system type.
  *
  * <pre>{@code
  * @RegisterExtension final VfsFixture fs = new VfsFixture();
@@ -35,7 +34,10 @@ public final class VfsFixture implements BeforeEachCallback, AfterEachCallback {
         this(ConfigFactory.empty());
     }
 
-    /** A fixture with {@code overrides} (HOCON) over the defaults, for example {@code seqvfs.tmpfs.max-inodes = 10}. */
+    /**
+     * A fixture with {@code overrides} (HOCON) over the defaults, for example {@code
+     * seqvfs.tmpfs.max-inodes = 10}.
+     */
     public VfsFixture(String overrides) {
         this(ConfigFactory.parseString(overrides));
     }
@@ -60,14 +62,17 @@ public final class VfsFixture implements BeforeEachCallback, AfterEachCallback {
         return vfs.newTask(Credentials.of(uid, gid, groups));
     }
 
-    /** Tells the after-test check that files are left open on purpose (inode counts then need not be exact). */
+    /**
+     * Tells the after-test check that files are left open on purpose (inode counts then need not be
+     * exact).
+     */
     public void allowOpenFiles() {
         expectNoOpenFiles = false;
     }
 
     /**
-     * Returns the file-system type of this test's root: the contract invocation's
-     * ({@link FileSystemContract}), else the configuration's ({@code tmpfs} by default).
+     * Returns the file-system type of this test's root: the contract invocation's ({@link
+     * FileSystemContract}), else the configuration's ({@code tmpfs} by default).
      */
     public String rootType() {
         return vfs.rootType();
@@ -76,8 +81,11 @@ public final class VfsFixture implements BeforeEachCallback, AfterEachCallback {
     @Override
     public void beforeEach(ExtensionContext context) {
         String type = FileSystemContract.Types.typeOf(context);
-        Config c = type == null ? config : ConfigFactory.parseString("seqvfs.root.type = \"" + type + "\"")
-                .withFallback(config);
+        Config c =
+                type == null
+                        ? config
+                        : ConfigFactory.parseString("seqvfs.root.type = \"" + type + "\"")
+                                .withFallback(config);
         vfs = SeqVfs.create(c.withFallback(ConfigFactory.defaultApplication()));
         root = vfs.newTask(Credentials.ROOT);
         expectNoOpenFiles = true;

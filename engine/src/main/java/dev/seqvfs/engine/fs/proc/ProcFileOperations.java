@@ -1,6 +1,5 @@
 package dev.seqvfs.engine.fs.proc;
 
-import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.dir.Dentry;
 import dev.seqvfs.engine.dir.DirectoryFileOperations;
 import dev.seqvfs.engine.dir.DirectoryInode;
@@ -10,23 +9,26 @@ import dev.seqvfs.engine.inode.RegularInode;
 import dev.seqvfs.engine.walk.WalkContext;
 import dev.seqvfs.protocol.DirEntry;
 import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The file operations of procfs: its text files ({@link #FILE}, as {@code seq_file}: read
- * at any position, no {@code ->write}, so a write is {@code EINVAL}; {@code lseek} takes
- * {@code SEEK_SET} and {@code SEEK_CUR} only) and its directories ({@link #DIRECTORY}: entries
- * computed by the directory's {@code InodeOperations.list}, for the task that lists).
- * Checked against Linux 6.18 ({@code /proc/self/mounts}: {@code write} and
- * {@code lseek(SEEK_END)} fail with {@code EINVAL}). Stateless and thread-safe.
+ * The file operations of procfs: its text files ({@link #FILE}, as {@code seq_file}: read at any
+ * position, no {@code ->write}, so a write is {@code EINVAL}; {@code lseek} takes {@code SEEK_SET}
+ * and {@code SEEK_CUR} only) and its directories ({@link #DIRECTORY}: entries computed by the
+ * directory's {@code InodeOperations.list}, for the task that lists). Checked against Linux 6.18
+ * ({@code /proc/self/mounts}: {@code write} and {@code lseek(SEEK_END)} fail with {@code EINVAL}).
+ * Stateless and thread-safe.
  */
 final class ProcFileOperations {
-    private ProcFileOperations() {
-    }
+    private ProcFileOperations() {}
 
-    /** {@code seq_lseek}: only {@code SEEK_SET} and {@code SEEK_CUR}; a negative position is {@code EINVAL}. */
+    /**
+     * {@code seq_lseek}: only {@code SEEK_SET} and {@code SEEK_CUR}; a negative position is {@code
+     * EINVAL}.
+     */
     private static long seqLseek(OpenFile f, long offset, int whence) {
         long pos;
         if (whence == 0) {
@@ -44,42 +46,51 @@ final class ProcFileOperations {
     }
 
     /** A procfs text file: its content was made when it was looked up. */
-    static final FileOperations FILE = new FileOperations() {
-        @Override
-        public int fmode() {
-            return FMODE_POSITIONAL | FMODE_CAN_READ;
-        }
+    static final FileOperations FILE =
+            new FileOperations() {
+                @Override
+                public int fmode() {
+                    return FMODE_POSITIONAL | FMODE_CAN_READ;
+                }
 
-        @Override
-        public int read(OpenFile f, byte[] dst, int off, int len, long pos, boolean nonblock) {
-            return ((RegularInode) f.inode()).read(pos, dst, off, len);
-        }
+                @Override
+                public int read(
+                        OpenFile f, byte[] dst, int off, int len, long pos, boolean nonblock) {
+                    return ((RegularInode) f.inode()).read(pos, dst, off, len);
+                }
 
-        @Override
-        public long llseek(OpenFile f, long offset, int whence) {
-            return seqLseek(f, offset, whence);
-        }
-    };
+                @Override
+                public long llseek(OpenFile f, long offset, int whence) {
+                    return seqLseek(f, offset, whence);
+                }
+            };
 
     /** A procfs directory: {@code getdents} lists what its inode operations compute. */
-    static final FileOperations DIRECTORY = new FileOperations() {
-        @Override
-        public List<DirEntry> iterate(OpenFile f, WalkContext caller, long cookie, int max) {
-            DirectoryInode d = (DirectoryInode) f.inode();
-            return DirectoryFileOperations.readdir(d, d.snapshotAcquire(), cookie, max, (after, room) -> {
-                List<Dentry> out = new ArrayList<>();
-                for (Dentry e : d.ops().list(d, caller)) {
-                    if (e.cookie() > after && out.size() < room) {
-                        out.add(e);
-                    }
+    static final FileOperations DIRECTORY =
+            new FileOperations() {
+                @Override
+                public List<DirEntry> iterate(
+                        OpenFile f, WalkContext caller, long cookie, int max) {
+                    DirectoryInode d = (DirectoryInode) f.inode();
+                    return DirectoryFileOperations.readdir(
+                            d,
+                            d.snapshotAcquire(),
+                            cookie,
+                            max,
+                            (after, room) -> {
+                                List<Dentry> out = new ArrayList<>();
+                                for (Dentry e : d.ops().list(d, caller)) {
+                                    if (e.cookie() > after && out.size() < room) {
+                                        out.add(e);
+                                    }
+                                }
+                                return out;
+                            });
                 }
-                return out;
-            });
-        }
 
-        @Override
-        public long llseek(OpenFile f, long offset, int whence) {
-            return seqLseek(f, offset, whence);
-        }
-    };
+                @Override
+                public long llseek(OpenFile f, long offset, int whence) {
+                    return seqLseek(f, offset, whence);
+                }
+            };
 }

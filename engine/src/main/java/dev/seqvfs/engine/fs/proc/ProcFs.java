@@ -1,15 +1,14 @@
 package dev.seqvfs.engine.fs.proc;
 
-import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.dir.Dentry;
 import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.fdtable.FdTable;
 import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.fs.FileSystemType;
-import dev.seqvfs.engine.fs.TaskRegistry;
 import dev.seqvfs.engine.fs.FileSystemTypes;
 import dev.seqvfs.engine.fs.InodeOperations;
 import dev.seqvfs.engine.fs.LinkJump;
+import dev.seqvfs.engine.fs.TaskRegistry;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.InodeOwner;
@@ -17,26 +16,27 @@ import dev.seqvfs.engine.inode.RegularInode;
 import dev.seqvfs.engine.inode.SymlinkInode;
 import dev.seqvfs.engine.mount.VfsMount;
 import dev.seqvfs.engine.walk.DPath;
-import dev.seqvfs.protocol.PathNames;
 import dev.seqvfs.engine.walk.VfsPath;
 import dev.seqvfs.engine.walk.WalkContext;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.OpenFlags;
+import dev.seqvfs.protocol.PathNames;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The inodes of one procfs superblock. Every inode is made on lookup from the task registry
- * and descriptor tables, which it reads without locking (published snapshots), so
- * {@code /proc} costs nothing until it is read. Directories list through their
- * {@link InodeOperations#list}; files are read-only text ({@link ProcFileOperations}).
+ * The inodes of one procfs superblock. Every inode is made on lookup from the task registry and
+ * descriptor tables, which it reads without locking (published snapshots), so {@code /proc} costs
+ * nothing until it is read. Directories list through their {@link InodeOperations#list}; files are
+ * read-only text ({@link ProcFileOperations}).
  *
- * <p>Inode numbers are derived from what an inode shows (pid, descriptor, kind), so two
- * lookups of the same name give the same number. The files' contents are produced when
- * they are looked up (a snapshot at open time).
+ * <p>Inode numbers are derived from what an inode shows (pid, descriptor, kind), so two lookups of
+ * the same name give the same number. The files' contents are produced when they are looked up (a
+ * snapshot at open time).
  */
 final class ProcFs {
     private static final long INO_SELF = 2;
@@ -71,18 +71,35 @@ final class ProcFs {
         return (1L << 40) | ((long) pid << 24) | ((long) kind << 20) | (n & 0xFFFFF);
     }
 
-    private DirectoryInode dir(long ino, int perm, int uid, InodeOperations ops, DirectoryInode parent, String name) {
-        return new DirectoryInode(ino, owner, ops, ProcFileOperations.DIRECTORY,
-                InodeAttrs.create(Mode.S_IFDIR | perm, 2, uid, 0, 0, 0, now()), parent, name);
+    private DirectoryInode dir(
+            long ino, int perm, int uid, InodeOperations ops, DirectoryInode parent, String name) {
+        return new DirectoryInode(
+                ino,
+                owner,
+                ops,
+                ProcFileOperations.DIRECTORY,
+                InodeAttrs.create(Mode.S_IFDIR | perm, 2, uid, 0, 0, 0, now()),
+                parent,
+                name);
     }
 
     private SymlinkInode link(long ino, int perm, int uid, InodeOperations ops) {
-        return new SymlinkInode(ino, owner, ops, InodeAttrs.create(Mode.S_IFLNK | perm, 1, uid, 0, 0, 0, now()), "");
+        return new SymlinkInode(
+                ino,
+                owner,
+                ops,
+                InodeAttrs.create(Mode.S_IFLNK | perm, 1, uid, 0, 0, 0, now()),
+                "");
     }
 
     private RegularInode file(long ino, int perm, int uid, String content) {
-        return new RegularInode(ino, owner, InodeOperations.GENERIC, ProcFileOperations.FILE,
-                InodeAttrs.create(Mode.S_IFREG | perm, 1, uid, 0, 0, 0, now()), content.getBytes(StandardCharsets.UTF_8));
+        return new RegularInode(
+                ino,
+                owner,
+                InodeOperations.GENERIC,
+                ProcFileOperations.FILE,
+                InodeAttrs.create(Mode.S_IFREG | perm, 1, uid, 0, 0, 0, now()),
+                content.getBytes(StandardCharsets.UTF_8));
     }
 
     private static int parseInt(String s) {
@@ -100,74 +117,93 @@ final class ProcFs {
         return v;
     }
 
-    private final InodeOperations rootOps = new InodeOperations() {
-        @Override
-        public boolean hasLookup() {
-            return true;
-        }
-
-        @Override
-        public Inode lookup(Inode dir, String name, WalkContext caller) {
-            switch (name) {
-                case "self":
-                    return link(INO_SELF, 0777, 0, selfOps);
-                case "mounts":
-                    return file(INO_MOUNTS, 0444, 0, mountsText());
-                case "filesystems":
-                    return file(INO_FILESYSTEMS, 0444, 0, filesystemsText());
-                default:
-                    int pid = parseInt(name);
-                    if (pid < 0 || tasks.fdTable(pid) == null) {
-                        return null;
-                    }
-                    return dir(pidIno(pid, 0, 0), 0555, tasks.uid(pid), new PidOps(pid), (DirectoryInode) dir, name);
-            }
-        }
-
-        @Override
-        public List<Dentry> list(Inode dir, WalkContext caller) {
-            List<Dentry> out = new ArrayList<>();
-            out.add(new Dentry("self", lookup(dir, "self", caller), 3, 0));
-            out.add(new Dentry("mounts", lookup(dir, "mounts", caller), 4, 0));
-            out.add(new Dentry("filesystems", lookup(dir, "filesystems", caller), 5, 0));
-            for (int pid : tasks.pids()) {
-                Inode d = lookup(dir, Integer.toString(pid), caller);
-                if (d != null) {
-                    out.add(new Dentry(Integer.toString(pid), d, 5L + pid, 0));
+    private final InodeOperations rootOps =
+            new InodeOperations() {
+                @Override
+                public boolean hasLookup() {
+                    return true;
                 }
-            }
-            return out;
-        }
-    };
 
-    private final InodeOperations selfOps = new InodeOperations() {
-        @Override
-        public boolean hasGetLink() {
-            return true;
-        }
+                @Override
+                public Inode lookup(Inode dir, String name, WalkContext caller) {
+                    switch (name) {
+                        case "self":
+                            return link(INO_SELF, 0777, 0, selfOps);
+                        case "mounts":
+                            return file(INO_MOUNTS, 0444, 0, mountsText());
+                        case "filesystems":
+                            return file(INO_FILESYSTEMS, 0444, 0, filesystemsText());
+                        default:
+                            int pid = parseInt(name);
+                            if (pid < 0 || tasks.fdTable(pid) == null) {
+                                return null;
+                            }
+                            return dir(
+                                    pidIno(pid, 0, 0),
+                                    0555,
+                                    tasks.uid(pid),
+                                    new PidOps(pid),
+                                    (DirectoryInode) dir,
+                                    name);
+                    }
+                }
 
-        @Override
-        public String getLink(Inode link, WalkContext caller) {
-            return Integer.toString(caller.pid());
-        }
-    };
+                @Override
+                public List<Dentry> list(Inode dir, WalkContext caller) {
+                    List<Dentry> out = new ArrayList<>();
+                    out.add(new Dentry("self", lookup(dir, "self", caller), 3, 0));
+                    out.add(new Dentry("mounts", lookup(dir, "mounts", caller), 4, 0));
+                    out.add(new Dentry("filesystems", lookup(dir, "filesystems", caller), 5, 0));
+                    for (int pid : tasks.pids()) {
+                        Inode d = lookup(dir, Integer.toString(pid), caller);
+                        if (d != null) {
+                            out.add(new Dentry(Integer.toString(pid), d, 5L + pid, 0));
+                        }
+                    }
+                    return out;
+                }
+            };
+
+    private final InodeOperations selfOps =
+            new InodeOperations() {
+                @Override
+                public boolean hasGetLink() {
+                    return true;
+                }
+
+                @Override
+                public String getLink(Inode link, WalkContext caller) {
+                    return Integer.toString(caller.pid());
+                }
+            };
 
     private String mountsText() {
         StringBuilder sb = new StringBuilder();
         for (VfsMount m : tasks.mounts().mounts()) {
             String where = m.parent() == null ? "/" : DPath.of(m.parent(), m.mountpoint(), null);
             String type = m.superblock().typeName();
-            sb.append(type).append(' ').append(where).append(' ').append(type).append(' ')
-                    .append(m.isReadOnly() ? "ro" : "rw").append(" 0 0\n");
+            sb.append(type)
+                    .append(' ')
+                    .append(where)
+                    .append(' ')
+                    .append(type)
+                    .append(' ')
+                    .append(m.isReadOnly() ? "ro" : "rw")
+                    .append(" 0 0\n");
         }
         return sb.toString();
     }
 
-    /** {@code /proc/filesystems}: one line per registered type, {@code nodev} for those without a device. */
+    /**
+     * {@code /proc/filesystems}: one line per registered type, {@code nodev} for those without a
+     * device.
+     */
     private String filesystemsText() {
         StringBuilder sb = new StringBuilder();
         for (FileSystemType t : types.all()) {
-            sb.append((t.flags() & FileSystemType.FS_REQUIRES_DEV) != 0 ? "" : "nodev").append('\t').append(t.name())
+            sb.append((t.flags() & FileSystemType.FS_REQUIRES_DEV) != 0 ? "" : "nodev")
+                    .append('\t')
+                    .append(t.name())
                     .append('\n');
         }
         return sb.toString();
@@ -191,10 +227,20 @@ final class ProcFs {
             int uid = tasks.uid(pid);
             switch (name) {
                 case "fd":
-                    return ProcFs.this.dir(pidIno(pid, 1, 0), 0500, uid, new FdDirOps(pid, false), (DirectoryInode) dir,
+                    return ProcFs.this.dir(
+                            pidIno(pid, 1, 0),
+                            0500,
+                            uid,
+                            new FdDirOps(pid, false),
+                            (DirectoryInode) dir,
                             name);
                 case "fdinfo":
-                    return ProcFs.this.dir(pidIno(pid, 2, 0), 0500, uid, new FdDirOps(pid, true), (DirectoryInode) dir,
+                    return ProcFs.this.dir(
+                            pidIno(pid, 2, 0),
+                            0500,
+                            uid,
+                            new FdDirOps(pid, true),
+                            (DirectoryInode) dir,
                             name);
                 case "cwd":
                     return link(pidIno(pid, 3, 0), 0777, uid, new CwdOps(pid));
@@ -282,13 +328,26 @@ final class ProcFs {
                     pos = f.offset();
                 }
                 int flags = f.getFl() | (e.cloexec() ? OpenFlags.O_CLOEXEC : 0);
-                String text = "pos:\t" + pos + "\nflags:\t0" + Integer.toOctalString(flags) + "\nmnt_id:\t"
-                        + (f.mount() == null ? 0 : f.mount().id()) + "\nino:\t" + f.inode().ino() + "\n";
+                String text =
+                        "pos:\t"
+                                + pos
+                                + "\nflags:\t0"
+                                + Integer.toOctalString(flags)
+                                + "\nmnt_id:\t"
+                                + (f.mount() == null ? 0 : f.mount().id())
+                                + "\nino:\t"
+                                + f.inode().ino()
+                                + "\n";
                 return file(pidIno(pid, 5, fd), 0400, uid, text);
             }
             int acc = e.file().accessMode() & OpenFlags.O_ACCMODE;
-            int perm = (e.file().isPath() ? 0 : (acc == OpenFlags.O_WRONLY ? 0200 : acc == OpenFlags.O_RDWR ? 0600 : 0400))
-                    | 0100;
+            int perm =
+                    (e.file().isPath()
+                                    ? 0
+                                    : (acc == OpenFlags.O_WRONLY
+                                            ? 0200
+                                            : acc == OpenFlags.O_RDWR ? 0600 : 0400))
+                            | 0100;
             return link(pidIno(pid, 4, fd), perm, uid, new FdLinkOps(pid, fd));
         }
 
@@ -309,7 +368,10 @@ final class ProcFs {
         }
     }
 
-    /** {@code /proc/<pid>/fd/N}: shows the file's path (or {@code pipe:[ino]}) and jumps to the file. */
+    /**
+     * {@code /proc/<pid>/fd/N}: shows the file's path (or {@code pipe:[ino]}) and jumps to the
+     * file.
+     */
     private final class FdLinkOps implements InodeOperations {
         private final int pid;
         private final int fd;

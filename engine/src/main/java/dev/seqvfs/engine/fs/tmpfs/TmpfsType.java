@@ -1,6 +1,5 @@
 package dev.seqvfs.engine.fs.tmpfs;
 
-import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.engine.dir.DirectoryFileOperations;
 import dev.seqvfs.engine.file.RegularFileOperations;
 import dev.seqvfs.engine.fs.FileOperations;
@@ -12,16 +11,16 @@ import dev.seqvfs.engine.sb.SuperblockConfig;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.FileType;
 import dev.seqvfs.protocol.StatFs;
+import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import java.util.Locale;
 
 /**
- * The {@code tmpfs} file-system type ({@code shmem_fs_type}): a memory-backed superblock with
- * the options of {@code tmpfs(5)}: {@code size=BYTES[k|m|g]} (0 for no limit),
- * {@code nr_inodes=N[k|m|g]} (0 for no limit), {@code mode=OCTAL} (of the root, default
- * {@code 1777}), {@code uid=N}, {@code gid=N} (default 0); an unknown option or a bad value is
- * {@code EINVAL}. Limits left out come from the instance's defaults
- * ({@code seqvfs.tmpfs} in the configuration).
+ * The {@code tmpfs} file-system type ({@code shmem_fs_type}): a memory-backed superblock with the
+ * options of {@code tmpfs(5)}: {@code size=BYTES[k|m|g]} (0 for no limit), {@code
+ * nr_inodes=N[k|m|g]} (0 for no limit), {@code mode=OCTAL} (of the root, default {@code 1777}),
+ * {@code uid=N}, {@code gid=N} (default 0); an unknown option or a bad value is {@code EINVAL}.
+ * Limits left out come from the instance's defaults ({@code seqvfs.tmpfs} in the configuration).
  *
  * <p>Immutable and thread-safe.
  */
@@ -29,31 +28,34 @@ public final class TmpfsType implements FileSystemType {
     /** The one instance, registered by default as {@code "tmpfs"}. */
     public static final TmpfsType INSTANCE = new TmpfsType();
 
-    /** The superblock operations every tmpfs superblock shares: generic inodes and directory actors. */
-    private static final SuperOperations OPS = new SuperOperations() {
-        @Override
-        public long magic() {
-            return StatFs.TMPFS_MAGIC;
-        }
+    /**
+     * The superblock operations every tmpfs superblock shares: generic inodes and directory actors.
+     */
+    private static final SuperOperations OPS =
+            new SuperOperations() {
+                @Override
+                public long magic() {
+                    return StatFs.TMPFS_MAGIC;
+                }
 
-        @Override
-        public FileOperations fileOps(FileType type) {
-            switch (type) {
-                case REGULAR:
-                    return RegularFileOperations.INSTANCE;
-                case DIRECTORY:
-                    return DirectoryFileOperations.INSTANCE;
-                default:
-                    return FileOperations.NONE;
-            }
-        }
-    };
+                @Override
+                public FileOperations fileOps(FileType type) {
+                    switch (type) {
+                        case REGULAR:
+                            return RegularFileOperations.INSTANCE;
+                        case DIRECTORY:
+                            return DirectoryFileOperations.INSTANCE;
+                        default:
+                            return FileOperations.NONE;
+                    }
+                }
+            };
 
-    private TmpfsType() {
-    }
+    private TmpfsType() {}
 
     /**
-     * {@return the superblock operations every tmpfs superblock shares (for code that builds one directly, as tests do)}
+     * {@return the superblock operations every tmpfs superblock shares (for code that builds one
+     * directly, as tests do)}
      */
     public static SuperOperations superOperations() {
         return OPS;
@@ -125,9 +127,15 @@ public final class TmpfsType implements FileSystemType {
                     }
                 }
             }
-            return new Options(new SuperblockConfig(maxInodes <= 0 ? Long.MAX_VALUE : maxInodes,
-                    maxBytes <= 0 ? Long.MAX_VALUE : maxBytes, defaults.blockSize(), defaults.inodeBatch()),
-                    mode, uid, gid);
+            return new Options(
+                    new SuperblockConfig(
+                            maxInodes <= 0 ? Long.MAX_VALUE : maxInodes,
+                            maxBytes <= 0 ? Long.MAX_VALUE : maxBytes,
+                            defaults.blockSize(),
+                            defaults.inodeBatch()),
+                    mode,
+                    uid,
+                    gid);
         }
 
         private static long parseSize(String s) {
