@@ -61,6 +61,13 @@ import org.apache.pekko.actor.typed.javadsl.StashBuffer;
  * a handler publishes nothing before its last check, so resuming after an unexpected exception
  * keeps a consistent directory. Handlers also catch exceptions themselves and answer {@code EIO},
  * so a caller is never left waiting.
+ *
+ * <h2>Why one class</h2>
+ *
+ * Its length is one handler per command, each keeping its whole check, gate and publish sequence in
+ * one place so that the order of its steps can be read (and reviewed) there. What handlers share
+ * lives outside: names in {@code NameTable}, the published form in {@link DirSnapshot},
+ * cross-directory renames in {@link RenamePlan}.
  */
 public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Command> {
     /** How long a dead directory's actor lingers, answering ENOENT, before it stops. */

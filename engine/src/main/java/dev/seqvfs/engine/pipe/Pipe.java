@@ -52,6 +52,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@code 0 <= count <= count + packetSlack <= capacity}; while {@code segments} is not empty its
  * lengths add up to {@code count}; a pending async write of at most {@code PIPE_BUF} bytes is taken
  * only when it fits whole; pending operations are served in arrival order.
+ *
+ * <h2>Why one class</h2>
+ *
+ * Its length is the four ways of waiting (blocking and async reads and writes) over one ring, one
+ * lock and one set of invariants: split, each part would need the lock and the invariants of the
+ * others.
  */
 public final class Pipe {
     /** Default capacity in bytes (16 pages, as Linux). */
