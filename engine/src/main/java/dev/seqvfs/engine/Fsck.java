@@ -4,6 +4,7 @@ import dev.seqvfs.engine.dir.Dentry;
 import dev.seqvfs.engine.dir.DirLink;
 import dev.seqvfs.engine.dir.DirSnapshot;
 import dev.seqvfs.engine.dir.DirectoryInode;
+import dev.seqvfs.engine.fdtable.FdTable;
 import dev.seqvfs.engine.fdtable.FilesStruct;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
@@ -28,8 +29,15 @@ import java.util.Map;
  *   <li>each subdirectory's parent link names the directory and the entry's name;
  *   <li>no dead directory and no freed inode is reachable; no directory is reachable twice;
  *   <li>each non-directory's link count equals the number of names it has;
- *   <li>the superblock's inode-slot count is at least the number of reachable directories plus
- *       names of files (tmpfs charges a slot per hard link), and equal to it when no file is open;
+ *   <li>the whole superblock is accounted for: every inode it has charged is reachable by a name,
+ *       or open and unlinked, or freed. Its inode-slot count equals the reachable directories, plus
+ *       the names of files (tmpfs charges a slot per hard link), plus the removed inodes still open
+ *       ({@code s_remove_count}); its byte count equals what the reachable inodes and the open
+ *       unlinked ones found in descriptor tables hold (at least that, if some removed inode is held
+ *       elsewhere, such as a descriptor in flight in a socket). An inode that was removed and never
+ *       freed (a leak) fails this whether or not anything is open;
+ *   <li>no inode held by a descriptor has links but no name that reaches it, and no open removed
+ *       directory has links left;
  *   <li>with every file closed, no superblock counts a writer or a removed inode still open (a
  *       read-only remount would fail with {@code EBUSY});
  *   <li>no descriptor table holds a reserved descriptor (a reservation lives only while an {@code
@@ -46,22 +54,20 @@ public final class Fsck {
      * Checks every superblock mounted in {@code vfs}'s namespace.
      *
      * @param vfs the instance
-     * @param expectNoOpenFiles whether every file is closed (then inode counts must be exact)
+     * @param expectNoOpenFiles whether every file is closed: then no superblock may count a writer
+     *     or a removed inode still open (the inode and byte accounting is checked either way)
      * @return the problems found, empty when consistent
      */
     public static List<String> check(SeqVfs vfs, boolean expectNoOpenFiles) {
         List<String> problems = new ArrayList<>();
-        IdentityHashMap<Superblock, Boolean> seen = new IdentityHashMap<>();
-        for (VfsMount m : vfs.namespace().mountTableAcquire().mounts()) {
-            Superblock sb = m.superblock();
-            if (seen.put(sb, Boolean.TRUE) == null) {
-                checkSuperblock(sb, expectNoOpenFiles, problems);
-            }
-        }
         IdentityHashMap<FilesStruct, Boolean> tables = new IdentityHashMap<>();
+        IdentityHashMap<Inode, Boolean> open = new IdentityHashMap<>();
         for (TaskContext t : vfs.liveTasks()) {
             FilesStruct files = t.files();
-            if (tables.put(files, Boolean.TRUE) == null && files.reservedCount() != 0) {
+            if (tables.put(files, Boolean.TRUE) != null) {
+                continue;
+            }
+            if (files.reservedCount() != 0) {
                 problems.add(
                         "descriptor table of pid "
                                 + t.pid()
@@ -69,11 +75,29 @@ public final class Fsck {
                                 + files.reservedCount()
                                 + " reserved descriptors with no open in progress");
             }
+            FdTable table = files.tableAcquire();
+            for (int fd : table.openFds()) {
+                FdTable.Entry e = table.get(fd);
+                if (e != null) {
+                    open.put(e.file().inode(), Boolean.TRUE);
+                }
+            }
+        }
+        IdentityHashMap<Superblock, Boolean> seen = new IdentityHashMap<>();
+        for (VfsMount m : vfs.namespace().mountTableAcquire().mounts()) {
+            Superblock sb = m.superblock();
+            if (seen.put(sb, Boolean.TRUE) == null) {
+                checkSuperblock(sb, expectNoOpenFiles, open, problems);
+            }
         }
         return problems;
     }
 
-    private static void checkSuperblock(Superblock sb, boolean exact, List<String> problems) {
+    private static void checkSuperblock(
+            Superblock sb,
+            boolean exact,
+            IdentityHashMap<Inode, Boolean> open,
+            List<String> problems) {
         IdentityHashMap<Inode, Integer> names = new IdentityHashMap<>();
         IdentityHashMap<DirectoryInode, String> dirs = new IdentityHashMap<>();
         Deque<DirectoryInode> todo = new ArrayDeque<>();
@@ -160,21 +184,83 @@ public final class Fsck {
             }
         }
         long links = 0;
-        for (int n : names.values()) {
-            links += n;
+        long reachableBytes = 0;
+        for (Map.Entry<Inode, Integer> e : names.entrySet()) {
+            links += e.getValue();
+            reachableBytes += e.getKey().chargedBytesNow();
         }
-        // tmpfs charges each name of a file (one inode slot per hard link), and each directory
-        // once.
-        long reachable = dirs.size() + links;
+        for (DirectoryInode d : dirs.keySet()) {
+            reachableBytes += d.chargedBytesNow();
+        }
+        // Open inodes of this superblock that no name reaches: removed and still open (they
+        // keep their slot and bytes until the last close), or a leak.
+        long openUnlinked = 0;
+        long openUnlinkedBytes = 0;
+        for (Inode i : open.keySet()) {
+            if (i.owner() != sb || names.containsKey(i) || dirs.containsKey(i)) {
+                continue;
+            }
+            anyOpen = true;
+            long nlink = i.attrsAcquire().nlink();
+            if (i.state() == InodeState.FREED) {
+                problems.add(sb + ": inode " + i.ino() + " is open but was freed");
+            } else if (nlink != 0) {
+                problems.add(
+                        sb
+                                + ": inode "
+                                + i.ino()
+                                + " ("
+                                + i.type()
+                                + ") is open and has "
+                                + nlink
+                                + " links, but no name reaches it");
+            } else {
+                openUnlinked++;
+                openUnlinkedBytes += i.chargedBytesNow();
+            }
+        }
+        // tmpfs charges each name of a file (one inode slot per hard link), each directory once,
+        // and a removed inode keeps one slot until it is freed (s_remove_count counts those).
+        long removed = sb.removeCount();
+        long accounted = dirs.size() + links + removed;
         long used = sb.usedInodes();
-        if (used < reachable || (exact && !anyOpen && used != reachable)) {
+        if (used != accounted) {
             problems.add(
                     sb
                             + ": superblock counts "
                             + used
                             + " inode slots, "
-                            + reachable
-                            + " are reachable (directories + names of files)");
+                            + accounted
+                            + " are accounted for ("
+                            + dirs.size()
+                            + " directories + "
+                            + links
+                            + " names of files + "
+                            + removed
+                            + " removed inodes still open): "
+                            + (used > accounted
+                                    ? (used - accounted)
+                                            + " charged inodes are neither reachable,"
+                                            + " nor open, nor freed"
+                                    : "slots were returned twice"));
+        }
+        if (openUnlinked > removed) {
+            problems.add(
+                    sb
+                            + ": "
+                            + openUnlinked
+                            + " removed inodes are open, but the superblock counts "
+                            + removed);
+        }
+        long bytes = sb.usedBytes();
+        long heldBytes = reachableBytes + openUnlinkedBytes;
+        if (openUnlinked == removed ? bytes != heldBytes : bytes < heldBytes) {
+            problems.add(
+                    sb
+                            + ": superblock counts "
+                            + bytes
+                            + " bytes, reachable and open inodes hold "
+                            + heldBytes);
         }
         if (exact && !anyOpen && (sb.writers() != 0 || sb.removeCount() != 0)) {
             problems.add(

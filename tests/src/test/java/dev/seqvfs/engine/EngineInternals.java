@@ -2,6 +2,8 @@ package dev.seqvfs.engine;
 
 import dev.seqvfs.engine.anon.AnonFs;
 import dev.seqvfs.engine.mount.Namespace;
+import dev.seqvfs.engine.sb.Superblock;
+import dev.seqvfs.engine.sb.WriterHooks;
 
 /**
  * The test suites' door into an instance's internals, which the library keeps package-private: it
@@ -25,6 +27,14 @@ public final class EngineInternals {
     /** {@code fallocate(2)} on {@code t}'s descriptor {@code fd} ({@link VfsTask#fallocate}). */
     public static void fallocate(VfsTask t, int fd, int mode, long offset, long len) {
         t.fallocate(fd, mode, offset, len);
+    }
+
+    /**
+     * Installs {@code h} as the writer hooks of the superblock mounted at the instance's root
+     * ({@link Superblock#installHooks}); {@code null} removes them.
+     */
+    public static void installRootHooks(SeqVfs vfs, WriterHooks h) {
+        vfs.namespace().rootMount().superblock().installHooks(h);
     }
 
     /** Returns the instance's anonymous-inode file system (pipes, sockets). */

@@ -525,7 +525,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                         sb.inodeFreed(child);
                         return published == STALE ? stale(c) : failDead(c);
                     }
-                    afterEntriesChanged(dir, next, child.attrsAcquire().ctime());
+                    afterEntriesChanged(dir, snap, next, child.attrsAcquire().ctime());
                     c.replyTo().tell(DirReply.created(next.lookup(c.name())));
                     return this;
                 });
@@ -632,7 +632,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                         c.target().dropLinks(1, now);
                         return published == STALE ? stale(c) : failDead(c);
                     }
-                    afterEntriesChanged(dir, next, now);
+                    afterEntriesChanged(dir, snap, next, now);
                     c.replyTo().tell(DirReply.ok(c.target()));
                     return this;
                 });
@@ -693,8 +693,9 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                     } finally {
                         sb.locks().publish.exit(g);
                     }
+                    sb.hooks().entriesPublished(dir);
                     long now = sb.now();
-                    afterEntriesChanged(dir, next, now);
+                    afterEntriesChanged(dir, snap, next, now);
                     victim.dropLinks(isDir ? 2 : 1, now);
                     if (isDir) {
                         notifyDied((DirectoryInode) victim);
@@ -752,6 +753,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                     } finally {
                         sb.locks().publish.exit(g);
                     }
+                    sb.hooks().entriesPublished(dir);
                     plan.finish(sb.now());
                     if (!plan.isNoop()
                             && victim instanceof DirectoryInode v
@@ -916,11 +918,15 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
     }
 
     /**
-     * Updates a directory's link count ({@code 2 + subdirectories}) and its mtime and ctime after
-     * its entries changed. Called by the directory's writer of the moment.
+     * Applies a published change of {@code d}'s entries from {@code prev} to {@code next} to its
+     * link count and times: the count changes by the difference in subdirectories, a delta applied
+     * to the current count, so a concurrent removal of {@code d} (which drops its two links) and
+     * this change add up in either order. Called by the directory's writer of the moment, after it
+     * published {@code next}.
      */
-    static void afterEntriesChanged(DirectoryInode d, DirSnapshot next, long now) {
-        d.updateDirAttrs(a -> a.withNlinkModified(2L + next.subdirs(), now));
+    static void afterEntriesChanged(
+            DirectoryInode d, DirSnapshot prev, DirSnapshot next, long now) {
+        d.entriesChanged(next.subdirs() - prev.subdirs(), now);
     }
 
     /**

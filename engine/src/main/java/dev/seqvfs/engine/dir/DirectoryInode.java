@@ -179,6 +179,20 @@ public final class DirectoryInode extends Inode {
         return updateAttrs(change);
     }
 
+    /**
+     * After its writer published a change of this directory's entries: adds {@code subdirDelta} to
+     * the link count (by CAS on the current count; a removal racing this one may already have
+     * dropped the directory's own two links, and then the count reaching zero here frees it) and
+     * sets mtime and ctime. By the directory's writer of the moment only, as {@link
+     * #updateDirAttrs}.
+     *
+     * @param subdirDelta subdirectories added (negative: removed) by the change
+     * @param now the time, nanoseconds since the epoch
+     */
+    void entriesChanged(int subdirDelta, long now) {
+        changeLinks(subdirDelta, true, now);
+    }
+
     /** A live directory with an actor: only that actor writes its attributes. */
     @Override
     public boolean actorOwnsAttrs() {

@@ -326,9 +326,9 @@ public final class RenamePlan {
         } else if (victim != null) {
             victim.dropLinks(isDir(victim) ? 2 : 1, now);
         }
-        DirectoryActor.afterEntriesChanged(oldDir, oldNext, now);
+        DirectoryActor.afterEntriesChanged(oldDir, oldSnap, oldNext, now);
         if (oldDir != newDir) {
-            DirectoryActor.afterEntriesChanged(newDir, newNext, now);
+            DirectoryActor.afterEntriesChanged(newDir, newSnap, newNext, now);
         }
     }
 

@@ -280,15 +280,34 @@ public class Inode {
      * @param n links to drop (1, or 2 for a directory's name and its ".")
      * @param now ctime to set, nanoseconds since the epoch
      */
-    @SuppressWarnings("ReferenceEquality") // as updateAttrs: the same record means nothing changed
     public final void dropLinks(int n, long now) {
+        changeLinks(-n, false, now);
+    }
+
+    /**
+     * Changes the link count by {@code delta}, applied by CAS to the count current at that instant
+     * (never a count computed from an earlier read, which a concurrent change would make stale),
+     * and frees the inode if the count reached zero and it is not open. With {@code entriesChanged}
+     * the mtime becomes {@code now} too (a directory whose entries changed). For {@link #dropLinks}
+     * and for a directory's writer applying a change of its subdirectories ({@code
+     * inc_nlink}/{@code drop_nlink} on the parent in {@code shmem_mkdir}, {@code shmem_rmdir},
+     * {@code simple_rename}).
+     *
+     * @param delta links added (negative: dropped); the count does not go below zero
+     * @param entriesChanged whether the mtime is set too
+     * @param now ctime (and mtime) to set, nanoseconds since the epoch
+     */
+    @SuppressWarnings("ReferenceEquality") // as updateAttrs: the same record means nothing changed
+    protected final void changeLinks(long delta, boolean entriesChanged, long now) {
         InodeAttrs before;
         while (true) {
             InodeAttrs cur = attrsAcquire();
-            InodeAttrs next = cur.withNlink(Math.max(0, cur.nlink() - n), now);
+            long nlink = Math.max(0, cur.nlink() + delta);
+            InodeAttrs next =
+                    entriesChanged ? cur.withNlinkModified(nlink, now) : cur.withNlink(nlink, now);
             // s_remove_count: counted before the store that makes the inode unlinked, so
             // whoever sees it unlinked (and may free it) sees it counted.
-            boolean last = cur.nlink() > 0 && next.nlink() == 0;
+            boolean last = cur.nlink() > 0 && nlink == 0;
             if (last) {
                 owner.removeCountAdd(1);
             }
@@ -300,8 +319,11 @@ public class Inode {
                 owner.removeCountAdd(-1);
             }
         }
+        if (delta >= 0) {
+            return;
+        }
         if (type != FileType.DIRECTORY) {
-            long extra = Math.max(0, Math.min(n, before.nlink() - 1));
+            long extra = Math.max(0, Math.min(-delta, before.nlink() - 1));
             if (extra > 0) {
                 owner.extraLinksDropped(extra);
             }
@@ -397,6 +419,14 @@ public class Inode {
      * symlink targets)} Called once, when the inode is freed.
      */
     public long chargedBytes() {
+        return 0;
+    }
+
+    /**
+     * {@return the bytes this inode holds against its superblock's byte limit now} A moment's read
+     * of what {@link #chargedBytes} would return, without closing the account: for {@code Fsck}.
+     */
+    public long chargedBytesNow() {
         return 0;
     }
 

@@ -400,4 +400,10 @@ public class RegularInode extends Inode {
         long c = charged.getAndSet(FREED_MARK);
         return c == FREED_MARK ? 0 : c;
     }
+
+    @Override
+    public long chargedBytesNow() {
+        long c = charged.get();
+        return c == FREED_MARK ? 0 : c;
+    }
 }

@@ -38,4 +38,9 @@ public final class SymlinkInode extends Inode {
     public long chargedBytes() {
         return target.length();
     }
+
+    @Override
+    public long chargedBytesNow() {
+        return target.length();
+    }
 }

@@ -107,6 +107,9 @@ public final class Superblock implements InodeOwner {
     @SuppressWarnings("unused") // accessed through WRITE_HOLD
     private volatile boolean writeHold;
 
+    /** Test hooks; {@link WriterHooks#NONE} unless a test installs others (volatile). */
+    private volatile WriterHooks hooks = WriterHooks.NONE;
+
     /**
      * Creates a superblock with an empty root directory owned by {@code rootUid:rootGid}.
      *
@@ -251,6 +254,23 @@ public final class Superblock implements InodeOwner {
     /** Ends a write counted by {@link #tryBeginWrite} ({@code mnt_drop_write}). */
     public void endWrite() {
         writers.add(-1);
+    }
+
+    /**
+     * Installs {@code h} as this superblock's writer hooks (for tests; volatile store, seen by the
+     * next writer that reaches a hook point).
+     *
+     * @param h the hooks, {@link WriterHooks#NONE} (or {@code null}) to remove them
+     */
+    public void installHooks(WriterHooks h) {
+        hooks = h == null ? WriterHooks.NONE : h;
+    }
+
+    /**
+     * {@return this superblock's writer hooks (volatile load); {@link WriterHooks#NONE} normally}
+     */
+    public WriterHooks hooks() {
+        return hooks;
     }
 
     /**

@@ -365,6 +365,7 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
             } finally {
                 sb.locks().publish.open();
             }
+            sb.hooks().entriesPublished(r.oldDir());
             plan.finish(sb.now());
             reply = DirReply.ok(plan.isNoop() ? null : r.oldDir());
         } catch (VfsException e) {

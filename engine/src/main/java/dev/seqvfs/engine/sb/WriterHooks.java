@@ -1,0 +1,38 @@
+package dev.seqvfs.engine.sb;
+
+import dev.seqvfs.engine.dir.DirectoryInode;
+import dev.seqvfs.engine.inode.Inode;
+
+/**
+ * Points in a writer's sequence where a test can step in: park the writer there to force an
+ * interleaving, or make it fail. A superblock's hooks are {@link #NONE} unless a test installs
+ * others ({@link Superblock#installHooks}); each point costs one plain volatile read of the
+ * superblock's hooks field and a call to an empty method.
+ *
+ * <p>Thread-safety: a hook runs on the writer's thread (a directory actor's, the rename
+ * coordinator's, or a caller's) and must be thread-safe. A hook that blocks blocks that writer,
+ * which is what a test that parks it wants and what nothing else may do.
+ */
+public interface WriterHooks {
+    /** No hooks: every point returns at once. */
+    WriterHooks NONE = new WriterHooks() {};
+
+    /**
+     * A directory's writer has published a change of {@code dir}'s entries (an unlink, an rmdir, a
+     * rename out of or within it) and is about to apply the change's link counts and times: the
+     * window in which a concurrent {@code rmdir} of an emptied {@code dir} can kill it.
+     *
+     * @param dir the directory whose entries changed
+     */
+    default void entriesPublished(DirectoryInode dir) {}
+
+    /**
+     * A write, truncate or {@code fallocate} is about to allocate {@code bytes} bytes of file data
+     * for {@code inode}. A hook may throw {@link OutOfMemoryError} to stand for the heap running
+     * out there.
+     *
+     * @param inode the file
+     * @param bytes the bytes about to be allocated
+     */
+    default void allocatingData(Inode inode, long bytes) {}
+}
