@@ -1,8 +1,11 @@
 package dev.seqvfs.engine;
 
 import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigObject;
+import com.typesafe.config.ConfigOrigin;
+import com.typesafe.config.ConfigValue;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -31,6 +34,41 @@ import java.util.Map;
 record EngineConfig(Config full, VfsConfig vfs, SharedSystems.Key systemKey, Duration linger) {
     /** How many distinct caller configurations are kept. */
     static final int CACHED = 32;
+
+    /** SeqVFS's Pekko settings ({@code seqvfs-pekko.conf}), parsed once. */
+    static final Config PEKKO_SETTINGS =
+            ConfigFactory.parseResources(SeqVfs.class.getClassLoader(), "seqvfs-pekko.conf");
+
+    /**
+     * Returns {@code config} without the values, at the paths {@code settings} sets, that came from
+     * a {@code reference.conf}: a configuration made by {@code ConfigFactory.load()} already holds
+     * Pekko's reference defaults ({@code jvm-exit-on-fatal-error = on}, a JVM shutdown hook), which
+     * would otherwise win over SeqVFS's settings as if the embedder had chosen them. A value the
+     * embedder set ({@code application.conf}, a system property, a parsed string) has another
+     * origin and stays, and wins.
+     */
+    static Config withoutReferenceDefaults(Config config, Config settings) {
+        Config out = config;
+        for (Map.Entry<String, ConfigValue> e : settings.entrySet()) {
+            String path = e.getKey();
+            try {
+                if (config.hasPath(path) && fromReference(config.getValue(path).origin())) {
+                    out = out.withoutPath(path);
+                }
+            } catch (ConfigException.NotResolved unresolved) {
+                // A substitution the embedder wrote: theirs, kept as it is.
+            }
+        }
+        return out;
+    }
+
+    private static boolean fromReference(ConfigOrigin o) {
+        String r = o.resource();
+        if (r == null && o.url() != null) {
+            r = o.url().getPath();
+        }
+        return r != null && (r.equals("reference.conf") || r.endsWith("/reference.conf"));
+    }
 
     private static final Map<ConfigObject, EngineConfig> CACHE =
             new LinkedHashMap<>(16, 0.75f, true) {
@@ -81,29 +119,31 @@ record EngineConfig(Config full, VfsConfig vfs, SharedSystems.Key systemKey, Dur
      * @throws com.typesafe.config.ConfigException if the configuration is invalid
      */
     static EngineConfig of(Config config) {
-        ConfigObject key = config.root();
+        ConfigObject input = config.root();
         Last l = last;
-        if (l != null && l.input() == key) {
+        if (l != null && l.input() == input) {
             return l.made();
         }
+        // The key is the configuration without the reference defaults it carries: two
+        // configurations equal in value but not in where a Pekko setting came from (an
+        // embedder's explicit value against Pekko's default) resolve differently.
+        Config own = withoutReferenceDefaults(config, PEKKO_SETTINGS);
+        ConfigObject key = own.root();
+        EngineConfig made;
         synchronized (CACHE) {
-            EngineConfig hit = CACHE.get(key);
-            if (hit != null) {
-                last = new Last(key, hit);
-                return hit;
+            made = CACHE.get(key);
+        }
+        if (made == null) {
+            made =
+                    read(
+                            own.withFallback(PEKKO_SETTINGS)
+                                    .withFallback(ConfigFactory.defaultReference())
+                                    .resolve());
+            synchronized (CACHE) {
+                CACHE.put(key, made);
             }
         }
-        Config full =
-                config.withFallback(
-                                ConfigFactory.parseResources(
-                                        SeqVfs.class.getClassLoader(), "seqvfs-pekko.conf"))
-                        .withFallback(ConfigFactory.defaultReference())
-                        .resolve();
-        EngineConfig made = read(full);
-        synchronized (CACHE) {
-            CACHE.put(key, made);
-        }
-        last = new Last(key, made);
+        last = new Last(input, made);
         return made;
     }
 

@@ -245,6 +245,31 @@ public final class SeqVfs implements AutoCloseable {
      * config} first, then SeqVFS's Pekko settings ({@code seqvfs-pekko.conf}), then every {@code
      * reference.conf} (SeqVFS's and Pekko's defaults).
      *
+     * <p>SeqVFS's Pekko settings hold unless the embedder set them: a value in {@code config} that
+     * came from a {@code reference.conf} (as every value of {@code ConfigFactory.load()} the
+     * embedder did not write does) gives way to SeqVFS's, so {@code
+     * SeqVfs.create(ConfigFactory.load())} runs exactly as {@code SeqVfs.create()}; a value from
+     * the embedder's {@code application.conf}, a system property or a parsed string wins. The
+     * settings, and why:
+     *
+     * <ul>
+     *   <li>{@code pekko.jvm-exit-on-fatal-error = off}: a fatal error in an engine thread (an
+     *       {@code OutOfMemoryError}) must never exit the embedder's JVM;
+     *   <li>{@code pekko.coordinated-shutdown.run-by-jvm-shutdown-hook = off}, {@code
+     *       terminate-actor-system = on}: the engine adds no JVM shutdown hook; {@link #close()}
+     *       (or the JVM's exit) ends it;
+     *   <li>{@code pekko.daemonic = on}: engine threads never keep the JVM alive;
+     *   <li>{@code pekko.loggers}, {@code logging-filter} (SLF4J), {@code loglevel} and {@code
+     *       stdout-loglevel = WARNING}, {@code log-dead-letters = 0}, {@code
+     *       log-dead-letters-during-shutdown = off}: Pekko logs through the embedder's SLF4J
+     *       backend, warnings and errors only;
+     *   <li>{@code pekko.actor.serialize-messages = off}: messages stay in the JVM and are never
+     *       serialized.
+     * </ul>
+     *
+     * The engine's dispatcher ({@code seqvfs.dispatcher}) is SeqVFS's own, from its {@code
+     * reference.conf}, and no Pekko default replaces it.
+     *
      * <p>The instance runs in the actor system SeqVFS shares among the instances whose
      * configurations agree outside {@code seqvfs} ({@code seqvfs.dispatcher} included), starting it
      * if none runs (tens of milliseconds, once per system; concurrent first creations wait for one
