@@ -1,9 +1,9 @@
 package dev.seqvfs.engine;
 
 import dev.seqvfs.engine.anon.AnonFs;
+import dev.seqvfs.engine.inode.WriterHooks;
 import dev.seqvfs.engine.mount.Namespace;
 import dev.seqvfs.engine.sb.Superblock;
-import dev.seqvfs.engine.sb.WriterHooks;
 
 /**
  * The test suites' door into an instance's internals, which the library keeps package-private: it

@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.dir;
 
+import dev.seqvfs.engine.dispatch.OutOfMemoryGuard;
 import dev.seqvfs.engine.inode.AttrChange;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
@@ -362,13 +363,16 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      * commands (tests).
      */
     static Behavior<Command> create(DirectoryInode dir, Superblock sb, int stashCapacity) {
-        return Behaviors.supervise(
-                        Behaviors.<Command>withStash(
-                                stashCapacity,
-                                stash ->
-                                        Behaviors.setup(
-                                                ctx -> new DirectoryActor(ctx, stash, dir, sb))))
-                .onFailure(SupervisorStrategy.resume());
+        return OutOfMemoryGuard.guard(
+                Behaviors.supervise(
+                                Behaviors.<Command>withStash(
+                                        stashCapacity,
+                                        stash ->
+                                                Behaviors.setup(
+                                                        ctx ->
+                                                                new DirectoryActor(
+                                                                        ctx, stash, dir, sb))))
+                        .onFailure(SupervisorStrategy.resume()));
     }
 
     /**
@@ -579,7 +583,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                         now);
         try {
             return sb.sop().newInode(sb, ino, attrs, dir, c.name(), c.linkTarget());
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | OutOfMemoryError e) {
             sb.unchargeBytes(bytes);
             sb.unchargeInode();
             throw e;
@@ -913,6 +917,11 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                             c.getClass().getSimpleName(),
                             e.toString());
             c.fail(Errno.EIO);
+            return this;
+        } catch (OutOfMemoryError e) {
+            // The heap ran out in this handler: it publishes last, so nothing changed unless the
+            // error hit after the publish (then only link counts and times can lag).
+            c.fail(Errno.ENOMEM);
             return this;
         }
     }

@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.fdtable;
 
+import dev.seqvfs.engine.dispatch.OutOfMemoryGuard;
 import dev.seqvfs.engine.lock.FileLockTable;
 import dev.seqvfs.engine.reply.ReplyTo;
 import dev.seqvfs.protocol.Errno;
@@ -213,7 +214,7 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
      * @param files the descriptor table holder the actor publishes into
      */
     public static Behavior<Command> create(FilesStruct files) {
-        return Behaviors.setup(ctx -> new FdTableActor(ctx, files));
+        return OutOfMemoryGuard.guard(Behaviors.setup(ctx -> new FdTableActor(ctx, files)));
     }
 
     private ActorContext<Command> getContext() {

@@ -351,6 +351,32 @@ public final class FileData {
         return Math.min(size, Math.max(start, p * PAGE));
     }
 
+    /**
+     * {@return how many pages of {@code [offset, offset + len)} are not allocated: the pages a
+     * {@link #write} or {@link #allocate} of that range adds} Counts without allocating anything,
+     * so a caller can charge a write before building it; visits only allocated pages of the range.
+     *
+     * @param offset the first byte of the range
+     * @param len the length of the range in bytes (0 or more; a range past {@link #MAX_SIZE} is cut
+     *     there)
+     */
+    public long missingPages(long offset, long len) {
+        if (offset < 0 || len < 0) {
+            throw new IllegalArgumentException("bad range " + offset + "+" + len);
+        }
+        if (len == 0) {
+            return 0;
+        }
+        long end = offset + len < 0 ? MAX_SIZE : offset + len;
+        long first = offset / PAGE;
+        long last = (end - 1) / PAGE;
+        long present = 0;
+        for (long pg = nextPresent(first); pg >= 0 && pg <= last; pg = nextPresent(pg + 1)) {
+            present++;
+        }
+        return last - first + 1 - present;
+    }
+
     /** Returns the first allocated page number {@code >= from}, or -1. Skips absent subtrees. */
     private long nextPresent(long from) {
         if (depth == 0) {

@@ -40,6 +40,11 @@ public interface InodeOwner {
      */
     long availableBytes();
 
+    /** {@return the writer hooks of the superblock (tests); {@link WriterHooks#NONE} normally} */
+    default WriterHooks hooks() {
+        return WriterHooks.NONE;
+    }
+
     /**
      * Takes back the inode's quota (one inode and its {@link Inode#chargedBytes()}); called exactly
      * once per inode.

@@ -172,7 +172,9 @@ public class RegularInode extends Inode {
      * @return the bytes written: fewer than asked at the largest file size or when only part fits
      *     in the file system
      * @throws VfsException {@code EINVAL} if the position plus the count overflows, {@code EFBIG}
-     *     at the maximum size, {@code ENOSPC} when not one byte fits; nothing is written then
+     *     at the maximum size, {@code ENOSPC} when not one byte fits (checked before any page is
+     *     allocated), {@code ENOMEM} when the heap cannot hold the new pages; nothing is written
+     *     then
      */
     public long write(
             Kiocb k, byte[][] bufs, int[] offs, int[] lens, Credentials cred, Syscall op) {
@@ -201,26 +203,37 @@ public class RegularInode extends Inode {
             }
             long count = Math.min(total, FileData.MAX_SIZE - at);
             for (int round = 0; ; round++) {
+                // Charge first, build after: the pages a write adds are counted without
+                // allocating them, so a write that does not fit allocates nothing.
+                long delta = d.missingPages(at, count) * FileData.PAGE;
+                long fits = charge(d, delta, at, count, op);
+                if (fits != count) {
+                    if (round == MAX_CHARGE_ROUNDS) {
+                        // Racing writers kept taking the room this write measured: full.
+                        throw new VfsException(Errno.ENOSPC, op, null);
+                    }
+                    count = fits;
+                    continue;
+                }
                 FileData next = d;
-                long p = at;
-                long left = count;
-                for (int i = 0; i < bufs.length && left > 0; i++) {
-                    int n = (int) Math.min(lens[i], left);
-                    next = next.write(p, bufs[i], offs[i], n);
-                    p += n;
-                    left -= n;
+                try {
+                    owner().hooks().allocatingData(this, delta);
+                    long p = at;
+                    long left = count;
+                    for (int i = 0; i < bufs.length && left > 0; i++) {
+                        int n = (int) Math.min(lens[i], left);
+                        next = next.write(p, bufs[i], offs[i], n);
+                        p += n;
+                        left -= n;
+                    }
+                } catch (OutOfMemoryError e) {
+                    returnCharge(delta);
+                    throw new VfsException(Errno.ENOMEM, op, null);
                 }
-                long fits = charge(d, next, at, count, op);
-                if (fits == count) {
-                    publish(d, next, cred);
-                    k.setPos(at + count);
-                    return count;
-                }
-                if (round == MAX_CHARGE_ROUNDS) {
-                    // Racing writers kept taking the room this write measured: give up as full.
-                    throw new VfsException(Errno.ENOSPC, op, null);
-                }
-                count = fits;
+                checkCharged(d, next, delta);
+                publish(d, next, cred);
+                k.setPos(at + count);
+                return count;
             }
         } finally {
             writeLock.unlock();
@@ -228,16 +241,15 @@ public class RegularInode extends Inode {
     }
 
     /**
-     * Charges the pages {@code next} adds over {@code prev}. When they do not all fit, charges
-     * nothing and returns how many bytes of the write, from {@code at}, need only the pages that
-     * fit (the caller builds that shorter version and charges again). The caller holds the write
-     * lock.
+     * Charges {@code delta} bytes, the pages a write of {@code count} at {@code at} adds over
+     * {@code prev}. When they do not all fit, charges nothing and returns how many bytes of the
+     * write, from {@code at}, need only the pages that fit (the caller charges that shorter write
+     * again). The caller holds the write lock.
      *
      * @return {@code count} if charged; else the shorter count to try
      * @throws VfsException {@code ENOSPC} when not one byte fits
      */
-    private long charge(FileData prev, FileData next, long at, long count, Syscall op) {
-        long delta = next.allocatedBytes() - prev.allocatedBytes();
+    private long charge(FileData prev, long delta, long at, long count, Syscall op) {
         if (delta <= 0) {
             return count;
         }
@@ -257,6 +269,29 @@ public class RegularInode extends Inode {
             owner().unchargeBytes(delta);
         }
         return count;
+    }
+
+    /**
+     * Gives back {@code delta} bytes charged for a change that was not made (its pages could not be
+     * allocated). If the file was freed meanwhile, its free settled the account already.
+     */
+    private void returnCharge(long delta) {
+        if (delta > 0 && addCharge(-delta)) {
+            owner().unchargeBytes(delta);
+        }
+    }
+
+    /**
+     * Checks that {@code next} adds exactly the {@code delta} bytes charged for it over {@code
+     * prev}: both were measured under the write lock, so they agree unless this class is wrong.
+     */
+    private void checkCharged(FileData prev, FileData next, long delta) {
+        long added = Math.max(0, next.allocatedBytes() - prev.allocatedBytes());
+        if (added != Math.max(0, delta)) {
+            returnCharge(delta);
+            throw new IllegalStateException(
+                    "inode " + ino() + " charged " + delta + " bytes for " + added + " added");
+        }
     }
 
     /**
@@ -313,7 +348,9 @@ public class RegularInode extends Inode {
      * @param cred who asks
      * @param op the call, for the error
      * @throws VfsException {@code ENOSPC} when the pages do not all fit (nothing allocated, as
-     *     tmpfs undoes a partial allocation), {@code EFBIG} past the maximum size
+     *     tmpfs undoes a partial allocation; checked before any page is allocated), {@code EFBIG}
+     *     past the maximum size, {@code ENOMEM} when the heap cannot hold the pages (the file is
+     *     left as it was)
      */
     public void fallocate(int mode, long offset, long len, Credentials cred, Syscall op) {
         // past FileData.MAX_SIZE (Long.MAX_VALUE) exactly when offset + len overflows
@@ -323,21 +360,41 @@ public class RegularInode extends Inode {
         writeLock.lock();
         try {
             FileData d = dataAcquire();
-            FileData next =
-                    (mode & Falloc.FALLOC_FL_PUNCH_HOLE) != 0
-                            ? d.punchHole(offset, len)
-                            : d.allocate(offset, len, (mode & Falloc.FALLOC_FL_KEEP_SIZE) != 0);
-            if (next == d) {
+            if ((mode & Falloc.FALLOC_FL_PUNCH_HOLE) != 0) {
+                FileData next = d.punchHole(offset, len);
+                if (next != d) {
+                    publish(d, next, cred);
+                }
                 return;
             }
-            long delta = next.allocatedBytes() - d.allocatedBytes();
+            long missing = d.missingPages(offset, len);
+            if (missing > Long.MAX_VALUE / FileData.PAGE) {
+                throw new VfsException(Errno.ENOSPC, op, null); // more bytes than a long holds
+            }
+            // Charged before anything is allocated: a range that does not fit costs nothing.
+            long delta = missing * FileData.PAGE;
             if (delta > 0) {
                 owner().chargeBytes(delta, op);
                 if (!addCharge(delta)) {
                     owner().unchargeBytes(delta);
                 }
             }
-            publish(d, next, cred);
+            FileData next;
+            try {
+                if (delta > Runtime.getRuntime().maxMemory()) {
+                    // No limit stopped it (size=0), but it can never fit in this heap.
+                    throw new OutOfMemoryError("fallocate of " + delta + " bytes");
+                }
+                owner().hooks().allocatingData(this, delta);
+                next = d.allocate(offset, len, (mode & Falloc.FALLOC_FL_KEEP_SIZE) != 0);
+            } catch (OutOfMemoryError e) {
+                returnCharge(delta);
+                throw new VfsException(Errno.ENOMEM, op, null);
+            }
+            checkCharged(d, next, delta);
+            if (next != d) {
+                publish(d, next, cred);
+            }
         } finally {
             writeLock.unlock();
         }

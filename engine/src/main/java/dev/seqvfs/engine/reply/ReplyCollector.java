@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.reply;
 
+import dev.seqvfs.engine.dispatch.OutOfMemoryGuard;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.concurrent.CompletableFuture;
@@ -173,13 +174,15 @@ public final class ReplyCollector extends AbstractBehavior<ReplyCollector.Comman
      * @param sweepEvery how often overdue requests are failed
      */
     public static Behavior<Command> create(Pending pending, Duration sweepEvery) {
-        return Behaviors.supervise(
-                        Behaviors.<Command>withTimers(
-                                timers -> {
-                                    timers.startTimerAtFixedRate(new Sweep(), sweepEvery);
-                                    return Behaviors.setup(ctx -> new ReplyCollector(ctx, pending));
-                                }))
-                .onFailure(SupervisorStrategy.resume());
+        return OutOfMemoryGuard.guard(
+                Behaviors.supervise(
+                                Behaviors.<Command>withTimers(
+                                        timers -> {
+                                            timers.startTimerAtFixedRate(new Sweep(), sweepEvery);
+                                            return Behaviors.setup(
+                                                    ctx -> new ReplyCollector(ctx, pending));
+                                        }))
+                        .onFailure(SupervisorStrategy.resume()));
     }
 
     @Override

@@ -8,6 +8,7 @@ import dev.seqvfs.engine.fs.SuperOperations;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.InodeOwner;
+import dev.seqvfs.engine.inode.WriterHooks;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Limits;
 import dev.seqvfs.protocol.Mode;
@@ -269,6 +270,7 @@ public final class Superblock implements InodeOwner {
     /**
      * {@return this superblock's writer hooks (volatile load); {@link WriterHooks#NONE} normally}
      */
+    @Override
     public WriterHooks hooks() {
         return hooks;
     }

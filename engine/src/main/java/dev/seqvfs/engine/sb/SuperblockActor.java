@@ -6,6 +6,7 @@ import dev.seqvfs.engine.dir.DirectoryActor;
 import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.dir.PathProof;
 import dev.seqvfs.engine.dir.RenamePlan;
+import dev.seqvfs.engine.dispatch.OutOfMemoryGuard;
 import dev.seqvfs.engine.reply.ReplyTo;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Errno;
@@ -200,21 +201,22 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
      * @param dirDispatcher the dispatcher its directory actors run on
      */
     public static Behavior<Command> create(Superblock sb, DispatcherSelector dirDispatcher) {
-        return Behaviors.supervise(
-                        Behaviors.<Command>withStash(
-                                100_000,
-                                stash ->
-                                        Behaviors.withTimers(
-                                                timers ->
-                                                        Behaviors.setup(
-                                                                ctx ->
-                                                                        new SuperblockActor(
-                                                                                ctx,
-                                                                                stash,
-                                                                                timers,
-                                                                                sb,
-                                                                                dirDispatcher)))))
-                .onFailure(SupervisorStrategy.resume());
+        return OutOfMemoryGuard.guard(
+                Behaviors.supervise(
+                                Behaviors.<Command>withStash(
+                                        100_000,
+                                        stash ->
+                                                Behaviors.withTimers(
+                                                        timers ->
+                                                                Behaviors.setup(
+                                                                        ctx ->
+                                                                                new SuperblockActor(
+                                                                                        ctx,
+                                                                                        stash,
+                                                                                        timers,
+                                                                                        sb,
+                                                                                        dirDispatcher)))))
+                        .onFailure(SupervisorStrategy.resume()));
     }
 
     @Override
@@ -373,6 +375,8 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
         } catch (RuntimeException e) {
             getContext().getLog().error("rename coordinator of {} failed: {}", sb, e.toString());
             reply = DirReply.error(Errno.EIO);
+        } catch (OutOfMemoryError e) {
+            reply = DirReply.error(Errno.ENOMEM);
         }
         return finish(reply);
     }

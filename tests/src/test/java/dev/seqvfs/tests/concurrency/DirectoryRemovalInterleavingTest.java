@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.seqvfs.engine.EngineInternals;
 import dev.seqvfs.engine.VfsTask;
-import dev.seqvfs.engine.dir.DirectoryInode;
-import dev.seqvfs.engine.sb.WriterHooks;
+import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.engine.inode.WriterHooks;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.StatFs;
 import dev.seqvfs.tests.concurrency.DirectoryRemovalRaceTest.Pairing;
@@ -51,7 +51,7 @@ class DirectoryRemovalInterleavingTest {
                 fs.vfs(),
                 new WriterHooks() {
                     @Override
-                    public void entriesPublished(DirectoryInode dir) {
+                    public void entriesPublished(Inode dir) {
                         if (dir.ino() == dIno && armed.compareAndSet(true, false)) {
                             parked.countDown();
                             try {

@@ -1,13 +1,11 @@
-package dev.seqvfs.engine.sb;
-
-import dev.seqvfs.engine.dir.DirectoryInode;
-import dev.seqvfs.engine.inode.Inode;
+package dev.seqvfs.engine.inode;
 
 /**
  * Points in a writer's sequence where a test can step in: park the writer there to force an
  * interleaving, or make it fail. A superblock's hooks are {@link #NONE} unless a test installs
- * others ({@link Superblock#installHooks}); each point costs one plain volatile read of the
- * superblock's hooks field and a call to an empty method.
+ * others ({@code Superblock.installHooks}); each point costs one plain volatile read of the
+ * superblock's hooks field and a call to an empty method. The owner of an inode hands them out
+ * ({@link InodeOwner#hooks}).
  *
  * <p>Thread-safety: a hook runs on the writer's thread (a directory actor's, the rename
  * coordinator's, or a caller's) and must be thread-safe. A hook that blocks blocks that writer,
@@ -24,12 +22,11 @@ public interface WriterHooks {
      *
      * @param dir the directory whose entries changed
      */
-    default void entriesPublished(DirectoryInode dir) {}
+    default void entriesPublished(Inode dir) {}
 
     /**
-     * A write, truncate or {@code fallocate} is about to allocate {@code bytes} bytes of file data
-     * for {@code inode}. A hook may throw {@link OutOfMemoryError} to stand for the heap running
-     * out there.
+     * A write or {@code fallocate} is about to allocate {@code bytes} bytes of file data for {@code
+     * inode}. A hook may throw {@link OutOfMemoryError} to stand for the heap running out there.
      *
      * @param inode the file
      * @param bytes the bytes about to be allocated
