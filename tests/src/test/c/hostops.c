@@ -22,10 +22,25 @@
  * ("O size blocks"), FSTATFS ("O blocks bfree bavail flags"), MOUNT (mount(2), so
  * "MOUNT n s2f 0 <MS_REMOUNT|MS_RDONLY> n" remounts the sandbox's root read-only).
  *
+ * Threads and blocking calls, for the close-race tests (CloseRaceDifferentialTest): READ fd
+ * len ("O n"), OPENFIFO dirfd path flags (an open of a FIFO that cannot block: O_RDWR, or
+ * O_NONBLOCK), PIPE ("O r w"), SOCKETPAIR ("O a b", AF_UNIX stream), FLOCK fd op, SETLK fd cmd
+ * type start len (fcntl F_SETLK/F_SETLKW with a struct flock), CHILDLOCK path type start len
+ * (a forked child takes that POSIX lock and holds it) and CHILDUNLOCK (the child exits,
+ * dropping it); SPAWN id VERB ARG... runs the verb in a new thread of this process (sharing
+ * its descriptor table) and answers "O 0" at once, PARKED id answers "O 1" once that thread
+ * sleeps in the kernel (state S in /proc/self/task/TID/stat) and "O 0" before, JOIN id waits
+ * for it and answers what the verb answered. SIGPIPE is ignored: EPIPE is an answer.
+ *
  * Nothing here decides what is right: it only reports what the kernel said.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -52,10 +67,12 @@
 
 #define IN_FD 1000
 #define OUT_FD 1001
+#define PROC_FD 1002 /* /proc, opened before the chroot (PARKED reads it) */
 #define MAX_ARGS 8
 #define MAX_IO (1 << 20)
 
-static FILE *out;
+/* Where answers go: the server's output, or a spawned thread's own buffer. */
+static __thread FILE *out;
 
 /* ---------------------------------------------------------------- parsing */
 
@@ -211,7 +228,160 @@ static char *io_bytes(void)
 
 static int own_fd(int fd)
 {
-    return fd == IN_FD || fd == OUT_FD;
+    return fd == IN_FD || fd == OUT_FD || fd == PROC_FD;
+}
+
+/* ---------------------------------------------------------------- threads */
+
+#define MAX_THREADS 8
+
+struct spawned {
+    pthread_t thread;
+    volatile pid_t tid;
+    char *verb;
+    char *args[MAX_ARGS];
+    char *line;        /* the request, owned */
+    char *answer;      /* what the verb answered, once done */
+    size_t answer_len;
+    int used;
+};
+
+static struct spawned threads[MAX_THREADS];
+static pid_t lock_child = -1;
+static int lock_child_go = -1;
+
+static void run(char *verb, char **a);
+
+static void *spawned_main(void *arg)
+{
+    struct spawned *t = arg;
+    t->tid = (pid_t)syscall(SYS_gettid);
+    out = open_memstream(&t->answer, &t->answer_len);
+    run(t->verb, t->args);
+    fclose(out);
+    return NULL;
+}
+
+/* Whether thread t sleeps in the kernel now (state S or D). */
+static int parked(struct spawned *t)
+{
+    char path[64];
+    char stat[512];
+    if (t->tid == 0)
+        return 0;
+    snprintf(path, sizeof path, "self/task/%d/stat", (int)t->tid);
+    int fd = openat(PROC_FD, path, O_RDONLY);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
+    if (f == NULL)
+        return 0;
+    size_t n = fread(stat, 1, sizeof stat - 1, f);
+    fclose(f);
+    stat[n] = '\0';
+    char *p = strrchr(stat, ')');
+    return p != NULL && p[1] == ' ' && (p[2] == 'S' || p[2] == 'D');
+}
+
+/* SPAWN id VERB ARG...: the rest of the request runs in a new thread. */
+static void spawn(char **a)
+{
+    int id = (int)num_arg(a[0]);
+    if (id < 0 || id >= MAX_THREADS || threads[id].used || a[1] == NULL) {
+        fprintf(out, "X bad SPAWN %d\n", id);
+        return;
+    }
+    struct spawned *t = &threads[id];
+    memset(t, 0, sizeof *t);
+    t->used = 1;
+    /* copy the tokens: the request line is reused for the next request */
+    size_t len = 0;
+    for (int i = 1; i < MAX_ARGS && a[i] != NULL; i++)
+        len += strlen(a[i]) + 1;
+    t->line = malloc(len + 1);
+    char *p = t->line;
+    for (int i = 1; i < MAX_ARGS && a[i] != NULL; i++) {
+        size_t l = strlen(a[i]);
+        memcpy(p, a[i], l + 1);
+        if (i == 1)
+            t->verb = p;
+        else
+            t->args[i - 2] = p;
+        p += l + 1;
+    }
+    if (pthread_create(&t->thread, NULL, spawned_main, t) != 0) {
+        t->used = 0;
+        fprintf(out, "E %d\n", errno);
+        return;
+    }
+    fputs("O 0\n", out);
+}
+
+static void join(char **a)
+{
+    int id = (int)num_arg(a[0]);
+    if (id < 0 || id >= MAX_THREADS || !threads[id].used) {
+        fprintf(out, "X bad JOIN %d\n", id);
+        return;
+    }
+    struct spawned *t = &threads[id];
+    pthread_join(t->thread, NULL);
+    fputs(t->answer == NULL ? "X no answer\n" : t->answer, out);
+    free(t->answer);
+    free(t->line);
+    t->used = 0;
+}
+
+/* CHILDLOCK path type start len: a child process takes the POSIX lock and holds it. */
+static void child_lock(char **a)
+{
+    char *path = str_arg(a[0]);
+    int ready[2], go[2];
+    if (lock_child >= 0 || pipe(ready) < 0 || pipe(go) < 0) {
+        fprintf(out, "X CHILDLOCK\n");
+        return;
+    }
+    fflush(out);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(ready[0]);
+        close(go[1]);
+        int fd = open(path, O_RDWR);
+        struct flock fl = {.l_type = (short)num_arg(a[1]), .l_whence = SEEK_SET,
+                           .l_start = num_arg(a[2]), .l_len = num_arg(a[3])};
+        int rc = fd < 0 ? -1 : fcntl(fd, F_SETLK, &fl);
+        int result = rc < 0 ? errno : 0;
+        if (write(ready[1], &result, sizeof result) < 0)
+            _exit(1);
+        char c;
+        if (read(go[0], &c, 1) < 0)
+            _exit(1);
+        _exit(0);
+    }
+    close(ready[1]);
+    close(go[0]);
+    int result = -1;
+    if (pid < 0 || read(ready[0], &result, sizeof result) != sizeof result) {
+        fprintf(out, "X CHILDLOCK fork\n");
+        return;
+    }
+    close(ready[0]);
+    lock_child = pid;
+    lock_child_go = go[1];
+    if (result != 0)
+        fprintf(out, "E %d\n", result);
+    else
+        fputs("O 0\n", out);
+}
+
+static void child_unlock(void)
+{
+    if (lock_child < 0) {
+        fprintf(out, "X no CHILDLOCK\n");
+        return;
+    }
+    close(lock_child_go);
+    waitpid(lock_child, NULL, 0);
+    lock_child = -1;
+    fputs("O 0\n", out);
 }
 
 /* ---------------------------------------------------------------- dispatch */
@@ -296,6 +466,16 @@ static void run(char *verb, char **a)
             return;
         }
         answer_rc(fd == AT_FDCWD ? open(p, fl, m) : openat(fd, p, fl, m));
+    } else if (!strcmp(verb, "OPENFIFO")) { /* dirfd path flags: a FIFO open that cannot block */
+        int fd = (int)num_arg(a[0]);
+        char *p = str_arg(a[1]);
+        int fl = (int)num_arg(a[2]);
+        int acc = fl & O_ACCMODE;
+        if (acc != O_RDWR && !(fl & O_NONBLOCK)) {
+            fprintf(out, "X OPENFIFO would block\n");
+            return;
+        }
+        answer_rc(openat(fd, p, fl));
     } else if (!strcmp(verb, "CLOSE")) {   /* fd */
         int fd = (int)num_arg(a[0]);
         answer_rc(fd == IN_FD || fd == OUT_FD ? (errno = EBADF, -1) : close(fd));
@@ -417,6 +597,45 @@ static void run(char *verb, char **a)
         unsigned long fl = strtoul(a[3] == NULL ? "0" : a[3], NULL, 10);
         char *data = str_arg(a[4]);
         answer_rc(mount(src, tgt, type, fl, data));
+    } else if (!strcmp(verb, "READ")) {    /* fd len: "O n" */
+        int fd = (int)num_arg(a[0]);
+        long n = num_arg(a[1]);
+        char *b = malloc(n > 0 ? (size_t)n : 1);
+        answer_rc(own_fd(fd) ? (errno = EBADF, -1) : n > MAX_IO ? (errno = EINVAL, -1)
+                  : read(fd, b, (size_t)n));
+        free(b);
+    } else if (!strcmp(verb, "PIPE")) {
+        int p[2];
+        if (pipe(p) < 0)
+            fprintf(out, "E %d\n", errno);
+        else
+            fprintf(out, "O %d %d\n", p[0], p[1]);
+    } else if (!strcmp(verb, "SOCKETPAIR")) {
+        int p[2];
+        if (socketpair(AF_UNIX, SOCK_STREAM, 0, p) < 0)
+            fprintf(out, "E %d\n", errno);
+        else
+            fprintf(out, "O %d %d\n", p[0], p[1]);
+    } else if (!strcmp(verb, "FLOCK")) {   /* fd op */
+        int fd = (int)num_arg(a[0]);
+        answer_rc(own_fd(fd) ? (errno = EBADF, -1) : flock(fd, (int)num_arg(a[1])));
+    } else if (!strcmp(verb, "SETLK")) {   /* fd cmd type start len */
+        int fd = (int)num_arg(a[0]);
+        struct flock fl = {.l_type = (short)num_arg(a[2]), .l_whence = SEEK_SET,
+                           .l_start = num_arg(a[3]), .l_len = num_arg(a[4])};
+        answer_rc(own_fd(fd) ? (errno = EBADF, -1) : fcntl(fd, (int)num_arg(a[1]), &fl));
+    } else if (!strcmp(verb, "CHILDLOCK")) {
+        child_lock(a);
+    } else if (!strcmp(verb, "CHILDUNLOCK")) {
+        child_unlock();
+    } else if (!strcmp(verb, "SPAWN")) {
+        spawn(a);
+    } else if (!strcmp(verb, "PARKED")) {  /* id */
+        int id = (int)num_arg(a[0]);
+        fprintf(out, "O %d\n", id >= 0 && id < MAX_THREADS && threads[id].used
+                ? parked(&threads[id]) : 0);
+    } else if (!strcmp(verb, "JOIN")) {
+        join(a);
     } else if (!strcmp(verb, "UMASK")) {   /* mask */
         fprintf(out, "O %d\n", (int)umask((mode_t)num_arg(a[0])));
     } else {
@@ -441,12 +660,19 @@ int main(int argc, char **argv)
     close(2);
     for (int fd = 3; fd < IN_FD; fd++)
         close(fd);
+    int proc = open("/proc", O_RDONLY | O_DIRECTORY);
+    if (proc >= 0 && proc != PROC_FD) {
+        dup2(proc, PROC_FD);
+        close(proc);
+    }
     if (chroot(argv[1]) < 0 || chdir("/") < 0 || chmod("/", 01777) < 0) {
         fprintf(out, "X chroot %s: %s\n", argv[1], strerror(errno));
         fflush(out);
         return 1;
     }
     umask(022);
+    signal(SIGPIPE, SIG_IGN);
+    io_bytes();
     fputs("READY\n", out);
     fflush(out);
 

@@ -146,8 +146,17 @@ final class IoCalls {
     }
 
     int read(int fd, byte[] buf, int off, int len) {
+        OpenFile f = t.fdget(fd, Syscall.READ);
+        try {
+            return read(f, buf, off, len);
+        } finally {
+            TaskContext.fdput(f);
+        }
+    }
+
+    private int read(OpenFile f, byte[] buf, int off, int len) {
         // vfs_read checks the descriptor and its mode before the buffer (EBADF before EFAULT).
-        OpenFile f = readable(t.fget(fd, Syscall.READ), Syscall.READ);
+        readable(f, Syscall.READ);
         buf = buffer(f, FileOperations.FMODE_CAN_READ, buf, off, len, Syscall.READ);
         FileOperations ops = f.ops();
         if (stream(f)) {
@@ -168,37 +177,55 @@ final class IoCalls {
         if (pos < 0) {
             throw new VfsException(Errno.EINVAL, Syscall.PREAD, null);
         }
-        OpenFile f = t.fget(fd, Syscall.PREAD);
-        positional(f, FileOperations.FMODE_PREAD, Syscall.PREAD);
-        readable(f, Syscall.PREAD);
-        buf = buffer(f, FileOperations.FMODE_CAN_READ, buf, off, len, Syscall.PREAD);
-        if (pos + len < 0) {
-            // rw_verify_area: the end of the read overflows the offset type
-            throw new VfsException(Errno.EINVAL, Syscall.PREAD, null);
+        OpenFile f = t.fdget(fd, Syscall.PREAD);
+        try {
+            positional(f, FileOperations.FMODE_PREAD, Syscall.PREAD);
+            readable(f, Syscall.PREAD);
+            buf = buffer(f, FileOperations.FMODE_CAN_READ, buf, off, len, Syscall.PREAD);
+            if (pos + len < 0) {
+                // rw_verify_area: the end of the read overflows the offset type
+                throw new VfsException(Errno.EINVAL, Syscall.PREAD, null);
+            }
+            return f.ops().read(f, buf, off, len, pos, nonblock(f));
+        } finally {
+            TaskContext.fdput(f);
         }
-        return f.ops().read(f, buf, off, len, pos, nonblock(f));
     }
 
     long readv(int fd, byte[][] iov) {
         if (iov == null) {
             throw new VfsException(Errno.EFAULT, Syscall.READV, null);
         }
-        OpenFile f = readable(t.fget(fd, Syscall.READV), Syscall.READV);
-        checkIov(iov, Syscall.READV);
-        FileOperations ops = f.ops();
-        if (stream(f)) {
-            return ops.readv(f, iov, 0, nonblock(f));
-        }
-        synchronized (f) {
-            long pos = f.offset();
-            long n = ops.readv(f, iov, pos, nonblock(f));
-            f.setOffset(pos + n);
-            return n;
+        OpenFile f = t.fdget(fd, Syscall.READV);
+        try {
+            readable(f, Syscall.READV);
+            checkIov(iov, Syscall.READV);
+            FileOperations ops = f.ops();
+            if (stream(f)) {
+                return ops.readv(f, iov, 0, nonblock(f));
+            }
+            synchronized (f) {
+                long pos = f.offset();
+                long n = ops.readv(f, iov, pos, nonblock(f));
+                f.setOffset(pos + n);
+                return n;
+            }
+        } finally {
+            TaskContext.fdput(f);
         }
     }
 
     int write(int fd, byte[] buf, int off, int len) {
-        OpenFile f = writable(t.fget(fd, Syscall.WRITE), Syscall.WRITE);
+        OpenFile f = t.fdget(fd, Syscall.WRITE);
+        try {
+            return write(f, buf, off, len);
+        } finally {
+            TaskContext.fdput(f);
+        }
+    }
+
+    private int write(OpenFile f, byte[] buf, int off, int len) {
+        writable(f, Syscall.WRITE);
         buf = buffer(f, FileOperations.FMODE_CAN_WRITE, buf, off, len, Syscall.WRITE);
         FileOperations ops = f.ops();
         if (stream(f)) {
@@ -216,33 +243,42 @@ final class IoCalls {
         if (pos < 0) {
             throw new VfsException(Errno.EINVAL, Syscall.PWRITE, null);
         }
-        OpenFile f = t.fget(fd, Syscall.PWRITE);
-        positional(f, FileOperations.FMODE_PWRITE, Syscall.PWRITE);
-        writable(f, Syscall.PWRITE);
-        buf = buffer(f, FileOperations.FMODE_CAN_WRITE, buf, off, len, Syscall.PWRITE);
-        return f.ops().write(f, buf, off, len, new Kiocb(t.cred(), pos, iocbFlags(f)));
+        OpenFile f = t.fdget(fd, Syscall.PWRITE);
+        try {
+            positional(f, FileOperations.FMODE_PWRITE, Syscall.PWRITE);
+            writable(f, Syscall.PWRITE);
+            buf = buffer(f, FileOperations.FMODE_CAN_WRITE, buf, off, len, Syscall.PWRITE);
+            return f.ops().write(f, buf, off, len, new Kiocb(t.cred(), pos, iocbFlags(f)));
+        } finally {
+            TaskContext.fdput(f);
+        }
     }
 
     long writev(int fd, byte[][] iov) {
         if (iov == null) {
             throw new VfsException(Errno.EFAULT, Syscall.WRITEV, null);
         }
-        OpenFile f = writable(t.fget(fd, Syscall.WRITEV), Syscall.WRITEV);
-        checkIov(iov, Syscall.WRITEV);
-        int[] offs = new int[iov.length];
-        int[] lens = new int[iov.length];
-        for (int i = 0; i < iov.length; i++) {
-            lens[i] = iov[i].length;
-        }
-        FileOperations ops = f.ops();
-        if (stream(f)) {
-            return ops.writev(f, iov, offs, lens, new Kiocb(t.cred(), 0, iocbFlags(f)));
-        }
-        synchronized (f) {
-            Kiocb k = new Kiocb(t.cred(), f.offset(), iocbFlags(f));
-            long n = ops.writev(f, iov, offs, lens, k);
-            f.setOffset(k.pos());
-            return n;
+        OpenFile f = t.fdget(fd, Syscall.WRITEV);
+        try {
+            writable(f, Syscall.WRITEV);
+            checkIov(iov, Syscall.WRITEV);
+            int[] offs = new int[iov.length];
+            int[] lens = new int[iov.length];
+            for (int i = 0; i < iov.length; i++) {
+                lens[i] = iov[i].length;
+            }
+            FileOperations ops = f.ops();
+            if (stream(f)) {
+                return ops.writev(f, iov, offs, lens, new Kiocb(t.cred(), 0, iocbFlags(f)));
+            }
+            synchronized (f) {
+                Kiocb k = new Kiocb(t.cred(), f.offset(), iocbFlags(f));
+                long n = ops.writev(f, iov, offs, lens, k);
+                f.setOffset(k.pos());
+                return n;
+            }
+        } finally {
+            TaskContext.fdput(f);
         }
     }
 
@@ -252,43 +288,72 @@ final class IoCalls {
      */
     CompletableFuture<Integer> readAsync(int fd, byte[] buf, int off, int len) {
         buf = buffer(buf, off, len, Syscall.READ);
-        OpenFile f = t.fget(fd, Syscall.READ);
-        if (!stream(f)) {
-            return CompletableFuture.completedFuture(read(fd, buf, off, len));
+        OpenFile f = t.fdget(fd, Syscall.READ);
+        CompletableFuture<Integer> out;
+        try {
+            if (!stream(f)) {
+                out = CompletableFuture.completedFuture(read(f, buf, off, len));
+            } else {
+                readable(f, Syscall.READ);
+                out =
+                        nonblock(f)
+                                ? CompletableFuture.completedFuture(
+                                        f.ops().read(f, buf, off, len, 0, true))
+                                : f.ops().readAsync(f, buf, off, len);
+            }
+        } catch (RuntimeException | Error e) {
+            TaskContext.fdput(f);
+            throw e;
         }
-        readable(f, Syscall.READ);
-        return nonblock(f)
-                ? CompletableFuture.completedFuture(f.ops().read(f, buf, off, len, 0, true))
-                : f.ops().readAsync(f, buf, off, len);
+        return TaskContext.fdputWhenDone(f, out);
     }
 
     /** Writes without blocking a thread; see {@link #readAsync}. */
     CompletableFuture<Integer> writeAsync(int fd, byte[] buf, int off, int len) {
         buf = buffer(buf, off, len, Syscall.WRITE);
-        OpenFile f = t.fget(fd, Syscall.WRITE);
-        if (!stream(f)) {
-            return CompletableFuture.completedFuture(write(fd, buf, off, len));
+        OpenFile f = t.fdget(fd, Syscall.WRITE);
+        CompletableFuture<Integer> out;
+        try {
+            if (!stream(f)) {
+                out = CompletableFuture.completedFuture(write(f, buf, off, len));
+            } else {
+                writable(f, Syscall.WRITE);
+                out =
+                        nonblock(f)
+                                ? CompletableFuture.completedFuture(
+                                        f.ops()
+                                                .write(
+                                                        f,
+                                                        buf,
+                                                        off,
+                                                        len,
+                                                        new Kiocb(t.cred(), 0, Kiocb.IOCB_NOWAIT)))
+                                : f.ops().writeAsync(f, buf, off, len);
+            }
+        } catch (RuntimeException | Error e) {
+            TaskContext.fdput(f);
+            throw e;
         }
-        writable(f, Syscall.WRITE);
-        return nonblock(f)
-                ? CompletableFuture.completedFuture(
-                        f.ops().write(f, buf, off, len, new Kiocb(t.cred(), 0, Kiocb.IOCB_NOWAIT)))
-                : f.ops().writeAsync(f, buf, off, len);
+        return TaskContext.fdputWhenDone(f, out);
     }
 
     void ftruncate(int fd, long len) {
         if (len < 0) {
             throw new VfsException(Errno.EINVAL, Syscall.FTRUNCATE, null);
         }
-        OpenFile f = t.fget(fd, Syscall.FTRUNCATE);
-        if (f.isPath()) {
-            throw new VfsException(Errno.EBADF, Syscall.FTRUNCATE, null);
+        OpenFile f = t.fdget(fd, Syscall.FTRUNCATE);
+        try {
+            if (f.isPath()) {
+                throw new VfsException(Errno.EBADF, Syscall.FTRUNCATE, null);
+            }
+            // do_sys_ftruncate: a file not open for writing, or not a regular file, is EINVAL.
+            if (!f.writable() || f.inode().type() != FileType.REGULAR) {
+                throw new VfsException(Errno.EINVAL, Syscall.FTRUNCATE, null);
+            }
+            f.ops().truncate(f.inode(), len, t.cred(), Syscall.FTRUNCATE);
+        } finally {
+            TaskContext.fdput(f);
         }
-        // do_sys_ftruncate: a file not open for writing, or not a regular file, is EINVAL.
-        if (!f.writable() || f.inode().type() != FileType.REGULAR) {
-            throw new VfsException(Errno.EINVAL, Syscall.FTRUNCATE, null);
-        }
-        f.ops().truncate(f.inode(), len, t.cred(), Syscall.FTRUNCATE);
     }
 
     void truncate(Filename path, long len) {
@@ -323,11 +388,15 @@ final class IoCalls {
 
     void fsync(int fd, boolean datasync) {
         Syscall op = datasync ? Syscall.FDATASYNC : Syscall.FSYNC;
-        OpenFile f = t.fget(fd, op);
-        if (f.isPath()) {
-            throw new VfsException(Errno.EBADF, op, null);
+        OpenFile f = t.fdget(fd, op);
+        try {
+            if (f.isPath()) {
+                throw new VfsException(Errno.EBADF, op, null);
+            }
+            f.ops().fsync(f, datasync);
+        } finally {
+            TaskContext.fdput(f);
         }
-        f.ops().fsync(f, datasync);
     }
 
     /** Returns whether {@code fd} is open on a stream (a pipe, FIFO, socket or eventfd). */
@@ -390,7 +459,15 @@ final class IoCalls {
 
     /** {@code fallocate(2)}, with {@code vfs_fallocate}'s checks in its order. */
     void fallocate(int fd, int mode, long offset, long len) {
-        OpenFile f = t.fget(fd, Syscall.FALLOCATE);
+        OpenFile f = t.fdget(fd, Syscall.FALLOCATE);
+        try {
+            fallocate(f, mode, offset, len);
+        } finally {
+            TaskContext.fdput(f);
+        }
+    }
+
+    private void fallocate(OpenFile f, int mode, long offset, long len) {
         if (f.isPath()) {
             throw new VfsException(Errno.EBADF, Syscall.FALLOCATE, null);
         }

@@ -46,23 +46,31 @@ final class LockCalls {
             default:
                 throw new VfsException(Errno.EINVAL, Syscall.FLOCK, null);
         }
-        OpenFile f = t.fget(fd, Syscall.FLOCK);
-        if (f.isPath() || (type != FileLockTable.UNLOCK && !f.readable() && !f.writable())) {
-            // Locking needs a descriptor open for reading or writing (not access mode 3).
-            throw new VfsException(Errno.EBADF, Syscall.FLOCK, null);
-        }
-        FileLockTable table = table(f.inode());
-        table.flock(f, type, !nb);
-        if (type != FileLockTable.UNLOCK && f.refs() == 0) {
-            // Close race: the description's last descriptor closed while we looked it up or
-            // waited, and its release already dropped its locks; nobody would drop this one.
-            table.releaseFlock(f);
-            throw new VfsException(Errno.EBADF, Syscall.FLOCK, null);
+        OpenFile f = t.fdget(fd, Syscall.FLOCK);
+        try {
+            if (f.isPath() || (type != FileLockTable.UNLOCK && !f.readable() && !f.writable())) {
+                // Locking needs a descriptor open for reading or writing (not access mode 3).
+                throw new VfsException(Errno.EBADF, Syscall.FLOCK, null);
+            }
+            // The call's reference keeps the description open while it waits: if its last
+            // descriptor is closed meanwhile, the lock is still taken, and the release that
+            // follows this call's fdput drops it (locks_remove_file in __fput).
+            table(f.inode()).flock(f, type, !nb);
+        } finally {
+            TaskContext.fdput(f);
         }
     }
 
     Flock fcntlLock(int fd, int cmd, Flock req) {
-        OpenFile f = t.fget(fd, Syscall.FCNTL);
+        OpenFile f = t.fdget(fd, Syscall.FCNTL);
+        try {
+            return fcntlLock(f, fd, cmd, req);
+        } finally {
+            TaskContext.fdput(f);
+        }
+    }
+
+    private Flock fcntlLock(OpenFile f, int fd, int cmd, Flock req) {
         if (f.isPath()) {
             throw new VfsException(Errno.EBADF, Syscall.FCNTL, null);
         }

@@ -764,30 +764,38 @@ final class OpenCalls {
         if (max <= 0) {
             throw new VfsException(Errno.EINVAL, Syscall.GETDENTS, null);
         }
-        OpenFile file = t.fget(fd, Syscall.GETDENTS);
-        if (file.isPath()) {
-            throw new VfsException(Errno.EBADF, Syscall.GETDENTS, null);
-        }
-        synchronized (file) {
-            List<DirEntry> out = file.ops().iterate(file, t, file.offset(), max);
-            if (!out.isEmpty()) {
-                file.setOffset(out.get(out.size() - 1).cookie());
+        OpenFile file = t.fdget(fd, Syscall.GETDENTS);
+        try {
+            if (file.isPath()) {
+                throw new VfsException(Errno.EBADF, Syscall.GETDENTS, null);
             }
-            return out;
+            synchronized (file) {
+                List<DirEntry> out = file.ops().iterate(file, t, file.offset(), max);
+                if (!out.isEmpty()) {
+                    file.setOffset(out.get(out.size() - 1).cookie());
+                }
+                return out;
+            }
+        } finally {
+            TaskContext.fdput(file);
         }
     }
 
     long lseek(int fd, long offset, int whence) {
-        OpenFile file = t.fget(fd, Syscall.LSEEK);
-        if (file.isPath()) {
-            throw new VfsException(Errno.EBADF, Syscall.LSEEK, null);
-        }
-        if (whence < VfsTask.SEEK_SET || whence > VfsTask.SEEK_HOLE) {
-            // ksys_lseek: whence past SEEK_MAX is EINVAL before the file's ->llseek runs
-            throw new VfsException(Errno.EINVAL, Syscall.LSEEK, null);
-        }
-        synchronized (file) {
-            return file.ops().llseek(file, offset, whence);
+        OpenFile file = t.fdget(fd, Syscall.LSEEK);
+        try {
+            if (file.isPath()) {
+                throw new VfsException(Errno.EBADF, Syscall.LSEEK, null);
+            }
+            if (whence < VfsTask.SEEK_SET || whence > VfsTask.SEEK_HOLE) {
+                // ksys_lseek: whence past SEEK_MAX is EINVAL before the file's ->llseek runs
+                throw new VfsException(Errno.EINVAL, Syscall.LSEEK, null);
+            }
+            synchronized (file) {
+                return file.ops().llseek(file, offset, whence);
+            }
+        } finally {
+            TaskContext.fdput(file);
         }
     }
 }

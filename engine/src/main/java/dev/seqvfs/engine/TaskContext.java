@@ -200,7 +200,53 @@ final class TaskContext implements WalkContext {
         return p;
     }
 
-    /** Returns the open file on {@code fd} ({@code fget}), lock-free. */
+    /**
+     * Returns the open file on {@code fd} with a reference held for the call ({@code fdget}); the
+     * call gives it back with {@link #fdput} when it returns, parked or not. Meanwhile a {@code
+     * close} of {@code fd} (from another thread sharing the table) removes only the descriptor: the
+     * file's release (a pipe losing a reader, the last close's lock release) waits for the call, as
+     * on Linux. Lock-free: the table's published version, then a CAS on the file's count, again if
+     * a close released the file in between.
+     *
+     * <p>Unlike Linux's {@code fdget}, this always takes the reference: a task object may be used
+     * by several Java threads at once, so no table is known to have a single user.
+     *
+     * @throws VfsException {@code EBADF} if {@code fd} is not open
+     */
+    OpenFile fdget(int fd, Syscall op) {
+        alive(op);
+        while (true) {
+            FdTable.Entry e = files.tableAcquire().get(fd);
+            if (e == null) {
+                throw new VfsException(Errno.EBADF, op, null);
+            }
+            OpenFile f = e.file();
+            if (f.tryRetain()) {
+                return f;
+            }
+            Thread.onSpinWait(); // a close released it: the table no longer holds it
+        }
+    }
+
+    /** Gives back the reference {@link #fdget} took ({@code fdput}); the last one releases. */
+    static void fdput(OpenFile f) {
+        f.release();
+    }
+
+    /**
+     * Returns {@code f} after {@code result} completes, however it completes: the reference of an
+     * asynchronous call is held until its future is done.
+     */
+    static <T> CompletableFuture<T> fdputWhenDone(OpenFile f, CompletableFuture<T> result) {
+        var unused = result.whenComplete((v, e) -> fdput(f));
+        return result;
+    }
+
+    /**
+     * Returns the open file on {@code fd} without taking a reference, lock-free: for calls that
+     * neither park nor use the file's state after the lookup (they read its fixed inode, mount and
+     * mode). Calls that read, write, wait or lock use {@link #fdget}.
+     */
     OpenFile fget(int fd, Syscall op) {
         alive(op);
         FdTable.Entry e = files.tableAcquire().get(fd);

@@ -85,7 +85,11 @@ class ReleaseTest {
         assertNull(first.get(), "a closed socket's inode is still reachable");
     }
 
-    /** Reproducer from the concurrency tier: the write's charge outlived the file it was for. */
+    /**
+     * Reproducer from the concurrency tier: the write's charge outlived the file it was for. Since
+     * calls hold their file (issue 17), the last close while the write waits leaves the file open
+     * until the write returns; then it is freed with every byte the write charged.
+     */
     @Test
     void writeRacingTheLastCloseOfAnUnlinkedFile_leavesNoBytesCharged() throws Exception {
         int fd = t.open("/u", O_CREAT | O_RDWR, 0644);
@@ -106,11 +110,14 @@ class ReleaseTest {
             assertTrue(
                     ri.writeLock().hasQueuedThreads(), "the writer never reached the inode's lock");
             t.close(fd);
-            assertEquals(InodeState.FREED, ri.state());
+            // The write holds its own reference (fdget): the close removed the descriptor only.
+            assertEquals(InodeState.UNLINKED_OPEN, ri.state());
         } finally {
             ri.writeLock().unlock();
         }
         assertEquals(8192, written.get(10, java.util.concurrent.TimeUnit.SECONDS));
+        // The write's fdput was the last reference: the file is freed with its charge.
+        assertEquals(InodeState.FREED, ri.state());
         assertEquals(0, vfs.namespace().rootMount().superblock().usedBytes());
         thread.close();
     }

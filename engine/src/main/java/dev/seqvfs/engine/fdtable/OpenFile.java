@@ -265,6 +265,26 @@ public final class OpenFile {
     }
 
     /**
+     * Adds a reference unless the description was already released ({@code get_file_rcu}): how a
+     * call takes the file it found in a descriptor table, which a concurrent {@code close} may be
+     * dropping. Lock-free (a CAS loop on the count).
+     *
+     * @return {@code false} if the count was already zero (the caller looks the descriptor up
+     *     again: it is gone, or holds another file)
+     */
+    public boolean tryRetain() {
+        while (true) {
+            int n = (int) REFS.getVolatile(this);
+            if (n <= 0) {
+                return false;
+            }
+            if (REFS.compareAndSet(this, n, n + 1)) {
+                return true;
+            }
+        }
+    }
+
+    /**
      * Drops a reference; on the last one releases the inode's open count and the mount pin.
      *
      * @return {@code true} if this was the last reference

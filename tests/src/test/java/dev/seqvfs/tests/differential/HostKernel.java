@@ -111,6 +111,7 @@ final class HostKernel {
                                             "gcc",
                                             "-O2",
                                             "-Wall",
+                                            "-pthread",
                                             "-o",
                                             out.toString(),
                                             src.toString()))
