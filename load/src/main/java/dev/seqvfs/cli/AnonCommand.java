@@ -14,6 +14,7 @@ abstract class AnonCommand extends WorkloadCommand {
     @Option(
             names = "--clients",
             split = ",",
+            preprocessor = Values.ListElements.class,
             paramLabel = "N",
             description =
                     "Client counts, run one after another (a list draws scaling curves), each 1 to "
@@ -62,6 +63,7 @@ abstract class AnonCommand extends WorkloadCommand {
     @Option(
             names = "--compare",
             split = ",",
+            preprocessor = Values.ListElements.class,
             paramLabel = "TARGET",
             description =
                     "Also run, in the same run, TARGET shared-root: the old shared-pseudo-root layout"

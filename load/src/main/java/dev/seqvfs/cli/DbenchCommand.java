@@ -12,6 +12,7 @@ import dev.seqvfs.load.dbench.ReplayResult;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,7 +21,9 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code seqvfs load dbench}: replays a dbench client loadfile on an embedded SeqVFS, one actor per
@@ -43,6 +46,8 @@ import picocli.CommandLine.Option;
                         + " /clients/clientN, lines run as fast as possible, the file looped until the time is up, every"
                         + " line's NT status checked against the capture.")
 public final class DbenchCommand implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
     @Option(
             names = "--clients",
             defaultValue = "1",
@@ -139,7 +144,7 @@ public final class DbenchCommand implements Callable<Integer> {
             Checks.range("--threads", threads, 1, Checks.MAX_CLIENTS);
         }
         if (compare != null && !compare.equals("host")) {
-            throw LoadException.usage("--compare takes 'host', not '" + compare + "'");
+            throw LoadException.usage("--compare " + compare + ": expected host");
         }
         if (compare != null && !Files.isDirectory(hostDir)) {
             throw LoadException.usage("--host-dir " + hostDir + ": not an existing directory");
@@ -155,8 +160,7 @@ public final class DbenchCommand implements Callable<Integer> {
         try {
             checkOptions();
         } catch (LoadException e) {
-            System.err.println("seqvfs load dbench: " + e.getMessage());
-            return 2;
+            return fail(e.getMessage(), 2);
         }
         Loadfile lf;
         try {
@@ -165,12 +169,10 @@ public final class DbenchCommand implements Callable<Integer> {
             }
             lf = Loadfile.read(loadfile);
         } catch (LoadfileException e) {
-            System.err.println("seqvfs load dbench: " + e.getMessage());
-            return 2;
+            return fail("--loadfile " + loadfile + ": " + e.getMessage(), 2);
         }
         if (lf.ops().isEmpty()) {
-            System.err.println("seqvfs load dbench: loadfile " + loadfile + " holds no operations");
-            return 2;
+            return fail("--loadfile " + loadfile + ": holds no operations", 2);
         }
         DbenchRunner runner = new DbenchRunner(out, showMismatches, threads == null ? 0 : threads);
         DbenchBinary binary = compare != null ? DbenchBinary.find() : null;
@@ -194,8 +196,7 @@ public final class DbenchCommand implements Callable<Integer> {
             return run(out, lf, runner, binary);
         } catch (DbenchRunner.ReplayFailedException e) {
             out.flush();
-            System.err.println("seqvfs load dbench: " + e.getMessage());
-            return 1;
+            return fail(e.getMessage(), 1);
         } finally {
             reported.countDown();
             try {
@@ -204,6 +205,17 @@ public final class DbenchCommand implements Callable<Integer> {
                 // Ctrl-C: the hook is running and waits for this summary
             }
         }
+    }
+
+    /**
+     * Prints {@code seqvfs load dbench: MESSAGE} on the command line's stderr, one line, and
+     * returns {@code status}.
+     */
+    private int fail(String message, int status) {
+        PrintWriter err = spec.commandLine().getErr();
+        err.println("seqvfs load " + spec.name() + ": " + message);
+        err.flush();
+        return status;
     }
 
     /**
@@ -350,12 +362,7 @@ public final class DbenchCommand implements Callable<Integer> {
                 out.println("wrote " + json);
             } catch (IOException e) {
                 out.flush();
-                System.err.println(
-                        "seqvfs load dbench: --json "
-                                + json
-                                + ": cannot write: "
-                                + OutputFiles.reason(e));
-                return 1;
+                return fail("--json " + json + ": cannot write: " + OutputFiles.reason(e), 1);
             }
         }
         if (seq.mismatches() != 0) {

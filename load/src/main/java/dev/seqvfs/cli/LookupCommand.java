@@ -25,6 +25,7 @@ final class LookupCommand extends WorkloadCommand {
     @Option(
             names = "--clients",
             split = ",",
+            preprocessor = Values.ListElements.class,
             paramLabel = "N",
             defaultValue = "1,2",
             description =

@@ -38,12 +38,13 @@ public final class Main implements Callable<Integer> {
 
     /**
      * Returns the command line, configured as {@code seqvfs} runs it: parse errors as one line and
-     * exit 2 ({@link ParseErrors}), usage help wrapped only at spaces ({@link UsageHelp}). Tests
-     * run it in-process through this too.
+     * exit 2 ({@link ParseErrors}), values read alike by every option ({@link Values}), usage help
+     * wrapped only at spaces ({@link UsageHelp}). Tests run it in-process through this too.
      */
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Main());
         cl.setParameterExceptionHandler(new ParseErrors());
+        Values.register(cl);
         cl.setHelpFactory(UsageHelp.FACTORY);
         return cl;
     }

@@ -34,6 +34,7 @@ final class MakestatCommand extends WorkloadCommand {
     @Option(
             names = "--clients",
             split = ",",
+            preprocessor = Values.ListElements.class,
             paramLabel = "N",
             defaultValue = "1",
             description =

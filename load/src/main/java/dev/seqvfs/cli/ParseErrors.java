@@ -1,7 +1,6 @@
 package dev.seqvfs.cli;
 
 import java.io.PrintWriter;
-import java.math.BigInteger;
 import java.util.List;
 import java.util.Locale;
 import picocli.CommandLine;
@@ -12,14 +11,16 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.OverwrittenOptionException;
 import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.TypeConversionException;
 import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
  * Answers what picocli refuses while parsing (a value that is not a number, an unknown option or
  * workload, a missing required option or value) the way the workloads answer their own bad input:
- * one line on stderr, {@code seqvfs load W: MESSAGE}, naming the option and the value, and exit
- * status 2 ({@link CommandSpec#exitCodeOnInvalidInput()}), instead of picocli's message followed by
- * the whole usage text. {@code --help} says the rest. Stateless; thread-safe.
+ * one line on stderr, {@code seqvfs load W: MESSAGE}, naming the option and the value ({@code --opt
+ * VALUE: why}, the why from {@link Values}), and exit status 2 ({@link
+ * CommandSpec#exitCodeOnInvalidInput()}), instead of picocli's message followed by the whole usage
+ * text. {@code --help} says the rest. Stateless; thread-safe.
  */
 final class ParseErrors implements IParameterExceptionHandler {
     /** Prints the one-line message of {@code ex} on its command's stderr and returns 2. */
@@ -47,8 +48,13 @@ final class ParseErrors implements IParameterExceptionHandler {
         }
         ArgSpec arg = ex.getArgSpec();
         if (arg instanceof OptionSpec opt && ex.getValue() != null) {
-            String v = ex.getValue().isBlank() ? "'" + ex.getValue() + "'" : ex.getValue();
-            return opt.longestName() + " " + v + ": " + expected(elementType(opt), ex.getValue());
+            // Values' converters and list check say why in their exception's message
+            String why =
+                    ex.getCause() instanceof TypeConversionException t && t.getMessage() != null
+                            ? t.getMessage()
+                            : "not a valid "
+                                    + elementType(opt).getSimpleName().toLowerCase(Locale.ROOT);
+            return opt.longestName() + " " + Values.shown(ex.getValue()) + ": " + why;
         }
         return oneLine(ex.getMessage());
     }
@@ -92,32 +98,6 @@ final class ParseErrors implements IParameterExceptionHandler {
     private static Class<?> elementType(OptionSpec opt) {
         Class<?>[] aux = opt.auxiliaryTypes();
         return opt.isMultiValue() && aux != null && aux.length > 0 ? aux[0] : opt.type();
-    }
-
-    /** Returns what a value of {@code type} must be, given that {@code value} did not convert. */
-    private static String expected(Class<?> type, String value) {
-        if (type == int.class
-                || type == Integer.class
-                || type == long.class
-                || type == Long.class) {
-            try {
-                new BigInteger(value.strip());
-                return "too large (at most "
-                        + (type == int.class || type == Integer.class
-                                ? Integer.MAX_VALUE
-                                : Long.MAX_VALUE)
-                        + ")";
-            } catch (NumberFormatException e) {
-                return "not a whole number";
-            }
-        }
-        if (type == double.class
-                || type == Double.class
-                || type == float.class
-                || type == Float.class) {
-            return "not a number";
-        }
-        return "not a valid " + type.getSimpleName().toLowerCase(Locale.ROOT);
     }
 
     private static String oneLine(String s) {

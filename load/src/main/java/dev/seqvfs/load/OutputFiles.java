@@ -21,16 +21,20 @@ public final class OutputFiles {
     private OutputFiles() {}
 
     /**
-     * Checks that {@code file} can be written: its parent directory exists (it is not created), is
-     * a directory and lets this process create a file in it; the file itself, if it exists, is not
-     * a directory and can be opened for writing (it is not truncated). A probe file is created in
-     * the directory and removed at once when the file does not exist yet (root passes every
-     * permission check, but not a read-only or pseudo file system).
+     * Checks that {@code file} can be written: it is not empty (which Java reads as the current
+     * directory), its parent directory exists (it is not created), is a directory and lets this
+     * process create a file in it; the file itself, if it exists, is not a directory and can be
+     * opened for writing (it is not truncated). A probe file is created in the directory and
+     * removed at once when the file does not exist yet (root passes every permission check, but not
+     * a read-only or pseudo file system).
      *
      * @param option the option's name, for the message ({@code --json})
      * @throws LoadException a {@link LoadException#usage usage} error {@code OPTION FILE: REASON}
      */
     public static void checkWritable(String option, Path file) {
+        if (file.toString().isEmpty()) {
+            throw LoadException.usage(option + " '': empty value");
+        }
         Path abs = file.toAbsolutePath();
         Path parent = abs.getParent();
         if (parent == null) {

@@ -4,12 +4,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.seqvfs.cli.Main;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.OptionSpec;
 
 /**
  * Specifies how {@code seqvfs load <workload>} (makestat, lookup, socket-close, pipe-close) answers
@@ -19,7 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  * (4096 bytes with its NUL, limits.h), result files in an existing, writable directory. What
  * picocli itself refuses while parsing (a value that is not a number, an unknown option, a missing
  * required option, a workload that does not exist) answers the same way: one line, exit 2, never
- * the usage text.
+ * the usage text. Values are read alike by every option: whitespace around a number or a name is
+ * dropped, an empty value is refused, and so is an empty element anywhere in a list.
  */
 class BadInputTest {
     @TempDir Path tmp;
@@ -149,6 +156,115 @@ class BadInputTest {
         assertUsageError(
                 Cli.run("load", "dbench", "--clients", "99999999999"),
                 "seqvfs load dbench: --clients 99999999999: too large");
+    }
+
+    @Test
+    void dbench_clientsBelowTheLongRange_saysTooSmall() {
+        assertUsageError(
+                Cli.run("load", "dbench", "--clients", "-99999999999"),
+                "seqvfs load dbench: --clients -99999999999: too small (at least -2147483648)");
+    }
+
+    @Test
+    void numbers_surroundingWhitespace_isIgnored_soTheNumberIsCheckedAgainstItsRange() {
+        // each value parses (its whitespace dropped) and is then refused by its range check,
+        // which prints the number it read: nothing runs
+        assertUsageError(
+                Cli.run("load", "dbench", "--clients", " 20000"),
+                "seqvfs load dbench: --clients 20000: a client count must be between 1 and 4096");
+        assertUsageError(
+                Cli.run("load", "lookup", "--clients", "1, 20000 "),
+                "seqvfs load lookup: --clients 20000: a client count must be between 1 and 4096");
+        assertUsageError(
+                Cli.run("load", "lookup", "--ops", "\t0 "),
+                "seqvfs load lookup: --ops 0: must be at least 1");
+        assertUsageError(
+                Cli.run("load", "socket-close", "--warmup", " 90000"),
+                "seqvfs load socket-close: --warmup 90000: must be from 0 to 86400 seconds");
+    }
+
+    @Test
+    void numbers_badValueWithWhitespace_isQuotedInTheMessage() {
+        assertUsageError(
+                Cli.run("load", "dbench", "--clients", " x"),
+                "seqvfs load dbench: --clients ' x': not a whole number");
+    }
+
+    @Test
+    void fractions_javasTypeSuffix_isNotANumber() {
+        // Java's Double.parseDouble reads "2d" as 2: a user meaning two days would get 2 seconds
+        assertUsageError(
+                Cli.run("load", "dbench", "--time", "2d"),
+                "seqvfs load dbench: --time 2d: not a number");
+        assertUsageError(
+                Cli.run("load", "lookup", "--warmup", "1f"),
+                "seqvfs load lookup: --warmup 1f: not a number");
+    }
+
+    /** Every option of every workload that takes a value, with its workload's name. */
+    private static List<String[]> valueOptions() {
+        List<String[]> all = new ArrayList<>();
+        CommandLine load = Main.commandLine().getSubcommands().get("load");
+        for (Map.Entry<String, CommandLine> w : load.getSubcommands().entrySet()) {
+            for (OptionSpec o : w.getValue().getCommandSpec().options()) {
+                if (o.arity().max() > 0 && !o.usageHelp() && !o.versionHelp()) {
+                    all.add(
+                            new String[] {
+                                w.getKey(), o.longestName(), o.splitRegex().isEmpty() ? "" : ","
+                            });
+                }
+            }
+        }
+        return all;
+    }
+
+    @Test
+    void everyOption_emptyValue_isRefusedSayingItIsEmpty() {
+        List<String[]> options = valueOptions();
+        assertTrue(options.size() > 30, options.size() + " options");
+        for (String[] o : options) {
+            assertUsageError(
+                    Cli.run("load", o[0], o[1], ""),
+                    "seqvfs load " + o[0] + ": " + o[1] + " '': empty value");
+        }
+    }
+
+    @Test
+    void everyListOption_emptyElementAnywhere_isRefusedNamingTheValue() {
+        int lists = 0;
+        for (String[] o : valueOptions()) {
+            if (o[2].isEmpty()) {
+                continue;
+            }
+            lists++;
+            for (String v : new String[] {"1,2,", "1,,2", ",1", "1, ,2", ","}) {
+                assertUsageError(
+                        Cli.run("load", o[0], o[1], v),
+                        "seqvfs load "
+                                + o[0]
+                                + ": "
+                                + o[1]
+                                + " "
+                                + v
+                                + ": empty element in the list");
+            }
+        }
+        // --clients of makestat, lookup, socket-close, pipe-close; --compare of the last two
+        assertEquals(6, lists);
+    }
+
+    @Test
+    void singleValueOption_aList_isNotAWholeNumber() {
+        assertUsageError(
+                Cli.run("load", "dbench", "--clients", "1,2,"),
+                "seqvfs load dbench: --clients 1,2,: not a whole number");
+    }
+
+    @Test
+    void lookup_emptyJson_saysItIsEmpty_notThatItIsADirectory() {
+        Cli.Result r = Cli.run("load", "lookup", "--ops", "10", "--json", "");
+        assertUsageError(r, "seqvfs load lookup: --json '': empty value");
+        assertFalse(r.err().contains("directory"), r.err());
     }
 
     @Test

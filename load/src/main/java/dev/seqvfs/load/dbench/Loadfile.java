@@ -1,5 +1,6 @@
 package dev.seqvfs.load.dbench;
 
+import dev.seqvfs.load.OutputFiles;
 import java.io.BufferedInputStream;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -51,8 +52,9 @@ public final class Loadfile {
     /**
      * Reads and parses a loadfile.
      *
-     * @throws LoadfileException when the file is missing (with how to get the standard one) or a
-     *     line is malformed (with its number and text)
+     * @throws LoadfileException when the file is missing (with how to get the standard one), cannot
+     *     be read, or a line is malformed (with its number and text); the message does not name the
+     *     file, which the caller does ({@code --loadfile PATH: MESSAGE})
      */
     public static Loadfile read(Path file) throws LoadfileException {
         try (InputStream raw = Files.newInputStream(file)) {
@@ -66,7 +68,7 @@ public final class Loadfile {
         } catch (NoSuchFileException e) {
             throw new LoadfileException(missingMessage(file));
         } catch (IOException e) {
-            throw new LoadfileException("cannot read loadfile " + file + ": " + e.getMessage());
+            throw new LoadfileException("cannot read: " + OutputFiles.reason(e));
         }
     }
 
@@ -79,13 +81,16 @@ public final class Loadfile {
         }
     }
 
-    /** The message for a missing loadfile: where the standard one comes from. */
+    /**
+     * The message for a missing loadfile, without its path: for the standard one, where it comes
+     * from.
+     */
     static String missingMessage(Path file) {
-        String s = "loadfile " + file + " does not exist.";
+        String s = "does not exist";
         if (file.equals(DEFAULT)) {
             s +=
-                    " It comes with Debian's dbench package: apt-get install dbench (as root; run as root,"
-                            + " seqvfs load dbench installs it itself), or pass another one with --loadfile PATH.";
+                    " (it comes with Debian's dbench package: apt-get install dbench, as root; run as root,"
+                            + " seqvfs load dbench installs it itself; or pass another one with --loadfile PATH)";
         }
         return s;
     }

@@ -2,7 +2,8 @@ package dev.seqvfs.load.dbench;
 
 /**
  * A loadfile that cannot be replayed: missing, unreadable, or with a malformed line (the message
- * then names the line number and quotes its text).
+ * then names the line number and quotes its text: {@code line 9: why: text}). The message does not
+ * name the file: the command line prints it after the option, {@code --loadfile PATH: MESSAGE}.
  */
 public final class LoadfileException extends Exception {
     private static final long serialVersionUID = 1L;
@@ -25,7 +26,7 @@ public final class LoadfileException extends Exception {
      */
     public LoadfileException(int line, String text, String why) {
         super(
-                "loadfile line "
+                "line "
                         + line
                         + ": "
                         + (printable(text) ? excerpt(why) : "not a text line (binary data?)")

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.seqvfs.cli.DbenchCommand;
+import dev.seqvfs.cli.Main;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -15,7 +15,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * Specifies the {@code seqvfs load dbench} command line: its exit status (0 when every line matched
@@ -56,8 +55,15 @@ class DbenchCommandTest {
         System.setErr(oldErr);
     }
 
+    /**
+     * Runs {@code seqvfs load dbench args...} as {@code seqvfs} does ({@link Main#commandLine}).
+     */
     private int run(String... args) {
-        return new CommandLine(new DbenchCommand()).execute(args);
+        String[] all = new String[args.length + 2];
+        all[0] = "load";
+        all[1] = "dbench";
+        System.arraycopy(args, 0, all, 2, args.length);
+        return Main.commandLine().execute(all);
     }
 
     private Path loadfile(String text) throws Exception {
@@ -111,32 +117,60 @@ class DbenchCommandTest {
     }
 
     @Test
-    void dbench_malformedLoadfile_exitsTwoNamingTheLine() throws Exception {
-        int rc = run("--loadfile", loadfile(GOOD + "ReadX 2 0 NT_STATUS_OK\n").toString());
+    void dbench_malformedLoadfile_exitsTwoNamingTheOptionTheFileAndTheLine() throws Exception {
+        Path f = loadfile(GOOD + "ReadX 2 0 NT_STATUS_OK\n");
+        assertUsageError(
+                run("--loadfile", f.toString()),
+                "seqvfs load dbench: --loadfile "
+                        + f
+                        + ": line 9: ReadX takes 0 path(s) and 4 number(s)");
+    }
 
-        assertEquals(2, rc);
+    @Test
+    void dbench_missingLoadfile_exitsTwoInTheOptionValueMessageForm() {
+        Path absent = dir.resolve("absent.txt");
+        assertUsageError(
+                run("--loadfile", absent.toString()),
+                "seqvfs load dbench: --loadfile " + absent + ": does not exist");
+    }
+
+    @Test
+    void dbench_loadfileWithoutOperations_exitsTwoInTheOptionValueMessageForm() throws Exception {
+        Path f = loadfile("# only a comment\n");
+        assertUsageError(
+                run("--loadfile", f.toString()),
+                "seqvfs load dbench: --loadfile " + f + ": holds no operations");
+    }
+
+    @Test
+    void dbench_loadfileIsADirectory_exitsTwoInWords() {
+        assertUsageError(
+                run("--loadfile", dir.toString()),
+                "seqvfs load dbench: --loadfile " + dir + ": cannot read: ");
         assertTrue(
-                err.toString(StandardCharsets.UTF_8)
-                        .contains("loadfile line 9: ReadX takes 0 path(s) and 4 number(s)"),
+                !err.toString(StandardCharsets.UTF_8).contains("java."),
                 err.toString(StandardCharsets.UTF_8));
     }
 
     @Test
-    void dbench_missingLoadfile_exitsTwoSayingSo() {
-        int rc = run("--loadfile", dir.resolve("absent.txt").toString());
-
-        assertEquals(2, rc);
-        assertTrue(
-                err.toString(StandardCharsets.UTF_8).contains("absent.txt does not exist"),
-                err.toString(StandardCharsets.UTF_8));
+    void dbench_compareWithSomethingElseThanHost_exitsTwoInTheOptionValueMessageForm()
+            throws Exception {
+        assertUsageError(
+                run("--compare", "jimfs", "--loadfile", loadfile(GOOD).toString()),
+                "seqvfs load dbench: --compare jimfs: expected host");
     }
 
     @Test
-    void dbench_compareWithSomethingElseThanHost_exitsTwo() throws Exception {
-        assertEquals(2, run("--compare", "jimfs", "--loadfile", loadfile(GOOD).toString()));
-        assertTrue(
-                err.toString(StandardCharsets.UTF_8).contains("--compare takes 'host'"),
-                err.toString(StandardCharsets.UTF_8));
+    void dbench_emptyJson_saysItIsEmpty() throws Exception {
+        assertUsageError(
+                run("--once", "--loadfile", loadfile(GOOD).toString(), "--json", ""),
+                "seqvfs load dbench: --json '': empty value");
+        assertEquals("", out.toString(StandardCharsets.UTF_8), "nothing ran");
+    }
+
+    @Test
+    void dbench_emptyLoadfile_saysItIsEmpty() {
+        assertUsageError(run("--loadfile", ""), "seqvfs load dbench: --loadfile '': empty value");
     }
 
     /**
@@ -274,7 +308,7 @@ class DbenchCommandTest {
         int rc = run("--loadfile", f.toString());
 
         String e = err.toString(StandardCharsets.UTF_8);
-        assertUsageError(rc, "seqvfs load dbench: loadfile line 1: ");
+        assertUsageError(rc, "seqvfs load dbench: --loadfile " + f + ": line 1: ");
         assertTrue(e.contains("\\x1b["), e);
         assertTrue(
                 e.chars()
