@@ -55,7 +55,8 @@ class AnonLifecycleConcurrencyTest {
      */
     @Nested
     class NewLayout {
-        @RegisterExtension final VfsFixture fs = new VfsFixture("seqvfs.anon.shared-root = off");
+        @RegisterExtension
+        final VfsFixture fs = new VfsFixture("seqvfs.anon.shared-root = off").checkingEndState();
 
         @Test
         void createAndClose_tasksInLoops_noInodeLeftAndEveryCreationCounted() {
@@ -66,7 +67,8 @@ class AnonLifecycleConcurrencyTest {
     /** The old layout of seed 000: one shared pseudo-root, shared counters. */
     @Nested
     class SharedRootLayout {
-        @RegisterExtension final VfsFixture fs = new VfsFixture("seqvfs.anon.shared-root = on");
+        @RegisterExtension
+        final VfsFixture fs = new VfsFixture("seqvfs.anon.shared-root = on").checkingEndState();
 
         @Test
         void createAndClose_tasksInLoops_noInodeLeftAndEveryCreationCounted() {
@@ -76,7 +78,7 @@ class AnonLifecycleConcurrencyTest {
 
     @Nested
     class Fork {
-        @RegisterExtension final VfsFixture fs = new VfsFixture();
+        @RegisterExtension final VfsFixture fs = new VfsFixture().checkingEndState();
 
         @Test
         void fork_racingTheParentsCloses_childCopiesStayAliveUntilTheChildClosesThem()

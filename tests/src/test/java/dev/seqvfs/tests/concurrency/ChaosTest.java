@@ -65,7 +65,8 @@ class ChaosTest {
                     Errno.EMLINK,
                     Errno.ELOOP); // symlinks made at random point at one another
 
-    @RegisterExtension final VfsFixture fs = new VfsFixture("seqvfs.tmpfs.max-inodes = 1000000");
+    @RegisterExtension
+    final VfsFixture fs = new VfsFixture("seqvfs.tmpfs.max-inodes = 1000000").checkingEndState();
 
     @Test
     void everyCallAtRandom_endsWithEveryCounterAtItsBaseline() {

@@ -40,7 +40,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * every ledger name is removed {@code statfs} is back at its starting figures.
  */
 class CreateUnlinkCountsTest {
-    @RegisterExtension final VfsFixture fs = new VfsFixture("seqvfs.tmpfs.max-inodes = 10000000");
+    @RegisterExtension
+    final VfsFixture fs = new VfsFixture("seqvfs.tmpfs.max-inodes = 10000000").checkingEndState();
 
     @Test
     void createAndUnlink_manyThreadsSharedAndOwnDirectories_countsExact() {

@@ -55,7 +55,7 @@ class DirectoryLinksConcurrencyTest {
     private static final Set<Errno> EXPECTED =
             EnumSet.of(Errno.ENOENT, Errno.EEXIST, Errno.ENOTEMPTY, Errno.EINVAL);
 
-    @RegisterExtension final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture().checkingEndState();
 
     @Test
     void mkdirRmdirRename_concurrently_keepLinkCountsParentLinksAndCwdPaths() {

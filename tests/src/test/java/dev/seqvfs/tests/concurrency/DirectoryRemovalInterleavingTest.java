@@ -29,7 +29,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * either order (Linux: {@code drop_nlink} in {@code shmem_rmdir} and {@code simple_rename}).
  */
 class DirectoryRemovalInterleavingTest {
-    @RegisterExtension final VfsFixture fs = new VfsFixture("seqvfs.tmpfs.max-inodes = 1000");
+    @RegisterExtension
+    final VfsFixture fs = new VfsFixture("seqvfs.tmpfs.max-inodes = 1000").checkingEndState();
 
     @ParameterizedTest
     @EnumSource(Pairing.class)

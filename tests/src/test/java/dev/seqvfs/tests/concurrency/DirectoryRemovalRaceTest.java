@@ -33,7 +33,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 // yield, not spin: two spinning threads on two cores would starve the actors
 @SuppressWarnings("ThreadPriorityCheck")
 class DirectoryRemovalRaceTest {
-    @RegisterExtension final VfsFixture fs = new VfsFixture("seqvfs.tmpfs.max-inodes = 1000000");
+    @RegisterExtension
+    final VfsFixture fs = new VfsFixture("seqvfs.tmpfs.max-inodes = 1000000").checkingEndState();
 
     /** How {@code x} leaves {@code D}, and how {@code D} is removed. */
     enum Pairing {

@@ -47,7 +47,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * yields now and then, so that others run into its ranges (contention, not timing).
  */
 class FileLockConcurrencyTest {
-    @RegisterExtension final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture().checkingEndState();
 
     private static final int BYTES = 64;
 

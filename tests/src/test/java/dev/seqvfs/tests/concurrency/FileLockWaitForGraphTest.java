@@ -27,7 +27,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * FileLockConcurrencyTest}.
  */
 class FileLockWaitForGraphTest {
-    @RegisterExtension final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture().checkingEndState();
 
     /**
      * Regression: a waiter stayed in the wait-for graph after its blocker released the range, until

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * </pre>
  */
 class GetcwdRenameRaceTest {
-    @RegisterExtension final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture().checkingEndState();
 
     /**
      * Regression: a same-directory rename publishes the parent's new snapshot before the moved

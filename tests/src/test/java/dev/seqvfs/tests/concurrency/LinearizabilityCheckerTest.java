@@ -30,7 +30,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * </pre>
  */
 class LinearizabilityCheckerTest {
-    @RegisterExtension final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture().checkingEndState();
 
     private static State start() {
         Map<String, Node> m = new HashMap<>();

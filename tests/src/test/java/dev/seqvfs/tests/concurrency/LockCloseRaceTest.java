@@ -36,7 +36,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * left a POSIX lock behind).
  */
 class LockCloseRaceTest {
-    @RegisterExtension final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture().checkingEndState();
 
     @Test
     void setlkw_descriptorClosedByAnotherThreadWhileWaiting_leavesNoLockBehind() throws Exception {

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * the writer checks when it applies them (see CONCURRENCY.md).
  */
 class NamespaceLinearizabilityTest {
-    @RegisterExtension final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture().checkingEndState();
 
     /** Files renamed, created and removed in two fixed directories. */
     @Test

@@ -43,7 +43,8 @@ class OpenCreateFdLimitRaceTest {
     private static final int LIMIT = 16;
     private static final int HELD = 13;
 
-    @RegisterExtension final VfsFixture fs = new VfsFixture("seqvfs.fd.rlimit-nofile = " + LIMIT);
+    @RegisterExtension
+    final VfsFixture fs = new VfsFixture("seqvfs.fd.rlimit-nofile = " + LIMIT).checkingEndState();
 
     private void fillTable(VfsTask t) {
         t.mkdir("/d", 0755);

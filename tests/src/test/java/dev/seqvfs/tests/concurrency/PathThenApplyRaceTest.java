@@ -34,7 +34,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * too.
  */
 class PathThenApplyRaceTest {
-    @RegisterExtension final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture().checkingEndState();
 
     @Test
     void rename_betweenOldAndNewNameOfDirectoryBeingRenamed_alwaysFailsWithENOENT() {

@@ -45,7 +45,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * a call that does not return within {@link #HANG_SECONDS} is a hang and fails the test.
  */
 class PipeStressConcurrencyTest {
-    @RegisterExtension final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture().checkingEndState();
 
     private static final int HEADER = 7;
     private static final long HANG_SECONDS = 20;

@@ -45,7 +45,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class ReaddirConcurrencyTest {
     private static final int UNTOUCHED = 120;
 
-    @RegisterExtension final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture().checkingEndState();
 
     @Test
     void getdents_resumedByCookieWhileOthersChangeDirectory_listsUntouchedNamesExactlyOnce() {

@@ -38,7 +38,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @SuppressWarnings("ThreadPriorityCheck") // Thread.yield makes contention, not ordering
 class RemountWritersRaceTest {
-    @RegisterExtension final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture().checkingEndState();
 
     private static List<String> snapshot(VfsTask t, int workers) {
         List<String> s = new ArrayList<>();

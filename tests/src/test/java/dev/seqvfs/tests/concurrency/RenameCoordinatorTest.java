@@ -22,7 +22,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * </pre>
  */
 class RenameCoordinatorTest {
-    @RegisterExtension final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture().checkingEndState();
 
     /**
      * Regression: a removed directory that never had an actor could not prepare; its failure reply

@@ -50,7 +50,7 @@ class RenameLoopConcurrencyTest {
     private static final Set<Errno> EXPECTED =
             EnumSet.of(Errno.EINVAL, Errno.ENOENT, Errno.ENOTEMPTY, Errno.EEXIST);
 
-    @RegisterExtension final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture().checkingEndState();
 
     @Test
     void rename_racingIntoEachOthersSubtrees_neverMakesCycleOrLosesSubtree() {

@@ -59,7 +59,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * and fsck (the fixture) is clean.
  */
 class SharedFdTableConcurrencyTest {
-    @RegisterExtension final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture().checkingEndState();
 
     /** The first slot descriptor; open() and dup() allocate far below it. */
     private static final int BASE = 300;

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * so {@code st_nlink} of 2 comes back (about one hit in 200 on a 2-core machine).
  */
 class StatLinkCountRaceTest {
-    @RegisterExtension final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture().checkingEndState();
 
     @Test
     void stat_dotDotOfSubdirectoryBeingMadeAndRemoved_countsThatSubdirectory() {

@@ -70,7 +70,7 @@ class WalkRenameRaceTest {
                     "../../x/../x/../x/../x/../x/../whileAt1",
                     "../../x/../x/../x/../x/../x/../whileAt0");
 
-    @RegisterExtension final VfsFixture fs = new VfsFixture();
+    @RegisterExtension final VfsFixture fs = new VfsFixture().checkingEndState();
 
     /** The two places of D and the paths that must never resolve. */
     private record Scenario(

@@ -8,6 +8,11 @@ import dev.seqvfs.engine.Fsck;
 import dev.seqvfs.engine.SeqVfs;
 import dev.seqvfs.engine.VfsTask;
 import dev.seqvfs.protocol.Credentials;
+import dev.seqvfs.protocol.DirEntry;
+import dev.seqvfs.protocol.FileType;
+import dev.seqvfs.protocol.MountFlags;
+import dev.seqvfs.protocol.StatFs;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
@@ -17,6 +22,13 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * A fresh SeqVFS instance per test, with a root task, and the {@link Fsck} invariant check after
  * every test (it fails the test if the tree is inconsistent). Inside a {@link FileSystemContract}
  * suite the instance's root is a superblock of the invocation's file-system type.
+ *
+ * <p>With {@link #checkingEndState()} (every stress and chaos test uses it) a passing test must
+ * also leave nothing behind: after it, the fixture closes every task it made ({@link #task}),
+ * removes everything under the root (unmounting what is mounted there), checks that the root's
+ * {@code statfs} counters (inode slots and blocks in use) are back at their values from before the
+ * test, and runs {@link Fsck} expecting no open file. A leaked inode, a lost block charge, a
+ * descriptor left open, or a name that cannot be removed fails the test.
  *
  * <pre>{@code
  * @RegisterExtension final VfsFixture fs = new VfsFixture();
@@ -28,6 +40,9 @@ public final class VfsFixture implements BeforeEachCallback, AfterEachCallback {
     private SeqVfs vfs;
     private VfsTask root;
     private boolean expectNoOpenFiles = true;
+    private boolean checkEndState;
+    private final List<VfsTask> tasks = new ArrayList<>();
+    private long[] baseline;
 
     /** A fixture with the default configuration. */
     public VfsFixture() {
@@ -57,9 +72,27 @@ public final class VfsFixture implements BeforeEachCallback, AfterEachCallback {
         return root;
     }
 
-    /** Returns a new task with the given ids. */
+    /**
+     * Returns a new task with the given ids; with {@link #checkingEndState()} the fixture closes it
+     * after the test.
+     */
     public VfsTask task(int uid, int gid, int... groups) {
-        return vfs.newTask(Credentials.of(uid, gid, groups));
+        VfsTask t = vfs.newTask(Credentials.of(uid, gid, groups));
+        synchronized (tasks) {
+            tasks.add(t);
+        }
+        return t;
+    }
+
+    /**
+     * Makes the after-test check the end state too (see the class comment): every stress and chaos
+     * test ends this way, so that a leak fails the test that made it.
+     *
+     * @return this fixture
+     */
+    public VfsFixture checkingEndState() {
+        checkEndState = true;
+        return this;
     }
 
     /**
@@ -89,17 +122,69 @@ public final class VfsFixture implements BeforeEachCallback, AfterEachCallback {
         vfs = SeqVfs.create(c.withFallback(ConfigFactory.defaultApplication()));
         root = vfs.newTask(Credentials.ROOT);
         expectNoOpenFiles = true;
+        synchronized (tasks) {
+            tasks.clear();
+        }
+        baseline = used(root, "/");
     }
 
     @Override
     public void afterEach(ExtensionContext context) {
         try {
             if (context.getExecutionException().isEmpty()) {
+                if (checkEndState) {
+                    checkEndState(context.getDisplayName());
+                }
                 List<String> problems = Fsck.check(vfs, expectNoOpenFiles);
                 assertEquals(List.of(), problems, "fsck after " + context.getDisplayName());
             }
         } finally {
             vfs.close();
+        }
+    }
+
+    private void checkEndState(String test) {
+        List<VfsTask> made;
+        synchronized (tasks) {
+            made = new ArrayList<>(tasks);
+        }
+        for (VfsTask t : made) {
+            t.close();
+        }
+        removeTree(root, "/", root.lstat("/").dev());
+        long[] now = used(root, "/");
+        assertEquals(baseline[0], now[0], "inode slots in use at the end of " + test);
+        assertEquals(baseline[1], now[1], "blocks in use at the end of " + test);
+        expectNoOpenFiles = true;
+    }
+
+    /** {@return inode slots and blocks in use on the file system holding {@code path}} */
+    private static long[] used(VfsTask t, String path) {
+        StatFs s = t.statfs(path);
+        return new long[] {s.files() - s.ffree(), s.blocks() - s.bfree()};
+    }
+
+    /**
+     * Removes everything under {@code dir} (of device {@code dev}); a directory of another device
+     * is a mount: emptied, then detached, then removed.
+     */
+    private static void removeTree(VfsTask t, String dir, long dev) {
+        String prefix = dir.equals("/") ? "/" : dir + "/";
+        for (DirEntry e : t.readdir(dir)) {
+            if (e.name().equals(".") || e.name().equals("..")) {
+                continue;
+            }
+            String p = prefix + e.name();
+            if (e.type() != FileType.DIRECTORY && t.lstat(p).type() != FileType.DIRECTORY) {
+                t.unlink(p);
+                continue;
+            }
+            long childDev = t.lstat(p).dev();
+            removeTree(t, p, childDev);
+            if (childDev != dev) {
+                t.umount2(p, MountFlags.MNT_DETACH);
+            }
+            t.rmdir(p);
         }
     }
 }
