@@ -121,7 +121,7 @@ class ProcFsTest {
                 assertThrows(VfsException.class, () -> t.open("/proc/y", O_CREAT | O_RDWR, 0644))
                         .errno());
         assertTrue(
-                readAll("/proc/mounts").contains("proc /proc proc rw 0 0"),
+                readAll("/proc/mounts").contains("proc /proc proc rw,relatime 0 0\n"),
                 readAll("/proc/mounts"));
         t.close(fd);
     }

@@ -43,6 +43,12 @@ final class ProcFs {
     private static final long INO_MOUNTS = 3;
     private static final long INO_FILESYSTEMS = 4;
 
+    /**
+     * What {@code /proc/mounts} points at, as on Linux ({@code proc_symlink("mounts", NULL,
+     * "self/mounts")}).
+     */
+    private static final String MOUNTS_LINK = "self/mounts";
+
     private final TaskRegistry tasks;
     private final FileSystemTypes types;
     private InodeOwner owner;
@@ -92,6 +98,7 @@ final class ProcFs {
                 "");
     }
 
+    /** A text file of a {@code /proc/<pid>} directory. */
     private RegularInode file(long ino, int perm, int uid, String content) {
         return new RegularInode(
                 ino,
@@ -130,7 +137,7 @@ final class ProcFs {
                         case "self":
                             return link(INO_SELF, 0777, 0, selfOps);
                         case "mounts":
-                            return file(INO_MOUNTS, 0444, 0, mountsText());
+                            return link(INO_MOUNTS, 0777, 0, mountsLinkOps);
                         case "filesystems":
                             return file(INO_FILESYSTEMS, 0444, 0, filesystemsText());
                         default:
@@ -177,21 +184,75 @@ final class ProcFs {
                 }
             };
 
+    /** {@code /proc/mounts}: a plain symbolic link to {@code self/mounts}. */
+    private final InodeOperations mountsLinkOps =
+            new InodeOperations() {
+                @Override
+                public boolean hasGetLink() {
+                    return true;
+                }
+
+                @Override
+                public String getLink(Inode link, WalkContext caller) {
+                    return MOUNTS_LINK;
+                }
+            };
+
+    /**
+     * {@code /proc/<pid>/mounts} ({@code show_vfsmnt} in {@code fs/proc_namespace.c}): one line per
+     * mount, parents first: the source ({@code mnt_devname}, {@code none} when there was none), the
+     * mount point, the type, then {@code ro} or {@code rw}, the per-mount flags ({@code nosuid},
+     * {@code nodev}, {@code noexec}, {@code noatime}, {@code nodiratime}, {@code relatime}, in that
+     * order) and the superblock's options as its type shows them ({@link
+     * dev.seqvfs.engine.fs.SuperOperations#showOptions}), then {@code 0 0}. Spaces, tabs, newlines
+     * and backslashes in the source and the mount point are written as octal escapes ({@code
+     * \040}), as {@code mangle} does. Every task of an instance shares its one namespace and root,
+     * so every pid shows the same table.
+     */
     private String mountsText() {
         StringBuilder sb = new StringBuilder();
         for (VfsMount m : tasks.mounts().mounts()) {
-            String where = m.parent() == null ? "/" : DPath.of(m.parent(), m.mountpoint(), null);
+            String where =
+                    m.parent() == null
+                            ? "/"
+                            : PathNames.toExternal(DPath.of(m.parent(), m.mountpoint(), null));
             String type = m.superblock().typeName();
-            sb.append(type)
-                    .append(' ')
-                    .append(where)
-                    .append(' ')
-                    .append(type)
-                    .append(' ')
-                    .append(m.isReadOnly() ? "ro" : "rw")
-                    .append(" 0 0\n");
+            mangle(sb, m.source());
+            sb.append(' ');
+            mangle(sb, where);
+            sb.append(' ').append(type).append(' ').append(m.isReadOnly() ? "ro" : "rw");
+            int f = m.flags();
+            appendIf(sb, f, VfsMount.MNT_NOSUID, ",nosuid");
+            appendIf(sb, f, VfsMount.MNT_NODEV, ",nodev");
+            appendIf(sb, f, VfsMount.MNT_NOEXEC, ",noexec");
+            appendIf(sb, f, VfsMount.MNT_NOATIME, ",noatime");
+            appendIf(sb, f, VfsMount.MNT_NODIRATIME, ",nodiratime");
+            appendIf(sb, f, VfsMount.MNT_RELATIME, ",relatime");
+            sb.append(m.superblock().sop().showOptions(m.superblock()));
+            sb.append(" 0 0\n");
         }
         return sb.toString();
+    }
+
+    private static void appendIf(StringBuilder sb, int flags, int flag, String text) {
+        if ((flags & flag) != 0) {
+            sb.append(text);
+        }
+    }
+
+    /** {@code mangle}: {@code seq_escape} of {@code " \t\n\\"} as three-digit octal. */
+    private static void mangle(StringBuilder sb, String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == ' ' || c == '\t' || c == '\n' || c == '\\') {
+                sb.append('\\')
+                        .append((char) ('0' + ((c >> 6) & 7)))
+                        .append((char) ('0' + ((c >> 3) & 7)))
+                        .append((char) ('0' + (c & 7)));
+            } else {
+                sb.append(c);
+            }
+        }
     }
 
     /**
@@ -244,6 +305,8 @@ final class ProcFs {
                             name);
                 case "cwd":
                     return link(pidIno(pid, 3, 0), 0777, uid, new CwdOps(pid));
+                case "mounts":
+                    return file(pidIno(pid, 6, 0), 0444, uid, mountsText());
                 default:
                     return null;
             }
@@ -253,7 +316,7 @@ final class ProcFs {
         public List<Dentry> list(Inode dir, WalkContext caller) {
             List<Dentry> out = new ArrayList<>();
             long c = 3;
-            for (String n : new String[] {"cwd", "fd", "fdinfo"}) {
+            for (String n : new String[] {"cwd", "fd", "fdinfo", "mounts"}) {
                 out.add(new Dentry(n, lookup(dir, n, caller), c++, 0));
             }
             return out;
