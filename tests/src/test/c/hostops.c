@@ -68,7 +68,8 @@
 
 #define IN_FD 1000
 #define OUT_FD 1001
-#define PROC_FD 1002 /* /proc, opened before the chroot (PARKED reads it) */
+#define PROC_FD 1002 /* /proc, opened before the chroot (PARKED reads it; ProcErrnoDifferentialTest
+                        * makes "*at" calls with it as the dirfd) */
 #define MAX_ARGS 8
 #define MAX_IO (1 << 20)
 

@@ -9,6 +9,7 @@ import dev.seqvfs.engine.fs.FileSystemTypes;
 import dev.seqvfs.engine.fs.InodeOperations;
 import dev.seqvfs.engine.fs.LinkJump;
 import dev.seqvfs.engine.fs.TaskRegistry;
+import dev.seqvfs.engine.inode.AttrChange;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.InodeOwner;
@@ -53,6 +54,29 @@ final class ProcFs {
     private final FileSystemTypes types;
     private InodeOwner owner;
 
+    /** {@code /proc/filesystems}, made by {@link #bind}; read-only after it. */
+    private RegularInode filesystems;
+
+    /**
+     * The inode operations of every entry under {@code /proc/<pid>}, the directory itself included:
+     * {@code proc_setattr} refuses a mode change ({@code EPERM}); an owner or time change succeeds
+     * but does not last (the next lookup makes the entry anew, as Linux's {@code pid_revalidate}
+     * resets the owner).
+     */
+    private static final InodeOperations PID_ENTRY =
+            new InodeOperations() {
+                @Override
+                public void setattr(Inode inode, AttrChange change) {
+                    refusePidChmod(change);
+                }
+            };
+
+    private static void refusePidChmod(AttrChange change) {
+        if (change instanceof AttrChange.Chmod) {
+            throw new VfsException(Errno.EPERM, Syscall.CHMOD, null);
+        }
+    }
+
     /** Creates the operations over {@code tasks}; {@link #bind} must follow before use. */
     ProcFs(TaskRegistry tasks, FileSystemTypes types) {
         this.tasks = tasks;
@@ -64,9 +88,21 @@ final class ProcFs {
         return rootOps;
     }
 
-    /** Binds the superblock that accounts for proc inodes. */
+    /**
+     * Binds the superblock that accounts for proc inodes, and makes {@code /proc/filesystems}: one
+     * inode for the life of the mount (a {@code proc_dir_entry}), so that a {@code chmod} or {@code
+     * chown} of it lasts, as on Linux. The instance's types are fixed, so is its text.
+     */
     void bind(InodeOwner sb) {
         this.owner = sb;
+        this.filesystems =
+                new RegularInode(
+                        INO_FILESYSTEMS,
+                        owner,
+                        InodeOperations.GENERIC,
+                        ProcFileOperations.ENTRY_FILE,
+                        InodeAttrs.create(Mode.S_IFREG | 0444, 1, 0, 0, 0, 0, now()),
+                        filesystemsText().getBytes(StandardCharsets.UTF_8));
     }
 
     private long now() {
@@ -103,7 +139,7 @@ final class ProcFs {
         return new RegularInode(
                 ino,
                 owner,
-                InodeOperations.GENERIC,
+                PID_ENTRY,
                 ProcFileOperations.FILE,
                 InodeAttrs.create(Mode.S_IFREG | perm, 1, uid, 0, 0, 0, now()),
                 content.getBytes(StandardCharsets.UTF_8));
@@ -139,7 +175,7 @@ final class ProcFs {
                         case "mounts":
                             return link(INO_MOUNTS, 0777, 0, mountsLinkOps);
                         case "filesystems":
-                            return file(INO_FILESYSTEMS, 0444, 0, filesystemsText());
+                            return filesystems;
                         default:
                             int pid = parseInt(name);
                             if (pid < 0 || tasks.fdTable(pid) == null) {
@@ -270,12 +306,21 @@ final class ProcFs {
         return sb.toString();
     }
 
-    /** {@code /proc/<pid>}. */
+    /**
+     * {@code /proc/<pid>}: immutable, as {@code proc_pid_instantiate} makes it ({@code
+     * S_IMMUTABLE}): a change of its attributes, {@code access(W_OK)}, and a removal or rename of
+     * one of its entries fail with {@code EPERM}, for root too (Linux 6.18).
+     */
     private final class PidOps implements InodeOperations {
         private final int pid;
 
         PidOps(int pid) {
             this.pid = pid;
+        }
+
+        @Override
+        public boolean immutable(Inode inode) {
+            return true;
         }
 
         @Override
@@ -365,6 +410,11 @@ final class ProcFs {
         FdDirOps(int pid, boolean info) {
             this.pid = pid;
             this.info = info;
+        }
+
+        @Override
+        public void setattr(Inode inode, AttrChange change) {
+            refusePidChmod(change);
         }
 
         @Override
