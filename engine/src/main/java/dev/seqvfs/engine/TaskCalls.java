@@ -73,9 +73,16 @@ final class TaskCalls {
     }
 
     /**
-     * {@code getcwd(2)}: climbs parent links and mounts from the working directory to the root,
-     * recording each (parent, name) lookup so that the path walk's validation makes the answer one
-     * consistent cut. {@code ENOENT} if the directory was removed.
+     * {@code getcwd(2)}, the system call (not glibc's wrapper): climbs parent links and mounts from
+     * the working directory to the task's root, recording each (parent, name) lookup so that the
+     * path walk's validation makes the answer one consistent cut. {@code ENOENT} if the directory
+     * was removed. A working directory the root cannot reach (inside a mount that a lazy {@code
+     * umount} detached) is answered as Linux's {@code sys_getcwd} does ({@code fs/d_path.c}): the
+     * path from the root of the detached mount it is in, prefixed with {@code "(unreachable)"}
+     * ({@code "(unreachable)/d"} for {@code /m/d} once {@code /m} is detached, {@code
+     * "(unreachable)/"} at that mount's root), so it never names the path the directory had;
+     * glibc's {@code getcwd(3)} turns such an answer, which does not start with {@code /}, into
+     * {@code ENOENT}.
      */
     String getcwd() {
         VfsPath cwd = t.cwd();
@@ -89,6 +96,7 @@ final class TaskCalls {
                         throw nd.error(Errno.ENOENT);
                     }
                     Deque<String> names = new ArrayDeque<>();
+                    boolean unreachable = false;
                     VfsMount mnt = cwd.mnt();
                     Inode cur = cwd.inode();
                     int guard = 0;
@@ -97,9 +105,10 @@ final class TaskCalls {
                             throw nd.error(Errno.ELOOP);
                         }
                         if (cur == mnt.root()) {
-                            if (mnt.parent() == null) {
-                                names.clear();
-                                names.push("(unreachable)");
+                            if (mnt.parent() == null || mnt.isDetached()) {
+                                // prepend_path reached a mount without a parent before the
+                                // task's root: not reachable from it.
+                                unreachable = true;
                                 break;
                             }
                             cur = mnt.mountpoint();
@@ -121,15 +130,12 @@ final class TaskCalls {
                         names.push(e.name());
                         cur = l.parent();
                     }
-                    if (names.isEmpty()) {
-                        return "/";
-                    }
-                    StringBuilder sb = new StringBuilder();
+                    StringBuilder sb = new StringBuilder(unreachable ? "(unreachable)" : "");
                     for (String n : names) {
-                        if (!n.startsWith("(")) {
-                            sb.append('/');
-                        }
-                        sb.append(n);
+                        sb.append('/').append(n);
+                    }
+                    if (names.isEmpty()) {
+                        sb.append('/');
                     }
                     if (sb.length() >= Limits.PATH_MAX) {
                         // getcwd(2): the path does not fit in a page.

@@ -76,6 +76,12 @@ interface DataSide extends AutoCloseable {
      */
     String mountsLine(String target);
 
+    /** {@code chdir(path)}. */
+    String chdir(String path);
+
+    /** {@code getcwd(2)}, the system call (not glibc's wrapper): the path, quoted. */
+    String getcwd();
+
     @Override
     void close();
 
@@ -235,6 +241,17 @@ interface DataSide extends AutoCloseable {
             }
             String[] f = r.split(" ", -1);
             return "blocks=" + f[0] + " bfree=" + f[1] + " files=" + f[4] + " ffree=" + f[5];
+        }
+
+        @Override
+        public String chdir(String path) {
+            return call("CHDIR " + HostSide.arg(path));
+        }
+
+        @Override
+        public String getcwd() {
+            String r = call("GETCWD");
+            return r.startsWith("s") ? Outcomes.string(HostSide.unhex(r)) : r;
         }
 
         @Override
@@ -454,6 +471,20 @@ interface DataSide extends AutoCloseable {
         @Override
         public String mountsLine(String target) {
             return guard(() -> mountsLineOf(path(target)));
+        }
+
+        @Override
+        public String chdir(String path) {
+            return guard(
+                    () -> {
+                        t.chdir(path);
+                        return "0";
+                    });
+        }
+
+        @Override
+        public String getcwd() {
+            return guard(() -> Outcomes.string(t.getcwd()));
         }
 
         private String mountsLineOf(String where) {
