@@ -275,9 +275,9 @@ public final class SeqVfs implements AutoCloseable {
      *   <li>{@code pekko.daemonic = on}: engine threads never keep the JVM alive;
      *   <li>{@code pekko.loggers = [QuietSlf4jLogger]}, {@code use-slf4j = off}, {@code
      *       logging-filter} (SLF4J), {@code loglevel = WARNING}, {@code stdout-loglevel = OFF},
-     *       {@code log-dead-letters = 0}, {@code log-dead-letters-during-shutdown = off}: Pekko logs
-     *       through the embedder's SLF4J backend, warnings and errors only, and prints nothing on
-     *       stdout;
+     *       {@code log-dead-letters = 0}, {@code log-dead-letters-during-shutdown = off}: Pekko
+     *       logs through the embedder's SLF4J backend, warnings and errors only, and prints nothing
+     *       on stdout;
      *   <li>{@code pekko.actor.serialize-messages = off}: messages stay in the JVM and are never
      *       serialized.
      * </ul>
