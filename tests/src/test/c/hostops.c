@@ -19,8 +19,9 @@
  * Besides the namespace verbs it has file-data and mount verbs, for the tests that mount a
  * size-limited tmpfs as the sandbox (TmpfsLimitDifferentialTest, RemountDifferentialTest):
  * WRITE, PWRITE, WRITEV (the bytes written are 'x'), FTRUNCATE, FALLOCATE, FSTATSIZE
- * ("O size blocks"), FSTATFS ("O blocks bfree bavail flags"), MOUNT (mount(2), so
- * "MOUNT n s2f 0 <MS_REMOUNT|MS_RDONLY> n" remounts the sandbox's root read-only).
+ * ("O size blocks"), FSTATFS ("O blocks bfree bavail flags files ffree"), MOUNT (mount(2), so
+ * "MOUNT n s2f 0 <MS_REMOUNT|MS_RDONLY> n" remounts the sandbox's root read-only), UMOUNT
+ * (umount2(2): "UMOUNT target flags").
  *
  * Threads and blocking calls, for the close-race tests (CloseRaceDifferentialTest): READ fd
  * len ("O n"), OPENFIFO dirfd path flags (an open of a FIFO that cannot block: O_RDWR, or
@@ -67,7 +68,8 @@
 
 #define IN_FD 1000
 #define OUT_FD 1001
-#define PROC_FD 1002 /* /proc, opened before the chroot (PARKED reads it) */
+#define PROC_FD 1002 /* /proc, opened before the chroot (PARKED reads it; ProcErrnoDifferentialTest
+                        * makes "*at" calls with it as the dirfd) */
 #define MAX_ARGS 8
 #define MAX_IO (1 << 20)
 
@@ -478,7 +480,7 @@ static void run(char *verb, char **a)
         answer_rc(openat(fd, p, fl));
     } else if (!strcmp(verb, "CLOSE")) {   /* fd */
         int fd = (int)num_arg(a[0]);
-        answer_rc(fd == IN_FD || fd == OUT_FD ? (errno = EBADF, -1) : close(fd));
+        answer_rc(own_fd(fd) ? (errno = EBADF, -1) : close(fd));
     } else if (!strcmp(verb, "FSTAT")) {   /* fd */
         struct stat st;
         int fd = (int)num_arg(a[0]);
@@ -529,7 +531,7 @@ static void run(char *verb, char **a)
         answer_rc(chdir(str_arg(a[0])));
     } else if (!strcmp(verb, "FCHDIR")) {  /* fd */
         int fd = (int)num_arg(a[0]);
-        answer_rc(fd == IN_FD || fd == OUT_FD ? (errno = EBADF, -1) : fchdir(fd));
+        answer_rc(own_fd(fd) ? (errno = EBADF, -1) : fchdir(fd));
     } else if (!strcmp(verb, "GETCWD")) {
         static char buf[8192];
         long n = syscall(SYS_getcwd, buf, sizeof buf);
@@ -587,8 +589,9 @@ static void run(char *verb, char **a)
         if (own_fd(fd) ? (errno = EBADF, -1) : fstatfs(fd, &sf)) {
             fprintf(out, "E %d\n", errno);
         } else {
-            fprintf(out, "O %lu %lu %lu %lu\n", (unsigned long)sf.f_blocks, (unsigned long)sf.f_bfree,
-                    (unsigned long)sf.f_bavail, (unsigned long)sf.f_flags);
+            fprintf(out, "O %lu %lu %lu %lu %lu %lu\n", (unsigned long)sf.f_blocks,
+                    (unsigned long)sf.f_bfree, (unsigned long)sf.f_bavail, (unsigned long)sf.f_flags,
+                    (unsigned long)sf.f_files, (unsigned long)sf.f_ffree);
         }
     } else if (!strcmp(verb, "MOUNT")) {   /* source target fstype flags data */
         char *src = str_arg(a[0]);
@@ -636,6 +639,8 @@ static void run(char *verb, char **a)
                 ? parked(&threads[id]) : 0);
     } else if (!strcmp(verb, "JOIN")) {
         join(a);
+    } else if (!strcmp(verb, "UMOUNT")) {  /* target flags */
+        answer_rc(umount2(str_arg(a[0]), (int)num_arg(a[1])));
     } else if (!strcmp(verb, "UMASK")) {   /* mask */
         fprintf(out, "O %d\n", (int)umask((mode_t)num_arg(a[0])));
     } else {

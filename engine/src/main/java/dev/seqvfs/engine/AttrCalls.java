@@ -194,6 +194,10 @@ final class AttrCalls {
             // inode_permission: a read-only superblock is EROFS before the mode bits count.
             throw new VfsException(Errno.EROFS, Syscall.ACCESS, path);
         }
+        if ((mode & Mode.W_OK) != 0 && p.inode().ops().immutable(p.inode())) {
+            // inode_permission: "Nobody gets write access to an immutable file."
+            throw new VfsException(Errno.EPERM, Syscall.ACCESS, path);
+        }
         if (!Permission.check(p.inode(), mode, t.cred())) {
             throw new VfsException(Errno.EACCES, Syscall.ACCESS, path);
         }
@@ -283,6 +287,15 @@ final class AttrCalls {
             throw new VfsException(Errno.EROFS, op, path);
         }
         Inode i = p.inode();
+        if (i.ops().immutable(i)) {
+            // notify_change: an immutable inode's attributes never change.
+            throw new VfsException(Errno.EPERM, op, path);
+        }
+        try {
+            i.ops().setattr(i, change);
+        } catch (VfsException e) {
+            throw e.withContext(op, path, null);
+        }
         if (i.actorOwnsAttrs()) {
             PathProof proof = f.proof() == null ? PathProof.NONE : f.proof();
             return t.asker()

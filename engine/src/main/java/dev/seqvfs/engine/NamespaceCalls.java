@@ -6,6 +6,7 @@ import dev.seqvfs.engine.dir.DirectoryActor;
 import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.IopFlags;
+import dev.seqvfs.engine.inode.Permission;
 import dev.seqvfs.engine.reply.ReplyTo;
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.sb.SuperblockActor;
@@ -14,6 +15,7 @@ import dev.seqvfs.engine.walk.Nameidata;
 import dev.seqvfs.engine.walk.VfsPath;
 import dev.seqvfs.engine.walk.WalkProof;
 import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.FileType;
 import dev.seqvfs.protocol.Filename;
 import dev.seqvfs.protocol.Limits;
 import dev.seqvfs.protocol.Mode;
@@ -66,6 +68,11 @@ final class NamespaceCalls {
                             if (d != null) {
                                 throw nd.error(Errno.EEXIST);
                             }
+                            if (!isMutable(parent.inode())) {
+                                // A computed directory's ->lookup of a missing name fails (procfs:
+                                // ENOENT) instead of giving a negative dentry to create on.
+                                throw nd.error(Errno.ENOENT);
+                            }
                             if (nd.trailingSlash() && !wantDir) {
                                 throw nd.error(Errno.ENOENT);
                             }
@@ -84,8 +91,83 @@ final class NamespaceCalls {
      * before any file-system code runs.
      */
     static void requireMutable(DirectoryInode dir, Syscall op, CharSequence path) {
-        if ((dir.iopFlags() & IopFlags.IOP_MUTABLE_DIR) == 0) {
+        if (!isMutable(dir)) {
             throw new VfsException(Errno.EPERM, op, path);
+        }
+    }
+
+    /** Whether {@code dir} stores its entries (has a directory actor), unlike procfs's. */
+    static boolean isMutable(Inode dir) {
+        return (dir.iopFlags() & IopFlags.IOP_MUTABLE_DIR) != 0;
+    }
+
+    /**
+     * {@code do_unlinkat}/{@code do_rmdir} in a directory whose entries are computed (procfs), from
+     * the lookup on: {@code ENOENT} for a missing name (its {@code ->lookup} fails), then {@code
+     * may_delete} ({@code EPERM} if the directory is immutable, as {@code /proc/<pid>} is; {@code
+     * EACCES} without write and search permission on it; {@code ENOTDIR} / {@code EISDIR} for the
+     * wrong type), then {@code EPERM} (no {@code ->unlink}, no {@code ->rmdir}). Checked against
+     * Linux 6.18's {@code /proc} ({@code ProcErrnoDifferentialTest}).
+     */
+    private void refuseRemoval(ParentTarget pt, boolean rmdir, Syscall op, CharSequence path) {
+        Inode victim = pt.dir().ops().lookup(pt.dir(), pt.name(), t);
+        if (victim == null) {
+            throw new VfsException(Errno.ENOENT, op, path);
+        }
+        mayWriteComputed(pt.dir(), op, path);
+        boolean isDir = victim.type() == FileType.DIRECTORY;
+        if (rmdir && !isDir) {
+            throw new VfsException(Errno.ENOTDIR, op, path);
+        }
+        if (!rmdir && isDir) {
+            throw new VfsException(Errno.EISDIR, op, path);
+        }
+        throw new VfsException(Errno.EPERM, op, path);
+    }
+
+    /**
+     * {@code do_renameat2} within a directory whose entries are computed (procfs), from the lookups
+     * on: {@code ENOENT} if the source is missing, or the target (its {@code ->lookup} fails for a
+     * new name too), {@code EEXIST} for {@code RENAME_NOREPLACE} onto an existing name, {@code
+     * EACCES} without write and search permission, then {@code EPERM} (no {@code ->rename}).
+     */
+    private void refuseRename(
+            ParentTarget from,
+            ParentTarget to,
+            int flags,
+            CharSequence oldpath,
+            CharSequence newpath) {
+        Inode source = from.dir().ops().lookup(from.dir(), from.name(), t);
+        if (source == null) {
+            throw new VfsException(Errno.ENOENT, Syscall.RENAME, oldpath, newpath);
+        }
+        Inode target = to.dir().ops().lookup(to.dir(), to.name(), t);
+        if (target == null) {
+            throw new VfsException(Errno.ENOENT, Syscall.RENAME, oldpath, newpath);
+        }
+        if ((flags & OpenFlags.RENAME_NOREPLACE) != 0) {
+            throw new VfsException(Errno.EEXIST, Syscall.RENAME, oldpath, newpath);
+        }
+        try {
+            mayWriteComputed(from.dir(), Syscall.RENAME, oldpath);
+            mayWriteComputed(to.dir(), Syscall.RENAME, oldpath);
+        } catch (VfsException e) {
+            throw new VfsException(e.errno(), Syscall.RENAME, oldpath, newpath);
+        }
+        throw new VfsException(Errno.EPERM, Syscall.RENAME, oldpath, newpath);
+    }
+
+    /**
+     * {@code inode_permission(dir, MAY_WRITE | MAY_EXEC)} as {@code may_delete} makes it: {@code
+     * EPERM} for an immutable directory, before the mode bits; {@code EACCES} without write and
+     * search permission.
+     */
+    private void mayWriteComputed(Inode dir, Syscall op, CharSequence path) {
+        if (dir.ops().immutable(dir)) {
+            throw new VfsException(Errno.EPERM, op, path);
+        }
+        if (!Permission.check(dir, Mode.W_OK | Mode.X_OK, t.cred())) {
+            throw new VfsException(Errno.EACCES, op, path);
         }
     }
 
@@ -263,7 +345,9 @@ final class NamespaceCalls {
         if (pt.parent().mnt().isReadOnly()) {
             throw new VfsException(Errno.EROFS, op, path);
         }
-        requireMutable(pt.dir(), op, path);
+        if (!isMutable(pt.dir())) {
+            refuseRemoval(pt, rmdir, op, path);
+        }
         return t.asker()
                 .askDir(
                         pt.dir(),
@@ -308,8 +392,9 @@ final class NamespaceCalls {
         if (from.parent().mnt().isReadOnly()) {
             throw new VfsException(Errno.EROFS, Syscall.RENAME, oldpath, newpath);
         }
-        requireMutable(from.dir(), Syscall.RENAME, oldpath);
-        requireMutable(to.dir(), Syscall.RENAME, newpath);
+        if (!isMutable(from.dir()) || !isMutable(to.dir())) {
+            refuseRename(from, to, flags, oldpath, newpath);
+        }
         CompletableFuture<DirReply> f;
         if (from.dir() == to.dir()) {
             f =

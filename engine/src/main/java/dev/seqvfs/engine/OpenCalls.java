@@ -133,11 +133,13 @@ final class OpenCalls {
                     return install(file, f, path, req);
                 }
             } else {
+                if ((target.parent().inode().iopFlags() & IopFlags.IOP_MUTABLE_DIR) == 0) {
+                    // lookup_open: a computed directory's ->lookup of a missing name fails
+                    // (procfs: ENOENT), before the create's EROFS.
+                    throw new VfsException(Errno.ENOENT, Syscall.OPEN, path);
+                }
                 if (target.parent().mnt().isReadOnly()) {
                     throw new VfsException(Errno.EROFS, Syscall.OPEN, path);
-                }
-                if ((target.parent().inode().iopFlags() & IopFlags.IOP_MUTABLE_DIR) == 0) {
-                    throw new VfsException(Errno.EACCES, Syscall.OPEN, path);
                 }
                 // Linux reserves the descriptor before it creates (get_unused_fd_flags): a
                 // full table must fail the open with EMFILE before a new file exists.

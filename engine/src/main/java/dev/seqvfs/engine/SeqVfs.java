@@ -146,12 +146,13 @@ public final class SeqVfs implements AutoCloseable {
         FileSystemType rootType = types.get(config.rootType());
         if (rootType == null) {
             lease.release(linger);
-            throw new IllegalArgumentException(
-                    "seqvfs.root.type: no file-system type named "
-                            + config.rootType()
-                            + " (registered: "
+            throw VfsConfig.bad(
+                    engineConfig.full().getConfig("seqvfs"),
+                    "root.type",
+                    "must be a registered file-system type ("
                             + typeNames()
-                            + ")");
+                            + "), not "
+                            + config.rootType());
         }
         this.asker = new Asker(config.askTimeout());
         List<ReplyCollector.Pending> pending = new ArrayList<>();
@@ -189,16 +190,29 @@ public final class SeqVfs implements AutoCloseable {
                 slots[i] = new Asker.Slot(children.collectors().get(i), pending.get(i));
             }
             this.asker.attach(slots);
-            Superblock root =
-                    mount(
-                            rootType,
-                            null,
-                            "/",
-                            0,
-                            config.rootOptions(),
-                            config.rootMode(),
-                            config.rootUid(),
-                            config.rootGid());
+            Superblock root;
+            try {
+                root =
+                        mount(
+                                rootType,
+                                null,
+                                "/",
+                                0,
+                                config.rootOptions(),
+                                config.rootMode(),
+                                config.rootUid(),
+                                config.rootGid());
+            } catch (VfsException e) {
+                throw VfsConfig.bad(
+                        engineConfig.full().getConfig("seqvfs"),
+                        "root.options",
+                        "must be options "
+                                + config.rootType()
+                                + " takes; mount(2) refused \""
+                                + config.rootOptions()
+                                + "\" with "
+                                + e.errno());
+            }
             this.namespace = new Namespace(locks, root);
             this.anonFs = new AnonFs(devs.incrementAndGet(), clock, config.anonSharedRoot());
             this.walker = new PathWalk(namespace, config.optimisticAttempts());

@@ -5,6 +5,7 @@ import dev.seqvfs.engine.dir.DirLink;
 import dev.seqvfs.engine.dir.DirReply;
 import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.fs.FileSystemType;
+import dev.seqvfs.engine.fs.SuperOperations;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.Permission;
 import dev.seqvfs.engine.mount.VfsMount;
@@ -72,9 +73,16 @@ final class TaskCalls {
     }
 
     /**
-     * {@code getcwd(2)}: climbs parent links and mounts from the working directory to the root,
-     * recording each (parent, name) lookup so that the path walk's validation makes the answer one
-     * consistent cut. {@code ENOENT} if the directory was removed.
+     * {@code getcwd(2)}, the system call (not glibc's wrapper): climbs parent links and mounts from
+     * the working directory to the task's root, recording each (parent, name) lookup so that the
+     * path walk's validation makes the answer one consistent cut. {@code ENOENT} if the directory
+     * was removed. A working directory the root cannot reach (inside a mount that a lazy {@code
+     * umount} detached) is answered as Linux's {@code sys_getcwd} does ({@code fs/d_path.c}): the
+     * path from the root of the detached mount it is in, prefixed with {@code "(unreachable)"}
+     * ({@code "(unreachable)/d"} for {@code /m/d} once {@code /m} is detached, {@code
+     * "(unreachable)/"} at that mount's root), so it never names the path the directory had;
+     * glibc's {@code getcwd(3)} turns such an answer, which does not start with {@code /}, into
+     * {@code ENOENT}.
      */
     String getcwd() {
         VfsPath cwd = t.cwd();
@@ -88,6 +96,7 @@ final class TaskCalls {
                         throw nd.error(Errno.ENOENT);
                     }
                     Deque<String> names = new ArrayDeque<>();
+                    boolean unreachable = false;
                     VfsMount mnt = cwd.mnt();
                     Inode cur = cwd.inode();
                     int guard = 0;
@@ -96,9 +105,10 @@ final class TaskCalls {
                             throw nd.error(Errno.ELOOP);
                         }
                         if (cur == mnt.root()) {
-                            if (mnt.parent() == null) {
-                                names.clear();
-                                names.push("(unreachable)");
+                            if (mnt.parent() == null || mnt.isDetached()) {
+                                // prepend_path reached a mount without a parent before the
+                                // task's root: not reachable from it.
+                                unreachable = true;
                                 break;
                             }
                             cur = mnt.mountpoint();
@@ -120,15 +130,12 @@ final class TaskCalls {
                         names.push(e.name());
                         cur = l.parent();
                     }
-                    if (names.isEmpty()) {
-                        return "/";
-                    }
-                    StringBuilder sb = new StringBuilder();
+                    StringBuilder sb = new StringBuilder(unreachable ? "(unreachable)" : "");
                     for (String n : names) {
-                        if (!n.startsWith("(")) {
-                            sb.append('/');
-                        }
-                        sb.append(n);
+                        sb.append('/').append(n);
+                    }
+                    if (names.isEmpty()) {
+                        sb.append('/');
                     }
                     if (sb.length() >= Limits.PATH_MAX) {
                         // getcwd(2): the path does not fit in a page.
@@ -178,20 +185,27 @@ final class TaskCalls {
             }
             boolean ro = (flags & MountFlags.MS_RDONLY) != 0;
             if ((flags & MountFlags.MS_BIND) != 0) {
-                t.vfs().namespace().setMountReadOnly(p.mnt(), ro);
+                t.vfs().namespace().setMountFlags(p.mnt(), ro, mountFlags(flags, p.mnt()));
                 return CompletableFuture.completedFuture(null);
             }
             Superblock sb = p.mnt().superblock();
+            // do_remount: the options are parsed before anything changes (EINVAL first), then
+            // reconfigure_super checks the writers (EBUSY) and applies them, all or nothing.
+            String where = target == null ? null : target.toString();
+            SuperOperations.Reconfiguration rc = sb.sop().reconfigure(sb, data, where);
             return t.asker()
                     .ask(
                             sb.actorAcquire(),
-                            (ReplyTo<DirReply> r) -> new SuperblockActor.Remount(ro, r))
+                            (ReplyTo<DirReply> r) -> new SuperblockActor.Remount(ro, rc, r))
                     .thenApply(
                             r -> {
                                 Asker.check(r, Syscall.MOUNT, target, null);
-                                // Like do_remount, a plain remount sets the mount's flags too, so
-                                // "remount,rw" also undoes the MS_RDONLY a mount was created with.
-                                t.vfs().namespace().setMountReadOnly(p.mnt(), ro);
+                                // Like do_remount, a plain remount that succeeded sets the mount's
+                                // flags too, so "remount,rw" also undoes the MS_RDONLY a mount was
+                                // created with, and a remount without MS_NOSUID clears nosuid.
+                                t.vfs()
+                                        .namespace()
+                                        .setMountFlags(p.mnt(), ro, mountFlags(flags, p.mnt()));
                                 return null;
                             });
         }
@@ -212,7 +226,18 @@ final class TaskCalls {
                 // ENOTDIR (graft_tree). SeqVFS has no file bind mounts.
                 throw new VfsException(Errno.ENOTDIR, Syscall.MOUNT, source, target);
             }
-            t.vfs().namespace().attach(where.mnt(), mp, src.mnt().superblock(), sd, false);
+            // clone_mnt: the new mount takes the source mount's flags and source name.
+            VfsMount from = src.mnt();
+            t.vfs()
+                    .namespace()
+                    .attach(
+                            where.mnt(),
+                            mp,
+                            from.superblock(),
+                            sd,
+                            from.mountReadOnly(),
+                            from.flags(),
+                            from.source());
             return CompletableFuture.completedFuture(null);
         }
         if (fstype == null) {
@@ -225,8 +250,57 @@ final class TaskCalls {
         Superblock sb = t.vfs().mount(type, source, target, flags, data, 01777, 0, 0);
         t.vfs()
                 .namespace()
-                .attach(where.mnt(), mp, sb, sb.root(), (flags & MountFlags.MS_RDONLY) != 0);
+                .attach(
+                        where.mnt(),
+                        mp,
+                        sb,
+                        sb.root(),
+                        (flags & MountFlags.MS_RDONLY) != 0,
+                        mountFlags(flags, null),
+                        source == null ? null : source.toString());
         return CompletableFuture.completedFuture(null);
+    }
+
+    /**
+     * The per-mount flags of {@code mount(2)}'s {@code flags} ({@code path_mount}): {@code
+     * MNT_NOSUID}, {@code MNT_NODEV}, {@code MNT_NOEXEC}, {@code MNT_NODIRATIME}, and the atime
+     * mode: {@code MNT_RELATIME} unless {@code MS_NOATIME} ({@code MNT_NOATIME}) or {@code
+     * MS_STRICTATIME} (neither); a remount that names no atime flag keeps the mount's.
+     *
+     * @param flags the {@code MS_*} flags
+     * @param remounted the mount a remount changes, or {@code null} for a new mount
+     */
+    static int mountFlags(long flags, VfsMount remounted) {
+        int m = (flags & MountFlags.MS_NOATIME) == 0 ? VfsMount.MNT_RELATIME : 0;
+        if ((flags & MountFlags.MS_NOSUID) != 0) {
+            m |= VfsMount.MNT_NOSUID;
+        }
+        if ((flags & MountFlags.MS_NODEV) != 0) {
+            m |= VfsMount.MNT_NODEV;
+        }
+        if ((flags & MountFlags.MS_NOEXEC) != 0) {
+            m |= VfsMount.MNT_NOEXEC;
+        }
+        if ((flags & MountFlags.MS_NOATIME) != 0) {
+            m |= VfsMount.MNT_NOATIME;
+        }
+        if ((flags & MountFlags.MS_NODIRATIME) != 0) {
+            m |= VfsMount.MNT_NODIRATIME;
+        }
+        if ((flags & MountFlags.MS_STRICTATIME) != 0) {
+            m &= ~(VfsMount.MNT_RELATIME | VfsMount.MNT_NOATIME);
+        }
+        long atimeFlags =
+                MountFlags.MS_NOATIME
+                        | MountFlags.MS_NODIRATIME
+                        | MountFlags.MS_RELATIME
+                        | MountFlags.MS_STRICTATIME;
+        if (remounted != null && (flags & atimeFlags) == 0) {
+            // "The default atime for remount is preservation"
+            m &= ~VfsMount.MNT_ATIME_MASK;
+            m |= remounted.flags() & VfsMount.MNT_ATIME_MASK;
+        }
+        return m;
     }
 
     void umount2(Filename target, int flags) {

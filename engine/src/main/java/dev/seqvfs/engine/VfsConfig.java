@@ -1,6 +1,7 @@
 package dev.seqvfs.engine;
 
 import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
 import dev.seqvfs.engine.sb.SuperblockConfig;
 import java.time.Duration;
 
@@ -39,30 +40,117 @@ record VfsConfig(
         String rootOptions,
         boolean stackTraces) {
 
-    /** Reads the {@code seqvfs} section of {@code c}. */
+    /** Linux's default {@code fs.nr_open}: the most {@code RLIMIT_NOFILE} may be. */
+    static final int NR_OPEN = 1 << 20;
+
+    /**
+     * Reads the {@code seqvfs} section of {@code c}, checking every value against the range {@code
+     * reference.conf} gives for it.
+     *
+     * @throws ConfigException.BadValue naming the key ({@code seqvfs.fd.rlimit-nofile}) and what it
+     *     may be, for a value out of range or a combination that cannot work ({@code root.type =
+     *     proc} with {@code proc.mount = on})
+     * @throws ConfigException for a missing key or one of the wrong type
+     */
     public static VfsConfig from(Config c) {
         Config s = c.getConfig("seqvfs");
-        long maxInodes = s.getLong("tmpfs.max-inodes");
-        long maxBytes = s.getBytes("tmpfs.max-bytes");
+        long maxInodes = atLeast(s, "tmpfs.max-inodes", s.getLong("tmpfs.max-inodes"), 0);
+        long maxBytes = bytes(s, "tmpfs.max-bytes");
+        int blockSize = s.getInt("tmpfs.block-size");
+        if (blockSize < 512 || blockSize > 65536 || Integer.bitCount(blockSize) != 1) {
+            throw bad(
+                    s,
+                    "tmpfs.block-size",
+                    "must be a power of two from 512 to 65536, not " + blockSize);
+        }
+        int inodeBatch = (int) within(s, "tmpfs.inode-batch", 1, 1 << 20);
         SuperblockConfig tmpfs =
                 new SuperblockConfig(
-                        maxInodes <= 0 ? Long.MAX_VALUE : maxInodes,
-                        maxBytes <= 0 ? Long.MAX_VALUE : maxBytes,
-                        s.getInt("tmpfs.block-size"),
-                        s.getInt("tmpfs.inode-batch"));
+                        maxInodes == 0 ? Long.MAX_VALUE : maxInodes,
+                        maxBytes == 0 ? Long.MAX_VALUE : maxBytes,
+                        blockSize,
+                        inodeBatch);
+        Duration askTimeout = s.getDuration("ask-timeout");
+        if (askTimeout.isNegative() || askTimeout.isZero()) {
+            throw bad(s, "ask-timeout", "must be a positive duration, not " + askTimeout);
+        }
+        String rootType = s.getString("root.type");
+        boolean mountProc = s.getBoolean("proc.mount");
+        if (rootType.equals("proc") && mountProc) {
+            throw bad(
+                    s,
+                    "root.type",
+                    "proc as the root cannot hold the /proc mount point: set seqvfs.proc.mount ="
+                            + " off, or use tmpfs");
+        }
         return new VfsConfig(
-                s.getDuration("ask-timeout"),
-                s.getInt("walk.optimistic-attempts"),
-                s.getInt("fd.rlimit-nofile"),
+                askTimeout,
+                (int) within(s, "walk.optimistic-attempts", 1, 1000),
+                (int) within(s, "fd.rlimit-nofile", 0, NR_OPEN),
                 tmpfs,
-                Integer.parseInt(s.getString("root.mode"), 8),
-                s.getInt("root.uid"),
-                s.getInt("root.gid"),
+                rootMode(s),
+                (int) within(s, "root.uid", 0, Integer.MAX_VALUE),
+                (int) within(s, "root.gid", 0, Integer.MAX_VALUE),
                 "seqvfs.dispatcher",
                 s.getBoolean("anon.shared-root"),
-                s.getBoolean("proc.mount"),
-                s.getString("root.type"),
+                mountProc,
+                rootType,
                 s.getString("root.options"),
                 s.getBoolean("errors.stack-traces"));
+    }
+
+    /** {@code root.mode}: an octal string of permission bits, {@code "0"} to {@code "7777"}. */
+    private static int rootMode(Config s) {
+        String m = s.getString("root.mode");
+        int mode;
+        try {
+            mode = Integer.parseInt(m, 8);
+        } catch (NumberFormatException e) {
+            mode = -1;
+        }
+        if (mode < 0 || mode > 07777 || m.startsWith("+")) {
+            throw bad(
+                    s,
+                    "root.mode",
+                    "must be octal permission bits from \"0\" to \"7777\", not \"" + m + "\"");
+        }
+        return mode;
+    }
+
+    /** Reads a size in bytes at {@code path} (a number, or HOCON's {@code 64m}), at least 0. */
+    private static long bytes(Config s, String path) {
+        try {
+            return s.getBytes(path);
+        } catch (ConfigException.BadValue e) {
+            throw bad(
+                    s,
+                    path,
+                    "must be a size of at least 0 bytes (64m, 1g), not "
+                            + s.getValue(path).render());
+        }
+    }
+
+    /** Reads an integer at {@code path}, checked to lie in {@code [min, max]}. */
+    private static long within(Config s, String path, long min, long max) {
+        long v = s.getLong(path);
+        if (v < min || v > max) {
+            throw bad(s, path, "must be an integer from " + min + " to " + max + ", not " + v);
+        }
+        return v;
+    }
+
+    private static long atLeast(Config s, String path, long v, long min) {
+        if (v < min) {
+            throw bad(s, path, "must be at least " + min + ", not " + v);
+        }
+        return v;
+    }
+
+    /**
+     * {@return a {@link ConfigException.BadValue} for {@code seqvfs.<path>}, with where that value
+     * was set and {@code why}}
+     */
+    static ConfigException.BadValue bad(Config s, String path, String why) {
+        return new ConfigException.BadValue(s.getValue(path).origin(), "seqvfs." + path, why);
     }
 }

@@ -1208,10 +1208,15 @@ public final class VfsTask implements AutoCloseable {
     }
 
     /**
-     * {@code getcwd(2)}: the working directory's path, as one consistent cut; a directory not under
-     * the task's root is shown as "(unreachable)" followed by its path.
+     * {@code getcwd(2)}, the system call: the working directory's path, as one consistent cut,
+     * lock-free. A directory the task's root cannot reach (in a mount detached by {@code
+     * umount2(MNT_DETACH)}) is answered as Linux's {@code sys_getcwd} answers it: {@code
+     * "(unreachable)"} followed by its path within the detached mount ({@code "(unreachable)/d"}
+     * for {@code /m/d} after {@code /m} was detached; {@code "(unreachable)/"} at that mount's
+     * root), never the path it had; glibc's {@code getcwd(3)} fails with {@code ENOENT} on such an
+     * answer. Thread-safe.
      *
-     * @return the working directory's absolute path
+     * @return the working directory's absolute path, or an {@code "(unreachable)"} one
      * @throws VfsException {@code ENOENT} (the directory was removed), {@code ENAMETOOLONG} (a path
      *     of {@code PATH_MAX} bytes or more)
      */

@@ -113,16 +113,47 @@ class ProcFsTest {
         assertTrue(
                 t.readdir("/proc").stream()
                         .anyMatch(e -> e.name().equals(Integer.toString(t.pid()))));
+        // procfs's ->lookup of a missing name fails, so a create is ENOENT (Linux 6.18)
         assertEquals(
-                Errno.EPERM,
+                Errno.ENOENT,
                 assertThrows(VfsException.class, () -> t.mkdir("/proc/x", 0755)).errno());
         assertEquals(
-                Errno.EACCES,
+                Errno.ENOENT,
                 assertThrows(VfsException.class, () -> t.open("/proc/y", O_CREAT | O_RDWR, 0644))
                         .errno());
         assertTrue(
-                readAll("/proc/mounts").contains("proc /proc proc rw 0 0"),
+                readAll("/proc/mounts").contains("proc /proc proc rw,relatime 0 0\n"),
                 readAll("/proc/mounts"));
         t.close(fd);
+    }
+
+    private Errno errnoOf(Runnable call) {
+        return assertThrows(VfsException.class, call::run).errno();
+    }
+
+    /**
+     * Writes to procfs files, as Linux 6.18 answers them (root): a {@code seq_file} of {@code
+     * /proc/<pid>} has no {@code ->write} ({@code EINVAL}) and no {@code FMODE_PWRITE} ({@code
+     * ESPIPE}, checked before the access mode); {@code /proc/filesystems} reaches {@code
+     * proc_reg_write} ({@code EIO}), but not by {@code pwrite} ({@code ESPIPE}); a truncate
+     * succeeds and changes nothing.
+     */
+    @Test
+    void writes_toProcFiles_failAsLinuxFails() {
+        byte[] x = {'x'};
+        int ro = t.open("/proc/self/mounts", O_RDONLY);
+        assertEquals(Errno.ESPIPE, errnoOf(() -> t.pwrite(ro, x, 0, 1, 0)));
+        t.close(ro);
+        int wr = t.open("/proc/self/mounts", O_WRONLY | OpenFlags.O_TRUNC);
+        assertEquals(Errno.EINVAL, errnoOf(() -> t.write(wr, x)));
+        assertEquals(Errno.ESPIPE, errnoOf(() -> t.pwrite(wr, x, 0, 1, 0)));
+        t.close(wr);
+        t.truncate("/proc/self/mounts", 0);
+        assertTrue(readAll("/proc/self/mounts").contains(" / "));
+        int fs = t.open("/proc/filesystems", O_WRONLY);
+        assertEquals(Errno.EIO, errnoOf(() -> t.write(fs, x)));
+        assertEquals(Errno.ESPIPE, errnoOf(() -> t.pwrite(fs, x, 0, 1, 0)));
+        t.close(fs);
+        assertTrue(readAll("/proc/filesystems").contains("nodev\ttmpfs\n"));
     }
 }

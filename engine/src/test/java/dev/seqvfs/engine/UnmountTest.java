@@ -222,6 +222,19 @@ class UnmountTest {
         assertAllTerminated(gone);
     }
 
+    /** {@code sys_getcwd}: the path within the detached mount, after "(unreachable)". */
+    @Test
+    void getcwd_insideALazilyDetachedMount_isUnreachableAndThePathWithinIt() {
+        t.chdir("/mnt/a/b");
+        assertEquals("/mnt/a/b", t.getcwd());
+        t.umount2("/mnt", MNT_DETACH);
+        assertEquals("(unreachable)/a/b", t.getcwd());
+        t.chdir("../../..");
+        assertEquals("(unreachable)/", t.getcwd(), "'..' stays at the detached mount's root");
+        t.chdir("/");
+        assertEquals("/", t.getcwd());
+    }
+
     @Test
     void umount_oneOfTwoMountsOfASuperblock_keepsItUntilTheOther() throws Exception {
         Superblock sb = tmpfs();

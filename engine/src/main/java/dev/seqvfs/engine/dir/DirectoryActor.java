@@ -592,7 +592,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
 
     private long nextIno() {
         if (inoNext == inoEnd) {
-            int n = sb.config().inodeBatch();
+            int n = sb.configAcquire().inodeBatch();
             inoNext = sb.allocInoBatch(n);
             inoEnd = inoNext + n;
         }

@@ -313,4 +313,22 @@ public final class OpenFile {
         }
         return false;
     }
+
+    /**
+     * {@code file_accessed}: a read through this file updates {@code inode}'s access time unless
+     * the file was opened {@code O_NOATIME} or its mount is {@code noatime}; under {@code relatime}
+     * (the default) only as {@link Inode#touchAtime(long)} says, under {@code strictatime} every
+     * time. Thread-safe (volatile reads, then at most one CAS on the attributes).
+     *
+     * @param inode the inode read (the file's, or a FIFO's)
+     */
+    public void fileAccessed(Inode inode) {
+        if ((statusFlagsAcquire() & OpenFlags.O_NOATIME) != 0) {
+            return;
+        }
+        int mf = mount == null ? VfsMount.MNT_RELATIME : mount.flags();
+        if ((mf & VfsMount.MNT_NOATIME) == 0) {
+            inode.touchAtime(inode.owner().now(), (mf & VfsMount.MNT_RELATIME) != 0);
+        }
+    }
 }

@@ -7,7 +7,6 @@ import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.RegularInode;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Errno;
-import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 
@@ -55,9 +54,7 @@ public final class RegularFileOperations implements FileOperations {
     }
 
     private static void accessed(OpenFile f, Inode i) {
-        if ((f.statusFlagsAcquire() & OpenFlags.O_NOATIME) == 0) {
-            i.touchAtime(i.owner().now());
-        }
+        f.fileAccessed(i);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.seqvfs.engine.fs;
 
 import dev.seqvfs.engine.dir.Dentry;
+import dev.seqvfs.engine.inode.AttrChange;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.IopFlags;
 import dev.seqvfs.engine.inode.Permission;
@@ -96,5 +97,32 @@ public interface InodeOperations {
      */
     default boolean permission(Inode inode, int mask, Credentials cred) {
         return Permission.generic(inode.attrsAcquire(), mask, cred);
+    }
+
+    /**
+     * What the type's {@code ->setattr} refuses before the generic attribute change applies ({@code
+     * chmod}, {@code chown}, {@code utimensat}, by path or descriptor; after the read-only check).
+     * The default refuses nothing. procfs refuses a mode change of a {@code /proc/<pid>} entry with
+     * {@code EPERM} ({@code proc_setattr}). Called on the caller's thread; must not block.
+     *
+     * @param inode the inode to change
+     * @param change the change asked for
+     * @throws VfsException with the errno the type refuses with; nothing changes then
+     */
+    default void setattr(Inode inode, AttrChange change) {}
+
+    /**
+     * Whether the inode is immutable ({@code S_IMMUTABLE} in {@code i_flags}): nobody may change
+     * its attributes, nor get write access to it, nor remove or rename an entry of it, and each
+     * fails with {@code EPERM} ({@code notify_change}, {@code inode_permission} with {@code
+     * MAY_WRITE}, so before the mode bits count). The default is {@code false}; procfs makes every
+     * {@code /proc/<pid>} directory immutable ({@code proc_pid_instantiate}). Thread-safe; must not
+     * block.
+     *
+     * @param inode the inode
+     * @return whether it is immutable
+     */
+    default boolean immutable(Inode inode) {
+        return false;
     }
 }

@@ -8,15 +8,20 @@ import dev.seqvfs.engine.inode.RegularInode;
 import dev.seqvfs.engine.inode.SpecialInode;
 import dev.seqvfs.engine.inode.SymlinkInode;
 import dev.seqvfs.engine.sb.Superblock;
+import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.FileType;
 import dev.seqvfs.protocol.StatFs;
+import dev.seqvfs.protocol.Syscall;
+import dev.seqvfs.protocol.VfsException;
 import org.apache.pekko.actor.typed.Behavior;
 
 /**
  * What one file-system type does for its superblocks ({@code struct super_operations}, with {@code
  * alloc_inode} and the inode and file operations it installs): its {@code statfs} magic number, how
  * it instantiates the inodes its directories create, the operations those inodes get, the behavior
- * its directory actors run, and {@code sync}.
+ * its directory actors run, {@code sync}, what a remount's options change ({@link #reconfigure},
+ * Linux's {@code fs_context_operations.reconfigure}) and how {@code /proc/mounts} shows them
+ * ({@link #showOptions}, {@code super_operations.show_options}).
  *
  * <p>The defaults are those of a memory-backed type such as tmpfs: generic inodes (whose regular
  * files keep their pages in a {@code FileData}), the generic {@link DirectoryActor}, and a {@code
@@ -114,4 +119,59 @@ public interface SuperOperations {
      * @param sb the superblock
      */
     default void sync(Superblock sb) {}
+
+    /**
+     * What a remount's options change, checked and applied at once on the superblock's actor
+     * ({@code reconfigure}, after {@code parse_param} accepted every option). Implementations are
+     * immutable; {@link #apply} runs on the superblock's actor, inside a read-only remount's write
+     * hold when there is one, and must not block.
+     */
+    @FunctionalInterface
+    interface Reconfiguration {
+        /** Changes nothing: a remount whose options ask for no change. */
+        Reconfiguration NONE = sb -> {};
+
+        /**
+         * Checks the options against the superblock's state now and applies them, all or nothing.
+         *
+         * @param sb the superblock being remounted
+         * @throws VfsException {@code EINVAL} if they do not fit its state now (a limit below what
+         *     is in use); nothing changed then
+         */
+        void apply(Superblock sb);
+    }
+
+    /**
+     * Parses the options of {@code mount(2)} with {@code MS_REMOUNT} (not {@code MS_BIND}): {@code
+     * parse_monolithic} and {@code parse_param} of Linux's reconfiguration context. Called on the
+     * remounting task's thread before anything changes, so a bad option fails with nothing changed
+     * and before the read-only check ({@code EBUSY}). The default accepts no option: {@code null}
+     * or blank data is no change, anything else {@code EINVAL} (procfs in SeqVFS takes none).
+     * Thread-safe; must not block.
+     *
+     * @param sb the superblock being remounted
+     * @param data the option string, or {@code null}
+     * @param target the mount point, for the error (external form)
+     * @return what the options change, applied later on the superblock's actor
+     * @throws VfsException {@code EINVAL} for an option the type does not take or a bad value
+     */
+    default Reconfiguration reconfigure(Superblock sb, String data, String target) {
+        if (data == null || data.isBlank()) {
+            return Reconfiguration.NONE;
+        }
+        throw new VfsException(Errno.EINVAL, Syscall.MOUNT, target);
+    }
+
+    /**
+     * Shows the superblock's options as {@code /proc/mounts} lists them after the mount flags
+     * ({@code super_operations.show_options}): each option preceded by a comma, only those that
+     * differ from the type's defaults, in the type's order; the empty string when there are none
+     * (the default). Lock-free: reads what the superblock publishes; thread-safe.
+     *
+     * @param sb the superblock
+     * @return the options, {@code ",size=64k,mode=700"} for example, or {@code ""}
+     */
+    default String showOptions(Superblock sb) {
+        return "";
+    }
 }

@@ -228,8 +228,26 @@ public class Inode {
      * @param now nanoseconds since the epoch
      */
     public final void touchAtime(long now) {
+        touchAtime(now, true);
+    }
+
+    /**
+     * {@code touch_atime}: sets atime to {@code now}, under {@code relatime} only as {@link
+     * #touchAtime(long)} says, else ({@code strictatime}) whenever it differs. Thread-safe (CAS);
+     * never blocks.
+     *
+     * @param now nanoseconds since the epoch
+     * @param relatime whether the mount is {@code relatime}
+     */
+    public final void touchAtime(long now, boolean relatime) {
         InodeAttrs a = attrsAcquire();
-        if (a.atime() <= a.mtime() || a.atime() <= a.ctime() || now - a.atime() >= DAY_NANOS) {
+        boolean due =
+                relatime
+                        ? a.atime() <= a.mtime()
+                                || a.atime() <= a.ctime()
+                                || now - a.atime() >= DAY_NANOS
+                        : a.atime() != now;
+        if (due) {
             updateAttrs(x -> x.accessed(now));
         }
     }

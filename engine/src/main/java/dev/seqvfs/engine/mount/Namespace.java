@@ -51,7 +51,8 @@ public final class Namespace implements MountSource {
     private volatile MountTable table;
 
     /**
-     * Creates a namespace whose root is {@code rootSb}'s root directory.
+     * Creates a namespace whose root is {@code rootSb}'s root directory, mounted {@code relatime}
+     * with the type's name as its source ({@code tmpfs / tmpfs rw,relatime 0 0}).
      *
      * @param locks the instance's sequence locks
      * @param rootSb the superblock mounted at "/"
@@ -59,7 +60,15 @@ public final class Namespace implements MountSource {
     public Namespace(NamespaceLocks locks, Superblock rootSb) {
         this.locks = locks;
         VfsMount root =
-                new VfsMount(mountIds.incrementAndGet(), rootSb, rootSb.root(), null, null, false);
+                new VfsMount(
+                        mountIds.incrementAndGet(),
+                        rootSb,
+                        rootSb.root(),
+                        null,
+                        null,
+                        false,
+                        VfsMount.MNT_RELATIME,
+                        rootSb.typeName());
         if (!rootSb.tryAddMount()) {
             throw new IllegalArgumentException(rootSb + " was deactivated");
         }
@@ -121,6 +130,32 @@ public final class Namespace implements MountSource {
             Superblock sb,
             DirectoryInode root,
             boolean readOnly) {
+        return attach(parent, mountpoint, sb, root, readOnly, VfsMount.MNT_RELATIME, null);
+    }
+
+    /**
+     * Attaches {@code root} of {@code sb} at directory {@code mountpoint} of mount {@code parent},
+     * with its per-mount flags and source name.
+     *
+     * @param parent the mount holding the mountpoint
+     * @param mountpoint the directory covered
+     * @param sb the superblock to mount
+     * @param root the directory of {@code sb} that appears there
+     * @param readOnly whether the new mount is read-only
+     * @param flags the new mount's other {@code VfsMount.MNT_*} flags
+     * @param source what {@code /proc/mounts} shows as its source, or {@code null} ({@code none})
+     * @return the new mount
+     * @throws VfsException as {@link #attach(VfsMount, DirectoryInode, Superblock, DirectoryInode,
+     *     boolean)}
+     */
+    public VfsMount attach(
+            VfsMount parent,
+            DirectoryInode mountpoint,
+            Superblock sb,
+            DirectoryInode root,
+            boolean readOnly,
+            int flags,
+            String source) {
         long stamp = writeLock();
         boolean attached = false;
         try {
@@ -135,7 +170,14 @@ public final class Namespace implements MountSource {
             }
             VfsMount m =
                     new VfsMount(
-                            mountIds.incrementAndGet(), sb, root, parent, mountpoint, readOnly);
+                            mountIds.incrementAndGet(),
+                            sb,
+                            root,
+                            parent,
+                            mountpoint,
+                            readOnly,
+                            flags,
+                            source);
             mountpoint.addMounts(1);
             TABLE.setRelease(this, mountTableAcquire().with(m));
             attached = true;
@@ -220,6 +262,24 @@ public final class Namespace implements MountSource {
         long stamp = writeLock();
         try {
             m.setReadOnly(ro);
+        } finally {
+            unlock(stamp);
+        }
+    }
+
+    /**
+     * Sets a mount's read-only flag and its other per-mount flags together ({@code MS_REMOUNT},
+     * {@code set_mount_attributes}).
+     *
+     * @param m the mount
+     * @param ro whether it becomes read-only
+     * @param flags its other {@code VfsMount.MNT_*} flags
+     */
+    public void setMountFlags(VfsMount m, boolean ro, int flags) {
+        long stamp = writeLock();
+        try {
+            m.setReadOnly(ro);
+            m.setFlags(flags);
         } finally {
             unlock(stamp);
         }

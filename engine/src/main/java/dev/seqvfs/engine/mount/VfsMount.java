@@ -11,19 +11,22 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <h2>Concurrency</h2>
  *
- * Identity fields are final. {@code readOnly} is written only inside the mount write lock ({@code
- * MS_REMOUNT | MS_BIND | MS_RDONLY}) and read with acquire by write calls. The pins count what
- * keeps the mount busy (open files, working and root directories of tasks) in two striped counters
- * that only grow, {@code pinsTaken} and {@code pinsDropped}: {@link #pinCount()} sums the dropped
- * ones first, so it never counts fewer pins than were held at the instant between its two sums.
- * (One counter incremented and decremented could: its sum is not a snapshot, and a failed pin's
- * decrement landing in a cell read later than the cell of its increment cancels a pin that is
- * held.) {@code doomed} is Linux's {@code MNT_DOOMED}/{@code MNT_SYNC_UMOUNT} handshake: {@code
- * umount} sets it, then counts the pins; {@link #tryPin()} takes a pin, then reads it, with a full
- * fence in between (a {@code LongAdder} update is a release CAS, which a later volatile read may
- * pass; Linux has the same {@code smp_mb()} in {@code __legitimize_mnt}). So at least one side sees
- * the other: either the unmount sees the pin ({@code EBUSY}, and clears {@code doomed}) or the
- * pinner sees {@code doomed}, drops its pin and retries its walk.
+ * Identity fields (the source name included) are final. {@code readOnly} and {@code flags} (the
+ * other per-mount flags: {@code nosuid}, {@code nodev}, {@code noexec}, the atime mode) are written
+ * only inside the mount write lock (a mount's creation, {@code MS_REMOUNT}) and read as volatiles:
+ * {@code readOnly} by write calls, {@code flags} by reads (the atime mode) and {@code
+ * /proc/mounts}. The pins count what keeps the mount busy (open files, working and root directories
+ * of tasks) in two striped counters that only grow, {@code pinsTaken} and {@code pinsDropped}:
+ * {@link #pinCount()} sums the dropped ones first, so it never counts fewer pins than were held at
+ * the instant between its two sums. (One counter incremented and decremented could: its sum is not
+ * a snapshot, and a failed pin's decrement landing in a cell read later than the cell of its
+ * increment cancels a pin that is held.) {@code doomed} is Linux's {@code MNT_DOOMED}/{@code
+ * MNT_SYNC_UMOUNT} handshake: {@code umount} sets it, then counts the pins; {@link #tryPin()} takes
+ * a pin, then reads it, with a full fence in between (a {@code LongAdder} update is a release CAS,
+ * which a later volatile read may pass; Linux has the same {@code smp_mb()} in {@code
+ * __legitimize_mnt}). So at least one side sees the other: either the unmount sees the pin ({@code
+ * EBUSY}, and clears {@code doomed}) or the pinner sees {@code doomed}, drops its pin and retries
+ * its walk.
  *
  * <h2>States</h2>
  *
@@ -37,6 +40,27 @@ import java.util.concurrent.atomic.LongAdder;
  * sees {@code doomed} and walks again: a released mount is never pinned.
  */
 public final class VfsMount {
+    /** {@code MNT_NOSUID}: set-user-ID and set-group-ID bits are ignored. */
+    public static final int MNT_NOSUID = 0x01;
+
+    /** {@code MNT_NODEV}: device files cannot be opened. */
+    public static final int MNT_NODEV = 0x02;
+
+    /** {@code MNT_NOEXEC}: files cannot be executed. */
+    public static final int MNT_NOEXEC = 0x04;
+
+    /** {@code MNT_NOATIME}: reads do not update access times. */
+    public static final int MNT_NOATIME = 0x08;
+
+    /** {@code MNT_NODIRATIME}: directories' access times are not updated. */
+    public static final int MNT_NODIRATIME = 0x10;
+
+    /** {@code MNT_RELATIME}: access times are updated as {@code relatime} says. */
+    public static final int MNT_RELATIME = 0x20;
+
+    /** {@code MNT_ATIME_MASK}: the atime mode, which a remount without atime flags keeps. */
+    public static final int MNT_ATIME_MASK = MNT_NOATIME | MNT_NODIRATIME | MNT_RELATIME;
+
     private final int id;
     private final Superblock superblock;
     private final DirectoryInode root;
@@ -44,7 +68,9 @@ public final class VfsMount {
     private final DirectoryInode mountpoint;
     private final LongAdder pinsTaken = new LongAdder();
     private final LongAdder pinsDropped = new LongAdder();
+    private final String source;
     private volatile boolean readOnly;
+    private volatile int flags;
     private volatile boolean doomed;
     private volatile boolean detached;
     private boolean released; // guarded by this
@@ -66,12 +92,61 @@ public final class VfsMount {
             VfsMount parent,
             DirectoryInode mountpoint,
             boolean readOnly) {
+        this(id, superblock, root, parent, mountpoint, readOnly, MNT_RELATIME, null);
+    }
+
+    /**
+     * Creates a mount with its flags and the source name {@code mount(2)} was given.
+     *
+     * @param id unique id in the namespace
+     * @param superblock the mounted superblock
+     * @param root the directory of {@code superblock} that appears at the mountpoint
+     * @param parent the mount it is attached to, or {@code null} for the namespace root
+     * @param mountpoint the directory of {@code parent} it covers, or {@code null}
+     * @param readOnly whether this mount is read-only (independently of the superblock)
+     * @param flags the other {@code MNT_*} flags of this class
+     * @param source {@code mount(2)}'s source ({@code mnt_devname}), or {@code null}: shown as
+     *     {@code "none"}
+     */
+    public VfsMount(
+            int id,
+            Superblock superblock,
+            DirectoryInode root,
+            VfsMount parent,
+            DirectoryInode mountpoint,
+            boolean readOnly,
+            int flags,
+            String source) {
         this.id = id;
         this.superblock = superblock;
         this.root = root;
         this.parent = parent;
         this.mountpoint = mountpoint;
         this.readOnly = readOnly;
+        this.flags = flags;
+        this.source = source;
+    }
+
+    /**
+     * {@return what {@code /proc/mounts} shows as the source ({@code mnt_devname}): the name given
+     * to {@code mount(2)}, the source mount's for a bind mount, {@code "none"} when there was none}
+     */
+    public String source() {
+        return source == null ? "none" : source;
+    }
+
+    /** {@return the per-mount {@code MNT_*} flags of this class (a volatile read)} */
+    public int flags() {
+        return flags;
+    }
+
+    /**
+     * Sets the per-mount flags (a remount); only inside the mount write lock.
+     *
+     * @param f the {@code MNT_*} flags of this class
+     */
+    void setFlags(int f) {
+        flags = f;
     }
 
     /** {@return the mount id} */

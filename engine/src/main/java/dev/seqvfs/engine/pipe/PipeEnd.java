@@ -146,8 +146,8 @@ public final class PipeEnd implements StreamFileOperations {
      * read shows the creation times). Returns {@code n}.
      */
     private int accessed(OpenFile f, int n) {
-        if (n > 0 && fifo != null && (f.statusFlagsAcquire() & OpenFlags.O_NOATIME) == 0) {
-            fifo.touchAtime(fifo.owner().now());
+        if (n > 0 && fifo != null) {
+            f.fileAccessed(fifo);
         }
         return n;
     }

@@ -30,8 +30,13 @@ import org.apache.pekko.actor.typed.ActorRef;
  * <h2>Concurrency</h2>
  *
  * <ul>
- *   <li>Identity fields ({@code dev}, {@code type}, {@code sop}, {@code config}, {@code clock},
- *       {@code locks}, {@code root}) are final.
+ *   <li>Identity fields ({@code dev}, {@code type}, {@code sop}, {@code clock}, {@code locks},
+ *       {@code root}) are final.
+ *   <li>{@code config} (the limits, block size and inode batch) is an immutable {@link
+ *       SuperblockConfig} published with release by {@link SuperblockActor}, its one writer, when a
+ *       remount changes the limits ({@link #tryReconfigureLimits}), and read with acquire ({@link
+ *       #configAcquire}) by {@code statfs}, {@code /proc/mounts} and directory actors (the inode
+ *       batch). No charge reads it: each limit is folded into a counter of what is still free.
  *   <li>{@code readOnly} is written by {@link SuperblockActor} on a remount (release) and read by
  *       every write call before it starts (acquire).
  *   <li>{@code writers} and {@code writeHold} are Linux's {@code mnt_writers} and {@code
@@ -39,20 +44,28 @@ import org.apache.pekko.actor.typed.ActorRef;
  *       actor applying a namespace change, an attribute change, a truncate by path) counts itself,
  *       then waits while the hold is up, then checks {@code readOnly} ({@link #tryBeginWrite}); a
  *       read-only remount raises the hold, then sums the writers, and refuses with {@code EBUSY} if
- *       any is counted ({@link #tryRemountReadOnly}). The increment and the sum are sequentially
- *       consistent ({@link WriterCount}) and so are the hold's store and load, so one side always
- *       sees the other: either the remount counts the writer, or the writer sees the hold, waits
- *       out the few stores it covers, and then sees {@code readOnly}. Reads never touch the
- *       counter; opening a file for writing and its last close pay one striped add each.
+ *       any is counted ({@link #remount}). The increment and the sum are sequentially consistent
+ *       ({@link WriterCount}) and so are the hold's store and load, so one side always sees the
+ *       other: either the remount counts the writer, or the writer sees the hold, waits out the few
+ *       stores it covers, and then sees {@code readOnly}. Reads never touch the counter; opening a
+ *       file for writing and its last close pay one striped add each.
  *   <li>{@code removeCount} ({@code s_remove_count}: removed inodes not yet freed) is an {@link
  *       AtomicLong} changed by {@link Inode} when a last link goes and when it frees the inode; a
  *       read-only remount is {@code EBUSY} while it is positive.
- *   <li>{@code nextIno}, {@code usedInodes}, {@code usedBytes} are {@link AtomicLong}s changed by
- *       atomic add or by CAS against the limit. They are touched once per inode-number batch, once
- *       per inode creation or free, and once per byte-charging write: never on a read path. This is
- *       a deliberate exception to "the superblock actor owns its counters": one CAS is cheaper than
- *       any message and cannot wedge, and an exact limit ({@code ENOSPC} at exactly {@code
- *       maxInodes}) needs one authority, which a CAS is.
+ *   <li>{@code nextIno} is an {@link AtomicLong} changed by atomic add. {@code freeInodes} and
+ *       {@code freeBytes} (Linux's {@code free_ispace} and {@code max_blocks - used_blocks}) are
+ *       {@link AtomicLong}s holding what the limit still allows: a charge is one CAS that takes
+ *       from the counter only if enough is left ({@code ENOSPC} otherwise), a free is an atomic
+ *       add. They are touched once per inode-number batch, once per inode creation or free, and
+ *       once per byte-charging write: never on a read path. This is a deliberate exception to "the
+ *       superblock actor owns its counters": one CAS is cheaper than any message and cannot wedge,
+ *       and an exact limit ({@code ENOSPC} at exactly {@code maxInodes}) needs one authority, which
+ *       a CAS is. A remount that lowers a limit by {@code d} takes {@code d} from the same counter
+ *       by the same CAS ({@code EINVAL} if less than {@code d} is free: the use is above the new
+ *       limit), so the check "new limit &gt;= use" and the change are one atomic step against every
+ *       charge: no charge can slip in between. Raising a limit adds to the counter. Only then is
+ *       the new {@code config} published, so for the few instructions in between a {@code statfs}
+ *       may show the old total beside the new free count (clamped at zero).
  *   <li>{@code actor} is published once, with release, right after the actor is spawned.
  *   <li>{@code activeMounts} (Linux's {@code s_active}) counts the mounts of this superblock that
  *       are attached or, detached, still pinned; changed by CAS. When the last one is released it
@@ -62,13 +75,15 @@ import org.apache.pekko.actor.typed.ActorRef;
  *
  * <h2>Invariants</h2>
  *
- * {@code 0 <= usedInodes <= maxInodes} and {@code 0 <= usedBytes <= maxBytes} at every instant; an
- * inode's charge is returned exactly once (see {@link Inode}).
+ * {@code 0 <= freeInodes <= maxInodes} and {@code 0 <= freeBytes <= maxBytes} at every instant (so
+ * the use, {@code max - free}, never exceeds the limit in force); an inode's charge is returned
+ * exactly once (see {@link Inode}).
  */
 public final class Superblock implements InodeOwner {
     private static final VarHandle READ_ONLY;
     private static final VarHandle ACTOR;
     private static final VarHandle WRITE_HOLD;
+    private static final VarHandle CONFIG;
 
     static {
         try {
@@ -76,6 +91,7 @@ public final class Superblock implements InodeOwner {
             READ_ONLY = l.findVarHandle(Superblock.class, "readOnly", boolean.class);
             ACTOR = l.findVarHandle(Superblock.class, "actor", ActorRef.class);
             WRITE_HOLD = l.findVarHandle(Superblock.class, "writeHold", boolean.class);
+            CONFIG = l.findVarHandle(Superblock.class, "config", SuperblockConfig.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -87,18 +103,20 @@ public final class Superblock implements InodeOwner {
     private final long dev;
     private final FileSystemType type;
     private final SuperOperations sop;
-    private final SuperblockConfig config;
     private final VfsClock clock;
     private final NamespaceLocks locks;
     private final AtomicLong nextIno = new AtomicLong(ROOT_INO + 1);
-    private final AtomicLong usedInodes = new AtomicLong();
-    private final AtomicLong usedBytes = new AtomicLong();
+    private final AtomicLong freeInodes = new AtomicLong();
+    private final AtomicLong freeBytes = new AtomicLong();
     private final AtomicInteger activeMounts = new AtomicInteger();
     private final AtomicLong removeCount = new AtomicLong();
     private final DirectoryInode root;
 
     @SuppressWarnings("unused") // accessed through READ_ONLY
     private volatile boolean readOnly;
+
+    @SuppressWarnings("unused") // accessed through CONFIG
+    private volatile SuperblockConfig config;
 
     @SuppressWarnings("unused") // accessed through ACTOR
     private volatile ActorRef<SuperblockActor.Command> actor;
@@ -137,10 +155,11 @@ public final class Superblock implements InodeOwner {
         this.dev = dev;
         this.type = type;
         this.sop = sop;
-        this.config = config;
+        CONFIG.setRelease(this, config);
         this.clock = clock;
         this.locks = locks;
-        usedInodes.set(1);
+        freeInodes.set(config.maxInodes() - 1); // the root
+        freeBytes.set(config.maxBytes());
         long now = clock.nowNanos();
         this.root =
                 (DirectoryInode)
@@ -192,17 +211,75 @@ public final class Superblock implements InodeOwner {
 
     @Override
     public int blockSize() {
-        return config.blockSize();
+        return configAcquire().blockSize();
     }
 
     @Override
     public long availableBytes() {
-        return Math.max(0, config.maxBytes() - usedBytes.get());
+        return freeBytes.get();
     }
 
-    /** {@return the limits} */
-    public SuperblockConfig config() {
-        return config;
+    /**
+     * {@return the limits in force (acquire): those of the mount, or of the last remount that
+     * changed them}
+     */
+    public SuperblockConfig configAcquire() {
+        return (SuperblockConfig) CONFIG.getAcquire(this);
+    }
+
+    /**
+     * Changes the inode and byte limits ({@code shmem_reconfigure}): both, or neither. A lower
+     * limit is taken from what is free by the same CAS that charges use (see the class comment), so
+     * no concurrent charge can pass it; the new {@link SuperblockConfig} is then published with
+     * release. Called only by {@link SuperblockActor}, the one writer of {@code config}, from the
+     * remount's {@link dev.seqvfs.engine.fs.SuperOperations.Reconfiguration}. Lock-free; never
+     * blocks.
+     *
+     * <p>If the byte limit cannot be lowered after the inode limit was, the inode limit is put
+     * back: for those few instructions a create may have seen the lower inode limit ({@code
+     * ENOSPC}), as if the remount had taken effect and been undone.
+     *
+     * @param maxInodes the new inode limit ({@code Long.MAX_VALUE}: none), or -1 to keep it
+     * @param maxBytes the new byte limit, a whole number of pages ({@code Long.MAX_VALUE}: none),
+     *     or -1 to keep it
+     * @return {@code true} if the limits are the new ones; {@code false} if a limit is below what
+     *     is in use now (Linux: {@code EINVAL}, "Too few inodes for current use", "Too small a size
+     *     for current use"); nothing changed then
+     */
+    public boolean tryReconfigureLimits(long maxInodes, long maxBytes) {
+        SuperblockConfig cur = configAcquire();
+        long ni = maxInodes < 0 ? cur.maxInodes() : maxInodes;
+        long nb = maxBytes < 0 ? cur.maxBytes() : maxBytes;
+        if (!tryMoveLimit(freeInodes, cur.maxInodes(), ni)) {
+            return false;
+        }
+        if (!tryMoveLimit(freeBytes, cur.maxBytes(), nb)) {
+            tryMoveLimit(freeInodes, ni, cur.maxInodes()); // a raise: cannot fail
+            return false;
+        }
+        CONFIG.setRelease(this, new SuperblockConfig(ni, nb, cur.blockSize(), cur.inodeBatch()));
+        return true;
+    }
+
+    /**
+     * Moves a free counter from limit {@code from} to limit {@code to}: adds the difference when
+     * the limit grows; when it shrinks, takes the difference by CAS only if that much is free.
+     */
+    private static boolean tryMoveLimit(AtomicLong free, long from, long to) {
+        if (to >= from) {
+            free.addAndGet(to - from);
+            return true;
+        }
+        long d = from - to;
+        while (true) {
+            long cur = free.get();
+            if (cur < d) {
+                return false;
+            }
+            if (free.compareAndSet(cur, cur - d)) {
+                return true;
+            }
+        }
     }
 
     /** {@return the instance-wide rename and mount locks} */
@@ -283,27 +360,38 @@ public final class Superblock implements InodeOwner {
     }
 
     /**
-     * Makes the superblock read-only unless it has writers ({@code sb_prepare_remount_readonly} and
-     * the {@code SB_RDONLY} store of {@code reconfigure_super}). Called only by {@link
-     * SuperblockActor}, its one remounter.
+     * Remounts the superblock ({@code reconfigure_super}): with {@code readOnly}, makes it
+     * read-only unless it has writers ({@code sb_prepare_remount_readonly}: {@code EBUSY} is
+     * checked before the options are applied), then applies the type's {@code reconfiguration} (new
+     * limits; {@code EINVAL} if they do not fit), then stores {@code SB_RDONLY}; all inside the
+     * write hold, so no writer starts between the check and the flag. Without {@code readOnly},
+     * applies the reconfiguration and clears the flag. Called only by {@link SuperblockActor}, its
+     * one remounter. Spins only as writers do, never blocks.
      *
-     * @return {@code true} if the superblock is read-only now (or was already); {@code false} if a
-     *     file is open for writing, a write is in progress, or a removed file is still open ({@code
-     *     EBUSY}): nothing changed
+     * @param readOnly whether the superblock is to be read-only afterwards
+     * @param reconfiguration what the remount's options change ({@link
+     *     SuperOperations.Reconfiguration#NONE} for nothing)
+     * @throws VfsException {@code EBUSY} if it is to become read-only while a file is open for
+     *     writing, a write is in progress or a removed file is still open; {@code EINVAL} (or what
+     *     the type says) if the reconfiguration refuses; nothing changed then
      */
-    boolean tryRemountReadOnly() {
-        if (isReadOnly()) {
-            return true;
+    void remount(boolean readOnly, SuperOperations.Reconfiguration reconfiguration) {
+        if (!readOnly || isReadOnly()) {
+            reconfiguration.apply(this);
+            if (!readOnly) {
+                publishReadOnlyRelease(false);
+            }
+            return;
         }
         WRITE_HOLD.setVolatile(this, true);
         try {
             // sb_prepare_remount_readonly: writers, then s_remove_count (a removed file still
             // open: its eviction would write to a read-only file system).
             if (writers.sum() > 0 || removeCount.get() > 0) {
-                return false;
+                throw new VfsException(Errno.EBUSY, Syscall.MOUNT, null);
             }
+            reconfiguration.apply(this);
             publishReadOnlyRelease(true);
-            return true;
         } finally {
             WRITE_HOLD.setVolatile(this, false);
         }
@@ -345,13 +433,12 @@ public final class Superblock implements InodeOwner {
      * @throws VfsException {@code ENOSPC} when the limit is reached; nothing charged
      */
     public void chargeInode(Syscall op) {
-        long max = config.maxInodes();
         while (true) {
-            long cur = usedInodes.get();
-            if (cur >= max) {
+            long cur = freeInodes.get();
+            if (cur <= 0) {
                 throw new VfsException(Errno.ENOSPC, op, null);
             }
-            if (usedInodes.compareAndSet(cur, cur + 1)) {
+            if (freeInodes.compareAndSet(cur, cur - 1)) {
                 return;
             }
         }
@@ -359,7 +446,7 @@ public final class Superblock implements InodeOwner {
 
     /** Returns one inode's charge without freeing bytes (a create that failed after charging). */
     public void unchargeInode() {
-        usedInodes.decrementAndGet();
+        freeInodes.incrementAndGet();
     }
 
     /**
@@ -372,13 +459,12 @@ public final class Superblock implements InodeOwner {
         if (bytes == 0) {
             return;
         }
-        long max = config.maxBytes();
         while (true) {
-            long cur = usedBytes.get();
-            if (bytes > max - cur) {
+            long cur = freeBytes.get();
+            if (bytes > cur) {
                 throw new VfsException(Errno.ENOSPC, op, null);
             }
-            if (usedBytes.compareAndSet(cur, cur + bytes)) {
+            if (freeBytes.compareAndSet(cur, cur - bytes)) {
                 return;
             }
         }
@@ -388,19 +474,19 @@ public final class Superblock implements InodeOwner {
     @Override
     public void unchargeBytes(long bytes) {
         if (bytes != 0) {
-            usedBytes.addAndGet(-bytes);
+            freeBytes.addAndGet(bytes);
         }
     }
 
     @Override
     public void inodeFreed(Inode inode) {
         unchargeBytes(inode.chargedBytes());
-        usedInodes.decrementAndGet();
+        freeInodes.incrementAndGet();
     }
 
     @Override
     public void extraLinksDropped(long n) {
-        usedInodes.addAndGet(-n);
+        freeInodes.addAndGet(n);
     }
 
     @Override
@@ -415,15 +501,18 @@ public final class Superblock implements InodeOwner {
 
     /**
      * {@return the number of inode slots in use: inodes alive (the root included) plus extra hard
-     * links}
+     * links} The limit in force less what is free: exact while no remount changes the limit.
      */
     public long usedInodes() {
-        return usedInodes.get();
+        return configAcquire().maxInodes() - freeInodes.get();
     }
 
-    /** {@return the number of bytes charged} */
+    /**
+     * {@return the number of bytes charged} The limit in force less what is free: exact while no
+     * remount changes the limit.
+     */
     public long usedBytes() {
-        return usedBytes.get();
+        return configAcquire().maxBytes() - freeBytes.get();
     }
 
     /**
@@ -446,12 +535,13 @@ public final class Superblock implements InodeOwner {
      * @return the file system's statistics
      */
     public StatFs genericStatfs(long magic, boolean mountReadOnly) {
-        int bs = config.blockSize();
-        long blocks = config.maxBytes() / bs;
-        long usedBlocks = (usedBytes.get() + bs - 1) / bs;
+        SuperblockConfig c = configAcquire();
+        int bs = c.blockSize();
+        long blocks = c.maxBytes() / bs;
+        long usedBlocks = (c.maxBytes() - freeBytes.get() + bs - 1) / bs;
         long bfree = Math.max(0, blocks - usedBlocks);
-        long files = config.maxInodes();
-        long ffree = Math.max(0, files - usedInodes.get());
+        long files = c.maxInodes();
+        long ffree = Math.max(0, Math.min(files, freeInodes.get()));
         long flags = (isReadOnly() || mountReadOnly) ? MountFlags.ST_RDONLY : 0;
         return new StatFs(
                 magic, bs, blocks, bfree, bfree, files, ffree, dev, Limits.NAME_MAX, flags);

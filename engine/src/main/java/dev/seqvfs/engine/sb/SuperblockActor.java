@@ -7,6 +7,7 @@ import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.dir.PathProof;
 import dev.seqvfs.engine.dir.RenamePlan;
 import dev.seqvfs.engine.dispatch.OutOfMemoryGuard;
+import dev.seqvfs.engine.fs.SuperOperations;
 import dev.seqvfs.engine.reply.ReplyTo;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Errno;
@@ -119,15 +120,31 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
             implements Command {}
 
     /**
-     * Sets or clears the superblock's read-only flag ({@code mount -o remount,ro} / {@code
-     * remount,rw}). Going read-only fails with {@code EBUSY}, changing nothing, while a file of the
-     * superblock is open for writing or a write is being applied ({@link
-     * Superblock#tryRemountReadOnly}).
+     * Remounts the superblock ({@code mount(2)} with {@code MS_REMOUNT}): sets or clears its
+     * read-only flag and applies what the options change ({@link Superblock#remount}). Going
+     * read-only fails with {@code EBUSY}, changing nothing, while a file of the superblock is open
+     * for writing or a write is being applied; options that do not fit (a limit below the use) fail
+     * with {@code EINVAL}, changing nothing.
      *
      * @param readOnly the new flag
-     * @param replyTo where the reply goes: success, or {@code EBUSY}
+     * @param reconfiguration what the options change, parsed by the type on the caller's thread
+     * @param replyTo where the reply goes: success, {@code EBUSY} or {@code EINVAL}
      */
-    public record Remount(boolean readOnly, ReplyTo<DirReply> replyTo) implements Command {}
+    public record Remount(
+            boolean readOnly,
+            SuperOperations.Reconfiguration reconfiguration,
+            ReplyTo<DirReply> replyTo)
+            implements Command {
+        /**
+         * A remount that changes only the read-only flag.
+         *
+         * @param readOnly the new flag
+         * @param replyTo where the reply goes: success or {@code EBUSY}
+         */
+        public Remount(boolean readOnly, ReplyTo<DirReply> replyTo) {
+            this(readOnly, SuperOperations.Reconfiguration.NONE, replyTo);
+        }
+    }
 
     /**
      * From {@link Superblock#mountReleased}: no mount reaches the superblock any more; stop its
@@ -262,10 +279,14 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
     }
 
     private Behavior<Command> onRemount(Remount m) {
-        if (!m.readOnly()) {
-            sb.publishReadOnlyRelease(false);
-        } else if (!sb.tryRemountReadOnly()) {
-            m.replyTo().tell(DirReply.error(Errno.EBUSY));
+        try {
+            sb.remount(m.readOnly(), m.reconfiguration());
+        } catch (VfsException e) {
+            m.replyTo().tell(DirReply.error(e.errno()));
+            return this;
+        } catch (RuntimeException e) {
+            getContext().getLog().error("remount of {} failed: {}", sb, e.toString());
+            m.replyTo().tell(DirReply.error(Errno.EIO));
             return this;
         }
         m.replyTo().tell(DirReply.ok(sb.root()));

@@ -11,12 +11,12 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *
  * Every {@link #add} is a sequentially consistent read-modify-write of one stripe and every {@link
  * #sum} reads each stripe with volatile semantics, so the count can be one side of a Dekker
- * handshake ({@link Superblock#tryBeginWrite} against {@link Superblock#tryRemountReadOnly}). Why
- * not {@link java.util.concurrent.atomic.LongAdder}: it creates its cells lazily and stores a new
- * cell in its array with a plain write, and its {@code sum()} reads the array without an edge to
- * that store, so a sum could miss an increment that precedes it in the synchronization order. Here
- * the stripes exist from the start and never move. A stripe may go negative (a file opened on one
- * thread, closed on another); only the sum means anything.
+ * handshake ({@link Superblock#tryBeginWrite} against {@link Superblock#remount}). Why not {@link
+ * java.util.concurrent.atomic.LongAdder}: it creates its cells lazily and stores a new cell in its
+ * array with a plain write, and its {@code sum()} reads the array without an edge to that store, so
+ * a sum could miss an increment that precedes it in the synchronization order. Here the stripes
+ * exist from the start and never move. A stripe may go negative (a file opened on one thread,
+ * closed on another); only the sum means anything.
  *
  * <h2>Invariants</h2>
  *

@@ -9,9 +9,12 @@ import java.util.Deque;
 
 /**
  * {@code d_path}: the absolute path of a directory (and optionally a final name in it), climbing
- * parent links and mounts to the namespace root. Best effort, for display ({@code /proc/self/fd},
- * {@code /proc/mounts}): it reads published links without validation, so a rename racing it may
- * show either name. Internal form in, internal form out. Thread-safe; stateless.
+ * parent links and mounts to the namespace root, or to the root of the mount a lazy {@code umount}
+ * detached it with ({@code prepend_path} stops at a mount without a parent; {@code d_path} shows
+ * the path from there without a prefix: {@code /d} for {@code /m/d} once {@code /m} is detached).
+ * Best effort, for display ({@code /proc/self/fd}, {@code /proc/mounts}): it reads published links
+ * without validation, so a rename racing it may show either name. Internal form in, internal form
+ * out. Thread-safe; stateless.
  */
 public final class DPath {
     private DPath() {}
@@ -34,8 +37,8 @@ public final class DPath {
         boolean deleted = dir instanceof DirectoryInode d && d.isDead();
         for (int guard = 0; guard < 10_000 && m != null; guard++) {
             if (cur == m.root()) {
-                if (m.parent() == null) {
-                    break;
+                if (m.parent() == null || m.isDetached()) {
+                    break; // the path within a detached mount, as d_path shows it
                 }
                 cur = m.mountpoint();
                 m = m.parent();

@@ -594,7 +594,9 @@ public final class Nameidata {
                 }
                 return;
             }
-            if (mnt.parent() == null) {
+            if (mnt.parent() == null || mnt.isDetached()) {
+                // choose_mountpoint: a mount with no parent (the namespace root, or one a lazy
+                // umount detached) has nothing above its root: ".." stays there.
                 return;
             }
             inode = mnt.mountpoint();

@@ -61,8 +61,38 @@ interface DataSide extends AutoCloseable {
     /** {@code mount(NULL, "/", NULL, MS_REMOUNT [| MS_RDONLY], NULL)}: remounts the root tmpfs. */
     String remount(boolean readOnly);
 
+    /** {@code mount(source, target, fstype, flags, data)}, any argument but flags may be null. */
+    String mount(String source, String target, String fstype, long flags, String data);
+
+    /** {@code umount2(target, flags)}. */
+    String umount(String target, int flags);
+
+    /** {@code fstatfs(fd)}: {@code "blocks=B bfree=F files=I ffree=J"}. */
+    String statfsCounts(int fd);
+
+    /**
+     * The line of {@code /proc/self/mounts} for the mount at {@code target} (a path in the side's
+     * root), less the mount point: {@code "source type options 0 0"}; {@code "none"} if no line.
+     */
+    String mountsLine(String target);
+
+    /** {@code chdir(path)}. */
+    String chdir(String path);
+
+    /** {@code getcwd(2)}, the system call (not glibc's wrapper): the path, quoted. */
+    String getcwd();
+
     @Override
     void close();
+
+    /** Joins the fields of a {@code /proc/mounts} line, less the mount point (field 1). */
+    static String withoutMountPoint(String[] f) {
+        StringBuilder sb = new StringBuilder(f[0]);
+        for (int i = 2; i < f.length; i++) {
+            sb.append(' ').append(f[i]);
+        }
+        return sb.toString();
+    }
 
     /** The host: {@code hostops} chrooted into a freshly mounted tmpfs. */
     final class Host implements DataSide {
@@ -180,6 +210,67 @@ interface DataSide extends AutoCloseable {
         }
 
         @Override
+        public String mount(String source, String target, String fstype, long flags, String data) {
+            return call(
+                    "MOUNT "
+                            + nullable(source)
+                            + " "
+                            + nullable(target)
+                            + " "
+                            + nullable(fstype)
+                            + " "
+                            + flags
+                            + " "
+                            + nullable(data));
+        }
+
+        private static String nullable(String s) {
+            return s == null ? "n" : HostSide.arg(s);
+        }
+
+        @Override
+        public String umount(String target, int flags) {
+            return call("UMOUNT " + HostSide.arg(target) + " " + flags);
+        }
+
+        @Override
+        public String statfsCounts(int fd) {
+            String r = call("FSTATFS " + fd);
+            if (Character.isLetter(r.charAt(0))) {
+                return r;
+            }
+            String[] f = r.split(" ", -1);
+            return "blocks=" + f[0] + " bfree=" + f[1] + " files=" + f[4] + " ffree=" + f[5];
+        }
+
+        @Override
+        public String chdir(String path) {
+            return call("CHDIR " + HostSide.arg(path));
+        }
+
+        @Override
+        public String getcwd() {
+            String r = call("GETCWD");
+            return r.startsWith("s") ? Outcomes.string(HostSide.unhex(r)) : r;
+        }
+
+        @Override
+        public String mountsLine(String target) {
+            String where = tmpfs.dir() + (target.startsWith("/") ? target : "/" + target);
+            try {
+                for (String l : java.nio.file.Files.readAllLines(Path.of("/proc/self/mounts"))) {
+                    String[] f = l.split(" ", -1);
+                    if (f.length > 3 && f[1].equals(where)) {
+                        return withoutMountPoint(f);
+                    }
+                }
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            return "none";
+        }
+
+        @Override
         public void close() {
             try {
                 server.close();
@@ -196,10 +287,20 @@ interface DataSide extends AutoCloseable {
 
         /** Creates the instance with {@code seqvfs.root.options = options}, no /proc. */
         Vfs(String options) {
+            this(options, false);
+        }
+
+        /**
+         * Creates the instance with {@code seqvfs.root.options = options}, with procfs at {@code
+         * /proc} or not.
+         */
+        Vfs(String options, boolean proc) {
             vfs =
                     SeqVfs.create(
                             ConfigFactory.parseString(
-                                    "seqvfs.proc.mount = off\nseqvfs.root.options = \""
+                                    "seqvfs.proc.mount = "
+                                            + (proc ? "on" : "off")
+                                            + "\nseqvfs.root.options = \""
                                             + options
                                             + "\""));
             t = vfs.newTask(Credentials.ROOT);
@@ -331,6 +432,85 @@ interface DataSide extends AutoCloseable {
                                 null);
                         return "0";
                     });
+        }
+
+        @Override
+        public String mount(String source, String target, String fstype, long flags, String data) {
+            return guard(
+                    () -> {
+                        t.mount(source, target == null ? null : path(target), fstype, flags, data);
+                        return "0";
+                    });
+        }
+
+        @Override
+        public String umount(String target, int flags) {
+            return guard(
+                    () -> {
+                        t.umount2(path(target), flags);
+                        return "0";
+                    });
+        }
+
+        @Override
+        public String statfsCounts(int fd) {
+            return guard(
+                    () -> {
+                        StatFs s = t.fstatfs(fd);
+                        return "blocks="
+                                + s.blocks()
+                                + " bfree="
+                                + s.bfree()
+                                + " files="
+                                + s.files()
+                                + " ffree="
+                                + s.ffree();
+                    });
+        }
+
+        @Override
+        public String mountsLine(String target) {
+            return guard(() -> mountsLineOf(path(target)));
+        }
+
+        @Override
+        public String chdir(String path) {
+            return guard(
+                    () -> {
+                        t.chdir(path);
+                        return "0";
+                    });
+        }
+
+        @Override
+        public String getcwd() {
+            return guard(() -> Outcomes.string(t.getcwd()));
+        }
+
+        private String mountsLineOf(String where) {
+            int fd = t.open("/proc/self/mounts", dev.seqvfs.protocol.OpenFlags.O_RDONLY, 0);
+            StringBuilder text = new StringBuilder();
+            try {
+                byte[] buf = new byte[4096];
+                int n;
+                while ((n = t.read(fd, buf, 0, buf.length)) > 0) {
+                    text.append(new String(buf, 0, n, java.nio.charset.StandardCharsets.UTF_8));
+                }
+            } finally {
+                t.close(fd);
+            }
+            for (String l : text.toString().split("\n")) {
+                String[] f = l.split(" ", -1);
+                if (f.length > 3 && f[1].equals(where)) {
+                    return withoutMountPoint(f);
+                }
+            }
+            return "none";
+        }
+
+        /** Returns the instance's root task. */
+        VfsTask task() {
+            return t;
         }
 
         /** Returns Fsck's problems (every file closed). */

@@ -256,7 +256,8 @@ final class HostSide implements Side {
         return path == null ? "n" : "s" + HEX.formatHex(path.getBytes(StandardCharsets.UTF_8));
     }
 
-    private static String unhex(String token) {
+    /** Decodes a {@code hostops} string token ({@code "s"} and hex bytes). */
+    static String unhex(String token) {
         return new String(HEX.parseHex(token.substring(1)), StandardCharsets.UTF_8);
     }
 

@@ -1,10 +1,12 @@
 package dev.seqvfs.tests.differential;
 
+import com.typesafe.config.ConfigFactory;
 import dev.seqvfs.engine.Fsck;
 import dev.seqvfs.engine.SeqVfs;
 import dev.seqvfs.engine.VfsTask;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.DirEntry;
+import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.Stat;
 import dev.seqvfs.protocol.Timespec;
 import dev.seqvfs.protocol.VfsException;
@@ -13,11 +15,34 @@ import java.util.List;
 
 /** SeqVFS's side: a fresh instance with one root task, umask 022, working directory "/". */
 final class VfsSide implements Side {
-    // An empty root, like the host sandbox: no /proc.
-    private final SeqVfs vfs =
-            SeqVfs.create(com.typesafe.config.ConfigFactory.parseString("seqvfs.proc.mount = off"));
-    private final VfsTask task = vfs.newTask(Credentials.ROOT);
+    /** Descriptor {@code hostops} keeps the host's {@code /proc} open on ({@code PROC_FD}). */
+    static final int PROC_FD = 1002;
+
+    private final SeqVfs vfs;
+    private final VfsTask task;
     private final Outcomes out = new Outcomes();
+
+    /** An empty root, like the host sandbox: no /proc. */
+    VfsSide() {
+        this(false);
+    }
+
+    /**
+     * With {@code proc}, procfs at {@code /proc} and a descriptor {@value #PROC_FD} open on it
+     * ({@code O_RDONLY | O_DIRECTORY}), as {@code hostops} holds one on the host's {@code /proc};
+     * without, an empty root.
+     */
+    VfsSide(boolean proc) {
+        vfs =
+                SeqVfs.create(
+                        ConfigFactory.parseString("seqvfs.proc.mount = " + (proc ? "on" : "off")));
+        task = vfs.newTask(Credentials.ROOT);
+        if (proc) {
+            int fd = task.open("/proc", OpenFlags.O_RDONLY | OpenFlags.O_DIRECTORY, 0);
+            task.dup2(fd, PROC_FD);
+            task.close(fd);
+        }
+    }
 
     @Override
     public String name() {

@@ -9,6 +9,7 @@ import dev.seqvfs.engine.fs.FileSystemTypes;
 import dev.seqvfs.engine.fs.InodeOperations;
 import dev.seqvfs.engine.fs.LinkJump;
 import dev.seqvfs.engine.fs.TaskRegistry;
+import dev.seqvfs.engine.inode.AttrChange;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.InodeOwner;
@@ -43,9 +44,38 @@ final class ProcFs {
     private static final long INO_MOUNTS = 3;
     private static final long INO_FILESYSTEMS = 4;
 
+    /**
+     * What {@code /proc/mounts} points at, as on Linux ({@code proc_symlink("mounts", NULL,
+     * "self/mounts")}).
+     */
+    private static final String MOUNTS_LINK = "self/mounts";
+
     private final TaskRegistry tasks;
     private final FileSystemTypes types;
     private InodeOwner owner;
+
+    /** {@code /proc/filesystems}, made by {@link #bind}; read-only after it. */
+    private RegularInode filesystems;
+
+    /**
+     * The inode operations of every entry under {@code /proc/<pid>}, the directory itself included:
+     * {@code proc_setattr} refuses a mode change ({@code EPERM}); an owner or time change succeeds
+     * but does not last (the next lookup makes the entry anew, as Linux's {@code pid_revalidate}
+     * resets the owner).
+     */
+    private static final InodeOperations PID_ENTRY =
+            new InodeOperations() {
+                @Override
+                public void setattr(Inode inode, AttrChange change) {
+                    refusePidChmod(change);
+                }
+            };
+
+    private static void refusePidChmod(AttrChange change) {
+        if (change instanceof AttrChange.Chmod) {
+            throw new VfsException(Errno.EPERM, Syscall.CHMOD, null);
+        }
+    }
 
     /** Creates the operations over {@code tasks}; {@link #bind} must follow before use. */
     ProcFs(TaskRegistry tasks, FileSystemTypes types) {
@@ -58,9 +88,21 @@ final class ProcFs {
         return rootOps;
     }
 
-    /** Binds the superblock that accounts for proc inodes. */
+    /**
+     * Binds the superblock that accounts for proc inodes, and makes {@code /proc/filesystems}: one
+     * inode for the life of the mount (a {@code proc_dir_entry}), so that a {@code chmod} or {@code
+     * chown} of it lasts, as on Linux. The instance's types are fixed, so is its text.
+     */
     void bind(InodeOwner sb) {
         this.owner = sb;
+        this.filesystems =
+                new RegularInode(
+                        INO_FILESYSTEMS,
+                        owner,
+                        InodeOperations.GENERIC,
+                        ProcFileOperations.ENTRY_FILE,
+                        InodeAttrs.create(Mode.S_IFREG | 0444, 1, 0, 0, 0, 0, now()),
+                        filesystemsText().getBytes(StandardCharsets.UTF_8));
     }
 
     private long now() {
@@ -92,11 +134,12 @@ final class ProcFs {
                 "");
     }
 
+    /** A text file of a {@code /proc/<pid>} directory. */
     private RegularInode file(long ino, int perm, int uid, String content) {
         return new RegularInode(
                 ino,
                 owner,
-                InodeOperations.GENERIC,
+                PID_ENTRY,
                 ProcFileOperations.FILE,
                 InodeAttrs.create(Mode.S_IFREG | perm, 1, uid, 0, 0, 0, now()),
                 content.getBytes(StandardCharsets.UTF_8));
@@ -130,9 +173,9 @@ final class ProcFs {
                         case "self":
                             return link(INO_SELF, 0777, 0, selfOps);
                         case "mounts":
-                            return file(INO_MOUNTS, 0444, 0, mountsText());
+                            return link(INO_MOUNTS, 0777, 0, mountsLinkOps);
                         case "filesystems":
-                            return file(INO_FILESYSTEMS, 0444, 0, filesystemsText());
+                            return filesystems;
                         default:
                             int pid = parseInt(name);
                             if (pid < 0 || tasks.fdTable(pid) == null) {
@@ -177,21 +220,75 @@ final class ProcFs {
                 }
             };
 
+    /** {@code /proc/mounts}: a plain symbolic link to {@code self/mounts}. */
+    private final InodeOperations mountsLinkOps =
+            new InodeOperations() {
+                @Override
+                public boolean hasGetLink() {
+                    return true;
+                }
+
+                @Override
+                public String getLink(Inode link, WalkContext caller) {
+                    return MOUNTS_LINK;
+                }
+            };
+
+    /**
+     * {@code /proc/<pid>/mounts} ({@code show_vfsmnt} in {@code fs/proc_namespace.c}): one line per
+     * mount, parents first: the source ({@code mnt_devname}, {@code none} when there was none), the
+     * mount point, the type, then {@code ro} or {@code rw}, the per-mount flags ({@code nosuid},
+     * {@code nodev}, {@code noexec}, {@code noatime}, {@code nodiratime}, {@code relatime}, in that
+     * order) and the superblock's options as its type shows them ({@link
+     * dev.seqvfs.engine.fs.SuperOperations#showOptions}), then {@code 0 0}. Spaces, tabs, newlines
+     * and backslashes in the source and the mount point are written as octal escapes ({@code
+     * \040}), as {@code mangle} does. Every task of an instance shares its one namespace and root,
+     * so every pid shows the same table.
+     */
     private String mountsText() {
         StringBuilder sb = new StringBuilder();
         for (VfsMount m : tasks.mounts().mounts()) {
-            String where = m.parent() == null ? "/" : DPath.of(m.parent(), m.mountpoint(), null);
+            String where =
+                    m.parent() == null
+                            ? "/"
+                            : PathNames.toExternal(DPath.of(m.parent(), m.mountpoint(), null));
             String type = m.superblock().typeName();
-            sb.append(type)
-                    .append(' ')
-                    .append(where)
-                    .append(' ')
-                    .append(type)
-                    .append(' ')
-                    .append(m.isReadOnly() ? "ro" : "rw")
-                    .append(" 0 0\n");
+            mangle(sb, m.source());
+            sb.append(' ');
+            mangle(sb, where);
+            sb.append(' ').append(type).append(' ').append(m.isReadOnly() ? "ro" : "rw");
+            int f = m.flags();
+            appendIf(sb, f, VfsMount.MNT_NOSUID, ",nosuid");
+            appendIf(sb, f, VfsMount.MNT_NODEV, ",nodev");
+            appendIf(sb, f, VfsMount.MNT_NOEXEC, ",noexec");
+            appendIf(sb, f, VfsMount.MNT_NOATIME, ",noatime");
+            appendIf(sb, f, VfsMount.MNT_NODIRATIME, ",nodiratime");
+            appendIf(sb, f, VfsMount.MNT_RELATIME, ",relatime");
+            sb.append(m.superblock().sop().showOptions(m.superblock()));
+            sb.append(" 0 0\n");
         }
         return sb.toString();
+    }
+
+    private static void appendIf(StringBuilder sb, int flags, int flag, String text) {
+        if ((flags & flag) != 0) {
+            sb.append(text);
+        }
+    }
+
+    /** {@code mangle}: {@code seq_escape} of {@code " \t\n\\"} as three-digit octal. */
+    private static void mangle(StringBuilder sb, String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == ' ' || c == '\t' || c == '\n' || c == '\\') {
+                sb.append('\\')
+                        .append((char) ('0' + ((c >> 6) & 7)))
+                        .append((char) ('0' + ((c >> 3) & 7)))
+                        .append((char) ('0' + (c & 7)));
+            } else {
+                sb.append(c);
+            }
+        }
     }
 
     /**
@@ -209,12 +306,21 @@ final class ProcFs {
         return sb.toString();
     }
 
-    /** {@code /proc/<pid>}. */
+    /**
+     * {@code /proc/<pid>}: immutable, as {@code proc_pid_instantiate} makes it ({@code
+     * S_IMMUTABLE}): a change of its attributes, {@code access(W_OK)}, and a removal or rename of
+     * one of its entries fail with {@code EPERM}, for root too (Linux 6.18).
+     */
     private final class PidOps implements InodeOperations {
         private final int pid;
 
         PidOps(int pid) {
             this.pid = pid;
+        }
+
+        @Override
+        public boolean immutable(Inode inode) {
+            return true;
         }
 
         @Override
@@ -244,6 +350,8 @@ final class ProcFs {
                             name);
                 case "cwd":
                     return link(pidIno(pid, 3, 0), 0777, uid, new CwdOps(pid));
+                case "mounts":
+                    return file(pidIno(pid, 6, 0), 0444, uid, mountsText());
                 default:
                     return null;
             }
@@ -253,7 +361,7 @@ final class ProcFs {
         public List<Dentry> list(Inode dir, WalkContext caller) {
             List<Dentry> out = new ArrayList<>();
             long c = 3;
-            for (String n : new String[] {"cwd", "fd", "fdinfo"}) {
+            for (String n : new String[] {"cwd", "fd", "fdinfo", "mounts"}) {
                 out.add(new Dentry(n, lookup(dir, n, caller), c++, 0));
             }
             return out;
@@ -302,6 +410,11 @@ final class ProcFs {
         FdDirOps(int pid, boolean info) {
             this.pid = pid;
             this.info = info;
+        }
+
+        @Override
+        public void setattr(Inode inode, AttrChange change) {
+            refusePidChmod(change);
         }
 
         @Override
