@@ -96,9 +96,9 @@ public final class AsyncVfsTask {
         try {
             p = TaskContext.path(path, Syscall.OPEN);
         } catch (VfsException e) {
-            return CompletableFuture.failedFuture(e);
+            return c.answer(CompletableFuture.failedFuture(e), Syscall.OPEN, path, null);
         }
-        OpenFuture out = new OpenFuture();
+        OpenFuture out = new OpenFuture(x -> TaskContext.labelAny(x, Syscall.OPEN, path, null));
         out.follow(Revalidate.retrying(() -> c.opens.openat(dirfd, p, flags, mode, out)));
         return out;
     }
@@ -110,7 +110,7 @@ public final class AsyncVfsTask {
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> close(int fd) {
-        return TaskContext.async(() -> c.opens.close(fd));
+        return c.answer(TaskContext.async(() -> c.opens.close(fd)), Syscall.CLOSE, null, null);
     }
 
     /**
@@ -121,7 +121,8 @@ public final class AsyncVfsTask {
      * @return a future of the entries; empty at the end
      */
     public CompletableFuture<List<DirEntry>> getdents(int fd, int max) {
-        return TaskContext.now(() -> c.opens.getdents(fd, max));
+        return c.answer(
+                TaskContext.now(() -> c.opens.getdents(fd, max)), Syscall.GETDENTS, null, null);
     }
 
     /**
@@ -134,7 +135,11 @@ public final class AsyncVfsTask {
      * @return a future of the new offset in bytes (or the cookie)
      */
     public CompletableFuture<Long> lseek(int fd, long offset, int whence) {
-        return TaskContext.now(() -> c.opens.lseek(fd, offset, whence));
+        return c.answer(
+                TaskContext.now(() -> c.opens.lseek(fd, offset, whence)),
+                Syscall.LSEEK,
+                null,
+                null);
     }
 
     /**
@@ -160,7 +165,11 @@ public final class AsyncVfsTask {
      * @return a future of the bytes read, 0 at end of file
      */
     public CompletableFuture<Integer> read(int fd, byte[] buf, int off, int len) {
-        return TaskContext.async(() -> c.io.readAsync(fd, buf, off, len));
+        return c.answer(
+                TaskContext.async(() -> c.io.readAsync(fd, buf, off, len)),
+                Syscall.READ,
+                null,
+                null);
     }
 
     /**
@@ -174,7 +183,11 @@ public final class AsyncVfsTask {
      * @return a future of the bytes read, 0 at end of file
      */
     public CompletableFuture<Integer> pread(int fd, byte[] buf, int off, int len, long pos) {
-        return TaskContext.now(() -> c.io.pread(fd, buf, off, len, pos));
+        return c.answer(
+                TaskContext.now(() -> c.io.pread(fd, buf, off, len, pos)),
+                Syscall.PREAD,
+                null,
+                null);
     }
 
     /**
@@ -185,9 +198,13 @@ public final class AsyncVfsTask {
      * @return a future of the bytes read in all, 0 at end of file
      */
     public CompletableFuture<Long> readv(int fd, byte[][] iov) {
-        return stream(fd)
-                ? c.parked(() -> c.io.readv(fd, iov))
-                : TaskContext.now(() -> c.io.readv(fd, iov));
+        return c.answer(
+                stream(fd)
+                        ? c.parked(() -> c.io.readv(fd, iov))
+                        : TaskContext.now(() -> c.io.readv(fd, iov)),
+                Syscall.READV,
+                null,
+                null);
     }
 
     /**
@@ -203,7 +220,11 @@ public final class AsyncVfsTask {
      *     ({@code LLONG_MAX})
      */
     public CompletableFuture<Integer> write(int fd, byte[] buf, int off, int len) {
-        return TaskContext.async(() -> c.io.writeAsync(fd, buf, off, len));
+        return c.answer(
+                TaskContext.async(() -> c.io.writeAsync(fd, buf, off, len)),
+                Syscall.WRITE,
+                null,
+                null);
     }
 
     /**
@@ -228,7 +249,11 @@ public final class AsyncVfsTask {
      * @return a future of the bytes written, as {@link #write(int, byte[], int, int)}
      */
     public CompletableFuture<Integer> pwrite(int fd, byte[] buf, int off, int len, long pos) {
-        return TaskContext.now(() -> c.io.pwrite(fd, buf, off, len, pos));
+        return c.answer(
+                TaskContext.now(() -> c.io.pwrite(fd, buf, off, len, pos)),
+                Syscall.PWRITE,
+                null,
+                null);
     }
 
     /**
@@ -239,9 +264,13 @@ public final class AsyncVfsTask {
      * @return a future of the bytes written in all
      */
     public CompletableFuture<Long> writev(int fd, byte[][] iov) {
-        return stream(fd)
-                ? c.parked(() -> c.io.writev(fd, iov))
-                : TaskContext.now(() -> c.io.writev(fd, iov));
+        return c.answer(
+                stream(fd)
+                        ? c.parked(() -> c.io.writev(fd, iov))
+                        : TaskContext.now(() -> c.io.writev(fd, iov)),
+                Syscall.WRITEV,
+                null,
+                null);
     }
 
     private boolean stream(int fd) {
@@ -260,11 +289,15 @@ public final class AsyncVfsTask {
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> ftruncate(int fd, long length) {
-        return TaskContext.now(
-                () -> {
-                    c.io.ftruncate(fd, length);
-                    return null;
-                });
+        return c.answer(
+                TaskContext.now(
+                        () -> {
+                            c.io.ftruncate(fd, length);
+                            return null;
+                        }),
+                Syscall.FTRUNCATE,
+                null,
+                null);
     }
 
     /**
@@ -275,11 +308,15 @@ public final class AsyncVfsTask {
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> truncate(CharSequence path, long length) {
-        return TaskContext.now(
-                () -> {
-                    c.io.truncate(TaskContext.path(path, Syscall.TRUNCATE), length);
-                    return null;
-                });
+        return c.answer(
+                TaskContext.now(
+                        () -> {
+                            c.io.truncate(TaskContext.path(path, Syscall.TRUNCATE), length);
+                            return null;
+                        }),
+                Syscall.TRUNCATE,
+                path,
+                null);
     }
 
     /**
@@ -289,11 +326,15 @@ public final class AsyncVfsTask {
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> fsync(int fd) {
-        return TaskContext.now(
-                () -> {
-                    c.io.fsync(fd, false);
-                    return null;
-                });
+        return c.answer(
+                TaskContext.now(
+                        () -> {
+                            c.io.fsync(fd, false);
+                            return null;
+                        }),
+                Syscall.FSYNC,
+                null,
+                null);
     }
 
     /**
@@ -303,11 +344,15 @@ public final class AsyncVfsTask {
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> fdatasync(int fd) {
-        return TaskContext.now(
-                () -> {
-                    c.io.fsync(fd, true);
-                    return null;
-                });
+        return c.answer(
+                TaskContext.now(
+                        () -> {
+                            c.io.fsync(fd, true);
+                            return null;
+                        }),
+                Syscall.FDATASYNC,
+                null,
+                null);
     }
 
     /**
@@ -321,11 +366,15 @@ public final class AsyncVfsTask {
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> fallocate(int fd, int mode, long offset, long len) {
-        return TaskContext.now(
-                () -> {
-                    c.io.fallocate(fd, mode, offset, len);
-                    return null;
-                });
+        return c.answer(
+                TaskContext.now(
+                        () -> {
+                            c.io.fallocate(fd, mode, offset, len);
+                            return null;
+                        }),
+                Syscall.FALLOCATE,
+                null,
+                null);
     }
 
     /**
@@ -337,9 +386,13 @@ public final class AsyncVfsTask {
      * @return a future of the events that hold for each descriptor (poll(2)'s revents), in order
      */
     public CompletableFuture<int[]> poll(int[] fds, int[] events, long timeoutMillis) {
-        return timeoutMillis == 0
-                ? TaskContext.now(() -> c.io.poll(fds, events, 0))
-                : c.parked(() -> c.io.poll(fds, events, timeoutMillis));
+        return c.answer(
+                timeoutMillis == 0
+                        ? TaskContext.now(() -> c.io.poll(fds, events, 0))
+                        : c.parked(() -> c.io.poll(fds, events, timeoutMillis)),
+                Syscall.POLL,
+                null,
+                null);
     }
 
     // ---------------------------------------------------------------- advisory locks
@@ -355,17 +408,25 @@ public final class AsyncVfsTask {
      */
     public CompletableFuture<Void> flock(int fd, int operation) {
         if ((operation & Flock.LOCK_NB) != 0 || (operation & ~Flock.LOCK_NB) == Flock.LOCK_UN) {
-            return TaskContext.now(
-                    () -> {
-                        c.locks.flock(fd, operation);
-                        return null;
-                    });
+            return c.answer(
+                    TaskContext.now(
+                            () -> {
+                                c.locks.flock(fd, operation);
+                                return null;
+                            }),
+                    Syscall.FLOCK,
+                    null,
+                    null);
         }
-        return c.parked(
-                () -> {
-                    c.locks.flock(fd, operation);
-                    return null;
-                });
+        return c.answer(
+                c.parked(
+                        () -> {
+                            c.locks.flock(fd, operation);
+                            return null;
+                        }),
+                Syscall.FLOCK,
+                null,
+                null);
     }
 
     /**
@@ -378,9 +439,13 @@ public final class AsyncVfsTask {
      *     type {@code F_UNLCK}; for the others {@code lock}
      */
     public CompletableFuture<Flock> fcntlLock(int fd, int cmd, Flock lock) {
-        return cmd == Fcntl.F_SETLKW
-                ? c.parked(() -> c.locks.fcntlLock(fd, cmd, lock))
-                : TaskContext.now(() -> c.locks.fcntlLock(fd, cmd, lock));
+        return c.answer(
+                cmd == Fcntl.F_SETLKW
+                        ? c.parked(() -> c.locks.fcntlLock(fd, cmd, lock))
+                        : TaskContext.now(() -> c.locks.fcntlLock(fd, cmd, lock)),
+                Syscall.FCNTL,
+                null,
+                null);
     }
 
     // ---------------------------------------------------------------- pipes and sockets
@@ -391,7 +456,7 @@ public final class AsyncVfsTask {
      * @return a future of the read end's and the write end's descriptors
      */
     public CompletableFuture<int[]> pipe() {
-        return pipe2(0);
+        return c.answer(TaskContext.async(() -> c.anon.pipe2(0)), Syscall.PIPE, null, null);
     }
 
     /**
@@ -401,7 +466,7 @@ public final class AsyncVfsTask {
      * @return a future of the read end's and the write end's descriptors
      */
     public CompletableFuture<int[]> pipe2(int flags) {
-        return TaskContext.async(() -> c.anon.pipe2(flags));
+        return c.answer(TaskContext.async(() -> c.anon.pipe2(flags)), Syscall.PIPE2, null, null);
     }
 
     /**
@@ -413,7 +478,11 @@ public final class AsyncVfsTask {
      * @return a future of the new descriptor
      */
     public CompletableFuture<Integer> socket(int domain, int type, int protocol) {
-        return TaskContext.async(() -> c.anon.socket(domain, type, protocol));
+        return c.answer(
+                TaskContext.async(() -> c.anon.socket(domain, type, protocol)),
+                Syscall.SOCKET,
+                null,
+                null);
     }
 
     /**
@@ -425,7 +494,11 @@ public final class AsyncVfsTask {
      * @return a future of the two sockets' descriptors
      */
     public CompletableFuture<int[]> socketpair(int domain, int type, int protocol) {
-        return TaskContext.async(() -> c.anon.socketpair(domain, type, protocol));
+        return c.answer(
+                TaskContext.async(() -> c.anon.socketpair(domain, type, protocol)),
+                Syscall.SOCKETPAIR,
+                null,
+                null);
     }
 
     /**
@@ -438,7 +511,11 @@ public final class AsyncVfsTask {
      */
     public CompletableFuture<Integer> anonInodeGetFd(
             String name, StreamFileOperations ops, int flags) {
-        return TaskContext.async(() -> c.anon.anonInodeGetFd(name, ops, flags));
+        return c.answer(
+                TaskContext.async(() -> c.anon.anonInodeGetFd(name, ops, flags)),
+                Syscall.ANON_INODE_GETFD,
+                null,
+                null);
     }
 
     /**
@@ -449,7 +526,11 @@ public final class AsyncVfsTask {
      * @return a future of the new descriptor
      */
     public CompletableFuture<Integer> eventfd(long initial, int flags) {
-        return TaskContext.async(() -> VfsTask.eventfdAsync(c, initial, flags));
+        return c.answer(
+                TaskContext.async(() -> VfsTask.eventfdAsync(c, initial, flags)),
+                Syscall.EVENTFD,
+                null,
+                null);
     }
 
     /**
@@ -460,11 +541,15 @@ public final class AsyncVfsTask {
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> shutdown(int fd, int how) {
-        return TaskContext.now(
-                () -> {
-                    c.anon.shutdown(fd, how);
-                    return null;
-                });
+        return c.answer(
+                TaskContext.now(
+                        () -> {
+                            c.anon.shutdown(fd, how);
+                            return null;
+                        }),
+                Syscall.SHUTDOWN,
+                null,
+                null);
     }
 
     // ---------------------------------------------------------------- namespace
@@ -490,11 +575,15 @@ public final class AsyncVfsTask {
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> mkdirat(int dirfd, CharSequence path, int mode) {
-        return TaskContext.async(
-                () -> {
-                    Filename p = TaskContext.path(path, Syscall.MKDIR);
-                    return Revalidate.retrying(() -> c.ns.mkdirat(dirfd, p, mode));
-                });
+        return c.answer(
+                TaskContext.async(
+                        () -> {
+                            Filename p = TaskContext.path(path, Syscall.MKDIR);
+                            return Revalidate.retrying(() -> c.ns.mkdirat(dirfd, p, mode));
+                        }),
+                Syscall.MKDIR,
+                path,
+                null);
     }
 
     /**
@@ -520,11 +609,15 @@ public final class AsyncVfsTask {
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> mknodat(int dirfd, CharSequence path, int mode, long dev) {
-        return TaskContext.async(
-                () -> {
-                    Filename p = TaskContext.path(path, Syscall.MKNOD);
-                    return Revalidate.retrying(() -> c.ns.mknodat(dirfd, p, mode, dev));
-                });
+        return c.answer(
+                TaskContext.async(
+                        () -> {
+                            Filename p = TaskContext.path(path, Syscall.MKNOD);
+                            return Revalidate.retrying(() -> c.ns.mknodat(dirfd, p, mode, dev));
+                        }),
+                Syscall.MKNOD,
+                path,
+                null);
     }
 
     /**
@@ -549,12 +642,16 @@ public final class AsyncVfsTask {
      */
     public CompletableFuture<Void> symlinkat(
             CharSequence target, int newdirfd, CharSequence linkpath) {
-        return TaskContext.async(
-                () -> {
-                    Filename t = TaskContext.path(target, Syscall.SYMLINK);
-                    Filename l = TaskContext.path(linkpath, Syscall.SYMLINK);
-                    return Revalidate.retrying(() -> c.ns.symlinkat(t, newdirfd, l));
-                });
+        return c.answer(
+                TaskContext.async(
+                        () -> {
+                            Filename t = TaskContext.path(target, Syscall.SYMLINK);
+                            Filename l = TaskContext.path(linkpath, Syscall.SYMLINK);
+                            return Revalidate.retrying(() -> c.ns.symlinkat(t, newdirfd, l));
+                        }),
+                Syscall.SYMLINK,
+                target,
+                linkpath);
     }
 
     /**
@@ -582,12 +679,17 @@ public final class AsyncVfsTask {
      */
     public CompletableFuture<Void> linkat(
             int olddirfd, CharSequence oldpath, int newdirfd, CharSequence newpath, int flags) {
-        return TaskContext.async(
-                () -> {
-                    Filename o = TaskContext.path(oldpath, Syscall.LINK);
-                    Filename n = TaskContext.path(newpath, Syscall.LINK);
-                    return Revalidate.retrying(() -> c.ns.linkat(olddirfd, o, newdirfd, n, flags));
-                });
+        return c.answer(
+                TaskContext.async(
+                        () -> {
+                            Filename o = TaskContext.path(oldpath, Syscall.LINK);
+                            Filename n = TaskContext.path(newpath, Syscall.LINK);
+                            return Revalidate.retrying(
+                                    () -> c.ns.linkat(olddirfd, o, newdirfd, n, flags));
+                        }),
+                Syscall.LINK,
+                oldpath,
+                newpath);
     }
 
     /**
@@ -610,16 +712,20 @@ public final class AsyncVfsTask {
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> unlinkat(int dirfd, CharSequence path, int flags) {
-        return TaskContext.async(
-                () -> {
-                    Filename p =
-                            TaskContext.path(
-                                    path,
-                                    (flags & OpenFlags.AT_REMOVEDIR) != 0
-                                            ? Syscall.RMDIR
-                                            : Syscall.UNLINK);
-                    return Revalidate.retrying(() -> c.ns.unlinkat(dirfd, p, flags));
-                });
+        return c.answer(
+                TaskContext.async(
+                        () -> {
+                            Filename p =
+                                    TaskContext.path(
+                                            path,
+                                            (flags & OpenFlags.AT_REMOVEDIR) != 0
+                                                    ? Syscall.RMDIR
+                                                    : Syscall.UNLINK);
+                            return Revalidate.retrying(() -> c.ns.unlinkat(dirfd, p, flags));
+                        }),
+                (flags & OpenFlags.AT_REMOVEDIR) != 0 ? Syscall.RMDIR : Syscall.UNLINK,
+                path,
+                null);
     }
 
     /**
@@ -657,13 +763,17 @@ public final class AsyncVfsTask {
      */
     public CompletableFuture<Void> renameat2(
             int olddirfd, CharSequence oldpath, int newdirfd, CharSequence newpath, int flags) {
-        return TaskContext.async(
-                () -> {
-                    Filename o = TaskContext.path(oldpath, Syscall.RENAME);
-                    Filename n = TaskContext.path(newpath, Syscall.RENAME);
-                    return Revalidate.retrying(
-                            () -> c.ns.renameat2(olddirfd, o, newdirfd, n, flags));
-                });
+        return c.answer(
+                TaskContext.async(
+                        () -> {
+                            Filename o = TaskContext.path(oldpath, Syscall.RENAME);
+                            Filename n = TaskContext.path(newpath, Syscall.RENAME);
+                            return Revalidate.retrying(
+                                    () -> c.ns.renameat2(olddirfd, o, newdirfd, n, flags));
+                        }),
+                Syscall.RENAME,
+                oldpath,
+                newpath);
     }
 
     /**
@@ -686,11 +796,15 @@ public final class AsyncVfsTask {
      * @return a future of the target, as text
      */
     public CompletableFuture<String> readlinkat(int dirfd, CharSequence path) {
-        return TaskContext.now(
-                () ->
-                        PathNames.toExternal(
-                                c.attrs.readlinkat(
-                                        dirfd, TaskContext.path(path, Syscall.READLINK))));
+        return c.answer(
+                TaskContext.now(
+                        () ->
+                                PathNames.toExternal(
+                                        c.attrs.readlinkat(
+                                                dirfd, TaskContext.path(path, Syscall.READLINK)))),
+                Syscall.READLINK,
+                path,
+                null);
     }
 
     // ---------------------------------------------------------------- attributes
@@ -712,7 +826,7 @@ public final class AsyncVfsTask {
      * @return a future of the attributes of the file, or of the link itself
      */
     public CompletableFuture<Stat> lstat(CharSequence path) {
-        return fstatat(VfsTask.AT_FDCWD, path, OpenFlags.AT_SYMLINK_NOFOLLOW);
+        return fstatat(VfsTask.AT_FDCWD, path, OpenFlags.AT_SYMLINK_NOFOLLOW, Syscall.LSTAT);
     }
 
     /**
@@ -725,8 +839,15 @@ public final class AsyncVfsTask {
      * @return a future of the attributes of the file
      */
     public CompletableFuture<Stat> fstatat(int dirfd, CharSequence path, int flags) {
-        return TaskContext.now(
-                () -> c.attrs.fstatat(dirfd, TaskContext.path(path, Syscall.STAT), flags));
+        return fstatat(dirfd, path, flags, Syscall.STAT);
+    }
+
+    private CompletableFuture<Stat> fstatat(int dirfd, CharSequence path, int flags, Syscall op) {
+        return c.answer(
+                TaskContext.now(() -> c.attrs.fstatat(dirfd, TaskContext.path(path, op), flags)),
+                op,
+                path,
+                null);
     }
 
     /**
@@ -736,7 +857,11 @@ public final class AsyncVfsTask {
      * @return a future of the attributes of the open file's inode
      */
     public CompletableFuture<Stat> fstat(int fd) {
-        return TaskContext.now(() -> AttrCalls.stat(c.fget(fd, Syscall.FSTAT).inode()));
+        return c.answer(
+                TaskContext.now(() -> AttrCalls.stat(c.fget(fd, Syscall.FSTAT).inode())),
+                Syscall.FSTAT,
+                null,
+                null);
     }
 
     /**
@@ -761,11 +886,16 @@ public final class AsyncVfsTask {
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> fchmodat(int dirfd, CharSequence path, int mode, int flags) {
-        return TaskContext.async(
-                () -> {
-                    Filename p = TaskContext.path(path, Syscall.CHMOD);
-                    return Revalidate.retrying(() -> c.attrs.fchmodat(dirfd, p, mode, flags));
-                });
+        return c.answer(
+                TaskContext.async(
+                        () -> {
+                            Filename p = TaskContext.path(path, Syscall.CHMOD);
+                            return Revalidate.retrying(
+                                    () -> c.attrs.fchmodat(dirfd, p, mode, flags));
+                        }),
+                Syscall.CHMOD,
+                path,
+                null);
     }
 
     /**
@@ -776,7 +906,8 @@ public final class AsyncVfsTask {
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> fchmod(int fd, int mode) {
-        return TaskContext.async(() -> VfsTask.fchmod(c, fd, mode));
+        return c.answer(
+                TaskContext.async(() -> VfsTask.fchmod(c, fd, mode)), Syscall.FCHMOD, null, null);
     }
 
     /**
@@ -788,7 +919,11 @@ public final class AsyncVfsTask {
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> fchown(int fd, int uid, int gid) {
-        return TaskContext.async(() -> VfsTask.fchown(c, fd, uid, gid));
+        return c.answer(
+                TaskContext.async(() -> VfsTask.fchown(c, fd, uid, gid)),
+                Syscall.FCHOWN,
+                null,
+                null);
     }
 
     /**
@@ -812,7 +947,8 @@ public final class AsyncVfsTask {
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> lchown(CharSequence path, int uid, int gid) {
-        return fchownat(VfsTask.AT_FDCWD, path, uid, gid, OpenFlags.AT_SYMLINK_NOFOLLOW);
+        return fchownat(
+                VfsTask.AT_FDCWD, path, uid, gid, OpenFlags.AT_SYMLINK_NOFOLLOW, Syscall.LCHOWN);
     }
 
     /**
@@ -828,11 +964,21 @@ public final class AsyncVfsTask {
      */
     public CompletableFuture<Void> fchownat(
             int dirfd, CharSequence path, int uid, int gid, int flags) {
-        return TaskContext.async(
-                () -> {
-                    Filename p = TaskContext.path(path, Syscall.CHOWN);
-                    return Revalidate.retrying(() -> c.attrs.fchownat(dirfd, p, uid, gid, flags));
-                });
+        return fchownat(dirfd, path, uid, gid, flags, Syscall.CHOWN);
+    }
+
+    private CompletableFuture<Void> fchownat(
+            int dirfd, CharSequence path, int uid, int gid, int flags, Syscall op) {
+        return c.answer(
+                TaskContext.async(
+                        () -> {
+                            Filename p = TaskContext.path(path, op);
+                            return Revalidate.retrying(
+                                    () -> c.attrs.fchownat(dirfd, p, uid, gid, flags));
+                        }),
+                op,
+                path,
+                null);
     }
 
     /**
@@ -849,12 +995,16 @@ public final class AsyncVfsTask {
      */
     public CompletableFuture<Void> utimensat(
             int dirfd, CharSequence path, Timespec atime, Timespec mtime, int flags) {
-        return TaskContext.async(
-                () -> {
-                    Filename p = TaskContext.pathOrNull(path, Syscall.UTIMENSAT);
-                    return Revalidate.retrying(
-                            () -> c.attrs.utimensat(dirfd, p, atime, mtime, flags));
-                });
+        return c.answer(
+                TaskContext.async(
+                        () -> {
+                            Filename p = TaskContext.pathOrNull(path, Syscall.UTIMENSAT);
+                            return Revalidate.retrying(
+                                    () -> c.attrs.utimensat(dirfd, p, atime, mtime, flags));
+                        }),
+                Syscall.UTIMENSAT,
+                path,
+                null);
     }
 
     /**
@@ -879,11 +1029,16 @@ public final class AsyncVfsTask {
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> faccessat(int dirfd, CharSequence path, int mode, int flags) {
-        return TaskContext.now(
-                () -> {
-                    c.attrs.faccessat(dirfd, TaskContext.path(path, Syscall.ACCESS), mode, flags);
-                    return null;
-                });
+        return c.answer(
+                TaskContext.now(
+                        () -> {
+                            c.attrs.faccessat(
+                                    dirfd, TaskContext.path(path, Syscall.ACCESS), mode, flags);
+                            return null;
+                        }),
+                Syscall.ACCESS,
+                path,
+                null);
     }
 
     /**
@@ -893,15 +1048,19 @@ public final class AsyncVfsTask {
      * @return a future of the statistics of the file system holding {@code path}
      */
     public CompletableFuture<StatFs> statfs(CharSequence path) {
-        return TaskContext.now(
-                () ->
-                        c.attrs.statfs(
-                                c.attrs.resolve(
-                                        VfsTask.AT_FDCWD,
-                                        TaskContext.path(path, Syscall.STATFS),
-                                        Syscall.STATFS,
-                                        0,
-                                        0)));
+        return c.answer(
+                TaskContext.now(
+                        () ->
+                                c.attrs.statfs(
+                                        c.attrs.resolve(
+                                                VfsTask.AT_FDCWD,
+                                                TaskContext.path(path, Syscall.STATFS),
+                                                Syscall.STATFS,
+                                                0,
+                                                0))),
+                Syscall.STATFS,
+                path,
+                null);
     }
 
     /**
@@ -911,7 +1070,11 @@ public final class AsyncVfsTask {
      * @return a future of the statistics of the file system holding the open file
      */
     public CompletableFuture<StatFs> fstatfs(int fd) {
-        return TaskContext.now(() -> c.attrs.statfs(c.fdPath(fd, Syscall.FSTATFS)));
+        return c.answer(
+                TaskContext.now(() -> c.attrs.statfs(c.fdPath(fd, Syscall.FSTATFS))),
+                Syscall.FSTATFS,
+                null,
+                null);
     }
 
     // ---------------------------------------------------------------- the task
@@ -923,7 +1086,7 @@ public final class AsyncVfsTask {
      * @return a future of the previous mask
      */
     public CompletableFuture<Integer> umask(int mask) {
-        return TaskContext.now(() -> c.setUmask(mask));
+        return c.answer(TaskContext.now(() -> c.setUmask(mask)), Syscall.UMASK, null, null);
     }
 
     /**
@@ -933,11 +1096,15 @@ public final class AsyncVfsTask {
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> chdir(CharSequence path) {
-        return TaskContext.now(
-                () -> {
-                    c.task.chdir(TaskContext.path(path, Syscall.CHDIR));
-                    return null;
-                });
+        return c.answer(
+                TaskContext.now(
+                        () -> {
+                            c.task.chdir(TaskContext.path(path, Syscall.CHDIR));
+                            return null;
+                        }),
+                Syscall.CHDIR,
+                path,
+                null);
     }
 
     /**
@@ -947,11 +1114,15 @@ public final class AsyncVfsTask {
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> fchdir(int fd) {
-        return TaskContext.now(
-                () -> {
-                    c.task.fchdir(fd);
-                    return null;
-                });
+        return c.answer(
+                TaskContext.now(
+                        () -> {
+                            c.task.fchdir(fd);
+                            return null;
+                        }),
+                Syscall.FCHDIR,
+                null,
+                null);
     }
 
     /**
@@ -960,7 +1131,7 @@ public final class AsyncVfsTask {
      * @return a future of the working directory's absolute path
      */
     public CompletableFuture<String> getcwd() {
-        return TaskContext.now(c.task::getcwd);
+        return c.answer(TaskContext.now(c.task::getcwd), Syscall.GETCWD, null, null);
     }
 
     /**
@@ -976,14 +1147,18 @@ public final class AsyncVfsTask {
      */
     public CompletableFuture<Void> mount(
             CharSequence source, CharSequence target, String fstype, long flags, String data) {
-        return TaskContext.async(
-                () ->
-                        c.task.mount(
-                                TaskContext.pathOrNull(source, Syscall.MOUNT),
-                                TaskContext.path(target, Syscall.MOUNT),
-                                fstype,
-                                flags,
-                                data));
+        return c.answer(
+                TaskContext.async(
+                        () ->
+                                c.task.mount(
+                                        TaskContext.pathOrNull(source, Syscall.MOUNT),
+                                        TaskContext.path(target, Syscall.MOUNT),
+                                        fstype,
+                                        flags,
+                                        data)),
+                Syscall.MOUNT,
+                TaskContext.mountSourceIsPath(flags) ? source : target,
+                TaskContext.mountSourceIsPath(flags) ? target : null);
     }
 
     /**
@@ -1004,11 +1179,15 @@ public final class AsyncVfsTask {
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> umount2(CharSequence target, int flags) {
-        return TaskContext.now(
-                () -> {
-                    c.task.umount2(TaskContext.path(target, Syscall.UMOUNT), flags);
-                    return null;
-                });
+        return c.answer(
+                TaskContext.now(
+                        () -> {
+                            c.task.umount2(TaskContext.path(target, Syscall.UMOUNT), flags);
+                            return null;
+                        }),
+                Syscall.UMOUNT,
+                target,
+                null);
     }
 
     // ---------------------------------------------------------------- descriptors
@@ -1020,7 +1199,7 @@ public final class AsyncVfsTask {
      * @return a future of the new descriptor
      */
     public CompletableFuture<Integer> dup(int oldfd) {
-        return TaskContext.async(() -> c.fds.dup(oldfd));
+        return c.answer(TaskContext.async(() -> c.fds.dup(oldfd)), Syscall.DUP, null, null);
     }
 
     /**
@@ -1031,7 +1210,11 @@ public final class AsyncVfsTask {
      * @return a future of {@code newfd}
      */
     public CompletableFuture<Integer> dup2(int oldfd, int newfd) {
-        return TaskContext.async(() -> c.fds.dup3(oldfd, newfd, 0, false));
+        return c.answer(
+                TaskContext.async(() -> c.fds.dup3(oldfd, newfd, 0, false)),
+                Syscall.DUP2,
+                null,
+                null);
     }
 
     /**
@@ -1043,7 +1226,11 @@ public final class AsyncVfsTask {
      * @return a future of {@code newfd}
      */
     public CompletableFuture<Integer> dup3(int oldfd, int newfd, int flags) {
-        return TaskContext.async(() -> c.fds.dup3(oldfd, newfd, flags, true));
+        return c.answer(
+                TaskContext.async(() -> c.fds.dup3(oldfd, newfd, flags, true)),
+                Syscall.DUP3,
+                null,
+                null);
     }
 
     /**
@@ -1055,7 +1242,8 @@ public final class AsyncVfsTask {
      * @return a future of what the command returns: a descriptor, flags, a pipe size, or 0
      */
     public CompletableFuture<Integer> fcntl(int fd, int cmd, long arg) {
-        return TaskContext.async(() -> c.fds.fcntl(fd, cmd, arg));
+        return c.answer(
+                TaskContext.async(() -> c.fds.fcntl(fd, cmd, arg)), Syscall.FCNTL, null, null);
     }
 
     /**
@@ -1067,7 +1255,11 @@ public final class AsyncVfsTask {
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> closeRange(int first, int last, int flags) {
-        return TaskContext.async(() -> c.fds.closeRange(first, last, flags).thenApply(n -> null));
+        return c.answer(
+                TaskContext.async(() -> c.fds.closeRange(first, last, flags).thenApply(n -> null)),
+                Syscall.CLOSE_RANGE,
+                null,
+                null);
     }
 
     /** {@return the task's process id ({@link VfsTask#pid()})} */

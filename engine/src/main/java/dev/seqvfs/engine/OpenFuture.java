@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.UnaryOperator;
 
 /**
  * The future of an asynchronous {@code open}: completing it exceptionally from outside ({@link
@@ -33,6 +34,20 @@ final class OpenFuture extends CompletableFuture<Integer> {
     private boolean withdrawn;
     private volatile CompletableFuture<?> attempt;
 
+    /**
+     * Turns the open's own failure into the caller's: names the call ({@link TaskContext#label}).
+     */
+    private final UnaryOperator<Throwable> label;
+
+    /**
+     * An open whose failures reach the caller through {@code label}.
+     *
+     * @param label applied to the open's own failure (not to a withdrawal's exception)
+     */
+    OpenFuture(UnaryOperator<Throwable> label) {
+        this.label = label;
+    }
+
     /** Returns the claim that the open's install must win. */
     InstallClaim claim() {
         return claim;
@@ -58,9 +73,11 @@ final class OpenFuture extends CompletableFuture<Integer> {
                                 super.complete(fd);
                             } else {
                                 super.completeExceptionally(
-                                        e instanceof CompletionException && e.getCause() != null
-                                                ? e.getCause()
-                                                : e);
+                                        label.apply(
+                                                e instanceof CompletionException
+                                                                && e.getCause() != null
+                                                        ? e.getCause()
+                                                        : e));
                             }
                         });
     }

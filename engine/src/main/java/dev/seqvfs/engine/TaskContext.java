@@ -14,10 +14,14 @@ import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Filename;
 import dev.seqvfs.protocol.Limits;
+import dev.seqvfs.protocol.MountFlags;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
+import java.util.Objects;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
 
 /**
@@ -344,11 +348,95 @@ final class TaskContext implements WalkContext {
     }
 
     /**
-     * Prepares an exception for the task's caller: fills in the caller's stack as its trace unless
-     * the instance was configured not to ({@code seqvfs.errors.stack-traces = off}).
+     * Prepares an error for the caller of a blocking call: names the call, {@code op}, and the path
+     * arguments the caller gave it ({@link #label}), and fills in the caller's stack as its trace
+     * unless the instance was configured not to ({@code seqvfs.errors.stack-traces = off}).
      */
-    VfsException raise(VfsException e) {
-        return vfs.config().stackTraces() ? e.withCallerStackTrace() : e;
+    VfsException raise(VfsException e, Syscall op, CharSequence path, CharSequence other) {
+        VfsException named = label(e, op, path, other);
+        return vfs.config().stackTraces() ? named.withCallerStackTrace() : named;
+    }
+
+    /**
+     * Names the call in an error that any step of it raised (a walk, an actor's reply, a file's
+     * operations, a step shared with other calls such as a request to an actor): the public call
+     * {@code op} and its path arguments as the caller gave them, in the call's order ({@code
+     * rename(old, new)}, {@code symlink(target, linkpath)}, {@code mount(source, target)} of a bind
+     * mount), or {@code null} where it takes none; the errno stays. Returns {@code e} itself when
+     * it already says that.
+     */
+    static VfsException label(VfsException e, Syscall op, CharSequence path, CharSequence other) {
+        String p = path == null ? null : path.toString();
+        String o = other == null ? null : other.toString();
+        if (e.operation() == op
+                && Objects.equals(e.path(), p)
+                && Objects.equals(e.otherPath(), o)) {
+            return e;
+        }
+        return new VfsException(e.errno(), op, p, o);
+    }
+
+    /** {@link #label} for any failure: other throwables (a cancellation, a bug) pass unchanged. */
+    static Throwable labelAny(Throwable x, Syscall op, CharSequence path, CharSequence other) {
+        Throwable c = x instanceof CompletionException && x.getCause() != null ? x.getCause() : x;
+        return c instanceof VfsException v ? label(v, op, path, other) : c;
+    }
+
+    /**
+     * Returns an async call's future as its caller gets it: its failure names the call ({@link
+     * #label}). A future already complete is returned as it is, or as a new failed one; a pending
+     * one is followed by a new future, whose exceptional completion by the caller ({@code cancel},
+     * {@code orTimeout}) is passed back to {@code f}, as if the caller held {@code f}.
+     */
+    <T> CompletableFuture<T> answer(
+            CompletableFuture<T> f, Syscall op, CharSequence path, CharSequence other) {
+        if (f.isDone()) {
+            if (!f.isCompletedExceptionally()) {
+                return f;
+            }
+            Throwable x = failureOf(f);
+            return x instanceof VfsException v
+                    ? CompletableFuture.failedFuture(label(v, op, path, other))
+                    : f;
+        }
+        CompletableFuture<T> out = new CompletableFuture<>();
+        var unused =
+                f.whenComplete(
+                        (v, x) -> {
+                            if (x == null) {
+                                out.complete(v);
+                            } else {
+                                out.completeExceptionally(labelAny(x, op, path, other));
+                            }
+                        });
+        var unusedBack =
+                out.whenComplete(
+                        (v, x) -> {
+                            if (x != null) {
+                                f.completeExceptionally(x); // a no-op unless the caller failed out
+                            }
+                        });
+        return out;
+    }
+
+    /** Returns the failure of a future that completed exceptionally. */
+    private static Throwable failureOf(CompletableFuture<?> f) {
+        try {
+            f.join();
+            throw new IllegalStateException("not failed: " + f);
+        } catch (CompletionException e) {
+            return e.getCause() != null ? e.getCause() : e;
+        } catch (CancellationException e) {
+            return e;
+        }
+    }
+
+    /**
+     * Whether {@code mount(2)}'s {@code source} is a path, which its errors name before the target:
+     * for a bind mount, not for a remount or a new superblock (a device name).
+     */
+    static boolean mountSourceIsPath(long flags) {
+        return (flags & MountFlags.MS_BIND) != 0 && (flags & MountFlags.MS_REMOUNT) == 0;
     }
 
     // ---------------------------------------------------------------- lifecycle

@@ -27,11 +27,14 @@ import java.util.concurrent.CompletableFuture;
  * the two in step).
  *
  * <p>Every call follows its Linux man page (section 2): same arguments, same results, same errno,
- * raised as a {@link VfsException} that names the call ({@link Syscall}) and its path(s), with the
- * caller's stack as its trace ({@code seqvfs.errors.stack-traces}). A failed call has changed
- * nothing. Paths are {@link CharSequence}s: a {@code String} (UTF-8, a byte that is not valid UTF-8
- * written as {@code U+DC80..U+DCFF}, Python's surrogateescape), or a {@link Filename}, parsed once
- * and used as it is (for paths that are raw bytes, {@code Filename.of(bytes)}).
+ * raised as a {@link VfsException} that names the call ({@link Syscall}: the call itself, whatever
+ * step of it failed, an {@code *at} form by its base call) and every path argument it was given, as
+ * given, in the call's order ({@code link "/old" -> "/new"}; {@code openat(fd, "x", ...)} names
+ * {@code "x"}; {@code readdir}, a library routine, fails as the {@code open} or {@code getdents} it
+ * makes), with the caller's stack as its trace ({@code seqvfs.errors.stack-traces}). A failed call
+ * has changed nothing. Paths are {@link CharSequence}s: a {@code String} (UTF-8, a byte that is not
+ * valid UTF-8 written as {@code U+DC80..U+DCFF}, Python's surrogateescape), or a {@link Filename},
+ * parsed once and used as it is (for paths that are raw bytes, {@code Filename.of(bytes)}).
  *
  * <p><b>Blocking.</b> Calls that change the namespace or the descriptor table send one message to
  * the actor that owns the state and wait for its answer; with the calling-thread dispatcher the
@@ -153,7 +156,7 @@ public final class VfsTask implements AutoCloseable {
             return Revalidate.retryingBlocking(
                     () -> c.await(c.opens.openat(dirfd, p, flags, mode, null), Syscall.OPEN, p));
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.OPEN, path, null);
         }
     }
 
@@ -168,7 +171,7 @@ public final class VfsTask implements AutoCloseable {
         try {
             c.opens.closeBlocking(fd);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.CLOSE, null, null);
         }
     }
 
@@ -187,7 +190,7 @@ public final class VfsTask implements AutoCloseable {
         try {
             return c.opens.getdents(fd, max);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.GETDENTS, null, null);
         }
     }
 
@@ -211,7 +214,7 @@ public final class VfsTask implements AutoCloseable {
         try {
             return c.opens.lseek(fd, offset, whence);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.LSEEK, null, null);
         }
     }
 
@@ -264,7 +267,7 @@ public final class VfsTask implements AutoCloseable {
         try {
             return c.io.read(fd, buf, off, len);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.READ, null, null);
         }
     }
 
@@ -283,7 +286,7 @@ public final class VfsTask implements AutoCloseable {
         try {
             return c.io.pread(fd, buf, off, len, pos);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.PREAD, null, null);
         }
     }
 
@@ -299,7 +302,7 @@ public final class VfsTask implements AutoCloseable {
         try {
             return c.io.readv(fd, iov);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.READV, null, null);
         }
     }
 
@@ -323,7 +326,7 @@ public final class VfsTask implements AutoCloseable {
         try {
             return c.io.write(fd, buf, off, len);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.WRITE, null, null);
         }
     }
 
@@ -355,7 +358,7 @@ public final class VfsTask implements AutoCloseable {
         try {
             return c.io.pwrite(fd, buf, off, len, pos);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.PWRITE, null, null);
         }
     }
 
@@ -371,7 +374,7 @@ public final class VfsTask implements AutoCloseable {
         try {
             return c.io.writev(fd, iov);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.WRITEV, null, null);
         }
     }
 
@@ -387,7 +390,7 @@ public final class VfsTask implements AutoCloseable {
         try {
             c.io.ftruncate(fd, length);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.FTRUNCATE, null, null);
         }
     }
 
@@ -402,7 +405,7 @@ public final class VfsTask implements AutoCloseable {
         try {
             c.io.truncate(TaskContext.path(path, Syscall.TRUNCATE), length);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.TRUNCATE, path, null);
         }
     }
 
@@ -416,7 +419,7 @@ public final class VfsTask implements AutoCloseable {
         try {
             c.io.fsync(fd, false);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.FSYNC, null, null);
         }
     }
 
@@ -429,7 +432,7 @@ public final class VfsTask implements AutoCloseable {
         try {
             c.io.fsync(fd, true);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.FDATASYNC, null, null);
         }
     }
 
@@ -453,7 +456,7 @@ public final class VfsTask implements AutoCloseable {
         try {
             c.io.fallocate(fd, mode, offset, len);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.FALLOCATE, null, null);
         }
     }
 
@@ -475,7 +478,7 @@ public final class VfsTask implements AutoCloseable {
         try {
             return c.io.poll(fds, events, timeoutMillis);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.POLL, null, null);
         }
     }
 
@@ -497,7 +500,7 @@ public final class VfsTask implements AutoCloseable {
         try {
             c.locks.flock(fd, operation);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.FLOCK, null, null);
         }
     }
 
@@ -520,7 +523,7 @@ public final class VfsTask implements AutoCloseable {
         try {
             return c.locks.fcntlLock(fd, cmd, lock);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.FCNTL, null, null);
         }
     }
 
@@ -534,7 +537,11 @@ public final class VfsTask implements AutoCloseable {
      * @throws VfsException {@code EMFILE} (neither descriptor installed)
      */
     public int[] pipe() {
-        return pipe2(0);
+        try {
+            return c.await(TaskContext.async(() -> c.anon.pipe2(0)), Syscall.PIPE, null);
+        } catch (VfsException e) {
+            throw c.raise(e, Syscall.PIPE, null, null);
+        }
     }
 
     /**
@@ -548,7 +555,7 @@ public final class VfsTask implements AutoCloseable {
         try {
             return c.await(TaskContext.async(() -> c.anon.pipe2(flags)), Syscall.PIPE2, null);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.PIPE2, null, null);
         }
     }
 
@@ -574,7 +581,7 @@ public final class VfsTask implements AutoCloseable {
                     Syscall.SOCKET,
                     null);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.SOCKET, null, null);
         }
     }
 
@@ -597,7 +604,7 @@ public final class VfsTask implements AutoCloseable {
                     Syscall.SOCKETPAIR,
                     null);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.SOCKETPAIR, null, null);
         }
     }
 
@@ -622,7 +629,7 @@ public final class VfsTask implements AutoCloseable {
                     Syscall.ANON_INODE_GETFD,
                     null);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.ANON_INODE_GETFD, null, null);
         }
     }
 
@@ -643,7 +650,7 @@ public final class VfsTask implements AutoCloseable {
                     Syscall.EVENTFD,
                     null);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.EVENTFD, null, null);
         }
     }
 
@@ -672,7 +679,7 @@ public final class VfsTask implements AutoCloseable {
         try {
             c.anon.shutdown(fd, how);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.SHUTDOWN, null, null);
         }
     }
 
@@ -704,7 +711,7 @@ public final class VfsTask implements AutoCloseable {
             Filename p = TaskContext.path(path, Syscall.MKDIR);
             c.retryingAwait(() -> c.ns.mkdirat(dirfd, p, mode), Syscall.MKDIR, p);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.MKDIR, path, null);
         }
     }
 
@@ -734,7 +741,7 @@ public final class VfsTask implements AutoCloseable {
             Filename p = TaskContext.path(path, Syscall.MKNOD);
             c.retryingAwait(() -> c.ns.mknodat(dirfd, p, mode, dev), Syscall.MKNOD, p);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.MKNOD, path, null);
         }
     }
 
@@ -763,7 +770,7 @@ public final class VfsTask implements AutoCloseable {
             Filename l = TaskContext.path(linkpath, Syscall.SYMLINK);
             c.retryingAwait(() -> c.ns.symlinkat(t, newdirfd, l), Syscall.SYMLINK, l);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.SYMLINK, target, linkpath);
         }
     }
 
@@ -796,7 +803,7 @@ public final class VfsTask implements AutoCloseable {
             Filename n = TaskContext.path(newpath, Syscall.LINK);
             c.retryingAwait(() -> c.ns.linkat(olddirfd, o, newdirfd, n, flags), Syscall.LINK, o);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.LINK, oldpath, newpath);
         }
     }
 
@@ -826,7 +833,7 @@ public final class VfsTask implements AutoCloseable {
             Filename p = TaskContext.path(path, op);
             c.retryingAwait(() -> c.ns.unlinkat(dirfd, p, flags), op, p);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, op, path, null);
         }
     }
 
@@ -873,7 +880,7 @@ public final class VfsTask implements AutoCloseable {
             c.retryingAwait(
                     () -> c.ns.renameat2(olddirfd, o, newdirfd, n, flags), Syscall.RENAME, o);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.RENAME, oldpath, newpath);
         }
     }
 
@@ -904,7 +911,7 @@ public final class VfsTask implements AutoCloseable {
             return PathNames.toExternal(
                     c.attrs.readlinkat(dirfd, TaskContext.path(path, Syscall.READLINK)));
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.READLINK, path, null);
         }
     }
 
@@ -929,7 +936,7 @@ public final class VfsTask implements AutoCloseable {
      * @return the attributes of the file, or of the link itself
      */
     public Stat lstat(CharSequence path) {
-        return fstatat(AT_FDCWD, path, OpenFlags.AT_SYMLINK_NOFOLLOW);
+        return fstatat(AT_FDCWD, path, OpenFlags.AT_SYMLINK_NOFOLLOW, Syscall.LSTAT);
     }
 
     /**
@@ -942,10 +949,14 @@ public final class VfsTask implements AutoCloseable {
      * @return the attributes of the file
      */
     public Stat fstatat(int dirfd, CharSequence path, int flags) {
+        return fstatat(dirfd, path, flags, Syscall.STAT);
+    }
+
+    private Stat fstatat(int dirfd, CharSequence path, int flags, Syscall op) {
         try {
-            return c.attrs.fstatat(dirfd, TaskContext.path(path, Syscall.STAT), flags);
+            return c.attrs.fstatat(dirfd, TaskContext.path(path, op), flags);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, op, path, null);
         }
     }
 
@@ -959,7 +970,7 @@ public final class VfsTask implements AutoCloseable {
         try {
             return AttrCalls.stat(c.fget(fd, Syscall.FSTAT).inode());
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.FSTAT, null, null);
         }
     }
 
@@ -987,7 +998,7 @@ public final class VfsTask implements AutoCloseable {
             Filename p = TaskContext.path(path, Syscall.CHMOD);
             c.retryingAwait(() -> c.attrs.fchmodat(dirfd, p, mode, flags), Syscall.CHMOD, p);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.CHMOD, path, null);
         }
     }
 
@@ -1001,7 +1012,7 @@ public final class VfsTask implements AutoCloseable {
         try {
             c.await(TaskContext.async(() -> fchmod(c, fd, mode)), Syscall.FCHMOD, null);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.FCHMOD, null, null);
         }
     }
 
@@ -1021,7 +1032,7 @@ public final class VfsTask implements AutoCloseable {
         try {
             c.await(TaskContext.async(() -> fchown(c, fd, uid, gid)), Syscall.FCHOWN, null);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.FCHOWN, null, null);
         }
     }
 
@@ -1049,7 +1060,7 @@ public final class VfsTask implements AutoCloseable {
      * @param gid the new group id, or -1 to keep it
      */
     public void lchown(CharSequence path, int uid, int gid) {
-        fchownat(AT_FDCWD, path, uid, gid, OpenFlags.AT_SYMLINK_NOFOLLOW);
+        fchownat(AT_FDCWD, path, uid, gid, OpenFlags.AT_SYMLINK_NOFOLLOW, Syscall.LCHOWN);
     }
 
     /**
@@ -1063,11 +1074,15 @@ public final class VfsTask implements AutoCloseable {
      * @param flags {@code AT_SYMLINK_NOFOLLOW}, {@code AT_EMPTY_PATH}, or 0
      */
     public void fchownat(int dirfd, CharSequence path, int uid, int gid, int flags) {
+        fchownat(dirfd, path, uid, gid, flags, Syscall.CHOWN);
+    }
+
+    private void fchownat(int dirfd, CharSequence path, int uid, int gid, int flags, Syscall op) {
         try {
-            Filename p = TaskContext.path(path, Syscall.CHOWN);
-            c.retryingAwait(() -> c.attrs.fchownat(dirfd, p, uid, gid, flags), Syscall.CHOWN, p);
+            Filename p = TaskContext.path(path, op);
+            c.retryingAwait(() -> c.attrs.fchownat(dirfd, p, uid, gid, flags), op, p);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, op, path, null);
         }
     }
 
@@ -1096,7 +1111,7 @@ public final class VfsTask implements AutoCloseable {
             c.retryingAwait(
                     () -> c.attrs.utimensat(dirfd, p, atime, mtime, flags), Syscall.UTIMENSAT, p);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.UTIMENSAT, path, null);
         }
     }
 
@@ -1126,7 +1141,7 @@ public final class VfsTask implements AutoCloseable {
         try {
             c.attrs.faccessat(dirfd, TaskContext.path(path, Syscall.ACCESS), mode, flags);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.ACCESS, path, null);
         }
     }
 
@@ -1146,7 +1161,7 @@ public final class VfsTask implements AutoCloseable {
                             0,
                             0));
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.STATFS, path, null);
         }
     }
 
@@ -1160,7 +1175,7 @@ public final class VfsTask implements AutoCloseable {
         try {
             return c.attrs.statfs(c.fdPath(fd, Syscall.FSTATFS));
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.FSTATFS, null, null);
         }
     }
 
@@ -1176,7 +1191,7 @@ public final class VfsTask implements AutoCloseable {
         try {
             return c.setUmask(mask);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.UMASK, null, null);
         }
     }
 
@@ -1189,7 +1204,7 @@ public final class VfsTask implements AutoCloseable {
         try {
             c.task.chdir(TaskContext.path(path, Syscall.CHDIR));
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.CHDIR, path, null);
         }
     }
 
@@ -1203,7 +1218,7 @@ public final class VfsTask implements AutoCloseable {
         try {
             c.task.fchdir(fd);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.FCHDIR, null, null);
         }
     }
 
@@ -1224,7 +1239,7 @@ public final class VfsTask implements AutoCloseable {
         try {
             return c.task.getcwd();
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.GETCWD, null, null);
         }
     }
 
@@ -1254,7 +1269,11 @@ public final class VfsTask implements AutoCloseable {
                     Syscall.MOUNT,
                     t);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(
+                    e,
+                    Syscall.MOUNT,
+                    TaskContext.mountSourceIsPath(flags) ? source : target,
+                    TaskContext.mountSourceIsPath(flags) ? target : null);
         }
     }
 
@@ -1280,7 +1299,7 @@ public final class VfsTask implements AutoCloseable {
         try {
             c.task.umount2(TaskContext.path(target, Syscall.UMOUNT), flags);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.UMOUNT, target, null);
         }
     }
 
@@ -1297,7 +1316,7 @@ public final class VfsTask implements AutoCloseable {
         try {
             return c.await(TaskContext.async(() -> c.fds.dup(oldfd)), Syscall.DUP, null);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.DUP, null, null);
         }
     }
 
@@ -1316,7 +1335,7 @@ public final class VfsTask implements AutoCloseable {
                     Syscall.DUP2,
                     null);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.DUP2, null, null);
         }
     }
 
@@ -1336,7 +1355,7 @@ public final class VfsTask implements AutoCloseable {
                     Syscall.DUP3,
                     null);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.DUP3, null, null);
         }
     }
 
@@ -1357,7 +1376,7 @@ public final class VfsTask implements AutoCloseable {
         try {
             return c.await(TaskContext.async(() -> c.fds.fcntl(fd, cmd, arg)), Syscall.FCNTL, null);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.FCNTL, null, null);
         }
     }
 
@@ -1376,7 +1395,7 @@ public final class VfsTask implements AutoCloseable {
                     Syscall.CLOSE_RANGE,
                     null);
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.CLOSE_RANGE, null, null);
         }
     }
 
@@ -1393,7 +1412,7 @@ public final class VfsTask implements AutoCloseable {
         try {
             return new VfsTask(c.fork());
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.FORK, null, null);
         }
     }
 
@@ -1407,7 +1426,7 @@ public final class VfsTask implements AutoCloseable {
         try {
             return new VfsTask(c.newThread());
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.CLONE, null, null);
         }
     }
 
@@ -1416,7 +1435,7 @@ public final class VfsTask implements AutoCloseable {
         try {
             c.fds.exec();
         } catch (VfsException e) {
-            throw c.raise(e);
+            throw c.raise(e, Syscall.EXECVE, null, null);
         }
     }
 

@@ -10,7 +10,10 @@ import java.util.Locale;
  * <p>A few entries are not system calls but steps that fail on their own: {@link #CREATE} (a
  * directory actor creating a name for {@code open}, {@code mkdir}, {@code mknod} or {@code
  * symlink}), {@link #NEW_TASK} (starting a task), {@link #REQUEST} (a message to an actor that went
- * unanswered), {@link #START} (starting an instance).
+ * unanswered), {@link #START} (starting an instance). A task's calls never fail with {@link
+ * #CREATE} or {@link #REQUEST}: whatever step raised an error, the task names its own call (the
+ * {@code *at} forms by their base call: {@code openat} is {@link #OPEN}, {@code unlinkat} with
+ * {@code AT_REMOVEDIR} is {@link #RMDIR}).
  */
 public enum Syscall {
     /** {@code access(2)}. */
@@ -77,6 +80,8 @@ public enum Syscall {
     GETCWD,
     /** {@code getdents(2)}. */
     GETDENTS,
+    /** {@code lchown(2)}. */
+    LCHOWN,
     /** {@code link(2)}. */
     LINK,
     /** {@code lseek(2)}. */

@@ -5,7 +5,10 @@ import java.util.Objects;
 /**
  * The one failure type of SeqVFS: an {@link Errno}, the call that raised it ({@link Syscall#OPEN},
  * {@link Syscall#RENAME}, ...) and the path or paths it concerns, as {@code strace} would show
- * them: {@code open "/a/b": ENOENT (No such file or directory)}.
+ * them: {@code open "/a/b": ENOENT (No such file or directory)}. A task's call names every path
+ * argument it was given, as given, in the call's order: {@code rename "/a" -> "/b"}, {@code link
+ * "/old" -> "/new"}, {@code symlink "target" -> "/linkpath"}, {@code mount "/src" -> "/mnt"} (a
+ * bind mount; other mounts name the target only); calls on a descriptor name no path.
  *
  * <p>A call that throws this has changed nothing: SeqVFS validates before it publishes.
  *
