@@ -43,7 +43,7 @@ final class AnonCalls {
         if ((flags & ~(OpenFlags.O_NONBLOCK | OpenFlags.O_CLOEXEC | O_DIRECT)) != 0) {
             throw new VfsException(Errno.EINVAL, Syscall.PIPE2, null);
         }
-        Pipe pipe = new Pipe();
+        Pipe pipe = new Pipe(t.vfs().shutdown());
         AnonInode inode =
                 anon().create(
                                 Mode.S_IFIFO | 0600,
@@ -87,7 +87,7 @@ final class AnonCalls {
                         null,
                         null,
                         OpenFlags.O_RDWR | (type & SocketFlags.SOCK_NONBLOCK),
-                        new SocketEnd(domain, base),
+                        new SocketEnd(domain, base, t.vfs().shutdown()),
                         inode.dentry());
         return installAll(
                         new OpenFile[] {f}, (type & SocketFlags.SOCK_CLOEXEC) != 0, Syscall.SOCKET)
@@ -100,7 +100,7 @@ final class AnonCalls {
             // inet's proto_ops: sock_no_socketpair
             throw new VfsException(Errno.EOPNOTSUPP, Syscall.SOCKETPAIR, null);
         }
-        SocketEnd[] ends = SocketEnd.pair(domain, base);
+        SocketEnd[] ends = SocketEnd.pair(domain, base, t.vfs().shutdown());
         AnonInode ia =
                 anon().create(
                                 Mode.S_IFSOCK | 0777,

@@ -8,6 +8,7 @@ import dev.seqvfs.engine.reply.ReplyCollector;
 import dev.seqvfs.engine.reply.ReplyTo;
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.sb.SuperblockActor;
+import dev.seqvfs.engine.wait.Shutdown;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
@@ -55,13 +56,13 @@ final class Asker {
     private volatile Slot[] slots = new Slot[0];
 
     /**
-     * Set once by {@link #close()}; read by every {@link #ask} after it registers and, through
-     * {@link SeqVfs#isClosed()}, by every call's liveness check (volatile).
+     * The instance's closed state: read by every {@link #ask} after it registers (a volatile read).
      */
-    private volatile boolean closed;
+    private final Shutdown shutdown;
 
-    Asker(Duration timeout) {
+    Asker(Duration timeout, Shutdown shutdown) {
         this.timeout = timeout;
+        this.shutdown = shutdown;
     }
 
     /** Installs the collectors, once, before the first {@link #ask}. */
@@ -80,11 +81,11 @@ final class Asker {
         Slot slot = s[(int) (Thread.currentThread().getId() % s.length)];
         CompletableFuture<Rep> f = new CompletableFuture<>();
         long id = slot.pending().register(f, System.nanoTime() + timeout.toNanos());
-        if (closed) {
-            // Registered after close began: the collectors' final failAll may not have seen
-            // it (register CASes its slot, then reads closed; close writes closed, then the
-            // collectors stop and fail what they find), so fail it here. Nothing is sent.
-            f.completeExceptionally(closedError());
+        if (shutdown.isShutDown()) {
+            // Registered after close began: failPending may not have seen it (register CASes
+            // its slot, then reads the state; close writes the state, then fails what it finds
+            // in the slots), so fail it here. Nothing is sent.
+            f.completeExceptionally(Shutdown.error(Syscall.REQUEST));
             return f;
         }
         target.tell(make.apply(new ReplyTo<>(slot.pending(), id)));
@@ -92,21 +93,16 @@ final class Asker {
     }
 
     /**
-     * Marks the instance closed: every later {@link #ask} fails at once with {@code EIO} instead of
-     * telling an actor that has stopped (whose reply, and whose timeout sweep, would never come).
-     * Called by {@link SeqVfs#close()} before it stops the actors.
+     * Fails every request still waiting for its reply with {@code EIO}, at once, on this thread: a
+     * caller parked in {@link #join} returns, an async call's future fails. Called by {@link
+     * SeqVfs#close()} after the instance is shut down (so every later {@link #ask} fails by itself)
+     * and before its actors stop; a reply that comes later completes nothing (its {@link
+     * ReplyTo#tryTell} says so, and the replier undoes what it would have handed over).
      */
-    void close() {
-        closed = true;
-    }
-
-    /** Returns whether {@link #close()} was called: the instance's one closed flag. */
-    boolean isClosed() {
-        return closed;
-    }
-
-    private static VfsException closedError() {
-        return new VfsException(Errno.EIO, Syscall.REQUEST, null);
+    void failPending() {
+        for (Slot s : slots) {
+            s.pending().failAll();
+        }
     }
 
     /**

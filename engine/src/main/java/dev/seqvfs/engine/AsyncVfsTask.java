@@ -98,7 +98,7 @@ public final class AsyncVfsTask {
         } catch (VfsException e) {
             return c.answer(CompletableFuture.failedFuture(e), Syscall.OPEN, path, null);
         }
-        OpenFuture out = new OpenFuture(x -> TaskContext.labelAny(x, Syscall.OPEN, path, null));
+        OpenFuture out = new OpenFuture(x -> c.labelAny(x, Syscall.OPEN, path, null));
         out.follow(Revalidate.retrying(() -> c.opens.openat(dirfd, p, flags, mode, out)));
         return out;
     }

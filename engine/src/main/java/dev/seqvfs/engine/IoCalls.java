@@ -7,6 +7,7 @@ import dev.seqvfs.engine.fs.Kiocb;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.Permission;
 import dev.seqvfs.engine.sb.Superblock;
+import dev.seqvfs.engine.wait.Shutdown;
 import dev.seqvfs.engine.walk.VfsPath;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Falloc;
@@ -408,6 +409,10 @@ final class IoCalls {
      * {@code poll(2)} over the descriptors' {@code ->poll}: the events that hold now, masked by
      * what was asked (plus {@code POLLERR}, {@code POLLHUP}, {@code POLLNVAL}), waiting up to
      * {@code timeoutMillis} by re-checking with a growing pause (files do not yet wake pollers).
+     * While it pauses it is a waiter of the instance's {@link Shutdown} (the close unparks it); it
+     * fails with {@code EIO} once the instance is shut down, when it wakes and before it answers
+     * (the close's releases make descriptors look hung up or closed); an interrupt is {@code
+     * EINTR}.
      */
     int[] poll(int[] fds, int[] events, long timeoutMillis) {
         if (fds == null || events == null) {
@@ -420,40 +425,62 @@ final class IoCalls {
         long deadline =
                 timeoutMillis < 0 ? Long.MAX_VALUE : System.nanoTime() + timeoutMillis * 1_000_000L;
         long pause = 20_000;
-        while (true) {
-            int[] revents = new int[fds.length];
-            boolean any = false;
-            for (int i = 0; i < fds.length; i++) {
-                if (fds[i] < 0) {
-                    continue;
+        Shutdown shutdown = t.vfs().shutdown();
+        Thread self = Thread.currentThread();
+        Shutdown.Waiter unpark = () -> LockSupport.unpark(self);
+        boolean entered = false;
+        try {
+            while (true) {
+                int[] revents = new int[fds.length];
+                boolean any = false;
+                for (int i = 0; i < fds.length; i++) {
+                    if (fds[i] < 0) {
+                        continue;
+                    }
+                    FdTable.Entry e = t.files().tableAcquire().get(fds[i]);
+                    int r;
+                    if (e == null) {
+                        r = Poll.POLLNVAL;
+                    } else {
+                        OpenFile f = e.file();
+                        r =
+                                f.isPath()
+                                        ? Poll.POLLNVAL
+                                        : f.ops().poll(f)
+                                                & (events[i]
+                                                        | Poll.POLLERR
+                                                        | Poll.POLLHUP
+                                                        | Poll.POLLNVAL);
+                    }
+                    revents[i] = r;
+                    any |= r != 0;
                 }
-                FdTable.Entry e = t.files().tableAcquire().get(fds[i]);
-                int r;
-                if (e == null) {
-                    r = Poll.POLLNVAL;
-                } else {
-                    OpenFile f = e.file();
-                    r =
-                            f.isPath()
-                                    ? Poll.POLLNVAL
-                                    : f.ops().poll(f)
-                                            & (events[i]
-                                                    | Poll.POLLERR
-                                                    | Poll.POLLHUP
-                                                    | Poll.POLLNVAL);
+                long now = System.nanoTime();
+                if (any || now >= deadline) {
+                    if (shutdown.isShutDown()) {
+                        throw Shutdown.error(Syscall.POLL);
+                    }
+                    return revents;
                 }
-                revents[i] = r;
-                any |= r != 0;
+                if (!entered) {
+                    if (!shutdown.enter(unpark)) {
+                        throw Shutdown.error(Syscall.POLL);
+                    }
+                    entered = true;
+                }
+                LockSupport.parkNanos(Math.min(pause, deadline - now));
+                if (shutdown.isShutDown()) {
+                    throw Shutdown.error(Syscall.POLL);
+                }
+                if (Thread.interrupted()) {
+                    throw new VfsException(Errno.EINTR, Syscall.POLL, null);
+                }
+                pause = Math.min(pause * 2, 1_000_000);
             }
-            long now = System.nanoTime();
-            if (any || now >= deadline) {
-                return revents;
+        } finally {
+            if (entered) {
+                shutdown.leave(unpark);
             }
-            LockSupport.parkNanos(Math.min(pause, deadline - now));
-            if (Thread.interrupted()) {
-                throw new VfsException(Errno.EINTR, Syscall.POLL, null);
-            }
-            pause = Math.min(pause * 2, 1_000_000);
         }
     }
 

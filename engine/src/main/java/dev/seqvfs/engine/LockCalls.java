@@ -4,6 +4,7 @@ import dev.seqvfs.engine.fdtable.FdTable;
 import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.lock.FileLockTable;
+import dev.seqvfs.engine.wait.Shutdown;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Fcntl;
 import dev.seqvfs.protocol.Flock;
@@ -26,7 +27,8 @@ final class LockCalls {
 
     private FileLockTable table(Inode i) {
         FileLockTable.WaitGraph g = t.vfs().lockWaitGraph();
-        return i.fileLocks(() -> new FileLockTable(g));
+        Shutdown s = t.vfs().shutdown();
+        return i.fileLocks(() -> new FileLockTable(g, s));
     }
 
     void flock(int fd, int operation) {
@@ -56,8 +58,19 @@ final class LockCalls {
             // descriptor is closed meanwhile, the lock is still taken, and the release that
             // follows this call's fdput drops it (locks_remove_file in __fput).
             table(f.inode()).flock(f, type, !nb);
+            grantedBeforeClose(Syscall.FLOCK);
         } finally {
-            TaskContext.fdput(f);
+            TaskContext.fdput(f); // on every path, the close's EIO included
+        }
+    }
+
+    /**
+     * Fails a lock call that was granted while the instance closed: the close releases every lock,
+     * so the grant may be the close's doing ({@code EIO}, as {@link SeqVfs#close()} says).
+     */
+    private void grantedBeforeClose(Syscall op) {
+        if (t.vfs().isClosed()) {
+            throw Shutdown.error(op);
         }
     }
 
@@ -154,6 +167,7 @@ final class LockCalls {
                         ? FileLockTable.UNLOCK
                         : type == Flock.F_WRLCK ? FileLockTable.WRITE : FileLockTable.READ;
         table.setPosix(owner, t.pid(), kind, start, end, cmd == Fcntl.F_SETLKW);
+        grantedBeforeClose(Syscall.FCNTL);
         if (kind != FileLockTable.UNLOCK) {
             // Close race (as Linux's fcntl_setlk): if fd was closed or replaced while we
             // looked it up or waited, its close already dropped the process's locks on the

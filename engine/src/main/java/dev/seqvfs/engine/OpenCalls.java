@@ -525,7 +525,7 @@ final class OpenCalls {
         if (req == null) {
             PipeEnd end;
             try {
-                end = Fifo.open(fifo, flags);
+                end = Fifo.open(fifo, flags, t.vfs().shutdown());
             } catch (VfsException e) {
                 p.mnt().unpin();
                 throw e.withContext(Syscall.OPEN, path, null);
@@ -534,7 +534,7 @@ final class OpenCalls {
             file.setOrigin(origin);
             return install(file, flags, path, null);
         }
-        CompletableFuture<PipeEnd> opened = Fifo.openAsync(fifo, flags);
+        CompletableFuture<PipeEnd> opened = Fifo.openAsync(fifo, flags, t.vfs().shutdown());
         req.onWithdraw(() -> opened.cancel(false));
         return opened.handle(
                         (end, e) -> {

@@ -18,6 +18,7 @@ import dev.seqvfs.engine.reply.ReplyTo;
 import dev.seqvfs.engine.sb.NamespaceLocks;
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.sb.SuperblockConfig;
+import dev.seqvfs.engine.wait.Shutdown;
 import dev.seqvfs.engine.walk.PathWalk;
 import dev.seqvfs.engine.walk.VfsPath;
 import dev.seqvfs.protocol.Credentials;
@@ -103,6 +104,10 @@ public final class SeqVfs implements AutoCloseable {
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
 
     private final AtomicBoolean closing = new AtomicBoolean();
+
+    /** The instance's closed state and the waits its close ends ({@link #close()}). */
+    private final Shutdown shutdown = new Shutdown();
+
     private final Duration linger;
     private final NamespaceLocks locks = new NamespaceLocks();
     private final AtomicLong devs = new AtomicLong();
@@ -154,7 +159,7 @@ public final class SeqVfs implements AutoCloseable {
                             + "), not "
                             + config.rootType());
         }
-        this.asker = new Asker(config.askTimeout());
+        this.asker = new Asker(config.askTimeout(), shutdown);
         List<ReplyCollector.Pending> pending = new ArrayList<>();
         for (int i = 0; i < collectorCount(); i++) {
             pending.add(new ReplyCollector.Pending());
@@ -353,11 +358,25 @@ public final class SeqVfs implements AutoCloseable {
      */
     public VfsTask newTask(Credentials cred) {
         Objects.requireNonNull(cred, "cred");
-        FilesStruct files = newFilesStruct(FdTable.empty());
+        FilesStruct files;
+        try {
+            files = newFilesStruct(FdTable.empty());
+        } catch (VfsException e) {
+            throw e.withContext(Syscall.NEW_TASK, null, null);
+        }
         return new VfsTask(new TaskContext(this, files, cred));
     }
 
+    /**
+     * Spawns a descriptor table's actor over {@code initial}; blocks for one message to the
+     * guardian.
+     *
+     * @throws VfsException {@code EIO} if the instance is closed (or the guardian did not answer)
+     */
     FilesStruct newFilesStruct(FdTable initial) {
+        if (isClosed()) {
+            throw Shutdown.error(Syscall.NEW_TASK);
+        }
         FilesStruct files = new FilesStruct(initial, config.rlimitNofile());
         return asker.join(
                 asker.ask(
@@ -641,7 +660,15 @@ public final class SeqVfs implements AutoCloseable {
 
     /** {@return whether {@link #close()} has been called} Thread-safe (a volatile read). */
     public boolean isClosed() {
-        return asker.isClosed();
+        return shutdown.isShutDown();
+    }
+
+    /**
+     * Returns the instance's closed state, with which every wait registers so that {@link #close()}
+     * can end it.
+     */
+    Shutdown shutdown() {
+        return shutdown;
     }
 
     /**
@@ -654,17 +681,41 @@ public final class SeqVfs implements AutoCloseable {
     }
 
     /**
-     * Closes the instance: from the moment this is called, every call of every task fails at once
-     * with {@code EIO} (lock-free reads included), and so does every async twin's future; requests
-     * already sent fail with {@code EIO} or a timeout when the actors stop. Then stops the
-     * instance's actors (its guardian and all of its children, no other instance's) and waits up to
-     * 10 seconds for them to stop, then gives back its hold on a shared actor system (which
-     * terminates {@code seqvfs.actor-system.linger} after its last instance closes; an embedder's
-     * system keeps running). Idempotent: a later call waits as the first does. Thread-safe.
+     * Closes the instance. In this order, before this method returns:
+     *
+     * <ol>
+     *   <li><b>Calls made from now on</b> fail at once with {@code EIO}, every call of every task
+     *       (lock-free reads included), naming the call and its paths, and so does every async
+     *       twin's future (failed, never thrown).
+     *   <li><b>Calls parked on their caller's thread</b> (a read or write of a pipe, FIFO, socket
+     *       or eventfd, the open of a FIFO, {@code F_SETLKW}, a blocking {@code flock}, {@code
+     *       poll}, a wait for an actor's reply) are woken and fail with {@code EIO}: their threads
+     *       return from the call promptly, none stays parked. A call that had already passed its
+     *       wait may return its result, or {@code EIO}; a call that fails for any reason once the
+     *       instance is closed fails with {@code EIO}, whatever the close did to the state it saw
+     *       (a pipe whose other end the close released is not end of file, a lock the close
+     *       released is not granted, a descriptor it closed is not {@code EBADF}).
+     *   <li><b>The pool threads that park for async calls</b> ({@code F_SETLKW}, {@code flock},
+     *       {@code poll} with a timeout, {@code readv}/{@code writev} of a stream) are woken as
+     *       parked callers are, and end; the futures of their calls fail with {@code EIO}, as do
+     *       those of async calls waiting for an actor's reply.
+     *   <li>The instance's actors (its guardian and all of its children, no other instance's) stop;
+     *       this waits up to 10 seconds for them (an interrupt of the closing thread ends that wait
+     *       early, its interrupt status left set). Then the hold on a shared actor system is given
+     *       back (it terminates {@code seqvfs.actor-system.linger} after its last instance closes;
+     *       an embedder's system keeps running).
+     * </ol>
+     *
+     * <p>A call that fails with {@code EIO} because of the close may still have taken effect (a
+     * {@code mkdir} its actor applied before it stopped); nothing can observe that, since every
+     * later call fails. A wait inside file operations an embedder supplied ({@link
+     * VfsTask#anonInodeGetFd}) is woken only if those operations wait in a way the close can end;
+     * SeqVFS's own files all do. Idempotent: a later call waits as the first does. Thread-safe.
      */
     @Override
     public void close() {
-        asker.close();
+        shutdown.shutDown();
+        asker.failPending();
         blocking.shutdownNow();
         if (closing.compareAndSet(false, true)) {
             rootActor.tell(EngineRoot.Stop.INSTANCE);

@@ -7,6 +7,7 @@ import dev.seqvfs.engine.fdtable.FilesStruct;
 import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.mount.VfsMount;
 import dev.seqvfs.engine.reply.ReplyTo;
+import dev.seqvfs.engine.wait.Shutdown;
 import dev.seqvfs.engine.walk.VfsPath;
 import dev.seqvfs.engine.walk.WalkContext;
 import dev.seqvfs.engine.walk.WalkFunction;
@@ -22,6 +23,7 @@ import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
 
 /**
@@ -344,7 +346,15 @@ final class TaskContext implements WalkContext {
      * blocks its caller.
      */
     <T> CompletableFuture<T> parked(Supplier<T> body) {
-        return CompletableFuture.supplyAsync(body, vfs.blockingExecutor());
+        if (vfs.isClosed()) {
+            return CompletableFuture.failedFuture(Shutdown.error(Syscall.REQUEST));
+        }
+        try {
+            return CompletableFuture.supplyAsync(body, vfs.blockingExecutor());
+        } catch (RejectedExecutionException e) {
+            // the pool is shut down: the instance closed after the check above
+            return CompletableFuture.failedFuture(Shutdown.error(Syscall.REQUEST));
+        }
     }
 
     /**
@@ -362,22 +372,26 @@ final class TaskContext implements WalkContext {
      * operations, a step shared with other calls such as a request to an actor): the public call
      * {@code op} and its path arguments as the caller gave them, in the call's order ({@code
      * rename(old, new)}, {@code symlink(target, linkpath)}, {@code mount(source, target)} of a bind
-     * mount), or {@code null} where it takes none; the errno stays. Returns {@code e} itself when
-     * it already says that.
+     * mount), or {@code null} where it takes none. The errno stays, but once the instance is closed
+     * every failure is {@code EIO} ({@link SeqVfs#close()}): what a call saw while the close
+     * released its state ({@code EBADF}, {@code EPIPE}, ...) is not its answer. Returns {@code e}
+     * itself when it already says that.
      */
-    static VfsException label(VfsException e, Syscall op, CharSequence path, CharSequence other) {
+    VfsException label(VfsException e, Syscall op, CharSequence path, CharSequence other) {
+        Errno errno = vfs.isClosed() ? Errno.EIO : e.errno();
         String p = path == null ? null : path.toString();
         String o = other == null ? null : other.toString();
-        if (e.operation() == op
+        if (e.errno() == errno
+                && e.operation() == op
                 && Objects.equals(e.path(), p)
                 && Objects.equals(e.otherPath(), o)) {
             return e;
         }
-        return new VfsException(e.errno(), op, p, o);
+        return new VfsException(errno, op, p, o);
     }
 
     /** {@link #label} for any failure: other throwables (a cancellation, a bug) pass unchanged. */
-    static Throwable labelAny(Throwable x, Syscall op, CharSequence path, CharSequence other) {
+    Throwable labelAny(Throwable x, Syscall op, CharSequence path, CharSequence other) {
         Throwable c = x instanceof CompletionException && x.getCause() != null ? x.getCause() : x;
         return c instanceof VfsException v ? label(v, op, path, other) : c;
     }

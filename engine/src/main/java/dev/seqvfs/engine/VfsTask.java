@@ -45,6 +45,10 @@ import java.util.concurrent.CompletableFuture;
  * {@code poll} with a timeout, and the open of a FIFO park the calling thread (interruptibly:
  * {@code EINTR}) as Linux parks a process.
  *
+ * <p><b>Closing.</b> Once {@link SeqVfs#close()} has begun, every call fails with {@code EIO}
+ * naming itself, and a call parked on its thread is woken and fails with {@code EIO} too; the
+ * close's Javadoc is the contract.
+ *
  * <p><b>Thread-safety.</b> A task may be used by several threads at once (they then share its
  * descriptor table, like threads of a process). {@link #newThread()} makes a task that shares the
  * table explicitly.
@@ -665,7 +669,8 @@ public final class VfsTask implements AutoCloseable {
             throw new VfsException(Errno.EINVAL, Syscall.EVENTFD, null);
         }
         int efd = flags & EventFd.EFD_SEMAPHORE;
-        return c.anon.anonInodeGetFd("eventfd", new EventFd(initial, efd), flags & ~efd);
+        return c.anon.anonInodeGetFd(
+                "eventfd", new EventFd(initial, efd, c.vfs().shutdown()), flags & ~efd);
     }
 
     /**

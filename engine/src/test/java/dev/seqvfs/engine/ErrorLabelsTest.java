@@ -35,7 +35,8 @@ import org.junit.jupiter.api.Test;
  * {@code link "/f" -> "/d": EEXIST}, {@code openat(77, "x", ...)} with {@code open "x": EBADF},
  * {@code pwrite} with {@code pwrite}, not {@code write}. One row per public call of {@link
  * VfsTask}, each run through the blocking view and through its {@link AsyncVfsTask} twin; a call
- * without a row fails the test.
+ * without a row fails the test. After {@link SeqVfs#close()} every row fails with {@code EIO},
+ * still naming its call and paths (a newcomer found {@code request: EIO}).
  *
  * <p>The {@code *at} forms are named by their base call, as {@link Syscall} has them ({@code
  * openat} is {@code open}, {@code unlinkat(AT_REMOVEDIR)} is {@code rmdir}); {@code mount} names
@@ -320,6 +321,27 @@ class ErrorLabelsTest {
                 }
                 try {
                     assertLabel(r, r.errno(), e, view);
+                } catch (AssertionError a) {
+                    wrong.add(a.getMessage());
+                }
+            }
+        }
+        assertEquals(List.of(), wrong);
+    }
+
+    @Test
+    void everyCall_afterClose_failsWithEIO_stillNamingItsCallAndPaths() throws Exception {
+        vfs.close();
+        List<String> wrong = new ArrayList<>();
+        for (Row r : rows()) {
+            VfsTask task = r.exited() ? gone : t;
+            for (String view : List.of("blocking", "async")) {
+                VfsException e = view.equals("blocking") ? blocking(task, r) : async(task, r);
+                if (e == null) {
+                    continue;
+                }
+                try {
+                    assertLabel(r, Errno.EIO, e, view);
                 } catch (AssertionError a) {
                     wrong.add(a.getMessage());
                 }

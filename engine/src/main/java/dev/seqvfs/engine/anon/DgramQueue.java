@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.anon;
 
+import dev.seqvfs.engine.wait.Shutdown;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
@@ -37,10 +38,11 @@ import java.util.concurrent.atomic.AtomicReference;
  * <h2>Concurrency</h2>
  *
  * All state is guarded by this object's monitor. Blocking callers wait on it (an interrupt is
- * {@code EINTR}); asynchronous callers are queued and served in arrival order whenever the state
- * changes; their futures are completed after the monitor is released. The sockets' pending errors
- * ({@code sk_err}) are {@link AtomicReference}s consumed with one {@code getAndSet(null)}, so each
- * error is reported once.
+ * {@code EINTR}; the instance's close wakes them through its {@link Shutdown}, and they fail with
+ * {@code EIO}, as does a read that finds end of data once the instance is shut down); asynchronous
+ * callers are queued and served in arrival order whenever the state changes; their futures are
+ * completed after the monitor is released. The sockets' pending errors ({@code sk_err}) are {@link
+ * AtomicReference}s consumed with one {@code getAndSet(null)}, so each error is reported once.
  *
  * <h2>Invariants</h2>
  *
@@ -63,6 +65,7 @@ final class DgramQueue {
     private static final int WOULD_BLOCK = -1;
 
     private final boolean seqpacket;
+    private final Shutdown shutdown;
     private final AtomicReference<Errno> senderErr;
     private final AtomicReference<Errno> receiverErr;
     private final ArrayDeque<byte[]> queue = new ArrayDeque<>();
@@ -104,14 +107,17 @@ final class DgramQueue {
      * @param senderErr the sending socket's pending error, or {@code null} for a queue no socket
      *     sends to (an unconnected datagram socket's)
      * @param receiverErr the receiving socket's pending error
+     * @param shutdown the instance's closed state, which ends every wait on this queue
      */
     DgramQueue(
             boolean seqpacket,
             AtomicReference<Errno> senderErr,
-            AtomicReference<Errno> receiverErr) {
+            AtomicReference<Errno> receiverErr,
+            Shutdown shutdown) {
         this.seqpacket = seqpacket;
         this.senderErr = senderErr;
         this.receiverErr = receiverErr;
+        this.shutdown = shutdown;
     }
 
     /**
@@ -179,6 +185,10 @@ final class DgramQueue {
                     if (r != WOULD_BLOCK) {
                         serve(done);
                         notifyAll();
+                        if (r == 0 && shutdown.isShutDown()) {
+                            // end of data because the close released the peer: not an answer
+                            throw Shutdown.error(read ? Syscall.READ : Syscall.WRITE);
+                        }
                         return r;
                     }
                     if (nonblock) {
@@ -399,14 +409,38 @@ final class DgramQueue {
         return WOULD_BLOCK;
     }
 
+    /**
+     * Waits on this monitor for at most a second (the caller's loop re-checks), as a waiter of the
+     * instance's {@link Shutdown} for the time it waits. Caller holds the monitor, from the
+     * registration to the wait, so the close's {@code notifyAll} cannot be lost.
+     *
+     * @throws VfsException {@code EIO} if the instance is shut down, before the wait or when it
+     *     wakes; {@code EINTR} if the thread is interrupted (its interrupt status is set again)
+     */
     @SuppressWarnings(
             "WaitNotInLoop") // the caller's loop re-checks its condition after every wake-up
     private void await(Syscall op) {
+        Shutdown.Waiter w = this::wakeAll;
+        if (!shutdown.enter(w)) {
+            throw Shutdown.error(op);
+        }
         try {
             wait(1000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new VfsException(Errno.EINTR, op, null);
+            throw shutdown.isShutDown()
+                    ? Shutdown.error(op)
+                    : new VfsException(Errno.EINTR, op, null);
+        } finally {
+            shutdown.leave(w);
         }
+        if (shutdown.isShutDown()) {
+            throw Shutdown.error(op);
+        }
+    }
+
+    /** The close's wake-up: every thread waiting on this queue re-checks (a {@link Shutdown}). */
+    private synchronized void wakeAll() {
+        notifyAll();
     }
 }

@@ -2,6 +2,7 @@ package dev.seqvfs.engine.anon;
 
 import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.fs.StreamFileOperations;
+import dev.seqvfs.engine.wait.Shutdown;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Poll;
 import dev.seqvfs.protocol.Syscall;
@@ -20,8 +21,9 @@ import java.util.concurrent.CompletableFuture;
  *
  * <h2>Concurrency</h2>
  *
- * Guarded by this object's monitor; blocking callers wait on it, asynchronous readers are queued
- * and completed after the monitor is released.
+ * Guarded by this object's monitor; blocking callers wait on it (an interrupt is {@code EINTR}, its
+ * status left set; the instance's close wakes them through its {@link Shutdown} and they fail with
+ * {@code EIO}), asynchronous readers are queued and completed after the monitor is released.
  */
 public final class EventFd implements StreamFileOperations {
     /** {@code EFD_SEMAPHORE}. */
@@ -30,6 +32,7 @@ public final class EventFd implements StreamFileOperations {
     private static final long MAX = 0xfffffffffffffffeL;
 
     private final boolean semaphore;
+    private final Shutdown shutdown;
     private long count;
     private final ArrayDeque<Object[]> pendingReads = new ArrayDeque<>();
 
@@ -38,10 +41,12 @@ public final class EventFd implements StreamFileOperations {
      *
      * @param initial the counter's first value
      * @param flags {@link #EFD_SEMAPHORE}, or 0
+     * @param shutdown the instance's closed state, which ends every wait on this counter
      */
-    public EventFd(long initial, int flags) {
+    public EventFd(long initial, int flags, Shutdown shutdown) {
         this.count = initial;
         this.semaphore = (flags & EFD_SEMAPHORE) != 0;
+        this.shutdown = shutdown;
     }
 
     private long take() {
@@ -66,12 +71,7 @@ public final class EventFd implements StreamFileOperations {
                 if (nonblock) {
                     throw new VfsException(Errno.EAGAIN, Syscall.READ, null);
                 }
-                try {
-                    wait();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new VfsException(Errno.EINTR, Syscall.READ, null);
-                }
+                await(Syscall.READ);
             }
             put(take(), dst, off);
             notifyAll();
@@ -99,12 +99,7 @@ public final class EventFd implements StreamFileOperations {
                 if (nonblock) {
                     throw new VfsException(Errno.EAGAIN, Syscall.WRITE, null);
                 }
-                try {
-                    wait();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new VfsException(Errno.EINTR, Syscall.WRITE, null);
-                }
+                await(Syscall.WRITE);
             }
             count += v;
             while (count != 0 && !pendingReads.isEmpty()) {
@@ -174,6 +169,40 @@ public final class EventFd implements StreamFileOperations {
             mask |= Poll.POLLOUT | Poll.POLLWRNORM;
         }
         return mask;
+    }
+
+    /**
+     * Waits on this monitor until notified, as a waiter of the instance's {@link Shutdown} for the
+     * time it waits. Caller holds the monitor, from the registration to the wait, and re-checks the
+     * counter after it.
+     *
+     * @throws VfsException {@code EIO} if the instance is shut down, before the wait or when it
+     *     wakes; {@code EINTR} if the thread is interrupted (its interrupt status is set again)
+     */
+    @SuppressWarnings("WaitNotInLoop") // both callers' loops re-check the counter after a wake-up
+    private void await(Syscall op) {
+        Shutdown.Waiter w = this::wakeAll;
+        if (!shutdown.enter(w)) {
+            throw Shutdown.error(op);
+        }
+        try {
+            wait();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw shutdown.isShutDown()
+                    ? Shutdown.error(op)
+                    : new VfsException(Errno.EINTR, op, null);
+        } finally {
+            shutdown.leave(w);
+        }
+        if (shutdown.isShutDown()) {
+            throw Shutdown.error(op);
+        }
+    }
+
+    /** The close's wake-up: every thread waiting on this counter re-checks (a {@link Shutdown}). */
+    private synchronized void wakeAll() {
+        notifyAll();
     }
 
     /** {@return the current counter value} */

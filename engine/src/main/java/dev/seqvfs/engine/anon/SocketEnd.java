@@ -3,6 +3,7 @@ package dev.seqvfs.engine.anon;
 import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.fs.StreamFileOperations;
 import dev.seqvfs.engine.pipe.Pipe;
+import dev.seqvfs.engine.wait.Shutdown;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Poll;
 import dev.seqvfs.protocol.SocketFlags;
@@ -79,15 +80,16 @@ public final class SocketEnd implements StreamFileOperations {
      *
      * @param domain the address family
      * @param type the socket type
+     * @param shutdown the instance's closed state, which ends every wait on the socket
      */
-    public SocketEnd(int domain, int type) {
+    public SocketEnd(int domain, int type, Shutdown shutdown) {
         this(
                 domain,
                 type,
                 null,
                 null,
                 type == SocketFlags.SOCK_DGRAM
-                        ? new DgramQueue(false, null, new AtomicReference<>())
+                        ? new DgramQueue(false, null, new AtomicReference<>(), shutdown)
                         : null,
                 null,
                 new AtomicReference<>(),
@@ -119,22 +121,23 @@ public final class SocketEnd implements StreamFileOperations {
      *
      * @param domain the address family ({@code AF_UNIX})
      * @param type the socket type
+     * @param shutdown the instance's closed state, which ends every wait on the sockets
      * @return the two ends
      */
-    public static SocketEnd[] pair(int domain, int type) {
+    public static SocketEnd[] pair(int domain, int type, Shutdown shutdown) {
         AtomicReference<Errno> errA = new AtomicReference<>();
         AtomicReference<Errno> errB = new AtomicReference<>();
         if (type == SocketFlags.SOCK_STREAM) {
-            Pipe aToB = new Pipe();
-            Pipe bToA = new Pipe();
+            Pipe aToB = new Pipe(shutdown);
+            Pipe bToA = new Pipe(shutdown);
             return new SocketEnd[] {
                 new SocketEnd(domain, type, bToA, aToB, null, null, errA, errB),
                 new SocketEnd(domain, type, aToB, bToA, null, null, errB, errA)
             };
         }
         boolean seq = type == SocketFlags.SOCK_SEQPACKET;
-        DgramQueue aToB = new DgramQueue(seq, errA, errB);
-        DgramQueue bToA = new DgramQueue(seq, errB, errA);
+        DgramQueue aToB = new DgramQueue(seq, errA, errB, shutdown);
+        DgramQueue bToA = new DgramQueue(seq, errB, errA, shutdown);
         return new SocketEnd[] {
             new SocketEnd(domain, type, null, null, bToA, aToB, errA, null),
             new SocketEnd(domain, type, null, null, aToB, bToA, errB, null)

@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.lock;
 
+import dev.seqvfs.engine.wait.Shutdown;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
@@ -29,10 +30,12 @@ import java.util.List;
  * <h2>Concurrency</h2>
  *
  * Guarded by this object's monitor; blocked callers wait on it ({@code wait}/{@code notifyAll}) and
- * are woken by every release. Waiting is interruptible ({@code EINTR}). The global "who waits for
- * whom" map for deadlock detection is the instance's {@link WaitGraph} (one per SeqVFS instance:
- * owners of two instances never wait for each other), guarded by its own monitor, taken after a
- * table's monitor, never before (lock order: table, then graph).
+ * are woken by every release. Waiting is interruptible ({@code EINTR}, the interrupt status left
+ * set), and the instance's close wakes every waiter through its {@link Shutdown}: a woken waiter
+ * fails with {@code EIO} before it looks at the locks again (a lock the close released is not
+ * granted). The global "who waits for whom" map for deadlock detection is the instance's {@link
+ * WaitGraph} (one per SeqVFS instance: owners of two instances never wait for each other), guarded
+ * by its own monitor, taken after a table's monitor, never before (lock order: table, then graph).
  */
 public final class FileLockTable {
     /** Shared lock ({@code F_RDLCK} / {@code LOCK_SH}). */
@@ -60,14 +63,17 @@ public final class FileLockTable {
     }
 
     private final IdentityHashMap<Object, Object> waitsFor;
+    private final Shutdown shutdown;
 
     /**
      * Creates an empty lock table whose deadlock checks use the instance's {@code graph}.
      *
      * @param graph the instance's wait-for graph
+     * @param shutdown the instance's closed state, which ends every wait on this table
      */
-    public FileLockTable(WaitGraph graph) {
+    public FileLockTable(WaitGraph graph, Shutdown shutdown) {
         this.waitsFor = graph.edges;
+        this.shutdown = shutdown;
     }
 
     /** One held lock. */
@@ -95,7 +101,7 @@ public final class FileLockTable {
      * @param type {@link #READ}, {@link #WRITE} or {@link #UNLOCK}
      * @param wait whether to wait for a conflicting lock ({@code false}: {@code LOCK_NB})
      * @throws VfsException {@code EAGAIN} ({@code EWOULDBLOCK}) without {@code wait} on a conflict;
-     *     {@code EINTR} if interrupted while waiting
+     *     {@code EINTR} if interrupted while waiting; {@code EIO} if the instance closed meanwhile
      */
     public synchronized void flock(Object owner, int type, boolean wait) {
         flocks.removeIf(l -> l.owner() == owner);
@@ -160,7 +166,8 @@ public final class FileLockTable {
      * @param end the last byte of the range (inclusive; {@code Long.MAX_VALUE}: to the end)
      * @param wait whether to wait for a conflicting lock ({@code F_SETLKW})
      * @throws VfsException {@code EAGAIN} on a conflict without {@code wait}; {@code EDEADLK} if
-     *     waiting would deadlock; {@code EINTR} if interrupted
+     *     waiting would deadlock; {@code EINTR} if interrupted; {@code EIO} if the instance closed
+     *     while it waited
      */
     public void setPosix(Object owner, int pid, int type, long start, long end, boolean wait) {
         synchronized (this) {
@@ -319,14 +326,38 @@ public final class FileLockTable {
         return false;
     }
 
+    /**
+     * Waits on this monitor for at most a second (every caller's loop re-checks), as a waiter of
+     * the instance's {@link Shutdown} for the time it waits. Caller holds the monitor, from the
+     * registration to the wait, so the close's {@code notifyAll} cannot be lost.
+     *
+     * @throws VfsException {@code EIO} if the instance is shut down, before the wait or when it
+     *     wakes; {@code EINTR} if the thread is interrupted (its interrupt status is set again)
+     */
     @SuppressWarnings(
             "WaitNotInLoop") // every caller's loop re-checks its condition after a wake-up
     private void waitHere(Syscall op) {
+        Shutdown.Waiter w = this::wakeAll;
+        if (!shutdown.enter(w)) {
+            throw Shutdown.error(op);
+        }
         try {
             wait(1000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new VfsException(Errno.EINTR, op, null);
+            throw shutdown.isShutDown()
+                    ? Shutdown.error(op)
+                    : new VfsException(Errno.EINTR, op, null);
+        } finally {
+            shutdown.leave(w);
         }
+        if (shutdown.isShutDown()) {
+            throw Shutdown.error(op);
+        }
+    }
+
+    /** The close's wake-up: every thread waiting in this table re-checks (a {@link Shutdown}). */
+    private synchronized void wakeAll() {
+        notifyAll();
     }
 }

@@ -1,6 +1,7 @@
 package dev.seqvfs.engine.pipe;
 
 import dev.seqvfs.engine.inode.SpecialInode;
+import dev.seqvfs.engine.wait.Shutdown;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.Syscall;
@@ -29,16 +30,17 @@ public final class Fifo {
      *
      * @param fifo the FIFO's inode
      * @param flags the {@code open(2)} flags (access mode, {@code O_NONBLOCK})
+     * @param shutdown the instance's closed state (a pipe made here waits under it)
      * @return the file operations of the new open file description
      * @throws VfsException {@code EINVAL} (access mode 3), {@code ENXIO} ({@code
-     *     O_WRONLY|O_NONBLOCK} without a reader), {@code EINTR} (interrupted while waiting);
-     *     nothing is held afterwards
+     *     O_WRONLY|O_NONBLOCK} without a reader), {@code EINTR} (interrupted while waiting), {@code
+     *     EIO} (the instance closed while it waited); nothing is held afterwards
      */
-    public static PipeEnd open(SpecialInode fifo, int flags) {
+    public static PipeEnd open(SpecialInode fifo, int flags, Shutdown shutdown) {
         int acc = accessMode(flags);
         boolean reads = acc != OpenFlags.O_WRONLY;
         boolean writes = acc != OpenFlags.O_RDONLY;
-        Pipe pipe = fifo.acquirePipe(Pipe::forFifo);
+        Pipe pipe = fifo.acquirePipe(() -> Pipe.forFifo(shutdown));
         try {
             pipe.openFifo(reads, writes, (flags & OpenFlags.O_NONBLOCK) != 0);
         } catch (RuntimeException e) {
@@ -55,12 +57,14 @@ public final class Fifo {
      *
      * @param fifo the FIFO's inode
      * @param flags the {@code open(2)} flags (access mode, {@code O_NONBLOCK})
+     * @param shutdown the instance's closed state (a pipe made here waits under it)
      * @return the file operations, or a future failed as {@link #open} says
      */
     @SuppressWarnings(
             "FutureReturnValueIgnored") // whenComplete registers callbacks; their stages are not
     // needed
-    public static CompletableFuture<PipeEnd> openAsync(SpecialInode fifo, int flags) {
+    public static CompletableFuture<PipeEnd> openAsync(
+            SpecialInode fifo, int flags, Shutdown shutdown) {
         int acc;
         try {
             acc = accessMode(flags);
@@ -69,7 +73,7 @@ public final class Fifo {
         }
         boolean reads = acc != OpenFlags.O_WRONLY;
         boolean writes = acc != OpenFlags.O_RDONLY;
-        Pipe pipe = fifo.acquirePipe(Pipe::forFifo);
+        Pipe pipe = fifo.acquirePipe(() -> Pipe.forFifo(shutdown));
         CompletableFuture<Void> wait =
                 pipe.openFifoAsync(reads, writes, (flags & OpenFlags.O_NONBLOCK) != 0);
         CompletableFuture<PipeEnd> out = new CompletableFuture<>();

@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.pipe;
 
+import dev.seqvfs.engine.wait.Shutdown;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Limits;
 import dev.seqvfs.protocol.Poll;
@@ -40,12 +41,20 @@ import java.util.concurrent.locks.ReentrantLock;
  * after {@code lock} is released, so no callback ever runs under it. Nothing here runs on an actor
  * thread, and no actor ever waits here.
  *
- * <p>A named FIFO's pipe ({@link #forFifo()}) starts with no reader and no writer; {@link
+ * <p>A named FIFO's pipe ({@link #forFifo(Shutdown)}) starts with no reader and no writer; {@link
  * #openFifo} / {@link #openFifoAsync} count opens and make an open wait for its partner as {@code
  * fifo_open} does: threads park on {@code partner}, async opens get a future completed (after
  * unlocking) by the partner's open. The open counters {@code readOpens}/{@code writeOpens} ({@code
  * r_counter}/{@code w_counter}) only grow, so a partner that opened and closed again while the
  * waiter was parked still wakes it.
+ *
+ * <p>Every park registers with the instance's {@link Shutdown} first (holding {@code lock}), and
+ * re-checks it each time it wakes: the instance's close signals all three conditions (taking {@code
+ * lock}, so a signal cannot fall between a waiter's check and its park), and a woken blocking call
+ * fails with {@code EIO}, a FIFO open undoing what it counted. An outcome that the close itself can
+ * cause (end of file, a short write, because the close released the other end) is reported as
+ * {@code EIO} once the instance is shut down. Async callers' futures are failed by the task's view
+ * ({@code TaskContext.answer}), not here.
  *
  * <h2>Invariants</h2>
  *
@@ -69,6 +78,7 @@ public final class Pipe {
      */
     public static final int MAX_CAPACITY = 1 << 20;
 
+    private final Shutdown shutdown;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition notEmpty = lock.newCondition();
     private final Condition notFull = lock.newCondition();
@@ -184,25 +194,30 @@ public final class Pipe {
         }
     }
 
-    /** Creates a pipe with one reader and one writer (the two ends {@code pipe(2)} returns). */
-    public Pipe() {
-        readers = 1;
-        writers = 1;
+    /**
+     * Creates a pipe with one reader and one writer (the two ends {@code pipe(2)} returns).
+     *
+     * @param shutdown the instance's closed state, which ends every wait on this pipe
+     */
+    public Pipe(Shutdown shutdown) {
+        this(1, 1, shutdown);
     }
 
-    private Pipe(int readers, int writers) {
+    private Pipe(int readers, int writers, Shutdown shutdown) {
         this.readers = readers;
         this.writers = writers;
+        this.shutdown = shutdown;
     }
 
     /**
      * Creates a named FIFO's pipe: no reader and no writer until {@link #openFifo} or {@link
      * #openFifoAsync} counts them.
      *
+     * @param shutdown the instance's closed state, which ends every wait on this pipe
      * @return the pipe, with no reader and no writer
      */
-    public static Pipe forFifo() {
-        return new Pipe(0, 0);
+    public static Pipe forFifo(Shutdown shutdown) {
+        return new Pipe(0, 0, shutdown);
     }
 
     /**
@@ -274,7 +289,9 @@ public final class Pipe {
      * @param writes whether the end writes
      * @param nonblock {@code O_NONBLOCK}: fail with {@code EAGAIN} instead of waiting
      * @throws VfsException {@code ENXIO} for {@code O_WRONLY|O_NONBLOCK} without a reader; {@code
-     *     EINTR} if the thread is interrupted while waiting. In both cases nothing stays counted.
+     *     EINTR} if the thread is interrupted while waiting (its interrupt status stays set);
+     *     {@code EIO} if the instance is closed while it waits. In every case nothing stays
+     *     counted.
      */
     public void openFifo(boolean reads, boolean writes, boolean nonblock) {
         List<CompletableFuture<Void>> done = new ArrayList<>();
@@ -284,11 +301,10 @@ public final class Pipe {
             PendingOpen w = enterFifo(reads, writes, nonblock, done);
             while (w != null && !partnerCame(w)) {
                 try {
-                    partner.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
+                    await(partner, Syscall.OPEN);
+                } catch (VfsException e) {
                     undo = true;
-                    throw new VfsException(Errno.EINTR, Syscall.OPEN, null);
+                    throw e;
                 }
             }
         } finally {
@@ -527,7 +543,8 @@ public final class Pipe {
      * @param nonblock {@code O_NONBLOCK}: fail with {@code EAGAIN} instead of waiting
      * @return the bytes read; 0 at end of file (no writer left, nothing buffered)
      * @throws VfsException {@code EAGAIN} if {@code nonblock} and nothing is buffered while writers
-     *     remain; {@code EINTR} if the thread is interrupted while waiting
+     *     remain; {@code EINTR} if the thread is interrupted while waiting (its interrupt status
+     *     stays set); {@code EIO} if the instance is closed while it waits
      */
     public int read(byte[] dst, int off, int len, boolean nonblock) {
         if (len == 0) {
@@ -538,12 +555,13 @@ public final class Pipe {
         try {
             while (count == 0 || !pendingReads.isEmpty()) {
                 if (count == 0 && writers == 0) {
+                    failIfShutDown(Syscall.READ); // the close released the writers: not EOF
                     return 0;
                 }
                 if (nonblock) {
                     throw new VfsException(Errno.EAGAIN, Syscall.READ, null);
                 }
-                awaitUninterruptiblyOrEintr(notEmpty, Syscall.READ);
+                await(notEmpty, Syscall.READ);
             }
             int n = take(dst, off, len);
             serveWrites(done);
@@ -598,7 +616,9 @@ public final class Pipe {
      * @return the bytes written ({@code len}, or fewer for a non-blocking write of more than {@code
      *     PIPE_BUF} bytes that partly fit)
      * @throws VfsException {@code EPIPE} if no reader is left (before anything was written), {@code
-     *     EAGAIN} if {@code nonblock} and nothing could be written
+     *     EAGAIN} if {@code nonblock} and nothing could be written, {@code EINTR} if the thread is
+     *     interrupted while waiting (its interrupt status stays set), {@code EIO} if the instance
+     *     is closed while it waits
      */
     public int write(byte[] src, int off, int len, boolean nonblock) {
         return write(src, off, len, nonblock, false);
@@ -623,6 +643,7 @@ public final class Pipe {
             while (written < len) {
                 if (readers == 0) {
                     if (written > 0) {
+                        failIfShutDown(Syscall.WRITE); // the close released the readers
                         return written;
                     }
                     throw new VfsException(Errno.EPIPE, Syscall.WRITE, null);
@@ -635,7 +656,7 @@ public final class Pipe {
                         }
                         throw new VfsException(Errno.EAGAIN, Syscall.WRITE, null);
                     }
-                    awaitUninterruptiblyOrEintr(notFull, Syscall.WRITE);
+                    await(notFull, Syscall.WRITE);
                     continue;
                 }
                 store(src, off + written, n, packet && !merges(len, written));
@@ -846,14 +867,51 @@ public final class Pipe {
         count -= n;
     }
 
+    /**
+     * Parks on {@code c} for at most a second (every caller's loop re-checks its condition), as a
+     * waiter of the instance's {@link Shutdown} for the time it parks. Caller holds the lock, from
+     * the registration to the park, so the close's signal cannot be lost.
+     *
+     * @throws VfsException {@code EIO} if the instance is shut down, before the park or when it
+     *     wakes; {@code EINTR} if the thread is interrupted (its interrupt status is set again, see
+     *     {@code VfsTask})
+     */
     @SuppressWarnings(
             "WaitNotInLoop") // every caller's loop re-checks its condition after a wake-up
-    private static void awaitUninterruptiblyOrEintr(Condition c, Syscall op) {
+    private void await(Condition c, Syscall op) {
+        Shutdown.Waiter w = this::wakeAll;
+        if (!shutdown.enter(w)) {
+            throw Shutdown.error(op);
+        }
         try {
             c.await(1, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new VfsException(Errno.EINTR, op, null);
+            throw shutdown.isShutDown()
+                    ? Shutdown.error(op)
+                    : new VfsException(Errno.EINTR, op, null);
+        } finally {
+            shutdown.leave(w);
+        }
+        failIfShutDown(op);
+    }
+
+    /** Fails with {@code EIO} once the instance is shut down. */
+    private void failIfShutDown(Syscall op) {
+        if (shutdown.isShutDown()) {
+            throw Shutdown.error(op);
+        }
+    }
+
+    /** The close's wake-up: every thread parked on this pipe re-checks (a {@link Shutdown}). */
+    private void wakeAll() {
+        lock.lock();
+        try {
+            notEmpty.signalAll();
+            notFull.signalAll();
+            partner.signalAll();
+        } finally {
+            lock.unlock();
         }
     }
 }

@@ -1,6 +1,9 @@
 package dev.seqvfs.engine.reply;
 
 import dev.seqvfs.engine.dispatch.OutOfMemoryGuard;
+import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Syscall;
+import dev.seqvfs.protocol.VfsException;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.concurrent.CompletableFuture;
@@ -32,7 +35,7 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
  * <h2>Supervision</h2>
  *
  * {@code SupervisorStrategy.resume()}: a dependent stage that throws must not lose the registry; on
- * stop every pending future fails, so no caller waits forever.
+ * stop every pending future fails with {@code EIO}, so no caller waits forever.
  */
 public final class ReplyCollector extends AbstractBehavior<ReplyCollector.Command> {
     /** A message to a collector. */
@@ -65,6 +68,10 @@ public final class ReplyCollector extends AbstractBehavior<ReplyCollector.Comman
                 this.future = future;
                 this.deadlineNanos = deadlineNanos;
             }
+        }
+
+        private static VfsException stopped() {
+            return new VfsException(Errno.EIO, Syscall.REQUEST, null);
         }
 
         private final AtomicReferenceArray<Entry> ring = new AtomicReferenceArray<>(RING);
@@ -137,7 +144,12 @@ public final class ReplyCollector extends AbstractBehavior<ReplyCollector.Comman
             }
         }
 
-        void failAll() {
+        /**
+         * Fails every request still waiting with {@code EIO} ({@link Syscall#REQUEST}; the task's
+         * view names its own call): at the instance's close, and when this collector stops. Each
+         * future fails with an exception of its own.
+         */
+        public void failAll() {
             for (int i = 0; i < RING; i++) {
                 // A plain read first: a write to every slot (1024 atomic swaps) made the stop
                 // of an idle collector the largest part of closing an instance. A slot taken
@@ -145,15 +157,13 @@ public final class ReplyCollector extends AbstractBehavior<ReplyCollector.Comman
                 // after the read fails itself (its caller sees the instance closed).
                 Entry e = ring.get(i);
                 if (e != null && ring.compareAndSet(i, e, null)) {
-                    e.future.completeExceptionally(
-                            new IllegalStateException("reply collector stopped"));
+                    e.future.completeExceptionally(stopped());
                 }
             }
             for (Long id : overflow.keySet()) {
                 Entry e = overflow.remove(id);
                 if (e != null) {
-                    e.future.completeExceptionally(
-                            new IllegalStateException("reply collector stopped"));
+                    e.future.completeExceptionally(stopped());
                 }
             }
         }

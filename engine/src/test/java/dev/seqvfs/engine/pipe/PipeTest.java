@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.seqvfs.engine.wait.Shutdown;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Limits;
 import dev.seqvfs.protocol.VfsException;
@@ -24,7 +25,7 @@ import org.junit.jupiter.api.Test;
 class PipeTest {
     @Test
     void read_afterLastWriterCloses_returnsBufferedBytesThenEof() {
-        Pipe p = new Pipe();
+        Pipe p = new Pipe(new Shutdown());
         p.write(new byte[] {1, 2, 3}, 0, 3, false);
         p.releaseWriter();
         byte[] b = new byte[10];
@@ -34,7 +35,7 @@ class PipeTest {
 
     @Test
     void write_afterLastReaderCloses_failsWithEPIPE() {
-        Pipe p = new Pipe();
+        Pipe p = new Pipe(new Shutdown());
         p.releaseReader();
         assertEquals(
                 Errno.EPIPE,
@@ -43,7 +44,7 @@ class PipeTest {
 
     @Test
     void nonblockingEnds_emptyOrFull_failWithEAGAIN() {
-        Pipe p = new Pipe();
+        Pipe p = new Pipe(new Shutdown());
         assertEquals(
                 Errno.EAGAIN,
                 assertThrows(VfsException.class, () -> p.read(new byte[1], 0, 1, true)).errno());
@@ -56,7 +57,7 @@ class PipeTest {
 
     @Test
     void nonblockingWriteLargerThanPipeBuf_writesWhatFits() {
-        Pipe p = new Pipe();
+        Pipe p = new Pipe(new Shutdown());
         p.write(new byte[Pipe.DEFAULT_CAPACITY - 100], 0, Pipe.DEFAULT_CAPACITY - 100, true);
         assertEquals(100, p.write(new byte[8192], 0, 8192, true));
         assertEquals(
@@ -66,7 +67,7 @@ class PipeTest {
 
     @Test
     void manyWritersOfPipeBufRecords_everyRecordArrivesUnsplit() throws Exception {
-        Pipe p = new Pipe();
+        Pipe p = new Pipe(new Shutdown());
         int writers = 6;
         int records = 400;
         for (int i = 1; i < writers; i++) {
@@ -113,7 +114,7 @@ class PipeTest {
 
     @Test
     void asyncRead_onEmptyPipe_completesWhenAWriterWrites() throws Exception {
-        Pipe p = new Pipe();
+        Pipe p = new Pipe(new Shutdown());
         byte[] b = new byte[4];
         CompletableFuture<Integer> r = p.readAsync(b, 0, 4);
         assertFalse(r.isDone());
@@ -125,7 +126,7 @@ class PipeTest {
     @Test
     void asyncWrite_onFullPipe_completesWhenAReaderMakesRoom_andFailsWithEPIPEWhenReadersLeave()
             throws Exception {
-        Pipe p = new Pipe();
+        Pipe p = new Pipe(new Shutdown());
         p.write(new byte[Pipe.DEFAULT_CAPACITY], 0, Pipe.DEFAULT_CAPACITY, false);
         CompletableFuture<Integer> w = p.writeAsync(new byte[100], 0, 100);
         assertFalse(w.isDone());
@@ -140,7 +141,7 @@ class PipeTest {
 
     @Test
     void setCapacity_roundsUpToAPowerOfTwo_andRefusesToDropBufferedBytes() {
-        Pipe p = new Pipe();
+        Pipe p = new Pipe(new Shutdown());
         assertEquals(4096, p.setCapacity(1));
         assertEquals(131072, p.setCapacity(65537));
         p.write(new byte[10_000], 0, 10_000, false);
@@ -156,7 +157,7 @@ class PipeTest {
     @Test
     void setCapacity_withBufferedBytes_keepsThemReadableInOrder() {
         // F_SETPIPE_SZ on a pipe holding data (pipe(7): the new size must hold it)
-        Pipe p = new Pipe();
+        Pipe p = new Pipe(new Shutdown());
         p.write(new byte[] {1, 2, 3, 4, 5}, 0, 5, false);
         byte[] two = new byte[2];
         assertEquals(2, p.read(two, 0, 2, false));
@@ -177,16 +178,16 @@ class PipeTest {
                 (com.sun.management.ThreadMXBean)
                         java.lang.management.ManagementFactory.getThreadMXBean();
         long tid = Thread.currentThread().getId();
-        new Pipe().releaseReader();
+        new Pipe(new Shutdown()).releaseReader();
         long before = mx.getThreadAllocatedBytes(tid);
         for (int i = 0; i < 64; i++) {
-            Pipe p = new Pipe();
+            Pipe p = new Pipe(new Shutdown());
             p.releaseReader();
             p.releaseWriter();
         }
         long perPipe = (mx.getThreadAllocatedBytes(tid) - before) / 64;
         assertTrue(perPipe < 4096, perPipe + " bytes allocated per pipe");
-        Pipe p = new Pipe();
+        Pipe p = new Pipe(new Shutdown());
         assertEquals(Pipe.DEFAULT_CAPACITY, p.capacity());
         p.write(new byte[] {9}, 0, 1, false);
         byte[] b = new byte[1];
