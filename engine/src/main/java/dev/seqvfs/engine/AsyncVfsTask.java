@@ -30,6 +30,9 @@ import java.util.concurrent.CompletableFuture;
  * timeout, {@code readv}/{@code writev} of a stream) park one of the instance's pool threads
  * instead of the caller's.
  *
+ * <p><b>Closing.</b> {@link SeqVfs#close()} fails every future still pending with {@code EIO}
+ * naming its call, on the closing thread (dependent stages run there), and ends the pool threads.
+ *
  * <p>Thread-safe, as the task is. Every public call of {@link VfsTask} but its lifecycle ({@code
  * fork}, {@code newThread}, {@code exec}, {@code close}) has its twin here, by name and parameters;
  * a test fails the build if one is missing.
@@ -100,6 +103,10 @@ public final class AsyncVfsTask {
         }
         OpenFuture out = new OpenFuture(x -> c.labelAny(x, Syscall.OPEN, path, null));
         out.follow(Revalidate.retrying(() -> c.opens.openat(dirfd, p, flags, mode, out)));
+        if (!out.isDone()) {
+            // the close withdraws it (completeExceptionally), as a cancellation would
+            c.failAtShutdown(out, Syscall.OPEN, path, null);
+        }
         return out;
     }
 

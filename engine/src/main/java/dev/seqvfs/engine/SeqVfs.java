@@ -695,10 +695,11 @@ public final class SeqVfs implements AutoCloseable {
      *       instance is closed fails with {@code EIO}, whatever the close did to the state it saw
      *       (a pipe whose other end the close released is not end of file, a lock the close
      *       released is not granted, a descriptor it closed is not {@code EBADF}).
-     *   <li><b>The pool threads that park for async calls</b> ({@code F_SETLKW}, {@code flock},
-     *       {@code poll} with a timeout, {@code readv}/{@code writev} of a stream) are woken as
-     *       parked callers are, and end; the futures of their calls fail with {@code EIO}, as do
-     *       those of async calls waiting for an actor's reply.
+     *   <li><b>Async futures not yet complete</b> fail with {@code EIO} naming the call, on this
+     *       thread (their dependent stages run here); a pending async {@code open} of a FIFO is
+     *       withdrawn, as a cancellation withdraws it. The pool threads that park for async calls
+     *       ({@code F_SETLKW}, {@code flock}, {@code poll} with a timeout, {@code readv}/{@code
+     *       writev} of a stream) end.
      *   <li>The instance's actors (its guardian and all of its children, no other instance's) stop;
      *       this waits up to 10 seconds for them (an interrupt of the closing thread ends that wait
      *       early, its interrupt status left set). Then the hold on a shared actor system is given

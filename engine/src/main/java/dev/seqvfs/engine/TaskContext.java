@@ -400,7 +400,9 @@ final class TaskContext implements WalkContext {
      * Returns an async call's future as its caller gets it: its failure names the call ({@link
      * #label}). A future already complete is returned as it is, or as a new failed one; a pending
      * one is followed by a new future, whose exceptional completion by the caller ({@code cancel},
-     * {@code orTimeout}) is passed back to {@code f}, as if the caller held {@code f}.
+     * {@code orTimeout}) is passed back to {@code f}, as if the caller held {@code f}. While it is
+     * pending, the new future is registered with the instance's {@link Shutdown}: the instance's
+     * close fails it with {@code EIO} (and so {@code f}), whatever {@code f} waits for.
      */
     <T> CompletableFuture<T> answer(
             CompletableFuture<T> f, Syscall op, CharSequence path, CharSequence other) {
@@ -423,6 +425,7 @@ final class TaskContext implements WalkContext {
                                 out.completeExceptionally(labelAny(x, op, path, other));
                             }
                         });
+        failAtShutdown(out, op, path, other);
         var unusedBack =
                 out.whenComplete(
                         (v, x) -> {
@@ -431,6 +434,23 @@ final class TaskContext implements WalkContext {
                             }
                         });
         return out;
+    }
+
+    /**
+     * Registers a pending call's future with the instance's {@link Shutdown} until it completes, so
+     * that the instance's close fails it with {@code EIO} naming the call; fails it at once if the
+     * instance is closed already.
+     */
+    void failAtShutdown(
+            CompletableFuture<?> out, Syscall op, CharSequence path, CharSequence other) {
+        Shutdown s = vfs.shutdown();
+        Shutdown.Waiter w =
+                () -> out.completeExceptionally(label(Shutdown.error(op), op, path, other));
+        if (!s.enter(w)) {
+            w.wake();
+            return;
+        }
+        var unused = out.whenComplete((v, x) -> s.leave(w));
     }
 
     /** Returns the failure of a future that completed exceptionally. */

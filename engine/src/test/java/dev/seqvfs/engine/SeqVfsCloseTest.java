@@ -263,6 +263,53 @@ class SeqVfsCloseTest {
     // ---------------------------------------------------------------- async calls pending
 
     @Test
+    void asyncPipeRead_pendingWhenTheInstanceCloses_failsWithEIO() throws Exception {
+        int[] p = t.pipe();
+        CompletableFuture<Integer> read = t.async().read(p[0], new byte[8], 0, 8);
+        assertFalse(read.isDone());
+        vfs.close();
+        assertAsyncEio(read, Syscall.READ, null);
+    }
+
+    @Test
+    void asyncPipeWrite_pendingOnAFullPipeWhenTheInstanceCloses_failsWithEIO() throws Exception {
+        int[] p = t.pipe();
+        t.write(p[1], new byte[65536]);
+        CompletableFuture<Integer> write = t.async().write(p[1], new byte[1]);
+        assertFalse(write.isDone());
+        vfs.close();
+        assertAsyncEio(write, Syscall.WRITE, null);
+    }
+
+    @Test
+    void asyncFifoOpen_waitingForAWriterWhenTheInstanceCloses_failsWithEIO() throws Exception {
+        CompletableFuture<Integer> open = t.async().open("/fifo", OpenFlags.O_RDONLY);
+        assertFalse(open.isDone());
+        SpecialInode fifo = fifoInode();
+        vfs.close();
+        assertAsyncEio(open, Syscall.OPEN, "/fifo");
+        assertNull(fifo.pipeIfAny(), "the withdrawn open still holds the FIFO's pipe");
+    }
+
+    @Test
+    void asyncDatagramSocketRead_pendingWhenTheInstanceCloses_failsWithEIO() throws Exception {
+        int[] s = t.socketpair(SocketFlags.AF_UNIX, SocketFlags.SOCK_SEQPACKET, 0);
+        CompletableFuture<Integer> read = t.async().read(s[0], new byte[8], 0, 8);
+        assertFalse(read.isDone());
+        vfs.close();
+        assertAsyncEio(read, Syscall.READ, null);
+    }
+
+    @Test
+    void asyncEventfdRead_pendingWhenTheInstanceCloses_failsWithEIO() throws Exception {
+        int efd = t.eventfd(0, 0);
+        CompletableFuture<Integer> read = t.async().read(efd, new byte[8], 0, 8);
+        assertFalse(read.isDone());
+        vfs.close();
+        assertAsyncEio(read, Syscall.READ, null);
+    }
+
+    @Test
     void asyncFlock_waitingForALockWhenTheInstanceCloses_failsWithEIO() throws Exception {
         int holder = t.open("/f", OpenFlags.O_RDWR);
         int waiter = t.open("/f", OpenFlags.O_RDWR);

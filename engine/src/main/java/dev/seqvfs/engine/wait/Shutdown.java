@@ -19,9 +19,10 @@ import org.slf4j.LoggerFactory;
  * instance's actors.
  *
  * <p>A waiter is whatever would otherwise wait past the close: a thread about to park on a pipe's
- * condition or a monitor (its {@link Waiter#wake} signals that condition). Waiters are registered
- * only on the slow path, when a call really waits, so a call that completes at once touches nothing
- * here but one volatile read.
+ * condition or a monitor (its {@link Waiter#wake} signals that condition), or an async call's
+ * pending future (its {@code wake} fails the future with {@code EIO}). Waiters are registered only
+ * on the slow path, when a call really waits, so a call that completes at once touches nothing here
+ * but one volatile read.
  *
  * <h2>Concurrency</h2>
  *
@@ -47,10 +48,10 @@ public final class Shutdown {
     public interface Waiter {
         /**
          * Ends the wait: signals the condition or monitor a thread parks on (it then re-checks
-         * {@link #isShutDown()} and fails with {@code EIO}). Runs at most once, on the closing
-         * thread, holding no engine lock; must not block beyond taking the lock its waiter parks
-         * under, and must do no harm if nothing waits any more (the waiter left, or was refused,
-         * meanwhile).
+         * {@link #isShutDown()} and fails with {@code EIO}), or fails a pending future with {@code
+         * EIO}. Runs at most once, on the closing thread, holding no engine lock; must not block
+         * beyond taking the lock its waiter parks under, and must do no harm if nothing waits any
+         * more (the waiter left, or was refused, meanwhile).
          */
         void wake();
     }
