@@ -155,7 +155,12 @@ final class Asker {
 
     /**
      * Waits for a future, unwrapping its {@link VfsException}; a timeout or an unexpected failure
-     * becomes {@code EIO}.
+     * becomes {@code EIO}. The wait is not interruptible (Linux's uninterruptible sleep, as {@code
+     * mkdir} sleeps on its directory's lock): a command once sent cannot be withdrawn, so an {@code
+     * EINTR} here would report as failed a call whose actor may still apply it. An interrupt
+     * therefore does not end the wait; the thread's interrupt status is set again when it returns
+     * or throws. The wait still ends: at the reply, at the ask timeout ({@code EIO}), or at the
+     * instance's close ({@link #failPending}: {@code EIO}).
      */
     @SuppressWarnings(
             "ThreadPriorityCheck") // Thread.yield: the measured backoff of the spin below, not for
@@ -185,7 +190,7 @@ final class Asker {
             if (f.isDone()) {
                 return f.join();
             }
-            return f.get(timeout.toNanos() + 1_000_000_000L, TimeUnit.NANOSECONDS);
+            return getUninterruptibly(f, now + timeout.toNanos() + 1_000_000_000L);
         } catch (CompletionException | ExecutionException e) {
             Throwable c = e.getCause();
             if (c instanceof VfsException v) {
@@ -194,9 +199,29 @@ final class Asker {
             throw new VfsException(Errno.EIO, op, path);
         } catch (TimeoutException e) {
             throw new VfsException(Errno.EIO, op, path);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new VfsException(Errno.EINTR, op, path);
+        }
+    }
+
+    /**
+     * {@code f.get} until {@code deadline} ({@link System#nanoTime()}), through interrupts: each
+     * one is remembered and the wait goes on; the interrupt status is set again before this returns
+     * or throws.
+     */
+    private static <T> T getUninterruptibly(CompletableFuture<T> f, long deadline)
+            throws ExecutionException, TimeoutException {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return f.get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 }

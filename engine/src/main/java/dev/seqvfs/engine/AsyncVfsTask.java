@@ -30,6 +30,13 @@ import java.util.concurrent.CompletableFuture;
  * timeout, {@code readv}/{@code writev} of a stream) park one of the instance's pool threads
  * instead of the caller's.
  *
+ * <p><b>Cancellation and interrupts.</b> Interrupting the thread that made a call does nothing to
+ * the call, which waits on no thread of the caller's. Completing the future exceptionally ({@code
+ * cancel}, {@code orTimeout}) completes it at once; it withdraws a pending {@link #openat open}.
+ * Any other call it does not withdraw: a pending read of a pipe or socket still takes the bytes
+ * that come, a pending write still writes, a lock request already running on a pool thread still
+ * takes its lock when it is free (a caller that gave up on one unlocks it).
+ *
  * <p><b>Closing.</b> {@link SeqVfs#close()} fails every future still pending with {@code EIO}
  * naming its call, on the closing thread (dependent stages run there), and ends the pool threads.
  *

@@ -412,7 +412,8 @@ final class IoCalls {
      * While it pauses it is a waiter of the instance's {@link Shutdown} (the close unparks it); it
      * fails with {@code EIO} once the instance is shut down, when it wakes and before it answers
      * (the close's releases make descriptors look hung up or closed); an interrupt is {@code
-     * EINTR}.
+     * EINTR}, the thread's interrupt status left set (an interrupt already pending fails a poll
+     * that has to wait at once, one that finds an event at once returns it).
      */
     int[] poll(int[] fds, int[] events, long timeoutMillis) {
         if (fds == null || events == null) {
@@ -472,7 +473,8 @@ final class IoCalls {
                 if (shutdown.isShutDown()) {
                     throw Shutdown.error(Syscall.POLL);
                 }
-                if (Thread.interrupted()) {
+                if (Thread.currentThread().isInterrupted()) {
+                    // the interrupt status stays set (VfsTask: interrupts)
                     throw new VfsException(Errno.EINTR, Syscall.POLL, null);
                 }
                 pause = Math.min(pause * 2, 1_000_000);

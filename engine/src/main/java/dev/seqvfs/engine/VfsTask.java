@@ -41,9 +41,26 @@ import java.util.concurrent.CompletableFuture;
  * actor usually runs on the caller's thread, so it rarely parks. Calls that only read ({@code
  * stat}, {@code readlink}, {@code access}, {@code getdents}, {@code getcwd}, {@code statfs}, and
  * {@code read}/{@code write} of regular files) send no message, take no lock on the walk and never
- * park. Reads and writes of pipes, FIFOs and sockets, {@code F_SETLKW}, a blocking {@code flock},
- * {@code poll} with a timeout, and the open of a FIFO park the calling thread (interruptibly:
- * {@code EINTR}) as Linux parks a process.
+ * park. Reads and writes of pipes, FIFOs, sockets and eventfds, {@code F_SETLKW}, a blocking {@code
+ * flock}, {@code poll} with a timeout, and the open of a FIFO park the calling thread until the
+ * other party acts, as Linux parks a process.
+ *
+ * <p><b>Interrupts</b> ({@link Thread#interrupt()}, the analogue of a signal). A thread parked
+ * waiting for another party (the calls just listed) is woken and its call fails with {@code EINTR}
+ * having changed nothing, as Linux's interruptible sleeps do with a signal and no {@code
+ * SA_RESTART}. The exceptions are Linux's: a blocking write to a pipe or stream socket that had
+ * written some bytes returns their count, and a {@code flock} that converts a lock has dropped the
+ * old one before it waits ({@code flock(2)}: conversion is not atomic). A wait for an actor's
+ * answer (every call that changes the namespace or the descriptor table, including the descriptor a
+ * FIFO open installs) is not interruptible, as Linux's {@code mkdir} sleeps uninterruptibly on its
+ * directory's lock: the command is already sent and may yet be applied, so the call waits for the
+ * answer (bounded by {@code seqvfs.ask-timeout}) and returns it. Either way the thread's interrupt
+ * status is still set when the call returns or throws, so the caller's own code sees the interrupt
+ * too; an interrupt already pending makes the next call that has to wait for another party fail at
+ * once with {@code EINTR}, while calls that need not wait run as usual. A caller that retries on
+ * {@code EINTR} clears the status first ({@link Thread#interrupted()}), as a signal handler's
+ * return would. The async view has no caller thread to interrupt: {@link AsyncVfsTask} explains its
+ * cancellation.
  *
  * <p><b>Closing.</b> Once {@link SeqVfs#close()} has begun, every call fails with {@code EIO}
  * naming itself, and a call parked on its thread is woken and fails with {@code EIO} too; the
@@ -476,7 +493,8 @@ public final class VfsTask implements AutoCloseable {
      * @param events the {@code Poll} events asked for each descriptor
      * @param timeoutMillis the longest wait in milliseconds; 0 none, negative no limit
      * @return the events that hold for each descriptor (poll(2)'s revents), in order
-     * @throws VfsException {@code EINVAL} (arrays of different lengths), {@code EINTR}
+     * @throws VfsException {@code EINVAL} (arrays of different lengths), {@code EINTR} (interrupted
+     *     while waiting; see the class comment)
      */
     public int[] poll(int[] fds, int[] events, long timeoutMillis) {
         try {
@@ -492,13 +510,15 @@ public final class VfsTask implements AutoCloseable {
      * {@code flock(2)}: {@code LOCK_SH}, {@code LOCK_EX} or {@code LOCK_UN}, with {@code LOCK_NB}
      * to fail instead of waiting. The lock belongs to the open file description: duplicated
      * descriptors share it, and it is dropped when the last of them closes. Waiting parks the
-     * calling thread.
+     * calling thread. Converting a held lock drops it first, as Linux does: a conversion that fails
+     * ({@code EAGAIN}, {@code EINTR}) leaves no lock.
      *
      * @param fd the descriptor
      * @param operation {@code LOCK_SH}, {@code LOCK_EX} or {@code LOCK_UN}, optionally with {@code
      *     LOCK_NB}
      * @throws VfsException {@code EBADF}, {@code EINVAL} (bad operation), {@code EAGAIN} ({@code
-     *     EWOULDBLOCK}: conflict with {@code LOCK_NB}), {@code EINTR}
+     *     EWOULDBLOCK}: conflict with {@code LOCK_NB}), {@code EINTR} (interrupted while waiting;
+     *     see the class comment)
      */
     public void flock(int fd, int operation) {
         try {

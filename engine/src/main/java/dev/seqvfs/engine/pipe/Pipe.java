@@ -54,7 +54,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * fails with {@code EIO}, a FIFO open undoing what it counted. An outcome that the close itself can
  * cause (end of file, a short write, because the close released the other end) is reported as
  * {@code EIO} once the instance is shut down. Async callers' futures are failed by the task's view
- * ({@code TaskContext.answer}), not here.
+ * ({@code TaskContext.answer}), not here. An interrupt of a parked thread is {@code EINTR}, its
+ * interrupt status left set, and the call has changed nothing (a read took nothing, a FIFO open
+ * counts nothing), but for a write that had written some bytes: it returns their count, as {@code
+ * pipe_write} does.
  *
  * <h2>Invariants</h2>
  *
@@ -614,11 +617,12 @@ public final class Pipe {
      * @param len the number of bytes
      * @param nonblock {@code O_NONBLOCK}: fail with {@code EAGAIN} instead of waiting
      * @return the bytes written ({@code len}, or fewer for a non-blocking write of more than {@code
-     *     PIPE_BUF} bytes that partly fit)
+     *     PIPE_BUF} bytes that partly fit, or for a blocking one interrupted after it wrote some)
      * @throws VfsException {@code EPIPE} if no reader is left (before anything was written), {@code
      *     EAGAIN} if {@code nonblock} and nothing could be written, {@code EINTR} if the thread is
-     *     interrupted while waiting (its interrupt status stays set), {@code EIO} if the instance
-     *     is closed while it waits
+     *     interrupted while waiting before it wrote anything (its interrupt status stays set; after
+     *     some bytes it returns their count, as {@code pipe_write}), {@code EIO} if the instance is
+     *     closed while it waits
      */
     public int write(byte[] src, int off, int len, boolean nonblock) {
         return write(src, off, len, nonblock, false);
@@ -656,7 +660,16 @@ public final class Pipe {
                         }
                         throw new VfsException(Errno.EAGAIN, Syscall.WRITE, null);
                     }
-                    await(notFull, Syscall.WRITE);
+                    try {
+                        await(notFull, Syscall.WRITE);
+                    } catch (VfsException e) {
+                        if (written > 0 && e.errno() == Errno.EINTR) {
+                            // pipe_write: interrupted after some bytes, it returns their count
+                            // (the interrupt status stays set), so the call changed what it says
+                            return written;
+                        }
+                        throw e;
+                    }
                     continue;
                 }
                 store(src, off + written, n, packet && !merges(len, written));
