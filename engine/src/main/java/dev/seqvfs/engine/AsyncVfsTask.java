@@ -30,6 +30,18 @@ import java.util.concurrent.CompletableFuture;
  * timeout, {@code readv}/{@code writev} of a stream) park one of the instance's pool threads
  * instead of the caller's.
  *
+ * <p><b>Failures and their stack traces.</b> A future fails with the {@link VfsException} the
+ * blocking call would throw, naming the same call and paths. That exception has no stack trace of
+ * its own: {@code getStackTrace()} is empty, whatever {@code seqvfs.errors.stack-traces} says
+ * ({@link #readdir} excepted). It is made where the call's work ends, on an actor's thread, a pool
+ * thread or the thread of another task whose write completed a pending read, whose stack says
+ * nothing about the caller; taking the caller's stack at every call would cost a stack walk per
+ * call. The trace that points at the caller's code is the wrapper's: {@code get()} throws an {@code
+ * ExecutionException}, and {@code join()} a {@code CompletionException}, made on the thread that
+ * waits, with the {@code VfsException} as its cause. A dependent stage ({@code thenApply}, {@code
+ * whenComplete}) sees the {@code VfsException} itself, or wrapped in a {@code CompletionException}
+ * made where the stage ran.
+ *
  * <p><b>Cancellation and interrupts.</b> Interrupting the thread that made a call does nothing to
  * the call, which waits on no thread of the caller's. Completing the future exceptionally ({@code
  * cancel}, {@code orTimeout}) completes it at once; it withdraws a pending {@link #openat open}.
@@ -157,7 +169,10 @@ public final class AsyncVfsTask {
     }
 
     /**
-     * {@link VfsTask#readdir}: completes once the whole listing is read.
+     * {@link VfsTask#readdir}: completes once the whole listing is read. Unlike the other calls it
+     * runs on the calling thread, as the blocking {@code readdir} does (its {@code open} and {@code
+     * close} wait for the descriptor table's actor there), so it returns a completed future and its
+     * failure carries the caller's stack.
      *
      * @param path the directory's path
      * @return a future of the entries, in the directory's order
