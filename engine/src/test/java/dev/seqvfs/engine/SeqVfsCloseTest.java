@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import com.typesafe.config.ConfigFactory;
+import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.inode.SpecialInode;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Errno;
@@ -359,6 +360,29 @@ class SeqVfsCloseTest {
             busy.release();
             BusyDirectory.assertReturned(closer);
         }
+    }
+
+    @Test
+    void callsTheCloseEnds_giveBackTheFileReferenceTheyHeld() throws Exception {
+        // fdget/fdput: a read parked on its thread and a pending async read each hold their
+        // eventfd (which nothing but a write completes); after the close (the table's
+        // references dropped, the calls failed with EIO) nothing holds either
+        int parkedFd = t.eventfd(0, 0);
+        int asyncFd = t.eventfd(0, 0);
+        OpenFile parkedFile = t.context().fget(parkedFd, Syscall.READ);
+        OpenFile asyncFile = t.context().fget(asyncFd, Syscall.READ);
+        ParkedCall read =
+                ParkedCall.park(
+                        () -> t.read(parkedFd, new byte[8], 0, 8),
+                        "dev.seqvfs.engine.anon.EventFd");
+        CompletableFuture<Integer> async = t.async().read(asyncFd, new byte[8], 0, 8);
+        assertEquals(2, parkedFile.refs(), "the descriptor's reference and the call's");
+        assertEquals(2, asyncFile.refs(), "the descriptor's reference and the call's");
+        vfs.close();
+        read.assertFailedWith(Syscall.READ, null);
+        assertAsyncEio(async, Syscall.READ, null);
+        assertEquals(0, parkedFile.refs(), "the read the close woke kept its reference");
+        assertEquals(0, asyncFile.refs(), "the async read the close failed kept its reference");
     }
 
     @Test
