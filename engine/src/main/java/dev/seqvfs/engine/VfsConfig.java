@@ -2,6 +2,8 @@ package dev.seqvfs.engine;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigValueType;
+import dev.seqvfs.engine.sb.HeapPool;
 import dev.seqvfs.engine.sb.SuperblockConfig;
 import java.time.Duration;
 
@@ -43,6 +45,9 @@ record VfsConfig(
     /** Linux's default {@code fs.nr_open}: the most {@code RLIMIT_NOFILE} may be. */
     static final int NR_OPEN = 1 << 20;
 
+    /** The page size sizes are rounded up to. */
+    private static final long PAGE = 4096;
+
     /**
      * Reads the {@code seqvfs} section of {@code c}, checking every value against the range {@code
      * reference.conf} gives for it.
@@ -53,9 +58,21 @@ record VfsConfig(
      * @throws ConfigException for a missing key or one of the wrong type
      */
     public static VfsConfig from(Config c) {
+        return from(c, HeapPool.ramBytes());
+    }
+
+    /**
+     * Reads the {@code seqvfs} section of {@code c} as {@link #from(Config)} does, with {@code
+     * ramBytes} as the memory that percentages ({@code tmpfs.max-bytes = "50%"}) are of.
+     *
+     * @param c the configuration
+     * @param ramBytes the "RAM" in bytes ({@code Runtime.maxMemory()} but in tests)
+     * @throws ConfigException.BadValue for a value out of range (see {@link #from(Config)})
+     */
+    static VfsConfig from(Config c, long ramBytes) {
         Config s = c.getConfig("seqvfs");
-        long maxInodes = atLeast(s, "tmpfs.max-inodes", s.getLong("tmpfs.max-inodes"), 0);
-        long maxBytes = bytes(s, "tmpfs.max-bytes");
+        long maxInodes = inodes(s, "tmpfs.max-inodes", ramBytes);
+        long maxBytes = bytes(s, "tmpfs.max-bytes", ramBytes);
         int blockSize = s.getInt("tmpfs.block-size");
         if (blockSize < 512 || blockSize > 65536 || Integer.bitCount(blockSize) != 1) {
             throw bad(
@@ -117,16 +134,73 @@ record VfsConfig(
         return mode;
     }
 
-    /** Reads a size in bytes at {@code path} (a number, or HOCON's {@code 64m}), at least 0. */
-    private static long bytes(Config s, String path) {
+    /**
+     * Reads a size in bytes at {@code path}: a number or HOCON's {@code 64m}, or {@code "N%"} of
+     * {@code ramBytes} as {@code tmpfs(5)}'s {@code size=N%} ({@link HeapPool#percentOfRam});
+     * rounded up to whole 4096-byte pages, as {@code size=} is; 0 for no limit.
+     */
+    private static long bytes(Config s, String path, long ramBytes) {
+        Long n = percent(s, path);
         try {
-            return s.getBytes(path);
-        } catch (ConfigException.BadValue e) {
+            if (n != null) {
+                return HeapPool.percentOfRam(n, ramBytes);
+            }
+            long b = s.getBytes(path);
+            return b > Long.MAX_VALUE / PAGE * PAGE ? Long.MAX_VALUE : (b + PAGE - 1) / PAGE * PAGE;
+        } catch (ArithmeticException | ConfigException.BadValue e) {
             throw bad(
                     s,
                     path,
-                    "must be a size of at least 0 bytes (64m, 1g), not "
+                    "must be a size of at least 0 bytes (64m, 1g) or a percentage of the heap"
+                            + " (\"50%\") below 2^63 bytes, not "
                             + s.getValue(path).render());
+        }
+    }
+
+    /**
+     * Reads an inode count at {@code path}: a number, at least 0, or {@code "N%"} of {@code
+     * ramBytes}' 4096-byte pages ({@code "50%"}: half of them, as Linux's default {@code nr_inodes}
+     * is half the RAM's pages; at least 1 for {@code N > 0}); 0 for no limit.
+     */
+    private static long inodes(Config s, String path, long ramBytes) {
+        Long n = percent(s, path);
+        if (n == null) {
+            try {
+                return atLeast(s, path, s.getLong(path), 0);
+            } catch (ConfigException.WrongType e) {
+                throw bad(s, path, "must be a number or \"N%\", not " + s.getValue(path).render());
+            }
+        }
+        if (n == 0 || ramBytes == Long.MAX_VALUE) {
+            return n == 0 ? 0 : Long.MAX_VALUE;
+        }
+        long pages = ramBytes / PAGE;
+        if (n > Long.MAX_VALUE / Math.max(1, pages)) {
+            throw bad(s, path, "must not exceed 2^63 - 1 inodes, not " + n + "%");
+        }
+        return Math.max(1, pages * n / 100);
+    }
+
+    /**
+     * {@return {@code N} if the value at {@code path} is a string {@code "N%"} (a decimal {@code N}
+     * of at least 0), else {@code null}}
+     */
+    private static Long percent(Config s, String path) {
+        if (s.getValue(path).valueType() != ConfigValueType.STRING) {
+            return null;
+        }
+        String v = s.getString(path).trim();
+        if (!v.endsWith("%")) {
+            return null;
+        }
+        String digits = v.substring(0, v.length() - 1).trim();
+        if (digits.isEmpty() || !digits.chars().allMatch(ch -> ch >= '0' && ch <= '9')) {
+            throw bad(s, path, "must be a number or \"N%\" with a decimal N, not \"" + v + "\"");
+        }
+        try {
+            return Long.parseLong(digits);
+        } catch (NumberFormatException e) {
+            throw bad(s, path, "must have a percentage below 2^63, not \"" + v + "\"");
         }
     }
 

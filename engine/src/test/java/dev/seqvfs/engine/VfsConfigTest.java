@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
+import dev.seqvfs.engine.sb.HeapPool;
+import dev.seqvfs.engine.sb.SuperblockConfig;
 import dev.seqvfs.protocol.Credentials;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -31,6 +33,63 @@ class VfsConfigTest {
         assertEquals("tmpfs", c.rootType());
         assertEquals(4096, c.tmpfs().blockSize());
         assertEquals(64, c.tmpfs().inodeBatch());
+    }
+
+    /** 512 MiB of heap: the "RAM" the tmpfs defaults are a share of. */
+    private static final long RAM = 512L << 20;
+
+    @Test
+    void from_tmpfsDefaults_areHalfTheHeapAndHalfItsPages() {
+        VfsConfig c = VfsConfig.from(over(""), RAM);
+        assertEquals(256L << 20, c.tmpfs().maxBytes());
+        assertEquals(65536, c.tmpfs().maxInodes(), "512 MiB / 4096 / 2");
+        VfsConfig real = VfsConfig.from(over(""));
+        long maxMemory = Runtime.getRuntime().maxMemory();
+        assertEquals(HeapPool.percentOfRam(50, maxMemory), real.tmpfs().maxBytes());
+        assertEquals(maxMemory / 4096 / 2, real.tmpfs().maxInodes());
+    }
+
+    @Test
+    void from_tmpfsLimits_percentSizeOrZero() {
+        SuperblockConfig t =
+                VfsConfig.from(
+                                over(
+                                        "seqvfs.tmpfs.max-bytes = \"25%\"\n"
+                                                + "seqvfs.tmpfs.max-inodes = \"1%\""),
+                                RAM)
+                        .tmpfs();
+        assertEquals(128L << 20, t.maxBytes());
+        assertEquals(1310, t.maxInodes(), "1% of 131072 pages");
+        t =
+                VfsConfig.from(over("seqvfs.tmpfs.max-bytes = 0\nseqvfs.tmpfs.max-inodes = 0"), RAM)
+                        .tmpfs();
+        assertEquals(Long.MAX_VALUE, t.maxBytes(), "0 is no limit, as size=0");
+        assertEquals(Long.MAX_VALUE, t.maxInodes());
+        t = VfsConfig.from(over("seqvfs.tmpfs.max-bytes = 1000"), RAM).tmpfs();
+        assertEquals(4096, t.maxBytes(), "rounded up to a page, as size=1000");
+        t = VfsConfig.from(over("seqvfs.tmpfs.max-bytes = 64m"), RAM).tmpfs();
+        assertEquals(64L << 20, t.maxBytes());
+        t = VfsConfig.from(over("seqvfs.tmpfs.max-bytes = \"0%\""), RAM).tmpfs();
+        assertEquals(Long.MAX_VALUE, t.maxBytes());
+    }
+
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "seqvfs.tmpfs.max-bytes = \"x%\"",
+                "seqvfs.tmpfs.max-bytes = \"-5%\"",
+                "seqvfs.tmpfs.max-bytes = \"%\"",
+                "seqvfs.tmpfs.max-bytes = \"99999999999999999999%\"",
+                "seqvfs.tmpfs.max-bytes = \"9000000000000000%\"",
+                "seqvfs.tmpfs.max-inodes = \"1.5%\"",
+                "seqvfs.tmpfs.max-inodes = \"half\"",
+            })
+    void from_badTmpfsLimit_failsWithBadValueNamingTheKey(String setting) {
+        String key = setting.substring(0, setting.indexOf(' '));
+        ConfigException.BadValue e =
+                assertThrows(
+                        ConfigException.BadValue.class, () -> VfsConfig.from(over(setting), RAM));
+        assertTrue(e.getMessage().contains(key), e.getMessage());
     }
 
     @ParameterizedTest

@@ -29,7 +29,8 @@ public interface MountContext {
 
     /**
      * {@return the instance's default limits for a new superblock ({@code seqvfs.tmpfs} in the
-     * configuration)}
+     * configuration: by default half the heap and half its pages, as Linux's tmpfs takes half the
+     * RAM)}
      */
     SuperblockConfig defaultLimits();
 

@@ -31,9 +31,9 @@ import org.junit.jupiter.api.Test;
  *       the mount flags but keeps the atime mode unless it names one.
  * </ul>
  *
- * Limits are always given explicitly (SeqVFS's default tmpfs is unlimited, Linux's is half the
- * RAM). Skipped where the host cannot take part (not root, no gcc, no mount(8)); each mount is
- * unmounted at the end of its script.
+ * Limits are always given explicitly (the defaults are half the RAM on the host and half the heap
+ * in SeqVFS). Skipped where the host cannot take part (not root, no gcc, no mount(8)); each mount
+ * is unmounted at the end of its script.
  */
 class MountOptionsDifferentialTest {
     @BeforeEach

@@ -7,6 +7,7 @@ import dev.seqvfs.engine.fs.FileOperations;
 import dev.seqvfs.engine.fs.FileSystemType;
 import dev.seqvfs.engine.fs.MountContext;
 import dev.seqvfs.engine.fs.SuperOperations;
+import dev.seqvfs.engine.sb.HeapPool;
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.sb.SuperblockConfig;
 import dev.seqvfs.protocol.Errno;
@@ -24,7 +25,9 @@ import dev.seqvfs.protocol.VfsException;
  *       {@code 0} octal, then an optional suffix {@code k}, {@code m}, {@code g}, {@code t}, {@code
  *       p} or {@code e}, either case, each a power of 1024), rounded <em>up</em> to whole 4096-byte
  *       pages ({@code DIV_ROUND_UP(size, PAGE_SIZE)}): {@code size=1k} is one page, {@code
- *       size=5000} two; {@code 0} for no limit;
+ *       size=5000} two; {@code 0} for no limit; or {@code size=N%}, {@code N} percent of the "RAM",
+ *       which for SeqVFS is the heap ({@link Runtime#maxMemory()}; see {@link
+ *       HeapPool#percentOfRam}), also rounded up to pages;
  *   <li>{@code nr_blocks=PAGES}: the same limit in pages ({@code memparse}, at most {@code
  *       LONG_MAX});
  *   <li>{@code nr_inodes=N} ({@code memparse}: {@code nr_inodes=1k} is 1024; at most {@code
@@ -34,9 +37,14 @@ import dev.seqvfs.protocol.VfsException;
  * </ul>
  *
  * An unknown option, a missing or empty value, or a value with anything after the number is {@code
- * EINVAL}; empty options ({@code ",,"}) are skipped. Limits left out come from the instance's
- * defaults ({@code seqvfs.tmpfs} in the configuration). Deviation: a value past {@code 2^63 - 1}
- * bytes is {@code EINVAL}, where Linux's {@code memparse} wraps silently.
+ * EINVAL}; empty options ({@code ",,"}) are skipped. Deviation: a value past {@code 2^63 - 1} bytes
+ * is {@code EINVAL}, where Linux's {@code memparse} wraps silently.
+ *
+ * <p>Limits left out come from the instance's defaults, {@code seqvfs.tmpfs} in the configuration,
+ * which are Linux's defaults with the heap for the RAM: {@code max-bytes = "50%"} (half of {@code
+ * Runtime.maxMemory()}, rounded up to pages) and {@code max-inodes = "50%"} (half of the heap's
+ * 4096-byte pages, as Linux's default {@code nr_inodes} is half the RAM's pages). {@code size=0}
+ * (no limit) leaves a tmpfs unbounded, as on Linux: its data can run the heap out ({@code ENOMEM}).
  *
  * <p>A remount ({@code MS_REMOUNT}, {@code shmem_reconfigure}) takes the same options: {@code
  * size}, {@code nr_blocks} and {@code nr_inodes} change the limits, all or none ({@code EINVAL} if
@@ -95,7 +103,7 @@ public final class TmpfsType implements FileSystemType {
     @Override
     public Superblock mount(MountContext ctx) {
         SuperblockConfig defaults = ctx.defaultLimits();
-        Options o = Options.parse(ctx.data(), ctx.target());
+        Options o = Options.parse(ctx.data(), ctx.target(), HeapPool.ramBytes());
         long maxInodes = o.inodes() < 0 ? defaults.maxInodes() : unlimitedIfZero(o.inodes());
         long maxBytes = o.bytes() < 0 ? defaults.maxBytes() : unlimitedIfZero(o.bytes());
         int mode = o.mode() < 0 ? ctx.defaultRootMode() : o.mode();
@@ -153,7 +161,7 @@ public final class TmpfsType implements FileSystemType {
          */
         @Override
         public Reconfiguration reconfigure(Superblock sb, String data, String target) {
-            Options o = Options.parse(data, target);
+            Options o = Options.parse(data, target, HeapPool.ramBytes());
             if (o.inodes() < 0 && o.bytes() < 0) {
                 return Reconfiguration.NONE;
             }
@@ -215,7 +223,7 @@ public final class TmpfsType implements FileSystemType {
          *
          * @throws VfsException {@code EINVAL} for an unknown option or a bad value
          */
-        static Options parse(String data, String target) {
+        static Options parse(String data, String target, long ramBytes) {
             long bytes = -1;
             long inodes = -1;
             int mode = -1;
@@ -235,7 +243,7 @@ public final class TmpfsType implements FileSystemType {
                     }
                     switch (key) {
                         case "size":
-                            bytes = pagesOf(memparse(value, target), target) * PAGE;
+                            bytes = size(value, target, ramBytes);
                             break;
                         case "nr_blocks":
                             {
@@ -267,6 +275,22 @@ public final class TmpfsType implements FileSystemType {
                 }
             }
             return new Options(bytes, inodes, mode, uid, gid);
+        }
+
+        /**
+         * {@code size=}: {@code memparse}, then an optional {@code %} ({@link
+         * HeapPool#percentOfRam}), then nothing; in bytes, rounded up to whole pages.
+         */
+        private static long size(String value, String target, long ramBytes) {
+            if (!value.endsWith("%")) {
+                return pagesOf(memparse(value, target), target) * PAGE;
+            }
+            long n = memparse(value.substring(0, value.length() - 1), target);
+            try {
+                return HeapPool.percentOfRam(n, ramBytes);
+            } catch (ArithmeticException e) {
+                throw new VfsException(Errno.EINVAL, Syscall.MOUNT, target);
+            }
         }
 
         /** {@code DIV_ROUND_UP(size, PAGE_SIZE)}, {@code EINVAL} past a long's bytes. */
