@@ -35,7 +35,8 @@ import java.util.Map;
  *       ({@code s_remove_count}); its byte count equals what the reachable inodes and the open
  *       unlinked ones found in descriptor tables hold (at least that, if some removed inode is held
  *       elsewhere, such as a descriptor in flight in a socket). An inode that was removed and never
- *       freed (a leak) fails this whether or not anything is open;
+ *       freed (a leak) fails this whether or not anything is open; a superblock in the JVM's pool
+ *       of tmpfs bytes ({@code HeapPool}) holds exactly its byte count there;
  *   <li>no inode held by a descriptor has links but no name that reaches it, and no open removed
  *       directory has links left;
  *   <li>with every file closed, no superblock counts a writer or a removed inode still open (a
@@ -261,6 +262,15 @@ public final class Fsck {
                             + bytes
                             + " bytes, reachable and open inodes hold "
                             + heldBytes);
+        }
+        if (sb.heapPool() != null && sb.heapPoolHeld() != bytes) {
+            problems.add(
+                    sb
+                            + ": superblock counts "
+                            + bytes
+                            + " bytes, but holds "
+                            + sb.heapPoolHeld()
+                            + " in the JVM's pool of tmpfs bytes");
         }
         if (exact && !anyOpen && (sb.writers() != 0 || sb.removeCount() != 0)) {
             problems.add(

@@ -31,6 +31,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -131,6 +132,13 @@ public final class SeqVfs implements AutoCloseable {
                         return th;
                     });
     private final ConcurrentHashMap<Integer, TaskContext> tasks = new ConcurrentHashMap<>();
+
+    /**
+     * The superblocks this instance made and that still have a mount ({@code close} gives back what
+     * they hold in the JVM's {@code HeapPool}); a deactivated one is dropped at the next mount.
+     */
+    private final Set<Superblock> superblocks = ConcurrentHashMap.newKeySet();
+
     private final AtomicInteger pids = new AtomicInteger();
     private final TaskRegistryView procTasks = new TaskRegistryView();
 
@@ -485,16 +493,20 @@ public final class SeqVfs implements AutoCloseable {
                                     int mode,
                                     int uid,
                                     int gid) {
-                                return new Superblock(
-                                        devs.incrementAndGet(),
-                                        t,
-                                        ops,
-                                        limits,
-                                        clock,
-                                        locks,
-                                        mode,
-                                        uid,
-                                        gid);
+                                Superblock made =
+                                        new Superblock(
+                                                devs.incrementAndGet(),
+                                                t,
+                                                ops,
+                                                limits,
+                                                clock,
+                                                locks,
+                                                mode,
+                                                uid,
+                                                gid);
+                                superblocks.removeIf(Superblock::isDeactivated);
+                                superblocks.add(made);
+                                return made;
                             }
                         });
         return asker.join(
@@ -702,9 +714,13 @@ public final class SeqVfs implements AutoCloseable {
      *       writev} of a stream) end.
      *   <li>The instance's actors (its guardian and all of its children, no other instance's) stop;
      *       this waits up to 10 seconds for them (an interrupt of the closing thread ends that wait
-     *       early, its interrupt status left set). Then the hold on a shared actor system is given
-     *       back (it terminates {@code seqvfs.actor-system.linger} after its last instance closes;
-     *       an embedder's system keeps running).
+     *       early, its interrupt status left set).
+     *   <li>Every byte its tmpfs superblocks hold in the JVM's pool of tmpfs data (half the heap,
+     *       shared by every instance: see {@code seqvfs.tmpfs} in {@code reference.conf}) is given
+     *       back, whether or not the actors stopped in time.
+     *   <li>The hold on a shared actor system is given back (it terminates {@code
+     *       seqvfs.actor-system.linger} after its last instance closes; an embedder's system keeps
+     *       running).
      * </ol>
      *
      * <p>A call that fails with {@code EIO} because of the close may still have taken effect (a
@@ -728,6 +744,11 @@ public final class SeqVfs implements AutoCloseable {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | TimeoutException e) {
             // Stopping is best effort; the instance is unusable either way.
+        }
+        // Whatever its files still hold goes back to the JVM's pool of tmpfs bytes, even if an
+        // actor did not stop in time: the instance is unusable either way.
+        for (Superblock sb : superblocks) {
+            sb.releaseHeapPool();
         }
         lease.release(linger);
     }

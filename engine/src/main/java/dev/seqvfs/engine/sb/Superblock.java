@@ -66,6 +66,12 @@ import org.apache.pekko.actor.typed.ActorRef;
  *       charge: no charge can slip in between. Raising a limit adds to the counter. Only then is
  *       the new {@code config} published, so for the few instructions in between a {@code statfs}
  *       may show the old total beside the new free count (clamped at zero).
+ *   <li>{@code heap}, for a superblock mounted with a byte limit, is its {@link HeapPool.Account}:
+ *       every byte charge takes from {@code freeBytes} first and then from the JVM's pool (one CAS
+ *       each, {@code ENOSPC} if either is short, and the first given back if the second fails), and
+ *       every return gives to both. The account gives back what it holds when the last mount is
+ *       released or the instance closes ({@link #releaseHeapPool}); see {@link HeapPool} for its
+ *       protocol.
  *   <li>{@code actor} is published once, with release, right after the actor is spawned.
  *   <li>{@code activeMounts} (Linux's {@code s_active}) counts the mounts of this superblock that
  *       are attached or, detached, still pinned; changed by CAS. When the last one is released it
@@ -112,6 +118,9 @@ public final class Superblock implements InodeOwner {
     private final AtomicLong removeCount = new AtomicLong();
     private final DirectoryInode root;
 
+    /** Its account in the JVM's {@link HeapPool}; {@code null} if mounted without a byte limit. */
+    private final HeapPool.Account heap;
+
     @SuppressWarnings("unused") // accessed through READ_ONLY
     private volatile boolean readOnly;
 
@@ -130,7 +139,8 @@ public final class Superblock implements InodeOwner {
     private volatile WriterHooks hooks = WriterHooks.NONE;
 
     /**
-     * Creates a superblock with an empty root directory owned by {@code rootUid:rootGid}.
+     * Creates a superblock with an empty root directory owned by {@code rootUid:rootGid}; with a
+     * byte limit, it charges its bytes to {@link HeapPool#JVM} too.
      *
      * @param dev device id, unique in the instance
      * @param type the file-system type
@@ -152,7 +162,39 @@ public final class Superblock implements InodeOwner {
             int rootMode,
             int rootUid,
             int rootGid) {
+        this(dev, type, sop, config, clock, locks, rootMode, rootUid, rootGid, HeapPool.JVM);
+    }
+
+    /**
+     * Creates a superblock with an empty root directory owned by {@code rootUid:rootGid}, whose
+     * bytes, if {@code config} limits them, are charged to {@code pool} too (a superblock mounted
+     * without a byte limit never joins a pool, and one mounted with one stays in it for its life, a
+     * remount to {@code size=0} included).
+     *
+     * @param dev device id, unique in the instance
+     * @param type the file-system type
+     * @param sop the type's superblock operations (they make the root directory)
+     * @param config limits
+     * @param clock time source
+     * @param locks the instance's rename and mount locks
+     * @param rootMode permission bits of the root directory
+     * @param rootUid owner of the root directory
+     * @param rootGid group of the root directory
+     * @param pool the pool its bytes are charged to as well, or {@code null} for none
+     */
+    public Superblock(
+            long dev,
+            FileSystemType type,
+            SuperOperations sop,
+            SuperblockConfig config,
+            VfsClock clock,
+            NamespaceLocks locks,
+            int rootMode,
+            int rootUid,
+            int rootGid,
+            HeapPool pool) {
         this.dev = dev;
+        this.heap = pool == null || config.maxBytes() == Long.MAX_VALUE ? null : pool.open();
         this.type = type;
         this.sop = sop;
         CONFIG.setRelease(this, config);
@@ -214,9 +256,39 @@ public final class Superblock implements InodeOwner {
         return configAcquire().blockSize();
     }
 
+    /**
+     * {@inheritDoc} For a superblock in a {@link HeapPool}: the smaller of its own free bytes and
+     * the pool's.
+     */
     @Override
     public long availableBytes() {
-        return freeBytes.get();
+        long own = freeBytes.get();
+        return heap == null ? own : Math.min(own, heap.pool().free());
+    }
+
+    /** {@return the pool this superblock charges its bytes to, or {@code null} for none} */
+    public HeapPool heapPool() {
+        return heap == null ? null : heap.pool();
+    }
+
+    /**
+     * {@return the bytes this superblock holds in its {@link HeapPool} (0 without one, or once it
+     * gave them back): equal to {@link #usedBytes()} while the superblock is in use and no charge
+     * is in progress}
+     */
+    public long heapPoolHeld() {
+        return heap == null ? 0 : heap.held();
+    }
+
+    /**
+     * Gives back every byte this superblock holds in its {@link HeapPool} and leaves the pool for
+     * good: called when its last mount is released and when its instance closes, after which no
+     * file of it is written (a charge then fails with {@code ENOSPC}). Idempotent; lock-free.
+     */
+    public void releaseHeapPool() {
+        if (heap != null) {
+            heap.close();
+        }
     }
 
     /**
@@ -450,9 +522,12 @@ public final class Superblock implements InodeOwner {
     }
 
     /**
-     * Charges {@code bytes} against {@code maxBytes}.
+     * Charges {@code bytes} against {@code maxBytes} and, for a superblock with a byte limit,
+     * against its {@link HeapPool} too: first its own counter (one CAS), then the pool (one CAS);
+     * if the pool has too few free, its own charge is given back. Lock-free; never blocks.
      *
-     * @throws VfsException {@code ENOSPC} when they do not fit; nothing charged
+     * @throws VfsException {@code ENOSPC} when they do not fit in either (the superblock or the
+     *     pool is full); nothing charged
      */
     @Override
     public void chargeBytes(long bytes, Syscall op) {
@@ -465,16 +540,25 @@ public final class Superblock implements InodeOwner {
                 throw new VfsException(Errno.ENOSPC, op, null);
             }
             if (freeBytes.compareAndSet(cur, cur - bytes)) {
-                return;
+                break;
             }
+        }
+        if (heap != null && !heap.tryCharge(bytes)) {
+            // For these few instructions the superblock counted bytes it will not hold: a
+            // racing charge near its own limit may see ENOSPC early, as if this one had won.
+            freeBytes.addAndGet(bytes);
+            throw new VfsException(Errno.ENOSPC, op, null);
         }
     }
 
-    /** Returns {@code bytes} of charge. */
+    /** Returns {@code bytes} of charge, to the superblock and to its {@link HeapPool}. */
     @Override
     public void unchargeBytes(long bytes) {
         if (bytes != 0) {
             freeBytes.addAndGet(bytes);
+            if (heap != null) {
+                heap.uncharge(bytes);
+            }
         }
     }
 
@@ -528,7 +612,9 @@ public final class Superblock implements InodeOwner {
     /**
      * The generic {@code statfs(2)} answer from the counters, lock-free, with {@code magic} as
      * {@code f_type}. Unlimited values read as {@code Long.MAX_VALUE / blockSize} blocks and {@code
-     * Long.MAX_VALUE} inodes.
+     * Long.MAX_VALUE} inodes. For a superblock in a {@link HeapPool}, {@code f_bfree} and {@code
+     * f_bavail} are the smaller of its own free blocks and the pool's: what a write could still
+     * take.
      *
      * @param magic the {@code f_type} to report
      * @param mountReadOnly whether the vfsmount it was reached through is read-only
@@ -540,6 +626,9 @@ public final class Superblock implements InodeOwner {
         long blocks = c.maxBytes() / bs;
         long usedBlocks = (c.maxBytes() - freeBytes.get() + bs - 1) / bs;
         long bfree = Math.max(0, blocks - usedBlocks);
+        if (heap != null) {
+            bfree = Math.min(bfree, heap.pool().free() / bs);
+        }
         long files = c.maxInodes();
         long ffree = Math.max(0, Math.min(files, freeInodes.get()));
         long flags = (isReadOnly() || mountReadOnly) ? MountFlags.ST_RDONLY : 0;
@@ -625,6 +714,7 @@ public final class Superblock implements InodeOwner {
     }
 
     private void deactivated() {
+        releaseHeapPool(); // no mount reaches a file of it any more: its bytes go back
         ActorRef<SuperblockActor.Command> a = actorAcquire();
         if (a != null) {
             a.tell(new SuperblockActor.Deactivate());

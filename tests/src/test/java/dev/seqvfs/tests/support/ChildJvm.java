@@ -91,20 +91,40 @@ public final class ChildJvm {
      * @param args the arguments of {@code main}
      * @throws IOException if the child cannot be started
      */
-    @SuppressWarnings(
-            "JdkObsolete") // StringBuffer: a pump may still append when its join below times out
     public static Result run(
             List<String> classpath, String main, String marker, long exitMillis, String... args)
             throws IOException, InterruptedException {
+        return run(List.of("-Xmx256m"), classpath, main, marker, exitMillis, args);
+    }
+
+    /**
+     * Runs {@code main} as {@link #run(List, String, String, long, String...)} does, with {@code
+     * jvmArgs} for the child JVM instead of the fixed {@code -Xmx256m} ({@code -Xmx512m}, a system
+     * property).
+     *
+     * @param jvmArgs the child JVM's options, before {@code -cp}
+     * @param classpath the child's classpath entries
+     * @param main the class whose {@code main} to run
+     * @param marker the line that says {@code main} is returning
+     * @param exitMillis how long the child may run after the marker, in milliseconds
+     * @param args the arguments of {@code main}
+     * @throws IOException if the child cannot be started
+     */
+    @SuppressWarnings(
+            "JdkObsolete") // StringBuffer: a pump may still append when its join below times out
+    public static Result run(
+            List<String> jvmArgs,
+            List<String> classpath,
+            String main,
+            String marker,
+            long exitMillis,
+            String... args)
+            throws IOException, InterruptedException {
         Path java = Paths.get(System.getProperty("java.home"), "bin", "java");
-        List<String> cmd =
-                new ArrayList<>(
-                        List.of(
-                                java.toString(),
-                                "-Xmx256m",
-                                "-cp",
-                                String.join(File.pathSeparator, classpath),
-                                main));
+        List<String> cmd = new ArrayList<>();
+        cmd.add(java.toString());
+        cmd.addAll(jvmArgs);
+        cmd.addAll(List.of("-cp", String.join(File.pathSeparator, classpath), main));
         cmd.addAll(Arrays.asList(args));
         Process p = new ProcessBuilder(cmd).start();
         p.getOutputStream().close();

@@ -43,8 +43,13 @@ import dev.seqvfs.protocol.VfsException;
  * <p>Limits left out come from the instance's defaults, {@code seqvfs.tmpfs} in the configuration,
  * which are Linux's defaults with the heap for the RAM: {@code max-bytes = "50%"} (half of {@code
  * Runtime.maxMemory()}, rounded up to pages) and {@code max-inodes = "50%"} (half of the heap's
- * 4096-byte pages, as Linux's default {@code nr_inodes} is half the RAM's pages). {@code size=0}
- * (no limit) leaves a tmpfs unbounded, as on Linux: its data can run the heap out ({@code ENOMEM}).
+ * 4096-byte pages, as Linux's default {@code nr_inodes} is half the RAM's pages). A superblock with
+ * a byte limit also charges its bytes to the JVM's {@link HeapPool} (half of {@code
+ * Runtime.maxMemory()} for all tmpfs mounts of all instances together, as all tmpfs mounts of a
+ * machine share its RAM): a write that does not fit in the pool is cut short, then fails with
+ * {@code ENOSPC}, exactly as one that does not fit in its superblock, and {@code statfs}'s {@code
+ * f_bfree} is the smaller of the two. {@code size=0} (no limit) leaves the superblock out of the
+ * pool, as it leaves a Linux tmpfs unbounded: its data can run the heap out ({@code ENOMEM}).
  *
  * <p>A remount ({@code MS_REMOUNT}, {@code shmem_reconfigure}) takes the same options: {@code
  * size}, {@code nr_blocks} and {@code nr_inodes} change the limits, all or none ({@code EINVAL} if
