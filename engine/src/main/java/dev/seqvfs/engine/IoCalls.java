@@ -105,6 +105,16 @@ final class IoCalls {
         return (f.ops().fmode() & canMode) != 0 ? buffer(buf, off, len, op) : buf;
     }
 
+    /**
+     * {@return {@code ENOMEM} for a stream write whose buffer could not be allocated} A pipe's
+     * buffer, a datagram's copy and a gathered {@code writev} are allocated before anything is
+     * queued, so the pipe or socket is as it was; regular files convert their own (they charge
+     * before they allocate).
+     */
+    private static VfsException outOfMemory(Syscall op) {
+        return new VfsException(Errno.ENOMEM, op, null);
+    }
+
     private static boolean stream(OpenFile f) {
         return (f.ops().fmode() & FileOperations.FMODE_STREAM) != 0;
     }
@@ -230,7 +240,11 @@ final class IoCalls {
         buf = buffer(f, FileOperations.FMODE_CAN_WRITE, buf, off, len, Syscall.WRITE);
         FileOperations ops = f.ops();
         if (stream(f)) {
-            return ops.write(f, buf, off, len, new Kiocb(t.cred(), 0, iocbFlags(f)));
+            try {
+                return ops.write(f, buf, off, len, new Kiocb(t.cred(), 0, iocbFlags(f)));
+            } catch (OutOfMemoryError e) {
+                throw outOfMemory(Syscall.WRITE);
+            }
         }
         synchronized (f) {
             Kiocb k = new Kiocb(t.cred(), f.offset(), iocbFlags(f));
@@ -270,7 +284,11 @@ final class IoCalls {
             }
             FileOperations ops = f.ops();
             if (stream(f)) {
-                return ops.writev(f, iov, offs, lens, new Kiocb(t.cred(), 0, iocbFlags(f)));
+                try {
+                    return ops.writev(f, iov, offs, lens, new Kiocb(t.cred(), 0, iocbFlags(f)));
+                } catch (OutOfMemoryError e) {
+                    throw outOfMemory(Syscall.WRITEV);
+                }
             }
             synchronized (f) {
                 Kiocb k = new Kiocb(t.cred(), f.offset(), iocbFlags(f));

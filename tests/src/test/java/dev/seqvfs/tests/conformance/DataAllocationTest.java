@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.seqvfs.engine.EngineInternals;
 import dev.seqvfs.engine.VfsTask;
+import dev.seqvfs.engine.fdtable.OpenFile;
+import dev.seqvfs.engine.fs.StreamFileOperations;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.WriterHooks;
 import dev.seqvfs.protocol.Errno;
@@ -14,6 +16,7 @@ import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.StatFs;
 import dev.seqvfs.tests.support.VfsFixture;
 import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -81,6 +84,48 @@ class DataAllocationTest {
         // and the instance serves again once memory is back
         assertEquals(10_000, t.write(fd, more));
         assertEquals(15_000, t.fstat(fd).size());
+        t.close(fd);
+    }
+
+    @Test
+    void allocationFailureInAStreamWrite_failsWithENOMEM_andTheFileServesAfter() {
+        VfsTask t = fs.root();
+        boolean[] full = {true};
+        int[] written = {0};
+        StreamFileOperations ops =
+                new StreamFileOperations() {
+                    @Override
+                    public int read(OpenFile f, byte[] dst, int off, int len, boolean nonblock) {
+                        return 0;
+                    }
+
+                    @Override
+                    public int write(OpenFile f, byte[] src, int off, int len, boolean nonblock) {
+                        if (full[0]) {
+                            throw new OutOfMemoryError("test: the buffer cannot be allocated");
+                        }
+                        written[0] += len;
+                        return len;
+                    }
+
+                    @Override
+                    public CompletableFuture<Integer> readAsync(
+                            OpenFile f, byte[] dst, int off, int len) {
+                        return CompletableFuture.completedFuture(0);
+                    }
+
+                    @Override
+                    public CompletableFuture<Integer> writeAsync(
+                            OpenFile f, byte[] src, int off, int len) {
+                        return CompletableFuture.completedFuture(len);
+                    }
+                };
+        int fd = t.anonInodeGetFd("oom", ops, OpenFlags.O_RDWR);
+        assertErrno(Errno.ENOMEM, () -> t.write(fd, new byte[100]));
+        assertErrno(Errno.ENOMEM, () -> t.writev(fd, new byte[][] {new byte[10], new byte[20]}));
+        assertEquals(0, written[0]);
+        full[0] = false;
+        assertEquals(100, t.write(fd, new byte[100]));
         t.close(fd);
     }
 
