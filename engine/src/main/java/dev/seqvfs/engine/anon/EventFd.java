@@ -179,30 +179,8 @@ public final class EventFd implements StreamFileOperations {
      * @throws VfsException {@code EIO} if the instance is shut down, before the wait or when it
      *     wakes; {@code EINTR} if the thread is interrupted (its interrupt status is set again)
      */
-    @SuppressWarnings("WaitNotInLoop") // both callers' loops re-check the counter after a wake-up
     private void await(Syscall op) {
-        Shutdown.Waiter w = this::wakeAll;
-        if (!shutdown.enter(w)) {
-            throw Shutdown.error(op);
-        }
-        try {
-            wait();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw shutdown.isShutDown()
-                    ? Shutdown.error(op)
-                    : new VfsException(Errno.EINTR, op, null);
-        } finally {
-            shutdown.leave(w);
-        }
-        if (shutdown.isShutDown()) {
-            throw Shutdown.error(op);
-        }
-    }
-
-    /** The close's wake-up: every thread waiting on this counter re-checks (a {@link Shutdown}). */
-    private synchronized void wakeAll() {
-        notifyAll();
+        shutdown.awaitOn(this, 0, op);
     }
 
     /** {@return the current counter value} */

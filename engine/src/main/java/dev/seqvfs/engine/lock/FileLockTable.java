@@ -334,30 +334,7 @@ public final class FileLockTable {
      * @throws VfsException {@code EIO} if the instance is shut down, before the wait or when it
      *     wakes; {@code EINTR} if the thread is interrupted (its interrupt status is set again)
      */
-    @SuppressWarnings(
-            "WaitNotInLoop") // every caller's loop re-checks its condition after a wake-up
     private void waitHere(Syscall op) {
-        Shutdown.Waiter w = this::wakeAll;
-        if (!shutdown.enter(w)) {
-            throw Shutdown.error(op);
-        }
-        try {
-            wait(1000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw shutdown.isShutDown()
-                    ? Shutdown.error(op)
-                    : new VfsException(Errno.EINTR, op, null);
-        } finally {
-            shutdown.leave(w);
-        }
-        if (shutdown.isShutDown()) {
-            throw Shutdown.error(op);
-        }
-    }
-
-    /** The close's wake-up: every thread waiting in this table re-checks (a {@link Shutdown}). */
-    private synchronized void wakeAll() {
-        notifyAll();
+        shutdown.awaitOn(this, 1000, op);
     }
 }

@@ -122,6 +122,43 @@ public final class Shutdown {
         }
     }
 
+    /**
+     * Waits on {@code monitor}'s {@code wait} for at most {@code timeoutMillis} ({@code 0}: until
+     * notified), registered as a waiter for the time it waits, whose wake-up is the monitor's
+     * {@code notifyAll}. The caller holds the monitor from before it checked its condition through
+     * this call, so the shutdown's {@code notifyAll} cannot be lost, and re-checks its condition
+     * after it returns (a wake-up may be spurious).
+     *
+     * @param monitor the object whose monitor the caller holds and waits on
+     * @param timeoutMillis the longest wait in milliseconds, or {@code 0} for no bound
+     * @param op the call that waits, named by its error
+     * @throws VfsException {@code EIO} if the instance is shut down, before the wait or when it
+     *     wakes; {@code EINTR} if the thread is interrupted (its interrupt status is set again)
+     */
+    @SuppressWarnings("WaitNotInLoop") // every caller's loop re-checks its condition after a wake
+    public void awaitOn(Object monitor, long timeoutMillis, Syscall op) {
+        Waiter w =
+                () -> {
+                    synchronized (monitor) {
+                        monitor.notifyAll();
+                    }
+                };
+        if (!enter(w)) {
+            throw error(op);
+        }
+        try {
+            monitor.wait(timeoutMillis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw down ? error(op) : new VfsException(Errno.EINTR, op, null);
+        } finally {
+            leave(w);
+        }
+        if (down) {
+            throw error(op);
+        }
+    }
+
     /** {@return the number of waiters registered (tests: 0 when nothing waits)} */
     public int waiting() {
         return waiters.size();
