@@ -151,7 +151,13 @@ public final class VfsFixture implements BeforeEachCallback, AfterEachCallback {
         for (VfsTask t : made) {
             t.close();
         }
-        removeTree(root, "/", root.lstat("/").dev());
+        VfsTask cleaner = vfs.newTask(Credentials.ROOT);
+        try {
+            cleaner.chdir("/");
+            removeTree(cleaner, cleaner.lstat("/").dev());
+        } finally {
+            cleaner.close();
+        }
         long[] now = used(root, "/");
         assertEquals(baseline[0], now[0], "inode slots in use at the end of " + test);
         assertEquals(baseline[1], now[1], "blocks in use at the end of " + test);
@@ -165,26 +171,28 @@ public final class VfsFixture implements BeforeEachCallback, AfterEachCallback {
     }
 
     /**
-     * Removes everything under {@code dir} (of device {@code dev}); a directory of another device
-     * is a mount: emptied, then detached, then removed.
+     * Removes everything under the working directory of {@code t} (of device {@code dev}), by names
+     * relative to it, so that a tree deeper than {@code PATH_MAX} goes too; a directory of another
+     * device is a mount: emptied, then detached, then removed.
      */
-    private static void removeTree(VfsTask t, String dir, long dev) {
-        String prefix = dir.equals("/") ? "/" : dir + "/";
-        for (DirEntry e : t.readdir(dir)) {
-            if (e.name().equals(".") || e.name().equals("..")) {
+    private static void removeTree(VfsTask t, long dev) {
+        for (DirEntry e : t.readdir(".")) {
+            String name = e.name();
+            if (name.equals(".") || name.equals("..")) {
                 continue;
             }
-            String p = prefix + e.name();
-            if (e.type() != FileType.DIRECTORY && t.lstat(p).type() != FileType.DIRECTORY) {
-                t.unlink(p);
+            if (e.type() != FileType.DIRECTORY && t.lstat(name).type() != FileType.DIRECTORY) {
+                t.unlink(name);
                 continue;
             }
-            long childDev = t.lstat(p).dev();
-            removeTree(t, p, childDev);
+            long childDev = t.lstat(name).dev();
+            t.chdir(name);
+            removeTree(t, childDev);
+            t.chdir("..");
             if (childDev != dev) {
-                t.umount2(p, MountFlags.MNT_DETACH);
+                t.umount2(name, MountFlags.MNT_DETACH);
             }
-            t.rmdir(p);
+            t.rmdir(name);
         }
     }
 }
