@@ -7,7 +7,6 @@ import dev.seqvfs.engine.EngineInternals;
 import dev.seqvfs.engine.VfsTask;
 import dev.seqvfs.engine.anon.AnonFs;
 import dev.seqvfs.protocol.Credentials;
-import dev.seqvfs.protocol.DirEntry;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Falloc;
 import dev.seqvfs.protocol.Fcntl;
@@ -15,7 +14,6 @@ import dev.seqvfs.protocol.FileType;
 import dev.seqvfs.protocol.Flock;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.SocketFlags;
-import dev.seqvfs.protocol.StatFs;
 import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import dev.seqvfs.tests.support.VfsFixture;
@@ -73,10 +71,10 @@ class ChaosTest {
         VfsTask root = fs.root();
         AnonFs anon = EngineInternals.anonFs(fs.vfs());
         long anonBefore = anon.liveInodes();
-        long[] rootBefore = used(root, "/");
+        long[] rootBefore = VfsFixture.used(root, "/");
         root.mkdir("/m", 0777);
         root.mount("none", "/m", "tmpfs", 0, "size=256k,nr_inodes=64");
-        long[] mountBefore = used(root, "/m");
+        long[] mountBefore = VfsFixture.used(root, "/m");
         List<String> tops = new ArrayList<>();
         for (int i = 0; i < DIRS; i++) {
             tops.add("/w" + i);
@@ -108,42 +106,23 @@ class ChaosTest {
             t.close();
         }
         for (String top : tops) {
-            removeTree(root, top, top.equals("/m"));
+            fs.removeAllUnder(top);
+            if (!top.equals("/m")) {
+                root.rmdir(top);
+            }
         }
         System.out.printf(
                 "chaos: %d calls, %d failed with expected errnos%n", calls.sum(), failures.sum());
         assertTrue(calls.sum() > 0);
-        assertEquals(mountBefore[0], used(root, "/m")[0], "/m inode slots after the run");
-        assertEquals(mountBefore[1], used(root, "/m")[1], "/m blocks after the run");
+        assertEquals(
+                mountBefore[0], VfsFixture.used(root, "/m")[0], "/m inode slots after the run");
+        assertEquals(mountBefore[1], VfsFixture.used(root, "/m")[1], "/m blocks after the run");
         root.umount("/m");
         root.rmdir("/m");
-        assertEquals(rootBefore[0], used(root, "/")[0], "root inode slots after the run");
-        assertEquals(rootBefore[1], used(root, "/")[1], "root blocks after the run");
+        assertEquals(
+                rootBefore[0], VfsFixture.used(root, "/")[0], "root inode slots after the run");
+        assertEquals(rootBefore[1], VfsFixture.used(root, "/")[1], "root blocks after the run");
         assertEquals(anonBefore, anon.liveInodes(), "live anonymous inodes after the run");
-    }
-
-    /** {@return inode slots and blocks in use on the file system holding {@code path}} */
-    private static long[] used(VfsTask t, String path) {
-        StatFs s = t.statfs(path);
-        return new long[] {s.files() - s.ffree(), s.blocks() - s.bfree()};
-    }
-
-    /** Removes everything under {@code dir}, and {@code dir} itself unless it is to be kept. */
-    private static void removeTree(VfsTask t, String dir, boolean keep) {
-        for (DirEntry e : t.readdir(dir)) {
-            if (e.name().equals(".") || e.name().equals("..")) {
-                continue;
-            }
-            String p = dir + "/" + e.name();
-            if (t.lstat(p).type() == FileType.DIRECTORY) {
-                removeTree(t, p, false);
-            } else {
-                t.unlink(p);
-            }
-        }
-        if (!keep) {
-            t.rmdir(dir);
-        }
     }
 
     /** One worker's random calls, with the descriptors it holds between steps. */

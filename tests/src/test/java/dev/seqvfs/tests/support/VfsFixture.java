@@ -151,21 +151,38 @@ public final class VfsFixture implements BeforeEachCallback, AfterEachCallback {
         for (VfsTask t : made) {
             t.close();
         }
-        VfsTask cleaner = vfs.newTask(Credentials.ROOT);
-        try {
-            cleaner.chdir("/");
-            removeTree(cleaner, cleaner.lstat("/").dev());
-        } finally {
-            cleaner.close();
-        }
+        removeAllUnder("/");
         long[] now = used(root, "/");
         assertEquals(baseline[0], now[0], "inode slots in use at the end of " + test);
         assertEquals(baseline[1], now[1], "blocks in use at the end of " + test);
         expectNoOpenFiles = true;
     }
 
-    /** {@return inode slots and blocks in use on the file system holding {@code path}} */
-    private static long[] used(VfsTask t, String path) {
+    /**
+     * Removes everything under the directory {@code dir} (which stays), by names relative to it, so
+     * that a tree deeper than {@code PATH_MAX} goes too; what is mounted below it is emptied,
+     * detached and removed. Runs in a task of its own, with root credentials.
+     *
+     * @param dir an absolute path of a directory
+     */
+    public void removeAllUnder(String dir) {
+        VfsTask cleaner = vfs.newTask(Credentials.ROOT);
+        try {
+            cleaner.chdir(dir);
+            removeTree(cleaner, cleaner.lstat(".").dev());
+        } finally {
+            cleaner.close();
+        }
+    }
+
+    /**
+     * {@return inode slots and blocks in use on the file system holding {@code path}, from {@code
+     * statfs}: {@code files - ffree} and {@code blocks - bfree}}
+     *
+     * @param t the task that asks
+     * @param path a path on the file system
+     */
+    public static long[] used(VfsTask t, String path) {
         StatFs s = t.statfs(path);
         return new long[] {s.files() - s.ffree(), s.blocks() - s.bfree()};
     }
