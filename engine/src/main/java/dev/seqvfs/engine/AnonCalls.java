@@ -72,15 +72,19 @@ final class AnonCalls {
         return installAll(new OpenFile[] {r, w}, (flags & OpenFlags.O_CLOEXEC) != 0, Syscall.PIPE2);
     }
 
+    /** A new socket inode ({@code sock_alloc}): mode {@code S_IFSOCK | 0777}, the caller's ids. */
+    private AnonInode socketInode() {
+        return anon().create(
+                        Mode.S_IFSOCK | 0777,
+                        t.cred().uid(),
+                        t.cred().gid(),
+                        "socket",
+                        AnonFs.NOT_REOPENABLE);
+    }
+
     CompletableFuture<Integer> socket(int domain, int type, int protocol) {
         int base = checkSocket(domain, type, protocol, Syscall.SOCKET);
-        AnonInode inode =
-                anon().create(
-                                Mode.S_IFSOCK | 0777,
-                                t.cred().uid(),
-                                t.cred().gid(),
-                                "socket",
-                                AnonFs.NOT_REOPENABLE);
+        AnonInode inode = socketInode();
         OpenFile f =
                 new OpenFile(
                         inode,
@@ -101,20 +105,8 @@ final class AnonCalls {
             throw new VfsException(Errno.EOPNOTSUPP, Syscall.SOCKETPAIR, null);
         }
         SocketEnd[] ends = SocketEnd.pair(domain, base, t.vfs().shutdown());
-        AnonInode ia =
-                anon().create(
-                                Mode.S_IFSOCK | 0777,
-                                t.cred().uid(),
-                                t.cred().gid(),
-                                "socket",
-                                AnonFs.NOT_REOPENABLE);
-        AnonInode ib =
-                anon().create(
-                                Mode.S_IFSOCK | 0777,
-                                t.cred().uid(),
-                                t.cred().gid(),
-                                "socket",
-                                AnonFs.NOT_REOPENABLE);
+        AnonInode ia = socketInode();
+        AnonInode ib = socketInode();
         int status = type & SocketFlags.SOCK_NONBLOCK;
         OpenFile fa = new OpenFile(ia, null, null, OpenFlags.O_RDWR | status, ends[0], ia.dentry());
         OpenFile fb = new OpenFile(ib, null, null, OpenFlags.O_RDWR | status, ends[1], ib.dentry());
