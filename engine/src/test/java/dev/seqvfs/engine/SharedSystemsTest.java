@@ -279,6 +279,8 @@ class SharedSystemsTest {
             tb.mkdir("/warm", 0755);
             java.util.concurrent.atomic.AtomicBoolean stop =
                     new java.util.concurrent.atomic.AtomicBoolean();
+            java.util.concurrent.atomic.AtomicLong floodRounds =
+                    new java.util.concurrent.atomic.AtomicLong();
             Thread flood =
                     new Thread(
                             () -> {
@@ -286,13 +288,22 @@ class SharedSystemsTest {
                                 for (int i = 0; !stop.get(); i++) {
                                     t.mkdir("/busy/f" + i, 0755);
                                     t.rmdir("/busy/f" + i);
+                                    floodRounds.incrementAndGet();
                                 }
                             },
                             "flood");
             flood.start();
             try {
+                // the flood must be running before the probes start (on a busy machine its thread
+                // may not run for a while), and the probes go on until enough ran inside it
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                while (floodRounds.get() < 100 && System.nanoTime() < deadline) {
+                    Thread.sleep(1);
+                }
                 int insideAnActor = 0;
-                for (int i = 0; i < 2000 && insideAnActor < 20; i++) {
+                for (int i = 0;
+                        (i < 2000 || System.nanoTime() < deadline) && insideAnActor < 20;
+                        i++) {
                     int k = i;
                     long[] took = new long[1];
                     Thread[] ranOn = new Thread[1];
