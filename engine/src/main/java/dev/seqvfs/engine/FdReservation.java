@@ -17,6 +17,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  * ({@link #install}, {@code fd_install}) or given back ({@link #release}, {@code put_unused_fd}).
  * See {@link FdTableActor.Reserve}.
  *
+ * <p>A reservation is named (a {@link FdTableActor.Reserve} message chose its descriptor) or
+ * unnamed: a credit taken from the table's pool without a message ({@link
+ * FilesStruct#tryTakeCredit}), whose descriptor is chosen when it installs ({@link
+ * FdTableActor.InstallClaimed}) and which is given back to the pool, again without a message.
+ * {@link #reserve} and {@link #reserveBlocking} take a credit when the pool has one and reserve by
+ * name otherwise, so an open far from {@code RLIMIT_NOFILE} sends the table one message (the
+ * install), as before reservations existed.
+ *
  * <h2>States</h2>
  *
  * held → handed over (an {@link FdTableActor.InstallReserved} was sent: the table's actor now ends
@@ -35,6 +43,9 @@ final class FdReservation {
     private static final int HANDED_OVER = 1;
     private static final int RELEASED = 2;
 
+    /** {@link #fd} of an unnamed reservation (a credit). */
+    static final int UNNAMED = -1;
+
     private final Asker asker;
     private final FilesStruct files;
     private final int fd;
@@ -47,7 +58,8 @@ final class FdReservation {
     }
 
     /**
-     * Reserves the lowest free descriptor of {@code files}.
+     * Reserves a descriptor of {@code files}: a credit if the pool has one (then the future is
+     * already complete), else the lowest free descriptor by message.
      *
      * @return the reservation's future; it fails with {@code EMFILE} when the table is full
      *     (nothing reserved), or with the ask's failure (then the table's actor undoes the
@@ -55,16 +67,43 @@ final class FdReservation {
      */
     static CompletableFuture<FdReservation> reserve(
             Asker asker, FilesStruct files, CharSequence path) {
+        if (files.tryTakeCredit()) {
+            return CompletableFuture.completedFuture(new FdReservation(asker, files, UNNAMED));
+        }
+        return reserveNamed(asker, files, path);
+    }
+
+    /**
+     * Reserves the lowest free descriptor of {@code files} by message ({@link
+     * FdTableActor.Reserve}), never from the credit pool.
+     *
+     * @return the reservation's future, as {@link #reserve}'s
+     */
+    static CompletableFuture<FdReservation> reserveNamed(
+            Asker asker, FilesStruct files, CharSequence path) {
         return ask(asker, files).thenApply(r -> of(asker, files, r, path));
     }
 
     /**
-     * Reserves the lowest free descriptor, waiting on the calling thread.
+     * Reserves a descriptor, waiting on the calling thread if it takes a message: a credit if the
+     * pool has one, else the lowest free descriptor by name.
      *
      * @throws VfsException {@code EMFILE} when the table is full; {@code EIO}/{@code EINTR} if the
      *     wait gave up (a reply that comes later is undone)
      */
     static FdReservation reserveBlocking(Asker asker, FilesStruct files, CharSequence path) {
+        if (files.tryTakeCredit()) {
+            return new FdReservation(asker, files, UNNAMED);
+        }
+        return reserveNamedBlocking(asker, files, path);
+    }
+
+    /**
+     * Reserves the lowest free descriptor by message, waiting on the calling thread.
+     *
+     * @throws VfsException as {@link #reserveBlocking}
+     */
+    static FdReservation reserveNamedBlocking(Asker asker, FilesStruct files, CharSequence path) {
         CompletableFuture<FdReply> f = ask(asker, files);
         FdReply r;
         try {
@@ -94,7 +133,7 @@ final class FdReservation {
         return new FdReservation(asker, files, r.fd());
     }
 
-    /** Returns the reserved descriptor. */
+    /** {@return the reserved descriptor; {@link #UNNAMED} for a credit (chosen at install)} */
     int fd() {
         return fd;
     }
@@ -118,7 +157,10 @@ final class FdReservation {
         return asker.ask(
                         files.actor(),
                         (ReplyTo<FdReply> r) ->
-                                new FdTableActor.InstallReserved(fd, file, cloexec, r, claim))
+                                fd == UNNAMED
+                                        ? new FdTableActor.InstallClaimed(file, cloexec, r, claim)
+                                        : new FdTableActor.InstallReserved(
+                                                fd, file, cloexec, r, claim))
                 .thenApply(
                         r -> {
                             if (r.error() != null) {
@@ -131,14 +173,18 @@ final class FdReservation {
     /** Gives the descriptor back unless it was handed over or given back already. Idempotent. */
     void release() {
         if (state.compareAndSet(HELD, RELEASED)) {
-            files.actor().tell(new FdTableActor.Unreserve(fd));
+            if (fd == UNNAMED) {
+                files.returnCredit();
+            } else {
+                files.actor().tell(new FdTableActor.Unreserve(fd));
+            }
         }
     }
 
     @Override
     public String toString() {
         return "FdReservation["
-                + fd
+                + (fd == UNNAMED ? "credit" : fd)
                 + ", "
                 + switch (state.get()) {
                     case HELD -> "held";

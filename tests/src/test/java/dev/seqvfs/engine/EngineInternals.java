@@ -24,6 +24,14 @@ public final class EngineInternals {
         return t.context().files().reservedCount();
     }
 
+    /**
+     * Returns how many descriptor credits (unnamed reservations an open takes without a message)
+     * the pool of {@code t}'s table holds now.
+     */
+    public static int descriptorCredits(VfsTask t) {
+        return t.context().files().creditsAvailable();
+    }
+
     /** {@code fallocate(2)} on {@code t}'s descriptor {@code fd} ({@link VfsTask#fallocate}). */
     public static void fallocate(VfsTask t, int fd, int mode, long offset, long len) {
         t.fallocate(fd, mode, offset, len);

@@ -5,6 +5,7 @@ import dev.seqvfs.engine.lock.FileLockTable;
 import dev.seqvfs.engine.reply.ReplyTo;
 import dev.seqvfs.protocol.Errno;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.ExtensibleBehavior;
@@ -38,6 +39,20 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  * published, for {@code Fsck}). A reservation ends with {@link InstallReserved} ({@code
  * fd_install}) or {@link Unreserve} ({@code put_unused_fd}); a {@link Reserve} whose reply nobody
  * takes (the ask timed out) is undone by the actor at once.
+ *
+ * <h2>Reservation credits</h2>
+ *
+ * Far from the limit, an {@code open} reserves without a message: it takes a credit, an unnamed
+ * reservation, from the pool this actor keeps in {@link FilesStruct} (see there), and installs with
+ * {@link InstallClaimed}, which picks the lowest free descriptor at that moment. The actor counts
+ * every credit it granted and not yet saw installed ({@code granted}) and keeps that many free
+ * slots below {@code RLIMIT_NOFILE} for them: every allocation by name ({@link Reserve}, {@link
+ * Install}, {@link InstallAll}, {@link DupFd}, {@link Dup2} onto a free descriptor) first takes the
+ * pool back if the slots left are too few, and then fails ({@code EMFILE}; {@code EBUSY} for {@code
+ * dup2}, Linux's answer for a descriptor an open in progress holds) only if opens in progress hold
+ * them. The pool is topped up (to {@value #CREDIT_POOL}, at most half the slots left) at start,
+ * after each claimed install and after each close, before the reply, so a caller that saw its reply
+ * sees the pool settled.
  *
  * <h2>Supervision</h2>
  *
@@ -101,6 +116,22 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
      */
     public record InstallReserved(
             int fd, OpenFile file, boolean cloexec, ReplyTo<FdReply> replyTo, InstallClaim claim)
+            implements Command {}
+
+    /**
+     * Installs {@code file} on the lowest free descriptor for an {@code open} that holds a credit
+     * ({@link FilesStruct#tryTakeCredit}), and ends the credit. There is always a descriptor for it
+     * (the actor kept one free below {@code RLIMIT_NOFILE} for each credit it granted).
+     *
+     * @param file the open file; this command owns one reference to it
+     * @param cloexec {@code FD_CLOEXEC}
+     * @param replyTo the reply's {@code fd}; {@code EINTR} if {@code claim} was withdrawn first
+     *     (the file released, the credit ended, nothing installed)
+     * @param claim {@code null}, or the claim of an asynchronous {@code open}, as for {@link
+     *     Install}
+     */
+    public record InstallClaimed(
+            OpenFile file, boolean cloexec, ReplyTo<FdReply> replyTo, InstallClaim claim)
             implements Command {}
 
     /**
@@ -195,15 +226,25 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
      */
     public record CloseAll(ReplyTo<FdReply> replyTo) implements Command {}
 
+    /** The most credits granted at once (pooled plus held by opens in progress). */
+    static final int CREDIT_POOL = 16;
+
     private final FilesStruct files;
     private final ActorContext<Command> context;
 
     /** Descriptors reserved by opens in progress; this actor's own state, never shared. */
-    private final java.util.BitSet reserved = new java.util.BitSet();
+    private final BitSet reserved = new BitSet();
+
+    /** {@code reserved.cardinality()}. */
+    private int namedReserved;
+
+    /** Credits granted and not yet installed: in the pool, or held by opens in progress. */
+    private int granted;
 
     private FdTableActor(ActorContext<Command> ctx, FilesStruct files) {
         this.context = ctx;
         this.files = files;
+        topUpCredits(files.tableAcquire());
     }
 
     /**
@@ -232,6 +273,8 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
                 return onClose(c);
             } else if (m instanceof InstallAll c) {
                 return onInstallAll(c);
+            } else if (m instanceof InstallClaimed c) {
+                return onInstallClaimed(c);
             } else if (m instanceof Install c) {
                 return onInstall(c);
             } else if (m instanceof Reserve c) {
@@ -285,13 +328,58 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
     }
 
     private void setReserved(int fd, boolean on) {
-        reserved.set(fd, on);
-        files.publishReserved(reserved.cardinality());
+        if (reserved.get(fd) != on) {
+            reserved.set(fd, on);
+            namedReserved += on ? 1 : -1;
+            files.publishReserved(namedReserved);
+        }
+    }
+
+    /**
+     * {@return the free slots below {@code RLIMIT_NOFILE} in {@code t} that are neither reserved by
+     * name nor kept for granted credits} Every descriptor is below the limit (each allocation
+     * checks it), so this is a count, not a search.
+     */
+    private int headroom(FdTable t) {
+        return files.rlimitNofile() - t.count() - namedReserved - granted;
+    }
+
+    /**
+     * Whether {@code k} slots can be taken by name from {@code t}, taking the credit pool back
+     * first if that is what it takes (the credits opens hold stay kept).
+     */
+    private boolean haveSlots(FdTable t, int k) {
+        if (headroom(t) >= k) {
+            return true;
+        }
+        int back = files.reclaimCredits();
+        if (back > 0) {
+            granted -= back;
+            files.publishGranted(granted);
+        }
+        return headroom(t) >= k;
+    }
+
+    /**
+     * Grants credits until {@code granted} (pooled and held) is {@link #CREDIT_POOL} or half the
+     * free slots of {@code t} (the current table), whichever is less, so allocations by name near
+     * the limit rarely need to take the pool back. Counts the credits in {@code granted} before it
+     * adds them to the pool.
+     */
+    private void topUpCredits(FdTable t) {
+        int free = files.rlimitNofile() - t.count() - namedReserved;
+        int n = Math.min(CREDIT_POOL, free / 2) - granted;
+        if (n > 0) {
+            granted += n;
+            files.publishGranted(granted);
+            files.grantCredits(n);
+        }
     }
 
     private Behavior<Command> onReserve(Reserve m) {
-        int fd = lowestFree(files.tableAcquire(), 0);
-        if (fd >= files.rlimitNofile()) {
+        FdTable t = files.tableAcquire();
+        int fd = lowestFree(t, 0);
+        if (fd >= files.rlimitNofile() || !haveSlots(t, 1)) {
             m.replyTo().tell(FdReply.error(Errno.EMFILE));
             return this;
         }
@@ -326,6 +414,34 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
         return this;
     }
 
+    private Behavior<Command> onInstallClaimed(InstallClaimed m) {
+        granted--;
+        files.publishGranted(granted);
+        FdTable t = files.tableAcquire();
+        if (m.claim() != null && !m.claim().tryBeginInstall()) {
+            m.file().release();
+            topUpCredits(t);
+            m.replyTo().tell(FdReply.error(Errno.EINTR));
+            return this;
+        }
+        int fd = lowestFree(t, 0);
+        if (fd >= files.rlimitNofile()) {
+            // Cannot happen while the credits invariant holds (a free slot was kept for this one).
+            getContext().getLog().error("no descriptor kept for a granted credit");
+            m.file().release();
+            m.replyTo().tell(FdReply.error(Errno.EMFILE));
+            return this;
+        }
+        FdTable next = t.with(fd, new FdTable.Entry(m.file(), m.cloexec()));
+        files.publishRelease(next);
+        if (m.claim() != null) {
+            m.claim().installed(fd);
+        }
+        topUpCredits(next);
+        m.replyTo().tell(FdReply.ok(fd, m.file()));
+        return this;
+    }
+
     private Behavior<Command> onUnreserve(Unreserve m) {
         if (reserved.get(m.fd())) {
             setReserved(m.fd(), false);
@@ -336,7 +452,7 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
     private Behavior<Command> onInstall(Install m) {
         FdTable t = files.tableAcquire();
         int fd = lowestFree(t, Math.max(0, m.minFd()));
-        if (fd >= files.rlimitNofile()) {
+        if (fd >= files.rlimitNofile() || !haveSlots(t, 1)) {
             m.file().release();
             m.replyTo().tell(FdReply.error(Errno.EMFILE));
             return this;
@@ -358,9 +474,10 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
         FdTable t = files.tableAcquire();
         int[] fds = new int[m.files().length];
         FdTable next = t;
+        boolean fits = haveSlots(t, fds.length);
         for (int i = 0; i < fds.length; i++) {
             int fd = lowestFree(next, 0);
-            if (fd >= files.rlimitNofile()) {
+            if (!fits || fd >= files.rlimitNofile()) {
                 for (OpenFile f : m.files()) {
                     f.release();
                 }
@@ -382,7 +499,9 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
             m.replyTo().tell(FdReply.error(Errno.EBADF));
             return this;
         }
-        files.publishRelease(t.without(m.fd()));
+        FdTable next = t.without(m.fd());
+        files.publishRelease(next);
+        topUpCredits(next);
         if (!m.replyTo().tryTell(FdReply.ok(m.fd(), e.file()))) {
             dropEntry(e.file());
         }
@@ -401,7 +520,7 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
             return this;
         }
         int fd = lowestFree(t, m.minFd());
-        if (fd >= files.rlimitNofile()) {
+        if (fd >= files.rlimitNofile() || !haveSlots(t, 1)) {
             m.replyTo().tell(FdReply.error(Errno.EMFILE));
             return this;
         }
@@ -429,6 +548,11 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
             return this;
         }
         FdTable.Entry previous = t.get(m.newFd());
+        if (previous == null && !haveSlots(t, 1)) {
+            // Every free slot is held by an open in progress (a credit): do_dup2's EBUSY.
+            m.replyTo().tell(FdReply.error(Errno.EBUSY));
+            return this;
+        }
         e.file().retain();
         files.publishRelease(t.with(m.newFd(), new FdTable.Entry(e.file(), m.cloexec())));
         if (previous != null) {
@@ -477,6 +601,7 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
             }
         }
         files.publishRelease(next);
+        topUpCredits(next);
         for (OpenFile f : released) {
             dropEntry(f);
         }
@@ -505,6 +630,7 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
             }
         }
         files.publishRelease(next);
+        topUpCredits(next);
         for (OpenFile f : released) {
             dropEntry(f);
         }
@@ -515,6 +641,7 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
     private Behavior<Command> onCloseAll(CloseAll m) {
         int n = files.tableAcquire().count();
         onPostStop();
+        topUpCredits(files.tableAcquire());
         m.replyTo().tell(FdReply.ok(n, null));
         return this;
     }

@@ -15,9 +15,23 @@ import org.apache.pekko.actor.typed.ActorRef;
  * #publishRelease}); readers ({@code fget}, {@code fstat}, {@code read}) load it with acquire
  * ({@link #tableAcquire()}) and never lock or send a message. {@code actor} and {@code
  * rlimitNofile} are set once at construction ({@code actor} right after spawn, before the object is
- * shared). {@code reserved}, the number of descriptors reserved by opens in progress, is written
- * only by the actor and read by {@code Fsck} (volatile); the reserved descriptors themselves are
- * the actor's private state.
+ * shared). {@code reserved}, the number of descriptors reserved by name by opens in progress, and
+ * {@code granted}, the number of unnamed reservations the actor has set aside, are written only by
+ * the actor and read by {@code Fsck} (volatile); the reserved descriptors themselves are the
+ * actor's private state.
+ *
+ * <h2>Reservation credits</h2>
+ *
+ * {@code credits} is the pool of unnamed reservations ({@link #tryTakeCredit}): the actor adds to
+ * it ({@link #grantCredits}) and takes back what is left in it ({@link #reclaimCredits}), an {@code
+ * open} takes one by CAS (never below zero) and gives it back with {@link #returnCredit} if it
+ * fails before it installs. A credit is a free slot below {@code RLIMIT_NOFILE} the actor will not
+ * hand to anyone else: its number is chosen when the open installs ({@code
+ * FdTableActor.InstallClaimed}), so an open far from the limit reserves its descriptor without a
+ * message to the actor. Invariant, kept by the actor: {@code granted} (credits in the pool plus
+ * credits taken and not yet installed or given back) is at most the number of free slots below
+ * {@code RLIMIT_NOFILE}. All accesses to {@code credits} are atomic read-modify-writes or volatile
+ * loads.
  */
 public final class FilesStruct {
     private static final VarHandle TABLE;
@@ -37,6 +51,8 @@ public final class FilesStruct {
     private final AtomicInteger users = new AtomicInteger(1);
     private volatile ActorRef<FdTableActor.Command> actor;
     private volatile int reserved;
+    private volatile int granted;
+    private final AtomicInteger credits = new AtomicInteger();
 
     /**
      * Creates a table holder.
@@ -68,7 +84,58 @@ public final class FilesStruct {
      * table, so {@code Fsck} reports a reservation left behind.
      */
     public int reservedCount() {
-        return reserved;
+        return reserved + (granted - credits.get());
+    }
+
+    /**
+     * Takes one unnamed reservation from the pool the actor set aside, without a message (CAS;
+     * lock-free). On success the caller holds a free slot below {@code RLIMIT_NOFILE}: it ends it
+     * by installing with {@code FdTableActor.InstallClaimed} or by {@link #returnCredit}.
+     *
+     * @return {@code true} if a credit was taken; {@code false} if the pool is empty (reserve by
+     *     message instead)
+     */
+    public boolean tryTakeCredit() {
+        for (int c = credits.get(); c > 0; c = credits.get()) {
+            if (credits.compareAndSet(c, c - 1)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Gives back a credit taken with {@link #tryTakeCredit} whose open failed before installing.
+     */
+    public void returnCredit() {
+        credits.getAndIncrement();
+    }
+
+    /** {@return the credits in the pool now (volatile), for tests and diagnostics} */
+    public int creditsAvailable() {
+        return credits.get();
+    }
+
+    /**
+     * Adds {@code n} credits to the pool; only the table's actor calls this, having counted them in
+     * {@code granted} first.
+     */
+    void grantCredits(int n) {
+        credits.getAndAdd(n);
+    }
+
+    /**
+     * Empties the pool; only the table's actor calls this.
+     *
+     * @return how many credits were in it (now no longer granted)
+     */
+    int reclaimCredits() {
+        return credits.getAndSet(0);
+    }
+
+    /** Publishes the number of granted credits (volatile); only the table's actor calls this. */
+    void publishGranted(int n) {
+        granted = n;
     }
 
     /**
