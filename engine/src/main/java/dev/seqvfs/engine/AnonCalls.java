@@ -269,7 +269,7 @@ final class AnonCalls {
     private CompletableFuture<int[]> installAll(OpenFile[] files, boolean cloexec, Syscall op) {
         return t.asker()
                 .ask(
-                        t.files().actor(),
+                        t.files().commands(),
                         (ReplyTo<FdReply> r) -> new FdTableActor.InstallAll(files, cloexec, r))
                 .thenApply(
                         r -> {

@@ -35,7 +35,7 @@ final class FdCalls {
     private CompletableFuture<Integer> askFd(
             Function<ReplyTo<FdReply>, FdTableActor.Command> m, Syscall op) {
         return t.asker()
-                .ask(t.files().actor(), m)
+                .ask(t.files().commands(), m)
                 .thenApply(
                         r -> {
                             if (r.error() != null) {
@@ -150,7 +150,7 @@ final class FdCalls {
                 .join(
                         t.asker()
                                 .ask(
-                                        t.files().actor(),
+                                        t.files().commands(),
                                         (ReplyTo<FdTable> r) -> new FdTableActor.CopyForFork(r)),
                         Syscall.FORK,
                         null);

@@ -114,7 +114,7 @@ final class FdReservation {
                     f.thenAccept(
                             late -> {
                                 if (late.error() == null) {
-                                    files.actor().tell(new FdTableActor.Unreserve(late.fd()));
+                                    files.commands().tell(new FdTableActor.Unreserve(late.fd()));
                                 }
                             });
             throw e;
@@ -123,7 +123,7 @@ final class FdReservation {
     }
 
     private static CompletableFuture<FdReply> ask(Asker asker, FilesStruct files) {
-        return asker.ask(files.actor(), (ReplyTo<FdReply> r) -> new FdTableActor.Reserve(r));
+        return asker.ask(files.commands(), (ReplyTo<FdReply> r) -> new FdTableActor.Reserve(r));
     }
 
     private static FdReservation of(Asker asker, FilesStruct files, FdReply r, CharSequence path) {
@@ -155,7 +155,7 @@ final class FdReservation {
                     "install into descriptor " + fd + " after its reservation ended");
         }
         return asker.ask(
-                        files.actor(),
+                        files.commands(),
                         (ReplyTo<FdReply> r) ->
                                 fd == UNNAMED
                                         ? new FdTableActor.InstallClaimed(file, cloexec, r, claim)
@@ -176,7 +176,7 @@ final class FdReservation {
             if (fd == UNNAMED) {
                 files.returnCredit();
             } else {
-                files.actor().tell(new FdTableActor.Unreserve(fd));
+                files.commands().tell(new FdTableActor.Unreserve(fd));
             }
         }
     }

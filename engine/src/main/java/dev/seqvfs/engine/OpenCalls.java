@@ -700,7 +700,7 @@ final class OpenCalls {
         InstallClaim claim = req == null ? null : req.claim();
         return t.asker()
                 .ask(
-                        t.files().actor(),
+                        t.files().commands(),
                         (ReplyTo<FdReply> r) ->
                                 new FdTableActor.Install(file, cloexec, 0, r, claim))
                 .thenApply(
@@ -751,7 +751,7 @@ final class OpenCalls {
      */
     private CompletableFuture<FdReply> closeRequest(int fd) {
         return t.asker()
-                .ask(t.files().actor(), (ReplyTo<FdReply> r) -> new FdTableActor.Close(fd, r));
+                .ask(t.files().commands(), (ReplyTo<FdReply> r) -> new FdTableActor.Close(fd, r));
     }
 
     /** Drops the file a {@link FdTableActor.Close} handed over, or raises its error. */

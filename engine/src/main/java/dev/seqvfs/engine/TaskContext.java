@@ -507,7 +507,7 @@ final class TaskContext implements WalkContext {
                     .join(
                             vfs.asker()
                                     .ask(
-                                            files.actor(),
+                                            files.commands(),
                                             (ReplyTo<FdReply> r) -> new FdTableActor.CloseAll(r)),
                             Syscall.EXIT,
                             null);

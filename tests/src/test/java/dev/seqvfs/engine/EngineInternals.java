@@ -32,6 +32,22 @@ public final class EngineInternals {
         return t.context().files().creditsAvailable();
     }
 
+    /**
+     * Makes {@code t}'s descriptor-table actor run {@code hook} before each publication ({@code
+     * null} removes it).
+     */
+    public static void beforeFdTablePublish(VfsTask t, Runnable hook) {
+        t.context().files().installBeforePublishHook(hook);
+    }
+
+    /**
+     * Returns {@code {batches, shared}}: the batches {@code t}'s descriptor-table actor published,
+     * and how many of them applied more than one command.
+     */
+    public static long[] fdTableBatches(VfsTask t) {
+        return t.context().files().batchCounts();
+    }
+
     /** {@code fallocate(2)} on {@code t}'s descriptor {@code fd} ({@link VfsTask#fallocate}). */
     public static void fallocate(VfsTask t, int fd, int mode, long offset, long len) {
         t.fallocate(fd, mode, offset, len);

@@ -5,6 +5,7 @@ import dev.seqvfs.engine.lock.FileLockTable;
 import dev.seqvfs.engine.reply.ReplyTo;
 import dev.seqvfs.protocol.Errno;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
 import org.apache.pekko.actor.typed.Behavior;
@@ -226,6 +227,18 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
      */
     public record CloseAll(ReplyTo<FdReply> replyTo) implements Command {}
 
+    /**
+     * Tells the actor that commands wait in its combining queue ({@link FilesStruct#submit}); sent
+     * by the submit that found the queue idle, and by a drain that stopped at {@link #MAX_BATCH}.
+     */
+    enum Drain implements Command {
+        /** The one instance. */
+        INSTANCE
+    }
+
+    /** Commands one drain applies before it lets other actors run (a fresh {@link Drain}). */
+    static final int MAX_BATCH = 256;
+
     /** The most credits granted at once (pooled plus held by opens in progress). */
     static final int CREDIT_POOL = 16;
 
@@ -240,6 +253,21 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
 
     /** Credits granted and not yet installed: in the pool, or held by opens in progress. */
     private int granted;
+
+    /** Commands applied in the current batch. */
+    private int batchSize;
+
+    /** The batch's working table: the published one plus the batch's changes so far. */
+    private FdTable working;
+
+    /** What the batch's handlers deferred until it is published: replies, file releases. */
+    private final ArrayList<Runnable> after = new ArrayList<>();
+
+    /** The batch's claimed installs and their descriptors, recorded right after publication. */
+    private InstallClaim[] claims = new InstallClaim[8];
+
+    private int[] claimFds = new int[8];
+    private int claimCount;
 
     private FdTableActor(ActorContext<Command> ctx, FilesStruct files) {
         this.context = ctx;
@@ -268,37 +296,83 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
      */
     @Override
     public Behavior<Command> receive(TypedActorContext<Command> ctx, Command m) {
+        if (m instanceof Drain) {
+            return onDrain();
+        }
+        beginBatch();
+        apply(m);
+        endBatch();
+        return this;
+    }
+
+    /**
+     * Drains the combining queue ({@link FilesStruct#submit}): every command waiting is applied to
+     * the working table, in order; the batch is published once and then answered, and commands sent
+     * meanwhile (often by the answered callers' own dependent stages) join the next round of this
+     * same drain. After {@value #MAX_BATCH} commands the drain hands the rest to a fresh {@link
+     * Drain}, so other actors get their turn. The queue's in-progress count ({@code wip}) follows
+     * the usual drain loop: a submit that raised it from 0 sent the {@link Drain}; a drain ends
+     * only when it has accounted for every submit it saw (so a command is never left behind
+     * unannounced).
+     */
+    private Behavior<Command> onDrain() {
+        int missed = files.commandsPending();
+        int done = 0;
+        while (true) {
+            beginBatch();
+            Command c;
+            while ((c = files.pollCommand()) != null) {
+                apply(c);
+                if (++done >= MAX_BATCH) {
+                    endBatch();
+                    getContext().getSelf().tell(Drain.INSTANCE);
+                    return this;
+                }
+            }
+            endBatch();
+            missed = files.commandsAccounted(missed);
+            if (missed == 0) {
+                return this;
+            }
+        }
+    }
+
+    /**
+     * Applies one command to the working table. A handler that throws is logged and the batch goes
+     * on: handlers stage their table change only as their last step.
+     */
+    private void apply(Command m) {
+        batchSize++;
         try {
             if (m instanceof Close c) {
-                return onClose(c);
+                onClose(c);
             } else if (m instanceof InstallAll c) {
-                return onInstallAll(c);
+                onInstallAll(c);
             } else if (m instanceof InstallClaimed c) {
-                return onInstallClaimed(c);
+                onInstallClaimed(c);
             } else if (m instanceof Install c) {
-                return onInstall(c);
+                onInstall(c);
             } else if (m instanceof Reserve c) {
-                return onReserve(c);
+                onReserve(c);
             } else if (m instanceof InstallReserved c) {
-                return onInstallReserved(c);
+                onInstallReserved(c);
             } else if (m instanceof Unreserve c) {
-                return onUnreserve(c);
+                onUnreserve(c);
             } else if (m instanceof DupFd c) {
-                return onDupFd(c);
+                onDupFd(c);
             } else if (m instanceof Dup2 c) {
-                return onDup2(c);
+                onDup2(c);
             } else if (m instanceof SetCloexec c) {
-                return onSetCloexec(c);
+                onSetCloexec(c);
             } else if (m instanceof CloseRange c) {
-                return onCloseRange(c);
+                onCloseRange(c);
             } else if (m instanceof CopyForFork c) {
-                return onCopyForFork(c);
+                onCopyForFork(c);
             } else if (m instanceof CloseOnExec c) {
-                return onCloseOnExec(c);
+                onCloseOnExec(c);
             } else if (m instanceof CloseAll c) {
-                return onCloseAll(c);
+                onCloseAll(c);
             }
-            return Behaviors.unhandled();
         } catch (RuntimeException e) {
             getContext()
                     .getLog()
@@ -306,8 +380,74 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
                             "descriptor table failed on {}: {}",
                             m.getClass().getSimpleName(),
                             e.toString());
-            return this;
         }
+    }
+
+    /** Starts a batch: the working table is the published one. */
+    private void beginBatch() {
+        batchSize = 0;
+        working = files.tableAcquire();
+    }
+
+    /** {@return the working table: the published one with this batch's changes so far} */
+    private FdTable table() {
+        return working;
+    }
+
+    /** Makes {@code t} the working table; published at the end of the batch. */
+    private void stage(FdTable t) {
+        working = t;
+    }
+
+    /**
+     * Ends a batch: publishes the working table (one release store for the whole batch), refills
+     * the credit pool, records the descriptors of claimed installs, then runs what the batch's
+     * handlers deferred (replies, releases of closed files), in order, each guarded.
+     */
+    private void endBatch() {
+        FdTable t = working;
+        if (t != files.tableAcquire()) {
+            files.countBatch(batchSize);
+            Runnable hook = files.beforePublishHook();
+            if (hook != null) {
+                hook.run();
+            }
+            files.publishRelease(t);
+        }
+        topUpCredits(t);
+        for (int i = 0; i < claimCount; i++) {
+            claims[i].installed(claimFds[i]);
+            claims[i] = null;
+        }
+        claimCount = 0;
+        for (int i = 0; i < after.size(); i++) {
+            try {
+                after.get(i).run();
+            } catch (RuntimeException e) {
+                getContext().getLog().error("descriptor table reply failed: {}", e.toString());
+            }
+        }
+        after.clear();
+    }
+
+    /** Answers {@code to} with {@code r} once the batch is published. */
+    private <R> void reply(ReplyTo<R> to, R r) {
+        after.add(() -> to.tell(r));
+    }
+
+    /** Drops a closed descriptor's file ({@link #dropEntry}) once the batch is published. */
+    private void dropLater(OpenFile f) {
+        after.add(() -> dropEntry(f));
+    }
+
+    /** Records {@code fd} in {@code claim} once the batch is published. */
+    private void installedLater(InstallClaim claim, int fd) {
+        if (claimCount == claims.length) {
+            claims = Arrays.copyOf(claims, claimCount * 2);
+            claimFds = Arrays.copyOf(claimFds, claimCount * 2);
+        }
+        claims[claimCount] = claim;
+        claimFds[claimCount++] = fd;
     }
 
     @Override
@@ -376,102 +516,97 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
         }
     }
 
-    private Behavior<Command> onReserve(Reserve m) {
-        FdTable t = files.tableAcquire();
+    private void onReserve(Reserve m) {
+        FdTable t = table();
         int fd = lowestFree(t, 0);
         if (fd >= files.rlimitNofile() || !haveSlots(t, 1)) {
-            m.replyTo().tell(FdReply.error(Errno.EMFILE));
-            return this;
+            reply(m.replyTo(), FdReply.error(Errno.EMFILE));
+            return;
         }
         setReserved(fd, true);
-        if (!m.replyTo().tryTell(FdReply.ok(fd, null))) {
-            setReserved(fd, false);
-        }
-        return this;
+        after.add(
+                () -> {
+                    if (!m.replyTo().tryTell(FdReply.ok(fd, null))) {
+                        setReserved(fd, false);
+                    }
+                });
     }
 
-    private Behavior<Command> onInstallReserved(InstallReserved m) {
+    private void onInstallReserved(InstallReserved m) {
         if (!reserved.get(m.fd())) {
             getContext()
                     .getLog()
                     .error("install into descriptor {}, which is not reserved", m.fd());
             m.file().release();
-            m.replyTo().tell(FdReply.error(Errno.EBADF));
-            return this;
+            reply(m.replyTo(), FdReply.error(Errno.EBADF));
+            return;
         }
         setReserved(m.fd(), false);
         if (m.claim() != null && !m.claim().tryBeginInstall()) {
             m.file().release();
-            m.replyTo().tell(FdReply.error(Errno.EINTR));
-            return this;
+            reply(m.replyTo(), FdReply.error(Errno.EINTR));
+            return;
         }
-        files.publishRelease(
-                files.tableAcquire().with(m.fd(), new FdTable.Entry(m.file(), m.cloexec())));
+        stage(table().with(m.fd(), new FdTable.Entry(m.file(), m.cloexec())));
         if (m.claim() != null) {
             m.claim().installed(m.fd());
         }
-        m.replyTo().tell(FdReply.ok(m.fd(), m.file()));
-        return this;
+        reply(m.replyTo(), FdReply.ok(m.fd(), m.file()));
     }
 
-    private Behavior<Command> onInstallClaimed(InstallClaimed m) {
+    private void onInstallClaimed(InstallClaimed m) {
         granted--;
         files.publishGranted(granted);
-        FdTable t = files.tableAcquire();
+        FdTable t = table();
         if (m.claim() != null && !m.claim().tryBeginInstall()) {
             m.file().release();
-            topUpCredits(t);
-            m.replyTo().tell(FdReply.error(Errno.EINTR));
-            return this;
+            reply(m.replyTo(), FdReply.error(Errno.EINTR));
+            return;
         }
         int fd = lowestFree(t, 0);
         if (fd >= files.rlimitNofile()) {
             // Cannot happen while the credits invariant holds (a free slot was kept for this one).
             getContext().getLog().error("no descriptor kept for a granted credit");
             m.file().release();
-            m.replyTo().tell(FdReply.error(Errno.EMFILE));
-            return this;
+            reply(m.replyTo(), FdReply.error(Errno.EMFILE));
+            return;
         }
         FdTable next = t.with(fd, new FdTable.Entry(m.file(), m.cloexec()));
-        files.publishRelease(next);
+        stage(next);
         if (m.claim() != null) {
-            m.claim().installed(fd);
+            installedLater(m.claim(), fd);
         }
-        topUpCredits(next);
-        m.replyTo().tell(FdReply.ok(fd, m.file()));
-        return this;
+        reply(m.replyTo(), FdReply.ok(fd, m.file()));
     }
 
-    private Behavior<Command> onUnreserve(Unreserve m) {
+    private void onUnreserve(Unreserve m) {
         if (reserved.get(m.fd())) {
             setReserved(m.fd(), false);
         }
-        return this;
     }
 
-    private Behavior<Command> onInstall(Install m) {
-        FdTable t = files.tableAcquire();
+    private void onInstall(Install m) {
+        FdTable t = table();
         int fd = lowestFree(t, Math.max(0, m.minFd()));
         if (fd >= files.rlimitNofile() || !haveSlots(t, 1)) {
             m.file().release();
-            m.replyTo().tell(FdReply.error(Errno.EMFILE));
-            return this;
+            reply(m.replyTo(), FdReply.error(Errno.EMFILE));
+            return;
         }
         if (m.claim() != null && !m.claim().tryBeginInstall()) {
             m.file().release();
-            m.replyTo().tell(FdReply.error(Errno.EINTR));
-            return this;
+            reply(m.replyTo(), FdReply.error(Errno.EINTR));
+            return;
         }
-        files.publishRelease(t.with(fd, new FdTable.Entry(m.file(), m.cloexec())));
+        stage(t.with(fd, new FdTable.Entry(m.file(), m.cloexec())));
         if (m.claim() != null) {
-            m.claim().installed(fd);
+            installedLater(m.claim(), fd);
         }
-        m.replyTo().tell(FdReply.ok(fd, m.file()));
-        return this;
+        reply(m.replyTo(), FdReply.ok(fd, m.file()));
     }
 
-    private Behavior<Command> onInstallAll(InstallAll m) {
-        FdTable t = files.tableAcquire();
+    private void onInstallAll(InstallAll m) {
+        FdTable t = table();
         int[] fds = new int[m.files().length];
         FdTable next = t;
         boolean fits = haveSlots(t, fds.length);
@@ -481,108 +616,104 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
                 for (OpenFile f : m.files()) {
                     f.release();
                 }
-                m.replyTo().tell(FdReply.error(Errno.EMFILE));
-                return this;
+                reply(m.replyTo(), FdReply.error(Errno.EMFILE));
+                return;
             }
             fds[i] = fd;
             next = next.with(fd, new FdTable.Entry(m.files()[i], m.cloexec()));
         }
-        files.publishRelease(next);
-        m.replyTo().tell(FdReply.okAll(fds));
-        return this;
+        stage(next);
+        reply(m.replyTo(), FdReply.okAll(fds));
     }
 
-    private Behavior<Command> onClose(Close m) {
-        FdTable t = files.tableAcquire();
+    private void onClose(Close m) {
+        FdTable t = table();
         FdTable.Entry e = t.get(m.fd());
         if (e == null) {
-            m.replyTo().tell(FdReply.error(Errno.EBADF));
-            return this;
+            reply(m.replyTo(), FdReply.error(Errno.EBADF));
+            return;
         }
-        FdTable next = t.without(m.fd());
-        files.publishRelease(next);
-        topUpCredits(next);
-        if (!m.replyTo().tryTell(FdReply.ok(m.fd(), e.file()))) {
-            dropEntry(e.file());
-        }
-        return this;
+        stage(t.without(m.fd()));
+        after.add(
+                () -> {
+                    if (!m.replyTo().tryTell(FdReply.ok(m.fd(), e.file()))) {
+                        dropEntry(e.file());
+                    }
+                });
     }
 
-    private Behavior<Command> onDupFd(DupFd m) {
-        FdTable t = files.tableAcquire();
+    private void onDupFd(DupFd m) {
+        FdTable t = table();
         FdTable.Entry e = t.get(m.oldFd());
         if (e == null) {
-            m.replyTo().tell(FdReply.error(Errno.EBADF));
-            return this;
+            reply(m.replyTo(), FdReply.error(Errno.EBADF));
+            return;
         }
         if (m.minFd() < 0 || m.minFd() >= files.rlimitNofile()) {
-            m.replyTo().tell(FdReply.error(Errno.EINVAL));
-            return this;
+            reply(m.replyTo(), FdReply.error(Errno.EINVAL));
+            return;
         }
         int fd = lowestFree(t, m.minFd());
         if (fd >= files.rlimitNofile() || !haveSlots(t, 1)) {
-            m.replyTo().tell(FdReply.error(Errno.EMFILE));
-            return this;
+            reply(m.replyTo(), FdReply.error(Errno.EMFILE));
+            return;
         }
         e.file().retain();
-        files.publishRelease(t.with(fd, new FdTable.Entry(e.file(), m.cloexec())));
-        m.replyTo().tell(FdReply.ok(fd, e.file()));
-        return this;
+        stage(t.with(fd, new FdTable.Entry(e.file(), m.cloexec())));
+        reply(m.replyTo(), FdReply.ok(fd, e.file()));
     }
 
-    private Behavior<Command> onDup2(Dup2 m) {
-        FdTable t = files.tableAcquire();
+    private void onDup2(Dup2 m) {
+        FdTable t = table();
         FdTable.Entry e = t.get(m.oldFd());
         if (e == null || m.newFd() < 0 || m.newFd() >= files.rlimitNofile()) {
-            m.replyTo().tell(FdReply.error(Errno.EBADF));
-            return this;
+            reply(m.replyTo(), FdReply.error(Errno.EBADF));
+            return;
         }
         if (m.oldFd() == m.newFd()) {
             m.replyTo()
                     .tell(m.dup3() ? FdReply.error(Errno.EINVAL) : FdReply.ok(m.newFd(), e.file()));
-            return this;
+            return;
         }
         if (reserved.get(m.newFd())) {
             // do_dup2: a descriptor claimed in the bitmap but not yet installed is EBUSY.
-            m.replyTo().tell(FdReply.error(Errno.EBUSY));
-            return this;
+            reply(m.replyTo(), FdReply.error(Errno.EBUSY));
+            return;
         }
         FdTable.Entry previous = t.get(m.newFd());
         if (previous == null && !haveSlots(t, 1)) {
             // Every free slot is held by an open in progress (a credit): do_dup2's EBUSY.
-            m.replyTo().tell(FdReply.error(Errno.EBUSY));
-            return this;
+            reply(m.replyTo(), FdReply.error(Errno.EBUSY));
+            return;
         }
         e.file().retain();
-        files.publishRelease(t.with(m.newFd(), new FdTable.Entry(e.file(), m.cloexec())));
+        stage(t.with(m.newFd(), new FdTable.Entry(e.file(), m.cloexec())));
         if (previous != null) {
-            dropEntry(previous.file());
+            dropLater(previous.file());
         }
-        m.replyTo().tell(FdReply.ok(m.newFd(), e.file()));
-        return this;
+        reply(m.replyTo(), FdReply.ok(m.newFd(), e.file()));
     }
 
-    private Behavior<Command> onSetCloexec(SetCloexec m) {
-        FdTable t = files.tableAcquire();
+    private void onSetCloexec(SetCloexec m) {
+        FdTable t = table();
         FdTable.Entry e = t.get(m.fd());
         if (e == null) {
-            m.replyTo().tell(FdReply.error(Errno.EBADF));
-            return this;
+            reply(m.replyTo(), FdReply.error(Errno.EBADF));
+            return;
         }
         if (e.cloexec() != m.cloexec()) {
-            files.publishRelease(t.with(m.fd(), new FdTable.Entry(e.file(), m.cloexec())));
+            stage(t.with(m.fd(), new FdTable.Entry(e.file(), m.cloexec())));
         }
-        m.replyTo().tell(FdReply.ok(m.fd(), e.file()));
-        return this;
+        reply(m.replyTo(), FdReply.ok(m.fd(), e.file()));
     }
 
-    private Behavior<Command> onCloseRange(CloseRange m) {
+    private void onCloseRange(CloseRange m) {
         // Both bounds are unsigned ints, as close_range(2) takes them.
         if (Integer.compareUnsigned(m.first(), m.last()) > 0) {
-            m.replyTo().tell(FdReply.error(Errno.EINVAL));
-            return this;
+            reply(m.replyTo(), FdReply.error(Errno.EINVAL));
+            return;
         }
-        FdTable t = files.tableAcquire();
+        FdTable t = table();
         FdTable next = t;
         List<OpenFile> released = new ArrayList<>();
         int affected = 0;
@@ -600,26 +731,23 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
                 released.add(e.file());
             }
         }
-        files.publishRelease(next);
-        topUpCredits(next);
+        stage(next);
         for (OpenFile f : released) {
-            dropEntry(f);
+            dropLater(f);
         }
-        m.replyTo().tell(FdReply.ok(affected, null));
-        return this;
+        reply(m.replyTo(), FdReply.ok(affected, null));
     }
 
-    private Behavior<Command> onCopyForFork(CopyForFork m) {
-        FdTable t = files.tableAcquire();
+    private void onCopyForFork(CopyForFork m) {
+        FdTable t = table();
         for (int fd : t.openFds()) {
             t.get(fd).file().retain();
         }
-        m.replyTo().tell(t);
-        return this;
+        reply(m.replyTo(), t);
     }
 
-    private Behavior<Command> onCloseOnExec(CloseOnExec m) {
-        FdTable t = files.tableAcquire();
+    private void onCloseOnExec(CloseOnExec m) {
+        FdTable t = table();
         FdTable next = t;
         List<OpenFile> released = new ArrayList<>();
         for (int fd : t.openFds()) {
@@ -629,21 +757,20 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
                 released.add(e.file());
             }
         }
-        files.publishRelease(next);
-        topUpCredits(next);
+        stage(next);
         for (OpenFile f : released) {
-            dropEntry(f);
+            dropLater(f);
         }
-        m.replyTo().tell(FdReply.ok(released.size(), null));
-        return this;
+        reply(m.replyTo(), FdReply.ok(released.size(), null));
     }
 
-    private Behavior<Command> onCloseAll(CloseAll m) {
-        int n = files.tableAcquire().count();
-        onPostStop();
-        topUpCredits(files.tableAcquire());
-        m.replyTo().tell(FdReply.ok(n, null));
-        return this;
+    private void onCloseAll(CloseAll m) {
+        FdTable t = table();
+        for (int fd : t.openFds()) {
+            dropLater(t.get(fd).file());
+        }
+        stage(FdTable.empty());
+        reply(m.replyTo(), FdReply.ok(t.count(), null));
     }
 
     /**
@@ -683,6 +810,48 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
             dropEntry(t.get(fd).file());
         }
         files.publishRelease(FdTable.empty());
+        for (Command c; (c = files.pollCommand()) != null; ) {
+            refuse(c);
+        }
         return this;
+    }
+
+    /**
+     * Answers a command the stopped table will never apply: {@code EBADF}, releasing the files it
+     * owned, so a late open leaks no reference.
+     */
+    private static void refuse(Command c) {
+        FdReply no = FdReply.error(Errno.EBADF);
+        if (c instanceof Install m) {
+            m.file().release();
+            m.replyTo().tryTell(no);
+        } else if (c instanceof InstallClaimed m) {
+            m.file().release();
+            m.replyTo().tryTell(no);
+        } else if (c instanceof InstallReserved m) {
+            m.file().release();
+            m.replyTo().tryTell(no);
+        } else if (c instanceof InstallAll m) {
+            for (OpenFile f : m.files()) {
+                f.release();
+            }
+            m.replyTo().tryTell(no);
+        } else if (c instanceof Close m) {
+            m.replyTo().tryTell(no);
+        } else if (c instanceof Reserve m) {
+            m.replyTo().tryTell(no);
+        } else if (c instanceof DupFd m) {
+            m.replyTo().tryTell(no);
+        } else if (c instanceof Dup2 m) {
+            m.replyTo().tryTell(no);
+        } else if (c instanceof SetCloexec m) {
+            m.replyTo().tryTell(no);
+        } else if (c instanceof CloseRange m) {
+            m.replyTo().tryTell(no);
+        } else if (c instanceof CloseOnExec m) {
+            m.replyTo().tryTell(no);
+        } else if (c instanceof CloseAll m) {
+            m.replyTo().tryTell(no);
+        }
     }
 }

@@ -2,8 +2,10 @@ package dev.seqvfs.engine.fdtable;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.RecipientRef;
 
 /**
  * A task's descriptor table as tasks share it ({@code struct files_struct}): the published {@link
@@ -32,13 +34,29 @@ import org.apache.pekko.actor.typed.ActorRef;
  * credits taken and not yet installed or given back) is at most the number of free slots below
  * {@code RLIMIT_NOFILE}. All accesses to {@code credits} are atomic read-modify-writes or volatile
  * loads.
+ *
+ * <h2>Combining queue</h2>
+ *
+ * Commands reach the actor through {@link #commands()}: {@link #submit} appends to a lock-free
+ * queue ({@code ConcurrentLinkedQueue}: the append happens-before the actor's poll) and raises
+ * {@code wip}, the count of submits not yet accounted for (atomic read-modify-writes); only the
+ * submit that raised it from 0 sends the actor a {@code Drain}. The actor, in one turn, applies
+ * every command it finds, publishes one table for the batch and answers the batch, then subtracts
+ * what it accounted for and goes round again until {@code wip} is 0 (the drain loop of flat
+ * combining). A command is therefore never left in the queue without a {@code Drain} on its way,
+ * and the actor stays the only writer: the queue only changes how commands arrive.
  */
 public final class FilesStruct {
     private static final VarHandle TABLE;
+    private static final VarHandle BATCHES;
+    private static final VarHandle SHARED_BATCHES;
 
     static {
         try {
-            TABLE = MethodHandles.lookup().findVarHandle(FilesStruct.class, "table", FdTable.class);
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            TABLE = l.findVarHandle(FilesStruct.class, "table", FdTable.class);
+            BATCHES = l.findVarHandle(FilesStruct.class, "batches", long.class);
+            SHARED_BATCHES = l.findVarHandle(FilesStruct.class, "sharedBatches", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -53,6 +71,16 @@ public final class FilesStruct {
     private volatile int reserved;
     private volatile int granted;
     private final AtomicInteger credits = new AtomicInteger();
+    private final ConcurrentLinkedQueue<FdTableActor.Command> queue = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger wip = new AtomicInteger();
+    private final RecipientRef<FdTableActor.Command> commands = this::submit;
+    private volatile Runnable beforePublish;
+
+    @SuppressWarnings("unused") // through BATCHES: opaque stores by the actor, opaque loads
+    private long batches;
+
+    @SuppressWarnings("unused") // through SHARED_BATCHES, as batches
+    private long sharedBatches;
 
     /**
      * Creates a table holder.
@@ -165,6 +193,88 @@ public final class FilesStruct {
     /** {@return {@code RLIMIT_NOFILE}} */
     public int rlimitNofile() {
         return rlimitNofile;
+    }
+
+    /**
+     * {@return where to send this table's commands: its combining queue ({@link #submit})} Use it
+     * for every command, with {@code tell} or an ask; the actor itself ({@link #actor()}) is for
+     * its lifecycle only.
+     */
+    public RecipientRef<FdTableActor.Command> commands() {
+        return commands;
+    }
+
+    /**
+     * Queues {@code c} for the table's actor and, if the queue was idle, tells the actor to drain
+     * it (which, on the calling-thread dispatcher, may run the actor here before this returns).
+     * Lock-free; thread-safe.
+     *
+     * @param c the command
+     */
+    public void submit(FdTableActor.Command c) {
+        queue.offer(c);
+        if (wip.getAndIncrement() == 0) {
+            actor.tell(FdTableActor.Drain.INSTANCE);
+        }
+    }
+
+    /** {@return the next queued command, or null}; the actor only. */
+    FdTableActor.Command pollCommand() {
+        return queue.poll();
+    }
+
+    /**
+     * {@return the submits not yet accounted for (volatile)}; the actor only, as a drain starts.
+     */
+    int commandsPending() {
+        return wip.get();
+    }
+
+    /**
+     * Accounts for {@code n} submits whose commands the actor has applied.
+     *
+     * @return the submits still unaccounted for: 0 ends the drain
+     */
+    int commandsAccounted(int n) {
+        return wip.addAndGet(-n);
+    }
+
+    /**
+     * Installs a hook the table's actor runs at the end of each batch, just before it publishes
+     * (tests widen the window between a batch's handlers and its publication with it); {@code null}
+     * removes it. Volatile.
+     *
+     * @param hook what to run, on the actor's thread, or {@code null}
+     */
+    public void installBeforePublishHook(Runnable hook) {
+        beforePublish = hook;
+    }
+
+    /** {@return the hook run before each publication, or null (volatile)} */
+    Runnable beforePublishHook() {
+        return beforePublish;
+    }
+
+    /**
+     * Counts one published batch; only the table's actor calls this (opaque stores: a statistic,
+     * not ordered with anything).
+     *
+     * @param commands how many commands the batch applied
+     */
+    void countBatch(int commands) {
+        BATCHES.setOpaque(this, (long) BATCHES.getOpaque(this) + 1);
+        if (commands > 1) {
+            SHARED_BATCHES.setOpaque(this, (long) SHARED_BATCHES.getOpaque(this) + 1);
+        }
+    }
+
+    /**
+     * {@return the batches the table's actor has published, and of them those that applied more
+     * than one command: {@code {batches, shared}}} Opaque loads: each count is one the actor
+     * stored, the pair not a snapshot.
+     */
+    public long[] batchCounts() {
+        return new long[] {(long) BATCHES.getOpaque(this), (long) SHARED_BATCHES.getOpaque(this)};
     }
 
     /** {@return the actor} */

@@ -162,6 +162,9 @@ class FdCreditRaceTest {
         System.out.printf(
                 "credits at the limit: %d created, %d EMFILE, %d fills%n",
                 created.sum(), emfile.sum(), fills.sum());
+        long[] batches = EngineInternals.fdTableBatches(t);
+        System.out.printf(
+                "  %d batches published, %d of them of several commands%n", batches[0], batches[1]);
         assertEquals(List.of(), List.copyOf(violations));
         assertTrue(created.sum() > 0 && fills.sum() > 0, "the race did not run");
         assertEquals(created.sum(), count(t.readdir("/d")), "names in /d vs successful creates");

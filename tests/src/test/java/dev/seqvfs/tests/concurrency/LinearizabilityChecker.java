@@ -46,10 +46,20 @@ import java.util.Set;
 final class LinearizabilityChecker {
     private LinearizabilityChecker() {}
 
-    /** One completed call. */
+    /**
+     * A sequential specification: the state after {@code op} applied to {@code state}, or {@code
+     * null} if no sequential execution of it there returns what it returned.
+     *
+     * @param <S> the model's state: immutable, with value equality
+     */
+    interface Model<S> {
+        S step(S state, Op op);
+    }
+
+    /** One completed call; {@code kind} is one of its model's call kinds. */
     record Op(
             int thread,
-            Kind kind,
+            Enum<?> kind,
             String a,
             String b,
             Result result,
@@ -57,7 +67,11 @@ final class LinearizabilityChecker {
             long responded) {
         @Override
         public String toString() {
-            return "t" + thread + " " + NamespaceModel.format(kind, a, b) + " = " + result;
+            String call =
+                    kind instanceof Kind k
+                            ? NamespaceModel.format(k, a, b)
+                            : kind + "(" + a + (b == null ? "" : ", " + b) + ")";
+            return "t" + thread + " " + call + " = " + result;
         }
     }
 
@@ -121,8 +135,22 @@ final class LinearizabilityChecker {
      * @return {@code null} if linearizable, else a description of the failure
      */
     static String check(State initial, History history, State expectedFinal) {
+        return check(
+                initial,
+                history,
+                expectedFinal,
+                (st, x) -> NamespaceModel.step(st, (Kind) x.kind(), x.a(), x.b(), x.result()));
+    }
+
+    /**
+     * Checks {@code history} from {@code initial} against {@code model}.
+     *
+     * @param expectedFinal the state every linearization must end in, or {@code null} for any
+     * @return {@code null} if linearizable, else a description of the failure
+     */
+    static <S> String check(S initial, History history, S expectedFinal, Model<S> model) {
         List<List<Op>> threads = history.threads();
-        Search s = new Search(threads, expectedFinal);
+        Search<S> s = new Search<>(threads, expectedFinal, model);
         if (s.dfs(new int[threads.size()], initial)) {
             return null;
         }
@@ -137,18 +165,20 @@ final class LinearizabilityChecker {
                 + history.describe();
     }
 
-    private static final class Search {
+    private static final class Search<S> {
         private final List<List<Op>> threads;
-        private final State expectedFinal;
+        private final S expectedFinal;
+        private final Model<S> model;
         private final Set<Config> visited = new HashSet<>();
         int deepest;
 
-        Search(List<List<Op>> threads, State expectedFinal) {
+        Search(List<List<Op>> threads, S expectedFinal, Model<S> model) {
             this.threads = threads;
             this.expectedFinal = expectedFinal;
+            this.model = model;
         }
 
-        boolean dfs(int[] pos, State state) {
+        boolean dfs(int[] pos, S state) {
             if (!visited.add(new Config(pos.clone(), state))) {
                 return false;
             }
@@ -170,7 +200,7 @@ final class LinearizabilityChecker {
                 if (!minimal(pos, t, x)) {
                     continue;
                 }
-                State next = NamespaceModel.step(state, x.kind(), x.a(), x.b(), x.result());
+                S next = model.step(state, x);
                 if (next == null) {
                     continue;
                 }
@@ -200,7 +230,7 @@ final class LinearizabilityChecker {
     }
 
     @SuppressWarnings("ArrayRecordComponent") // equals and hashCode below compare pos by content
-    private record Config(int[] pos, State state) {
+    private record Config(int[] pos, Object state) {
         @Override
         public boolean equals(Object o) {
             return o instanceof Config c && Arrays.equals(c.pos, pos) && c.state.equals(state);
