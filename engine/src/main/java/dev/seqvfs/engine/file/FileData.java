@@ -7,10 +7,15 @@ import java.util.IdentityHashMap;
  * One immutable version of a regular file's contents: a size in bytes and a radix tree of 4 KiB
  * pages indexed by page number, 64 children per node. Absent pages are holes and read as zeros.
  *
- * <p>A write builds a new version by path copying: it copies the pages it changes and the nodes
- * above them (O(depth) nodes, each 64 references), shares everything else, and the writer publishes
- * the new root with one release store. A reader that loaded a version sees a whole write or none of
- * it. Pages of a published version are never modified.
+ * <p>The tree's shape is copy on write: a change that adds or drops pages copies the nodes above
+ * them (O(depth) nodes, each 64 references), shares everything else, and the writer publishes the
+ * new root with one release store; a version's nodes, depth and size never change. Page contents
+ * are either copied too ({@link #write}, {@link #prepareWrite} in copy mode: a version's pages are
+ * then never modified) or written in place by the file's one writer ({@link #prepareWrite} in
+ * place, then {@link #copyIn}): a published page's bytes then change under readers, which the owner
+ * of the file brackets with its sequence count (see {@code RegularInode}: a reader copies, then
+ * validates the count, and retries). A page is written in place only while nothing else relies on
+ * it staying as it is.
  *
  * <h2>Invariants</h2>
  *
@@ -22,7 +27,8 @@ import java.util.IdentityHashMap;
  *   <li>{@code pages} counts non-null pages: what the file is charged, times {@link #PAGE}.
  * </ul>
  *
- * <p>Thread-safe: immutable.
+ * <p>Thread-safe: the structure is immutable; page bytes change only through {@link #copyIn}, by
+ * the one writer, under the protocol above.
  */
 public final class FileData {
     /** Page size in bytes. */
@@ -123,7 +129,7 @@ public final class FileData {
 
     /**
      * {@return a version with {@code len} bytes of {@code src} written at {@code offset}, extending
-     * the size if the write ends past it}
+     * the size if the write ends past it} Copy mode: this version is left as it was.
      *
      * @param offset the byte offset to write at
      * @param src the buffer holding the bytes
@@ -135,11 +141,32 @@ public final class FileData {
         if (len == 0) {
             return this;
         }
+        FileData next = prepareWrite(offset, len, false);
+        next.copyIn(offset, src, srcOff, len);
+        return next.withSizeAtLeast(offset + len);
+    }
+
+    /**
+     * {@return a version in which every page of {@code [offset, offset + len)} exists and may be
+     * written with {@link #copyIn}} Holes get new zero pages (counted in {@link #pages()}); the
+     * size is unchanged. In place ({@code inPlace}), pages that exist are kept, so {@link #copyIn}
+     * changes them under readers of this version too; in copy mode each of them is replaced by a
+     * copy (a new zero page when the range covers it whole: nothing to keep), so this version is
+     * never changed. Allocates every page it needs before it returns: a failure ({@link
+     * OutOfMemoryError}) leaves nothing changed.
+     *
+     * @param offset the byte offset of the range
+     * @param len the length of the range in bytes, at least 1
+     * @param inPlace whether existing pages are written in place
+     * @throws IllegalArgumentException if the range would end past {@link #MAX_SIZE}
+     */
+    public FileData prepareWrite(long offset, long len, boolean inPlace) {
         // MAX_SIZE is Long.MAX_VALUE: a write ends past it exactly when offset + len overflows.
-        if (offset < 0 || offset + len < 0) {
+        if (offset < 0 || len <= 0 || offset + len < 0) {
             throw new IllegalArgumentException("write past the maximum file size");
         }
         long end = offset + len;
+        long firstPage = offset / PAGE;
         long lastPage = (end - 1) / PAGE;
         int d = depth;
         Object r = root;
@@ -150,23 +177,64 @@ public final class FileData {
             d++;
         }
         long newPages = pages;
-        Builder b = new Builder(d, r);
+        Builder b = null;
+        for (long pageNo = firstPage; pageNo <= lastPage; pageNo++) {
+            byte[] old = page(pageNo);
+            if (old != null && inPlace) {
+                continue;
+            }
+            boolean whole = pageNo * PAGE >= offset && (pageNo + 1) * PAGE <= end;
+            byte[] fresh = old == null || whole ? new byte[PAGE] : old.clone();
+            if (old == null) {
+                newPages++;
+            }
+            if (b == null) {
+                b = new Builder(d, r);
+            }
+            b.set(pageNo, fresh);
+        }
+        if (b == null && d == depth) {
+            return this;
+        }
+        return new FileData(size, d, b == null ? r : b.root, newPages);
+    }
+
+    /**
+     * Copies {@code len} bytes of {@code src} into this version's pages at {@code offset}, in
+     * place; the size is unchanged ({@link #withSizeAtLeast}). Every page of the range must exist
+     * ({@link #prepareWrite}); allocates nothing. Only the file's one writer calls this, inside its
+     * sequence count when the pages are published.
+     *
+     * @param offset the byte offset to write at
+     * @param src the buffer holding the bytes
+     * @param srcOff the index in {@code src} of the first byte
+     * @param len the number of bytes
+     * @throws IllegalStateException if a page of the range is a hole
+     */
+    public void copyIn(long offset, byte[] src, int srcOff, int len) {
         int done = 0;
         while (done < len) {
             long pos = offset + done;
             long pageNo = pos / PAGE;
             int inPage = (int) (pos % PAGE);
             int chunk = Math.min(len - done, PAGE - inPage);
-            byte[] old = page(pageNo);
-            byte[] fresh = old == null ? new byte[PAGE] : old.clone();
-            if (old == null) {
-                newPages++;
+            byte[] page = page(pageNo);
+            if (page == null) {
+                throw new IllegalStateException("copyIn into hole page " + pageNo);
             }
-            System.arraycopy(src, srcOff + done, fresh, inPage, chunk);
-            b.set(pageNo, fresh);
+            System.arraycopy(src, srcOff + done, page, inPage, chunk);
             done += chunk;
         }
-        return new FileData(Math.max(size, end), d, b.root, newPages);
+    }
+
+    /**
+     * {@return this version with its size raised to {@code newSize} if it is smaller (the same
+     * tree), else this version}
+     *
+     * @param newSize the size in bytes the file must have at least
+     */
+    public FileData withSizeAtLeast(long newSize) {
+        return newSize <= size ? this : new FileData(newSize, depth, root, pages);
     }
 
     /**

@@ -12,7 +12,9 @@ import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -28,6 +30,27 @@ import java.util.concurrent.locks.ReentrantLock;
  * second, both under the lock, so the attributes' size never runs ahead of the data. The lock is
  * held for one write, never across a message.
  *
+ * <h2>In-place writes and the sequence count (issue 15)</h2>
+ *
+ * A write changes the pages it finds in place ({@link FileData#prepareWrite} in place, then {@link
+ * FileData#copyIn}): no page is copied, no long-lived garbage is made. It does so between two
+ * increments of {@code seq}, the file's sequence count (Linux's {@code write_seqcount_begin} /
+ * {@code _end}): odd while a write is changing published pages. The opening increment is a volatile
+ * store followed by a store-store fence (the page stores cannot move above it), the closing one a
+ * release store (they cannot move below it). A reader ({@link #read}, {@link #readv}) loads {@code
+ * seq} with acquire, skips an odd value, copies the bytes from the published {@link FileData},
+ * issues a load-load fence and loads {@code seq} again: equal means no write overlapped, so the
+ * copy holds all of each write or none of it (POSIX 2.9.7; stronger than Linux's per-page promise).
+ * Otherwise it retries, {@value #MAX_OPTIMISTIC_READS} times, and then takes the stable path: it
+ * raises {@code stableReaders} (a volatile read-modify-write) before it loads {@code seq}
+ * (volatile), and a writer that reads {@code stableReaders} (volatile, under the write lock) as
+ * non-zero writes in copy mode, which changes no published page and leaves {@code seq} alone. By
+ * the order of volatile accesses, only the in-place writes whose check came before the reader's
+ * increment can still overlap it, so the stable reader finishes once they have; it never blocks or
+ * sends a message. Retries and stable reads are counted ({@link #readRetries()}, {@link
+ * #stableReads()}). Truncation, hole punching and allocation build new versions by copying the
+ * pages they change, as before, so they need no bracket.
+ *
  * <h2>Accounting</h2>
  *
  * New pages are charged to the owner's byte limit before they are published; a write that does not
@@ -37,10 +60,25 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public class RegularInode extends Inode {
     private static final VarHandle DATA;
+    private static final VarHandle SEQ;
+
+    /** Optimistic attempts of a read before it takes the stable path. */
+    static final int MAX_OPTIMISTIC_READS = 4;
+
+    private static final LongAdder READ_RETRIES = new LongAdder();
+    private static final LongAdder STABLE_READS = new LongAdder();
+
+    /**
+     * Whether readers validate {@code seq}; only tests switch it off, to see a torn read
+     * (volatile).
+     */
+    private static volatile boolean validatingReads = true;
 
     static {
         try {
-            DATA = MethodHandles.lookup().findVarHandle(RegularInode.class, "data", FileData.class);
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            DATA = l.findVarHandle(RegularInode.class, "data", FileData.class);
+            SEQ = l.findVarHandle(RegularInode.class, "seq", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -66,6 +104,12 @@ public class RegularInode extends Inode {
 
     @SuppressWarnings("unused") // accessed through DATA
     private volatile FileData data;
+
+    @SuppressWarnings("unused") // accessed through SEQ: see the class comment
+    private long seq;
+
+    /** Readers on the stable path; non-zero makes writers copy instead of writing in place. */
+    private final AtomicInteger stableReaders = new AtomicInteger();
 
     /**
      * Creates an empty regular file whose open files use {@code fileOps}.
@@ -135,7 +179,79 @@ public class RegularInode extends Inode {
      * @return the bytes copied, 0 at or past the end
      */
     public int read(long pos, byte[] dst, int off, int len) {
-        return Math.max(0, dataAcquire().read(pos, dst, off, len));
+        for (int attempt = 0; attempt < MAX_OPTIMISTIC_READS; attempt++) {
+            long s = (long) SEQ.getAcquire(this);
+            if ((s & 1) == 0) {
+                int n = dataAcquire().read(pos, dst, off, len);
+                if (validate(s)) {
+                    return Math.max(0, n);
+                }
+            } else {
+                Thread.onSpinWait();
+            }
+            READ_RETRIES.increment();
+        }
+        STABLE_READS.increment();
+        stableReaders.getAndIncrement();
+        try {
+            while (true) {
+                long s = (long) SEQ.getVolatile(this);
+                if ((s & 1) == 0) {
+                    int n = dataAcquire().read(pos, dst, off, len);
+                    if (validate(s)) {
+                        return Math.max(0, n);
+                    }
+                }
+                Thread.onSpinWait();
+            }
+        } finally {
+            stableReaders.getAndDecrement();
+        }
+    }
+
+    /** Whether no write changed published pages since {@code seq} read {@code s}. */
+    private boolean validate(long s) {
+        VarHandle.loadLoadFence();
+        return (long) SEQ.getOpaque(this) == s || !validatingReads;
+    }
+
+    /** Opens a write that changes published pages: {@code seq} odd. The caller holds the lock. */
+    private long beginWrite() {
+        long s = (long) SEQ.getOpaque(this);
+        SEQ.setVolatile(this, s + 1);
+        VarHandle.storeStoreFence();
+        return s + 2;
+    }
+
+    /** Closes it: {@code seq} even again (release), after every page store. */
+    private void endWrite(long even) {
+        SEQ.setRelease(this, even);
+    }
+
+    /**
+     * {@return the optimistic reads of file data, in every instance of this JVM, that overlapped a
+     * write and were retried} A striped counter, touched only on the slow path.
+     */
+    public static long readRetries() {
+        return READ_RETRIES.sum();
+    }
+
+    /**
+     * {@return the reads of file data, in every instance of this JVM, that took the stable path
+     * after {@value #MAX_OPTIMISTIC_READS} overlapped attempts}
+     */
+    public static long stableReads() {
+        return STABLE_READS.sum();
+    }
+
+    /**
+     * Switches the readers' validation of the sequence count off ({@code false}) or on: tests only,
+     * to show that the race tests see torn reads without it.
+     *
+     * @param on whether readers validate
+     */
+    public static void validateReadsForTesting(boolean on) {
+        validatingReads = on;
     }
 
     /**
@@ -146,7 +262,36 @@ public class RegularInode extends Inode {
      * @return the bytes read in all
      */
     public long readv(long pos, byte[][] iov) {
-        FileData d = dataAcquire();
+        for (int attempt = 0; ; attempt++) {
+            boolean stable = attempt == MAX_OPTIMISTIC_READS;
+            if (stable) {
+                STABLE_READS.increment();
+                stableReaders.getAndIncrement();
+            }
+            try {
+                while (true) {
+                    long s = (long) (stable ? SEQ.getVolatile(this) : SEQ.getAcquire(this));
+                    if ((s & 1) == 0) {
+                        long total = readvFrom(dataAcquire(), pos, iov);
+                        if (validate(s)) {
+                            return total;
+                        }
+                    }
+                    Thread.onSpinWait();
+                    if (!stable) {
+                        READ_RETRIES.increment();
+                        break;
+                    }
+                }
+            } finally {
+                if (stable) {
+                    stableReaders.getAndDecrement();
+                }
+            }
+        }
+    }
+
+    private static long readvFrom(FileData d, long pos, byte[][] iov) {
         long total = 0;
         for (byte[] b : iov) {
             int n = Math.max(0, d.read(pos + total, b, 0, b.length));
@@ -215,23 +360,36 @@ public class RegularInode extends Inode {
                     count = fits;
                     continue;
                 }
-                FileData next = d;
+                // In place unless a stable reader is waiting (see the class comment).
+                boolean inPlace = stableReaders.get() == 0;
+                FileData next;
                 try {
                     owner().hooks().allocatingData(this, delta);
-                    long p = at;
-                    long left = count;
-                    for (int i = 0; i < bufs.length && left > 0; i++) {
-                        int n = (int) Math.min(lens[i], left);
-                        next = next.write(p, bufs[i], offs[i], n);
-                        p += n;
-                        left -= n;
-                    }
+                    // Every page the write needs, allocated before any byte changes: an
+                    // OutOfMemoryError here leaves the file as it was.
+                    next = d.prepareWrite(at, count, inPlace);
                 } catch (OutOfMemoryError e) {
                     returnCharge(delta);
                     throw new VfsException(Errno.ENOMEM, op, null);
                 }
                 checkCharged(d, next, delta);
-                publish(d, next, cred);
+                long even = inPlace ? beginWrite() : 0;
+                try {
+                    long p = at;
+                    long left = count;
+                    for (int i = 0; i < bufs.length && left > 0; i++) {
+                        int n = (int) Math.min(lens[i], left);
+                        next.copyIn(p, bufs[i], offs[i], n);
+                        p += n;
+                        left -= n;
+                    }
+                    next = next.withSizeAtLeast(at + count);
+                    publish(d, next, cred);
+                } finally {
+                    if (inPlace) {
+                        endWrite(even);
+                    }
+                }
                 k.setPos(at + count);
                 return count;
             }

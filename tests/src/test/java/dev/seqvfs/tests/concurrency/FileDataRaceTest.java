@@ -1,0 +1,134 @@
+package dev.seqvfs.tests.concurrency;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.seqvfs.engine.VfsTask;
+import dev.seqvfs.engine.inode.RegularInode;
+import dev.seqvfs.protocol.OpenFlags;
+import dev.seqvfs.tests.support.VfsFixture;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.LongAdder;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Reads racing in-place writes of the same range see all of one write or none of it (POSIX 2.9.7):
+ * writers overwrite fixed ranges of one file with uniform buffers (every byte the same value, a new
+ * value each write), readers read those ranges whole and check that every byte they got is the
+ * same. The ranges have sizes from 1 byte to several pages and straddle page boundaries, so a torn
+ * read would mix two writes' values. Writes change pages in place inside the file's sequence count;
+ * readers validate it and retry ({@code RegularInode}).
+ *
+ * <pre>
+ * /data   one file; slot i is the range [SLOTS[i][0], SLOTS[i][0] + SLOTS[i][1])
+ * </pre>
+ *
+ * With the readers' validation switched off, the same workload must see torn reads: that is what
+ * shows the check can fail.
+ */
+class FileDataRaceTest {
+    private static final int PAGE = 4096;
+
+    /** {offset, length}: within a page, across one boundary, whole pages, several pages. */
+    private static final long[][] SLOTS = {
+        {10, 1},
+        {100, 3000},
+        {PAGE - 50, 100},
+        {2L * PAGE, PAGE},
+        {3L * PAGE + 7, PAGE + 1},
+        {5L * PAGE - 2048, 3L * PAGE},
+        {9L * PAGE, 16L * PAGE}
+    };
+
+    @RegisterExtension final VfsFixture fs = new VfsFixture().checkingEndState();
+
+    @AfterEach
+    void validationBackOn() {
+        RegularInode.validateReadsForTesting(true);
+    }
+
+    /** The counts of one run. */
+    record Outcome(long reads, long torn, long writes) {}
+
+    private Outcome race(long nanos, boolean stopAtFirstTorn) {
+        VfsTask t = fs.root();
+        int fd = t.open("/data", OpenFlags.O_CREAT | OpenFlags.O_RDWR, 0644);
+        for (long[] slot : SLOTS) {
+            byte[] zeros = new byte[(int) slot[1]];
+            assertEquals(zeros.length, t.pwrite(fd, zeros, 0, zeros.length, slot[0]));
+        }
+        LongAdder reads = new LongAdder();
+        LongAdder torn = new LongAdder();
+        LongAdder writes = new LongAdder();
+        List<Stress.Worker> workers = new ArrayList<>();
+        int n = Stress.threads();
+        for (int w = 0; w < n; w++) {
+            boolean writer = w % 2 == 0;
+            workers.add(
+                    c -> {
+                        ThreadLocalRandom rnd = ThreadLocalRandom.current();
+                        byte[][] bufs = new byte[SLOTS.length][];
+                        for (int i = 0; i < SLOTS.length; i++) {
+                            bufs[i] = new byte[(int) SLOTS[i][1]];
+                        }
+                        while (c.running() && !(stopAtFirstTorn && torn.sum() > 0)) {
+                            int i = rnd.nextInt(SLOTS.length);
+                            byte[] b = bufs[i];
+                            if (writer) {
+                                Arrays.fill(b, (byte) rnd.nextInt(1, 256));
+                                t.pwrite(fd, b, 0, b.length, SLOTS[i][0]);
+                                writes.increment();
+                            } else {
+                                int got = t.pread(fd, b, 0, b.length, SLOTS[i][0]);
+                                reads.increment();
+                                if (got != b.length || !uniform(b)) {
+                                    torn.increment();
+                                }
+                            }
+                        }
+                    });
+        }
+        Stress.run(nanos, workers);
+        t.close(fd);
+        t.unlink("/data");
+        return new Outcome(reads.sum(), torn.sum(), writes.sum());
+    }
+
+    private static boolean uniform(byte[] b) {
+        for (byte x : b) {
+            if (x != b[0]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Test
+    void preadRacingPwriteOfTheSameRange_returnsAllOfOneWriteOrNone_acrossPageBoundaries() {
+        long retries = RegularInode.readRetries();
+        long stable = RegularInode.stableReads();
+        Outcome o = race(Stress.sliceNanos(), false);
+        long r = RegularInode.readRetries() - retries;
+        long s = RegularInode.stableReads() - stable;
+        System.out.printf(
+                "file data race: %d reads, %d writes, %d torn, %d retried, %d stable%n",
+                o.reads(), o.writes(), o.torn(), r, s);
+        assertTrue(o.reads() > 0 && o.writes() > 0, "the race did not run");
+        assertEquals(0, o.torn(), "torn reads");
+        assertTrue(r > 0, "no read overlapped a write: the race proves nothing");
+    }
+
+    @Test
+    void withoutValidation_theSameRaceSeesTornReads() {
+        RegularInode.validateReadsForTesting(false);
+        Outcome o = race(Stress.sliceNanos(), true);
+        System.out.printf(
+                "file data race, validation off: %d reads, %d torn%n", o.reads(), o.torn());
+        assertTrue(o.torn() > 0, "no torn read without validation: the race test cannot fail");
+    }
+}
