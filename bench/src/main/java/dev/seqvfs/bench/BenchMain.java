@@ -29,7 +29,7 @@ import org.openjdk.jmh.runner.options.TimeValue;
  *   --forks N            JMH forks per benchmark (1)
  *   --warmup N           warmup iterations (3)      --warmup-time S   seconds each (1)
  *   --iterations N       measurement iterations (5) --time S          seconds each (1)
- *   --only a,b           runs among: stat, create, renamer, anon, newfs (all)
+ *   --only a,b           runs among: stat, create, renamer, anon, newfs, data (all)
  *   --fs a,b             targets among: seqvfs, jimfs, host (all)
  *   --prof NAME[:OPTS]   a JMH profiler, e.g. jfr:dir=/tmp/jfr (repeatable; a dir= gets a
  *                        subdirectory per run, such as stat-2t; read a .jfr with {@link JfrTop})
@@ -66,7 +66,8 @@ public final class BenchMain {
                     new Plan("anon", AnonBench.class, "socketClose", 2, null),
                     new Plan("anon", AnonBench.class, "socketClose", 4, null),
                     new Plan("anon", AnonBench.class, "pipeClose", 16, null),
-                    new Plan("newfs", NewFsBench.class, 1, null));
+                    new Plan("newfs", NewFsBench.class, 1, null),
+                    new Plan("data", FileDataBench.class, 1, null));
 
     private BenchMain() {}
 
@@ -173,7 +174,7 @@ public final class BenchMain {
         String doc =
                 """
                 usage: bench/run [--quick] [--forks N] [--warmup N] [--warmup-time S]
-                                 [--iterations N] [--time S] [--only stat,create,renamer,anon,newfs]
+                                 [--iterations N] [--time S] [--only stat,create,renamer,anon,newfs,data]
                                  [--fs seqvfs,jimfs,host] [--prof NAME[:OPTS]]...
                                  [--jvm-arg ARG]... [--out FILE]
                 Each option is also a system property: -Dbench.forks=2, -Dbench.quick=true, ...""";
@@ -232,7 +233,7 @@ public final class BenchMain {
             for (String g : s.only) {
                 if (PLANS.stream().noneMatch(p -> p.group().equals(g))) {
                     throw new IllegalArgumentException(
-                            "--only takes stat, create, renamer, anon, newfs; not " + g);
+                            "--only takes stat, create, renamer, anon, newfs, data; not " + g);
                 }
             }
             return s;

@@ -61,6 +61,25 @@ public abstract class FsTarget<P> implements AutoCloseable {
     /** Renames {@code from} to {@code to} atomically ({@code rename(2)}). */
     public abstract void rename(P from, P to) throws Exception;
 
+    /**
+     * Opens a regular file for reading and writing, creating it (mode 0644) if it is missing.
+     *
+     * @return the target's handle of the open file (a descriptor, a channel)
+     */
+    public abstract Object openData(P file) throws Exception;
+
+    /** Writes all of {@code buf} at byte offset {@code off} ({@code pwrite(2)}). */
+    public abstract void pwrite(Object file, byte[] buf, long off) throws Exception;
+
+    /** Reads up to {@code buf.length} bytes at byte offset {@code off} ({@code pread(2)}). */
+    public abstract int pread(Object file, byte[] buf, long off) throws Exception;
+
+    /** Changes the size of an open file to {@code size} bytes ({@code ftruncate(2)}). */
+    public abstract void ftruncate(Object file, long size) throws Exception;
+
+    /** Closes a file {@link #openData} opened. */
+    public abstract void closeData(Object file) throws Exception;
+
     /** Returns the target's own slow-path counters, or {@code ""} if it has none. */
     public String counters() {
         return "";

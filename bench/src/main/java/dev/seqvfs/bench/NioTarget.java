@@ -1,8 +1,11 @@
 package dev.seqvfs.bench;
 
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 
 /**
@@ -37,5 +40,35 @@ abstract class NioTarget extends FsTarget<Path> {
     @Override
     public void rename(Path from, Path to) throws Exception {
         Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    @Override
+    public Object openData(Path file) throws Exception {
+        return FileChannel.open(
+                file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    }
+
+    @Override
+    public void pwrite(Object file, byte[] buf, long off) throws Exception {
+        FileChannel ch = (FileChannel) file;
+        ByteBuffer b = ByteBuffer.wrap(buf);
+        while (b.hasRemaining()) {
+            ch.write(b, off + b.position());
+        }
+    }
+
+    @Override
+    public int pread(Object file, byte[] buf, long off) throws Exception {
+        return ((FileChannel) file).read(ByteBuffer.wrap(buf), off);
+    }
+
+    @Override
+    public void ftruncate(Object file, long size) throws Exception {
+        ((FileChannel) file).truncate(size);
+    }
+
+    @Override
+    public void closeData(Object file) throws Exception {
+        ((FileChannel) file).close();
     }
 }

@@ -56,7 +56,22 @@ final class ResultTable {
                             new Key("CreateUnlinkBench", "own", 1)),
                     new Row("stat 5-deep, no renamer", "RenameLookupBench", "off", 1, null),
                     new Row("stat 5-deep, renamer running", "RenameLookupBench", "on", 1, null),
-                    new Row("new fs: create()+close()", "NewFsBench", "", 1, null));
+                    new Row("new fs: create()+close()", "NewFsBench", "", 1, null),
+                    new Row(
+                            "pwrite 4K random, 256M file",
+                            "FileDataBench",
+                            "randomWrite4k",
+                            1,
+                            null),
+                    new Row("pwrite 4K same page, 256M", "FileDataBench", "samePage4k", 1, null),
+                    new Row("pwrite 4K, one-page file", "FileDataBench", "smallFile4k", 1, null),
+                    new Row("write 1M sequential", "FileDataBench", "seqWrite1m", 1, null),
+                    new Row(
+                            "pread 4K random, 256M file",
+                            "FileDataBench",
+                            "randomRead4k",
+                            1,
+                            null));
 
     private final Map<Key, Map<String, Score>> scores = new HashMap<>();
     private final Map<String, String[]> renamers = new HashMap<>();
@@ -72,7 +87,9 @@ final class ResultTable {
                             p.getParam("paths"),
                             p.getParam("dir"),
                             p.getParam("renamer"),
-                            "AnonBench".equals(bench) ? parts[parts.length - 1] : null);
+                            "AnonBench".equals(bench) || "FileDataBench".equals(bench)
+                                    ? parts[parts.length - 1]
+                                    : null);
             Result<?> primary = r.getPrimaryResult();
             scores.computeIfAbsent(new Key(bench, variant, p.getThreads()), k -> new HashMap<>())
                     .put(p.getParam("fs"), new Score(primary.getScore(), primary.getScoreError()));

@@ -5,6 +5,7 @@ import dev.seqvfs.engine.VfsTask;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Filename;
 import dev.seqvfs.protocol.Mode;
+import dev.seqvfs.protocol.OpenFlags;
 
 /**
  * SeqVFS with its default configuration, called through one root {@link VfsTask} shared by all
@@ -46,8 +47,43 @@ final class SeqVfsTarget extends FsTarget<Filename> {
     }
 
     @Override
+    public Object openData(Filename file) {
+        return task.open(file, OpenFlags.O_CREAT | OpenFlags.O_RDWR, 0644);
+    }
+
+    @Override
+    public void pwrite(Object file, byte[] buf, long off) {
+        int fd = (Integer) file;
+        for (int done = 0; done < buf.length; ) {
+            done += task.pwrite(fd, buf, done, buf.length - done, off + done);
+        }
+    }
+
+    @Override
+    public int pread(Object file, byte[] buf, long off) {
+        return task.pread((Integer) file, buf, 0, buf.length, off);
+    }
+
+    @Override
+    public void ftruncate(Object file, long size) {
+        task.ftruncate((Integer) file, size);
+    }
+
+    @Override
+    public void closeData(Object file) {
+        task.close((Integer) file);
+    }
+
+    @Override
     public String counters() {
-        return "walkRetries=" + vfs.walkRetries() + " refWalks=" + vfs.refWalks();
+        return "walkRetries="
+                + vfs.walkRetries()
+                + " refWalks="
+                + vfs.refWalks()
+                + " dataReadRetries="
+                + vfs.dataReadRetries()
+                + " stableReads="
+                + vfs.dataStableReads();
     }
 
     @Override

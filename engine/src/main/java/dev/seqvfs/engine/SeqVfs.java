@@ -10,6 +10,7 @@ import dev.seqvfs.engine.fs.FileSystemTypes;
 import dev.seqvfs.engine.fs.MountContext;
 import dev.seqvfs.engine.fs.SuperOperations;
 import dev.seqvfs.engine.fs.TaskRegistry;
+import dev.seqvfs.engine.inode.RegularInode;
 import dev.seqvfs.engine.lock.FileLockTable;
 import dev.seqvfs.engine.mount.MountTable;
 import dev.seqvfs.engine.mount.Namespace;
@@ -578,6 +579,23 @@ public final class SeqVfs implements AutoCloseable {
     /** {@return the number of walks that fell back to the locked ref-walk} */
     public long refWalks() {
         return locks.refWalks.sum();
+    }
+
+    /**
+     * {@return the reads of regular-file data that overlapped an in-place write and were retried}
+     * Counted for every instance of this JVM together (a striped counter, touched only on the slow
+     * path); see CONCURRENCY.md, "File data".
+     */
+    public long dataReadRetries() {
+        return RegularInode.readRetries();
+    }
+
+    /**
+     * {@return the reads of regular-file data that took the stable path after repeated overlaps},
+     * for every instance of this JVM together
+     */
+    public long dataStableReads() {
+        return RegularInode.stableReads();
     }
 
     /** Returns the anonymous-inode file system (pipes, sockets). */

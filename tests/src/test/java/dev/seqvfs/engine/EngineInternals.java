@@ -1,6 +1,7 @@
 package dev.seqvfs.engine;
 
 import dev.seqvfs.engine.anon.AnonFs;
+import dev.seqvfs.engine.inode.RegularInode;
 import dev.seqvfs.engine.inode.WriterHooks;
 import dev.seqvfs.engine.mount.Namespace;
 import dev.seqvfs.engine.sb.Superblock;
@@ -46,6 +47,14 @@ public final class EngineInternals {
      */
     public static long[] fdTableBatches(VfsTask t) {
         return t.context().files().batchCounts();
+    }
+
+    /**
+     * Switches the readers' validation of regular files' sequence counts off ({@code false}) or
+     * back on, in this JVM ({@link RegularInode#validateReadsForTesting}).
+     */
+    public static void validateDataReads(boolean on) {
+        RegularInode.validateReadsForTesting(on);
     }
 
     /** {@code fallocate(2)} on {@code t}'s descriptor {@code fd} ({@link VfsTask#fallocate}). */

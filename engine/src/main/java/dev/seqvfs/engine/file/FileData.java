@@ -521,15 +521,21 @@ public final class FileData {
         return n;
     }
 
-    /** Path-copying builder: copies each node the first time it is touched. */
+    /**
+     * Path-copying builder: copies each node the first time it is touched. The nodes it made are
+     * remembered per level (the last one, which consecutive pages share) before the identity set is
+     * consulted, so a sequential write of many pages hashes almost nothing.
+     */
     private static final class Builder {
         final int depth;
         Object root;
-        private final IdentityHashMap<Object, Boolean> fresh = new IdentityHashMap<>();
+        private final Object[] lastOwned;
+        private IdentityHashMap<Object, Boolean> fresh;
 
         Builder(int depth, Object root) {
             this.depth = depth;
             this.root = root;
+            this.lastOwned = new Object[depth + 1];
         }
 
         void set(long pageNo, byte[] page) {
@@ -537,23 +543,29 @@ public final class FileData {
                 root = page;
                 return;
             }
-            root = own(root);
+            root = own(root, depth);
             Object[] node = (Object[]) root;
             for (int level = depth - 1; level > 0; level--) {
                 int i = (int) ((pageNo >>> (level * SHIFT)) & MASK);
-                Object child = own(node[i]);
+                Object child = own(node[i], level);
                 node[i] = child;
                 node = (Object[]) child;
             }
             node[(int) (pageNo & MASK)] = page;
         }
 
-        private Object own(Object node) {
-            if (node != null && fresh.containsKey(node)) {
+        private Object own(Object node, int level) {
+            if (node != null
+                    && (lastOwned[level] == node || (fresh != null && fresh.containsKey(node)))) {
+                lastOwned[level] = node;
                 return node;
             }
             Object[] copy = node == null ? new Object[FANOUT] : ((Object[]) node).clone();
+            if (fresh == null) {
+                fresh = new IdentityHashMap<>();
+            }
             fresh.put(copy, Boolean.TRUE);
+            lastOwned[level] = copy;
             return copy;
         }
     }

@@ -3,8 +3,8 @@ package dev.seqvfs.tests.concurrency;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.seqvfs.engine.EngineInternals;
 import dev.seqvfs.engine.VfsTask;
-import dev.seqvfs.engine.inode.RegularInode;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.tests.support.VfsFixture;
 import java.util.ArrayList;
@@ -22,7 +22,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * value each write), readers read those ranges whole and check that every byte they got is the
  * same. The ranges have sizes from 1 byte to several pages and straddle page boundaries, so a torn
  * read would mix two writes' values. Writes change pages in place inside the file's sequence count;
- * readers validate it and retry ({@code RegularInode}).
+ * readers validate it and retry (CONCURRENCY.md, "File data").
  *
  * <pre>
  * /data   one file; slot i is the range [SLOTS[i][0], SLOTS[i][0] + SLOTS[i][1])
@@ -49,7 +49,7 @@ class FileDataRaceTest {
 
     @AfterEach
     void validationBackOn() {
-        RegularInode.validateReadsForTesting(true);
+        EngineInternals.validateDataReads(true);
     }
 
     /** The counts of one run. */
@@ -110,11 +110,11 @@ class FileDataRaceTest {
 
     @Test
     void preadRacingPwriteOfTheSameRange_returnsAllOfOneWriteOrNone_acrossPageBoundaries() {
-        long retries = RegularInode.readRetries();
-        long stable = RegularInode.stableReads();
+        long retries = fs.vfs().dataReadRetries();
+        long stable = fs.vfs().dataStableReads();
         Outcome o = race(Stress.sliceNanos(), false);
-        long r = RegularInode.readRetries() - retries;
-        long s = RegularInode.stableReads() - stable;
+        long r = fs.vfs().dataReadRetries() - retries;
+        long s = fs.vfs().dataStableReads() - stable;
         System.out.printf(
                 "file data race: %d reads, %d writes, %d torn, %d retried, %d stable%n",
                 o.reads(), o.writes(), o.torn(), r, s);
@@ -125,7 +125,7 @@ class FileDataRaceTest {
 
     @Test
     void withoutValidation_theSameRaceSeesTornReads() {
-        RegularInode.validateReadsForTesting(false);
+        EngineInternals.validateDataReads(false);
         Outcome o = race(Stress.sliceNanos(), true);
         System.out.printf(
                 "file data race, validation off: %d reads, %d torn%n", o.reads(), o.torn());
