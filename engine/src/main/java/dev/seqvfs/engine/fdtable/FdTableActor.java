@@ -260,8 +260,15 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
     /** The batch's working table: the published one plus the batch's changes so far. */
     private FdTable working;
 
-    /** What the batch's handlers deferred until it is published: replies, file releases. */
-    private final ArrayList<Runnable> after = new ArrayList<>();
+    /**
+     * What the batch's handlers deferred until it is published, in order: entry {@code i} is a
+     * reply ({@code afterTo[i]} a {@link ReplyTo}, {@code afterMsg[i]} the reply) or an action
+     * ({@code afterTo[i]} a {@link Runnable}); parallel arrays, so a plain reply allocates nothing.
+     */
+    private Object[] afterTo = new Object[16];
+
+    private Object[] afterMsg = new Object[16];
+    private int afterCount;
 
     /** The batch's claimed installs and their descriptors, recorded right after publication. */
     private InstallClaim[] claims = new InstallClaim[8];
@@ -296,17 +303,12 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
      */
     @Override
     public Behavior<Command> receive(TypedActorContext<Command> ctx, Command m) {
-        if (m instanceof Drain) {
-            return onDrain();
-        }
-        beginBatch();
-        apply(m);
-        endBatch();
-        return this;
+        return drain(m instanceof Drain ? null : m);
     }
 
     /**
-     * Drains the combining queue ({@link FilesStruct#submit}): every command waiting is applied to
+     * Applies {@code first} (a command sent directly, or {@code null} for a {@link Drain}), then
+     * drains the combining queue ({@link FilesStruct#submit}): every command waiting is applied to
      * the working table, in order; the batch is published once and then answered, and commands sent
      * meanwhile (often by the answered callers' own dependent stages) join the next round of this
      * same drain. After {@value #MAX_BATCH} commands the drain hands the rest to a fresh {@link
@@ -315,9 +317,20 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
      * only when it has accounted for every submit it saw (so a command is never left behind
      * unannounced).
      */
-    private Behavior<Command> onDrain() {
-        int missed = files.commandsPending();
+    private Behavior<Command> drain(Command first) {
+        // A command sent directly (FilesStruct.submit found the queue idle) counts for 1.
+        int missed = first == null ? files.commandsPending() : 1;
         int done = 0;
+        if (first != null) {
+            beginBatch();
+            apply(first);
+            done++;
+            endBatch();
+            missed = files.commandsAccounted(missed);
+            if (missed == 0) {
+                return this;
+            }
+        }
         while (true) {
             beginBatch();
             Command c;
@@ -420,24 +433,51 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
             claims[i] = null;
         }
         claimCount = 0;
-        for (int i = 0; i < after.size(); i++) {
+        for (int i = 0; i < afterCount; i++) {
+            Object to = afterTo[i];
+            Object msg = afterMsg[i];
+            afterTo[i] = null;
+            afterMsg[i] = null;
             try {
-                after.get(i).run();
+                if (to instanceof Runnable action) {
+                    action.run();
+                } else {
+                    tellReply(to, msg);
+                }
             } catch (RuntimeException e) {
                 getContext().getLog().error("descriptor table reply failed: {}", e.toString());
             }
         }
-        after.clear();
+        afterCount = 0;
     }
 
     /** Answers {@code to} with {@code r} once the batch is published. */
     private <R> void reply(ReplyTo<R> to, R r) {
-        after.add(() -> to.tell(r));
+        defer(to, r);
+    }
+
+    /** Runs {@code action} once the batch is published, after what was deferred before it. */
+    private void later(Runnable action) {
+        defer(action, null);
+    }
+
+    private void defer(Object to, Object msg) {
+        if (afterCount == afterTo.length) {
+            afterTo = Arrays.copyOf(afterTo, afterCount * 2);
+            afterMsg = Arrays.copyOf(afterMsg, afterCount * 2);
+        }
+        afterTo[afterCount] = to;
+        afterMsg[afterCount++] = msg;
+    }
+
+    @SuppressWarnings("unchecked") // defer paired each ReplyTo with a reply of its own type
+    private static void tellReply(Object to, Object msg) {
+        ((ReplyTo<Object>) to).tell(msg);
     }
 
     /** Drops a closed descriptor's file ({@link #dropEntry}) once the batch is published. */
     private void dropLater(OpenFile f) {
-        after.add(() -> dropEntry(f));
+        later(() -> dropEntry(f));
     }
 
     /** Records {@code fd} in {@code claim} once the batch is published. */
@@ -524,7 +564,7 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
             return;
         }
         setReserved(fd, true);
-        after.add(
+        later(
                 () -> {
                     if (!m.replyTo().tryTell(FdReply.ok(fd, null))) {
                         setReserved(fd, false);
@@ -634,7 +674,7 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
             return;
         }
         stage(t.without(m.fd()));
-        after.add(
+        later(
                 () -> {
                     if (!m.replyTo().tryTell(FdReply.ok(m.fd(), e.file()))) {
                         dropEntry(e.file());

@@ -40,11 +40,14 @@ import org.apache.pekko.actor.typed.RecipientRef;
  * Commands reach the actor through {@link #commands()}: {@link #submit} appends to a lock-free
  * queue ({@code ConcurrentLinkedQueue}: the append happens-before the actor's poll) and raises
  * {@code wip}, the count of submits not yet accounted for (atomic read-modify-writes); only the
- * submit that raised it from 0 sends the actor a {@code Drain}. The actor, in one turn, applies
- * every command it finds, publishes one table for the batch and answers the batch, then subtracts
- * what it accounted for and goes round again until {@code wip} is 0 (the drain loop of flat
- * combining). A command is therefore never left in the queue without a {@code Drain} on its way,
- * and the actor stays the only writer: the queue only changes how commands arrive.
+ * submit that raised it from 0 sends the actor a {@code Drain}. A submit that finds {@code wip} at
+ * 0 and raises it to 1 by CAS sends its command as the message itself, with no queue node: nothing
+ * is queued before it (0 means every earlier submit is applied), and whatever is submitted after it
+ * is queued, so the actor applies it first and then drains. The actor, in one turn, applies every
+ * command it finds, publishes one table for the batch and answers the batch, then subtracts what it
+ * accounted for and goes round again until {@code wip} is 0 (the drain loop of flat combining). A
+ * command is therefore never left in the queue without a {@code Drain} on its way, and the actor
+ * stays the only writer: the queue only changes how commands arrive.
  */
 public final class FilesStruct {
     private static final VarHandle TABLE;
@@ -212,6 +215,11 @@ public final class FilesStruct {
      * @param c the command
      */
     public void submit(FdTableActor.Command c) {
+        if (wip.compareAndSet(0, 1)) {
+            // Idle: the command itself is the actor's next message (no queue node).
+            actor.tell(c);
+            return;
+        }
         queue.offer(c);
         if (wip.getAndIncrement() == 0) {
             actor.tell(FdTableActor.Drain.INSTANCE);
