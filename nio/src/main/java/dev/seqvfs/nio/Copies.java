@@ -39,9 +39,7 @@ final class Copies {
         try {
             dt = t.lstat(d.filename());
         } catch (VfsException e) {
-            if (e.errno() != Errno.ENOENT) {
-                throw Errors.translate(e, d, null);
-            }
+            // as UnixCopyFile: a target that cannot be looked up is taken as absent
         }
         if (dt != null) {
             if (dt.dev() == st.dev() && dt.ino() == st.ino()) {

@@ -166,6 +166,8 @@ public final class SeqVfsFileSystemProvider extends FileSystemProvider {
         boolean truncate = false;
         boolean create = false;
         boolean createNew = false;
+        boolean noFollow = false;
+        boolean deleteOnClose = false;
         int flags = 0;
         for (OpenOption o : options) {
             if (o == StandardOpenOption.READ) {
@@ -216,10 +218,14 @@ public final class SeqVfsFileSystemProvider extends FileSystemProvider {
                 flags |= OpenFlags.O_APPEND;
             }
             if (createNew) {
-                flags |= OpenFlags.O_CREAT | OpenFlags.O_EXCL | OpenFlags.O_NOFOLLOW;
+                flags |= OpenFlags.O_CREAT | OpenFlags.O_EXCL;
             } else if (create) {
                 flags |= OpenFlags.O_CREAT;
             }
+        }
+        if (!(write && createNew) && (noFollow || deleteOnClose)) {
+            // UnixChannelFactory: links are followed unless NOFOLLOW_LINKS or DELETE_ON_CLOSE
+            flags |= OpenFlags.O_NOFOLLOW;
         }
         return flags;
     }
@@ -248,6 +254,14 @@ public final class SeqVfsFileSystemProvider extends FileSystemProvider {
         int mode = modeOf(attrs, 0666);
         int acc = flags & OpenFlags.O_ACCMODE;
         VfsTask t = task(p);
+        byte[] b = p.bytes();
+        if ((flags & OpenFlags.O_EXCL) != 0
+                && b.length > 0
+                && b[b.length - 1] == '.'
+                && (b.length == 1 || b[b.length - 2] == '/')) {
+            // UnixChannelFactory: "throw exception if file name is "." to avoid confusing error"
+            throw Errors.translate(Errno.EEXIST, p.toString(), null);
+        }
         int fd;
         try {
             fd = t.open(p.filename(), flags | OpenFlags.O_CLOEXEC, mode);
@@ -436,9 +450,7 @@ public final class SeqVfsFileSystemProvider extends FileSystemProvider {
         try {
             dst = t.lstat(d.filename());
         } catch (VfsException e) {
-            if (e.errno() != Errno.ENOENT) {
-                throw Errors.translate(e, d, null);
-            }
+            // as UnixCopyFile: a target that cannot be looked up is taken as absent
         }
         if (dst != null) {
             if (dst.dev() == sst.dev() && dst.ino() == sst.ino()) {

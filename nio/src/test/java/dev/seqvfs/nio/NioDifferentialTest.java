@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.seqvfs.engine.Fsck;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -60,6 +61,7 @@ class NioDifferentialTest {
 
     @AfterAll
     static void down() throws IOException {
+        assertEquals(List.of(), Fsck.check(seqvfs.engine(), true), "the engine's invariants");
         seqvfs.close();
     }
 
@@ -848,8 +850,10 @@ class NioDifferentialTest {
                                                     StandardOpenOption.CREATE,
                                                     StandardOpenOption.WRITE)) {
                                 long n = a.transferTo(1, 3, b);
-                                long m = b.transferFrom(FileChannel.open(r.resolve("f")), 3, 100);
-                                return List.of(n, m, b.size());
+                                try (FileChannel c = FileChannel.open(r.resolve("f"))) {
+                                    long m = b.transferFrom(c, 3, 100);
+                                    return List.of(n, m, b.size());
+                                }
                             }
                         },
                         r -> {
