@@ -39,7 +39,7 @@ final class SeqVfsFileChannel extends FileChannel {
     private final boolean readable;
     private final boolean writable;
     private final boolean deleteOnClose;
-    private final FileKey key;
+    private volatile FileKey key;
 
     SeqVfsFileChannel(
             SeqVfsFileSystem fs,
@@ -55,8 +55,21 @@ final class SeqVfsFileChannel extends FileChannel {
         this.readable = readable;
         this.writable = writable;
         this.deleteOnClose = deleteOnClose;
-        var st = task.fstat(fd);
-        this.key = new FileKey(st.dev(), st.ino());
+    }
+
+    /** The file's identity for the lock table, read once, at the first lock call. */
+    private FileKey key() throws IOException {
+        FileKey k = key;
+        if (k == null) {
+            try {
+                var st = task.fstat(fd);
+                k = new FileKey(st.dev(), st.ino());
+            } catch (VfsException e) {
+                throw Errors.forIo(e);
+            }
+            key = k;
+        }
+        return k;
     }
 
     private void ensureOpen() throws IOException {
@@ -383,6 +396,7 @@ final class SeqVfsFileChannel extends FileChannel {
             throw new NonWritableChannelException();
         }
         SeqVfsFileLock lock = new SeqVfsFileLock(this, position, size, shared);
+        FileKey key = key();
         fs.locks().add(key, lock);
         boolean granted = false;
         try {
@@ -424,14 +438,17 @@ final class SeqVfsFileChannel extends FileChannel {
         } catch (VfsException e) {
             throw Errors.forIo(e);
         } finally {
-            fs.locks().remove(key, lock);
+            fs.locks().remove(key(), lock);
         }
     }
 
     @Override
     protected void implCloseChannel() throws IOException {
-        for (SeqVfsFileLock l : fs.locks().removeAll(key, this)) {
-            l.invalidate();
+        FileKey k = key;
+        if (k != null) {
+            for (SeqVfsFileLock l : fs.locks().removeAll(k, this)) {
+                l.invalidate();
+            }
         }
         fs.closedOne(this);
         try {

@@ -200,6 +200,60 @@ class RealClientsTest {
                         }
                     };
             Method main = loader.loadClass("demo.Main").getMethod("main", String[].class);
+            assertEquals("hello, seqvfs", run(main));
+        }
+    }
+
+    @Test
+    void urlClassLoader_loadsClassesAndResourcesFromSeqVfsUrls() throws Exception {
+        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+        Assumptions.assumeTrue(javac != null, "no system Java compiler");
+        try (FileSystem fs = FileSystems.newFileSystem(URI.create("seqvfs://classes/"), Map.of())) {
+            Path src = Files.createDirectories(fs.getPath("/src/demo"));
+            Path out = Files.createDirectories(fs.getPath("/out"));
+            Files.writeString(
+                    src.resolve("Main.java"),
+                    "package demo;\n"
+                            + "public class Main {\n"
+                            + "  public static void main(String[] a) throws Exception {\n"
+                            + "    try (var in = Main.class.getResourceAsStream(\"/greeting.txt\")) {\n"
+                            + "      System.out.print(new String(in.readAllBytes()));\n"
+                            + "    }\n"
+                            + "  }\n"
+                            + "}\n");
+            Files.writeString(out.resolve("greeting.txt"), "hello through a seqvfs: URL");
+            try (StandardJavaFileManager fm = javac.getStandardFileManager(null, null, UTF_8)) {
+                fm.setLocationFromPaths(StandardLocation.CLASS_OUTPUT, List.of(out));
+                assertTrue(
+                        javac.getTask(
+                                        null,
+                                        fm,
+                                        null,
+                                        List.of("--release", "17"),
+                                        null,
+                                        fm.getJavaFileObjectsFromPaths(
+                                                List.of(src.resolve("Main.java"))))
+                                .call());
+            }
+            java.net.URL url = out.toUri().toURL();
+            assertEquals("seqvfs://classes/out/", url.toString());
+            try (java.net.URLClassLoader loader =
+                    new java.net.URLClassLoader(new java.net.URL[] {url}, null)) {
+                Method main = loader.loadClass("demo.Main").getMethod("main", String[].class);
+                assertEquals("hello through a seqvfs: URL", run(main));
+            }
+            try (InputStream in =
+                    new java.net.URL("seqvfs://classes/out/greeting.txt").openStream()) {
+                assertEquals("hello through a seqvfs: URL", new String(in.readAllBytes(), UTF_8));
+            }
+            org.junit.jupiter.api.Assertions.assertThrows(
+                    java.io.FileNotFoundException.class,
+                    () -> new java.net.URL("seqvfs://classes/nope").openStream());
+        }
+    }
+
+    private static String run(Method main) throws Exception {
+        {
             PrintStream old = System.out;
             ByteArrayOutputStream captured = new ByteArrayOutputStream();
             System.setOut(new PrintStream(captured, true, UTF_8));
@@ -208,7 +262,7 @@ class RealClientsTest {
             } finally {
                 System.setOut(old);
             }
-            assertEquals("hello, seqvfs", captured.toString(UTF_8));
+            return captured.toString(UTF_8);
         }
     }
 
