@@ -289,6 +289,42 @@ public final class SeqVfsFileSystemProvider extends FileSystemProvider {
         return ch;
     }
 
+    /**
+     * Opens an {@link java.nio.channels.AsynchronousFileChannel} on the engine's async calls
+     * ({@code SeqVfsAsynchronousFileChannel}): completion handlers run on {@code executor}, or on
+     * the thread that completes the call when it is {@code null}.
+     */
+    @Override
+    public java.nio.channels.AsynchronousFileChannel newAsynchronousFileChannel(
+            Path path,
+            Set<? extends OpenOption> options,
+            java.util.concurrent.ExecutorService executor,
+            FileAttribute<?>... attrs)
+            throws IOException {
+        if (options.contains(StandardOpenOption.APPEND)) {
+            throw new UnsupportedOperationException("APPEND not allowed");
+        }
+        SeqVfsPath p = check(path);
+        int flags = openFlags(options);
+        int mode = modeOf(attrs, 0666);
+        int acc = flags & OpenFlags.O_ACCMODE;
+        int fd;
+        try {
+            fd = task(p).open(p.filename(), flags | OpenFlags.O_CLOEXEC, mode);
+        } catch (VfsException e) {
+            throw Errors.translate(e, p, null);
+        }
+        SeqVfsAsynchronousFileChannel ch =
+                new SeqVfsAsynchronousFileChannel(
+                        p.getFileSystem(),
+                        fd,
+                        acc != OpenFlags.O_WRONLY,
+                        acc != OpenFlags.O_RDONLY,
+                        executor);
+        p.getFileSystem().opened(ch);
+        return ch;
+    }
+
     @Override
     public SeekableByteChannel newByteChannel(
             Path path, Set<? extends OpenOption> options, FileAttribute<?>... attrs)

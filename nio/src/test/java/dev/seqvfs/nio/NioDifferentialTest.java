@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.seqvfs.engine.Fsck;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.AsynchronousFileChannel;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.DirectoryStream;
@@ -939,6 +940,78 @@ class NioDifferentialTest {
                                         r.resolve("f"),
                                         StandardOpenOption.CREATE_NEW,
                                         StandardOpenOption.WRITE)));
+        t.add(
+                s(
+                        "asynchronous file channels",
+                        r -> {
+                            try (AsynchronousFileChannel ch =
+                                    AsynchronousFileChannel.open(
+                                            r.resolve("f"),
+                                            StandardOpenOption.CREATE,
+                                            StandardOpenOption.READ,
+                                            StandardOpenOption.WRITE)) {
+                                int w = ch.write(ByteBuffer.wrap(b("0123456789")), 0).get();
+                                int w2 = ch.write(ByteBuffer.wrap(b("AB")), 20).get();
+                                ByteBuffer bb = ByteBuffer.allocate(4);
+                                int n = ch.read(bb, 3).get();
+                                int eof = ch.read(ByteBuffer.allocate(4), 100).get();
+                                long size = ch.size();
+                                ch.truncate(5);
+                                FileLock l = ch.lock(0, 3, false).get();
+                                FileLock t2 = ch.tryLock(10, 3, true);
+                                boolean v = l.isValid();
+                                l.release();
+                                java.util.concurrent.CompletableFuture<Integer> done =
+                                        new java.util.concurrent.CompletableFuture<>();
+                                ch.read(
+                                        ByteBuffer.allocate(10),
+                                        0,
+                                        null,
+                                        new java.nio.channels.CompletionHandler<Integer, Object>() {
+                                            @Override
+                                            public void completed(Integer result, Object a) {
+                                                done.complete(result);
+                                            }
+
+                                            @Override
+                                            public void failed(Throwable exc, Object a) {
+                                                done.completeExceptionally(exc);
+                                            }
+                                        });
+                                return List.of(
+                                        w,
+                                        w2,
+                                        n,
+                                        new String(bb.array(), UTF_8),
+                                        eof,
+                                        size,
+                                        ch.size(),
+                                        v,
+                                        t2 != null,
+                                        done.get());
+                            }
+                        },
+                        r ->
+                                AsynchronousFileChannel.open(
+                                        r.resolve("missing"), StandardOpenOption.READ),
+                        r -> {
+                            try (AsynchronousFileChannel ch =
+                                    AsynchronousFileChannel.open(
+                                            r.resolve("f"), StandardOpenOption.READ)) {
+                                return ch.write(ByteBuffer.wrap(b("x")), 0);
+                            }
+                        },
+                        r -> {
+                            AsynchronousFileChannel ch =
+                                    AsynchronousFileChannel.open(
+                                            r.resolve("f"), StandardOpenOption.READ);
+                            ch.close();
+                            try {
+                                return ch.read(ByteBuffer.allocate(1), 0).get();
+                            } catch (java.util.concurrent.ExecutionException e) {
+                                return e.getCause();
+                            }
+                        }));
         return t;
     }
 
