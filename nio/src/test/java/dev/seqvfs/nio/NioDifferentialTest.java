@@ -10,22 +10,27 @@ import java.nio.ByteBuffer;
 import java.nio.channels.AsynchronousFileChannel;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.channels.SeekableByteChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.PathMatcher;
+import java.nio.file.SecureDirectoryStream;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserDefinedFileAttributeView;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -1012,6 +1017,100 @@ class NioDifferentialTest {
                                 return e.getCause();
                             }
                         }));
+        t.add(
+                s(
+                        "secure directory streams (openat-style calls)",
+                        r -> Files.createDirectories(r.resolve("d/sub/inner")),
+                        r -> Files.writeString(r.resolve("d/a"), "a"),
+                        r -> {
+                            try (DirectoryStream<Path> ds =
+                                    Files.newDirectoryStream(r.resolve("d"))) {
+                                if (!(ds instanceof SecureDirectoryStream<Path> sds)) {
+                                    return "not secure";
+                                }
+                                Path rd = r.getFileSystem().getPath("d2");
+                                List<Object> out = new ArrayList<>();
+                                try (SeekableByteChannel ch =
+                                        sds.newByteChannel(
+                                                r.getFileSystem().getPath("f"),
+                                                Set.of(
+                                                        StandardOpenOption.CREATE,
+                                                        StandardOpenOption.WRITE))) {
+                                    out.add(ch.write(ByteBuffer.wrap(b("via openat"))));
+                                }
+                                Files.move(r.resolve("d"), r.resolve(rd));
+                                out.add(Files.readString(r.resolve("d2/f")));
+                                out.add(
+                                        attempt(
+                                                x -> {
+                                                    sds.deleteFile(
+                                                            r.getFileSystem().getPath("missing"));
+                                                    return "deleted";
+                                                },
+                                                r));
+                                out.add(
+                                        attempt(
+                                                x -> {
+                                                    sds.deleteDirectory(
+                                                            r.getFileSystem().getPath("sub"));
+                                                    return "deleted";
+                                                },
+                                                r));
+                                out.add(
+                                        attempt(
+                                                x -> {
+                                                    sds.deleteDirectory(
+                                                            r.getFileSystem().getPath("a"));
+                                                    return "deleted";
+                                                },
+                                                r));
+                                sds.move(
+                                        r.getFileSystem().getPath("a"),
+                                        sds,
+                                        r.getFileSystem().getPath("b"));
+                                out.add(ls(r.resolve("d2")));
+                                try (SecureDirectoryStream<Path> sub =
+                                        sds.newDirectoryStream(r.getFileSystem().getPath("sub"))) {
+                                    List<String> names = new ArrayList<>();
+                                    sub.forEach(x -> names.add(r.relativize(x).toString()));
+                                    out.add(names);
+                                }
+                                out.add(
+                                        attempt(
+                                                x ->
+                                                        sds.newDirectoryStream(
+                                                                r.getFileSystem().getPath("b")),
+                                                r));
+                                out.add(
+                                        sds.getFileAttributeView(BasicFileAttributeView.class)
+                                                .readAttributes()
+                                                .isDirectory());
+                                PosixFileAttributeView v =
+                                        sds.getFileAttributeView(
+                                                r.getFileSystem().getPath("b"),
+                                                PosixFileAttributeView.class);
+                                out.add(
+                                        PosixFilePermissions.toString(
+                                                v.readAttributes().permissions()));
+                                v.setPermissions(PosixFilePermissions.fromString("rwx------"));
+                                out.add(
+                                        PosixFilePermissions.toString(
+                                                Files.getPosixFilePermissions(r.resolve("d2/b"))));
+                                out.add(
+                                        attempt(
+                                                x ->
+                                                        sds.getFileAttributeView(
+                                                                        r.getFileSystem()
+                                                                                .getPath("missing"),
+                                                                        BasicFileAttributeView
+                                                                                .class)
+                                                                .readAttributes(),
+                                                r));
+                                sds.deleteFile(r.getFileSystem().getPath("b"));
+                                out.add(ls(r.resolve("d2")));
+                                return out;
+                            }
+                        }));
         return t;
     }
 
@@ -1028,6 +1127,15 @@ class NioDifferentialTest {
         int steps = scenarios().stream().mapToInt(s -> s.steps().size()).sum();
         return Stream.of(
                 DynamicTest.dynamicTest(
-                        "at least 200 steps", () -> assertTrue(steps >= 200, "steps: " + steps)));
+                        "at least 200 steps", () -> assertTrue(steps >= 200, "steps: " + steps)),
+                DynamicTest.dynamicTest(
+                        "both sides' directory streams are secure (the scenario compares their calls)",
+                        () -> {
+                            for (Path d : List.of(SHM, seqvfs.getPath("/"))) {
+                                try (DirectoryStream<Path> ds = Files.newDirectoryStream(d)) {
+                                    assertTrue(ds instanceof SecureDirectoryStream, d.toString());
+                                }
+                            }
+                        }));
     }
 }
