@@ -82,7 +82,7 @@ public final class SeqVfsFileSystem extends FileSystem {
             this.ownsEngine = true;
         }
         try {
-            if (b.readOnly && ownsEngine) {
+            if (b.readOnly && ownsEngine && b.initialTree == null) {
                 VfsTask admin = vfs.newTask(Credentials.ROOT);
                 try {
                     for (String dir : b.directories) {
@@ -96,7 +96,7 @@ public final class SeqVfsFileSystem extends FileSystem {
             }
             this.task = vfs.newTask(Credentials.of(b.uid, b.gid, b.groups));
             task.umask(b.umask);
-            if (!b.readOnly) {
+            if (!b.readOnly || b.initialTree != null) {
                 for (String dir : b.directories) {
                     mkdirs(dir);
                 }
@@ -109,6 +109,102 @@ public final class SeqVfsFileSystem extends FileSystem {
         }
         this.cwd = SeqVfsPath.parse(this, b.workingDirectory);
         this.store = new SeqVfsFileStore(this);
+        if (b.initialTree != null) {
+            try {
+                copyIn(b.initialTree);
+                if (b.readOnly && ownsEngine) {
+                    VfsTask admin = vfs.newTask(Credentials.ROOT);
+                    try {
+                        admin.mount(
+                                null,
+                                "/",
+                                null,
+                                MountFlags.MS_REMOUNT | MountFlags.MS_RDONLY,
+                                null);
+                    } finally {
+                        admin.close();
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                task.close();
+                if (ownsEngine) {
+                    vfs.close();
+                }
+                throw new java.io.UncheckedIOException(
+                        e instanceof IOException io ? io : new IOException(e));
+            }
+        }
+    }
+
+    /** The builder's initial tree: a walk of {@code source} copied under the root. */
+    private void copyIn(Path source) throws IOException {
+        java.nio.file.Files.walkFileTree(
+                source,
+                new java.nio.file.SimpleFileVisitor<>() {
+                    private SeqVfsPath target(Path p) {
+                        SeqVfsPath t = root;
+                        for (Path n : source.relativize(p)) {
+                            if (!n.toString().isEmpty()) {
+                                t = t.resolve(n.toString());
+                            }
+                        }
+                        return t;
+                    }
+
+                    @Override
+                    public java.nio.file.FileVisitResult preVisitDirectory(
+                            Path dir, java.nio.file.attribute.BasicFileAttributes attrs)
+                            throws IOException {
+                        SeqVfsPath t = target(dir);
+                        if (!t.equals(root)) {
+                            try {
+                                java.nio.file.Files.createDirectory(t);
+                            } catch (java.nio.file.FileAlreadyExistsException e) {
+                                // a directory the builder made already
+                            }
+                        }
+                        return java.nio.file.FileVisitResult.CONTINUE;
+                    }
+
+                    @Override
+                    public java.nio.file.FileVisitResult visitFile(
+                            Path file, java.nio.file.attribute.BasicFileAttributes attrs)
+                            throws IOException {
+                        SeqVfsPath t = target(file);
+                        if (attrs.isSymbolicLink()) {
+                            java.nio.file.Files.createSymbolicLink(
+                                    t,
+                                    getPath(java.nio.file.Files.readSymbolicLink(file).toString()));
+                        } else if (attrs.isRegularFile()) {
+                            java.nio.file.Files.write(t, java.nio.file.Files.readAllBytes(file));
+                            permissions(file, t);
+                        }
+                        return java.nio.file.FileVisitResult.CONTINUE;
+                    }
+
+                    @Override
+                    public java.nio.file.FileVisitResult postVisitDirectory(Path dir, IOException e)
+                            throws IOException {
+                        if (e != null) {
+                            throw e;
+                        }
+                        SeqVfsPath t = target(dir);
+                        if (!t.equals(root)) {
+                            permissions(dir, t);
+                        }
+                        return java.nio.file.FileVisitResult.CONTINUE;
+                    }
+
+                    private void permissions(Path from, SeqVfsPath to) throws IOException {
+                        java.util.Set<java.nio.file.attribute.PosixFilePermission> perms;
+                        try {
+                            perms = java.nio.file.Files.getPosixFilePermissions(from);
+                        } catch (UnsupportedOperationException e) {
+                            return; // a source without POSIX permissions (a zip): the umask's
+                        }
+                        java.nio.file.Files.setPosixFilePermissions(to, perms);
+                    }
+                });
     }
 
     private void mkdirs(String dir) {
@@ -311,10 +407,9 @@ public final class SeqVfsFileSystem extends FileSystem {
     }
 
     /**
-     * Not supported: SeqVFS has no user database; {@code posix:owner} shows numeric names ({@code
-     * "root"} for 0).
-     *
-     * @throws UnsupportedOperationException always
+     * Returns a lookup by number: SeqVFS has no user database, so a principal's name is its id in
+     * decimal ({@code "1000"}), {@code "root"} for 0; any other name is {@link
+     * java.nio.file.attribute.UserPrincipalNotFoundException}.
      */
     @Override
     public UserPrincipalLookupService getUserPrincipalLookupService() {
@@ -432,6 +527,7 @@ public final class SeqVfsFileSystem extends FileSystem {
         private String workingDirectory = "/";
         private SeqVfs engine;
         private List<String> directories = List.of();
+        private Path initialTree;
 
         private Builder() {}
 
@@ -527,6 +623,20 @@ public final class SeqVfsFileSystem extends FileSystem {
          */
         public Builder directories(String... paths) {
             this.directories = List.of(paths);
+            return this;
+        }
+
+        /**
+         * Copies a tree into the root before the file system is handed out (before it is made
+         * read-only): every directory and regular file under {@code source}, of any provider (a
+         * host directory, a zip file system's root, test resources), with the source's permission
+         * bits, owned by the file system's user. Symbolic links are copied as links.
+         *
+         * @param source a directory
+         * @return this builder
+         */
+        public Builder initialTree(Path source) {
+            this.initialTree = Objects.requireNonNull(source);
             return this;
         }
 

@@ -88,7 +88,7 @@ class SeqVfsFileSystemTest {
     }
 
     @Test
-    void user_withoutPermission_getsAccessDenied_asTheKernelWould() throws IOException {
+    void jimfs11_permissionsReallyDeny_aUserWithoutPermissionGetsAccessDenied() throws IOException {
         try (SeqVfsFileSystem root = SeqVfsFileSystem.builder().directories("/home/u").build();
                 SeqVfsFileSystem user =
                         SeqVfsFileSystem.builder().engine(root.engine()).user(1000, 1000).build()) {
@@ -214,6 +214,38 @@ class SeqVfsFileSystemTest {
             assertEquals(fs.getPath("/a/b").hashCode(), p.hashCode());
             assertArrayEquals("/a/b".getBytes(UTF_8), ((SeqVfsPath) p).bytes());
             assertSame(((SeqVfsPath) p).filename(), ((SeqVfsPath) p).filename());
+        }
+    }
+
+    @Test
+    void initialTree_isCopiedIn_withItsPermissions_beforeReadOnlyApplies() throws IOException {
+        Path src = Files.createTempDirectory(Path.of("/dev/shm"), "seqvfs-tree-");
+        try {
+            Files.createDirectories(src.resolve("conf/d"));
+            Files.writeString(src.resolve("conf/app.properties"), "k=v");
+            Files.setPosixFilePermissions(
+                    src.resolve("conf/app.properties"),
+                    PosixFilePermissions.fromString("rw-------"));
+            Files.createSymbolicLink(src.resolve("link"), Path.of("conf/app.properties"));
+            try (SeqVfsFileSystem fs =
+                    SeqVfsFileSystem.builder().initialTree(src).readOnly(true).build()) {
+                assertEquals("k=v", Files.readString(fs.getPath("/link")));
+                assertEquals(
+                        "rw-------",
+                        PosixFilePermissions.toString(
+                                Files.getPosixFilePermissions(fs.getPath("/conf/app.properties"))));
+                assertTrue(Files.isDirectory(fs.getPath("/conf/d")));
+                assertTrue(fs.isReadOnly());
+                assertThrows(FileSystemException.class, () -> Files.createFile(fs.getPath("/x")));
+            }
+        } finally {
+            try (java.util.stream.Stream<Path> s = Files.walk(src)) {
+                for (Path p :
+                        s.sorted((a, b) -> b.compareTo(a))
+                                .collect(java.util.stream.Collectors.toList())) {
+                    Files.delete(p);
+                }
+            }
         }
     }
 }
