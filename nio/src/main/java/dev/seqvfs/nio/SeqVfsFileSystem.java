@@ -1,5 +1,6 @@
 package dev.seqvfs.nio;
 
+import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.seqvfs.engine.SeqVfs;
 import dev.seqvfs.engine.VfsTask;
@@ -16,7 +17,6 @@ import java.nio.file.Path;
 import java.nio.file.PathMatcher;
 import java.nio.file.WatchService;
 import java.nio.file.attribute.UserPrincipalLookupService;
-import java.nio.file.spi.FileSystemProvider;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
@@ -70,15 +70,7 @@ public final class SeqVfsFileSystem extends FileSystem {
             if (b.maxInodes >= 0) {
                 opts.append(opts.length() > 0 ? "," : "").append("nr_inodes=").append(b.maxInodes);
             }
-            this.vfs =
-                    SeqVfs.create(
-                            ConfigFactory.parseMap(
-                                            Map.of(
-                                                    "seqvfs.proc.mount",
-                                                    b.proc ? "on" : "off",
-                                                    "seqvfs.root.options",
-                                                    opts.toString()))
-                                    .withFallback(ConfigFactory.load()));
+            this.vfs = SeqVfs.create(config(b.proc, opts.toString()));
             this.ownsEngine = true;
         }
         try {
@@ -205,6 +197,23 @@ public final class SeqVfsFileSystem extends FileSystem {
                         java.nio.file.Files.setPosixFilePermissions(to, perms);
                     }
                 });
+    }
+
+    /** Resolved configurations by (procfs, root options): made once, as a suite makes many. */
+    private static final Map<String, Config> CONFIGS = new ConcurrentHashMap<>();
+
+    private static Config config(boolean proc, String rootOptions) {
+        return CONFIGS.computeIfAbsent(
+                proc + "|" + rootOptions,
+                k ->
+                        ConfigFactory.parseMap(
+                                        Map.of(
+                                                "seqvfs.proc.mount",
+                                                proc ? "on" : "off",
+                                                "seqvfs.root.options",
+                                                rootOptions))
+                                .withFallback(ConfigFactory.load())
+                                .resolve());
     }
 
     private void mkdirs(String dir) {
@@ -757,10 +766,5 @@ public final class SeqVfsFileSystem extends FileSystem {
     @Override
     public String toString() {
         return SeqVfsFileSystemProvider.SCHEME + "://" + name + "/";
-    }
-
-    /** The provider's view of who made the file system. */
-    FileSystemProvider providerForPaths() {
-        return provider;
     }
 }
