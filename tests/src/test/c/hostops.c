@@ -33,6 +33,14 @@
  * sleeps in the kernel (state S in /proc/self/task/TID/stat) and "O 0" before, JOIN id waits
  * for it and answers what the verb answered. SIGPIPE is ignored: EPIPE is an answer.
  *
+ * Extended attributes (XattrDifferentialTest): SETXATTR how target name value flags, GETXATTR
+ * how target name ("O value"), LISTXATTR how target ("O list": the NUL-separated names),
+ * REMOVEXATTR how target name; how is 0 (path, follows), 1 (l-: the link itself) or 2 (f-:
+ * target is a descriptor number, as "s" + its decimal digits in hex); buffers are
+ * XATTR_SIZE_MAX and XATTR_LIST_MAX bytes, so ERANGE comes only from names. SETEUID uid gid
+ * switches the effective ids (saved ids stay 0, so "SETEUID 0 0" switches back; capabilities
+ * follow euid as setresuid(2) says).
+ *
  * Nothing here decides what is right: it only reports what the kernel said.
  */
 #define _GNU_SOURCE
@@ -42,6 +50,7 @@
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -386,6 +395,71 @@ static void child_unlock(void)
     fputs("O 0\n", out);
 }
 
+/* ---------------------------------------------------------------- xattrs */
+
+static char xattr_buf[65536];
+
+static void xattr_verb(const char *verb, char **a)
+{
+    int how = (int)num_arg(a[0]);
+    char *target = str_arg(a[1]);
+    int fd = how == 2 && target != NULL ? atoi(target) : -1;
+    if (!strcmp(verb, "SETXATTR")) {
+        char *name = str_arg(a[2]);
+        char *value = str_arg(a[3]);
+        int fl = (int)num_arg(a[4]);
+        size_t n = value == NULL ? 0 : strlen(value);
+        answer_rc(how == 0 ? setxattr(target, name, value, n, fl)
+                  : how == 1 ? lsetxattr(target, name, value, n, fl)
+                  : fsetxattr(fd, name, value, n, fl));
+    } else if (!strcmp(verb, "GETXATTR")) {
+        char *name = str_arg(a[2]);
+        ssize_t n = how == 0 ? getxattr(target, name, xattr_buf, sizeof xattr_buf)
+                  : how == 1 ? lgetxattr(target, name, xattr_buf, sizeof xattr_buf)
+                  : fgetxattr(fd, name, xattr_buf, sizeof xattr_buf);
+        if (n < 0) {
+            fprintf(out, "E %d\n", errno);
+        } else {
+            fputs("O ", out);
+            put_hex(xattr_buf, (size_t)n);
+            fputc('\n', out);
+        }
+    } else if (!strcmp(verb, "LISTXATTR")) {
+        ssize_t n = how == 0 ? listxattr(target, xattr_buf, sizeof xattr_buf)
+                  : how == 1 ? llistxattr(target, xattr_buf, sizeof xattr_buf)
+                  : flistxattr(fd, xattr_buf, sizeof xattr_buf);
+        if (n < 0) {
+            fprintf(out, "E %d\n", errno);
+        } else {
+            fputs("O ", out);
+            put_hex(xattr_buf, (size_t)n);
+            fputc('\n', out);
+        }
+    } else {
+        char *name = str_arg(a[2]);
+        answer_rc(how == 0 ? removexattr(target, name)
+                  : how == 1 ? lremovexattr(target, name)
+                  : fremovexattr(fd, name));
+    }
+}
+
+static void seteuid_verb(char **a)
+{
+    uid_t uid = (uid_t)num_arg(a[0]);
+    gid_t gid = (gid_t)num_arg(a[1]);
+    long rc;
+    if (uid == 0) {
+        rc = setresuid(-1, 0, -1);
+        if (rc == 0)
+            rc = setresgid(-1, gid, -1);
+    } else {
+        rc = setresgid(-1, gid, -1);
+        if (rc == 0)
+            rc = setresuid(-1, uid, -1);
+    }
+    answer_rc(rc);
+}
+
 /* ---------------------------------------------------------------- dispatch */
 
 static void run(char *verb, char **a)
@@ -641,6 +715,11 @@ static void run(char *verb, char **a)
         join(a);
     } else if (!strcmp(verb, "UMOUNT")) {  /* target flags */
         answer_rc(umount2(str_arg(a[0]), (int)num_arg(a[1])));
+    } else if (!strcmp(verb, "SETXATTR") || !strcmp(verb, "GETXATTR")
+               || !strcmp(verb, "LISTXATTR") || !strcmp(verb, "REMOVEXATTR")) {
+        xattr_verb(verb, a);
+    } else if (!strcmp(verb, "SETEUID")) { /* uid gid */
+        seteuid_verb(a);
     } else if (!strcmp(verb, "UMASK")) {   /* mask */
         fprintf(out, "O %d\n", (int)umask((mode_t)num_arg(a[0])));
     } else {

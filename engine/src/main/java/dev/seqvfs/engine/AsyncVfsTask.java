@@ -1070,6 +1070,240 @@ public final class AsyncVfsTask {
                 null);
     }
 
+    // ---------------------------------------------------------------- extended attributes
+
+    /**
+     * {@link VfsTask#setxattr}.
+     *
+     * @param path the path; a relative one starts at the working directory
+     * @param name the full name, namespace prefix included
+     * @param value the value, 0 to 65,536 bytes (copied)
+     * @param flags {@link dev.seqvfs.protocol.Xattr#XATTR_CREATE}, {@link
+     *     dev.seqvfs.protocol.Xattr#XATTR_REPLACE}, or 0
+     * @return a future completed when the call is done
+     */
+    public CompletableFuture<Void> setxattr(
+            CharSequence path, String name, byte[] value, int flags) {
+        return c.answer(
+                TaskContext.async(
+                        () -> {
+                            Filename p = TaskContext.path(path, Syscall.SETXATTR);
+                            return Revalidate.retrying(
+                                    () ->
+                                            c.xattrs.set(
+                                                    p, true, name, value, flags, Syscall.SETXATTR));
+                        }),
+                Syscall.SETXATTR,
+                path,
+                null);
+    }
+
+    /**
+     * {@link VfsTask#lsetxattr}.
+     *
+     * @param path the path; a relative one starts at the working directory
+     * @param name the full name, namespace prefix included
+     * @param value the value, 0 to 65,536 bytes (copied)
+     * @param flags {@link dev.seqvfs.protocol.Xattr#XATTR_CREATE}, {@link
+     *     dev.seqvfs.protocol.Xattr#XATTR_REPLACE}, or 0
+     * @return a future completed when the call is done
+     */
+    public CompletableFuture<Void> lsetxattr(
+            CharSequence path, String name, byte[] value, int flags) {
+        return c.answer(
+                TaskContext.async(
+                        () -> {
+                            Filename p = TaskContext.path(path, Syscall.LSETXATTR);
+                            return Revalidate.retrying(
+                                    () ->
+                                            c.xattrs.set(
+                                                    p,
+                                                    false,
+                                                    name,
+                                                    value,
+                                                    flags,
+                                                    Syscall.LSETXATTR));
+                        }),
+                Syscall.LSETXATTR,
+                path,
+                null);
+    }
+
+    /**
+     * {@link VfsTask#fsetxattr}.
+     *
+     * @param fd the descriptor
+     * @param name the full name, namespace prefix included
+     * @param value the value, 0 to 65,536 bytes (copied)
+     * @param flags {@link dev.seqvfs.protocol.Xattr#XATTR_CREATE}, {@link
+     *     dev.seqvfs.protocol.Xattr#XATTR_REPLACE}, or 0
+     * @return a future completed when the call is done
+     */
+    public CompletableFuture<Void> fsetxattr(int fd, String name, byte[] value, int flags) {
+        return c.answer(
+                TaskContext.async(() -> c.xattrs.fset(fd, name, value, flags)),
+                Syscall.FSETXATTR,
+                null,
+                null);
+    }
+
+    /**
+     * {@link VfsTask#getxattr}.
+     *
+     * @param path the path; a relative one starts at the working directory
+     * @param name the full name, namespace prefix included
+     * @return a future of the value (a new array)
+     */
+    public CompletableFuture<byte[]> getxattr(CharSequence path, String name) {
+        return c.answer(
+                TaskContext.now(
+                        () ->
+                                c.xattrs.get(
+                                        TaskContext.path(path, Syscall.GETXATTR),
+                                        true,
+                                        name,
+                                        Syscall.GETXATTR)),
+                Syscall.GETXATTR,
+                path,
+                null);
+    }
+
+    /**
+     * {@link VfsTask#lgetxattr}.
+     *
+     * @param path the path; a relative one starts at the working directory
+     * @param name the full name, namespace prefix included
+     * @return a future of the value (a new array)
+     */
+    public CompletableFuture<byte[]> lgetxattr(CharSequence path, String name) {
+        return c.answer(
+                TaskContext.now(
+                        () ->
+                                c.xattrs.get(
+                                        TaskContext.path(path, Syscall.LGETXATTR),
+                                        false,
+                                        name,
+                                        Syscall.LGETXATTR)),
+                Syscall.LGETXATTR,
+                path,
+                null);
+    }
+
+    /**
+     * {@link VfsTask#fgetxattr}.
+     *
+     * @param fd the descriptor
+     * @param name the full name, namespace prefix included
+     * @return a future of the value (a new array)
+     */
+    public CompletableFuture<byte[]> fgetxattr(int fd, String name) {
+        return c.answer(
+                TaskContext.now(() -> c.xattrs.fget(fd, name)), Syscall.FGETXATTR, null, null);
+    }
+
+    /**
+     * {@link VfsTask#listxattr}.
+     *
+     * @param path the path; a relative one starts at the working directory
+     * @return a future of the names (immutable)
+     */
+    public CompletableFuture<List<String>> listxattr(CharSequence path) {
+        return c.answer(
+                TaskContext.now(
+                        () ->
+                                c.xattrs.list(
+                                        TaskContext.path(path, Syscall.LISTXATTR),
+                                        true,
+                                        Syscall.LISTXATTR)),
+                Syscall.LISTXATTR,
+                path,
+                null);
+    }
+
+    /**
+     * {@link VfsTask#llistxattr}.
+     *
+     * @param path the path; a relative one starts at the working directory
+     * @return a future of the names (immutable)
+     */
+    public CompletableFuture<List<String>> llistxattr(CharSequence path) {
+        return c.answer(
+                TaskContext.now(
+                        () ->
+                                c.xattrs.list(
+                                        TaskContext.path(path, Syscall.LLISTXATTR),
+                                        false,
+                                        Syscall.LLISTXATTR)),
+                Syscall.LLISTXATTR,
+                path,
+                null);
+    }
+
+    /**
+     * {@link VfsTask#flistxattr}.
+     *
+     * @param fd the descriptor
+     * @return a future of the names (immutable)
+     */
+    public CompletableFuture<List<String>> flistxattr(int fd) {
+        return c.answer(TaskContext.now(() -> c.xattrs.flist(fd)), Syscall.FLISTXATTR, null, null);
+    }
+
+    /**
+     * {@link VfsTask#removexattr}.
+     *
+     * @param path the path; a relative one starts at the working directory
+     * @param name the full name, namespace prefix included
+     * @return a future completed when the call is done
+     */
+    public CompletableFuture<Void> removexattr(CharSequence path, String name) {
+        return c.answer(
+                TaskContext.async(
+                        () -> {
+                            Filename p = TaskContext.path(path, Syscall.REMOVEXATTR);
+                            return Revalidate.retrying(
+                                    () -> c.xattrs.remove(p, true, name, Syscall.REMOVEXATTR));
+                        }),
+                Syscall.REMOVEXATTR,
+                path,
+                null);
+    }
+
+    /**
+     * {@link VfsTask#lremovexattr}.
+     *
+     * @param path the path; a relative one starts at the working directory
+     * @param name the full name, namespace prefix included
+     * @return a future completed when the call is done
+     */
+    public CompletableFuture<Void> lremovexattr(CharSequence path, String name) {
+        return c.answer(
+                TaskContext.async(
+                        () -> {
+                            Filename p = TaskContext.path(path, Syscall.LREMOVEXATTR);
+                            return Revalidate.retrying(
+                                    () -> c.xattrs.remove(p, false, name, Syscall.LREMOVEXATTR));
+                        }),
+                Syscall.LREMOVEXATTR,
+                path,
+                null);
+    }
+
+    /**
+     * {@link VfsTask#fremovexattr}.
+     *
+     * @param fd the descriptor
+     * @param name the full name, namespace prefix included
+     * @return a future completed when the call is done
+     */
+    public CompletableFuture<Void> fremovexattr(int fd, String name) {
+        return c.answer(
+                TaskContext.async(() -> c.xattrs.fremove(fd, name)),
+                Syscall.FREMOVEXATTR,
+                null,
+                null);
+    }
+
     /**
      * {@link VfsTask#statfs}.
      *

@@ -51,6 +51,7 @@ final class TaskContext implements WalkContext {
     final NamespaceCalls ns = new NamespaceCalls(this);
     final OpenCalls opens = new OpenCalls(this);
     final AttrCalls attrs = new AttrCalls(this);
+    final XattrCalls xattrs = new XattrCalls(this);
     final TaskCalls task = new TaskCalls(this);
     final IoCalls io = new IoCalls(this);
     final FdCalls fds = new FdCalls(this);

@@ -1204,6 +1204,256 @@ public final class VfsTask implements AutoCloseable {
         }
     }
 
+    // ---------------------------------------------------------------- extended attributes
+
+    /**
+     * {@code setxattr(2)}: sets the extended attribute {@code name} of the file at {@code path}
+     * (follows a symbolic link) to {@code value}; atomic (one attribute snapshot), sets ctime.
+     * {@code EINVAL} for unknown flags, {@code ERANGE} for an empty name or one past 255 bytes,
+     * {@code E2BIG} for a value past 65,536 bytes, then the lookup's errors, {@code EROFS}, {@code
+     * EPERM} ({@code trusted.*} or {@code security.*} by a caller other than root, {@code user.*}
+     * on a file other than a regular file or directory, or on a sticky directory the caller does
+     * not own), {@code EACCES} (no write permission), {@code EOPNOTSUPP} (another namespace, or a
+     * file system without xattrs such as procfs), {@code EEXIST} ({@code XATTR_CREATE}, it exists),
+     * {@code ENODATA} ({@code XATTR_REPLACE}, it does not). Nothing changes on failure. Follows
+     * Linux 6.18 on tmpfs, except that the space is not charged to {@code nr_inodes}.
+     *
+     * @param path the path; a relative one starts at the working directory
+     * @param name the full name, namespace prefix included ({@code "user.mime"})
+     * @param value the value, 0 to 65,536 bytes (copied)
+     * @param flags {@link dev.seqvfs.protocol.Xattr#XATTR_CREATE}, {@link
+     *     dev.seqvfs.protocol.Xattr#XATTR_REPLACE}, or 0
+     */
+    public void setxattr(CharSequence path, String name, byte[] value, int flags) {
+        try {
+            Filename p = TaskContext.path(path, Syscall.SETXATTR);
+            c.retryingAwait(
+                    () -> c.xattrs.set(p, true, name, value, flags, Syscall.SETXATTR),
+                    Syscall.SETXATTR,
+                    p);
+        } catch (VfsException e) {
+            throw c.raise(e, Syscall.SETXATTR, path, null);
+        }
+    }
+
+    /**
+     * {@code lsetxattr(2)}: sets the extended attribute {@code name} of the file at {@code path}
+     * (acts on a symbolic link itself (where {@code user.*} is {@code EPERM})) to {@code value};
+     * atomic (one attribute snapshot), sets ctime. {@code EINVAL} for unknown flags, {@code ERANGE}
+     * for an empty name or one past 255 bytes, {@code E2BIG} for a value past 65,536 bytes, then
+     * the lookup's errors, {@code EROFS}, {@code EPERM} ({@code trusted.*} or {@code security.*} by
+     * a caller other than root, {@code user.*} on a file other than a regular file or directory, or
+     * on a sticky directory the caller does not own), {@code EACCES} (no write permission), {@code
+     * EOPNOTSUPP} (another namespace, or a file system without xattrs such as procfs), {@code
+     * EEXIST} ({@code XATTR_CREATE}, it exists), {@code ENODATA} ({@code XATTR_REPLACE}, it does
+     * not). Nothing changes on failure. Follows Linux 6.18 on tmpfs, except that the space is not
+     * charged to {@code nr_inodes}.
+     *
+     * @param path the path; a relative one starts at the working directory
+     * @param name the full name, namespace prefix included ({@code "user.mime"})
+     * @param value the value, 0 to 65,536 bytes (copied)
+     * @param flags {@link dev.seqvfs.protocol.Xattr#XATTR_CREATE}, {@link
+     *     dev.seqvfs.protocol.Xattr#XATTR_REPLACE}, or 0
+     */
+    public void lsetxattr(CharSequence path, String name, byte[] value, int flags) {
+        try {
+            Filename p = TaskContext.path(path, Syscall.LSETXATTR);
+            c.retryingAwait(
+                    () -> c.xattrs.set(p, false, name, value, flags, Syscall.LSETXATTR),
+                    Syscall.LSETXATTR,
+                    p);
+        } catch (VfsException e) {
+            throw c.raise(e, Syscall.LSETXATTR, path, null);
+        }
+    }
+
+    /**
+     * {@code fsetxattr(2)}: {@link #setxattr} on an open file ({@code EBADF}, also for an {@code
+     * O_PATH} descriptor).
+     *
+     * @param fd the descriptor
+     * @param name the full name, namespace prefix included
+     * @param value the value, 0 to 65,536 bytes (copied)
+     * @param flags {@link dev.seqvfs.protocol.Xattr#XATTR_CREATE}, {@link
+     *     dev.seqvfs.protocol.Xattr#XATTR_REPLACE}, or 0
+     */
+    public void fsetxattr(int fd, String name, byte[] value, int flags) {
+        try {
+            c.await(
+                    TaskContext.async(() -> c.xattrs.fset(fd, name, value, flags)),
+                    Syscall.FSETXATTR,
+                    null);
+        } catch (VfsException e) {
+            throw c.raise(e, Syscall.FSETXATTR, null, null);
+        }
+    }
+
+    /**
+     * {@code getxattr(2)}: returns a copy of the value of the extended attribute {@code name}
+     * (follows a symbolic link); lock-free, no message. The whole value is returned, so the size
+     * probe and {@code ERANGE} of a short buffer have no equivalent here. {@code ERANGE} for an
+     * empty name or one past 255 bytes, the lookup's errors, {@code ENODATA} (no such attribute,
+     * {@code trusted.*} for a caller other than root, {@code user.*} on a file other than a regular
+     * file or directory), {@code EACCES} (no read permission), {@code EOPNOTSUPP} (another
+     * namespace, or a file system without xattrs).
+     *
+     * @param path the path; a relative one starts at the working directory
+     * @param name the full name, namespace prefix included
+     * @return the value (a new array)
+     */
+    public byte[] getxattr(CharSequence path, String name) {
+        try {
+            return c.xattrs.get(
+                    TaskContext.path(path, Syscall.GETXATTR), true, name, Syscall.GETXATTR);
+        } catch (VfsException e) {
+            throw c.raise(e, Syscall.GETXATTR, path, null);
+        }
+    }
+
+    /**
+     * {@code lgetxattr(2)}: returns a copy of the value of the extended attribute {@code name}
+     * (acts on a symbolic link itself (where {@code user.*} is {@code ENODATA})); lock-free, no
+     * message. The whole value is returned, so the size probe and {@code ERANGE} of a short buffer
+     * have no equivalent here. {@code ERANGE} for an empty name or one past 255 bytes, the lookup's
+     * errors, {@code ENODATA} (no such attribute, {@code trusted.*} for a caller other than root,
+     * {@code user.*} on a file other than a regular file or directory), {@code EACCES} (no read
+     * permission), {@code EOPNOTSUPP} (another namespace, or a file system without xattrs).
+     *
+     * @param path the path; a relative one starts at the working directory
+     * @param name the full name, namespace prefix included
+     * @return the value (a new array)
+     */
+    public byte[] lgetxattr(CharSequence path, String name) {
+        try {
+            return c.xattrs.get(
+                    TaskContext.path(path, Syscall.LGETXATTR), false, name, Syscall.LGETXATTR);
+        } catch (VfsException e) {
+            throw c.raise(e, Syscall.LGETXATTR, path, null);
+        }
+    }
+
+    /**
+     * {@code fgetxattr(2)}: {@link #getxattr} on an open file ({@code EBADF}).
+     *
+     * @param fd the descriptor
+     * @param name the full name, namespace prefix included
+     * @return the value (a new array)
+     */
+    public byte[] fgetxattr(int fd, String name) {
+        try {
+            return c.xattrs.fget(fd, name);
+        } catch (VfsException e) {
+            throw c.raise(e, Syscall.FGETXATTR, null, null);
+        }
+    }
+
+    /**
+     * {@code listxattr(2)}: returns the names of the file's extended attributes (follows a symbolic
+     * link), sorted as tmpfs lists them, without {@code trusted.*} for a caller other than root;
+     * empty on a file system without xattrs. Needs no permission on the file; lock-free, no
+     * message.
+     *
+     * @param path the path; a relative one starts at the working directory
+     * @return the names (immutable)
+     */
+    public List<String> listxattr(CharSequence path) {
+        try {
+            return c.xattrs.list(
+                    TaskContext.path(path, Syscall.LISTXATTR), true, Syscall.LISTXATTR);
+        } catch (VfsException e) {
+            throw c.raise(e, Syscall.LISTXATTR, path, null);
+        }
+    }
+
+    /**
+     * {@code llistxattr(2)}: returns the names of the file's extended attributes (acts on a
+     * symbolic link itself), sorted as tmpfs lists them, without {@code trusted.*} for a caller
+     * other than root; empty on a file system without xattrs. Needs no permission on the file;
+     * lock-free, no message.
+     *
+     * @param path the path; a relative one starts at the working directory
+     * @return the names (immutable)
+     */
+    public List<String> llistxattr(CharSequence path) {
+        try {
+            return c.xattrs.list(
+                    TaskContext.path(path, Syscall.LLISTXATTR), false, Syscall.LLISTXATTR);
+        } catch (VfsException e) {
+            throw c.raise(e, Syscall.LLISTXATTR, path, null);
+        }
+    }
+
+    /**
+     * {@code flistxattr(2)}: {@link #listxattr} on an open file ({@code EBADF}).
+     *
+     * @param fd the descriptor
+     * @return the names (immutable)
+     */
+    public List<String> flistxattr(int fd) {
+        try {
+            return c.xattrs.flist(fd);
+        } catch (VfsException e) {
+            throw c.raise(e, Syscall.FLISTXATTR, null, null);
+        }
+    }
+
+    /**
+     * {@code removexattr(2)}: removes the extended attribute {@code name} (follows a symbolic
+     * link); atomic, sets ctime. The errors of {@link #setxattr} (but {@code E2BIG} and {@code
+     * EEXIST}), and {@code ENODATA} when there is no such attribute.
+     *
+     * @param path the path; a relative one starts at the working directory
+     * @param name the full name, namespace prefix included
+     */
+    public void removexattr(CharSequence path, String name) {
+        try {
+            Filename p = TaskContext.path(path, Syscall.REMOVEXATTR);
+            c.retryingAwait(
+                    () -> c.xattrs.remove(p, true, name, Syscall.REMOVEXATTR),
+                    Syscall.REMOVEXATTR,
+                    p);
+        } catch (VfsException e) {
+            throw c.raise(e, Syscall.REMOVEXATTR, path, null);
+        }
+    }
+
+    /**
+     * {@code lremovexattr(2)}: removes the extended attribute {@code name} (acts on a symbolic link
+     * itself); atomic, sets ctime. The errors of {@link #setxattr} (but {@code E2BIG} and {@code
+     * EEXIST}), and {@code ENODATA} when there is no such attribute.
+     *
+     * @param path the path; a relative one starts at the working directory
+     * @param name the full name, namespace prefix included
+     */
+    public void lremovexattr(CharSequence path, String name) {
+        try {
+            Filename p = TaskContext.path(path, Syscall.LREMOVEXATTR);
+            c.retryingAwait(
+                    () -> c.xattrs.remove(p, false, name, Syscall.LREMOVEXATTR),
+                    Syscall.LREMOVEXATTR,
+                    p);
+        } catch (VfsException e) {
+            throw c.raise(e, Syscall.LREMOVEXATTR, path, null);
+        }
+    }
+
+    /**
+     * {@code fremovexattr(2)}: {@link #removexattr} on an open file ({@code EBADF}).
+     *
+     * @param fd the descriptor
+     * @param name the full name, namespace prefix included
+     */
+    public void fremovexattr(int fd, String name) {
+        try {
+            c.await(
+                    TaskContext.async(() -> c.xattrs.fremove(fd, name)),
+                    Syscall.FREMOVEXATTR,
+                    null);
+        } catch (VfsException e) {
+            throw c.raise(e, Syscall.FREMOVEXATTR, null, null);
+        }
+    }
+
     // ---------------------------------------------------------------- the task
 
     /**

@@ -19,6 +19,8 @@ public enum Errno {
     EIO(5, "Input/output error"),
     /** Errno 6: "No such device or address". */
     ENXIO(6, "No such device or address"),
+    /** Errno 7: "Argument list too long". */
+    E2BIG(7, "Argument list too long"),
     /** Errno 9: "Bad file descriptor". */
     EBADF(9, "Bad file descriptor"),
     /** Errno 11: "Resource temporarily unavailable". */

@@ -64,10 +64,18 @@ public enum Syscall {
     FCNTL,
     /** {@code fdatasync(2)}. */
     FDATASYNC,
+    /** {@code fgetxattr(2)}. */
+    FGETXATTR,
+    /** {@code flistxattr(2)}. */
+    FLISTXATTR,
     /** {@code flock(2)}. */
     FLOCK,
     /** {@code fork(2)}. */
     FORK,
+    /** {@code fremovexattr(2)}. */
+    FREMOVEXATTR,
+    /** {@code fsetxattr(2)}. */
+    FSETXATTR,
     /** {@code fstat(2)}. */
     FSTAT,
     /** {@code fstatfs(2)}. */
@@ -80,10 +88,22 @@ public enum Syscall {
     GETCWD,
     /** {@code getdents(2)}. */
     GETDENTS,
+    /** {@code getxattr(2)}. */
+    GETXATTR,
     /** {@code lchown(2)}. */
     LCHOWN,
+    /** {@code lgetxattr(2)}. */
+    LGETXATTR,
     /** {@code link(2)}. */
     LINK,
+    /** {@code listxattr(2)}. */
+    LISTXATTR,
+    /** {@code llistxattr(2)}. */
+    LLISTXATTR,
+    /** {@code lremovexattr(2)}. */
+    LREMOVEXATTR,
+    /** {@code lsetxattr(2)}. */
+    LSETXATTR,
     /** {@code lseek(2)}. */
     LSEEK,
     /** {@code lstat(2)}. */
@@ -114,12 +134,16 @@ public enum Syscall {
     READLINK,
     /** {@code readv(2)}. */
     READV,
+    /** {@code removexattr(2)}. */
+    REMOVEXATTR,
     /** {@code rename(2)}. */
     RENAME,
     /** A message to an actor that went unanswered: not a system call. */
     REQUEST,
     /** {@code rmdir(2)}. */
     RMDIR,
+    /** {@code setxattr(2)}. */
+    SETXATTR,
     /** {@code shutdown(2)}. */
     SHUTDOWN,
     /** {@code socket(2)}. */

@@ -113,6 +113,17 @@ public interface SuperOperations {
     }
 
     /**
+     * {@return whether this type stores extended attributes} True by default (tmpfs's {@code
+     * user.}, {@code trusted.} and {@code security.} handlers); a type without xattr handlers
+     * (procfs) answers {@code false}, and then {@code setxattr}, {@code getxattr} and {@code
+     * removexattr} are {@code EOPNOTSUPP} and {@code listxattr} lists nothing, as Linux's {@code
+     * xattr_resolve_name} with no handlers. Must be constant; thread-safe.
+     */
+    default boolean hasXattrs() {
+        return true;
+    }
+
+    /**
      * {@code sync_fs}: makes everything written to {@code sb} durable. A memory-backed type has
      * nothing to write back; the default returns at once.
      *

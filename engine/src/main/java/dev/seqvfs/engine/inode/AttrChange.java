@@ -7,11 +7,12 @@ import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.Timespec;
 import dev.seqvfs.protocol.VfsException;
+import dev.seqvfs.protocol.Xattr;
 
 /**
- * An attribute change requested by {@code chmod(2)}, {@code chown(2)} or {@code utimensat(2)}:
- * immutable data that a directory actor (for a directory) or the caller (for any other inode, by
- * CAS) applies to the current {@link InodeAttrs}.
+ * An attribute change requested by {@code chmod(2)}, {@code chown(2)}, {@code utimensat(2)}, {@code
+ * setxattr(2)} or {@code removexattr(2)}: immutable data that a directory actor (for a directory)
+ * or the caller (for any other inode, by CAS) applies to the current {@link InodeAttrs}.
  *
  * <p>{@link #apply} is pure: it checks permission and returns the new attributes, or throws; it may
  * run more than once under CAS contention.
@@ -134,6 +135,75 @@ public sealed interface AttrChange {
         @Override
         public Syscall operation() {
             return Syscall.UTIMENSAT;
+        }
+    }
+
+    /**
+     * {@code setxattr(2)}: sets one extended attribute, checked by {@link XattrRules#checkWrite};
+     * with {@code XATTR_CREATE} an existing one is {@code EEXIST}, with {@code XATTR_REPLACE} a
+     * missing one is {@code ENODATA}. Sets ctime. The value is copied in, so the caller may reuse
+     * its array.
+     */
+    final class SetXattr implements AttrChange {
+        private final String name;
+        private final byte[] value;
+        private final int flags;
+        private final Syscall op;
+
+        /**
+         * Creates the change.
+         *
+         * @param name the full name, prefix included (already checked for length)
+         * @param value the value (already checked for size)
+         * @param flags {@code XATTR_CREATE}, {@code XATTR_REPLACE} or 0
+         * @param op the call, for errors ({@code setxattr}, {@code lsetxattr}, {@code fsetxattr})
+         */
+        public SetXattr(String name, byte[] value, int flags, Syscall op) {
+            this.name = name;
+            this.value = value.clone();
+            this.flags = flags;
+            this.op = op;
+        }
+
+        @Override
+        public InodeAttrs apply(InodeAttrs cur, Credentials cred, long now, boolean writable) {
+            XattrRules.checkWrite(cur, cred, name, writable, op);
+            boolean exists = cur.xattrs().contains(name);
+            if ((flags & Xattr.XATTR_CREATE) != 0 && exists) {
+                throw new VfsException(Errno.EEXIST, op, null);
+            }
+            if ((flags & Xattr.XATTR_REPLACE) != 0 && !exists) {
+                throw new VfsException(Errno.ENODATA, op, null);
+            }
+            return cur.withXattrs(cur.xattrs().with(name, value), now);
+        }
+
+        @Override
+        public Syscall operation() {
+            return op;
+        }
+    }
+
+    /**
+     * {@code removexattr(2)}: removes one extended attribute, checked by {@link
+     * XattrRules#checkWrite}; a missing one is {@code ENODATA}. Sets ctime.
+     *
+     * @param name the full name, prefix included
+     * @param op the call, for errors
+     */
+    record RemoveXattr(String name, Syscall op) implements AttrChange {
+        @Override
+        public InodeAttrs apply(InodeAttrs cur, Credentials cred, long now, boolean writable) {
+            XattrRules.checkWrite(cur, cred, name, writable, op);
+            if (!cur.xattrs().contains(name)) {
+                throw new VfsException(Errno.ENODATA, op, null);
+            }
+            return cur.withXattrs(cur.xattrs().without(name), now);
+        }
+
+        @Override
+        public Syscall operation() {
+            return op;
         }
     }
 }

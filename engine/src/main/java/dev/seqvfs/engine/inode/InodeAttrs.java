@@ -21,6 +21,7 @@ import dev.seqvfs.protocol.Mode;
  * @param atime last access, nanoseconds since the epoch
  * @param mtime last content change, nanoseconds since the epoch
  * @param ctime last status change, nanoseconds since the epoch
+ * @param xattrs the extended attributes ({@code xattr(7)}), never {@code null}
  */
 public record InodeAttrs(
         int mode,
@@ -32,7 +33,8 @@ public record InodeAttrs(
         long blocks,
         long atime,
         long mtime,
-        long ctime) {
+        long ctime,
+        Xattrs xattrs) {
 
     /**
      * Creates the attributes of a new inode: all three times are {@code now}.
@@ -48,7 +50,8 @@ public record InodeAttrs(
      */
     public static InodeAttrs create(
             int mode, long nlink, int uid, int gid, long rdev, long size, long now) {
-        return new InodeAttrs(mode, nlink, uid, gid, rdev, size, (size + 511) / 512, now, now, now);
+        return new InodeAttrs(
+                mode, nlink, uid, gid, rdev, size, (size + 511) / 512, now, now, now, Xattrs.EMPTY);
     }
 
     /** {@return the file type named by the mode's type bits} */
@@ -78,7 +81,8 @@ public record InodeAttrs(
                 blocks,
                 atime,
                 mtime,
-                now);
+                now,
+                xattrs);
     }
 
     /**
@@ -100,7 +104,8 @@ public record InodeAttrs(
                 blocks,
                 atime,
                 mtime,
-                now);
+                now,
+                xattrs);
     }
 
     /**
@@ -110,7 +115,8 @@ public record InodeAttrs(
      * @param now the new ctime, nanoseconds since the epoch
      */
     public InodeAttrs withNlink(long newNlink, long now) {
-        return new InodeAttrs(mode, newNlink, uid, gid, rdev, size, blocks, atime, mtime, now);
+        return new InodeAttrs(
+                mode, newNlink, uid, gid, rdev, size, blocks, atime, mtime, now, xattrs);
     }
 
     /**
@@ -121,7 +127,8 @@ public record InodeAttrs(
      * @param now the new mtime and ctime, nanoseconds since the epoch
      */
     public InodeAttrs withNlinkModified(long newNlink, long now) {
-        return new InodeAttrs(mode, newNlink, uid, gid, rdev, size, blocks, atime, now, now);
+        return new InodeAttrs(
+                mode, newNlink, uid, gid, rdev, size, blocks, atime, now, now, xattrs);
     }
 
     /**
@@ -132,7 +139,8 @@ public record InodeAttrs(
      * @param now the new mtime and ctime, nanoseconds since the epoch
      */
     public InodeAttrs withSize(long newSize, long newBlocks, long now) {
-        return new InodeAttrs(mode, nlink, uid, gid, rdev, newSize, newBlocks, atime, now, now);
+        return new InodeAttrs(
+                mode, nlink, uid, gid, rdev, newSize, newBlocks, atime, now, now, xattrs);
     }
 
     /**
@@ -143,7 +151,8 @@ public record InodeAttrs(
      * @param now the new ctime, nanoseconds since the epoch
      */
     public InodeAttrs withTimes(long newAtime, long newMtime, long now) {
-        return new InodeAttrs(mode, nlink, uid, gid, rdev, size, blocks, newAtime, newMtime, now);
+        return new InodeAttrs(
+                mode, nlink, uid, gid, rdev, size, blocks, newAtime, newMtime, now, xattrs);
     }
 
     /**
@@ -152,7 +161,7 @@ public record InodeAttrs(
      * @param now the time, in nanoseconds since the epoch
      */
     public InodeAttrs touchedCtime(long now) {
-        return new InodeAttrs(mode, nlink, uid, gid, rdev, size, blocks, atime, mtime, now);
+        return new InodeAttrs(mode, nlink, uid, gid, rdev, size, blocks, atime, mtime, now, xattrs);
     }
 
     /**
@@ -161,6 +170,18 @@ public record InodeAttrs(
      * @param now the time, in nanoseconds since the epoch
      */
     public InodeAttrs accessed(long now) {
-        return new InodeAttrs(mode, nlink, uid, gid, rdev, size, blocks, now, mtime, ctime);
+        return new InodeAttrs(mode, nlink, uid, gid, rdev, size, blocks, now, mtime, ctime, xattrs);
+    }
+
+    /**
+     * {@return a copy with new extended attributes and ctime {@code now} ({@code setxattr(2)} and
+     * {@code removexattr(2)} touch ctime, as tmpfs's {@code shmem_xattr_handler_set})}
+     *
+     * @param newXattrs the extended attributes
+     * @param now the new ctime, nanoseconds since the epoch
+     */
+    public InodeAttrs withXattrs(Xattrs newXattrs, long now) {
+        return new InodeAttrs(
+                mode, nlink, uid, gid, rdev, size, blocks, atime, mtime, now, newXattrs);
     }
 }

@@ -71,6 +71,11 @@ public final class ProcType implements FileSystemType {
         }
 
         @Override
+        public boolean hasXattrs() {
+            return false;
+        }
+
+        @Override
         public InodeOperations inodeOps() {
             return proc.rootOps();
         }
