@@ -143,4 +143,76 @@ class FileDataTest {
         assertEquals(
                 3 * page, partial.allocatedBytes(), "page 3 partly punched stays, page 4 goes");
     }
+
+    private static byte[] read(FileData d, long off, int len) {
+        byte[] b = new byte[len];
+        d.read(off, b, 0, len);
+        return b;
+    }
+
+    private static byte[] filled(int len, int v) {
+        byte[] b = new byte[len];
+        Arrays.fill(b, (byte) v);
+        return b;
+    }
+
+    @Test
+    void prepareWriteInPlace_keepsExistingPages_soCopyInChangesThePublishedVersionToo() {
+        FileData v1 = FileData.empty().write(0, filled(2 * FileData.PAGE, 1), 0, 2 * FileData.PAGE);
+        FileData v2 = v1.prepareWrite(100, 10, true);
+        assertTrue(v2 == v1, "no hole in the range: nothing to add, the same version");
+        v2.copyIn(100, filled(10, 7), 0, 10);
+        assertArrayEquals(filled(10, 7), read(v1, 100, 10), "written in place");
+        assertEquals(2, v1.pages());
+    }
+
+    @Test
+    void prepareWriteInCopyMode_leavesThisVersionAsItWas() {
+        FileData v1 = FileData.empty().write(0, filled(2 * FileData.PAGE, 1), 0, 2 * FileData.PAGE);
+        FileData v2 = v1.prepareWrite(FileData.PAGE - 5, 10, false);
+        v2.copyIn(FileData.PAGE - 5, filled(10, 9), 0, 10);
+        assertArrayEquals(filled(10, 1), read(v1, FileData.PAGE - 5, 10));
+        assertArrayEquals(filled(10, 9), read(v2, FileData.PAGE - 5, 10));
+        // the copied pages kept the bytes around the write
+        assertArrayEquals(filled(5, 1), read(v2, FileData.PAGE - 10, 5));
+        assertArrayEquals(filled(5, 1), read(v2, FileData.PAGE + 5, 5));
+        assertEquals(v1.pages(), v2.pages());
+    }
+
+    @Test
+    void prepareWrite_addsZeroPagesForHoles_countsThem_andLeavesTheSizeToWithSizeAtLeast() {
+        FileData v1 = FileData.empty().write(0, filled(10, 1), 0, 10);
+        FileData v2 = v1.prepareWrite(5L * FileData.PAGE, 2L * FileData.PAGE, true);
+        assertEquals(3, v2.pages());
+        assertEquals(10, v2.size(), "prepareWrite never changes the size");
+        assertTrue(v2.hasPage(5) && v2.hasPage(6) && !v2.hasPage(4));
+        assertTrue(!v1.hasPage(5), "the old version's shape is unchanged");
+        FileData v3 = v2.withSizeAtLeast(7L * FileData.PAGE);
+        assertEquals(7L * FileData.PAGE, v3.size());
+        assertTrue(v3.withSizeAtLeast(1) == v3, "never shrinks");
+        assertArrayEquals(new byte[100], read(v3, 5L * FileData.PAGE, 100), "new pages are zeros");
+    }
+
+    @Test
+    void copyIn_intoAHole_isRefused() {
+        FileData v1 = FileData.empty().write(0, filled(10, 1), 0, 10);
+        org.junit.jupiter.api.Assertions.assertThrows(
+                IllegalStateException.class,
+                () -> v1.copyIn(3L * FileData.PAGE, filled(4, 2), 0, 4));
+    }
+
+    @Test
+    void sequentialWritesOfManyPages_buildTheSameTreeAsPageByPageWrites() {
+        int pages = 300;
+        byte[] big = new byte[pages * FileData.PAGE];
+        new Random(7).nextBytes(big);
+        FileData once = FileData.empty().write(0, big, 0, big.length);
+        FileData step = FileData.empty();
+        for (int p = 0; p < pages; p++) {
+            step = step.write((long) p * FileData.PAGE, big, p * FileData.PAGE, FileData.PAGE);
+        }
+        assertEquals(step.pages(), once.pages());
+        assertArrayEquals(read(step, 0, big.length), read(once, 0, big.length));
+        assertArrayEquals(big, read(once, 0, big.length));
+    }
 }
