@@ -199,25 +199,45 @@ public final class FuseMount implements AutoCloseable {
     }
 
     /**
-     * Unmounts ({@code fusermount -u}; lazily, {@code -u -z}, if the mount is busy), waits up to 10
-     * s for libfuse's loop to end, then closes every engine descriptor the host still held and ends
-     * the per-credentials tasks. The instance itself stays open. Idempotent.
+     * Asks the kernel to unmount ({@code fusermount -u}) and, if the mount is busy (a process has a
+     * file open or its working directory there), detaches it lazily ({@code fusermount -u -z}):
+     * libfuse then serves the processes still using it until their last file closes. Returns
+     * without waiting for libfuse's loop to end ({@link #awaitUnmounted}).
+     *
+     * @return {@code true} if the mount was detached at once, {@code false} if it was busy (lazy)
+     *     or had ended already
+     */
+    public boolean unmount() {
+        if (!isServing()) {
+            return false;
+        }
+        if (run("fusermount", "-u", mountPoint.toString()) == 0) {
+            return true;
+        }
+        run("fusermount", "-u", "-z", mountPoint.toString());
+        return false;
+    }
+
+    /**
+     * Unmounts ({@link #unmount}) and waits up to 10 s for libfuse's loop to end; once it has,
+     * every engine descriptor the host still held is closed and the per-credentials tasks are
+     * ended. The instance itself stays open. Idempotent.
+     *
+     * @throws IllegalStateException if libfuse's loop was still serving after 10 s (a lazily
+     *     detached mount that a process still uses)
      */
     @Override
     public void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        if (isServing()) {
-            if (run("fusermount", "-u", mountPoint.toString()) != 0) {
-                run("fusermount", "-u", "-z", mountPoint.toString());
-            }
+        if (!closed) {
+            closed = true;
+            unmount();
         }
         try {
             if (!ended.await(UNMOUNT_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
                 throw new IllegalStateException(
-                        "libfuse's loop for " + mountPoint + " did not end after the unmount");
+                        "the mount at "
+                                + mountPoint
+                                + " is still in use 10 s after its unmount (detached lazily)");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
