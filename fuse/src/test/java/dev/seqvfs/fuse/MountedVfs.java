@@ -1,6 +1,7 @@
 package dev.seqvfs.fuse;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import com.typesafe.config.ConfigFactory;
 import dev.seqvfs.engine.Fsck;
@@ -36,6 +37,36 @@ final class MountedVfs implements AutoCloseable {
         }
     }
 
+    /**
+     * Removes everything in the mount through the host ({@code rm -rf}), then checks that the
+     * engine holds nothing but the root: one inode and no data, so a program's run through the
+     * mount left no inode behind once its names are gone.
+     */
+    void removeAllAndCheckEmpty() throws IOException, InterruptedException {
+        HostTools.Result rm = HostTools.sh(dir, 120, "rm -rf ./* ./.[!.]* ./..?*");
+        assertEquals(0, rm.exit(), rm.output());
+        dev.seqvfs.engine.VfsTask t = vfs.newTask(dev.seqvfs.protocol.Credentials.ROOT);
+        // the kernel releases a closed file's handle asynchronously: wait for the last release
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (mount.openHandles() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertEquals(0, mount.openHandles(), "files still open through the mount");
+        dev.seqvfs.protocol.StatFs s = t.statfs("/");
+        assertEquals(1, s.files() - s.ffree(), "inodes in use besides the root");
+        assertEquals(s.blocks(), s.bfree(), "blocks in use");
+        t.close();
+    }
+
+    private static boolean joined(Thread t) {
+        try {
+            t.join(5000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return true;
+    }
+
     /** Returns the host path of {@code rel} inside the mount. */
     Path path(String rel) {
         return dir.resolve(rel);
@@ -46,6 +77,11 @@ final class MountedVfs implements AutoCloseable {
         try {
             mount.close();
             assertEquals(0, mount.openHandles(), "handles left open after the unmount");
+            for (Thread t : Thread.getAllStackTraces().keySet()) {
+                if (t.getName().startsWith("seqvfs-fuse-") && joined(t) && t.isAlive()) {
+                    fail("libfuse's loop thread is still alive after the unmount: " + t);
+                }
+            }
             assertEquals(List.of(), Fsck.check(vfs, true), "engine state after the unmount");
         } finally {
             vfs.close();
