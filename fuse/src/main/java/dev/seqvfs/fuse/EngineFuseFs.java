@@ -1,5 +1,6 @@
 package dev.seqvfs.fuse;
 
+import dev.seqvfs.engine.LockOwner;
 import dev.seqvfs.engine.SeqVfs;
 import dev.seqvfs.engine.VfsTask;
 import dev.seqvfs.protocol.DirEntry;
@@ -15,6 +16,7 @@ import dev.seqvfs.protocol.VfsException;
 import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
 import jnr.ffi.Pointer;
 import jnr.ffi.Runtime;
 import jnr.ffi.Struct;
@@ -69,6 +71,7 @@ final class EngineFuseFs extends FuseStubFS {
 
     private final Callers callers;
     private final Handles handles = new Handles();
+    private final ConcurrentHashMap<Long, LockOwner> owners = new ConcurrentHashMap<>();
     private final ThreadLocal<byte[]> buffers = ThreadLocal.withInitial(() -> new byte[128 * 1024]);
 
     EngineFuseFs(SeqVfs vfs) {
@@ -453,6 +456,7 @@ final class EngineFuseFs extends FuseStubFS {
             return EBADF;
         }
         try {
+            unlockAll(h);
             h.task().close(h.fd());
             return 0;
         } catch (RuntimeException e) {
@@ -506,6 +510,14 @@ final class EngineFuseFs extends FuseStubFS {
         }
     }
 
+    /**
+     * POSIX record locks, owned by the FUSE client's lock owner (the kernel's {@code files_struct}
+     * of the calling process), one engine {@link LockOwner} per owner number: two host processes
+     * conflict as on the host, even with the same credentials. libfuse unlocks the closing owner's
+     * locks at each {@code flush} (a {@code close} on the host), which is POSIX's "a close drops
+     * the process's locks on the file"; a handle's {@code release} also unlocks every owner that
+     * locked through it (a forced unmount sends no {@code flush}).
+     */
     @Override
     public int lock(String path, FuseFileInfo fi, int cmd, Flock fl) {
         Handles.Handle h = handles.get(fi.fh.get());
@@ -513,6 +525,9 @@ final class EngineFuseFs extends FuseStubFS {
             return EBADF;
         }
         try {
+            LockOwner owner =
+                    owners.computeIfAbsent(
+                            fi.lock_owner.get(), n -> new LockOwner(Long.toHexString(n)));
             dev.seqvfs.protocol.Flock req =
                     new dev.seqvfs.protocol.Flock(
                             fl.l_type.get(),
@@ -520,7 +535,10 @@ final class EngineFuseFs extends FuseStubFS {
                             fl.l_start.get(),
                             fl.l_len.get(),
                             (int) fl.l_pid.longValue());
-            dev.seqvfs.protocol.Flock got = h.task().fcntlLock(h.fd(), cmd, req);
+            if (req.type() != dev.seqvfs.protocol.Flock.F_UNLCK && cmd != Fcntl.F_GETLK) {
+                h.lockers().add(owner);
+            }
+            dev.seqvfs.protocol.Flock got = h.task().fcntlLock(h.fd(), cmd, req, owner);
             if (cmd == Fcntl.F_GETLK) {
                 fl.l_type.set((short) got.type());
                 fl.l_whence.set((short) got.whence());
@@ -531,6 +549,23 @@ final class EngineFuseFs extends FuseStubFS {
             return 0;
         } catch (RuntimeException e) {
             return fail(e, "lock");
+        }
+    }
+
+    /** Drops the POSIX locks of every owner that locked through {@code h} (at its release). */
+    private static void unlockAll(Handles.Handle h) {
+        for (LockOwner o : h.lockers()) {
+            try {
+                h.task()
+                        .fcntlLock(
+                                h.fd(),
+                                Fcntl.F_SETLK,
+                                new dev.seqvfs.protocol.Flock(
+                                        dev.seqvfs.protocol.Flock.F_UNLCK, 0, 0, 0, 0),
+                                o);
+            } catch (RuntimeException e) {
+                // the descriptor is going anyway; an owner without locks here is no error
+            }
         }
     }
 

@@ -1,6 +1,8 @@
 package dev.seqvfs.fuse;
 
+import dev.seqvfs.engine.LockOwner;
 import dev.seqvfs.engine.VfsTask;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -15,8 +17,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * to {@link Handle}; numbers come from an {@link AtomicLong} and are never reused within a mount.
  */
 final class Handles {
-    /** One open file: the task whose descriptor table holds {@code fd}. */
-    record Handle(VfsTask task, int fd) {}
+    /**
+     * One open file: the task whose descriptor table holds {@code fd}, and the lock owners that
+     * took POSIX locks through it (a concurrent set).
+     */
+    record Handle(VfsTask task, int fd, Set<LockOwner> lockers) {}
 
     private final ConcurrentHashMap<Long, Handle> open = new ConcurrentHashMap<>();
     private final AtomicLong next = new AtomicLong();
@@ -24,7 +29,7 @@ final class Handles {
     /** Records {@code fd} of {@code task} and returns its new handle number (never 0). */
     long add(VfsTask task, int fd) {
         long fh = next.incrementAndGet();
-        open.put(fh, new Handle(task, fd));
+        open.put(fh, new Handle(task, fd, ConcurrentHashMap.newKeySet()));
         return fh;
     }
 

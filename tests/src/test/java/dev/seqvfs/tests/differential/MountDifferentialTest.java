@@ -32,15 +32,17 @@ import net.jqwik.api.lifecycle.BeforeContainer;
  * call's result (value or errno) must be equal, then the final trees. What is tested is the whole
  * path: the kernel's FUSE client, libfuse, jnr-fuse, the front end's mapping, the engine.
  *
- * <p>Two differences are known and kept out of the sequences (README, "Mount it", lists them):
- * {@code renameat2} with {@code RENAME_NOREPLACE} or {@code RENAME_EXCHANGE} is {@code EINVAL}
- * through the mount (libfuse 2 has no {@code rename2}), so such calls are dropped; and a {@code
- * chown} of a regular file with a set-id bit loses its sticky bit too (the kernel's FUSE client
- * computes the mode it sends, libfuse 2 cannot take the job over: no {@code handle_killpriv}), so
- * the sticky bit is taken out of the modes of {@code open}, {@code mknod} and {@code chmod} (it
- * means nothing on a regular file; a sticky directory's rules are the engine's own, which {@link
- * DifferentialPropertyTest} covers, and the sandbox's root is still {@code 01777}). After the last
- * try the mount is closed and the engine must hold no open file and pass {@code Fsck}.
+ * <p>Three differences are known. A {@code stat} of an inode with no name left is {@code ENOENT}
+ * through the mount ({@link #isNamelessInodeStat}), and accepted as such. Two are kept out of the
+ * sequences (README, "Mount it", lists them): {@code renameat2} with {@code RENAME_NOREPLACE} or
+ * {@code RENAME_EXCHANGE} is {@code EINVAL} through the mount (libfuse 2 has no {@code rename2}),
+ * so such calls are dropped; and a {@code chown} of a regular file with a set-id bit loses its
+ * sticky bit too (the kernel's FUSE client computes the mode it sends, libfuse 2 cannot take the
+ * job over: no {@code handle_killpriv}), so the sticky bit is taken out of the modes of {@code
+ * open}, {@code mknod} and {@code chmod} (it means nothing on a regular file; a sticky directory's
+ * rules are the engine's own, which {@link DifferentialPropertyTest} covers, and the sandbox's root
+ * is still {@code 01777}). After the last try the mount is closed and the engine must hold no open
+ * file and pass {@code Fsck}.
  *
  * <p>About 60 s on 2 cores (FUSE round trips); {@code -Dseqvfs.diff.tries=N} sets the tries.
  */
@@ -71,7 +73,11 @@ class MountDifferentialTest {
             assertEquals(List.of(), Fsck.check(vfs, true), "engine state after the unmount");
         } finally {
             vfs.close();
-            Files.deleteIfExists(mountPoint);
+            try {
+                Files.deleteIfExists(mountPoint);
+            } catch (IOException e) {
+                // still mounted (a failed close above says why): left for /tmp's cleaning
+            }
         }
     }
 
@@ -139,13 +145,20 @@ class MountDifferentialTest {
         try (HostSide host = new HostSide();
                 HostSide viaMount = new HostSide(sandbox)) {
             int maxFd = 0;
+            // once a nameless inode's stat was ENOENT through the mount, the sides number the
+            // inodes they see differently (by first appearance): compare without the numbers
+            boolean withoutInodeNumbers = false;
             for (int i = 0; i < ops.size(); i++) {
                 Op op = ops.get(i);
                 String h = host.apply(op);
                 String v = viaMount.apply(op);
                 hostResults[i] = h;
                 mountResults[i] = v;
-                if (!h.equals(v)) {
+                if (isNamelessInodeStat(h, v)) {
+                    withoutInodeNumbers = true;
+                } else if (withoutInodeNumbers
+                        ? !h.replaceAll("#[0-9]+", "#").equals(v.replaceAll("#[0-9]+", "#"))
+                        : !h.equals(v)) {
                     throw new AssertionError(
                             "through the FUSE mount: "
                                     + Differential.report(
@@ -184,6 +197,16 @@ class MountDifferentialTest {
         } finally {
             removeTree(sandbox);
         }
+    }
+
+    /**
+     * The third known difference: {@code stat} of an inode that has no name left (nlink 0: a file
+     * removed while open, {@code fstat}; a removed working directory, {@code lstat(".")}) is {@code
+     * ENOENT} through the mount. The kernel's FUSE client sends that {@code GETATTR} with no file
+     * handle, and libfuse 2's path API has no path for it; the engine still has the inode.
+     */
+    private static boolean isNamelessInodeStat(String host, String viaMount) {
+        return viaMount.equals("ENOENT") && host.startsWith("{") && host.contains(" nlink=0 ");
     }
 
     private static void removeTree(Path root) {
