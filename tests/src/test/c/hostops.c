@@ -33,6 +33,9 @@
  * sleeps in the kernel (state S in /proc/self/task/TID/stat) and "O 0" before, JOIN id waits
  * for it and answers what the verb answered. SIGPIPE is ignored: EPIPE is an answer.
  *
+ * SETCRED uid gid [group...] makes the server that user for the rest of its life (setgroups,
+ * setresgid, setresuid), for the scenarios run as a non-root user (MountCredentialsTest).
+ *
  * Nothing here decides what is right: it only reports what the kernel said.
  */
 #define _GNU_SOURCE
@@ -42,6 +45,7 @@
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <grp.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -643,6 +647,14 @@ static void run(char *verb, char **a)
         answer_rc(umount2(str_arg(a[0]), (int)num_arg(a[1])));
     } else if (!strcmp(verb, "UMASK")) {   /* mask */
         fprintf(out, "O %d\n", (int)umask((mode_t)num_arg(a[0])));
+    } else if (!strcmp(verb, "SETCRED")) { /* uid gid group... : become that user, for good */
+        gid_t groups[MAX_ARGS];
+        int n = 0;
+        for (int i = 2; i < MAX_ARGS && a[i] != NULL; i++)
+            groups[n++] = (gid_t)num_arg(a[i]);
+        gid_t g = (gid_t)num_arg(a[1]);
+        uid_t u = (uid_t)num_arg(a[0]);
+        answer_rc(setgroups(n, groups) < 0 || setresgid(g, g, g) < 0 || setresuid(u, u, u) < 0 ? -1 : 0);
     } else {
         fprintf(out, "X unknown verb %s\n", verb);
     }
