@@ -171,17 +171,17 @@ public final class FuseMount implements AutoCloseable {
                 .withFallback(base);
     }
 
-    /** Returns the mount point (absolute). */
+    /** {@return the mount point (absolute)} */
     public Path mountPoint() {
         return mountPoint;
     }
 
-    /** Returns whether libfuse is still serving (no unmount yet). */
+    /** {@return whether libfuse is still serving (no unmount yet)} */
     public boolean isServing() {
         return ended.getCount() > 0;
     }
 
-    /** Returns the number of files and directories the host has open through this mount now. */
+    /** {@return the number of files and directories the host has open through this mount now} */
     public int openHandles() {
         return fs.handles().size();
     }

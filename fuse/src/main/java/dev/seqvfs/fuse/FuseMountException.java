@@ -21,6 +21,7 @@ public final class FuseMountException extends Exception {
         FAILED
     }
 
+    /** Why the mount failed. */
     private final Reason reason;
 
     /**
@@ -34,7 +35,7 @@ public final class FuseMountException extends Exception {
         this.reason = reason;
     }
 
-    /** Returns why the mount failed. */
+    /** {@return why the mount failed} */
     public Reason reason() {
         return reason;
     }
