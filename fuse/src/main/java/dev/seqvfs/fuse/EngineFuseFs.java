@@ -28,6 +28,7 @@ import ru.serce.jnrfuse.struct.FileStat;
 import ru.serce.jnrfuse.struct.Flock;
 import ru.serce.jnrfuse.struct.FuseContext;
 import ru.serce.jnrfuse.struct.FuseFileInfo;
+import ru.serce.jnrfuse.struct.FuseOperations;
 import ru.serce.jnrfuse.struct.Statvfs;
 import ru.serce.jnrfuse.struct.Timespec;
 
@@ -99,6 +100,11 @@ final class EngineFuseFs extends FuseStubFS {
         }
     }
 
+    /** Returns libfuse's operations table (the callbacks and flags of this file system). */
+    FuseOperations operations() {
+        return fuseOperations;
+    }
+
     /** Returns the handles (for the mount's counters and its forced close). */
     Handles handles() {
         return handles;
@@ -107,13 +113,6 @@ final class EngineFuseFs extends FuseStubFS {
     /** Returns the per-credentials tasks. */
     Callers callers() {
         return callers;
-    }
-
-    /**
-     * Records that libfuse's loop has returned: the binding's own unmount hook has nothing to do.
-     */
-    void markUnmounted() {
-        mounted.set(false);
     }
 
     // ---------------------------------------------------------------- helpers

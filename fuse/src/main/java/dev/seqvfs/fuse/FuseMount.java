@@ -99,6 +99,9 @@ public final class FuseMount implements AutoCloseable {
 
     private void serve() {
         List<String> args = new ArrayList<>();
+        args.add("seqvfs");
+        args.add("-f");
+        args.add(mountPoint.toString());
         args.add("-o");
         args.add(FIXED_OPTIONS);
         for (String o : options) {
@@ -108,11 +111,15 @@ public final class FuseMount implements AutoCloseable {
             }
         }
         try {
-            fs.mount(mountPoint, true, false, args.toArray(new String[0]));
+            int status =
+                    new FuseLoop(fs.operations(), args.toArray(new String[0]), loop.getName())
+                            .run();
+            if (status != 0) {
+                loopFailure.set(new IllegalStateException("fuse_setup failed"));
+            }
         } catch (Throwable t) { // the loop's end, whatever it was, must be recorded
             loopFailure.set(t);
         } finally {
-            fs.markUnmounted();
             fs.handles().closeAll();
             fs.callers().closeAll();
             ended.countDown();

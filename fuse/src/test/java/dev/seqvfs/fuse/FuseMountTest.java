@@ -146,6 +146,47 @@ class FuseMountTest {
     }
 
     @Test
+    void thousandsOfRequestsFromFourThreads_startOnlyAFewWorkerThreads() throws Exception {
+        try (MountedVfs m = new MountedVfs()) {
+            java.lang.management.ThreadMXBean threads =
+                    java.lang.management.ManagementFactory.getThreadMXBean();
+            long before = threads.getTotalStartedThreadCount();
+            List<Thread> clients = new java.util.ArrayList<>();
+            List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+            for (int c = 0; c < 4; c++) {
+                Path dir = Files.createDirectory(m.path("c" + c));
+                Thread t =
+                        new Thread(
+                                () -> {
+                                    try {
+                                        for (int i = 0; i < 500; i++) {
+                                            Path f = dir.resolve("f" + i);
+                                            Files.writeString(f, "x");
+                                            Files.readAttributes(
+                                                    f,
+                                                    java.nio.file.attribute.BasicFileAttributes
+                                                            .class);
+                                            Files.delete(f);
+                                        }
+                                    } catch (IOException | RuntimeException e) {
+                                        failures.add(e);
+                                    }
+                                });
+                clients.add(t);
+                t.start();
+            }
+            for (Thread t : clients) {
+                t.join();
+            }
+            assertEquals(List.of(), failures);
+            long started = threads.getTotalStartedThreadCount() - before - clients.size();
+            // libfuse 2's own loop started about one thread per request here (each attached to
+            // the JVM anew); FuseLoop's workers stay, so the pool only grows to the concurrency
+            assertTrue(started < 100, started + " threads started for some 10,000 requests");
+        }
+    }
+
+    @Test
     void mount_onAMissingDirectory_failsWithNotADirectory() {
         FuseMountException e =
                 assertThrows(

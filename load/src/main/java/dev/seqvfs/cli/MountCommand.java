@@ -154,11 +154,16 @@ final class MountCommand implements Callable<Integer> {
         try (BufferedReader out =
                 new BufferedReader(
                         new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
-            String line = out.readLine();
-            if (line != null && line.startsWith(READY)) {
-                spec.commandLine().getOut().println(line + " (server pid " + child.pid() + ")");
-                spec.commandLine().getOut().flush();
-                return 0;
+            // the server's stdout carries READY once the mount is live; anything before it (a
+            // JVM option's own message, say) is passed on to stderr
+            for (String line = out.readLine(); line != null; line = out.readLine()) {
+                if (line.startsWith(READY)) {
+                    spec.commandLine().getOut().println(line + " (server pid " + child.pid() + ")");
+                    spec.commandLine().getOut().flush();
+                    return 0;
+                }
+                err().println(line);
+                err().flush();
             }
             int status = child.waitFor();
             return status == 0 ? 1 : status; // its stderr (inherited) said why
