@@ -43,10 +43,11 @@ import ru.serce.jnrfuse.struct.Timespec;
  * <p>This is the only class that sees jnr-fuse's types for operations; {@link FuseMount} is the
  * front end's public face.
  *
- * <p><b>Concurrency.</b> libfuse's multi-threaded loop calls these methods from many native threads
- * at once. The class holds no lock: its state is the two concurrent maps of {@link Callers} and
- * {@link Handles}; every engine call is thread-safe. A blocking call ({@code F_SETLKW}, a blocking
- * {@code flock}) parks its libfuse worker; libfuse starts another for the next request.
+ * <p><b>Concurrency.</b> The workers of {@link FuseLoop} (Java threads) call these methods, many at
+ * once. The class holds no lock: its state is the concurrent maps of {@link Callers}, {@link
+ * Handles} and the lock owners; every engine call is thread-safe. A blocking call ({@code
+ * F_SETLKW}, a blocking {@code flock}) parks its worker; the loop starts another for the next
+ * request.
  */
 final class EngineFuseFs extends FuseStubFS {
     private static final Logger LOG = LoggerFactory.getLogger(EngineFuseFs.class);
