@@ -74,6 +74,7 @@ final class EngineFuseFs extends FuseStubFS {
     private final Callers callers;
     private final Handles handles = new Handles();
     private final ConcurrentHashMap<Long, LockOwner> owners = new ConcurrentHashMap<>();
+    private final Interrupts interrupts = new Interrupts("seqvfs-fuse");
     private final ThreadLocal<byte[]> buffers = ThreadLocal.withInitial(() -> new byte[128 * 1024]);
 
     EngineFuseFs(SeqVfs vfs) {
@@ -117,6 +118,15 @@ final class EngineFuseFs extends FuseStubFS {
     }
 
     // ---------------------------------------------------------------- helpers
+
+    private int callerPid() {
+        return (int) getContext().pid.longValue();
+    }
+
+    /** Ends the watchdog of waiting calls (the mount has ended). */
+    void shutdown() {
+        interrupts.shutdown();
+    }
 
     private VfsTask caller() {
         FuseContext ctx = getContext();
@@ -502,7 +512,10 @@ final class EngineFuseFs extends FuseStubFS {
         if (h == null) {
             return EBADF;
         }
-        try {
+        boolean waits =
+                (op & dev.seqvfs.protocol.Flock.LOCK_NB) == 0
+                        && op != dev.seqvfs.protocol.Flock.LOCK_UN;
+        try (Interrupts.Watch w = waits ? interrupts.watch(callerPid()) : null) {
             h.task().flock(h.fd(), op);
             return 0;
         } catch (RuntimeException e) {
@@ -538,7 +551,11 @@ final class EngineFuseFs extends FuseStubFS {
             if (req.type() != dev.seqvfs.protocol.Flock.F_UNLCK && cmd != Fcntl.F_GETLK) {
                 h.lockers().add(owner);
             }
-            dev.seqvfs.protocol.Flock got = h.task().fcntlLock(h.fd(), cmd, req, owner);
+            dev.seqvfs.protocol.Flock got;
+            try (Interrupts.Watch w =
+                    cmd == Fcntl.F_SETLKW ? interrupts.watch(callerPid()) : null) {
+                got = h.task().fcntlLock(h.fd(), cmd, req, owner);
+            }
             if (cmd == Fcntl.F_GETLK) {
                 fl.l_type.set((short) got.type());
                 fl.l_whence.set((short) got.whence());

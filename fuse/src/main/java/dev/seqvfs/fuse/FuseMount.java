@@ -120,6 +120,7 @@ public final class FuseMount implements AutoCloseable {
         } catch (Throwable t) { // the loop's end, whatever it was, must be recorded
             loopFailure.set(t);
         } finally {
+            fs.shutdown();
             fs.handles().closeAll();
             fs.callers().closeAll();
             ended.countDown();
