@@ -40,6 +40,8 @@
  * XATTR_SIZE_MAX and XATTR_LIST_MAX bytes, so ERANGE comes only from names. SETEUID uid gid
  * switches the effective ids (saved ids stay 0, so "SETEUID 0 0" switches back; capabilities
  * follow euid as setresuid(2) says).
+ * SETCRED uid gid [group...] makes the server that user for the rest of its life (setgroups,
+ * setresgid, setresuid), for the scenarios run as a non-root user (MountCredentialsTest).
  *
  * Nothing here decides what is right: it only reports what the kernel said.
  */
@@ -51,6 +53,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
+#include <grp.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -722,6 +725,14 @@ static void run(char *verb, char **a)
         seteuid_verb(a);
     } else if (!strcmp(verb, "UMASK")) {   /* mask */
         fprintf(out, "O %d\n", (int)umask((mode_t)num_arg(a[0])));
+    } else if (!strcmp(verb, "SETCRED")) { /* uid gid group... : become that user, for good */
+        gid_t groups[MAX_ARGS];
+        int n = 0;
+        for (int i = 2; i < MAX_ARGS && a[i] != NULL; i++)
+            groups[n++] = (gid_t)num_arg(a[i]);
+        gid_t g = (gid_t)num_arg(a[1]);
+        uid_t u = (uid_t)num_arg(a[0]);
+        answer_rc(setgroups(n, groups) < 0 || setresgid(g, g, g) < 0 || setresuid(u, u, u) < 0 ? -1 : 0);
     } else {
         fprintf(out, "X unknown verb %s\n", verb);
     }

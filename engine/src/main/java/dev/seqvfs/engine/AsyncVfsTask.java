@@ -477,6 +477,27 @@ public final class AsyncVfsTask {
                 null);
     }
 
+    /**
+     * {@link VfsTask#fcntlLock(int, int, Flock, LockOwner)}: {@code F_SETLKW} waits on one of the
+     * instance's threads.
+     *
+     * @param fd the descriptor
+     * @param cmd {@code F_GETLK}, {@code F_SETLK} or {@code F_SETLKW}
+     * @param lock the lock asked for; its {@code pid} is recorded as the holder's
+     * @param owner whose lock it is
+     * @return a future of the lock: for {@code F_GETLK} the conflicting one, or {@code lock} with
+     *     type {@code F_UNLCK}; for the others {@code lock}
+     */
+    public CompletableFuture<Flock> fcntlLock(int fd, int cmd, Flock lock, LockOwner owner) {
+        return c.answer(
+                cmd == Fcntl.F_SETLKW
+                        ? c.parked(() -> c.locks.fcntlLock(fd, cmd, lock, owner))
+                        : TaskContext.now(() -> c.locks.fcntlLock(fd, cmd, lock, owner)),
+                Syscall.FCNTL,
+                null,
+                null);
+    }
+
     // ---------------------------------------------------------------- pipes and sockets
 
     /**

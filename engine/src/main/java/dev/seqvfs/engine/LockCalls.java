@@ -14,9 +14,9 @@ import dev.seqvfs.protocol.VfsException;
 /**
  * {@code flock(2)} and the record-lock commands of {@code fcntl(2)}. A lock table is attached to an
  * inode the first time a lock is asked for; until then locks cost nothing. Owners: the open file
- * description for {@code flock}; the descriptor table (the process) for POSIX locks. {@code
- * F_SETLKW} and {@code flock} without {@code LOCK_NB} park the calling thread while they wait (they
- * are for plain threads, as in Linux).
+ * description for {@code flock}; the descriptor table (the process) for POSIX locks, or a {@link
+ * LockOwner} a server passes for its clients. {@code F_SETLKW} and {@code flock} without {@code
+ * LOCK_NB} park the calling thread while they wait (they are for plain threads, as in Linux).
  */
 final class LockCalls {
     private final TaskContext t;
@@ -77,13 +77,26 @@ final class LockCalls {
     Flock fcntlLock(int fd, int cmd, Flock req) {
         OpenFile f = t.fdget(fd, Syscall.FCNTL);
         try {
-            return fcntlLock(f, fd, cmd, req);
+            return fcntlLock(f, fd, cmd, req, t.files(), t.pid());
         } finally {
             TaskContext.fdput(f);
         }
     }
 
-    private Flock fcntlLock(OpenFile f, int fd, int cmd, Flock req) {
+    /** {@code fcntl} record locks on behalf of {@code owner} ({@link VfsTask}'s Javadoc). */
+    Flock fcntlLock(int fd, int cmd, Flock req, LockOwner owner) {
+        if (owner == null || req == null) {
+            throw new VfsException(Errno.EFAULT, Syscall.FCNTL, null);
+        }
+        OpenFile f = t.fdget(fd, Syscall.FCNTL);
+        try {
+            return fcntlLock(f, fd, cmd, req, owner, req.pid());
+        } finally {
+            TaskContext.fdput(f);
+        }
+    }
+
+    private Flock fcntlLock(OpenFile f, int fd, int cmd, Flock req, Object owner, int pid) {
         if (f.isPath()) {
             throw new VfsException(Errno.EBADF, Syscall.FCNTL, null);
         }
@@ -134,7 +147,6 @@ final class LockCalls {
             throw new VfsException(Errno.EINVAL, Syscall.FCNTL, null);
         }
         FileLockTable table = table(f.inode());
-        Object owner = t.files();
         if (cmd == Fcntl.F_GETLK) {
             if (type == Flock.F_UNLCK) {
                 throw new VfsException(Errno.EINVAL, Syscall.FCNTL, null);
@@ -166,7 +178,7 @@ final class LockCalls {
                 type == Flock.F_UNLCK
                         ? FileLockTable.UNLOCK
                         : type == Flock.F_WRLCK ? FileLockTable.WRITE : FileLockTable.READ;
-        table.setPosix(owner, t.pid(), kind, start, end, cmd == Fcntl.F_SETLKW);
+        table.setPosix(owner, pid, kind, start, end, cmd == Fcntl.F_SETLKW);
         grantedBeforeClose(Syscall.FCNTL);
         if (kind != FileLockTable.UNLOCK) {
             // Close race (as Linux's fcntl_setlk): if fd was closed or replaced while we
@@ -174,7 +186,7 @@ final class LockCalls {
             // file; drop the one just taken too.
             FdTable.Entry now = t.files().tableAcquire().get(fd);
             if (now == null || now.file() != f) {
-                table.setPosix(owner, t.pid(), FileLockTable.UNLOCK, start, end, false);
+                table.setPosix(owner, pid, FileLockTable.UNLOCK, start, end, false);
                 throw new VfsException(Errno.EBADF, Syscall.FCNTL, null);
             }
         }

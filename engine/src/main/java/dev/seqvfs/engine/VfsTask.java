@@ -551,6 +551,35 @@ public final class VfsTask implements AutoCloseable {
         }
     }
 
+    /**
+     * {@link #fcntlLock(int, int, Flock)} on behalf of {@code owner} instead of this task's
+     * descriptor table: for a server that takes lock requests from processes the engine does not
+     * know (the FUSE front end passes one owner per FUSE {@code lock_owner}). The locks conflict
+     * with every other owner's, this task's own included, and merge with {@code owner}'s; waiting
+     * ({@code F_SETLKW}) and {@code EDEADLK} detection work across owners as across processes.
+     * Closing a descriptor does not release them (POSIX's rule is per process, and {@code owner} is
+     * none): the caller unlocks them ({@code F_UNLCK} over the whole file, as libfuse does at each
+     * {@code close} of its client). {@code F_GETLK} reports the holder's {@code lock.pid()} of the
+     * request that took the lock. Thread-safety, blocking and errno as {@link #fcntlLock(int, int,
+     * Flock)}.
+     *
+     * @param fd the descriptor (its access mode decides which lock types are allowed)
+     * @param cmd {@code F_GETLK}, {@code F_SETLK} or {@code F_SETLKW}
+     * @param lock the lock asked for; its {@code pid} is recorded as the holder's
+     * @param owner whose lock it is
+     * @return for {@code F_GETLK} the conflicting lock, or {@code lock} with type {@code F_UNLCK};
+     *     for the others {@code lock}
+     * @throws VfsException {@code EBADF}, {@code EINVAL}, {@code EAGAIN}, {@code EDEADLK}, {@code
+     *     EINTR}, as {@link #fcntlLock(int, int, Flock)}; {@code EFAULT} if {@code owner} is null
+     */
+    public Flock fcntlLock(int fd, int cmd, Flock lock, LockOwner owner) {
+        try {
+            return c.locks.fcntlLock(fd, cmd, lock, owner);
+        } catch (VfsException e) {
+            throw c.raise(e, Syscall.FCNTL, null, null);
+        }
+    }
+
     // ---------------------------------------------------------------- pipes and sockets
 
     /**

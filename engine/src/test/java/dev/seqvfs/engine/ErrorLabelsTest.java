@@ -135,6 +135,16 @@ class ErrorLabelsTest {
                 row(Errno.EINVAL, Syscall.POLL, null, null, "poll", new int[1], new int[0], 0L),
                 row(Errno.EBADF, Syscall.FLOCK, null, null, "flock", BAD, Flock.LOCK_EX),
                 row(Errno.EBADF, Syscall.FCNTL, null, null, "fcntlLock", BAD, Fcntl.F_SETLK, wr),
+                row(
+                        Errno.EBADF,
+                        Syscall.FCNTL,
+                        null,
+                        null,
+                        "fcntlLock",
+                        BAD,
+                        Fcntl.F_SETLK,
+                        wr,
+                        new LockOwner("t")),
                 exited(Syscall.PIPE, "pipe"),
                 row(Errno.EINVAL, Syscall.PIPE2, null, null, "pipe2", -1),
                 row(

@@ -14,8 +14,9 @@ import picocli.CommandLine.Spec;
         name = "seqvfs",
         mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
-        description = "An embeddable, actor-based virtual file system engine: load tests.",
-        subcommands = {LoadCommand.class})
+        description =
+                "An embeddable, actor-based virtual file system engine: load tests, and a FUSE mount.",
+        subcommands = {LoadCommand.class, MountCommand.class})
 public final class Main implements Callable<Integer> {
     @Spec CommandSpec spec;
 

@@ -167,10 +167,16 @@ class CloseRaceDifferentialTest {
     /** Runs {@code c}'s lines through {@code call}, {@code AWAIT id} through {@code await}. */
     private static List<String> run(
             Case c, Function<String, String> call, Function<Integer, String> await) {
+        return run(c.lines, call, await);
+    }
+
+    /** Runs {@code lines} (a case's script) through {@code call} and {@code await}. */
+    static List<String> run(
+            List<String> lines, Function<String, String> call, Function<Integer, String> await) {
         Map<String, String> vars = new HashMap<>();
         List<String> answers = new ArrayList<>();
         String last = null;
-        for (String raw : c.lines) {
+        for (String raw : lines) {
             if (raw.startsWith("=")) {
                 String[] names = raw.substring(1).split(" ", -1);
                 String[] f = last.split(" ", -1);
@@ -194,7 +200,7 @@ class CloseRaceDifferentialTest {
     }
 
     /** Polls the host until thread {@code id} sleeps in the kernel; 1 once it does, 0 if never. */
-    private static int awaitHost(HostSide h, int id) {
+    static int awaitHost(HostSide h, int id) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (System.nanoTime() < deadline) {
             if (h.call("PARKED " + id).equals("O 1")) {

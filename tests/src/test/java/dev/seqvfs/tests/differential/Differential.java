@@ -85,7 +85,7 @@ final class Differential {
         }
     }
 
-    private static boolean isErrno(String result) {
+    static boolean isErrno(String result) {
         for (Errno e : Errno.values()) {
             if (e.name().equals(result)) {
                 return true;
@@ -94,7 +94,7 @@ final class Differential {
         return result.startsWith("errno ") || result.startsWith("threw ");
     }
 
-    private static String report(List<Op> ops, String[] host, String[] vfs, String headline) {
+    static String report(List<Op> ops, String[] host, String[] vfs, String headline) {
         StringBuilder sb =
                 new StringBuilder("SeqVFS and the host kernel disagree; ")
                         .append(headline)
@@ -121,7 +121,7 @@ final class Differential {
         return sb.toString();
     }
 
-    private static String treeDiff(List<String> host, List<String> vfs) {
+    static String treeDiff(List<String> host, List<String> vfs) {
         Set<String> h = new HashSet<>(host);
         Set<String> v = new HashSet<>(vfs);
         List<String> out = new ArrayList<>();

@@ -1,0 +1,178 @@
+package dev.seqvfs.cli;
+
+import com.typesafe.config.ConfigFactory;
+import dev.seqvfs.engine.SeqVfs;
+import dev.seqvfs.fuse.FuseMount;
+import dev.seqvfs.fuse.FuseMountException;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import sun.misc.Signal;
+
+/**
+ * {@code seqvfs mount MOUNTPOINT [--foreground] [-o OPTIONS]}: mounts a fresh SeqVFS instance (an
+ * empty tmpfs root) on the host through FUSE and serves it until it is unmounted ({@code umount},
+ * {@code fusermount -u}) or, in the foreground, until Ctrl-C or {@code SIGTERM} (which unmount it
+ * first). Without {@code --foreground} it starts the server as a detached child JVM, waits until
+ * the mount is live, and returns. Exit status: 0 served and unmounted (or, in the background,
+ * mounted), 1 the mount failed (one line on stderr: {@code seqvfs mount: WHY}), 2 bad input.
+ */
+@Command(
+        name = "mount",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        versionProvider = VersionProvider.class,
+        description = {
+            "Mount a fresh SeqVFS instance (an empty tmpfs root) on MOUNTPOINT through FUSE, so that"
+                    + " any program on the host can use it; serve it until umount MOUNTPOINT (or"
+                    + " fusermount -u MOUNTPOINT), or Ctrl-C with --foreground. The files live in the"
+                    + " JVM's heap and are gone after the unmount.",
+            "Needs FUSE: apt-get install fuse3 libfuse2 (Debian).",
+            "Example: seqvfs mount /mnt/seqvfs; cd /mnt/seqvfs; ...; umount /mnt/seqvfs"
+        })
+final class MountCommand implements Callable<Integer> {
+    /** The line the foreground server prints on stdout once the mount is live. */
+    static final String READY = "seqvfs: mounted";
+
+    @Spec CommandSpec spec;
+
+    @Parameters(paramLabel = "MOUNTPOINT", description = "An existing, empty directory.")
+    Path mountPoint;
+
+    @Option(
+            names = "--foreground",
+            description =
+                    "Serve in this process (Ctrl-C unmounts and exits); default: in the background.")
+    boolean foreground;
+
+    @Option(
+            names = "-o",
+            paramLabel = "OPTIONS",
+            description =
+                    "Mount options, comma-separated, repeatable: ro, allow_other, ... (passed to"
+                            + " libfuse after the fixed ones: "
+                            + FuseMount.FIXED_OPTIONS
+                            + ").")
+    List<String> options = new ArrayList<>();
+
+    @Override
+    public Integer call() {
+        return foreground ? serve() : background();
+    }
+
+    private PrintWriter err() {
+        return spec.commandLine().getErr();
+    }
+
+    private int fail(String message) {
+        err().println("seqvfs mount: " + message);
+        err().flush();
+        return 1;
+    }
+
+    private int serve() {
+        try (SeqVfs vfs = SeqVfs.create(FuseMount.engineConfig(ConfigFactory.load()))) {
+            FuseMount mount;
+            try {
+                mount = FuseMount.mount(vfs, mountPoint, options);
+            } catch (FuseMountException e) {
+                return fail(e.getMessage());
+            }
+            Runnable stop =
+                    () -> {
+                        if (!mount.unmount() && mount.isServing()) {
+                            err().println(
+                                            "seqvfs mount: "
+                                                    + mount.mountPoint()
+                                                    + " is busy: detached; serving the programs that"
+                                                    + " still use it until they let go");
+                            err().flush();
+                        }
+                    };
+            Signal.handle(new Signal("INT"), s -> stop.run());
+            Signal.handle(new Signal("TERM"), s -> stop.run());
+            spec.commandLine().getOut().println(READY + " at " + mount.mountPoint());
+            spec.commandLine().getOut().flush();
+            try {
+                while (!mount.awaitUnmounted(1, TimeUnit.SECONDS)) {
+                    // serving
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                stop.run();
+            }
+            mount.close();
+            err().println("seqvfs mount: " + mount.mountPoint() + " unmounted");
+            err().flush();
+            return 0;
+        }
+    }
+
+    /** Starts {@code seqvfs mount --foreground ...} as a detached child and waits for its mount. */
+    private int background() {
+        List<String> cmd = new ArrayList<>();
+        if (Files.isExecutable(Path.of("/usr/bin/setsid"))) {
+            cmd.add("/usr/bin/setsid"); // its own session: the terminal's hangup does not reach it
+        }
+        cmd.add(ProcessHandle.current().info().command().orElse("java"));
+        cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(Main.class.getName());
+        cmd.add("mount");
+        cmd.add("--foreground");
+        for (String o : options) {
+            cmd.add("-o");
+            cmd.add(o);
+        }
+        cmd.add(mountPoint.toAbsolutePath().toString());
+        Process child;
+        try {
+            child =
+                    new ProcessBuilder(cmd)
+                            .redirectInput(
+                                    ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
+                            .redirectError(ProcessBuilder.Redirect.INHERIT)
+                            .start();
+        } catch (IOException e) {
+            return fail("cannot start the server: " + e.getMessage());
+        }
+        try (BufferedReader out =
+                new BufferedReader(
+                        new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+            // the server's stdout carries READY once the mount is live; anything before it (a
+            // JVM option's own message, say) is passed on to stderr
+            for (String line = out.readLine(); line != null; line = out.readLine()) {
+                if (line.startsWith(READY)) {
+                    spec.commandLine().getOut().println(line + " (server pid " + child.pid() + ")");
+                    spec.commandLine().getOut().flush();
+                    return 0;
+                }
+                err().println(line);
+                err().flush();
+            }
+            int status = child.waitFor();
+            return status == 0 ? 1 : status; // its stderr (inherited) said why
+        } catch (IOException e) {
+            return fail("lost the server: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            child.destroy();
+            return fail("interrupted");
+        }
+    }
+}
