@@ -34,7 +34,9 @@ import java.util.concurrent.CompletableFuture;
  * Emitters ({@link Fsnotify}) take it for the copy of one event; blocking readers wait on it (an
  * interrupt is {@code EINTR}, its status left set; the instance's close wakes them through its
  * {@link Shutdown} and they fail with {@code EIO}); pending asynchronous reads are completed after
- * the monitor is released, on the emitter's thread. The watch arrays of the inodes ({@link
+ * the monitor is released, on the emitter's thread. A pending read whose future its caller
+ * completed (cancelled) meanwhile is dropped without taking an event, so a reader can withdraw its
+ * read and let the descriptor's last reference go. The watch arrays of the inodes ({@link
  * Inode#casMarks}) are replaced by CAS under this monitor, so two groups may race on one inode's
  * array and the CAS loop settles it. Lock order: a group's monitor, never another one inside it,
  * and no engine lock is held when an emitter takes it (writers emit after their publication).
@@ -248,6 +250,9 @@ public final class InotifyGroup implements StreamFileOperations {
         List<Runnable> done = new ArrayList<>();
         while (!queue.isEmpty() && !pendingReads.isEmpty()) {
             PendingRead r = pendingReads.poll();
+            if (r.future().isDone()) {
+                continue; // withdrawn by its caller (cancel): it takes nothing
+            }
             try {
                 int n = drain(r.dst(), r.off(), r.len());
                 done.add(() -> r.future().complete(n));
