@@ -711,13 +711,15 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                         // vfs_unlink's fsnotify_link_count
                         Fsnotify.inode(victim, Inotify.IN_ATTRIB);
                     }
+                    // the last link of an inode not open: IN_DELETE_SELF and IN_IGNORED as it is
+                    // freed, before the directory's IN_DELETE (as the host orders them: d_delete
+                    // drops the inode before fsnotify_delete)
+                    victim.dropLinks(isDir ? 2 : 1, now);
                     Fsnotify.entry(
                             dir,
                             isDir ? Inotify.IN_DELETE | Inotify.IN_ISDIR : Inotify.IN_DELETE,
                             c.name(),
                             0);
-                    // the last link: IN_DELETE_SELF and IN_IGNORED when the inode is freed
-                    victim.dropLinks(isDir ? 2 : 1, now);
                     if (isDir) {
                         notifyDied((DirectoryInode) victim);
                     }
