@@ -331,7 +331,7 @@ final class IoCalls {
         CompletableFuture<Integer> out;
         try {
             if (!stream(f)) {
-                out = CompletableFuture.completedFuture(read(f, buf, off, len));
+                out = CompletableFuture.completedFuture(accessed(f, read(f, buf, off, len)));
             } else {
                 readable(f, Syscall.READ);
                 out =
@@ -354,7 +354,7 @@ final class IoCalls {
         CompletableFuture<Integer> out;
         try {
             if (!stream(f)) {
-                out = CompletableFuture.completedFuture(write(f, buf, off, len));
+                out = CompletableFuture.completedFuture(modified(f, write(f, buf, off, len)));
             } else {
                 writable(f, Syscall.WRITE);
                 out =
