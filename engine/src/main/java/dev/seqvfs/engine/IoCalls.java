@@ -390,6 +390,8 @@ final class IoCalls {
                 throw new VfsException(Errno.EINVAL, Syscall.FTRUNCATE, null);
             }
             f.ops().truncate(f.inode(), len, t.cred(), Syscall.FTRUNCATE);
+            // notify_change(ATTR_SIZE | ATTR_MTIME | ATTR_CTIME): fsnotify_change's FS_MODIFY
+            Fsnotify.file(f, Inotify.IN_MODIFY);
         } finally {
             TaskContext.fdput(f);
         }

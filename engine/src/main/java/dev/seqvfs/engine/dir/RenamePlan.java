@@ -339,22 +339,31 @@ public final class RenamePlan {
      * {@code fsnotify_move}, by the writer that published the rename, before the replaced inode's
      * links drop: {@code IN_MOVED_FROM} in the old directory and {@code IN_MOVED_TO} in the new one
      * with one cookie, the replaced inode's {@code IN_ATTRIB} (its link count), then {@code
-     * IN_MOVE_SELF} on the moved inode; an exchange reports both moves.
+     * IN_MOVE_SELF} on the moved inode, in the host's order ({@code InotifyDifferentialTest}); an
+     * exchange reports both moves.
      */
     private void notifyMoved(boolean exchange, Inode victim) {
         if (noop) {
             return;
         }
-        moved(oldDir, oldName, newDir, newName, source);
+        Inode replaced = victim != null && !isDir(victim) ? victim : null;
+        moved(oldDir, oldName, newDir, newName, source, replaced);
         if (exchange) {
-            moved(newDir, newName, oldDir, oldName, target);
-        } else if (victim != null && !isDir(victim)) {
-            Fsnotify.inode(victim, Inotify.IN_ATTRIB);
+            moved(newDir, newName, oldDir, oldName, target, null);
         }
     }
 
-    private static void moved(Inode from, String fromName, Inode to, String toName, Inode what) {
-        if (from.marksAcquire() == null
+    private static void moved(
+            Inode from, String fromName, Inode to, String toName, Inode what, Inode replaced) {
+        if (replaced != null) {
+            // a watch on the replaced inode only: nothing else to report, but its IN_ATTRIB
+            if (from.marksAcquire() == null
+                    && to.marksAcquire() == null
+                    && what.marksAcquire() == null) {
+                Fsnotify.inode(replaced, Inotify.IN_ATTRIB);
+                return;
+            }
+        } else if (from.marksAcquire() == null
                 && to.marksAcquire() == null
                 && what.marksAcquire() == null) {
             return;
@@ -362,6 +371,9 @@ public final class RenamePlan {
         int cookie = Fsnotify.nextCookie();
         Fsnotify.entry(from, Fsnotify.withIsdir(what, Inotify.IN_MOVED_FROM), fromName, cookie);
         Fsnotify.entry(to, Fsnotify.withIsdir(what, Inotify.IN_MOVED_TO), toName, cookie);
+        if (replaced != null) {
+            Fsnotify.inode(replaced, Inotify.IN_ATTRIB);
+        }
         Fsnotify.inode(what, Inotify.IN_MOVE_SELF);
     }
 

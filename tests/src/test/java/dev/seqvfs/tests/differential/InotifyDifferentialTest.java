@@ -59,6 +59,8 @@ class InotifyDifferentialTest {
 
         String close(int fd);
 
+        String ftruncate(int fd);
+
         String chmod(String p, int mode);
 
         String link(String a, String b);
@@ -122,6 +124,11 @@ class InotifyDifferentialTest {
         @Override
         public String close(int fd) {
             return c("CLOSE " + fd);
+        }
+
+        @Override
+        public String ftruncate(int fd) {
+            return c("FTRUNCATE " + fd + " 0");
         }
 
         @Override
@@ -237,6 +244,11 @@ class InotifyDifferentialTest {
         @Override
         public String close(int fd) {
             return run(() -> t.close(fd));
+        }
+
+        @Override
+        public String ftruncate(int fd) {
+            return run(() -> t.ftruncate(fd, 0));
         }
 
         @Override
@@ -393,7 +405,7 @@ class InotifyDifferentialTest {
     }
 
     @Test
-    void openWriteReadClose_ofAnExistingFile() {
+    void openWriteReadCloseFtruncate_ofAnExistingFile() {
         same(
                 s -> {
                     List<String> out = new ArrayList<>();
@@ -407,6 +419,9 @@ class InotifyDifferentialTest {
                     out.add(s.close(f));
                     f = Integer.parseInt(s.open("/w/a", OpenFlags.O_RDONLY));
                     out.add(s.read(f, 16));
+                    out.add(s.close(f));
+                    f = Integer.parseInt(s.open("/w/a", OpenFlags.O_WRONLY));
+                    out.add(s.ftruncate(f));
                     out.add(s.close(f));
                     events(s, fd, out);
                     return out;
@@ -425,6 +440,24 @@ class InotifyDifferentialTest {
                     out.add(s.addWatch(fd, "/w/a", IN_ALL_EVENTS));
                     out.add(s.chmod("/w/a", 0600));
                     out.add(s.unlink("/w/a"));
+                    events(s, fd, out);
+                    return out;
+                });
+    }
+
+    @Test
+    void renameOverAWatchedFile_reportsItsAttribDeleteSelfAndIgnored() {
+        same(
+                s -> {
+                    List<String> out = new ArrayList<>();
+                    out.add(s.mkdir("/w"));
+                    out.add(s.mknod("/w/c"));
+                    out.add(s.mknod("/w/r"));
+                    int fd = Integer.parseInt(s.init(IN_NONBLOCK));
+                    out.add(s.addWatch(fd, "/w", IN_ALL_EVENTS));
+                    out.add(s.addWatch(fd, "/w/r", IN_ALL_EVENTS));
+                    out.add(s.addWatch(fd, "/w/c", IN_ALL_EVENTS));
+                    out.add(s.rename("/w/c", "/w/r"));
                     events(s, fd, out);
                     return out;
                 });
