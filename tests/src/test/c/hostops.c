@@ -43,6 +43,10 @@
  * SETCRED uid gid [group...] makes the server that user for the rest of its life (setgroups,
  * setresgid, setresuid), for the scenarios run as a non-root user (MountCredentialsTest).
  *
+ * inotify (InotifyDifferentialTest): INOTIFY_INIT1 flags ("O fd"), INOTIFY_ADD_WATCH fd path mask
+ * ("O wd"), INOTIFY_RM_WATCH fd wd, INOTIFY_READ fd (a non-blocking descriptor, read until
+ * EAGAIN: "O count" then wd mask cookie name for each event, the name a string token).
+ *
  * Nothing here decides what is right: it only reports what the kernel said.
  */
 #define _GNU_SOURCE
@@ -50,6 +54,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/file.h>
+#include <sys/inotify.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
@@ -677,6 +682,54 @@ static void run(char *verb, char **a)
         unsigned long fl = strtoul(a[3] == NULL ? "0" : a[3], NULL, 10);
         char *data = str_arg(a[4]);
         answer_rc(mount(src, tgt, type, fl, data));
+    } else if (!strcmp(verb, "INOTIFY_INIT1")) { /* flags: "O fd" */
+        answer_rc(inotify_init1((int)num_arg(a[0])));
+    } else if (!strcmp(verb, "INOTIFY_ADD_WATCH")) { /* fd path mask: "O wd" */
+        int fd = (int)num_arg(a[0]);
+        char *p = str_arg(a[1]);
+        answer_rc(inotify_add_watch(fd, p, (uint32_t)strtoul(a[2], NULL, 10)));
+    } else if (!strcmp(verb, "INOTIFY_RM_WATCH")) { /* fd wd */
+        answer_rc(inotify_rm_watch((int)num_arg(a[0]), (int)num_arg(a[1])));
+    } else if (!strcmp(verb, "INOTIFY_READ")) { /* fd (O_NONBLOCK): "O n {wd mask cookie name}..." */
+        /* Reads until EAGAIN; each event is wd, mask, cookie (decimal) and its name as a
+         * string token ("s" + hex, "n" for none). */
+        int fd = (int)num_arg(a[0]);
+        static char ib[1 << 16] __attribute__((aligned(8)));
+        size_t cap = 1 << 20, used = 0, count = 0;
+        char *acc = malloc(cap);
+        for (;;) {
+            ssize_t n = read(fd, ib, sizeof ib);
+            if (n < 0) {
+                if (errno == EAGAIN)
+                    break;
+                free(acc);
+                answer_rc(-1);
+                return;
+            }
+            for (ssize_t off = 0; off < n;) {
+                struct inotify_event *ev = (struct inotify_event *)(ib + off);
+                if (cap - used < 64 + 2 * (size_t)ev->len) {
+                    cap = cap * 2 + 2 * (size_t)ev->len;
+                    acc = realloc(acc, cap);
+                }
+                used += (size_t)snprintf(acc + used, cap - used, " %d %u %u ", ev->wd, ev->mask,
+                                         ev->cookie);
+                if (ev->len == 0) {
+                    acc[used++] = 'n';
+                } else {
+                    acc[used++] = 's';
+                    for (size_t i = 0; i < strlen(ev->name); i++)
+                        used += (size_t)snprintf(acc + used, cap - used, "%02x",
+                                                 (unsigned char)ev->name[i]);
+                }
+                count++;
+                off += (ssize_t)sizeof(struct inotify_event) + ev->len;
+            }
+        }
+        fprintf(out, "O %zu", count);
+        fwrite(acc, 1, used, out);
+        fputc('\n', out);
+        free(acc);
     } else if (!strcmp(verb, "READ")) {    /* fd len: "O n" */
         int fd = (int)num_arg(a[0]);
         long n = num_arg(a[1]);

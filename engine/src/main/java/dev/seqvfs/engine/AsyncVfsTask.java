@@ -584,6 +584,57 @@ public final class AsyncVfsTask {
     }
 
     /**
+     * {@link VfsTask#inotifyInit1}.
+     *
+     * @param flags {@code IN_NONBLOCK}, {@code IN_CLOEXEC}, or 0
+     * @return a future of the new descriptor
+     */
+    public CompletableFuture<Integer> inotifyInit1(int flags) {
+        return c.answer(
+                TaskContext.async(() -> c.inotify.init1(flags)), Syscall.INOTIFY_INIT1, null, null);
+    }
+
+    /**
+     * {@link VfsTask#inotifyAddWatch}.
+     *
+     * @param fd an inotify descriptor
+     * @param path the path; a relative one starts at the working directory
+     * @param mask {@code IN_*} events and flags
+     * @return a future of the watch descriptor
+     */
+    public CompletableFuture<Integer> inotifyAddWatch(int fd, CharSequence path, int mask) {
+        return c.answer(
+                TaskContext.now(
+                        () ->
+                                c.inotify.addWatch(
+                                        fd,
+                                        TaskContext.path(path, Syscall.INOTIFY_ADD_WATCH),
+                                        mask)),
+                Syscall.INOTIFY_ADD_WATCH,
+                path,
+                null);
+    }
+
+    /**
+     * {@link VfsTask#inotifyRmWatch}.
+     *
+     * @param fd an inotify descriptor
+     * @param wd a watch descriptor of that instance
+     * @return a future completed when the watch is removed
+     */
+    public CompletableFuture<Void> inotifyRmWatch(int fd, int wd) {
+        return c.answer(
+                TaskContext.now(
+                        () -> {
+                            c.inotify.rmWatch(fd, wd);
+                            return null;
+                        }),
+                Syscall.INOTIFY_RM_WATCH,
+                null,
+                null);
+    }
+
+    /**
      * {@link VfsTask#shutdown}.
      *
      * @param fd a socket's descriptor

@@ -6,6 +6,7 @@ import dev.seqvfs.engine.fs.FileOperations;
 import dev.seqvfs.engine.fs.Kiocb;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.Permission;
+import dev.seqvfs.engine.notify.Fsnotify;
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.wait.Shutdown;
 import dev.seqvfs.engine.walk.VfsPath;
@@ -13,6 +14,7 @@ import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Falloc;
 import dev.seqvfs.protocol.FileType;
 import dev.seqvfs.protocol.Filename;
+import dev.seqvfs.protocol.Inotify;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.Poll;
@@ -159,7 +161,7 @@ final class IoCalls {
     int read(int fd, byte[] buf, int off, int len) {
         OpenFile f = t.fdget(fd, Syscall.READ);
         try {
-            return read(f, buf, off, len);
+            return accessed(f, read(f, buf, off, len));
         } finally {
             TaskContext.fdput(f);
         }
@@ -197,10 +199,26 @@ final class IoCalls {
                 // rw_verify_area: the end of the read overflows the offset type
                 throw new VfsException(Errno.EINVAL, Syscall.PREAD, null);
             }
-            return f.ops().read(f, buf, off, len, pos, nonblock(f));
+            return accessed(f, f.ops().read(f, buf, off, len, pos, nonblock(f)));
         } finally {
             TaskContext.fdput(f);
         }
+    }
+
+    /** {@code fsnotify_access} after a read that returned bytes; returns {@code n}. */
+    private static int accessed(OpenFile f, int n) {
+        if (n > 0) {
+            Fsnotify.file(f, Inotify.IN_ACCESS);
+        }
+        return n;
+    }
+
+    /** {@code fsnotify_modify} after a write that wrote bytes; returns {@code n}. */
+    private static int modified(OpenFile f, int n) {
+        if (n > 0) {
+            Fsnotify.file(f, Inotify.IN_MODIFY);
+        }
+        return n;
     }
 
     long readv(int fd, byte[][] iov) {
@@ -229,7 +247,7 @@ final class IoCalls {
     int write(int fd, byte[] buf, int off, int len) {
         OpenFile f = t.fdget(fd, Syscall.WRITE);
         try {
-            return write(f, buf, off, len);
+            return modified(f, write(f, buf, off, len));
         } finally {
             TaskContext.fdput(f);
         }
@@ -263,7 +281,8 @@ final class IoCalls {
             positional(f, FileOperations.FMODE_PWRITE, Syscall.PWRITE);
             writable(f, Syscall.PWRITE);
             buf = buffer(f, FileOperations.FMODE_CAN_WRITE, buf, off, len, Syscall.PWRITE);
-            return f.ops().write(f, buf, off, len, new Kiocb(t.cred(), pos, iocbFlags(f)));
+            return modified(
+                    f, f.ops().write(f, buf, off, len, new Kiocb(t.cred(), pos, iocbFlags(f))));
         } finally {
             TaskContext.fdput(f);
         }
@@ -294,6 +313,7 @@ final class IoCalls {
                 Kiocb k = new Kiocb(t.cred(), f.offset(), iocbFlags(f));
                 long n = ops.writev(f, iov, offs, lens, k);
                 f.setOffset(k.pos());
+                modified(f, n > 0 ? 1 : 0);
                 return n;
             }
         } finally {
@@ -311,7 +331,7 @@ final class IoCalls {
         CompletableFuture<Integer> out;
         try {
             if (!stream(f)) {
-                out = CompletableFuture.completedFuture(read(f, buf, off, len));
+                out = CompletableFuture.completedFuture(accessed(f, read(f, buf, off, len)));
             } else {
                 readable(f, Syscall.READ);
                 out =
@@ -334,7 +354,7 @@ final class IoCalls {
         CompletableFuture<Integer> out;
         try {
             if (!stream(f)) {
-                out = CompletableFuture.completedFuture(write(f, buf, off, len));
+                out = CompletableFuture.completedFuture(modified(f, write(f, buf, off, len)));
             } else {
                 writable(f, Syscall.WRITE);
                 out =
@@ -370,6 +390,8 @@ final class IoCalls {
                 throw new VfsException(Errno.EINVAL, Syscall.FTRUNCATE, null);
             }
             f.ops().truncate(f.inode(), len, t.cred(), Syscall.FTRUNCATE);
+            // notify_change(ATTR_SIZE | ATTR_MTIME | ATTR_CTIME): fsnotify_change's FS_MODIFY
+            Fsnotify.file(f, Inotify.IN_MODIFY);
         } finally {
             TaskContext.fdput(f);
         }

@@ -15,6 +15,7 @@ import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.IopFlags;
 import dev.seqvfs.engine.inode.Permission;
 import dev.seqvfs.engine.inode.SpecialInode;
+import dev.seqvfs.engine.notify.Fsnotify;
 import dev.seqvfs.engine.pipe.Fifo;
 import dev.seqvfs.engine.pipe.PipeEnd;
 import dev.seqvfs.engine.reply.ReplyTo;
@@ -28,6 +29,7 @@ import dev.seqvfs.protocol.DirEntry;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.FileType;
 import dev.seqvfs.protocol.Filename;
+import dev.seqvfs.protocol.Inotify;
 import dev.seqvfs.protocol.Limits;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.OpenFlags;
@@ -130,6 +132,9 @@ final class OpenCalls {
                     if (file.origin() == null) {
                         file.setOrigin(target.origin());
                     }
+                    // fsnotify_open (do_dentry_open); opens that create or truncate do not report
+                    // it
+                    Fsnotify.file(file, Inotify.IN_OPEN);
                     return install(file, f, path, req);
                 }
             } else {

@@ -57,6 +57,7 @@ final class TaskContext implements WalkContext {
     final FdCalls fds = new FdCalls(this);
     final AnonCalls anon = new AnonCalls(this);
     final LockCalls locks = new LockCalls(this);
+    final InotifyCalls inotify = new InotifyCalls(this);
     private volatile VfsPath cwd;
     private volatile VfsPath root;
     private volatile int umask = 022;

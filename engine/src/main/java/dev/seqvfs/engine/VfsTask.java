@@ -9,6 +9,7 @@ import dev.seqvfs.protocol.DirEntry;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Filename;
 import dev.seqvfs.protocol.Flock;
+import dev.seqvfs.protocol.Inotify;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.PathNames;
 import dev.seqvfs.protocol.Stat;
@@ -704,6 +705,73 @@ public final class VfsTask implements AutoCloseable {
                     null);
         } catch (VfsException e) {
             throw c.raise(e, Syscall.EVENTFD, null, null);
+        }
+    }
+
+    /**
+     * {@code inotify_init1(2)}: a new inotify instance, {@code anon_inode:inotify}, with no watch.
+     * Read it with {@link #read(int, byte[], int, int)}: whole {@code struct inotify_event} records
+     * in Linux's layout ({@link Inotify}), as many as fit; {@code EINVAL} if the buffer is too
+     * small for the next one; an empty queue waits, or is {@code EAGAIN} with {@code IN_NONBLOCK};
+     * {@link #poll} reports {@code POLLIN} while an event is queued. Events are queued by the
+     * writer that applies each change, in its order (see {@code CONCURRENCY.md}); an event
+     * identical to the last unread one is merged into it, and past {@link
+     * Inotify#MAX_QUEUED_EVENTS} one {@code IN_Q_OVERFLOW} (watch descriptor -1) stands for the
+     * events dropped. The last close removes every watch.
+     *
+     * @param flags {@code IN_NONBLOCK}, {@code IN_CLOEXEC}, or 0
+     * @return the new descriptor
+     * @throws VfsException {@code EINVAL} (another flag), {@code EMFILE}
+     */
+    public int inotifyInit1(int flags) {
+        try {
+            return c.await(
+                    TaskContext.async(() -> c.inotify.init1(flags)), Syscall.INOTIFY_INIT1, null);
+        } catch (VfsException e) {
+            throw c.raise(e, Syscall.INOTIFY_INIT1, null, null);
+        }
+    }
+
+    /**
+     * {@code inotify_add_watch(2)}: watches the inode {@code path} names for the events of {@code
+     * mask}; an inode this instance watches already keeps its watch descriptor and gets the new
+     * mask (added to the old one with {@code IN_MASK_ADD}). Lock-free walk, no message.
+     *
+     * @param fd an inotify descriptor
+     * @param path the path; a relative one starts at the working directory; a final symbolic link
+     *     is followed unless {@code IN_DONT_FOLLOW}
+     * @param mask {@code IN_*} events and {@code IN_ONLYDIR}, {@code IN_DONT_FOLLOW}, {@code
+     *     IN_MASK_ADD}, {@code IN_MASK_CREATE}, {@code IN_ONESHOT}, {@code IN_EXCL_UNLINK}
+     *     (accepted, no effect)
+     * @return the watch descriptor, a positive int unique in the instance
+     * @throws VfsException {@code EBADF} ({@code fd} not open), {@code EINVAL} ({@code fd} is not
+     *     an inotify descriptor, no event in {@code mask}, an unknown bit, {@code IN_MASK_ADD} with
+     *     {@code IN_MASK_CREATE}), the walk's {@code ENOENT}, {@code ENOTDIR}, {@code EACCES},
+     *     {@code ELOOP}, {@code ENAMETOOLONG}; {@code ENOTDIR} ({@code IN_ONLYDIR} on a
+     *     non-directory); {@code EACCES} (no read permission on the inode); {@code EEXIST} ({@code
+     *     IN_MASK_CREATE} and a watch exists). Nothing changed on failure
+     */
+    public int inotifyAddWatch(int fd, CharSequence path, int mask) {
+        try {
+            return c.inotify.addWatch(fd, TaskContext.path(path, Syscall.INOTIFY_ADD_WATCH), mask);
+        } catch (VfsException e) {
+            throw c.raise(e, Syscall.INOTIFY_ADD_WATCH, path, null);
+        }
+    }
+
+    /**
+     * {@code inotify_rm_watch(2)}: removes watch {@code wd} and queues its {@code IN_IGNORED}.
+     *
+     * @param fd an inotify descriptor
+     * @param wd a watch descriptor of that instance
+     * @throws VfsException {@code EBADF} ({@code fd} not open), {@code EINVAL} (not an inotify
+     *     descriptor, or no such watch); nothing changed
+     */
+    public void inotifyRmWatch(int fd, int wd) {
+        try {
+            c.inotify.rmWatch(fd, wd);
+        } catch (VfsException e) {
+            throw c.raise(e, Syscall.INOTIFY_RM_WATCH, null, null);
         }
     }
 

@@ -426,13 +426,20 @@ public final class SeqVfsFileSystem extends FileSystem {
     }
 
     /**
-     * Not supported yet (issue 10: the inotify-based {@code WatchService} is not built).
+     * Makes a {@code WatchService} on the engine's inotify: one inotify descriptor in this file
+     * system's task; pushed by the writers' events, never polled (see {@code SeqVfsWatchService}).
+     * This file system's close closes it.
      *
-     * @throws UnsupportedOperationException always
+     * @return a new watch service
+     * @throws IOException {@code EMFILE} (the task's descriptor table is full)
+     * @throws java.nio.file.ClosedFileSystemException if this file system is closed
      */
     @Override
-    public WatchService newWatchService() {
-        throw new UnsupportedOperationException("WatchService is not supported by SeqVFS yet");
+    public WatchService newWatchService() throws IOException {
+        checkOpen();
+        SeqVfsWatchService w = new SeqVfsWatchService(this);
+        opened(w);
+        return w;
     }
 
     boolean isDirectoryQuietly(SeqVfsPath p) {

@@ -426,15 +426,25 @@ public final class SeqVfsPath implements Path {
     }
 
     /**
-     * Not supported: {@code WatchService} is not built yet ({@code FileSystem.newWatchService}
-     * throws too).
+     * Registers this directory with a watch service of this path's file system: an {@code
+     * inotify_add_watch} with {@code IN_ONLYDIR}; registering again returns the same key with the
+     * new kinds.
      *
-     * @throws UnsupportedOperationException always
+     * @throws ProviderMismatchException if {@code watcher} is not a SeqVFS watch service
+     * @throws java.nio.file.ClosedWatchServiceException if it is closed
+     * @throws java.nio.file.NotDirectoryException if this path is not a directory
+     * @throws UnsupportedOperationException for a kind other than the standard ones, or a modifier
+     * @throws IOException the walk's failure ({@code NoSuchFileException}, {@code
+     *     AccessDeniedException}: no read permission)
      */
     @Override
     public WatchKey register(
-            WatchService watcher, WatchEvent.Kind<?>[] events, WatchEvent.Modifier... modifiers) {
-        throw new UnsupportedOperationException("WatchService is not supported by SeqVFS yet");
+            WatchService watcher, WatchEvent.Kind<?>[] events, WatchEvent.Modifier... modifiers)
+            throws IOException {
+        if (!(watcher instanceof SeqVfsWatchService w)) {
+            throw new ProviderMismatchException();
+        }
+        return w.register(toAbsolutePath(), events, modifiers);
     }
 
     @Override

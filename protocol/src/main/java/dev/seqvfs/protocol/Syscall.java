@@ -90,6 +90,12 @@ public enum Syscall {
     GETDENTS,
     /** {@code getxattr(2)}. */
     GETXATTR,
+    /** {@code inotify_add_watch(2)}. */
+    INOTIFY_ADD_WATCH,
+    /** {@code inotify_init1(2)}. */
+    INOTIFY_INIT1,
+    /** {@code inotify_rm_watch(2)}. */
+    INOTIFY_RM_WATCH,
     /** {@code lchown(2)}. */
     LCHOWN,
     /** {@code lgetxattr(2)}. */

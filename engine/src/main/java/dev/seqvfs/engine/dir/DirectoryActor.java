@@ -5,12 +5,14 @@ import dev.seqvfs.engine.inode.AttrChange;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.Permission;
+import dev.seqvfs.engine.notify.Fsnotify;
 import dev.seqvfs.engine.reply.ReplyTo;
 import dev.seqvfs.engine.sb.PublishGate;
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.FileType;
+import dev.seqvfs.protocol.Inotify;
 import dev.seqvfs.protocol.Limits;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.OpenFlags;
@@ -530,6 +532,8 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                         return published == STALE ? stale(c) : failDead(c);
                     }
                     afterEntriesChanged(dir, snap, next, child.attrsAcquire().ctime());
+                    // fsnotify_create / fsnotify_mkdir: after the publication, before the reply
+                    Fsnotify.entry(dir, Fsnotify.withIsdir(child, Inotify.IN_CREATE), c.name(), 0);
                     c.replyTo().tell(DirReply.created(next.lookup(c.name())));
                     return this;
                 });
@@ -637,6 +641,9 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                         return published == STALE ? stale(c) : failDead(c);
                     }
                     afterEntriesChanged(dir, snap, next, now);
+                    // fsnotify_link: the link count's IN_ATTRIB, then IN_CREATE in the directory
+                    Fsnotify.inode(c.target(), Inotify.IN_ATTRIB);
+                    Fsnotify.entry(dir, Inotify.IN_CREATE, c.name(), 0);
                     c.replyTo().tell(DirReply.ok(c.target()));
                     return this;
                 });
@@ -700,7 +707,19 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                     sb.hooks().entriesPublished(dir);
                     long now = sb.now();
                     afterEntriesChanged(dir, snap, next, now);
+                    if (!isDir) {
+                        // vfs_unlink's fsnotify_link_count
+                        Fsnotify.inode(victim, Inotify.IN_ATTRIB);
+                    }
+                    // the last link of an inode not open: IN_DELETE_SELF and IN_IGNORED as it is
+                    // freed, before the directory's IN_DELETE (as the host orders them: d_delete
+                    // drops the inode before fsnotify_delete)
                     victim.dropLinks(isDir ? 2 : 1, now);
+                    Fsnotify.entry(
+                            dir,
+                            isDir ? Inotify.IN_DELETE | Inotify.IN_ISDIR : Inotify.IN_DELETE,
+                            c.name(),
+                            0);
                     if (isDir) {
                         notifyDied((DirectoryInode) victim);
                     }
@@ -787,6 +806,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                     } finally {
                         sb.locks().publish.exit(g);
                     }
+                    Fsnotify.inode(dir, Inotify.IN_ATTRIB);
                     c.replyTo().tell(DirReply.ok(dir));
                     return this;
                 });
@@ -813,6 +833,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                     } finally {
                         sb.locks().publish.exit(g);
                     }
+                    Fsnotify.child(dir, c.name(), target, Inotify.IN_ATTRIB);
                     c.replyTo().tell(DirReply.ok(target));
                     return this;
                 });

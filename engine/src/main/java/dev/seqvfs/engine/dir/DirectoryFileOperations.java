@@ -2,10 +2,12 @@ package dev.seqvfs.engine.dir;
 
 import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.fs.FileOperations;
+import dev.seqvfs.engine.notify.Fsnotify;
 import dev.seqvfs.engine.walk.WalkContext;
 import dev.seqvfs.protocol.DirEntry;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.FileType;
+import dev.seqvfs.protocol.Inotify;
 import dev.seqvfs.protocol.PathNames;
 import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
@@ -87,5 +89,14 @@ public final class DirectoryFileOperations implements FileOperations {
             throw new VfsException(Errno.EINVAL, Syscall.LSEEK, null);
         }
         return FileOperations.super.llseek(f, offset, whence);
+    }
+
+    /**
+     * {@code __fput}'s {@code fsnotify_close}: {@code IN_CLOSE_WRITE} if the file was open for
+     * writing, else {@code IN_CLOSE_NOWRITE}, when its last reference goes.
+     */
+    @Override
+    public void release(OpenFile f) {
+        Fsnotify.file(f, f.writable() ? Inotify.IN_CLOSE_WRITE : Inotify.IN_CLOSE_NOWRITE);
     }
 }

@@ -2,10 +2,12 @@ package dev.seqvfs.engine.dir;
 
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.Permission;
+import dev.seqvfs.engine.notify.Fsnotify;
 import dev.seqvfs.engine.sb.NamespaceLocks;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.FileType;
+import dev.seqvfs.protocol.Inotify;
 import dev.seqvfs.protocol.Limits;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.OpenFlags;
@@ -320,6 +322,7 @@ public final class RenamePlan {
         }
         boolean exchange = (flags & OpenFlags.RENAME_EXCHANGE) != 0;
         Inode victim = exchange ? null : target;
+        notifyMoved(exchange, victim);
         source.touchCtime(now);
         if (exchange) {
             target.touchCtime(now);
@@ -330,6 +333,48 @@ public final class RenamePlan {
         if (oldDir != newDir) {
             DirectoryActor.afterEntriesChanged(newDir, newSnap, newNext, now);
         }
+    }
+
+    /**
+     * {@code fsnotify_move}, by the writer that published the rename, before the replaced inode's
+     * links drop: {@code IN_MOVED_FROM} in the old directory and {@code IN_MOVED_TO} in the new one
+     * with one cookie, the replaced inode's {@code IN_ATTRIB} (its link count), then {@code
+     * IN_MOVE_SELF} on the moved inode, in the host's order ({@code InotifyDifferentialTest}); an
+     * exchange reports both moves.
+     */
+    private void notifyMoved(boolean exchange, Inode victim) {
+        if (noop) {
+            return;
+        }
+        Inode replaced = victim != null && !isDir(victim) ? victim : null;
+        moved(oldDir, oldName, newDir, newName, source, replaced);
+        if (exchange) {
+            moved(newDir, newName, oldDir, oldName, target, null);
+        }
+    }
+
+    private static void moved(
+            Inode from, String fromName, Inode to, String toName, Inode what, Inode replaced) {
+        if (replaced != null) {
+            // a watch on the replaced inode only: nothing else to report, but its IN_ATTRIB
+            if (from.marksAcquire() == null
+                    && to.marksAcquire() == null
+                    && what.marksAcquire() == null) {
+                Fsnotify.inode(replaced, Inotify.IN_ATTRIB);
+                return;
+            }
+        } else if (from.marksAcquire() == null
+                && to.marksAcquire() == null
+                && what.marksAcquire() == null) {
+            return;
+        }
+        int cookie = Fsnotify.nextCookie();
+        Fsnotify.entry(from, Fsnotify.withIsdir(what, Inotify.IN_MOVED_FROM), fromName, cookie);
+        Fsnotify.entry(to, Fsnotify.withIsdir(what, Inotify.IN_MOVED_TO), toName, cookie);
+        if (replaced != null) {
+            Fsnotify.inode(replaced, Inotify.IN_ATTRIB);
+        }
+        Fsnotify.inode(what, Inotify.IN_MOVE_SELF);
     }
 
     private static boolean isMountpoint(Inode i) {

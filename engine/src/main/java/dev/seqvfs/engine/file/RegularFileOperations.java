@@ -5,8 +5,10 @@ import dev.seqvfs.engine.fs.FileOperations;
 import dev.seqvfs.engine.fs.Kiocb;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.RegularInode;
+import dev.seqvfs.engine.notify.Fsnotify;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Inotify;
 import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 
@@ -91,5 +93,14 @@ public final class RegularFileOperations implements FileOperations {
     @Override
     public void fallocate(OpenFile f, int mode, long offset, long len, Credentials cred) {
         regular(f).fallocate(mode, offset, len, cred, Syscall.FALLOCATE);
+    }
+
+    /**
+     * {@code __fput}'s {@code fsnotify_close}: {@code IN_CLOSE_WRITE} if the file was open for
+     * writing, else {@code IN_CLOSE_NOWRITE}, when its last reference goes.
+     */
+    @Override
+    public void release(OpenFile f) {
+        Fsnotify.file(f, f.writable() ? Inotify.IN_CLOSE_WRITE : Inotify.IN_CLOSE_NOWRITE);
     }
 }

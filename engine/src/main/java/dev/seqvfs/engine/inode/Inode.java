@@ -3,6 +3,8 @@ package dev.seqvfs.engine.inode;
 import dev.seqvfs.engine.fs.FileOperations;
 import dev.seqvfs.engine.fs.InodeOperations;
 import dev.seqvfs.engine.lock.FileLockTable;
+import dev.seqvfs.engine.notify.Fsnotify;
+import dev.seqvfs.engine.notify.InotifyMark;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.FileType;
@@ -51,6 +53,7 @@ public class Inode {
     private static final VarHandle OPEN_COUNT;
     private static final VarHandle FREED;
     private static final VarHandle LOCKS;
+    private static final VarHandle MARKS;
 
     static {
         try {
@@ -59,6 +62,7 @@ public class Inode {
             OPEN_COUNT = l.findVarHandle(Inode.class, "openCount", int.class);
             FREED = l.findVarHandle(Inode.class, "freed", int.class);
             LOCKS = l.findVarHandle(Inode.class, "fileLocks", FileLockTable.class);
+            MARKS = l.findVarHandle(Inode.class, "marks", InotifyMark[].class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -82,6 +86,14 @@ public class Inode {
 
     @SuppressWarnings("unused") // accessed through LOCKS
     private volatile FileLockTable fileLocks;
+
+    /**
+     * The inotify watches on this inode ({@code i_fsnotify_marks}): {@code null} while none exists,
+     * so an event site costs one acquire load and a null check; else an immutable array replaced by
+     * CAS ({@link #casMarks}).
+     */
+    @SuppressWarnings("unused") // accessed through MARKS
+    private volatile InotifyMark[] marks;
 
     /**
      * Instantiates an inode; computes its {@code iopFlags} once from {@code ops}.
@@ -398,6 +410,27 @@ public class Inode {
         return (FileLockTable) LOCKS.getAcquire(this);
     }
 
+    /**
+     * {@return the inotify watches on this inode (acquire), or {@code null} if there are none} The
+     * array is immutable: never write to it.
+     */
+    @SuppressWarnings("AvoidObjectArrays") // an immutable snapshot, replaced whole by CAS
+    public final InotifyMark[] marksAcquire() {
+        return (InotifyMark[]) MARKS.getAcquire(this);
+    }
+
+    /**
+     * Replaces the watch array by CAS (the inotify group adding or removing a watch).
+     *
+     * @param expect the array read before ({@code null}: none)
+     * @param update the new immutable array ({@code null}: none left)
+     * @return {@code true} if replaced
+     */
+    @SuppressWarnings("AvoidObjectArrays")
+    public final boolean casMarks(InotifyMark[] expect, InotifyMark[] update) {
+        return MARKS.compareAndSet(this, expect, update);
+    }
+
     /** {@return the lifecycle state, read from the counters and the freed flag} */
     public final InodeState state() {
         if ((int) FREED.getVolatile(this) != 0) {
@@ -429,6 +462,10 @@ public class Inode {
                 owner.removeCountAdd(-1);
             }
             owner.inodeFreed(this);
+            if (marksAcquire() != null) {
+                // fsnotify_inoderemove, then the marks' destruction at eviction
+                Fsnotify.inodeGone(this);
+            }
         }
     }
 

@@ -71,6 +71,20 @@ public final class FileOrigin {
     }
 
     /**
+     * {@return the directory the file was found in at its open (the opened directory itself when
+     * {@link #name()} is {@code null})} Renames after the open are not followed here: inotify
+     * reports a file's events to the directory and name it was opened by.
+     */
+    public DirectoryInode dir() {
+        return startDir;
+    }
+
+    /** {@return the name the file was opened by in {@link #dir()}, or {@code null}} */
+    public String name() {
+        return startName;
+    }
+
+    /**
      * {@return the path to show for {@code inode} (external form)} Never blocks; allocates the
      * string.
      *
