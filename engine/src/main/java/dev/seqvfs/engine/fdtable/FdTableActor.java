@@ -66,6 +66,12 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
     /** A message to a descriptor table. */
     public sealed interface Command {}
 
+    /** A command answered with an {@link FdReply} (every one but {@link CopyForFork}). */
+    public sealed interface Answered extends Command {
+        /** {@return where the command's {@link FdReply} goes} */
+        ReplyTo<FdReply> replyTo();
+    }
+
     /**
      * Allocates the lowest free descriptor {@code >= minFd} and installs {@code file} there.
      *
@@ -79,7 +85,7 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
      */
     public record Install(
             OpenFile file, boolean cloexec, int minFd, ReplyTo<FdReply> replyTo, InstallClaim claim)
-            implements Command {
+            implements Answered {
         /**
          * An install nobody can withdraw.
          *
@@ -100,7 +106,7 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
      * @param replyTo the reply's {@code fd} is the reserved descriptor; {@code EMFILE} if none is
      *     below {@code RLIMIT_NOFILE}. A reply nobody takes undoes the reservation.
      */
-    public record Reserve(ReplyTo<FdReply> replyTo) implements Command {}
+    public record Reserve(ReplyTo<FdReply> replyTo) implements Answered {}
 
     /**
      * Installs {@code file} on descriptor {@code fd}, which a {@link Reserve} reserved for the
@@ -117,7 +123,7 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
      */
     public record InstallReserved(
             int fd, OpenFile file, boolean cloexec, ReplyTo<FdReply> replyTo, InstallClaim claim)
-            implements Command {}
+            implements Answered {}
 
     /**
      * Installs {@code file} on the lowest free descriptor for an {@code open} that holds a credit
@@ -133,7 +139,7 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
      */
     public record InstallClaimed(
             OpenFile file, boolean cloexec, ReplyTo<FdReply> replyTo, InstallClaim claim)
-            implements Command {}
+            implements Answered {}
 
     /**
      * Ends a reservation without installing anything ({@code put_unused_fd}): the {@code open} that
@@ -153,7 +159,7 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
      */
     @SuppressWarnings("ArrayRecordComponent") // a command, never compared
     public record InstallAll(OpenFile[] files, boolean cloexec, ReplyTo<FdReply> replyTo)
-            implements Command {}
+            implements Answered {}
 
     /**
      * Closes {@code fd}: removes it from the table and hands the table's reference to its open file
@@ -166,7 +172,7 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
      * @param replyTo where the reply goes: {@code fd} and the closed {@code file} (whose reference
      *     the receiver now owns), or {@code EBADF} if not open
      */
-    public record Close(int fd, ReplyTo<FdReply> replyTo) implements Command {}
+    public record Close(int fd, ReplyTo<FdReply> replyTo) implements Answered {}
 
     /**
      * Duplicates {@code oldFd} onto the lowest free descriptor {@code >= minFd} ({@code dup},
@@ -177,7 +183,7 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
      *     {@code EINVAL} if {@code minFd} is negative or at the limit
      */
     public record DupFd(int oldFd, int minFd, boolean cloexec, ReplyTo<FdReply> replyTo)
-            implements Command {}
+            implements Answered {}
 
     /**
      * dup2(2)/dup3(2): makes {@code newFd} point at {@code oldFd}'s description, closing what
@@ -189,7 +195,7 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
      */
     public record Dup2(
             int oldFd, int newFd, boolean cloexec, boolean dup3, ReplyTo<FdReply> replyTo)
-            implements Command {}
+            implements Answered {}
 
     /**
      * Sets or clears {@code FD_CLOEXEC} on a descriptor ({@code F_SETFD}).
@@ -197,7 +203,7 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
      * @param replyTo {@code EBADF} if not open
      */
     public record SetCloexec(int fd, boolean cloexec, ReplyTo<FdReply> replyTo)
-            implements Command {}
+            implements Answered {}
 
     /**
      * {@code close_range(2)}: closes (or, with {@code cloexecOnly}, marks close-on-exec) every open
@@ -206,7 +212,7 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
      * @param replyTo the reply's {@code fd} is the number of descriptors affected
      */
     public record CloseRange(int first, int last, boolean cloexecOnly, ReplyTo<FdReply> replyTo)
-            implements Command {}
+            implements Answered {}
 
     /**
      * {@code fork}: replies with a copy of the table in which every open file has one more
@@ -217,7 +223,7 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
     /**
      * {@code execve}: closes every close-on-exec descriptor; the reply's {@code fd} is how many.
      */
-    public record CloseOnExec(ReplyTo<FdReply> replyTo) implements Command {}
+    public record CloseOnExec(ReplyTo<FdReply> replyTo) implements Answered {}
 
     /**
      * Closes every descriptor ({@code exit}), releasing their open files, and replies once they are
@@ -225,7 +231,7 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
      *
      * @param replyTo where the reply goes (its fd is the number of descriptors closed)
      */
-    public record CloseAll(ReplyTo<FdReply> replyTo) implements Command {}
+    public record CloseAll(ReplyTo<FdReply> replyTo) implements Answered {}
 
     /**
      * Tells the actor that commands wait in its combining queue ({@link FilesStruct#submit}); sent
@@ -861,37 +867,19 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
      * owned, so a late open leaks no reference.
      */
     private static void refuse(Command c) {
-        FdReply no = FdReply.error(Errno.EBADF);
         if (c instanceof Install m) {
             m.file().release();
-            m.replyTo().tryTell(no);
         } else if (c instanceof InstallClaimed m) {
             m.file().release();
-            m.replyTo().tryTell(no);
         } else if (c instanceof InstallReserved m) {
             m.file().release();
-            m.replyTo().tryTell(no);
         } else if (c instanceof InstallAll m) {
             for (OpenFile f : m.files()) {
                 f.release();
             }
-            m.replyTo().tryTell(no);
-        } else if (c instanceof Close m) {
-            m.replyTo().tryTell(no);
-        } else if (c instanceof Reserve m) {
-            m.replyTo().tryTell(no);
-        } else if (c instanceof DupFd m) {
-            m.replyTo().tryTell(no);
-        } else if (c instanceof Dup2 m) {
-            m.replyTo().tryTell(no);
-        } else if (c instanceof SetCloexec m) {
-            m.replyTo().tryTell(no);
-        } else if (c instanceof CloseRange m) {
-            m.replyTo().tryTell(no);
-        } else if (c instanceof CloseOnExec m) {
-            m.replyTo().tryTell(no);
-        } else if (c instanceof CloseAll m) {
-            m.replyTo().tryTell(no);
+        }
+        if (c instanceof Answered m) {
+            m.replyTo().tryTell(FdReply.error(Errno.EBADF));
         }
     }
 }
