@@ -7,7 +7,6 @@ import dev.seqvfs.engine.dispatch.CallingThreadExecutor;
 import dev.seqvfs.engine.reply.ReplyCollector;
 import dev.seqvfs.engine.reply.ReplyTo;
 import dev.seqvfs.engine.sb.Superblock;
-import dev.seqvfs.engine.sb.SuperblockActor;
 import dev.seqvfs.engine.wait.Shutdown;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Syscall;
@@ -106,8 +105,9 @@ final class Asker {
     }
 
     /**
-     * Sends a command to a directory's actor, going through the superblock actor (which spawns the
-     * directory's actor) when the directory has none yet.
+     * Sends a command to a directory's actor through the directory's combining queue ({@link
+     * dev.seqvfs.engine.dir.DirQueue}), which has the superblock actor spawn the directory's actor
+     * when the directory has none yet.
      */
     CompletableFuture<DirReply> askDir(
             DirectoryInode dir, Function<ReplyTo<DirReply>, DirectoryActor.Command> make) {
@@ -115,16 +115,8 @@ final class Asker {
             // Its actors stop (or stopped): answer as a gone directory's actor would, at once.
             return ask((RecipientRef<DirectoryActor.Command>) c -> c.failGone(dir), make);
         }
-        ActorRef<DirectoryActor.Command> ref = dir.actorAcquire();
-        if (ref != null) {
-            return ask(ref, make);
-        }
-        Superblock sb = (Superblock) dir.owner();
-        return ask(
-                sb.actorAcquire(),
-                (ReplyTo<DirReply> replyTo) ->
-                        (SuperblockActor.Command)
-                                new SuperblockActor.SpawnAndForward(dir, make.apply(replyTo)));
+        // through the directory's combining queue, which spawns the actor if there is none
+        return ask(dir.commandQueue(), make);
     }
 
     /** Turns a directory reply into a value or a {@link VfsException} naming the call. */

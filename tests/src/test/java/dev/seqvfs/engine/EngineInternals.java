@@ -1,6 +1,8 @@
 package dev.seqvfs.engine;
 
 import dev.seqvfs.engine.anon.AnonFs;
+import dev.seqvfs.engine.dir.DirQueue;
+import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.inode.RegularInode;
 import dev.seqvfs.engine.inode.WriterHooks;
 import dev.seqvfs.engine.mount.Namespace;
@@ -68,6 +70,18 @@ public final class EngineInternals {
      */
     public static void installRootHooks(SeqVfs vfs, WriterHooks h) {
         vfs.namespace().rootMount().superblock().installHooks(h);
+    }
+
+    /**
+     * Returns {published batches, batches of more than one command} of the combining queue of the
+     * directory {@code name} in the root ({@code DirQueue}), or two zeros if it never had one.
+     */
+    public static long[] rootDirBatches(SeqVfs vfs, String name) {
+        DirectoryInode d =
+                (DirectoryInode)
+                        vfs.namespace().rootMount().root().snapshotAcquire().lookup(name).inode();
+        DirQueue q = d.commandQueueIfAny();
+        return q == null ? new long[2] : q.batchCounts();
     }
 
     /** Returns the instance's anonymous-inode file system (pipes, sockets). */

@@ -19,6 +19,7 @@ import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import java.time.Duration;
+import java.util.Arrays;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
@@ -333,11 +334,91 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         public void fail(Errno e) {}
     }
 
+    /**
+     * Tells the actor that commands wait in its directory's combining queue ({@link DirQueue}):
+     * sent by the submit that found the queue idle, and by a drain that stopped at {@link
+     * #MAX_BATCH}. One instance per queue.
+     */
+    public static final class Drain implements Command {
+        private final DirQueue queue;
+
+        Drain(DirQueue queue) {
+            this.queue = queue;
+        }
+
+        /** {@return the queue to drain} */
+        DirQueue queue() {
+            return queue;
+        }
+
+        /** Nothing to answer: the queued commands are answered by whoever drains or closes. */
+        @Override
+        public void fail(Errno e) {}
+
+        /**
+         * The directory is gone and has no actor to drain (unmounted, or dead with its actor
+         * stopped): closes the queue, answering every queued command as gone.
+         */
+        @Override
+        public void failGone(DirectoryInode dir) {
+            queue.close();
+        }
+
+        @Override
+        public String toString() {
+            return "Drain(" + queue.dir().ino() + ")";
+        }
+    }
+
+    /**
+     * Commands one drain applies before it lets other actors run (a fresh {@link Drain}); also the
+     * most commands one batch holds the publication gate for.
+     */
+    static final int MAX_BATCH = 64;
+
     private final DirectoryInode dir;
     private final Superblock sb;
     private final StashBuffer<Command> stash;
     private long inoNext;
     private long inoEnd;
+
+    /** Whether this directory was found dead during the current message: answer the rest gone. */
+    private boolean died;
+
+    /** A {@link Drain} that reached the actor while it was prepared: re-sent when it resumes. */
+    private Drain deferredDrain;
+
+    // ---- the open batch (see stage / commit); all this actor's own state, never shared
+
+    /** Whether a batch is open: the gate is entered and {@code base} read. */
+    private boolean batchOpen;
+
+    /** Whether the open batch counts as a writer of the superblock ({@link #writing}). */
+    private boolean batchWriter;
+
+    /** The publication-gate stripe the open batch entered. */
+    private int batchGate;
+
+    /** The published snapshot the open batch builds on (its publication CASes against it). */
+    private DirSnapshot base;
+
+    /** The working snapshot: {@code base} plus the open batch's changes so far. */
+    private DirSnapshot work;
+
+    /** Whether the open batch unlinked a name ({@link dev.seqvfs.engine.inode.WriterHooks}). */
+    private boolean batchUnlinked;
+
+    /**
+     * The open batch's commands in order, with what each answers once the batch is published:
+     * parallel arrays ({@code stagedKind} one of {@link #ERROR}...{@link #UNLINKED}), so that a
+     * command costs no allocation of its own.
+     */
+    private Command[] stagedCmd = new Command[8];
+
+    private int[] stagedKind = new int[8];
+    private Object[] stagedArg = new Object[8];
+    private Dentry[] stagedDentry = new Dentry[8];
+    private int stagedCount;
 
     private DirectoryActor(
             ActorContext<Command> ctx,
@@ -424,8 +505,9 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
     @Override
     public Receive<Command> createReceive() {
         return newReceiveBuilder()
-                .onMessage(Create.class, this::onCreate)
-                .onMessage(Link.class, this::onLink)
+                .onMessage(Drain.class, this::onDrain)
+                .onMessage(Create.class, this::single)
+                .onMessage(Link.class, this::single)
                 .onMessage(Unlink.class, this::onUnlink)
                 .onMessage(Rename.class, this::onRename)
                 .onMessage(SetAttrs.class, this::onSetAttrs)
@@ -450,15 +532,6 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         return false;
     }
 
-    /** {@link #publishChecked}: the snapshot was published. */
-    private static final int PUBLISHED = 0;
-
-    /** {@link #publishChecked}: the command's proof no longer held; nothing published. */
-    private static final int STALE = 1;
-
-    /** {@link #publishChecked}: the directory died meanwhile; nothing published. */
-    private static final int DEAD = 2;
-
     /**
      * Enters the publication gate and checks {@code c}'s proof there, at one instant with the
      * publication that follows: no cross-directory rename or mount change can publish between the
@@ -479,21 +552,6 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
     }
 
     /**
-     * Publishes {@code next} over {@code snap} if {@code c}'s proof still holds, inside the gate.
-     */
-    private int publishChecked(Command c, DirSnapshot snap, DirSnapshot next) {
-        int g = enterChecked(c);
-        if (g < 0) {
-            return STALE;
-        }
-        try {
-            return dir.casSnapshot(snap, next) ? PUBLISHED : DEAD;
-        } finally {
-            sb.locks().publish.exit(g);
-        }
-    }
-
-    /**
      * Answers {@code ESTALE}: the walk behind the command no longer holds; the caller walks again.
      */
     private Behavior<Command> stale(Command c) {
@@ -501,42 +559,408 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         return this;
     }
 
-    private Behavior<Command> onCreate(Create c) {
-        if (stale(c.proof(), c)) {
-            return this;
+    // ------------------------------------------------------------------ batches
+
+    /** {@link #stagedKind}: answered with an errno ({@code stagedArg}). */
+    private static final int ERROR = 0;
+
+    /** {@link #stagedKind}: the directory is gone ({@link Command#failGone}). */
+    private static final int GONE = 1;
+
+    /** {@link #stagedKind}: a non-exclusive create found the name ({@code stagedDentry}). */
+    private static final int EXISTING = 2;
+
+    /** {@link #stagedKind}: created the inode {@code stagedArg}, bound as {@code stagedDentry}. */
+    private static final int CREATED = 3;
+
+    /** {@link #stagedKind}: linked the inode {@code stagedArg}, its link count already raised. */
+    private static final int LINKED = 4;
+
+    /** {@link #stagedKind}: unlinked the inode {@code stagedArg} (not a directory). */
+    private static final int UNLINKED = 5;
+
+    /** A create, link or unlink sent directly (not through the queue): a batch of one. */
+    private Behavior<Command> single(Command c) {
+        stage(c);
+        commit();
+        return died ? dead() : this;
+    }
+
+    /**
+     * {@return whether {@code c} joins a batch: a create, a link, or an unlink that is no rmdir}
+     */
+    private static boolean batchable(Command c) {
+        return c instanceof Create || c instanceof Link || (c instanceof Unlink u && !u.rmdir());
+    }
+
+    /**
+     * Drains the combining queue ({@link DirQueue}): every create, link and unlink waiting is
+     * applied to one working snapshot, which is published once (one CAS, inside the publication
+     * gate entered once), and only then are their callers answered (flat combining). Another
+     * command (a rename, an attribute change, an rmdir) ends the batch before it and is published
+     * on its own. After {@value #MAX_BATCH} commands the drain publishes and hands the rest to a
+     * fresh {@link Drain}, so the gate is never held long and other actors get their turn. The
+     * queue's in-progress count follows the drain loop of {@link DirQueue}: a drain ends only when
+     * it has accounted for every submit it saw.
+     */
+    private Behavior<Command> onDrain(Drain m) {
+        DirQueue q = m.queue();
+        int missed = q.pending();
+        int done = 0;
+        while (true) {
+            Command c;
+            while ((c = q.poll()) != null) {
+                done++;
+                if (died) {
+                    c.failGone(dir);
+                } else if (batchable(c)) {
+                    stage(c);
+                    if (stagedCount >= MAX_BATCH) {
+                        commit();
+                    }
+                } else {
+                    commit();
+                    if (!died) {
+                        handleAlone(c);
+                    } else {
+                        c.failGone(dir);
+                    }
+                }
+                if (done >= MAX_BATCH) {
+                    commit();
+                    getContext().getSelf().tell(m);
+                    return died ? dead() : this;
+                }
+            }
+            commit();
+            if (died) {
+                // dead for good: answer what is queued, and every later submit at once
+                q.close();
+                return dead();
+            }
+            missed = q.accounted(missed);
+            if (missed == 0) {
+                return this;
+            }
         }
-        DirSnapshot snap = dir.snapshotAcquire();
-        if (snap.isDead()) {
-            return failDead(c);
+    }
+
+    /** Runs a queued command that publishes on its own (no batch is open). */
+    private void handleAlone(Command c) {
+        if (c instanceof Unlink u) {
+            onRmdir(u);
+        } else if (c instanceof Rename r) {
+            onRename(r);
+        } else if (c instanceof SetAttrs a) {
+            onSetAttrs(a);
+        } else if (c instanceof SetChildAttrs a) {
+            onSetChildAttrs(a);
+        } else {
+            getContext().getLog().error("directory {}: {} is not a queued command", dir.ino(), c);
+            c.fail(Errno.EIO);
         }
-        Dentry existing = snap.lookup(c.name());
+    }
+
+    /**
+     * Opens a batch: counts it a writer of the superblock ({@code EROFS} for its changes if that
+     * fails), enters the publication gate, and reads the snapshot it builds on. The gate is held
+     * until {@link #commit}: every command's proof is checked inside it, so each check and the
+     * batch's publication are one instant for the renames and mount changes that could invalidate a
+     * proof (see {@link PublishGate}). Nothing sends, waits or runs a hook while it is held.
+     */
+    private void open() {
+        batchOpen = true;
+        batchWriter = sb.tryBeginWrite();
+        batchGate = sb.locks().publish.enter();
+        base = dir.snapshotAcquire();
+        work = base;
+        batchUnlinked = false;
+    }
+
+    /**
+     * Applies a create, link or unlink to the open batch's working snapshot (opening a batch if
+     * none is), recording what it answers once the batch is published. Never throws: a failure is
+     * recorded as the command's errno, and a command that fails changed nothing.
+     */
+    private void stage(Command c) {
+        if (!batchOpen) {
+            open();
+        }
+        if (stagedCount == stagedCmd.length) {
+            int n = stagedCount * 2;
+            stagedCmd = Arrays.copyOf(stagedCmd, n);
+            stagedKind = Arrays.copyOf(stagedKind, n);
+            stagedArg = Arrays.copyOf(stagedArg, n);
+            stagedDentry = Arrays.copyOf(stagedDentry, n);
+        }
+        int i = stagedCount++;
+        stagedCmd[i] = c;
+        try {
+            PathProof p = c.proof();
+            if (p != null && !p.stillHolds()) {
+                staged(i, ERROR, Errno.ESTALE, null);
+            } else if (work.isDead()) {
+                died = true;
+                staged(i, GONE, null, null);
+            } else if (c instanceof Create cr) {
+                stageCreate(i, cr);
+            } else if (c instanceof Link l) {
+                stageLink(i, l);
+            } else {
+                stageUnlink(i, (Unlink) c);
+            }
+        } catch (VfsException e) {
+            if (e.errno() == Errno.ENOSPC && batchUnlinked) {
+                // An unlink staged before c gives its inode and bytes back only once the batch is
+                // published (its name is visible until then): publish, then try c again, so that c
+                // sees the space it would see after that unlink alone.
+                stagedCount--;
+                stagedCmd[i] = null;
+                commit();
+                stage(c);
+                return;
+            }
+            staged(i, ERROR, e.errno(), null);
+        } catch (RuntimeException e) {
+            getContext()
+                    .getLog()
+                    .error(
+                            "directory {} failed on {}: {}",
+                            dir.ino(),
+                            c.getClass().getSimpleName(),
+                            e.toString());
+            staged(i, ERROR, Errno.EIO, null);
+        } catch (OutOfMemoryError e) {
+            // the stage step changes the working snapshot last, so nothing of c is in it
+            staged(i, ERROR, Errno.ENOMEM, null);
+        }
+    }
+
+    private void staged(int i, int kind, Object arg, Dentry d) {
+        stagedKind[i] = kind;
+        stagedArg[i] = arg;
+        stagedDentry[i] = d;
+    }
+
+    private void stageCreate(int i, Create c) {
+        Dentry existing = work.lookup(c.name());
         if (existing != null) {
             if (c.exclusive()) {
-                c.fail(Errno.EEXIST);
+                staged(i, ERROR, Errno.EEXIST, null);
             } else {
-                c.replyTo().tell(DirReply.existing(existing));
+                staged(i, EXISTING, null, existing);
             }
-            return this;
+            return;
         }
-        return writing(
-                c,
-                () -> {
-                    if (!Permission.check(dir, Mode.W_OK | Mode.X_OK, c.cred())) {
-                        throw new VfsException(Errno.EACCES, Syscall.CREATE, null);
-                    }
-                    Inode child = instantiate(c);
-                    DirSnapshot next = snap.with(c.name(), child);
-                    int published = publishChecked(c, snap, next);
-                    if (published != PUBLISHED) {
-                        sb.inodeFreed(child);
-                        return published == STALE ? stale(c) : failDead(c);
-                    }
-                    afterEntriesChanged(dir, snap, next, child.attrsAcquire().ctime());
-                    // fsnotify_create / fsnotify_mkdir: after the publication, before the reply
-                    Fsnotify.entry(dir, Fsnotify.withIsdir(child, Inotify.IN_CREATE), c.name(), 0);
-                    c.replyTo().tell(DirReply.created(next.lookup(c.name())));
-                    return this;
-                });
+        if (!batchWriter) {
+            staged(i, ERROR, Errno.EROFS, null);
+            return;
+        }
+        if (!Permission.check(dir, Mode.W_OK | Mode.X_OK, c.cred())) {
+            staged(i, ERROR, Errno.EACCES, null);
+            return;
+        }
+        Inode child = instantiate(c);
+        DirSnapshot next;
+        try {
+            next = work.with(c.name(), child);
+        } catch (RuntimeException | OutOfMemoryError e) {
+            sb.inodeFreed(child);
+            throw e;
+        }
+        work = next;
+        staged(i, CREATED, child, next.lookup(c.name()));
+    }
+
+    private void stageLink(int i, Link c) {
+        if (work.lookup(c.name()) != null) {
+            staged(i, ERROR, Errno.EEXIST, null);
+            return;
+        }
+        if (!batchWriter) {
+            staged(i, ERROR, Errno.EROFS, null);
+            return;
+        }
+        if (!Permission.check(dir, Mode.W_OK | Mode.X_OK, c.cred())) {
+            staged(i, ERROR, Errno.EACCES, null);
+            return;
+        }
+        if (c.target().type() == FileType.DIRECTORY) {
+            staged(i, ERROR, Errno.EPERM, null);
+            return;
+        }
+        long now = sb.now();
+        // tmpfs charges every extra name against nr_inodes (shmem_reserve_inode in link).
+        sb.chargeInode(Syscall.LINK);
+        try {
+            c.target().addLink(now);
+        } catch (VfsException e) {
+            sb.unchargeInode();
+            throw e;
+        }
+        DirSnapshot next;
+        try {
+            next = work.with(c.name(), c.target());
+        } catch (RuntimeException | OutOfMemoryError e) {
+            c.target().dropLinks(1, now);
+            throw e;
+        }
+        work = next;
+        staged(i, LINKED, c.target(), null);
+    }
+
+    private void stageUnlink(int i, Unlink c) {
+        if (c.name().length() > Limits.NAME_MAX) {
+            staged(i, ERROR, Errno.ENAMETOOLONG, null);
+            return;
+        }
+        Dentry d = work.lookup(c.name());
+        if (d == null) {
+            staged(i, ERROR, Errno.ENOENT, null);
+            return;
+        }
+        if (!batchWriter) {
+            staged(i, ERROR, Errno.EROFS, null);
+            return;
+        }
+        Inode victim = d.inode();
+        if (!Permission.check(dir, Mode.W_OK | Mode.X_OK, c.cred())) {
+            staged(i, ERROR, Errno.EACCES, null);
+        } else if (!Permission.stickyAllows(dir.attrsAcquire(), victim.attrsAcquire(), c.cred())) {
+            staged(i, ERROR, Errno.EPERM, null);
+        } else if (victim.type() == FileType.DIRECTORY) {
+            staged(i, ERROR, Errno.EISDIR, null);
+        } else if (c.mustBeDir()) {
+            staged(i, ERROR, Errno.ENOTDIR, null);
+        } else {
+            work = work.without(c.name());
+            batchUnlinked = true;
+            staged(i, UNLINKED, victim, null);
+        }
+    }
+
+    /**
+     * Publishes the open batch, if one is open: one CAS of the working snapshot over {@code base},
+     * inside the gate, which it then leaves; then its callers are answered in order, each after its
+     * own events (fsnotify: after the publication, before the reply). If the CAS fails, the
+     * directory died before the batch (a remover killed it while it was empty): nothing of the
+     * batch happened, what its commands did to other inodes is undone, and every one of them is
+     * answered as gone.
+     */
+    private void commit() {
+        if (!batchOpen) {
+            return;
+        }
+        batchOpen = false;
+        boolean changed = work != base;
+        boolean published = true;
+        try {
+            sb.hooks().batchStaged(dir, stagedCount);
+            if (changed) {
+                published = dir.casSnapshot(base, work);
+            }
+        } finally {
+            sb.locks().publish.exit(batchGate);
+        }
+        int n = stagedCount;
+        stagedCount = 0;
+        DirQueue q = dir.commandQueueIfAny();
+        if (q != null) {
+            q.countBatch(n);
+        }
+        try {
+            if (!published) {
+                died = true;
+                for (int i = 0; i < n; i++) {
+                    undo(stagedKind[i], stagedArg[i]);
+                }
+            } else if (changed) {
+                if (batchUnlinked) {
+                    sb.hooks().entriesPublished(dir);
+                }
+                afterEntriesChanged(dir, base, work, sb.now());
+            }
+            for (int i = 0; i < n; i++) {
+                Command c = stagedCmd[i];
+                int kind = stagedKind[i];
+                Object arg = stagedArg[i];
+                Dentry d = stagedDentry[i];
+                stagedCmd[i] = null;
+                stagedArg[i] = null;
+                stagedDentry[i] = null;
+                if (published) {
+                    answer(c, kind, arg, d);
+                } else {
+                    c.failGone(dir);
+                }
+            }
+        } finally {
+            base = null;
+            work = null;
+            if (batchWriter) {
+                sb.endWrite();
+            }
+        }
+    }
+
+    /** Undoes what a staged command did outside the snapshot; its batch was never published. */
+    private void undo(int kind, Object arg) {
+        try {
+            if (kind == CREATED) {
+                sb.inodeFreed((Inode) arg);
+            } else if (kind == LINKED) {
+                ((Inode) arg).dropLinks(1, sb.now());
+            }
+        } catch (RuntimeException e) {
+            getContext().getLog().error("directory {}: undo failed: {}", dir.ino(), e.toString());
+        }
+    }
+
+    /** Answers a command of a published batch, after its events. */
+    private void answer(Command c, int kind, Object arg, Dentry d) {
+        try {
+            switch (kind) {
+                case ERROR -> c.fail((Errno) arg);
+                case GONE -> c.failGone(dir);
+                case EXISTING -> ((Create) c).replyTo().tell(DirReply.existing(d));
+                case CREATED -> {
+                    Create cr = (Create) c;
+                    Inode child = (Inode) arg;
+                    // fsnotify_create / fsnotify_mkdir
+                    Fsnotify.entry(dir, Fsnotify.withIsdir(child, Inotify.IN_CREATE), cr.name(), 0);
+                    cr.replyTo().tell(DirReply.created(d));
+                }
+                case LINKED -> {
+                    Link l = (Link) c;
+                    // fsnotify_link: the link count's IN_ATTRIB, then IN_CREATE in the directory
+                    Fsnotify.inode(l.target(), Inotify.IN_ATTRIB);
+                    Fsnotify.entry(dir, Inotify.IN_CREATE, l.name(), 0);
+                    l.replyTo().tell(DirReply.ok(l.target()));
+                }
+                case UNLINKED -> {
+                    Unlink u = (Unlink) c;
+                    Inode victim = (Inode) arg;
+                    // vfs_unlink's fsnotify_link_count; then the last link of an inode not open
+                    // gives IN_DELETE_SELF and IN_IGNORED as it is freed, before the directory's
+                    // IN_DELETE (as the host orders them: d_delete drops the inode before
+                    // fsnotify_delete)
+                    Fsnotify.inode(victim, Inotify.IN_ATTRIB);
+                    victim.dropLinks(1, sb.now());
+                    Fsnotify.entry(dir, Inotify.IN_DELETE, u.name(), 0);
+                    u.replyTo().tell(DirReply.ok(victim));
+                }
+                default -> throw new IllegalStateException("staged kind " + kind);
+            }
+        } catch (RuntimeException e) {
+            getContext()
+                    .getLog()
+                    .error(
+                            "directory {}: answering {} failed: {}",
+                            dir.ino(),
+                            c.getClass().getSimpleName(),
+                            e.toString());
+            c.fail(Errno.EIO);
+        }
     }
 
     private Inode instantiate(Create c) {
@@ -603,53 +1027,15 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         return inoNext++;
     }
 
-    private Behavior<Command> onLink(Link c) {
-        if (stale(c.proof(), c)) {
-            return this;
-        }
-        DirSnapshot snap = dir.snapshotAcquire();
-        if (snap.lookup(c.name()) != null) {
-            c.fail(Errno.EEXIST);
-            return this;
-        }
-        if (snap.isDead()) {
-            return failDead(c);
-        }
-        return writing(
-                c,
-                () -> {
-                    if (!Permission.check(dir, Mode.W_OK | Mode.X_OK, c.cred())) {
-                        throw new VfsException(Errno.EACCES, Syscall.LINK, null);
-                    }
-                    if (c.target().type() == FileType.DIRECTORY) {
-                        throw new VfsException(Errno.EPERM, Syscall.LINK, null);
-                    }
-                    long now = sb.now();
-                    // tmpfs charges every extra name against nr_inodes (shmem_reserve_inode in
-                    // link).
-                    sb.chargeInode(Syscall.LINK);
-                    try {
-                        c.target().addLink(now);
-                    } catch (VfsException e) {
-                        sb.unchargeInode();
-                        throw e;
-                    }
-                    DirSnapshot next = snap.with(c.name(), c.target());
-                    int published = publishChecked(c, snap, next);
-                    if (published != PUBLISHED) {
-                        c.target().dropLinks(1, now);
-                        return published == STALE ? stale(c) : failDead(c);
-                    }
-                    afterEntriesChanged(dir, snap, next, now);
-                    // fsnotify_link: the link count's IN_ATTRIB, then IN_CREATE in the directory
-                    Fsnotify.inode(c.target(), Inotify.IN_ATTRIB);
-                    Fsnotify.entry(dir, Inotify.IN_CREATE, c.name(), 0);
-                    c.replyTo().tell(DirReply.ok(c.target()));
-                    return this;
-                });
+    private Behavior<Command> onUnlink(Unlink c) {
+        return c.rmdir() ? onRmdir(c) : single(c);
     }
 
-    private Behavior<Command> onUnlink(Unlink c) {
+    /**
+     * {@code rmdir}: not batched, since it kills the child directory inside the gate before its
+     * parent's entry is gone; published on its own after the batch before it.
+     */
+    private Behavior<Command> onRmdir(Unlink c) {
         if (stale(c.proof(), c)) {
             return this;
         }
@@ -669,34 +1055,25 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         return writing(
                 c,
                 () -> {
-                    Syscall op = c.rmdir() ? Syscall.RMDIR : Syscall.UNLINK;
                     Inode victim = d.inode();
                     if (!Permission.check(dir, Mode.W_OK | Mode.X_OK, c.cred())) {
-                        throw new VfsException(Errno.EACCES, op, null);
+                        throw new VfsException(Errno.EACCES, Syscall.RMDIR, null);
                     }
                     if (!Permission.stickyAllows(
                             dir.attrsAcquire(), victim.attrsAcquire(), c.cred())) {
-                        throw new VfsException(Errno.EPERM, op, null);
+                        throw new VfsException(Errno.EPERM, Syscall.RMDIR, null);
                     }
-                    boolean isDir = victim.type() == FileType.DIRECTORY;
-                    if (c.rmdir()) {
-                        if (!isDir) {
-                            throw new VfsException(Errno.ENOTDIR, op, null);
-                        }
-                    } else if (isDir) {
-                        throw new VfsException(Errno.EISDIR, op, null);
-                    } else if (c.mustBeDir()) {
-                        throw new VfsException(Errno.ENOTDIR, op, null);
+                    if (victim.type() != FileType.DIRECTORY) {
+                        throw new VfsException(Errno.ENOTDIR, Syscall.RMDIR, null);
                     }
+                    DirectoryInode child = (DirectoryInode) victim;
                     DirSnapshot next = snap.without(c.name());
                     int g = enterChecked(c);
                     if (g < 0) {
                         return stale(c);
                     }
                     try {
-                        if (isDir) {
-                            killChild((DirectoryInode) victim, op);
-                        }
+                        killChild(child, Syscall.RMDIR);
                         if (!dir.casSnapshot(snap, next)) {
                             throw new IllegalStateException(
                                     dir + " changed under its own actor while holding " + c.name());
@@ -707,22 +1084,11 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                     sb.hooks().entriesPublished(dir);
                     long now = sb.now();
                     afterEntriesChanged(dir, snap, next, now);
-                    if (!isDir) {
-                        // vfs_unlink's fsnotify_link_count
-                        Fsnotify.inode(victim, Inotify.IN_ATTRIB);
-                    }
-                    // the last link of an inode not open: IN_DELETE_SELF and IN_IGNORED as it is
-                    // freed, before the directory's IN_DELETE (as the host orders them: d_delete
-                    // drops the inode before fsnotify_delete)
-                    victim.dropLinks(isDir ? 2 : 1, now);
-                    Fsnotify.entry(
-                            dir,
-                            isDir ? Inotify.IN_DELETE | Inotify.IN_ISDIR : Inotify.IN_DELETE,
-                            c.name(),
-                            0);
-                    if (isDir) {
-                        notifyDied((DirectoryInode) victim);
-                    }
+                    // the removed directory frees as its links go: IN_DELETE_SELF and IN_IGNORED
+                    // before the parent's IN_DELETE, as the host orders them
+                    victim.dropLinks(2, now);
+                    Fsnotify.entry(dir, Inotify.IN_DELETE | Inotify.IN_ISDIR, c.name(), 0);
+                    notifyDied(child);
                     c.replyTo().tell(DirReply.ok(victim));
                     return this;
                 });
@@ -853,7 +1219,23 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                 .onMessage(
                         RenameFinished.class,
                         m -> m.renameId() == renameId,
-                        m -> stash.unstashAll(this))
+                        m -> {
+                            if (deferredDrain != null) {
+                                // after what is stashed: the queue was waiting longer, but its
+                                // commands stay unapplied until then either way
+                                getContext().getSelf().tell(deferredDrain);
+                                deferredDrain = null;
+                            }
+                            return stash.unstashAll(this);
+                        })
+                .onMessage(
+                        Drain.class,
+                        m -> {
+                            // the queue waits where it is (it holds no stash space); re-sent on
+                            // resuming, since no submit sends another while this one is due
+                            deferredDrain = m;
+                            return Behaviors.same();
+                        })
                 .onMessage(
                         Command.class,
                         m -> {
@@ -890,13 +1272,22 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
     }
 
     private Behavior<Command> failDead(Command c) {
+        died = true;
         c.failGone(dir);
         return dead();
     }
 
+    /**
+     * Stopped (dead and idle, or unmounted): clears the directory's actor reference and closes its
+     * queue, answering what is still queued as gone; later submits are answered at once.
+     */
     private Behavior<Command> onPostStop() {
         if (getContext().getSelf().equals(dir.actorAcquire())) {
             dir.publishActorRelease(null);
+        }
+        DirQueue q = dir.commandQueueIfAny();
+        if (q != null) {
+            q.close();
         }
         return Behaviors.same();
     }

@@ -33,6 +33,8 @@ import org.apache.pekko.actor.typed.ActorRef;
  *   <li>{@code actor}: null until the superblock actor spawns this directory's actor; written with
  *       release by the superblock actor (spawn) and by the directory actor itself (cleared when it
  *       stops after the directory died).
+ *   <li>{@code queue}: the combining queue of this directory's commands ({@link DirQueue}); null
+ *       until the first submit, then set once by CAS (acquire to read), never replaced.
  *   <li>{@code mounts}: the number of mounts on this directory; written only inside the mount write
  *       lock, read plainly by walks (validated by the mount sequence) and by {@code rmdir} under
  *       the mount read lock.
@@ -46,6 +48,7 @@ public final class DirectoryInode extends Inode {
     private static final VarHandle SNAPSHOT;
     private static final VarHandle LINK;
     private static final VarHandle ACTOR;
+    private static final VarHandle QUEUE;
 
     static {
         try {
@@ -53,6 +56,7 @@ public final class DirectoryInode extends Inode {
             SNAPSHOT = l.findVarHandle(DirectoryInode.class, "snapshot", DirSnapshot.class);
             LINK = l.findVarHandle(DirectoryInode.class, "link", DirLink.class);
             ACTOR = l.findVarHandle(DirectoryInode.class, "actor", ActorRef.class);
+            QUEUE = l.findVarHandle(DirectoryInode.class, "queue", DirQueue.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -66,6 +70,9 @@ public final class DirectoryInode extends Inode {
 
     @SuppressWarnings("unused") // accessed through ACTOR
     private volatile ActorRef<DirectoryActor.Command> actor;
+
+    @SuppressWarnings("unused") // accessed through QUEUE
+    private volatile DirQueue queue;
 
     private int mounts;
 
@@ -146,6 +153,25 @@ public final class DirectoryInode extends Inode {
         ActorRef<DirectoryActor.Command> a =
                 (ActorRef<DirectoryActor.Command>) ACTOR.getAcquire(this);
         return a;
+    }
+
+    /**
+     * {@return this directory's combining queue ({@link DirQueue}), created by CAS on first use, so
+     * every caller gets the same one} Thread-safe; lock-free.
+     */
+    public DirQueue commandQueue() {
+        DirQueue q = (DirQueue) QUEUE.getAcquire(this);
+        if (q != null) {
+            return q;
+        }
+        DirQueue fresh = new DirQueue(this);
+        DirQueue witness = (DirQueue) QUEUE.compareAndExchange(this, null, fresh);
+        return witness == null ? fresh : witness;
+    }
+
+    /** {@return this directory's combining queue, or {@code null} if nothing was ever submitted} */
+    public DirQueue commandQueueIfAny() {
+        return (DirQueue) QUEUE.getAcquire(this);
     }
 
     /**

@@ -25,6 +25,18 @@ public interface WriterHooks {
     default void entriesPublished(Inode dir) {}
 
     /**
+     * A directory's actor has applied a batch of {@code commands} creates, links and unlinks to its
+     * working snapshot and is about to publish it, inside the publication gate: none of the batch's
+     * callers is answered yet. A hook that blocks here holds the batch unpublished (and the gate
+     * entered: a cross-directory rename or a mount change waits meanwhile), while later commands
+     * queue up behind it.
+     *
+     * @param dir the directory
+     * @param commands the commands in the batch, at least 1
+     */
+    default void batchStaged(Inode dir, int commands) {}
+
+    /**
      * A write or {@code fallocate} is about to allocate {@code bytes} bytes of file data for {@code
      * inode}. A hook may throw {@link OutOfMemoryError} to stand for the heap running out there.
      *

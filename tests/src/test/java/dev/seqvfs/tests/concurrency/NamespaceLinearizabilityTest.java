@@ -3,7 +3,10 @@ package dev.seqvfs.tests.concurrency;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.seqvfs.engine.EngineInternals;
 import dev.seqvfs.engine.VfsTask;
+import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.engine.inode.WriterHooks;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.tests.concurrency.LinearizabilityChecker.History;
 import dev.seqvfs.tests.concurrency.NamespaceModel.State;
@@ -11,6 +14,8 @@ import dev.seqvfs.tests.support.VfsFixture;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -38,6 +43,36 @@ class NamespaceLinearizabilityTest {
     @Test
     void namespaceCalls_onFilesInFixedDirectories_areLinearizable() {
         rounds(NamespaceWorkload.flat(), 8);
+    }
+
+    /**
+     * Files created, removed and renamed in one directory by every thread, so that its actor
+     * applies them in batches ({@code DirQueue}: one publication per drained batch). A hook holds
+     * one batch in four unpublished for 20 us ({@link WriterHooks#batchStaged}): a reply sent
+     * before its batch is published shows as the caller's next call not seeing its own change, and
+     * a batch published in part as another thread seeing half of it.
+     */
+    @Test
+    void namespaceCalls_inOneSharedDirectory_appliedInBatches_areLinearizable() {
+        EngineInternals.installRootHooks(
+                fs.vfs(),
+                new WriterHooks() {
+                    @Override
+                    public void batchStaged(Inode dir, int commands) {
+                        if (ThreadLocalRandom.current().nextInt(4) == 0) {
+                            LockSupport.parkNanos(20_000);
+                        }
+                    }
+                });
+        try {
+            rounds(NamespaceWorkload.oneDirectory(), 8);
+        } finally {
+            EngineInternals.installRootHooks(fs.vfs(), null);
+        }
+        long[] batches = EngineInternals.rootDirBatches(fs.vfs(), "a");
+        System.out.printf(
+                "/a's batches: %d, of more than one command: %d%n", batches[0], batches[1]);
+        assertTrue(batches[1] > 0, "no two commands ever shared a batch");
     }
 
     /** Files created, removed and renamed in and through directories that other calls move. */

@@ -24,6 +24,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * <pre>
  * flat:  /a and /b fixed; files x, y, z in each; create, unlink, stat, rename within
  *        and across /a and /b
+ * one:   /a fixed; files w, x, y, z in it; create, unlink, stat, rename within /a (every
+ *        call is a command of /a's actor, or a lock-free read of its snapshot)
  * tree:  /a and /b fixed; two movable directories s and t (start /a/s, /b/t), which
  *        renames move between /a and /b, nest (/a/s/t), rename onto each other (replace
  *        when empty) or into themselves (EINVAL); files named x in every directory
@@ -47,6 +49,15 @@ final class NamespaceWorkload {
             for (String n : List.of("x", "y", "z")) {
                 f.add(d + "/" + n);
             }
+        }
+        return new NamespaceWorkload(f, List.of(), 0);
+    }
+
+    /** Files in one fixed directory, which every thread changes. */
+    static NamespaceWorkload oneDirectory() {
+        List<String> f = new ArrayList<>();
+        for (String n : List.of("w", "x", "y", "z")) {
+            f.add("/a/" + n);
         }
         return new NamespaceWorkload(f, List.of(), 0);
     }
