@@ -35,6 +35,13 @@ import org.apache.pekko.actor.typed.ActorRef;
  *       stops after the directory died).
  *   <li>{@code queue}: the combining queue of this directory's commands ({@link DirQueue}); null
  *       until the first submit, then set once by CAS (acquire to read), never replaced.
+ *   <li>{@code renameSeq}: this directory's rename sequence ({@code d_seq}): odd while a
+ *       cross-directory rename publishes a change of this directory (its snapshot, its parent link,
+ *       or its death as a replaced target), even otherwise. Written only by the rename coordinator
+ *       holding the rename write lock ({@link #renameWriteBegin}, {@link #renameWriteEnd}: volatile
+ *       stores), read with volatile loads by walks as they validate their trail: a walk that saw
+ *       the same even value before and after its check had no half-published rename of this
+ *       directory overlap the check (see {@code PathWalk}).
  *   <li>{@code mounts}: the number of mounts on this directory; written only inside the mount write
  *       lock, read plainly by walks (validated by the mount sequence) and by {@code rmdir} under
  *       the mount read lock.
@@ -49,6 +56,7 @@ public final class DirectoryInode extends Inode {
     private static final VarHandle LINK;
     private static final VarHandle ACTOR;
     private static final VarHandle QUEUE;
+    private static final VarHandle RENAME_SEQ;
 
     static {
         try {
@@ -57,6 +65,7 @@ public final class DirectoryInode extends Inode {
             LINK = l.findVarHandle(DirectoryInode.class, "link", DirLink.class);
             ACTOR = l.findVarHandle(DirectoryInode.class, "actor", ActorRef.class);
             QUEUE = l.findVarHandle(DirectoryInode.class, "queue", DirQueue.class);
+            RENAME_SEQ = l.findVarHandle(DirectoryInode.class, "renameSeq", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -73,6 +82,9 @@ public final class DirectoryInode extends Inode {
 
     @SuppressWarnings("unused") // accessed through QUEUE
     private volatile DirQueue queue;
+
+    @SuppressWarnings("unused") // accessed through RENAME_SEQ
+    private volatile int renameSeq;
 
     private int mounts;
 
@@ -153,6 +165,31 @@ public final class DirectoryInode extends Inode {
         ActorRef<DirectoryActor.Command> a =
                 (ActorRef<DirectoryActor.Command>) ACTOR.getAcquire(this);
         return a;
+    }
+
+    /**
+     * {@return this directory's rename sequence (volatile load)} Odd while a cross-directory rename
+     * is publishing a change of this directory; it only grows.
+     */
+    public int renameSeq() {
+        return (int) RENAME_SEQ.getVolatile(this);
+    }
+
+    /**
+     * Makes the rename sequence odd: a cross-directory rename starts publishing a change of this
+     * directory. Only by the rename coordinator, holding the rename write lock, before its first
+     * store (volatile store, so it is ordered before the publications that follow).
+     */
+    public void renameWriteBegin() {
+        RENAME_SEQ.setVolatile(this, (int) RENAME_SEQ.getVolatile(this) + 1);
+    }
+
+    /**
+     * Makes the rename sequence even again, after the rename's last store (volatile store); pairs
+     * with {@link #renameWriteBegin}.
+     */
+    public void renameWriteEnd() {
+        RENAME_SEQ.setVolatile(this, (int) RENAME_SEQ.getVolatile(this) + 1);
     }
 
     /**

@@ -240,6 +240,39 @@ public final class RenamePlan {
         if (noop) {
             return;
         }
+        if (oldDir == newDir) {
+            publishEntriesMarked(locks);
+            return;
+        }
+        // A cross-directory rename: every directory it changes has an odd rename sequence from
+        // before the first store to after the last, so that a walk whose check overlapped any of
+        // them fails its validation (PathWalk); walks elsewhere read no line this writes.
+        DirectoryInode src = isDir(source) ? (DirectoryInode) source : null;
+        DirectoryInode tgt = target != null && isDir(target) ? (DirectoryInode) target : null;
+        oldDir.renameWriteBegin();
+        newDir.renameWriteBegin();
+        if (src != null) {
+            src.renameWriteBegin();
+        }
+        if (tgt != null) {
+            tgt.renameWriteBegin();
+        }
+        try {
+            publishEntriesMarked(locks);
+        } finally {
+            if (tgt != null) {
+                tgt.renameWriteEnd();
+            }
+            if (src != null) {
+                src.renameWriteEnd();
+            }
+            newDir.renameWriteEnd();
+            oldDir.renameWriteEnd();
+        }
+    }
+
+    /** {@link #publishEntries}, its directories already marked if it crosses directories. */
+    private void publishEntriesMarked(NamespaceLocks locks) {
         boolean exchange = (flags & OpenFlags.RENAME_EXCHANGE) != 0;
         boolean same = oldDir == newDir;
         DirSnapshot oldNext;
@@ -289,6 +322,7 @@ public final class RenamePlan {
                 throw err(Errno.ENOENT);
             }
             if (!same) {
+                oldDir.owner().hooks().renameHalfPublished(oldDir, newDir);
                 srcGone.publishMovedRelease(new Dentry.Moved(newDir, newNext.lookup(newName)));
                 if (!oldDir.casSnapshot(oldSnap, oldNext)) {
                     throw new IllegalStateException(

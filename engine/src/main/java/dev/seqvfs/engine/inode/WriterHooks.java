@@ -37,6 +37,16 @@ public interface WriterHooks {
     default void batchStaged(Inode dir, int commands) {}
 
     /**
+     * A cross-directory rename has published its target parent's snapshot and not yet its source
+     * parent's: the moved name is bound in both. The rename coordinator holds the rename write lock
+     * here; a hook that blocks holds the rename half published.
+     *
+     * @param oldDir the source parent, still binding the old name
+     * @param newDir the target parent, already binding the new name
+     */
+    default void renameHalfPublished(Inode oldDir, Inode newDir) {}
+
+    /**
      * A write or {@code fallocate} is about to allocate {@code bytes} bytes of file data for {@code
      * inode}. A hook may throw {@link OutOfMemoryError} to stand for the heap running out there.
      *

@@ -621,21 +621,80 @@ public final class Nameidata {
         return new WalkProof(walker.locks(), Arrays.copyOf(trail, trailLen * 4), null);
     }
 
+    /** {@link #checkTrail}: the walk's reads form one consistent cut. */
+    static final int HOLDS = 0;
+
+    /** {@link #checkTrail}: a value the walk read has changed: walk again. */
+    static final int CHANGED = 1;
+
+    /**
+     * {@link #checkTrail}: a cross-directory rename was publishing a change of a directory on the
+     * trail during the check: check again (the reads may still hold once it is done).
+     */
+    static final int RENAMING = 2;
+
     /**
      * Checks that every recorded lookup but the last (all of them after {@link #readAfterWalk()})
-     * still holds.
+     * still holds, with no cross-directory rename half published on any directory of the trail
+     * during the check.
      *
      * @return {@code true} if the walk's reads form one consistent cut
      */
     boolean validateTrail() {
-        Object[] tr = trail;
-        int n = validateAll ? trailLen : trailLen - 1;
-        for (int i = 0, k = 0; i < n; i++, k += 4) {
+        return checkTrail() == HOLDS;
+    }
+
+    /**
+     * {@return {@link #HOLDS}, {@link #CHANGED} or {@link #RENAMING}} As {@link #validateTrail},
+     * telling a value that changed (walk again) from a rename that was publishing (check again).
+     */
+    int checkTrail() {
+        return checkTrail(trail, trailLen, validateAll ? trailLen : trailLen - 1);
+    }
+
+    /**
+     * Checks a trail of {@code len} entries: every directory's rename sequence is even, the first
+     * {@code entries} entries hold ({@link #entryHolds}), and every rename sequence is the same
+     * again. The sequences only grow, so equal sums mean equal sequences. The sequences of all
+     * {@code len} directories are read, the last lookup's too: that read has to be consistent with
+     * the others at one instant with no rename half published, as the rename write lock's stamp
+     * around the check proved when walks sampled it (the per-directory {@code d_seq} instead keeps
+     * walks off the line every rename writes).
+     *
+     * @param tr the trail
+     * @param len its entries
+     * @param entries how many of them to re-read
+     * @return {@link #HOLDS}, {@link #CHANGED} or {@link #RENAMING}
+     */
+    static int checkTrail(Object[] tr, int len, int entries) {
+        long before = renameSeqs(tr, len);
+        if (before < 0) {
+            return RENAMING;
+        }
+        for (int i = 0, k = 0; i < entries; i++, k += 4) {
             if (!entryHolds(tr, k)) {
-                return false;
+                return CHANGED;
             }
         }
-        return true;
+        return renameSeqs(tr, len) == before ? HOLDS : RENAMING;
+    }
+
+    /**
+     * {@return the sum of the rename sequences of the trail's directories, or -1 if one is odd}
+     *
+     * @param tr the trail
+     * @param len its entries
+     */
+    static long renameSeqs(Object[] tr, int len) {
+        long sum = 0;
+        for (int k = 0, end = len * 4; k < end; k += 4) {
+            int q = ((DirectoryInode) tr[k]).renameSeq();
+            if ((q & 1) != 0) {
+                return -1;
+            }
+            sum += q & 0xFFFFFFFFL;
+        }
+        return sum;
     }
 
     /**

@@ -17,15 +17,17 @@ import java.util.concurrent.locks.StampedLock;
  *       store to shared memory. Every lookup and every parent-link read ({@code ..}) goes into the
  *       walk's trail. An error it raises is held, not yet reported: a negative answer needs the
  *       same validation as a positive one.
- *   <li>Sample the rename sequence, check the trail ({@link Nameidata}), then validate both stamps;
- *       if all hold, return the answer or throw the held error.
+ *   <li>Sample the rename sequence of every directory on the trail ({@code d_seq}: odd while a
+ *       cross-directory rename publishes a change of it), check the trail ({@link Nameidata}),
+ *       sample the rename sequences again and validate the mount stamp; if all hold, return the
+ *       answer or throw the held error. While only a rename sequence fails, check again.
  *   <li>After {@code optimisticAttempts} failures, take the read sides of both locks (spinning,
  *       never parking: writers hold them for a few stores) and walk again, repeating only while the
  *       trail fails (a same-directory change hit a name on the path). Cross-directory renames and
  *       mount changes cannot happen meanwhile.
  * </ol>
  *
- * <h2>Why the rename sequence only covers the validation</h2>
+ * <h2>Why the rename sequences only cover the validation</h2>
  *
  * Every value the walk read that can change (a directory's entry for a name, a directory's parent
  * link) is re-read by the trail check; snapshots, dentries and links are new objects at each
@@ -33,11 +35,15 @@ import java.util.concurrent.locks.StampedLock;
  * therefore held together at every instant between the walk's last read and the start of the check,
  * and a negative lookup ends the walk (it is the last read). The one thing the trail cannot see is
  * a cross-directory rename that is half published (its two parents' snapshots are two stores): that
- * needs the rename write lock to be free over the check, which the stamp sampled just before it
- * proves. A rename that began and ended while the walk ran therefore costs the walk nothing unless
- * it touched a name the walk used (Linux's per-dentry {@code d_seq} gives the same property). The
- * mount sequence still covers the whole walk: mount changes are rare, and the walk reads the mount
- * table once.
+ * needs no such rename of a directory on the trail to be publishing over the check, which the same
+ * even rename sequences before and after it prove (the coordinator makes the sequence of every
+ * directory it changes odd around its stores, inside the rename write lock). A rename that began
+ * and ended while the walk ran therefore costs the walk nothing unless it touched a name the walk
+ * used, and a rename of directories off the trail costs it nothing at all: the walk reads no line
+ * that rename writes (Linux's per-dentry {@code d_seq} gives the same property; a single rename
+ * sequence for the whole instance, as this walk sampled before, put every walk on the line every
+ * rename wrote). The mount sequence still covers the whole walk: mount changes are rare, and the
+ * walk reads the mount table once.
  *
  * <p>Retries and ref-walks are counted in {@link NamespaceLocks#walkRetries} and {@link
  * NamespaceLocks#refWalks} (striped counters, touched only on the slow paths).
@@ -81,7 +87,6 @@ public final class PathWalk {
      */
     public <T> T walk(WalkContext ctx, VfsPath start, String path, Syscall op, WalkFunction<T> fn) {
         NamespaceLocks locks = ns.locks();
-        StampedLock rl = locks.rename;
         StampedLock ml = locks.mount;
         Nameidata nd = new Nameidata(this, ctx, start, path, op);
         for (int attempt = 0; attempt < optimisticAttempts; attempt++) {
@@ -95,23 +100,20 @@ public final class PathWalk {
                 } catch (RuntimeException e) {
                     error = e;
                 }
-                // The rename sequence only has to cover the validation itself (class comment).
-                // While only the sequence fails and the trail holds, re-check; do not re-walk.
+                // The rename sequences only have to cover the validation itself (class comment).
+                // While only a sequence fails and the trail holds, re-check; do not re-walk.
                 for (int check = 0; check < VALIDATION_SPINS; check++) {
-                    long rs = rl.tryOptimisticRead();
-                    if (rs == 0) {
-                        Thread.onSpinWait();
-                        continue;
-                    }
-                    if (!nd.validateTrail() || !ml.validate(ms)) {
+                    int v = nd.checkTrail();
+                    if (v == Nameidata.CHANGED || !ml.validate(ms)) {
                         break;
                     }
-                    if (rl.validate(rs)) {
+                    if (v == Nameidata.HOLDS) {
                         if (error != null) {
                             throw error;
                         }
                         return answer;
                     }
+                    Thread.onSpinWait();
                 }
             } else {
                 Thread.onSpinWait();
