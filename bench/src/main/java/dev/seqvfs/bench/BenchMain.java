@@ -61,7 +61,8 @@ public final class BenchMain {
                     new Plan("stat", StatBench.class, 2, "paths", "same", "distinct"),
                     new Plan("create", CreateUnlinkBench.class, 1, "dir", "own"),
                     new Plan("create", CreateUnlinkBench.class, 2, "dir", "own", "shared"),
-                    new Plan("renamer", RenameLookupBench.class, 1, "renamer", "off", "on"),
+                    new Plan(
+                            "renamer", RenameLookupBench.class, 1, "renamer", "off", "on", "paced"),
                     new Plan("anon", AnonBench.class, "socketClose", 1, null),
                     new Plan("anon", AnonBench.class, "socketClose", 2, null),
                     new Plan("anon", AnonBench.class, "socketClose", 4, null),

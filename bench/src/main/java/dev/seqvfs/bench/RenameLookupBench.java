@@ -18,7 +18,10 @@ import org.openjdk.jmh.runner.IterationType;
 /**
  * Deep-path {@code stat} while another thread renames a directory back and forth between two
  * unrelated directories (seed 004: lookups must not pay for renames elsewhere). Run with {@code
- * renamer=off} and {@code renamer=on}; the loss is {@code 1 - on/off}.
+ * renamer=off}, {@code renamer=on} (renaming flat out) and {@code renamer=paced} (at most {@link
+ * #PACED_RATE} renames a second, the host kernel's flat-out rate on these machines, from the
+ * hot-paths issue; system property {@code seqvfs.bench.renameRate}); the loss is {@code 1 -
+ * on/off}.
  *
  * <pre>
  * /t0/d2/d3/d4/d5/f   stat'ed by the benchmark thread(s)
@@ -34,6 +37,10 @@ import org.openjdk.jmh.runner.IterationType;
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 public class RenameLookupBench {
+    /**
+     * Renames a second of {@code renamer=paced} (system property {@code seqvfs.bench.renameRate}).
+     */
+    static final long PACED_RATE = Long.getLong("seqvfs.bench.renameRate", 237_000);
 
     /** The tree and, with {@code renamer=on}, the renaming thread. */
     @State(Scope.Benchmark)
@@ -42,8 +49,11 @@ public class RenameLookupBench {
         @Param({FsTarget.SEQVFS, FsTarget.JIMFS, FsTarget.HOST})
         public String fs;
 
-        /** {@code on}: a background thread renames /r1/x and /r2/x in a loop. */
-        @Param({"off", "on"})
+        /**
+         * {@code on}: a background thread renames /r1/x and /r2/x in a loop; {@code paced}: the
+         * same, at most {@link #PACED_RATE} renames a second.
+         */
+        @Param({"off", "on", "paced"})
         public String renamer;
 
         FsTarget<Object> target;
@@ -68,19 +78,30 @@ public class RenameLookupBench {
             target.mkdirs("/r1/x");
             target.create(target.path("/r1/x/y"));
             target.mkdirs("/r2");
-            if ("on".equals(renamer)) {
+            if (!"off".equals(renamer)) {
                 Object a = target.path("/r1/x");
                 Object b = target.path("/r2/x");
-                thread = new Thread(() -> renameLoop(a, b), "renamer");
+                long gap = "paced".equals(renamer) ? 2 * 1_000_000_000L / PACED_RATE : 0;
+                thread = new Thread(() -> renameLoop(a, b, gap), "renamer");
                 thread.setDaemon(true);
                 thread.start();
             }
         }
 
-        private void renameLoop(Object a, Object b) {
+        /**
+         * Renames back and forth; with {@code gapNanos > 0}, one pair per that many nanoseconds.
+         */
+        private void renameLoop(Object a, Object b, long gapNanos) {
             try {
                 long n = 0;
+                long next = System.nanoTime();
                 while (!stop) {
+                    if (gapNanos > 0) {
+                        next += gapNanos;
+                        while (System.nanoTime() < next && !stop) {
+                            Thread.onSpinWait();
+                        }
+                    }
                     target.rename(a, b);
                     target.rename(b, a);
                     n += 2;
@@ -132,7 +153,7 @@ public class RenameLookupBench {
             if (failure != null) {
                 throw new IllegalStateException("renamer failed", failure);
             }
-            if ("on".equals(renamer) && measuredRenames == 0) {
+            if (!"off".equals(renamer) && measuredRenames == 0) {
                 throw new IllegalStateException("the renamer did not rename during measurement");
             }
         }

@@ -73,6 +73,24 @@ public final class Dentry {
     private final long cookie;
     private final int flags;
 
+    /**
+     * {@code name.hashCode()}, beside the binding: a lookup compares it without the name's object.
+     */
+    private final int hash;
+
+    /** {@code name.length()}. */
+    private final int length;
+
+    /**
+     * The name's first 16 chars, one per byte (internal form: every char is below 256), 8 to a
+     * long, low byte first, zero beyond its end: a lookup compares a name of up to 16 chars with
+     * these two words, never loading the name's {@code String} and its array (the walk was bound by
+     * those two cache misses per component).
+     */
+    private final long w0;
+
+    private final long w1;
+
     @SuppressWarnings("unused") // accessed through MOVED
     private volatile Moved moved;
 
@@ -89,6 +107,58 @@ public final class Dentry {
         this.inode = inode;
         this.cookie = cookie;
         this.flags = flags;
+        this.hash = name.hashCode();
+        this.length = name.length();
+        this.w0 = word(name, 0, length, 0);
+        this.w1 = word(name, 0, length, 8);
+    }
+
+    /** {@return chars {@code [off + from, off + from + 8)} of {@code s}, capped at {@code len}} */
+    private static long word(String s, int off, int len, int from) {
+        long w = 0;
+        for (int i = from, end = Math.min(len, from + 8); i < end; i++) {
+            w |= (long) (s.charAt(off + i) & 0xFF) << ((i - from) << 3);
+        }
+        return w;
+    }
+
+    /** {@return {@code name().hashCode()}, without loading the name} */
+    public int hash() {
+        return hash;
+    }
+
+    /**
+     * {@return whether this dentry's name equals {@code src[off, off + len)}, whose {@link
+     * String#hashCode()} is {@code hash}} Names of up to 16 chars are compared by their packed
+     * words, without loading the name's {@code String}; longer ones char by char. Allocates
+     * nothing.
+     *
+     * @param src a string holding the component (internal form)
+     * @param off the component's first index
+     * @param len its length
+     * @param hash its hash code
+     */
+    public boolean matches(String src, int off, int len, int hash) {
+        if (this.hash != hash || this.length != len) {
+            return false;
+        }
+        if (len <= 16) {
+            long a = 0;
+            long b = 0;
+            for (int i = 0; i < len; i++) {
+                char ch = src.charAt(off + i);
+                if (ch > 0xFF) {
+                    return false; // not internal form: equals no stored name
+                }
+                if (i < 8) {
+                    a |= (long) ch << (i << 3);
+                } else {
+                    b |= (long) ch << ((i - 8) << 3);
+                }
+            }
+            return a == w0 && b == w1;
+        }
+        return name.regionMatches(0, src, off, len);
     }
 
     /** {@return the component, in internal form} */

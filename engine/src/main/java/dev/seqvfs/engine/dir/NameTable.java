@@ -81,14 +81,14 @@ final class NameTable {
             }
             Object e = node.slots[Integer.bitCount(map & (bit - 1))];
             if (e instanceof Dentry d) {
-                return matches(d.name(), src, off, len, hash) ? d : null;
+                return d.matches(src, off, len, hash) ? d : null;
             }
             if (e instanceof Node n) {
                 node = n;
                 continue;
             }
             for (Dentry d : ((Collision) e).entries) {
-                if (matches(d.name(), src, off, len, hash)) {
+                if (d.matches(src, off, len, hash)) {
                     return d;
                 }
             }
@@ -96,23 +96,10 @@ final class NameTable {
         }
     }
 
-    private static boolean matches(String name, String src, int off, int len, int hash) {
-        if (name.hashCode() != hash || name.length() != len) {
-            return false;
-        }
-        // a plain loop: faster than regionMatches for short names on JDK 17
-        for (int i = 0; i < len; i++) {
-            if (name.charAt(i) != src.charAt(off + i)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     /** Returns a table with {@code d} bound to its name, replacing any dentry of that name. */
     NameTable with(Dentry d) {
         String name = d.name();
-        int hash = name.hashCode();
+        int hash = d.hash();
         boolean[] added = new boolean[1];
         Node r = insert(root, d, name, hash, mix(hash), 0, added);
         return new NameTable(r, added[0] ? size + 1 : size);
@@ -174,7 +161,7 @@ final class NameTable {
      * Returns the name hash code of a slot's lone entry: a {@code Dentry} or a {@code Collision}.
      */
     private static int hashOf(Object lone) {
-        return lone instanceof Dentry d ? d.name().hashCode() : ((Collision) lone).hash();
+        return lone instanceof Dentry d ? d.hash() : ((Collision) lone).hash();
     }
 
     /**
@@ -183,7 +170,7 @@ final class NameTable {
      */
     private static Object pair(Object a, Dentry b, int shift) {
         int ha = hashOf(a);
-        int hb = b.name().hashCode();
+        int hb = b.hash();
         if (ha == hb) {
             // a is a dentry here: a collision of b's hash code takes b through Collision.with
             return new Collision(new Dentry[] {(Dentry) a, b});
@@ -259,7 +246,7 @@ final class NameTable {
 
         /** The hash code every name here shares. */
         int hash() {
-            return entries[0].name().hashCode();
+            return entries[0].hash();
         }
 
         Collision with(Dentry d, boolean[] added) {
