@@ -1,0 +1,143 @@
+package dev.seqvfs.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.ConfigFactory;
+import dev.seqvfs.protocol.Credentials;
+import dev.seqvfs.protocol.OpenFlags;
+import java.lang.management.ManagementFactory;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a fork of 100,000 files in 100 directories costs: its time, the bytes the forking thread
+ * allocates, the heap it keeps, and the first write in a forked directory against a write in an
+ * unforked one. Prints the figures (README, "Forks", quotes this test's output) and checks bounds
+ * that the current design, which copies every inode and entry and shares every page, keeps.
+ *
+ * <p>Run: {@code mvn -B -o verify -pl engine -am -Dtest=ForkFootprintTest
+ * -Dsurefire.failIfNoSpecifiedTests=false}.
+ */
+class ForkFootprintTest {
+    private static final int DIRS = 100;
+    private static final int FILES_PER_DIR = 1000;
+
+    @Test
+    void forkOf100kFiles_isBoundedAndSharesEveryPage() {
+        try (SeqVfs vfs = SeqVfs.create(ConfigFactory.parseString("seqvfs.proc.mount = off"));
+                VfsTask t = vfs.newTask(Credentials.ROOT)) {
+            byte[] page = new byte[100];
+            Arrays.fill(page, (byte) 'd');
+            for (int d = 0; d < DIRS; d++) {
+                t.mkdir("/d" + d, 0755);
+                for (int f = 0; f < FILES_PER_DIR; f++) {
+                    int fd =
+                            t.open(
+                                    "/d" + d + "/f" + f,
+                                    OpenFlags.O_CREAT | OpenFlags.O_WRONLY,
+                                    0644);
+                    if (f % 10 == 0) {
+                        t.write(fd, page);
+                    }
+                    t.close(fd);
+                }
+            }
+            // warm-up forks (class loading, JIT), closed at once
+            for (int i = 0; i < 3; i++) {
+                vfs.fork().close();
+            }
+            com.sun.management.ThreadMXBean mx =
+                    (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+            long tid = Thread.currentThread().getId();
+            int reps = 5;
+            long[] nanos = new long[reps];
+            long[] alloc = new long[reps];
+            for (int i = 0; i < reps; i++) {
+                long a0 = mx.getThreadAllocatedBytes(tid);
+                long t0 = System.nanoTime();
+                SeqVfs f = vfs.fork();
+                nanos[i] = System.nanoTime() - t0;
+                alloc[i] = mx.getThreadAllocatedBytes(tid) - a0;
+                f.close();
+            }
+            Arrays.sort(nanos);
+            Arrays.sort(alloc);
+            long retained0 = usedAfterGc();
+            SeqVfs kept = vfs.fork();
+            long retained = usedAfterGc() - retained0;
+            try (VfsTask k = kept.newTask(Credentials.ROOT)) {
+                assertEquals(List.of(), Fsck.check(kept, true));
+                double firstForked = createNanos(k, "/d7/new", 1);
+                double unforked = createNanos(t, "/d8/new", 1);
+                // steady state on both sides: many creates in a directory already written
+                double forkedSteady = createNanos(k, "/d7/more", 2000);
+                double unforkedSteady = createNanos(t, "/d8/more", 2000);
+                double firstPageForked = pwriteNanos(k, "/d9/f0");
+                double firstPageUnforked = pwriteNanos(k, "/d9/f0");
+                System.out.printf(
+                        "fork of %d files in %d directories: median %.2f ms (min %.2f, max %.2f),"
+                                + " allocated by the forking thread median %.1f MiB,"
+                                + " heap kept by a live fork %.1f MiB (%.0f bytes per file)%n",
+                        DIRS * FILES_PER_DIR,
+                        DIRS,
+                        nanos[reps / 2] / 1e6,
+                        nanos[0] / 1e6,
+                        nanos[reps - 1] / 1e6,
+                        alloc[reps / 2] / 1048576.0,
+                        retained / 1048576.0,
+                        retained / (double) (DIRS * FILES_PER_DIR));
+                System.out.printf(
+                        "first create in a forked directory %.1f us, in an unforked one %.1f us"
+                                + " (ratio %.2f); steady creates %.1f us forked, %.1f us unforked;"
+                                + " first 1-byte pwrite into a shared page %.1f us, the next one"
+                                + " into the copied page %.1f us%n",
+                        firstForked / 1e3,
+                        unforked / 1e3,
+                        firstForked / unforked,
+                        forkedSteady / 1e3,
+                        unforkedSteady / 1e3,
+                        firstPageForked / 1e3,
+                        firstPageUnforked / 1e3);
+            } finally {
+                kept.close();
+            }
+            // Bounds of the present design (O(inodes), no page copied), with room for a busy
+            // machine; the goals (1 ms, 1 MiB) are not met: see README, "Forks".
+            assertTrue(nanos[reps / 2] < 5_000_000_000L, "fork took " + nanos[reps / 2] + " ns");
+            assertTrue(alloc[reps / 2] < 256L << 20, "fork allocated " + alloc[reps / 2]);
+            long dataBytes = (long) DIRS * (FILES_PER_DIR / 10) * 4096;
+            assertTrue(
+                    retained < 96L << 20 && retained < 40L * dataBytes,
+                    "a live fork kept " + retained + " bytes");
+        }
+    }
+
+    private static double createNanos(VfsTask t, String prefix, int n) {
+        long t0 = System.nanoTime();
+        for (int i = 0; i < n; i++) {
+            t.close(t.open(prefix + i, OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0644));
+        }
+        return (System.nanoTime() - t0) / (double) n;
+    }
+
+    private static double pwriteNanos(VfsTask t, String path) {
+        int fd = t.open(path, OpenFlags.O_WRONLY);
+        try {
+            long t0 = System.nanoTime();
+            t.pwrite(fd, new byte[] {'x'}, 0, 1, 7);
+            return System.nanoTime() - t0;
+        } finally {
+            t.close(fd);
+        }
+    }
+
+    private static long usedAfterGc() {
+        Runtime rt = Runtime.getRuntime();
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+        }
+        return rt.totalMemory() - rt.freeMemory();
+    }
+}
