@@ -75,7 +75,10 @@ public final class TreeFork {
      */
     public static TreeFork capture(Superblock source) {
         TreeFork f = new TreeFork(source);
-        List<RegularInode> files = new ArrayList<>();
+        // Under the freeze only what a writer could change after it: the snapshots, and each
+        // file's data and attributes, into flat lists (a file with n names appears n times); the
+        // maps are built after the release, from what was taken.
+        List<Inode> others = new ArrayList<>();
         ArrayDeque<DirectoryInode> todo = new ArrayDeque<>();
         todo.add(source.root());
         while (!todo.isEmpty()) {
@@ -91,35 +94,59 @@ public final class TreeFork {
                         f.snapshots.put(sub, DirSnapshot.empty()); // reserved; replaced when taken
                     }
                 } else {
-                    Integer n = f.names.get(child);
-                    f.names.put(child, n == null ? 1 : n + 1);
-                    if (n == null && child instanceof RegularInode r) {
-                        files.add(r);
-                    }
+                    others.add(child);
                 }
             }
         }
+        int n = others.size();
+        FileData[] datas = new FileData[n];
+        InodeAttrs[] taken = new InodeAttrs[n];
+        InodeAttrs[] dirAttrs = new InodeAttrs[f.dirs.size()];
         int locked = 0;
         try {
-            for (RegularInode r : files) {
-                r.writeLock().lock();
-                locked++;
+            for (; locked < n; locked++) {
+                if (others.get(locked) instanceof RegularInode r) {
+                    r.writeLock().lock();
+                }
             }
-            for (RegularInode r : files) {
-                f.data.put(r, r.shareForFork());
+            for (int i = 0; i < n; i++) {
+                Inode o = others.get(i);
+                if (o instanceof RegularInode r) {
+                    datas[i] = r.shareForFork();
+                }
+                taken[i] = o.attrsAcquire();
             }
-            for (DirectoryInode d : f.dirs) {
-                f.attrs.put(d, d.attrsAcquire());
-            }
-            for (Inode i : f.names.keySet()) {
-                f.attrs.put(i, i.attrsAcquire());
+            for (int i = 0; i < dirAttrs.length; i++) {
+                dirAttrs[i] = f.dirs.get(i).attrsAcquire();
             }
         } finally {
             for (int i = 0; i < locked; i++) {
-                files.get(i).writeLock().unlock();
+                if (others.get(i) instanceof RegularInode r) {
+                    r.writeLock().unlock();
+                }
             }
         }
-        return f;
+        return f.index(others, datas, taken, dirAttrs);
+    }
+
+    /** After the release: the maps {@link #buildInto} reads, from the lists the cut took. */
+    private TreeFork index(
+            List<Inode> others, FileData[] datas, InodeAttrs[] taken, InodeAttrs[] dirAttrs) {
+        for (int i = 0; i < dirAttrs.length; i++) {
+            attrs.put(dirs.get(i), dirAttrs[i]);
+        }
+        for (int i = 0; i < datas.length; i++) {
+            Inode o = others.get(i);
+            Integer names = this.names.get(o);
+            this.names.put(o, names == null ? 1 : names + 1);
+            if (names == null) {
+                attrs.put(o, taken[i]);
+                if (datas[i] != null) {
+                    data.put((RegularInode) o, datas[i]);
+                }
+            }
+        }
+        return this;
     }
 
     /** {@return the number of inodes in the cut (directories and other files)} */
