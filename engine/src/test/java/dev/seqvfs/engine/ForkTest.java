@@ -144,7 +144,8 @@ class ForkTest {
                         t -> t.chmod("/a", 0700),
                         t -> pwrite(t, "/tmp/t", bytes("ON TMP"), 0),
                         t -> t.mkdir("/tmp/d", 0755),
-                        t -> t.umount("/tmp"));
+                        t -> t.umount("/tmp"),
+                        t -> t.mount("tmpfs", "/a/new", "tmpfs", 0, "mode=0711"));
         try (VfsTask t = writer.newTask(Credentials.ROOT)) {
             Map<String, String> last = digest(writer);
             for (int i = 0; i < writes.size(); i++) {
