@@ -159,8 +159,9 @@ public final class TreeFork {
      * numbers, that nothing has mounted yet) a copy of the cut: every inode gets a twin with the
      * same number and attributes (link counts recomputed), each regular file's twin shares its data
      * version page by page ({@link RegularInode#adoptForkedData}), each directory gets a snapshot
-     * of the twins (readdir cookies renumbered). Charges {@code target} an inode slot per name and
-     * the bytes of the data and symlink targets. O(inodes · log entries) time; no page is copied.
+     * of the twins (the same names and readdir cookies, built in the source's shape). Charges
+     * {@code target} an inode slot per name and the bytes of the data and symlink targets.
+     * O(inodes) time; no page is copied.
      *
      * @param target the fork's superblock
      * @return the twin of each source directory, for the mounts on them
@@ -174,35 +175,41 @@ public final class TreeFork {
         twins.put(source.root(), root);
         for (DirectoryInode d : dirs) {
             DirectoryInode twin = twins.get(d);
-            DirSnapshot next = DirSnapshot.empty();
-            for (Dentry e : snapshots.get(d).entries()) {
-                Inode child = e.inode();
-                Inode copy;
-                if (child instanceof DirectoryInode sub) {
-                    if (!snapshots.containsKey(sub) || twins.containsKey(sub)) {
-                        continue; // dead at the cut, or already bound elsewhere
-                    }
-                    target.chargeInode(Syscall.FORK);
-                    copy =
-                            target.sop()
-                                    .newInode(
-                                            target,
-                                            sub.ino(),
-                                            withNlink(attrs.get(sub), 2),
-                                            twin,
-                                            e.name(),
-                                            null);
-                    twins.put(sub, (DirectoryInode) copy);
-                } else {
-                    target.chargeInode(Syscall.FORK);
-                    copy = copies.get(child);
-                    if (copy == null) {
-                        copy = copyOf(child, target, twin, e.name());
-                        copies.put(child, copy);
-                    }
-                }
-                next = next.with(e.name(), copy);
-            }
+            DirSnapshot next =
+                    snapshots
+                            .get(d)
+                            .twinned(
+                                    e -> {
+                                        Inode child = e.inode();
+                                        if (child instanceof DirectoryInode sub) {
+                                            if (!snapshots.containsKey(sub)
+                                                    || twins.containsKey(sub)) {
+                                                return null; // dead at the cut, or bound twice
+                                            }
+                                            target.chargeInode(Syscall.FORK);
+                                            DirectoryInode copy =
+                                                    (DirectoryInode)
+                                                            target.sop()
+                                                                    .newInode(
+                                                                            target,
+                                                                            sub.ino(),
+                                                                            withNlink(
+                                                                                    attrs.get(sub),
+                                                                                    2),
+                                                                            twin,
+                                                                            e.name(),
+                                                                            null);
+                                            twins.put(sub, copy);
+                                            return copy;
+                                        }
+                                        target.chargeInode(Syscall.FORK);
+                                        Inode copy = copies.get(child);
+                                        if (copy == null) {
+                                            copy = copyOf(child, target, twin, e.name());
+                                            copies.put(child, copy);
+                                        }
+                                        return copy;
+                                    });
             if (!twin.casSnapshot(DirSnapshot.empty(), next)) {
                 throw new IllegalStateException("fork of " + d + ": its twin was published");
             }
