@@ -80,6 +80,10 @@ class ForkFootprintTest {
                 double firstForked = createNanos(k, "/d7/new", 1);
                 double secondForked = createNanos(k, "/d6/new", 1);
                 double unforked = createNanos(t, "/d8/new", 1);
+                // the first write in a directory that has no actor yet, unforked: what a forked
+                // directory's first write pays besides the fork (its actor's spawn)
+                t.mkdir("/fresh", 0755);
+                double unforkedNoActor = createNanos(t, "/fresh/new", 1);
                 // steady state on both sides: many creates in a directory already written
                 double forkedSteady = createNanos(k, "/d7/more", 2000);
                 double unforkedSteady = createNanos(t, "/d8/more", 2000);
@@ -102,7 +106,8 @@ class ForkFootprintTest {
                 System.out.printf(
                         "first create in a forked directory %.1f us (in a second forked"
                                 + " directory %.1f us), in an unforked one %.1f us (ratios %.1f,"
-                                + " %.1f); steady creates %.1f us forked, %.1f us unforked;"
+                                + " %.1f), in a new unforked directory with no actor yet %.1f us;"
+                                + " steady creates %.1f us forked, %.1f us unforked;"
                                 + " first 1-byte pwrite into a shared page %.1f us, the next one"
                                 + " into the copied page %.1f us (means over 100 files)%n",
                         firstForked / 1e3,
@@ -110,6 +115,7 @@ class ForkFootprintTest {
                         unforked / 1e3,
                         firstForked / unforked,
                         secondForked / unforked,
+                        unforkedNoActor / 1e3,
                         forkedSteady / 1e3,
                         unforkedSteady / 1e3,
                         firstPageForked / 1e3,

@@ -104,17 +104,15 @@ public final class TreeFork {
         InodeAttrs[] dirAttrs = new InodeAttrs[f.dirs.size()];
         int locked = 0;
         try {
+            // Lock and take in one pass, unlock only after the last: each file taken stays locked
+            // until then, so when the last lock is taken every file still is as it was taken.
             for (; locked < n; locked++) {
-                if (others.get(locked) instanceof RegularInode r) {
-                    r.writeLock().lock();
-                }
-            }
-            for (int i = 0; i < n; i++) {
-                Inode o = others.get(i);
+                Inode o = others.get(locked);
                 if (o instanceof RegularInode r) {
-                    datas[i] = r.shareForFork();
+                    r.writeLock().lock();
+                    datas[locked] = r.shareForFork();
                 }
-                taken[i] = o.attrsAcquire();
+                taken[locked] = o.attrsAcquire();
             }
             for (int i = 0; i < dirAttrs.length; i++) {
                 dirAttrs[i] = f.dirs.get(i).attrsAcquire();
@@ -147,11 +145,6 @@ public final class TreeFork {
             }
         }
         return this;
-    }
-
-    /** {@return the number of inodes in the cut (directories and other files)} */
-    public int inodes() {
-        return dirs.size() + names.size();
     }
 
     /**
