@@ -13,6 +13,7 @@ import dev.seqvfs.engine.inode.IopFlags;
 import dev.seqvfs.engine.inode.Permission;
 import dev.seqvfs.engine.inode.SymlinkInode;
 import dev.seqvfs.engine.reply.ReplyTo;
+import dev.seqvfs.engine.sb.PublishGate;
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.walk.Nameidata;
 import dev.seqvfs.engine.walk.VfsPath;
@@ -330,7 +331,15 @@ final class AttrCalls {
         try {
             long now = t.vfs().clock().nowNanos();
             boolean writable = Permission.check(i, Mode.W_OK, t.cred());
-            i.setattr(change, t.cred(), now, writable);
+            // Inside the publication gate, as a directory actor's SetChildAttrs: a fork's cut
+            // (VfsFork) then orders this change with every other one.
+            PublishGate gate = t.vfs().locks().publish;
+            int g = gate.enter();
+            try {
+                i.setattr(change, t.cred(), now, writable);
+            } finally {
+                gate.exit(g);
+            }
         } catch (VfsException e) {
             throw e.withContext(op, path, null);
         } finally {

@@ -10,6 +10,7 @@ import dev.seqvfs.engine.fs.FileSystemTypes;
 import dev.seqvfs.engine.fs.MountContext;
 import dev.seqvfs.engine.fs.SuperOperations;
 import dev.seqvfs.engine.fs.TaskRegistry;
+import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.RegularInode;
 import dev.seqvfs.engine.lock.FileLockTable;
 import dev.seqvfs.engine.mount.MountTable;
@@ -23,6 +24,7 @@ import dev.seqvfs.engine.wait.Shutdown;
 import dev.seqvfs.engine.walk.PathWalk;
 import dev.seqvfs.engine.walk.VfsPath;
 import dev.seqvfs.protocol.Credentials;
+import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.PathNames;
 import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsClock;
@@ -93,6 +95,7 @@ public final class SeqVfs implements AutoCloseable {
     /** Names the instances' root actors, unique in the JVM (so in any system): {@code engine-N}. */
     private static final AtomicLong ENGINES = new AtomicLong();
 
+    private final EngineConfig engineConfig;
     private final VfsConfig config;
     private final SharedSystems.Lease lease;
     private final ActorSystem<?> system;
@@ -150,7 +153,18 @@ public final class SeqVfs implements AutoCloseable {
      * failure, stops what it started and releases the lease before rethrowing.
      */
     private SeqVfs(EngineConfig engineConfig, VfsClock clock, SharedSystems.Lease lease) {
+        this(engineConfig, clock, lease, null);
+    }
+
+    /**
+     * As {@link #SeqVfs(EngineConfig, VfsClock, SharedSystems.Lease)}; with {@code forkOf}, the
+     * instance's superblocks and mounts are a fork of that one's ({@link #fork()}) instead of a new
+     * root (and no {@code /proc} is mounted but the fork of the source's).
+     */
+    private SeqVfs(
+            EngineConfig engineConfig, VfsClock clock, SharedSystems.Lease lease, SeqVfs forkOf) {
         VfsConfig config = engineConfig.vfs();
+        this.engineConfig = engineConfig;
         this.config = config;
         this.clock = clock;
         this.lease = lease;
@@ -204,19 +218,29 @@ public final class SeqVfs implements AutoCloseable {
                 slots[i] = new Asker.Slot(children.collectors().get(i), pending.get(i));
             }
             this.asker.attach(slots);
-            Superblock root;
+            Superblock root = null;
+            VfsFork cut = null;
+            if (forkOf != null) {
+                cut = VfsFork.capture(forkOf);
+                root = cut.buildSuperblocks(forkTarget());
+            }
             try {
-                root =
-                        mount(
-                                rootType,
-                                null,
-                                "/",
-                                0,
-                                config.rootOptions(),
-                                config.rootMode(),
-                                config.rootUid(),
-                                config.rootGid());
+                if (root == null) {
+                    root =
+                            mount(
+                                    rootType,
+                                    null,
+                                    "/",
+                                    0,
+                                    config.rootOptions(),
+                                    config.rootMode(),
+                                    config.rootUid(),
+                                    config.rootGid());
+                }
             } catch (VfsException e) {
+                if (forkOf != null) {
+                    throw e;
+                }
                 throw VfsConfig.bad(
                         engineConfig.full().getConfig("seqvfs"),
                         "root.options",
@@ -230,7 +254,9 @@ public final class SeqVfs implements AutoCloseable {
             this.namespace = new Namespace(locks, root);
             this.anonFs = new AnonFs(devs.incrementAndGet(), clock, config.anonSharedRoot());
             this.walker = new PathWalk(namespace, config.optimisticAttempts());
-            if (config.mountProc()) {
+            if (cut != null) {
+                cut.attachMounts(namespace, forkTarget());
+            } else if (config.mountProc()) {
                 // As a booted system's init does: the first task (pid 1) mounts /proc and exits.
                 try (VfsTask init = newTask(Credentials.ROOT)) {
                     init.mkdir("/proc", 0555);
@@ -516,6 +542,88 @@ public final class SeqVfs implements AutoCloseable {
                         (ReplyTo<Superblock> r) -> new EngineGuardian.SpawnSuperblock(sb, r)),
                 Syscall.MOUNT,
                 null);
+    }
+
+    /**
+     * Makes an independent file system with this one's contents: a new instance with the same
+     * configuration, clock and actor system, whose namespace has the same mounts and, on every
+     * superblock whose names are stored (tmpfs), the same directories, files, link counts, inode
+     * numbers, attributes, extended attributes, symbolic links and data. Computed superblocks
+     * (procfs) are mounted afresh and show the fork's own tasks. Open files, descriptor tables,
+     * tasks, locks, inotify watches and FIFO pipes are not forked: the fork starts with none.
+     *
+     * <p>From the call on, the two are independent: no write on one side, by any call (data,
+     * truncate, attributes, links, creates, unlinks, renames, mounts), is ever visible on the
+     * other. File data is shared page by page: a 4 KiB page that both hold is copied by the first
+     * write to it on either side, and is never written in place (DESIGN.md, "File data"). Each
+     * side's limits and byte pool charges count the shared pages once per side.
+     *
+     * <p><b>Atomicity.</b> The fork is one cut of this instance: every directory change, rename,
+     * mount change, attribute change and data write that runs concurrently appears in the fork
+     * wholly or not at all, and a write that returned before {@code fork()} was called appears
+     * (CONCURRENCY.md, "Fork"). Directory writers, renames and mount changes wait while the cut is
+     * taken; readers never do.
+     *
+     * <p><b>Cost.</b> The cut takes time linear in the inodes (a look at every directory snapshot
+     * and the lock of every regular file); the copy then makes one inode object and one entry per
+     * name, outside any lock, and shares every data page. See README, "Forks", for the figures
+     * measured and how to run them. Thread-safe; closing either instance leaves the other working.
+     *
+     * @return the fork, open; close it
+     * @throws VfsException {@code EIO} if this instance is closed or an actor did not answer within
+     *     the ask timeout; {@code ENOSPC} if the copy does not fit the limits of a superblock or
+     *     the JVM's tmpfs byte pool; {@code EINVAL} if a durable type is mounted. Nothing of the
+     *     fork is left running then, and this instance is unchanged.
+     */
+    public SeqVfs fork() {
+        if (isClosed()) {
+            throw new VfsException(Errno.EIO, Syscall.FORK, null);
+        }
+        SharedSystems.Lease l =
+                lease.isShared()
+                        ? SharedSystems.acquire(engineConfig)
+                        : SharedSystems.borrow(system, engineConfig);
+        return new SeqVfs(engineConfig, clock, l, this);
+    }
+
+    /** The fork's side of {@link VfsFork}: superblocks made, started and mounted here. */
+    private VfsFork.Target forkTarget() {
+        return new VfsFork.Target() {
+            @Override
+            public Superblock newSuperblockLike(Superblock src) {
+                InodeAttrs ra = src.root().attrsAcquire();
+                Superblock made =
+                        new Superblock(
+                                src.dev(),
+                                src.type(),
+                                src.sop(),
+                                src.configAcquire(),
+                                clock,
+                                locks,
+                                ra.permissions(),
+                                ra.uid(),
+                                ra.gid());
+                devs.accumulateAndGet(src.dev(), Math::max);
+                superblocks.add(made);
+                return made;
+            }
+
+            @Override
+            public void start(Superblock sb) {
+                asker.join(
+                        asker.ask(
+                                guardian,
+                                (ReplyTo<Superblock> r) ->
+                                        new EngineGuardian.SpawnSuperblock(sb, r)),
+                        Syscall.FORK,
+                        null);
+            }
+
+            @Override
+            public Superblock mountFresh(FileSystemType type, String source) {
+                return mount(type, source, null, 0, null, 0555, 0, 0);
+            }
+        };
     }
 
     /**

@@ -187,15 +187,30 @@ class EngineBoundariesTest {
                         "attach",
                         "dev.seqvfs.engine.EngineGuardian")
                 .check(engine);
-        // the mount table changes only through mount(2) and umount(2)
+        // the mount table changes only through mount(2) and umount(2), and in a fork's new
+        // namespace while VfsFork builds it
         for (String m : List.of("attach", "detach", "setMountReadOnly")) {
             calledOnlyFrom(
                             dev.seqvfs.engine.mount.Namespace.class,
                             m,
                             "dev.seqvfs.engine.TaskCalls",
-                            "dev.seqvfs.engine.SeqVfs")
+                            "dev.seqvfs.engine.SeqVfs",
+                            "dev.seqvfs.engine.VfsFork")
                     .check(engine);
         }
+        // a fork's sharing of pages and numbers: only the fork's cut and copy
+        for (String m : List.of("shareForFork", "adoptForkedData")) {
+            calledOnlyFrom(
+                            dev.seqvfs.engine.inode.RegularInode.class,
+                            m,
+                            "dev.seqvfs.engine.dir.TreeFork")
+                    .check(engine);
+        }
+        calledOnlyFrom(
+                        dev.seqvfs.engine.sb.Superblock.class,
+                        "continueNumbersOf",
+                        "dev.seqvfs.engine.VfsFork")
+                .check(engine);
         // a regular file's data changes only through its file operations
         for (String m : List.of("write", "truncate", "fallocate")) {
             calledOnlyFrom(

@@ -15,7 +15,9 @@ import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionConfigurationException;
@@ -31,6 +33,11 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * After the test, the engine's invariant check ({@link Fsck}: link counts, parent links, no
  * orphans, the superblock's accounting) runs and a problem fails the test; then everything is
  * closed. A fresh file system costs about 44 us after the first (README, "A fresh instance").
+ *
+ * <p>A file system with an initial tree ({@link TempSeqVfs#directories()}, {@link
+ * TempSeqVfs#resources()}) is built once per test class for each distinct annotation and kept until
+ * the class is done; each test gets its own {@link SeqVfsFileSystem#fork fork} of it, with the same
+ * contents and private to the test (README, "Forks").
  *
  * <p>With a {@code uid} other than 0 the test gets a view with those credentials of an engine whose
  * initial tree root made. Thread-safe as JUnit uses it: one store per test.
@@ -55,28 +62,14 @@ public final class SeqVfsExtension
 
     private static SeqVfsFileSystem create(TempSeqVfs a, ExtensionContext ctx) {
         Made m = made(ctx);
-        SeqVfsFileSystem.Builder b =
-                SeqVfsFileSystem.builder()
-                        .name("junit-" + m.roots.size())
-                        .directories(a.directories());
-        if (a.maxBytes() >= 0) {
-            b.maxBytes(a.maxBytes());
+        String name = "junit-" + m.roots.size();
+        SeqVfsFileSystem root;
+        if (a.resources().length == 0 && a.directories().length == 0) {
+            root = build(a, ctx, name); // nothing to share: a fresh one costs what a fork does
+        } else {
+            root = fixture(a, ctx).fork(name);
         }
-        if (a.maxInodes() >= 0) {
-            b.maxInodes(a.maxInodes());
-        }
-        SeqVfsFileSystem root = b.build();
         m.roots.add(root);
-        try {
-            for (String r : a.resources()) {
-                copyResource(r, root.getPath("/"), ctx);
-            }
-        } catch (IOException e) {
-            throw new ExtensionConfigurationException("cannot copy the initial tree", e);
-        }
-        if (a.readOnly()) {
-            root.task().mount(null, "/", null, MountFlags.MS_REMOUNT | MountFlags.MS_RDONLY, null);
-        }
         if (a.uid() == 0 && a.gid() == 0) {
             return root;
         }
@@ -88,6 +81,80 @@ public final class SeqVfsExtension
                         .build();
         m.views.add(view);
         return view;
+    }
+
+    /**
+     * Builds a file system as {@code a} asks: its limits, directories, resources and read-only
+     * state.
+     */
+    private static SeqVfsFileSystem build(TempSeqVfs a, ExtensionContext ctx, String name) {
+        SeqVfsFileSystem.Builder b =
+                SeqVfsFileSystem.builder().name(name).directories(a.directories());
+        if (a.maxBytes() >= 0) {
+            b.maxBytes(a.maxBytes());
+        }
+        if (a.maxInodes() >= 0) {
+            b.maxInodes(a.maxInodes());
+        }
+        SeqVfsFileSystem root = b.build();
+        try {
+            for (String r : a.resources()) {
+                copyResource(r, root.getPath("/"), ctx);
+            }
+            if (a.readOnly()) {
+                root.task()
+                        .mount(null, "/", null, MountFlags.MS_REMOUNT | MountFlags.MS_RDONLY, null);
+            }
+        } catch (IOException e) {
+            closeQuietly(root);
+            throw new ExtensionConfigurationException("cannot copy the initial tree", e);
+        } catch (RuntimeException e) {
+            closeQuietly(root);
+            throw e;
+        }
+        return root;
+    }
+
+    /** The shared fixtures of one test class, by annotation, closed after the class. */
+    private static final class Fixtures implements ExtensionContext.Store.CloseableResource {
+        final Map<TempSeqVfs, SeqVfsFileSystem> byAnnotation = new HashMap<>();
+
+        @Override
+        public void close() {
+            for (SeqVfsFileSystem fs : byAnnotation.values()) {
+                closeQuietly(fs);
+            }
+        }
+    }
+
+    /**
+     * The file system {@code a} asks for, built once per test class (the first time a test asks)
+     * and kept until the class is done; each test gets a {@link SeqVfsFileSystem#fork} of it.
+     */
+    private static SeqVfsFileSystem fixture(TempSeqVfs a, ExtensionContext ctx) {
+        ExtensionContext c = ctx;
+        while (c.getTestMethod().isPresent() && c.getParent().isPresent()) {
+            c = c.getParent().get();
+        }
+        Fixtures f =
+                c.getStore(NS)
+                        .getOrComputeIfAbsent(Fixtures.class, k -> new Fixtures(), Fixtures.class);
+        synchronized (f) {
+            SeqVfsFileSystem fs = f.byAnnotation.get(a);
+            if (fs == null) {
+                fs = build(a, ctx, "junit-fixture-" + f.byAnnotation.size());
+                f.byAnnotation.put(a, fs);
+            }
+            return fs;
+        }
+    }
+
+    private static void closeQuietly(SeqVfsFileSystem fs) {
+        try {
+            fs.close();
+        } catch (IOException e) {
+            // closing an in-memory file system does no I/O; nothing to report
+        }
     }
 
     private static void copyResource(String name, Path to, ExtensionContext ctx)

@@ -50,6 +50,17 @@ class SeqVfsExtensionTest {
         Files.writeString(root.resolve("work/left-behind"), "x");
     }
 
+    /** The resource tree is built once for the class; each repetition gets a fork of it. */
+    @RepeatedTest(3)
+    void initialTree_isAForkOfOneSharedFixture_privateToEachTest(
+            @TempSeqVfs(resources = "fixture") SeqVfsFileSystem fs) throws IOException {
+        SEEN.add(fs);
+        Path conf = fs.getPath("/conf/app.properties");
+        assertEquals("key=value\n", Files.readString(conf), "an earlier test's write leaked");
+        Files.writeString(conf, "changed by this test\n");
+        Files.writeString(fs.getPath("/conf/left-behind"), "x");
+    }
+
     @Test
     void parameter_isAnotherFileSystem_withTheInitialTreeFromResources(
             @TempSeqVfs(resources = "fixture") SeqVfsFileSystem fs) throws IOException {

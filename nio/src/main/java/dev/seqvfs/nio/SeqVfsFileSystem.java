@@ -52,6 +52,8 @@ public final class SeqVfsFileSystem extends FileSystem {
     private final SeqVfsFileStore store;
     private final Set<AutoCloseable> open = ConcurrentHashMap.newKeySet();
     private final LockTable locks = new LockTable();
+    private final int umask;
+    private final String workingDirectory;
     private volatile boolean closed;
 
     SeqVfsFileSystem(SeqVfsFileSystemProvider provider, Builder b) {
@@ -59,9 +61,11 @@ public final class SeqVfsFileSystem extends FileSystem {
         this.name = b.name;
         this.root = new SeqVfsPath(this, new byte[] {'/'});
         this.empty = new SeqVfsPath(this, new byte[0]);
+        this.umask = b.umask;
+        this.workingDirectory = b.workingDirectory;
         if (b.engine != null) {
             this.vfs = b.engine;
-            this.ownsEngine = false;
+            this.ownsEngine = b.ownsGivenEngine;
         } else {
             StringBuilder opts = new StringBuilder();
             if (b.maxBytes >= 0) {
@@ -249,6 +253,40 @@ public final class SeqVfsFileSystem extends FileSystem {
     /** {@return the engine this file system is a view of (for the {@code VfsTask} API)} */
     public SeqVfs engine() {
         return vfs;
+    }
+
+    /**
+     * Forks this file system ({@link SeqVfs#fork()}): a new, unregistered file system named {@code
+     * name}, with this one's credentials, umask and working directory, over a fork of its engine,
+     * which it owns (closing it closes the fork). The fork has this engine's contents at one
+     * instant and shares their data pages, copy on write; from then on neither side sees the
+     * other's writes. Open channels, directory streams, watch services and file locks are not
+     * forked. Thread-safe. The cost is linear in the number of files (README, "Forks").
+     *
+     * @param name the fork's name (the authority of its URIs)
+     * @return the fork, open; close it
+     * @throws java.nio.file.ClosedFileSystemException if this file system is closed
+     * @throws dev.seqvfs.protocol.VfsException as {@link SeqVfs#fork()}: {@code EIO} if the engine
+     *     is closed, {@code ENOSPC} if the copy does not fit its limits
+     */
+    public SeqVfsFileSystem fork(String name) {
+        checkOpen();
+        Credentials c = task.cred();
+        SeqVfs forked = vfs.fork();
+        Builder b =
+                builder()
+                        .name(name)
+                        .user(c.uid(), c.gid(), c.groups())
+                        .umask(umask)
+                        .workingDirectory(workingDirectory)
+                        .engine(forked);
+        b.ownsGivenEngine = true;
+        try {
+            return new SeqVfsFileSystem(provider, b);
+        } catch (RuntimeException e) {
+            forked.close();
+            throw e;
+        }
     }
 
     /** {@return the task through which this file system makes its calls} */
@@ -542,6 +580,10 @@ public final class SeqVfsFileSystem extends FileSystem {
         private boolean proc;
         private String workingDirectory = "/";
         private SeqVfs engine;
+
+        /** Whether the file system closes {@link #engine} (a fork's, made for it). */
+        private boolean ownsGivenEngine;
+
         private List<String> directories = List.of();
         private Path initialTree;
 

@@ -1,6 +1,7 @@
 package dev.seqvfs.engine.dir;
 
 import java.util.Arrays;
+import java.util.function.UnaryOperator;
 
 /**
  * A persistent hash array mapped trie from names to the {@link Dentry}s that carry them: the lookup
@@ -103,6 +104,35 @@ final class NameTable {
         boolean[] added = new boolean[1];
         Node r = insert(root, d, name, hash, mix(hash), 0, added);
         return new NameTable(r, added[0] ? size + 1 : size);
+    }
+
+    /**
+     * Returns a table of the same shape in which each dentry is replaced by {@code f}'s image,
+     * which must carry the same name (a fork's copy of a directory). O(n), with no hashing: one new
+     * node per node.
+     */
+    NameTable mapped(UnaryOperator<Dentry> f) {
+        return new NameTable(mapNode(root, f), size);
+    }
+
+    private static Node mapNode(Node n, UnaryOperator<Dentry> f) {
+        Object[] s = new Object[n.slots.length];
+        for (int i = 0; i < s.length; i++) {
+            Object e = n.slots[i];
+            if (e instanceof Dentry d) {
+                s[i] = f.apply(d);
+            } else if (e instanceof Node c) {
+                s[i] = mapNode(c, f);
+            } else {
+                Dentry[] old = ((Collision) e).entries;
+                Dentry[] mapped = new Dentry[old.length];
+                for (int k = 0; k < old.length; k++) {
+                    mapped[k] = f.apply(old[k]);
+                }
+                s[i] = new Collision(mapped);
+            }
+        }
+        return new Node(n.bitmap, s);
     }
 
     /** Returns a table without {@code name}; this table if it is absent. */

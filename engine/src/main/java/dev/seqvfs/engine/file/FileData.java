@@ -161,6 +161,23 @@ public final class FileData {
      * @throws IllegalArgumentException if the range would end past {@link #MAX_SIZE}
      */
     public FileData prepareWrite(long offset, long len, boolean inPlace) {
+        return prepareWrite(offset, len, inPlace, null);
+    }
+
+    /**
+     * {@return as {@link #prepareWrite(long, long, boolean)}, except that in place a page that
+     * {@code shared} holds too (the same page object) is replaced by a copy, never kept} The pages
+     * of a version shared with a fork ({@code SeqVfs.fork()}) are thereby copied on their first
+     * write and never written in place; a write that covers such a page whole gets a new zero page
+     * without copying the old one.
+     *
+     * @param offset the byte offset of the range
+     * @param len the length of the range in bytes, at least 1
+     * @param inPlace whether existing pages are written in place
+     * @param shared the version whose pages must not be written, or {@code null} for none
+     * @throws IllegalArgumentException if the range would end past {@link #MAX_SIZE}
+     */
+    public FileData prepareWrite(long offset, long len, boolean inPlace, FileData shared) {
         // MAX_SIZE is Long.MAX_VALUE: a write ends past it exactly when offset + len overflows.
         if (offset < 0 || len <= 0 || offset + len < 0) {
             throw new IllegalArgumentException("write past the maximum file size");
@@ -180,7 +197,7 @@ public final class FileData {
         Builder b = null;
         for (long pageNo = firstPage; pageNo <= lastPage; pageNo++) {
             byte[] old = page(pageNo);
-            if (old != null && inPlace) {
+            if (old != null && inPlace && (shared == null || shared.page(pageNo) != old)) {
                 continue;
             }
             boolean whole = pageNo * PAGE >= offset && (pageNo + 1) * PAGE <= end;
@@ -197,6 +214,29 @@ public final class FileData {
             return this;
         }
         return new FileData(size, d, b == null ? r : b.root, newPages);
+    }
+
+    /**
+     * {@return how many pages of {@code [offset, offset + len)} this version shares with {@code
+     * shared} (the same page object in both)} O(pages of the range x depth); allocates nothing.
+     *
+     * @param offset the byte offset of the range
+     * @param len the length of the range in bytes
+     * @param shared the other version
+     */
+    public long sharedPages(long offset, long len, FileData shared) {
+        if (len <= 0 || offset < 0 || offset + len < 0) {
+            return 0;
+        }
+        long n = 0;
+        long lastPage = (offset + len - 1) / PAGE;
+        for (long pageNo = offset / PAGE; pageNo <= lastPage; pageNo++) {
+            byte[] p = page(pageNo);
+            if (p != null && shared.page(pageNo) == p) {
+                n++;
+            }
+        }
+        return n;
     }
 
     /**

@@ -108,6 +108,19 @@ public class RegularInode extends Inode {
     @SuppressWarnings("unused") // accessed through SEQ: see the class comment
     private long seq;
 
+    /**
+     * The version of the data a fork shares with this file ({@code SeqVfs.fork()}), whose pages
+     * this file's writes copy before they change them and never write in place; {@code null} when
+     * nothing is shared. Guarded by {@link #writeLock} (read and written only by its holder).
+     */
+    private FileData shared;
+
+    /**
+     * Pages of {@link #shared} this file may still hold (not yet replaced by one of its writes); at
+     * zero {@code shared} is dropped. Guarded by {@link #writeLock}.
+     */
+    private long sharedLeft;
+
     /** Readers on the stable path; non-zero makes writers copy instead of writing in place. */
     private final AtomicInteger stableReaders = new AtomicInteger();
 
@@ -367,12 +380,19 @@ public class RegularInode extends Inode {
                     owner().hooks().allocatingData(this, delta);
                     // Every page the write needs, allocated before any byte changes: an
                     // OutOfMemoryError here leaves the file as it was.
-                    next = d.prepareWrite(at, count, inPlace);
+                    next = d.prepareWrite(at, count, inPlace, shared);
                 } catch (OutOfMemoryError e) {
                     returnCharge(delta);
                     throw new VfsException(Errno.ENOMEM, op, null);
                 }
                 checkCharged(d, next, delta);
+                if (shared != null) {
+                    // The shared pages of the range were replaced by copies: no longer shared.
+                    sharedLeft -= d.sharedPages(at, count, shared);
+                    if (sharedLeft <= 0) {
+                        shared = null;
+                    }
+                }
                 long even = inPlace ? beginWrite() : 0;
                 try {
                     long p = at;
@@ -395,6 +415,52 @@ public class RegularInode extends Inode {
             }
         } finally {
             writeLock.unlock();
+        }
+    }
+
+    /**
+     * The source's side of {@code SeqVfs.fork()}: marks every page of the current version as shared
+     * with the fork and returns that version, which the fork's copy of this file then holds ({@link
+     * #adoptForkedData}). From this call on, a write copies a shared page before it changes it
+     * (page by page, on first write) and never writes it in place, so neither side sees the other's
+     * writes. The caller holds {@link #writeLock()} (the fork holds every file's lock at once,
+     * inside the namespace's publication gate, so the versions it takes are one cut, and no write
+     * is half done in any of them). O(1).
+     *
+     * @return the current version, now shared
+     * @throws IllegalStateException if the caller does not hold the write lock
+     */
+    public FileData shareForFork() {
+        if (!writeLock.isHeldByCurrentThread()) {
+            throw new IllegalStateException("shareForFork of " + this + " without its write lock");
+        }
+        FileData d = dataAcquire();
+        markShared(d);
+        return d;
+    }
+
+    /**
+     * The fork's side of {@code SeqVfs.fork()}: makes this new inode, which no reader can reach
+     * yet, hold {@code d} (a version {@link #shareForFork} returned), shared, with its {@code
+     * d.allocatedBytes()} recorded as charged (the caller charged them to the owner). O(1).
+     *
+     * @param d the version the source shares
+     */
+    public void adoptForkedData(FileData d) {
+        writeLock.lock();
+        try {
+            DATA.setRelease(this, d);
+            markShared(d);
+            addCharge(d.allocatedBytes());
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    private void markShared(FileData d) {
+        if (d.pages() > 0) {
+            shared = d;
+            sharedLeft = d.pages();
         }
     }
 
@@ -487,7 +553,11 @@ public class RegularInode extends Inode {
         try {
             FileData d = dataAcquire();
             // Shrinking drops pages and growing adds a hole: a truncate never charges.
-            publish(d, d.truncate(len), cred);
+            FileData next = d.truncate(len);
+            if (next.pages() == 0) {
+                shared = null; // no page left to share
+            }
+            publish(d, next, cred);
         } finally {
             writeLock.unlock();
         }

@@ -489,6 +489,19 @@ public final class Superblock implements InodeOwner {
     }
 
     /**
+     * Makes this new superblock, which nothing has mounted yet, continue {@code src}'s inode
+     * numbers and read-only state: the first step of copying {@code src} into it for {@code
+     * SeqVfs.fork()}, so a copied inode keeps its number and a new one gets a number neither side
+     * has given. Called before this superblock is published to any other thread.
+     *
+     * @param src the superblock this one is a fork of
+     */
+    public void continueNumbersOf(Superblock src) {
+        nextIno.set(Math.max(nextIno.get(), src.nextIno.get()));
+        READ_ONLY.setRelease(this, src.isReadOnly());
+    }
+
+    /**
      * Reserves {@code n} consecutive inode numbers for one directory actor.
      *
      * @param n how many numbers to reserve

@@ -85,6 +85,51 @@ class DirSnapshotLookupTest {
                 InodeAttrs.create(Mode.S_IFREG | 0644, 1, 0, 0, 0, 0, 0));
     }
 
+    /** A fork's copy ({@code twinned}): same names, cookies and order; each entry rebound. */
+    @Test
+    void twinned_keepsNamesCookiesAndOrder_rebindsEachEntry_dropsNulls() {
+        DirSnapshot s = DirSnapshot.empty();
+        List<String> names = new ArrayList<>(colliding(3));
+        for (int i = 0; i < 200; i++) {
+            names.add("n" + i);
+        }
+        for (String n : names) {
+            s = s.with(n, file());
+        }
+        s = s.without("n7").with("n7", file()); // a later cookie for n7
+        Map<Inode, Inode> twins = new HashMap<>();
+        DirSnapshot t =
+                s.twinned(
+                        d -> {
+                            if (d.name().equals("n3") || d.name().equals("AaAaBB")) {
+                                return null;
+                            }
+                            Inode i = file();
+                            twins.put(d.inode(), i);
+                            return i;
+                        });
+        assertEquals(s.size() - 2, t.size());
+        assertEquals(s.seq(), t.seq());
+        assertNull(t.lookup("n3"));
+        assertNull(t.lookup("AaAaBB"));
+        List<Dentry> before = s.entries();
+        List<Dentry> after = t.entries();
+        int k = 0;
+        for (Dentry d : before) {
+            if (d.name().equals("n3") || d.name().equals("AaAaBB")) {
+                continue;
+            }
+            Dentry c = after.get(k++);
+            assertEquals(d.name(), c.name());
+            assertEquals(d.cookie(), c.cookie());
+            assertSame(twins.get(d.inode()), c.inode());
+            assertSame(c, t.lookup(d.name()), "both maps hold the same dentry");
+        }
+        assertEquals(after.size(), k);
+        // the source is unchanged
+        assertSame(before.get(0), s.lookup(before.get(0).name()));
+    }
+
     @Test
     void lookupRange_componentInsidePath_findsSameDentryAsLookupOfString() {
         DirSnapshot s =
