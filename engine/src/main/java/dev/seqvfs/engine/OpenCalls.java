@@ -138,9 +138,11 @@ final class OpenCalls {
                     return install(file, f, path, req);
                 }
             } else {
-                if ((target.parent().inode().iopFlags() & IopFlags.IOP_MUTABLE_DIR) == 0) {
+                if ((target.parent().inode().iopFlags() & IopFlags.IOP_MUTABLE_DIR) == 0
+                        && !target.parent().mnt().superblock().isReadOnly()) {
                     // lookup_open: a computed directory's ->lookup of a missing name fails
-                    // (procfs: ENOENT), before the create's EROFS.
+                    // (procfs: ENOENT), before the create's EROFS; a read-only type's (hostfs)
+                    // gives a negative dentry, so the create's EROFS.
                     throw new VfsException(Errno.ENOENT, Syscall.OPEN, path);
                 }
                 if (target.parent().mnt().isReadOnly()) {

@@ -369,6 +369,16 @@ public final class Superblock implements InodeOwner {
         return (boolean) READ_ONLY.getAcquire(this);
     }
 
+    /**
+     * Makes a new superblock read-only before it is attached ({@code fc->sb_flags |= SB_RDONLY} in
+     * a read-only type's {@code fill_super}, as squashfs's): called by a {@link FileSystemType}
+     * with {@link FileSystemType#FS_RDONLY} from its {@code mount}, before any task can reach the
+     * superblock. A remount keeps it read-only.
+     */
+    public void bornReadOnly() {
+        publishReadOnlyRelease(true);
+    }
+
     /** Sets the read-only flag (release). Called only by {@link SuperblockActor}. */
     void publishReadOnlyRelease(boolean ro) {
         READ_ONLY.setRelease(this, ro);
@@ -450,7 +460,8 @@ public final class Superblock implements InodeOwner {
     void remount(boolean readOnly, SuperOperations.Reconfiguration reconfiguration) {
         if (!readOnly || isReadOnly()) {
             reconfiguration.apply(this);
-            if (!readOnly) {
+            if (!readOnly && (type.flags() & FileSystemType.FS_RDONLY) == 0) {
+                // a read-only type stays read-only (squashfs_reconfigure sets SB_RDONLY again)
                 publishReadOnlyRelease(false);
             }
             return;
