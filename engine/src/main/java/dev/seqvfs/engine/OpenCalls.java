@@ -132,9 +132,7 @@ final class OpenCalls {
                     if (file.origin() == null) {
                         file.setOrigin(target.origin());
                     }
-                    // fsnotify_open (do_dentry_open); opens that create or truncate do not report
-                    // it
-                    Fsnotify.file(file, Inotify.IN_OPEN);
+                    notifyOpen(file, false);
                     return install(file, f, path, req);
                 }
             } else {
@@ -269,8 +267,24 @@ final class OpenCalls {
         if (file.origin() == null) {
             file.setOrigin(target.origin());
         }
+        notifyOpen(file, true);
         return res.install(
                 file, (f & OpenFlags.O_CLOEXEC) != 0, req == null ? null : req.claim(), path);
+    }
+
+    /**
+     * The events of a successful open, in Linux 6.18's order: {@code fsnotify_open} ({@code
+     * IN_OPEN}, from {@code do_dentry_open}), then, for an {@code O_TRUNC} of an existing regular
+     * file, {@code handle_truncate}'s {@code notify_change(ATTR_SIZE)}: {@code IN_MODIFY}, even
+     * when the file was empty. A create reports its {@code IN_CREATE} first (the directory actor's)
+     * and never truncates. Each goes to the directory the file was opened in, with its name, then
+     * to the file's own watches.
+     */
+    private static void notifyOpen(OpenFile file, boolean truncated) {
+        Fsnotify.file(file, Inotify.IN_OPEN);
+        if (truncated) {
+            Fsnotify.file(file, Inotify.IN_MODIFY);
+        }
     }
 
     /**
@@ -408,6 +422,7 @@ final class OpenCalls {
             throw new VfsException(Errno.ENOENT, Syscall.OPEN, path);
         }
         file.setOrigin(origin);
+        notifyOpen(file, r.existed() && truncates(found, f));
         return res.install(
                 file, (f & OpenFlags.O_CLOEXEC) != 0, req == null ? null : req.claim(), path);
     }

@@ -9,6 +9,7 @@ import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.InodeOwner;
 import dev.seqvfs.engine.inode.WriterHooks;
+import dev.seqvfs.engine.notify.Fsnotify;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Limits;
 import dev.seqvfs.protocol.Mode;
@@ -19,6 +20,11 @@ import dev.seqvfs.protocol.VfsClock;
 import dev.seqvfs.protocol.VfsException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -724,7 +730,30 @@ public final class Superblock implements InodeOwner {
         return activeMounts.get() < 0;
     }
 
+    /**
+     * The inodes of this superblock that got an inotify watch, for the {@code IN_UNMOUNT} of its
+     * shutdown; a freed inode leaves it.
+     */
+    private final Set<Inode> watched = ConcurrentHashMap.newKeySet();
+
+    @Override
+    public void watchAdded(Inode inode) {
+        watched.add(inode);
+    }
+
+    @Override
+    public void watchForgotten(Inode inode) {
+        watched.remove(inode);
+    }
+
     private void deactivated() {
+        // fsnotify_sb_delete: every watch on an inode of this superblock gets IN_UNMOUNT, then
+        // IN_IGNORED; s_inodes is walked newest first (inode_sb_list_add adds at the head), which
+        // the inode numbers, handed out in increasing order, stand for.
+        List<Inode> w = new ArrayList<>(watched);
+        watched.clear();
+        w.sort(Comparator.comparingLong(Inode::ino).reversed());
+        Fsnotify.unmounted(w);
         releaseHeapPool(); // no mount reaches a file of it any more: its bytes go back
         ActorRef<SuperblockActor.Command> a = actorAcquire();
         if (a != null) {
