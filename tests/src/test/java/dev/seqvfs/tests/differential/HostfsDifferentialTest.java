@@ -262,6 +262,32 @@ class HostfsDifferentialTest {
         assertEquals("alpha", Files.readString(host.resolve("a.txt")));
     }
 
+    /**
+     * A FIFO of the host is one SeqVFS pipe for the tasks that open it through the mount (its pipe
+     * is the VFS's, as a FIFO's is on Linux), writable although the mount is read-only.
+     */
+    @Test
+    void aHostFifo_isOnePipeForTheTasksThatOpenIt() throws Exception {
+        Process mk = new ProcessBuilder("mkfifo", host.resolve("fifo").toString()).start();
+        Assumptions.assumeTrue(mk.waitFor() == 0, "no mkfifo");
+        assertStat(
+                hostStat(host.resolve("fifo"), LinkOption.NOFOLLOW_LINKS),
+                t.lstat("/h/fifo"),
+                "fifo");
+        assertEquals(dev.seqvfs.protocol.FileType.FIFO, t.lstat("/h/fifo").type());
+        int r = t.open("/h/fifo", OpenFlags.O_RDONLY | OpenFlags.O_NONBLOCK);
+        int w = t.open("/h/fifo", OpenFlags.O_WRONLY);
+        try {
+            assertEquals(2, t.write(w, "hi".getBytes(StandardCharsets.UTF_8)));
+            byte[] b = new byte[8];
+            assertEquals(2, t.read(r, b, 0, b.length));
+            assertEquals("hi", new String(b, 0, 2, StandardCharsets.UTF_8));
+        } finally {
+            t.close(w);
+            t.close(r);
+        }
+    }
+
     /** What the host changes is what the next lookup shows. */
     @Test
     void hostChanges_areSeenByTheNextLookup() throws IOException {

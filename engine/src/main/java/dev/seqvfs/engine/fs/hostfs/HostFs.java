@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -35,6 +36,11 @@ import java.util.concurrent.TimeUnit;
  * cookies are a hash of the name, so a listing resumed after a host change still lists every
  * untouched name once. Symbolic links keep their host target, and an absolute one resolves in the
  * SeqVFS namespace (as User-mode Linux's hostfs).
+ *
+ * <p>A FIFO, socket or device node of the host is one inode for the mount's life (its attributes
+ * those of its first lookup): a FIFO opened through hostfs is a SeqVFS pipe shared by the tasks
+ * that open it, never the host's. A symbolic link's target is resolved in the SeqVFS namespace, so
+ * nothing reached through a hostfs mount leads out of its host directory on the host.
  *
  * <p>Deviations: the inode numbers are the host's, so two host file systems under one mount may
  * show the same number; a host name that is not valid UTF-8 is not reachable; an inode made by one
@@ -49,6 +55,9 @@ final class HostFs {
     private final FileSystemProvider provider;
     private final Path root;
     private InodeOwner owner;
+
+    /** The FIFOs, sockets and device nodes looked up, by host inode number (see instantiate). */
+    private final Map<Long, Inode> specials = new ConcurrentHashMap<>();
 
     /**
      * Creates the operations over the host directory {@code root}; {@link #bind} must follow.
@@ -149,14 +158,19 @@ final class HostFs {
                         a.attrs(),
                         host);
             default:
-                // a FIFO, socket or device of the host: shown, but it opens to nothing here
-                return new HostInode(
+                // A FIFO, socket or device node of the host: one inode per host file for the
+                // mount's life, so that two tasks opening a FIFO meet at one pipe (a FIFO's pipe
+                // is the VFS's, not the host's, as a host FIFO seen through UML's hostfs).
+                return specials.computeIfAbsent(
                         a.ino(),
-                        owner,
-                        InodeOperations.GENERIC,
-                        FileOperations.NONE,
-                        a.attrs(),
-                        host);
+                        ino ->
+                                new HostInode(
+                                        ino,
+                                        owner,
+                                        InodeOperations.GENERIC,
+                                        FileOperations.NONE,
+                                        a.attrs(),
+                                        host));
         }
     }
 
