@@ -7,6 +7,7 @@ import dev.seqvfs.engine.fs.InodeOperations;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.InodeOwner;
+import dev.seqvfs.engine.inode.SpecialInode;
 import dev.seqvfs.engine.inode.SymlinkInode;
 import dev.seqvfs.engine.inode.Xattrs;
 import dev.seqvfs.engine.walk.WalkContext;
@@ -164,13 +165,12 @@ final class HostFs {
                 return specials.computeIfAbsent(
                         a.ino(),
                         ino ->
-                                new HostInode(
+                                new SpecialInode(
                                         ino,
                                         owner,
                                         InodeOperations.GENERIC,
                                         FileOperations.NONE,
-                                        a.attrs(),
-                                        host));
+                                        a.attrs()));
         }
     }
 

@@ -8,9 +8,9 @@ import dev.seqvfs.engine.inode.InodeOwner;
 import java.nio.file.Path;
 
 /**
- * A hostfs inode that is neither a directory nor a symbolic link (a regular file, a FIFO, a socket
- * or a device node of the host): its attributes as the host showed them when it was looked up, and
- * the host path its reads go to ({@code hostfs_inode_info}'s name).
+ * A hostfs regular file: its attributes as the host showed them when it was looked up, and the host
+ * path its reads go to ({@code hostfs_inode_info}'s name). A host FIFO, socket or device node is a
+ * plain {@code SpecialInode} instead.
  *
  * <p>Immutable but for what {@link Inode} publishes; thread-safe.
  */
