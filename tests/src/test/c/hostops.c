@@ -653,6 +653,8 @@ static void run(char *verb, char **a)
     } else if (!strcmp(verb, "FTRUNCATE")) { /* fd len */
         int fd = (int)num_arg(a[0]);
         answer_rc(own_fd(fd) ? (errno = EBADF, -1) : ftruncate(fd, (off_t)num_arg(a[1])));
+    } else if (!strcmp(verb, "TRUNCATE")) { /* path len */
+        answer_rc(truncate(str_arg(a[0]), (off_t)num_arg(a[1])));
     } else if (!strcmp(verb, "FALLOCATE")) { /* fd mode offset len */
         int fd = (int)num_arg(a[0]);
         answer_rc(own_fd(fd) ? (errno = EBADF, -1)

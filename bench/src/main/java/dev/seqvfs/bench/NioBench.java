@@ -1,5 +1,6 @@
 package dev.seqvfs.bench;
 
+import com.github.marschall.memoryfilesystem.MemoryFileSystemBuilder;
 import com.google.common.jimfs.Configuration;
 import com.google.common.jimfs.Jimfs;
 import dev.seqvfs.nio.SeqVfsFileSystem;
@@ -12,10 +13,13 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Comparator;
+import java.util.Enumeration;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -29,13 +33,15 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.infra.ThreadParams;
 
 /**
- * The same {@code java.nio.file} calls on three providers, each taking parsed {@code Path}s: SeqVFS
- * ({@code seqvfs-nio}), Jimfs 1.3.1 (Unix configuration) and the JDK's default provider on the
- * host's {@code /dev/shm}. The fair comparison with Jimfs (issue 10's benchmark): {@code
- * readAttributes} of a path five directories deep; {@code newByteChannel} + a 4 KiB write + close
- * (each thread its own file, truncated); {@code createFile} + {@code delete} (each thread its own
- * directory); {@code Files.list} of a 10,000-entry directory, counted (one op is the whole
- * listing).
+ * The same {@code java.nio.file} calls on four providers, each taking parsed {@code Path}s: SeqVFS
+ * ({@code seqvfs-nio}), Jimfs 1.3.1 (Unix configuration), memoryfilesystem 2.8.1 (its Linux
+ * configuration) and the JDK's default provider on the host's {@code /dev/shm}. The fair comparison
+ * with the in-memory peers (issue 10's benchmark): {@code readAttributes} of a path five
+ * directories deep; {@code newByteChannel} + a 4 KiB write + close (each thread its own file,
+ * truncated); {@code createFile} + {@code delete} (each thread its own directory); {@code
+ * Files.list} of a 10,000-entry directory, counted (one op is the whole listing); {@code
+ * Files.walk} over the tree of the JDK's {@code src.zip} (its directories and names, the files
+ * empty: a walk reads names and attributes, not contents), counted (one op is the whole walk).
  *
  * <p>Run it with JMH's own runner, e.g. {@code java -cp bench/target/benchmarks.jar
  * org.openjdk.jmh.Main NioBench -f 1 -wi 3 -i 5 -t 1} ({@code -t 2} for two threads).
@@ -46,8 +52,8 @@ public class NioBench {
     /** One file system and its trees, shared by the threads. */
     @State(Scope.Benchmark)
     public static class Fs {
-        /** {@code seqvfs-nio}, {@code jimfs} or {@code host}. */
-        @Param({"seqvfs-nio", "jimfs", "host"})
+        /** {@code seqvfs-nio}, {@code jimfs}, {@code memoryfilesystem} or {@code host}. */
+        @Param({"seqvfs-nio", "jimfs", "memoryfilesystem", "host"})
         public String fs;
 
         FileSystem fileSystem;
@@ -65,6 +71,10 @@ public class NioBench {
                     break;
                 case "jimfs":
                     fileSystem = Jimfs.newFileSystem(Configuration.unix());
+                    base = fileSystem.getPath("/");
+                    break;
+                case "memoryfilesystem":
+                    fileSystem = MemoryFileSystemBuilder.newLinux().build("bench");
                     base = fileSystem.getPath("/");
                     break;
                 default:
@@ -95,6 +105,65 @@ public class NioBench {
                     Files.delete(p);
                 }
             }
+        }
+    }
+
+    /**
+     * The tree of the JDK's {@code src.zip} under {@code /src} of the benchmark's file system: made
+     * once per trial, only for the benchmark that walks it.
+     */
+    @State(Scope.Benchmark)
+    public static class SrcTree {
+        Path root;
+        long entries;
+
+        /**
+         * Makes every directory and (empty) file of a JDK's {@code src.zip}: the system property
+         * {@code niobench.srczip}, else this JDK's, else the first under {@code /usr/lib/jvm}
+         * (Debian's JDK 17 package ships none).
+         *
+         * @param fs the benchmark's file system
+         * @throws IOException if there is no {@code src.zip}
+         */
+        @Setup(Level.Trial)
+        public void setUp(Fs fs) throws IOException {
+            root = Files.createDirectories(fs.base.resolve("src"));
+            Path zip = srcZip();
+            try (ZipFile z = new ZipFile(zip.toFile())) {
+                for (Enumeration<? extends ZipEntry> e = z.entries(); e.hasMoreElements(); ) {
+                    ZipEntry en = e.nextElement();
+                    Path p = root.resolve(en.getName());
+                    if (en.isDirectory()) {
+                        Files.createDirectories(p);
+                    } else {
+                        Files.createDirectories(p.getParent());
+                        Files.createFile(p);
+                    }
+                }
+            }
+            try (Stream<Path> s = Files.walk(root)) {
+                entries = s.count();
+            }
+        }
+
+        static Path srcZip() throws IOException {
+            String given = System.getProperty("niobench.srczip");
+            if (given != null) {
+                return Path.of(given);
+            }
+            Path own = Path.of(System.getProperty("java.home"), "lib", "src.zip");
+            if (Files.isRegularFile(own)) {
+                return own;
+            }
+            try (Stream<Path> s = Files.list(Path.of("/usr/lib/jvm"))) {
+                for (Path jdk : (Iterable<Path>) s.sorted()::iterator) {
+                    Path z = jdk.resolve("lib/src.zip");
+                    if (Files.isRegularFile(z)) {
+                        return z;
+                    }
+                }
+            }
+            throw new java.nio.file.NoSuchFileException("src.zip (set -Dniobench.srczip)");
         }
     }
 
@@ -142,6 +211,22 @@ public class NioBench {
     public void createDelete(Mine m) throws IOException {
         Files.createFile(m.created);
         Files.delete(m.created);
+    }
+
+    /**
+     * {@code Files.walk} over the {@code src.zip} tree, counted.
+     *
+     * @throws IllegalStateException if the walk saw another number of entries than the setup's
+     */
+    @Benchmark
+    public long walkSrcZip(SrcTree src) throws IOException {
+        try (Stream<Path> s = Files.walk(src.root)) {
+            long n = s.count();
+            if (n != src.entries) {
+                throw new IllegalStateException(n + " entries walked, " + src.entries + " made");
+            }
+            return n;
+        }
     }
 
     /** {@code Files.list} of the 10,000-entry directory, counted. */

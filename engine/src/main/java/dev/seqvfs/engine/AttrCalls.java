@@ -124,7 +124,8 @@ final class AttrCalls {
         long size = a.size();
         long nlink = a.nlink();
         DirectoryInode d = i.type() == FileType.DIRECTORY ? (DirectoryInode) i : null;
-        if (d != null) {
+        if (d != null && (d.iopFlags() & IopFlags.IOP_CUSTOM_LOOKUP) == 0) {
+            // (a computed directory's, procfs's or hostfs's, are its type's, in its attributes)
             // A directory's link count and size come from the snapshot that holds its
             // entries, published in the same store: they always agree with its entries.
             DirSnapshot s = d.snapshotAcquire();

@@ -9,6 +9,7 @@ import dev.seqvfs.engine.fdtable.FilesStruct;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.InodeState;
+import dev.seqvfs.engine.inode.IopFlags;
 import dev.seqvfs.engine.mount.VfsMount;
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.protocol.FileType;
@@ -162,7 +163,8 @@ public final class Fsck {
                                 + subdirs);
             }
             InodeAttrs a = d.attrsAcquire();
-            if (a.nlink() != 2L + subdirs) {
+            if (a.nlink() != 2L + subdirs && (d.iopFlags() & IopFlags.IOP_CUSTOM_LOOKUP) == 0) {
+                // (a computed directory's link count is its type's, not its empty snapshot's)
                 problems.add(
                         sb + ": " + path + " nlink " + a.nlink() + ", expected " + (2 + subdirs));
             }

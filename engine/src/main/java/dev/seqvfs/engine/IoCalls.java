@@ -401,7 +401,9 @@ final class IoCalls {
         if (len < 0) {
             throw new VfsException(Errno.EINVAL, Syscall.TRUNCATE, path);
         }
-        VfsPath p = t.attrs().resolve(VfsTask.AT_FDCWD, path, Syscall.TRUNCATE, 0, 0);
+        AttrCalls.Found found =
+                t.attrs().resolveForChange(VfsTask.AT_FDCWD, path, Syscall.TRUNCATE, 0);
+        VfsPath p = found.path();
         Inode i = p.inode();
         if (i.type() == FileType.DIRECTORY) {
             throw new VfsException(Errno.EISDIR, Syscall.TRUNCATE, path);
@@ -420,6 +422,9 @@ final class IoCalls {
                 throw new VfsException(Errno.EACCES, Syscall.TRUNCATE, path);
             }
             i.fileOps().truncate(i, len, t.cred(), Syscall.TRUNCATE);
+            // do_truncate's notify_change(ATTR_SIZE | ATTR_MTIME | ATTR_CTIME): fsnotify_change
+            // reports FS_MODIFY, to the directory it was found in and to the file
+            Fsnotify.child(found.parent(), found.name(), i, Inotify.IN_MODIFY);
         } catch (VfsException e) {
             throw e.withContext(Syscall.TRUNCATE, path, null);
         } finally {

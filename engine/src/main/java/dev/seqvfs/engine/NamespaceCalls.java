@@ -68,7 +68,8 @@ final class NamespaceCalls {
                             if (d != null) {
                                 throw nd.error(Errno.EEXIST);
                             }
-                            if (!isMutable(parent.inode())) {
+                            if (!isMutable(parent.inode())
+                                    && !parent.mnt().superblock().isReadOnly()) {
                                 // A computed directory's ->lookup of a missing name fails (procfs:
                                 // ENOENT) instead of giving a negative dentry to create on.
                                 throw nd.error(Errno.ENOENT);

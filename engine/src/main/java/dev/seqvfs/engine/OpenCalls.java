@@ -132,15 +132,15 @@ final class OpenCalls {
                     if (file.origin() == null) {
                         file.setOrigin(target.origin());
                     }
-                    // fsnotify_open (do_dentry_open); opens that create or truncate do not report
-                    // it
-                    Fsnotify.file(file, Inotify.IN_OPEN);
+                    notifyOpen(file, false);
                     return install(file, f, path, req);
                 }
             } else {
-                if ((target.parent().inode().iopFlags() & IopFlags.IOP_MUTABLE_DIR) == 0) {
+                if ((target.parent().inode().iopFlags() & IopFlags.IOP_MUTABLE_DIR) == 0
+                        && !target.parent().mnt().superblock().isReadOnly()) {
                     // lookup_open: a computed directory's ->lookup of a missing name fails
-                    // (procfs: ENOENT), before the create's EROFS.
+                    // (procfs: ENOENT), before the create's EROFS; a read-only type's (hostfs)
+                    // gives a negative dentry, so the create's EROFS.
                     throw new VfsException(Errno.ENOENT, Syscall.OPEN, path);
                 }
                 if (target.parent().mnt().isReadOnly()) {
@@ -267,8 +267,24 @@ final class OpenCalls {
         if (file.origin() == null) {
             file.setOrigin(target.origin());
         }
+        notifyOpen(file, true);
         return res.install(
                 file, (f & OpenFlags.O_CLOEXEC) != 0, req == null ? null : req.claim(), path);
+    }
+
+    /**
+     * The events of a successful open, in Linux 6.18's order: {@code fsnotify_open} ({@code
+     * IN_OPEN}, from {@code do_dentry_open}), then, for an {@code O_TRUNC} of an existing regular
+     * file, {@code handle_truncate}'s {@code notify_change(ATTR_SIZE)}: {@code IN_MODIFY}, even
+     * when the file was empty. A create reports its {@code IN_CREATE} first (the directory actor's)
+     * and never truncates. Each goes to the directory the file was opened in, with its name, then
+     * to the file's own watches.
+     */
+    private static void notifyOpen(OpenFile file, boolean truncated) {
+        Fsnotify.file(file, Inotify.IN_OPEN);
+        if (truncated) {
+            Fsnotify.file(file, Inotify.IN_MODIFY);
+        }
     }
 
     /**
@@ -406,6 +422,7 @@ final class OpenCalls {
             throw new VfsException(Errno.ENOENT, Syscall.OPEN, path);
         }
         file.setOrigin(origin);
+        notifyOpen(file, r.existed() && truncates(found, f));
         return res.install(
                 file, (f & OpenFlags.O_CLOEXEC) != 0, req == null ? null : req.claim(), path);
     }

@@ -119,6 +119,7 @@ class InotifyCallsTest {
         assertEquals(
                 List.of(
                         new Ev(wd, IN_CREATE, 0, "a"),
+                        new Ev(wd, IN_OPEN, 0, "a"), // a create's open reports IN_OPEN too
                         new Ev(wd, IN_MODIFY, 0, "a"),
                         new Ev(wd, IN_CLOSE_WRITE, 0, "a"),
                         new Ev(wd, IN_ATTRIB, 0, "a"),

@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 /**
@@ -43,9 +44,21 @@ import java.util.regex.Pattern;
 public final class SeqVfsFileSystem extends FileSystem {
     private final SeqVfsFileSystemProvider provider;
     private final String name;
-    private final SeqVfs vfs;
+
+    /** The engine; set once, in the constructor or (a deferred file system) by {@link #bind}. */
+    private volatile SeqVfs vfs;
+
     private final boolean ownsEngine;
-    private final VfsTask task;
+
+    /** The task; set once, with {@link #vfs}. */
+    private volatile VfsTask task;
+
+    /** What makes the engine and task of a deferred file system, {@code null} once bound. */
+    private Supplier<Bound> deferred;
+
+    /** The thread binding a deferred file system, to refuse a call it makes on it meanwhile. */
+    private Thread binding;
+
     private final SeqVfsPath root;
     private final SeqVfsPath empty;
     private final SeqVfsPath cwd;
@@ -55,6 +68,63 @@ public final class SeqVfsFileSystem extends FileSystem {
     private final int umask;
     private final String workingDirectory;
     private volatile boolean closed;
+
+    /** Whether this is the JVM's default file system, which cannot be closed. */
+    private volatile boolean permanent;
+
+    /**
+     * The engine and task of a deferred file system, made on its first call.
+     *
+     * @param vfs the engine (the file system does not close it)
+     * @param task the task the file system calls through
+     */
+    record Bound(SeqVfs vfs, VfsTask task) {}
+
+    /**
+     * Creates a file system whose engine is made on its first call that needs it ({@link #task()});
+     * until then it parses paths and nothing else. For the JVM's default file system, which the JDK
+     * asks for while code that itself parses paths (its module image reader) may not yet run
+     * ({@link SeqVfsDefaultFileSystemProvider}).
+     *
+     * @param provider the provider
+     * @param name the name in the {@code seqvfs} scheme
+     * @param workingDirectory the working directory, absolute
+     * @param deferred makes the engine and the task, once
+     */
+    SeqVfsFileSystem(
+            SeqVfsFileSystemProvider provider,
+            String name,
+            String workingDirectory,
+            Supplier<Bound> deferred) {
+        this.provider = provider;
+        this.name = name;
+        this.root = new SeqVfsPath(this, new byte[] {'/'});
+        this.empty = new SeqVfsPath(this, new byte[0]);
+        this.ownsEngine = false;
+        this.deferred = Objects.requireNonNull(deferred);
+        this.cwd = SeqVfsPath.parse(this, workingDirectory);
+        this.store = new SeqVfsFileStore(this);
+    }
+
+    /** Makes a deferred file system's engine and task, once. */
+    private synchronized void bind() {
+        if (task != null) {
+            return;
+        }
+        if (binding == Thread.currentThread()) {
+            throw new IllegalStateException(
+                    "a file-system call while the default file system's engine is being made");
+        }
+        binding = Thread.currentThread();
+        try {
+            Bound b = deferred.get();
+            vfs = b.vfs();
+            task = b.task();
+            deferred = null;
+        } finally {
+            binding = null;
+        }
+    }
 
     SeqVfsFileSystem(SeqVfsFileSystemProvider provider, Builder b) {
         this.provider = provider;
@@ -252,6 +322,9 @@ public final class SeqVfsFileSystem extends FileSystem {
 
     /** {@return the engine this file system is a view of (for the {@code VfsTask} API)} */
     public SeqVfs engine() {
+        if (vfs == null) {
+            bind();
+        }
         return vfs;
     }
 
@@ -292,7 +365,12 @@ public final class SeqVfsFileSystem extends FileSystem {
     /** {@return the task through which this file system makes its calls} */
     public VfsTask task() {
         checkOpen();
-        return task;
+        VfsTask t = task;
+        if (t == null) {
+            bind();
+            t = task;
+        }
+        return t;
     }
 
     SeqVfsPath rootDirectory() {
@@ -326,6 +404,16 @@ public final class SeqVfsFileSystem extends FileSystem {
         }
     }
 
+    /** Makes this the JVM's default file system: {@link #close()} then refuses. */
+    void makePermanent() {
+        permanent = true;
+    }
+
+    /** {@return whether this is the JVM's default file system} */
+    boolean isPermanent() {
+        return permanent;
+    }
+
     void closedOne(AutoCloseable c) {
         open.remove(c);
     }
@@ -340,9 +428,14 @@ public final class SeqVfsFileSystem extends FileSystem {
      * made its engine) closes the engine, releasing its memory; unregisters its name. Idempotent.
      *
      * @throws IOException never in practice; declared by {@link FileSystem}
+     * @throws UnsupportedOperationException for the JVM's default file system ({@link
+     *     SeqVfsDefaultFileSystemProvider}), which cannot be closed
      */
     @Override
     public void close() throws IOException {
+        if (permanent) {
+            throw new UnsupportedOperationException("the default file system cannot be closed");
+        }
         synchronized (this) {
             if (closed) {
                 return;
@@ -358,7 +451,9 @@ public final class SeqVfsFileSystem extends FileSystem {
         }
         open.clear();
         try {
-            task.close();
+            if (task != null) {
+                task.close();
+            }
         } finally {
             if (ownsEngine) {
                 vfs.close();
@@ -482,7 +577,7 @@ public final class SeqVfsFileSystem extends FileSystem {
 
     boolean isDirectoryQuietly(SeqVfsPath p) {
         try {
-            return task.stat(p.filename()).isDirectory();
+            return task().stat(p.filename()).isDirectory();
         } catch (VfsException e) {
             return false;
         }
@@ -529,7 +624,7 @@ public final class SeqVfsFileSystem extends FileSystem {
             SeqVfsPath candidate = result.resolve(n);
             Stat st;
             try {
-                st = task.lstat(candidate.filename());
+                st = task().lstat(candidate.filename());
             } catch (VfsException e) {
                 throw Errors.translate(e, abs, null);
             }
@@ -537,7 +632,7 @@ public final class SeqVfsFileSystem extends FileSystem {
                 if (++links > 40) {
                     throw Errors.translate(Errno.ELOOP, abs.toString(), null);
                 }
-                String target = task.readlink(candidate.filename());
+                String target = task().readlink(candidate.filename());
                 SeqVfsPath t = SeqVfsPath.parse(this, target);
                 for (int i = t.getNameCount() - 1; i >= 0; i--) {
                     names.push(t.getName(i).toString());
@@ -557,7 +652,7 @@ public final class SeqVfsFileSystem extends FileSystem {
 
     private Stat lstat(SeqVfsPath p) throws IOException {
         try {
-            return task.lstat(p.filename());
+            return task().lstat(p.filename());
         } catch (VfsException e) {
             throw Errors.translate(e, p, null);
         }

@@ -65,7 +65,13 @@ public final class SeqVfsFileSystemProvider extends FileSystemProvider {
 
     private static volatile SeqVfsFileSystemProvider instance;
 
-    private final Map<String, SeqVfsFileSystem> filesystems = new ConcurrentHashMap<>();
+    /**
+     * The registered file systems by name: one registry per JVM, shared by every instance of the
+     * provider (the service loader's and the one a {@link SeqVfsDefaultFileSystemProvider} makes
+     * before the service loader runs), so a {@code seqvfs://name/} URI finds its file system
+     * whichever instance it reaches.
+     */
+    private static final Map<String, SeqVfsFileSystem> filesystems = new ConcurrentHashMap<>();
 
     /** Creates the provider; the JDK's service loader calls this once. */
     public SeqVfsFileSystemProvider() {
@@ -120,12 +126,38 @@ public final class SeqVfsFileSystemProvider extends FileSystemProvider {
         }
     }
 
+    /**
+     * Registers {@code fs} under its name (the default file system, {@code seqvfs://default/}).
+     *
+     * @throws FileSystemAlreadyExistsException if the name is taken
+     */
+    void register(SeqVfsFileSystem fs) {
+        if (filesystems.putIfAbsent(fs.name(), fs) != null) {
+            throw new FileSystemAlreadyExistsException(fs.name());
+        }
+    }
+
     void removed(SeqVfsFileSystem fs) {
         filesystems.remove(fs.name(), fs);
     }
 
+    /**
+     * {@return the file system of {@code uri}: a registered {@code seqvfs://name/}, or, for a
+     * {@code file:} URI while SeqVFS is the JVM's default provider, the default file system} The
+     * JDK's {@code Path.of(URI)} gives {@code file:} URIs to {@code
+     * FileSystems.getDefault().provider()}, which is this provider then.
+     *
+     * @throws FileSystemNotFoundException if there is none
+     */
     @Override
     public SeqVfsFileSystem getFileSystem(URI uri) {
+        if ("file".equalsIgnoreCase(uri.getScheme())) {
+            SeqVfsFileSystem d = filesystems.get(SeqVfsDefaultFileSystemProvider.NAME);
+            if (d == null || !d.isPermanent()) {
+                throw new FileSystemNotFoundException(uri.toString());
+            }
+            return d;
+        }
         SeqVfsFileSystem fs = filesystems.get(nameOf(uri));
         if (fs == null) {
             throw new FileSystemNotFoundException(uri.toString());

@@ -31,6 +31,13 @@ public interface FileSystemType {
      */
     int FS_DURABLE = 1 << 17;
 
+    /**
+     * The type can only be read: its superblocks are born {@code SB_RDONLY} and a remount keeps
+     * them so ({@code squashfs}, {@code iso9660}; in SeqVFS {@code hostfs}). Conformance suites
+     * that mount read-write do not apply to it.
+     */
+    int FS_RDONLY = 1 << 18;
+
     /** {@return the name {@code mount(2)} selects it by, for example {@code "tmpfs"}} */
     String name();
 

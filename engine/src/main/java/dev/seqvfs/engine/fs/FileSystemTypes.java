@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.fs;
 
+import dev.seqvfs.engine.fs.hostfs.HostfsType;
 import dev.seqvfs.engine.fs.proc.ProcType;
 import dev.seqvfs.engine.fs.tmpfs.TmpfsType;
 import java.util.ArrayList;
@@ -18,7 +19,10 @@ import java.util.Objects;
  */
 public final class FileSystemTypes {
     private static final FileSystemTypes DEFAULTS =
-            new FileSystemTypes(Map.of()).with(TmpfsType.INSTANCE).with(ProcType.INSTANCE);
+            new FileSystemTypes(Map.of())
+                    .with(TmpfsType.INSTANCE)
+                    .with(ProcType.INSTANCE)
+                    .with(HostfsType.INSTANCE);
 
     private final Map<String, FileSystemType> byName;
 
@@ -26,7 +30,9 @@ public final class FileSystemTypes {
         this.byName = byName;
     }
 
-    /** {@return the built-in types: {@code tmpfs} and {@code proc}, in that order} */
+    /**
+     * {@return the built-in types: {@code tmpfs}, {@code proc} and {@code hostfs}, in that order}
+     */
     public static FileSystemTypes defaults() {
         return DEFAULTS;
     }

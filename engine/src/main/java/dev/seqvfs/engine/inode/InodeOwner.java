@@ -46,6 +46,23 @@ public interface InodeOwner {
     }
 
     /**
+     * Records that {@code inode} got an inotify watch, so that the superblock's shutdown reports
+     * {@code IN_UNMOUNT} to it (Linux's {@code fsnotify_unmount_inodes} walks {@code s_inodes}).
+     * The default records nothing (an owner that is never unmounted: the anonymous inodes').
+     * Lock-free; thread-safe.
+     *
+     * @param inode the watched inode
+     */
+    default void watchAdded(Inode inode) {}
+
+    /**
+     * Forgets a watched inode that was freed (its watches are gone).
+     *
+     * @param inode the freed inode
+     */
+    default void watchForgotten(Inode inode) {}
+
+    /**
      * Takes back the inode's quota (one inode and its {@link Inode#chargedBytes()}); called exactly
      * once per inode.
      *

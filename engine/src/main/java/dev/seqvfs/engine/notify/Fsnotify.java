@@ -74,7 +74,18 @@ public final class Fsnotify {
     public static void child(Inode dir, String name, Inode inode, int mask) {
         int m = withIsdir(inode, mask);
         if (dir != null && name != null) {
-            entry(dir, m, name, 0);
+            InotifyMark[] marks = dir.marksAcquire();
+            if (marks != null) {
+                boolean unlinked =
+                        inode.type() != FileType.DIRECTORY && inode.attrsAcquire().nlink() == 0;
+                for (InotifyMark k : marks) {
+                    // IN_EXCL_UNLINK: no event on a child once unlinked (d_unlinked)
+                    if ((k.mask & m & Inotify.IN_ALL_EVENTS) != 0
+                            && !(unlinked && (k.mask & Inotify.IN_EXCL_UNLINK) != 0)) {
+                        k.group.queue(k, m, 0, name);
+                    }
+                }
+            }
         }
         InotifyMark[] marks = inode.marksAcquire();
         if (marks != null) {
@@ -116,6 +127,30 @@ public final class Fsnotify {
         send(marks, Inotify.IN_DELETE_SELF, 0, null);
         for (InotifyMark m : marks) {
             m.group.removeMark(m, true);
+        }
+        inode.owner().watchForgotten(inode);
+    }
+
+    /**
+     * {@code fsnotify_unmount_inodes}: the superblock of {@code inodes} was shut down (its last
+     * mount went). Each watch on them gets {@code IN_UNMOUNT} (with {@code IN_ISDIR} for a
+     * directory), whatever its mask (inotify adds {@code FS_UNMOUNT} to every mark), then {@code
+     * IN_IGNORED}, and is removed.
+     *
+     * @param inodes the watched inodes, in the order to report them
+     */
+    public static void unmounted(Iterable<Inode> inodes) {
+        for (Inode inode : inodes) {
+            InotifyMark[] marks = inode.marksAcquire();
+            if (marks == null) {
+                continue;
+            }
+            for (InotifyMark m : marks) {
+                m.group.queue(m, withIsdir(inode, Inotify.IN_UNMOUNT), 0, null);
+            }
+            for (InotifyMark m : marks) {
+                m.group.removeMark(m, true);
+            }
         }
     }
 

@@ -148,6 +148,7 @@ public final class InotifyGroup implements StreamFileOperations {
         }
         byWd.put(m.wd, m);
         byInode.put(inode, m);
+        inode.owner().watchAdded(inode);
         return m.wd;
     }
 

@@ -9,6 +9,7 @@ import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.InodeOwner;
 import dev.seqvfs.engine.inode.WriterHooks;
+import dev.seqvfs.engine.notify.Fsnotify;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Limits;
 import dev.seqvfs.protocol.Mode;
@@ -19,6 +20,11 @@ import dev.seqvfs.protocol.VfsClock;
 import dev.seqvfs.protocol.VfsException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -369,6 +375,16 @@ public final class Superblock implements InodeOwner {
         return (boolean) READ_ONLY.getAcquire(this);
     }
 
+    /**
+     * Makes a new superblock read-only before it is attached ({@code fc->sb_flags |= SB_RDONLY} in
+     * a read-only type's {@code fill_super}, as squashfs's): called by a {@link FileSystemType}
+     * with {@link FileSystemType#FS_RDONLY} from its {@code mount}, before any task can reach the
+     * superblock. A remount keeps it read-only.
+     */
+    public void bornReadOnly() {
+        publishReadOnlyRelease(true);
+    }
+
     /** Sets the read-only flag (release). Called only by {@link SuperblockActor}. */
     void publishReadOnlyRelease(boolean ro) {
         READ_ONLY.setRelease(this, ro);
@@ -450,7 +466,8 @@ public final class Superblock implements InodeOwner {
     void remount(boolean readOnly, SuperOperations.Reconfiguration reconfiguration) {
         if (!readOnly || isReadOnly()) {
             reconfiguration.apply(this);
-            if (!readOnly) {
+            if (!readOnly && (type.flags() & FileSystemType.FS_RDONLY) == 0) {
+                // a read-only type stays read-only (squashfs_reconfigure sets SB_RDONLY again)
                 publishReadOnlyRelease(false);
             }
             return;
@@ -726,7 +743,30 @@ public final class Superblock implements InodeOwner {
         return activeMounts.get() < 0;
     }
 
+    /**
+     * The inodes of this superblock that got an inotify watch, for the {@code IN_UNMOUNT} of its
+     * shutdown; a freed inode leaves it.
+     */
+    private final Set<Inode> watched = ConcurrentHashMap.newKeySet();
+
+    @Override
+    public void watchAdded(Inode inode) {
+        watched.add(inode);
+    }
+
+    @Override
+    public void watchForgotten(Inode inode) {
+        watched.remove(inode);
+    }
+
     private void deactivated() {
+        // fsnotify_sb_delete: every watch on an inode of this superblock gets IN_UNMOUNT, then
+        // IN_IGNORED; s_inodes is walked newest first (inode_sb_list_add adds at the head), which
+        // the inode numbers, handed out in increasing order, stand for.
+        List<Inode> w = new ArrayList<>(watched);
+        watched.clear();
+        w.sort(Comparator.comparingLong(Inode::ino).reversed());
+        Fsnotify.unmounted(w);
         releaseHeapPool(); // no mount reaches a file of it any more: its bytes go back
         ActorRef<SuperblockActor.Command> a = actorAcquire();
         if (a != null) {

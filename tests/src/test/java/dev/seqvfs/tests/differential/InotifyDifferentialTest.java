@@ -31,9 +31,8 @@ import org.junit.jupiter.api.Test;
  * /w/   watched in every scenario       /x/   a second directory (cross-directory renames)
  * </pre>
  *
- * <p>Accepted differences, not exercised here: {@code IN_OPEN} is not reported by SeqVFS for an
- * open that creates or truncates (it is for an open of an existing file, compared below), and
- * {@code IN_EXCL_UNLINK} has no effect.
+ * <p>Opens that create or truncate ({@code IN_CREATE}/{@code IN_MODIFY} around {@code IN_OPEN}),
+ * {@code truncate(2)} by path, {@code IN_UNMOUNT} and {@code IN_EXCL_UNLINK} are compared too.
  */
 class InotifyDifferentialTest {
     private static final int AT_FDCWD = OpenFlags.AT_FDCWD;
@@ -60,6 +59,13 @@ class InotifyDifferentialTest {
         String close(int fd);
 
         String ftruncate(int fd);
+
+        String truncate(String p);
+
+        /** Mounts a fresh tmpfs on {@code p}. */
+        String mountTmpfs(String p);
+
+        String umount(String p);
 
         String chmod(String p, int mode);
 
@@ -129,6 +135,21 @@ class InotifyDifferentialTest {
         @Override
         public String ftruncate(int fd) {
             return c("FTRUNCATE " + fd + " 0");
+        }
+
+        @Override
+        public String truncate(String p) {
+            return c("TRUNCATE " + s(p) + " 0");
+        }
+
+        @Override
+        public String mountTmpfs(String p) {
+            return c("MOUNT " + s("none") + " " + s(p) + " " + s("tmpfs") + " 0 n");
+        }
+
+        @Override
+        public String umount(String p) {
+            return c("UMOUNT " + s(p) + " 0");
         }
 
         @Override
@@ -249,6 +270,21 @@ class InotifyDifferentialTest {
         @Override
         public String ftruncate(int fd) {
             return run(() -> t.ftruncate(fd, 0));
+        }
+
+        @Override
+        public String truncate(String p) {
+            return run(() -> t.truncate(p, 0));
+        }
+
+        @Override
+        public String mountTmpfs(String p) {
+            return run(() -> t.mount("none", p, "tmpfs", 0, null));
+        }
+
+        @Override
+        public String umount(String p) {
+            return run(() -> t.umount(p));
         }
 
         @Override
@@ -423,6 +459,90 @@ class InotifyDifferentialTest {
                     f = Integer.parseInt(s.open("/w/a", OpenFlags.O_WRONLY));
                     out.add(s.ftruncate(f));
                     out.add(s.close(f));
+                    events(s, fd, out);
+                    return out;
+                });
+    }
+
+    @Test
+    void opensThatCreateOrTruncate_andTruncateByPath() {
+        same(
+                s -> {
+                    List<String> out = new ArrayList<>();
+                    out.add(s.mkdir("/w"));
+                    out.add(s.mknod("/w/t"));
+                    int fd = Integer.parseInt(s.init(IN_NONBLOCK));
+                    out.add(s.addWatch(fd, "/w", IN_ALL_EVENTS));
+                    out.add(s.addWatch(fd, "/w/t", IN_ALL_EVENTS));
+                    int f =
+                            Integer.parseInt(
+                                    s.open("/w/n", OpenFlags.O_CREAT | OpenFlags.O_WRONLY));
+                    out.add(s.close(f));
+                    // O_CREAT of an existing name with O_TRUNC: a truncate, not a create
+                    f =
+                            Integer.parseInt(
+                                    s.open(
+                                            "/w/n",
+                                            OpenFlags.O_CREAT
+                                                    | OpenFlags.O_TRUNC
+                                                    | OpenFlags.O_WRONLY));
+                    out.add(s.close(f));
+                    // O_TRUNC of an empty file still reports IN_MODIFY
+                    f = Integer.parseInt(s.open("/w/t", OpenFlags.O_TRUNC | OpenFlags.O_RDWR));
+                    out.add(s.write(f));
+                    out.add(s.close(f));
+                    out.add(s.truncate("/w/t"));
+                    out.add(s.truncate("/w/n"));
+                    out.add(s.truncate("/w/missing"));
+                    events(s, fd, out);
+                    return out;
+                });
+    }
+
+    @Test
+    void unmountOfAWatchedFileSystem_reportsUnmountThenIgnored() {
+        same(
+                s -> {
+                    List<String> out = new ArrayList<>();
+                    out.add(s.mkdir("/w"));
+                    out.add(s.mkdir("/m"));
+                    out.add(s.mountTmpfs("/m"));
+                    out.add(s.mkdir("/m/d"));
+                    out.add(s.mknod("/m/d/f"));
+                    int fd = Integer.parseInt(s.init(IN_NONBLOCK));
+                    out.add(s.addWatch(fd, "/w", IN_ALL_EVENTS)); // not in the mount
+                    out.add(s.addWatch(fd, "/m", IN_CREATE)); // the mount's root
+                    out.add(s.addWatch(fd, "/m/d", IN_DELETE));
+                    out.add(s.addWatch(fd, "/m/d/f", IN_ATTRIB));
+                    events(s, fd, out);
+                    out.add(s.umount("/m"));
+                    events(s, fd, out);
+                    out.add(s.mknod("/w/after"));
+                    events(s, fd, out);
+                    return out;
+                });
+    }
+
+    @Test
+    void exclUnlink_dropsEventsOfAnUnlinkedChild() {
+        same(
+                s -> {
+                    List<String> out = new ArrayList<>();
+                    out.add(s.mkdir("/w"));
+                    out.add(s.mkdir("/v"));
+                    out.add(s.mknod("/w/a"));
+                    out.add(s.mknod("/v/a"));
+                    int fd = Integer.parseInt(s.init(IN_NONBLOCK));
+                    out.add(s.addWatch(fd, "/w", IN_ALL_EVENTS | IN_EXCL_UNLINK));
+                    out.add(s.addWatch(fd, "/v", IN_ALL_EVENTS));
+                    int a = Integer.parseInt(s.open("/w/a", OpenFlags.O_RDWR));
+                    int b = Integer.parseInt(s.open("/v/a", OpenFlags.O_RDWR));
+                    out.add(s.unlink("/w/a"));
+                    out.add(s.unlink("/v/a"));
+                    out.add(s.write(a));
+                    out.add(s.write(b));
+                    out.add(s.close(a));
+                    out.add(s.close(b));
                     events(s, fd, out);
                     return out;
                 });

@@ -62,6 +62,8 @@ public @interface FileSystemContract {
             List<FileSystemType> types = FileSystemTypes.defaults().all();
             return types.stream()
                     .filter(t -> virtual || (t.flags() & FileSystemType.FS_VIRTUAL) == 0)
+                    // the contracts mount read-write; a read-only type has its own suite
+                    .filter(t -> (t.flags() & FileSystemType.FS_RDONLY) == 0)
                     .map(
                             t ->
                                     new ClassTemplateInvocationContext() {
