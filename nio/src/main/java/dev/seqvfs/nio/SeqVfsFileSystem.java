@@ -102,6 +102,8 @@ public final class SeqVfsFileSystem extends FileSystem {
         this.empty = new SeqVfsPath(this, new byte[0]);
         this.ownsEngine = false;
         this.deferred = Objects.requireNonNull(deferred);
+        this.umask = 022;
+        this.workingDirectory = workingDirectory;
         this.cwd = SeqVfsPath.parse(this, workingDirectory);
         this.store = new SeqVfsFileStore(this);
     }
