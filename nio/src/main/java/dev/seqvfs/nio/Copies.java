@@ -12,10 +12,11 @@ import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 
 /**
- * {@code Files.copy} within one file system, as the JDK's {@code UnixCopyFile.copy} (JDK 17): the
- * target made with the source's mode (less the umask); with {@code COPY_ATTRIBUTES} also its owner
- * (an {@code EPERM} ignored), mode, {@code user.} xattrs and times (to the microsecond, as JDK 17's
- * {@code futimes}); a failed copy removes the target it made. Not atomic. Stateless.
+ * {@code Files.copy} within one file system or between two SeqVFS file systems (each path through
+ * its own file system's task), as the JDK's {@code UnixCopyFile.copy} (JDK 17): the target made
+ * with the source's mode (less the umask); with {@code COPY_ATTRIBUTES} also its owner (an {@code
+ * EPERM} ignored), mode, {@code user.} xattrs and times (to the microsecond, as JDK 17's {@code
+ * futimes}); a failed copy removes the target it made. Not atomic. Stateless.
  */
 final class Copies {
     private static final int CHUNK = 64 * 1024;
@@ -33,7 +34,9 @@ final class Copies {
 
     static void copy(SeqVfsPath s, SeqVfsPath d, boolean replace, boolean attrs, boolean follow)
             throws IOException {
-        VfsTask t = s.getFileSystem().task();
+        VfsTask ts = s.getFileSystem().task();
+        VfsTask t = d.getFileSystem().task();
+        boolean sameFs = s.getFileSystem() == d.getFileSystem();
         Stat st = stat(s, follow);
         Stat dt = null;
         try {
@@ -42,7 +45,7 @@ final class Copies {
             // as UnixCopyFile: a target that cannot be looked up is taken as absent
         }
         if (dt != null) {
-            if (dt.dev() == st.dev() && dt.ino() == st.ino()) {
+            if (sameFs && dt.dev() == st.dev() && dt.ino() == st.ino()) {
                 return;
             }
             if (!replace) {
@@ -70,13 +73,13 @@ final class Copies {
                 throw Errors.translate(e, d, null);
             }
             if (attrs) {
-                finish(t, s, d, st, true, false);
+                finish(ts, t, s, d, st, true, false);
             }
             return;
         }
         if (st.isSymlink()) {
             try {
-                t.symlink(t.readlink(s.filename()), d.filename());
+                t.symlink(ts.readlink(s.filename()), d.filename());
                 if (attrs) {
                     try {
                         t.lchown(d.filename(), st.uid(), st.gid());
@@ -98,13 +101,13 @@ final class Copies {
                 throw Errors.translate(e, d, null);
             }
             if (attrs) {
-                finish(t, s, d, st, false, false);
+                finish(ts, t, s, d, st, false, false);
             }
             return;
         }
         int in;
         try {
-            in = t.open(s.filename(), OpenFlags.O_RDONLY | OpenFlags.O_CLOEXEC, 0);
+            in = ts.open(s.filename(), OpenFlags.O_RDONLY | OpenFlags.O_CLOEXEC, 0);
         } catch (VfsException e) {
             throw Errors.translate(e, s, null);
         }
@@ -126,7 +129,7 @@ final class Copies {
             try {
                 byte[] buf = new byte[CHUNK];
                 while (true) {
-                    int n = t.read(in, buf, 0, buf.length);
+                    int n = ts.read(in, buf, 0, buf.length);
                     if (n <= 0) {
                         break;
                     }
@@ -150,15 +153,24 @@ final class Copies {
                 }
             }
         } finally {
-            t.close(in);
+            ts.close(in);
         }
         if (attrs) {
-            finish(t, s, d, st, false, true);
+            finish(ts, t, s, d, st, false, true);
         }
     }
 
+    /**
+     * Copies the attributes: read from {@code s} by {@code ts}, written to {@code d} by {@code t}.
+     */
     private static void finish(
-            VfsTask t, SeqVfsPath s, SeqVfsPath d, Stat st, boolean dir, boolean regular)
+            VfsTask ts,
+            VfsTask t,
+            SeqVfsPath s,
+            SeqVfsPath d,
+            Stat st,
+            boolean dir,
+            boolean regular)
             throws IOException {
         try {
             try {
@@ -170,10 +182,10 @@ final class Copies {
             }
             t.chmod(d.filename(), st.mode() & Mode.PERMISSION_MASK);
             if (dir || regular) {
-                for (String n : t.listxattr(s.filename())) {
+                for (String n : ts.listxattr(s.filename())) {
                     if (n.startsWith("user.")) {
                         try {
-                            t.setxattr(d.filename(), n, t.getxattr(s.filename(), n), 0);
+                            t.setxattr(d.filename(), n, ts.getxattr(s.filename(), n), 0);
                         } catch (VfsException e) {
                             // the JDK ignores a failed xattr copy too
                         }

@@ -666,7 +666,7 @@ public final class SeqVfsFileSystem extends FileSystem {
      * registers it by name. Not thread-safe; use it on one thread.
      */
     public static final class Builder {
-        private String name = "default";
+        private String name = "anonymous-" + ANONYMOUS.incrementAndGet();
         private int uid;
         private int gid;
         private int[] groups = new int[0];
@@ -684,12 +684,18 @@ public final class SeqVfsFileSystem extends FileSystem {
         private List<String> directories = List.of();
         private Path initialTree;
 
+        /** Numbers the builders' default names. */
+        private static final java.util.concurrent.atomic.AtomicLong ANONYMOUS =
+                new java.util.concurrent.atomic.AtomicLong();
+
         private Builder() {}
 
         /**
          * Sets the name (the authority of the URIs).
          *
-         * @param name the name; {@code "default"} unless set
+         * @param name the name; unless set, {@code anonymous-N}, a name no other builder gives
+         *     ({@code default} is the JVM's default file system's, {@link
+         *     SeqVfsDefaultFileSystemProvider})
          * @return this builder
          */
         public Builder name(String name) {

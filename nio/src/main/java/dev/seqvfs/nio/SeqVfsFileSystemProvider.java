@@ -496,6 +496,13 @@ public final class SeqVfsFileSystemProvider extends FileSystemProvider {
             }
         }
         VfsTask t = task(s);
+        VfsTask td = task(d);
+        boolean crossFs = s.getFileSystem() != d.getFileSystem();
+        if (atomic && crossFs) {
+            // two file systems are two devices: rename(2) says EXDEV
+            throw new AtomicMoveNotSupportedException(
+                    s.toString(), d.toString(), Errors.reason(Errno.EXDEV));
+        }
         if (atomic) {
             try {
                 t.rename(s.filename(), d.filename());
@@ -516,12 +523,12 @@ public final class SeqVfsFileSystemProvider extends FileSystemProvider {
         }
         Stat dst = null;
         try {
-            dst = t.lstat(d.filename());
+            dst = td.lstat(d.filename());
         } catch (VfsException e) {
             // as UnixCopyFile: a target that cannot be looked up is taken as absent
         }
         if (dst != null) {
-            if (dst.dev() == sst.dev() && dst.ino() == sst.ino()) {
+            if (!crossFs && dst.dev() == sst.dev() && dst.ino() == sst.ino()) {
                 return;
             }
             if (!replace) {
@@ -529,9 +536,9 @@ public final class SeqVfsFileSystemProvider extends FileSystemProvider {
             }
             try {
                 if (dst.isDirectory()) {
-                    t.rmdir(d.filename());
+                    td.rmdir(d.filename());
                 } else {
-                    t.unlink(d.filename());
+                    td.unlink(d.filename());
                 }
             } catch (VfsException e) {
                 if (dst.isDirectory()
@@ -540,6 +547,22 @@ public final class SeqVfsFileSystemProvider extends FileSystemProvider {
                 }
                 throw Errors.translate(e, d, null);
             }
+        }
+        if (crossFs) {
+            // as UnixCopyFile.move across devices: copy, then delete the source; a directory
+            // moves only when empty
+            boolean empty;
+            try {
+                empty = !sst.isDirectory() || t.readdir(s.filename()).isEmpty();
+            } catch (VfsException e) {
+                throw Errors.translate(e, s, null);
+            }
+            if (!empty) {
+                throw new DirectoryNotEmptyException(s.toString());
+            }
+            Copies.copy(s, d, false, true, false);
+            delete(s);
+            return;
         }
         try {
             t.rename(s.filename(), d.filename());

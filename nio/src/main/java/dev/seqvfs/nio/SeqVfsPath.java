@@ -29,7 +29,7 @@ import java.util.Objects;
  * bytes and file system.
  */
 public final class SeqVfsPath implements Path {
-    private static final byte[] EMPTY = new byte[0];
+    private static final byte[] DOT = {'.'};
 
     private final SeqVfsFileSystem fs;
     private final byte[] path;
@@ -102,7 +102,9 @@ public final class SeqVfsPath implements Path {
     Filename filename() {
         Filename f = filename;
         if (f == null) {
-            f = Filename.of(path.length == 0 ? EMPTY : path);
+            // the empty path names the working directory, as the JDK's UnixPath hands "." to
+            // its system calls (getByteArrayForSysCalls)
+            f = Filename.of(path.length == 0 ? DOT : path);
             filename = f;
         }
         return f;

@@ -742,6 +742,18 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         stagedDentry[i] = d;
     }
 
+    /**
+     * {@return why {@code cred} may not change this directory's entries in the open batch ({@code
+     * EROFS}: the superblock is read-only; {@code EACCES}: no write and search permission), or
+     * {@code null}}
+     */
+    private Errno mayChangeEntries(Credentials cred) {
+        if (!batchWriter) {
+            return Errno.EROFS;
+        }
+        return Permission.check(dir, Mode.W_OK | Mode.X_OK, cred) ? null : Errno.EACCES;
+    }
+
     private void stageCreate(int i, Create c) {
         Dentry existing = work.lookup(c.name());
         if (existing != null) {
@@ -752,12 +764,9 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
             }
             return;
         }
-        if (!batchWriter) {
-            staged(i, ERROR, Errno.EROFS, null);
-            return;
-        }
-        if (!Permission.check(dir, Mode.W_OK | Mode.X_OK, c.cred())) {
-            staged(i, ERROR, Errno.EACCES, null);
+        Errno denied = mayChangeEntries(c.cred());
+        if (denied != null) {
+            staged(i, ERROR, denied, null);
             return;
         }
         Inode child = instantiate(c);
@@ -777,12 +786,9 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
             staged(i, ERROR, Errno.EEXIST, null);
             return;
         }
-        if (!batchWriter) {
-            staged(i, ERROR, Errno.EROFS, null);
-            return;
-        }
-        if (!Permission.check(dir, Mode.W_OK | Mode.X_OK, c.cred())) {
-            staged(i, ERROR, Errno.EACCES, null);
+        Errno denied = mayChangeEntries(c.cred());
+        if (denied != null) {
+            staged(i, ERROR, denied, null);
             return;
         }
         if (c.target().type() == FileType.DIRECTORY) {
@@ -819,13 +825,10 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
             staged(i, ERROR, Errno.ENOENT, null);
             return;
         }
-        if (!batchWriter) {
-            staged(i, ERROR, Errno.EROFS, null);
-            return;
-        }
+        Errno denied = mayChangeEntries(c.cred());
         Inode victim = d.inode();
-        if (!Permission.check(dir, Mode.W_OK | Mode.X_OK, c.cred())) {
-            staged(i, ERROR, Errno.EACCES, null);
+        if (denied != null) {
+            staged(i, ERROR, denied, null);
         } else if (!Permission.stickyAllows(dir.attrsAcquire(), victim.attrsAcquire(), c.cred())) {
             staged(i, ERROR, Errno.EPERM, null);
         } else if (victim.type() == FileType.DIRECTORY) {
