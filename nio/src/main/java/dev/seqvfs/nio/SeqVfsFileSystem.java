@@ -154,7 +154,7 @@ public final class SeqVfsFileSystem extends FileSystem {
                 VfsTask admin = vfs.newTask(Credentials.ROOT);
                 try {
                     for (String dir : b.directories) {
-                        admin.mkdir(dir, 0755);
+                        mkdirs(admin, dir);
                     }
                     admin.mount(
                             null, "/", null, MountFlags.MS_REMOUNT | MountFlags.MS_RDONLY, null);
@@ -200,6 +200,21 @@ public final class SeqVfsFileSystem extends FileSystem {
                 }
                 throw new java.io.UncheckedIOException(
                         e instanceof IOException io ? io : new IOException(e));
+            }
+        }
+        if (!"/".equals(b.workingDirectory)) {
+            // relative paths reach the engine as they are: its task's working directory must be
+            // the one toAbsolutePath resolves against
+            try {
+                task.chdir(b.workingDirectory);
+            } catch (VfsException e) {
+                task.close();
+                if (ownsEngine) {
+                    vfs.close();
+                }
+                throw new IllegalArgumentException(
+                        "working directory " + b.workingDirectory + ": " + Errors.reason(e.errno()),
+                        e);
             }
         }
     }
@@ -293,6 +308,11 @@ public final class SeqVfsFileSystem extends FileSystem {
     }
 
     private void mkdirs(String dir) {
+        mkdirs(task, dir);
+    }
+
+    /** Makes {@code dir} and its missing parents (mode 0755, less the umask) as {@code t}. */
+    private static void mkdirs(VfsTask t, String dir) {
         StringBuilder p = new StringBuilder();
         for (String n : dir.split("/")) {
             if (n.isEmpty()) {
@@ -300,7 +320,7 @@ public final class SeqVfsFileSystem extends FileSystem {
             }
             p.append('/').append(n);
             try {
-                task.mkdir(p.toString(), 0755);
+                t.mkdir(p.toString(), 0755);
             } catch (VfsException e) {
                 if (e.errno() != Errno.EEXIST) {
                     throw e;
@@ -802,7 +822,10 @@ public final class SeqVfsFileSystem extends FileSystem {
         }
 
         /**
-         * Sets the working directory relative paths resolve against ({@link Path#toAbsolutePath}).
+         * Sets the working directory relative paths resolve against ({@link Path#toAbsolutePath},
+         * and every call given a relative path). It must be a directory once the file system is
+         * built (make it with {@link #directories} or the initial tree): {@link #build()} throws
+         * {@link IllegalArgumentException} naming it otherwise.
          *
          * @param dir an absolute path; {@code "/"} by default
          * @return this builder

@@ -109,4 +109,28 @@ class CrossFileSystemTest {
         assertNotEquals("default", a.name());
         assertNotEquals(a.getPath("/f").toUri(), b.getPath("/f").toUri());
     }
+
+    @Test
+    void aWorkingDirectory_isWhereRelativePathsLand_andAMissingOneIsRefused() throws IOException {
+        try (SeqVfsFileSystem w =
+                SeqVfsFileSystem.builder().directories("/w").workingDirectory("/w").build()) {
+            Files.createFile(w.getPath("x"));
+            assertTrue(Files.exists(w.getPath("/w/x")));
+            assertFalse(Files.exists(w.getPath("/x")));
+            assertEquals("/w/x", w.getPath("x").toAbsolutePath().toString());
+        }
+        IllegalArgumentException e =
+                assertThrows(
+                        IllegalArgumentException.class,
+                        () -> SeqVfsFileSystem.builder().workingDirectory("/nope").build());
+        assertTrue(e.getMessage().contains("/nope"), e.getMessage());
+    }
+
+    @Test
+    void readOnlyDirectories_getTheirParents() throws IOException {
+        try (SeqVfsFileSystem ro =
+                SeqVfsFileSystem.builder().directories("/tmp/ro").readOnly(true).build()) {
+            assertTrue(Files.isDirectory(ro.getPath("/tmp/ro")));
+        }
+    }
 }

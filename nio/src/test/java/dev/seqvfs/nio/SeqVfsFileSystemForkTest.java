@@ -21,7 +21,11 @@ class SeqVfsFileSystemForkTest {
     @Test
     void fork_hasTheContents_andWritesStayOnTheirSide() throws IOException {
         try (SeqVfsFileSystem fs =
-                SeqVfsFileSystem.builder().name("fork-src").workingDirectory("/w").build()) {
+                SeqVfsFileSystem.builder()
+                        .name("fork-src")
+                        .directories("/w")
+                        .workingDirectory("/w")
+                        .build()) {
             Files.createDirectories(fs.getPath("/w/d"));
             Files.writeString(fs.getPath("/w/d/f"), "fixture");
             try (SeqVfsFileSystem f = fs.fork("fork-dst")) {
