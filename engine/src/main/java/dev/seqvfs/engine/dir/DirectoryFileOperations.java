@@ -28,6 +28,34 @@ public final class DirectoryFileOperations implements FileOperations {
     /** The one instance. */
     public static final DirectoryFileOperations INSTANCE = new DirectoryFileOperations();
 
+    /**
+     * The file operations of a directory whose entries its inode operations compute ({@code
+     * InodeOperations#list}: procfs, hostfs): {@code getdents} lists them in cookie order after
+     * {@code .} and {@code ..}. Stateless; thread-safe.
+     */
+    public static final FileOperations COMPUTED =
+            new FileOperations() {
+                @Override
+                public List<DirEntry> iterate(
+                        OpenFile f, WalkContext caller, long cookie, int max) {
+                    DirectoryInode d = (DirectoryInode) f.inode();
+                    return readdir(
+                            d,
+                            d.snapshotAcquire(),
+                            cookie,
+                            max,
+                            (after, room) -> {
+                                List<Dentry> out = new ArrayList<>();
+                                for (Dentry e : d.ops().list(d, caller)) {
+                                    if (e.cookie() > after && out.size() < room) {
+                                        out.add(e);
+                                    }
+                                }
+                                return out;
+                            });
+                }
+            };
+
     private DirectoryFileOperations() {}
 
     @Override

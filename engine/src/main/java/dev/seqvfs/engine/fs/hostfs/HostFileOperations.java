@@ -1,19 +1,13 @@
 package dev.seqvfs.engine.fs.hostfs;
 
-import dev.seqvfs.engine.dir.Dentry;
 import dev.seqvfs.engine.dir.DirectoryFileOperations;
-import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.fs.FileOperations;
-import dev.seqvfs.engine.walk.WalkContext;
-import dev.seqvfs.protocol.DirEntry;
 import dev.seqvfs.protocol.Syscall;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Set;
 
 /**
@@ -63,26 +57,5 @@ final class HostFileOperations {
             };
 
     /** A host directory: {@code getdents} lists what the host lists. */
-    static final FileOperations DIRECTORY =
-            new FileOperations() {
-                @Override
-                public List<DirEntry> iterate(
-                        OpenFile f, WalkContext caller, long cookie, int max) {
-                    DirectoryInode d = (DirectoryInode) f.inode();
-                    return DirectoryFileOperations.readdir(
-                            d,
-                            d.snapshotAcquire(),
-                            cookie,
-                            max,
-                            (after, room) -> {
-                                List<Dentry> out = new ArrayList<>();
-                                for (Dentry e : d.ops().list(d, caller)) {
-                                    if (e.cookie() > after && out.size() < room) {
-                                        out.add(e);
-                                    }
-                                }
-                                return out;
-                            });
-                }
-            };
+    static final FileOperations DIRECTORY = DirectoryFileOperations.COMPUTED;
 }

@@ -1,21 +1,15 @@
 package dev.seqvfs.engine.fs.proc;
 
-import dev.seqvfs.engine.dir.Dentry;
 import dev.seqvfs.engine.dir.DirectoryFileOperations;
-import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.fs.FileOperations;
 import dev.seqvfs.engine.fs.Kiocb;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.RegularInode;
-import dev.seqvfs.engine.walk.WalkContext;
 import dev.seqvfs.protocol.Credentials;
-import dev.seqvfs.protocol.DirEntry;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * The file operations of procfs: its text files ({@link #FILE}, as {@code seq_file}: read at any
@@ -117,31 +111,5 @@ final class ProcFileOperations {
             };
 
     /** A procfs directory: {@code getdents} lists what its inode operations compute. */
-    static final FileOperations DIRECTORY =
-            new FileOperations() {
-                @Override
-                public List<DirEntry> iterate(
-                        OpenFile f, WalkContext caller, long cookie, int max) {
-                    DirectoryInode d = (DirectoryInode) f.inode();
-                    return DirectoryFileOperations.readdir(
-                            d,
-                            d.snapshotAcquire(),
-                            cookie,
-                            max,
-                            (after, room) -> {
-                                List<Dentry> out = new ArrayList<>();
-                                for (Dentry e : d.ops().list(d, caller)) {
-                                    if (e.cookie() > after && out.size() < room) {
-                                        out.add(e);
-                                    }
-                                }
-                                return out;
-                            });
-                }
-
-                @Override
-                public long llseek(OpenFile f, long offset, int whence) {
-                    return seqLseek(f, offset, whence);
-                }
-            };
+    static final FileOperations DIRECTORY = DirectoryFileOperations.COMPUTED;
 }
