@@ -128,11 +128,6 @@ public final class DirQueue implements RecipientRef<DirectoryActor.Command> {
         }
     }
 
-    /** {@return whether {@link #close} has run} */
-    public boolean isClosed() {
-        return (wip.get() & CLOSED) != 0;
-    }
-
     /**
      * Counts one published batch of {@code size} commands.
      *

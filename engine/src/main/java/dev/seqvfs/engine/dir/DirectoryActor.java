@@ -614,10 +614,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                 if (died) {
                     c.failGone(dir);
                 } else if (batchable(c)) {
-                    stage(c);
-                    if (stagedCount >= MAX_BATCH) {
-                        commit();
-                    }
+                    stage(c); // a batch never outgrows the drain's bound below
                 } else {
                     commit();
                     if (!died) {
