@@ -40,7 +40,13 @@ class HostToolsTest {
                                     "-t",
                                     "10",
                                     "2"));
-            String out = r.output().toLowerCase(Locale.ROOT);
+            // dbench 4.00 takes a semaphore id of 0 (the first array made since boot) for a
+            // failed semget: it prints this line and runs on with the valid semaphore. Seen on a
+            // freshly booted CI machine; it says nothing about the mount.
+            String out =
+                    r.output()
+                            .toLowerCase(Locale.ROOT)
+                            .replace("failed to create barrier semaphore", "");
             assertEquals(0, r.exit(), HostTools.tail(r.output()));
             assertTrue(out.contains("throughput"), HostTools.tail(r.output()));
             assertFalse(
