@@ -1,0 +1,65 @@
+package dev.seqvfs.persist;
+
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
+
+/**
+ * An event of a directory's journal (past tense): one change to the names of one directory, or to
+ * the attributes of an inode changed through it. A drained batch of the directory's commands is one
+ * list of these, persisted at once ({@code persist(List)}: group commit); recovery applies them in
+ * order ({@link DirState#apply}).
+ *
+ * <p>Schema version 1, serialized as Jackson CBOR with the type's name ({@code "added"}, ...) in
+ * the payload: a name or a field once written is never renamed or removed, so an event written by
+ * an older version still recovers ({@code DirEventSchemaTest} reads a stored fixture).
+ */
+@JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "t")
+@JsonSubTypes({
+    @JsonSubTypes.Type(value = DirEvent.EntryAdded.class, name = "added"),
+    @JsonSubTypes.Type(value = DirEvent.EntryRemoved.class, name = "removed"),
+    @JsonSubTypes.Type(value = DirEvent.EntryRenamed.class, name = "renamed"),
+    @JsonSubTypes.Type(value = DirEvent.AttrsChanged.class, name = "attrs"),
+    @JsonSubTypes.Type(value = DirEvent.DirectoryRemoved.class, name = "rmdir")
+})
+public sealed interface DirEvent extends CborSerializable {
+    /**
+     * A name was bound to an inode: {@code creat}, {@code mkdir}, {@code mknod}, {@code symlink} (a
+     * new inode) or {@code link} (an existing one). Replaces whatever the name bound before.
+     *
+     * @param name the component (internal form)
+     * @param entry the inode it binds, with its attributes then
+     */
+    record EntryAdded(String name, EntryRecord entry) implements DirEvent {}
+
+    /**
+     * A name was removed: {@code unlink}, {@code rmdir}.
+     *
+     * @param name the component (internal form)
+     */
+    record EntryRemoved(String name) implements DirEvent {}
+
+    /**
+     * A name was moved within the directory ({@code rename} with both names here), replacing
+     * whatever {@code to} bound.
+     *
+     * @param from the old component
+     * @param to the new component
+     */
+    record EntryRenamed(String from, String to) implements DirEvent {}
+
+    /**
+     * The attributes of an inode bound here were changed through this directory ({@code chmod},
+     * {@code chown}, {@code utimensat} by path), or of the directory itself when {@code name} is
+     * {@code null}.
+     *
+     * @param name the component whose inode changed, or {@code null} for the directory itself
+     * @param entry the inode's attributes after the change
+     */
+    record AttrsChanged(String name, EntryRecord entry) implements DirEvent {}
+
+    /**
+     * This directory was removed from its parent ({@code rmdir}): its journal ends here; recovery
+     * never reaches it again.
+     */
+    record DirectoryRemoved() implements DirEvent {}
+}

@@ -1,0 +1,134 @@
+package dev.seqvfs.persist;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.pcollections.HashTreePMap;
+import org.pcollections.PMap;
+
+/**
+ * The state a directory's journal recovers to: its names, each with the inode it binds ({@link
+ * EntryRecord}), its own attributes once changed ({@code self}), and whether it was removed.
+ *
+ * <p>Immutable: a persistent (structure-sharing) map, so applying an event costs O(log n) and a
+ * snapshot can be serialized on the snapshot store's thread while the entity goes on. Serialized
+ * (Jackson CBOR, schema version 1) as a list of named entries.
+ */
+public final class DirState implements CborSerializable {
+    /** The state of a directory whose journal is empty. */
+    public static final DirState EMPTY = new DirState(HashTreePMap.empty(), null, false);
+
+    private final PMap<String, EntryRecord> entries;
+    private final EntryRecord self;
+    private final boolean removed;
+
+    private DirState(PMap<String, EntryRecord> entries, EntryRecord self, boolean removed) {
+        this.entries = entries;
+        this.self = self;
+        this.removed = removed;
+    }
+
+    /** One name and its inode, the serialized form of an entry. */
+    public record Named(String name, EntryRecord entry) {}
+
+    /**
+     * Jackson's creator, from the serialized form.
+     *
+     * @param named the entries
+     * @param self the directory's own attributes, or {@code null}
+     * @param removed whether it was removed
+     * @return the state
+     */
+    @JsonCreator
+    public static DirState of(
+            @JsonProperty("entries") List<Named> named,
+            @JsonProperty("self") EntryRecord self,
+            @JsonProperty("removed") boolean removed) {
+        PMap<String, EntryRecord> m = HashTreePMap.empty();
+        if (named != null) {
+            for (Named n : named) {
+                m = m.plus(n.name(), n.entry());
+            }
+        }
+        return new DirState(m, self, removed);
+    }
+
+    /** {@return the entries, for serialization (in no particular order)} */
+    @JsonProperty("entries")
+    public List<Named> named() {
+        List<Named> out = new ArrayList<>(entries.size());
+        for (Map.Entry<String, EntryRecord> e : entries.entrySet()) {
+            out.add(new Named(e.getKey(), e.getValue()));
+        }
+        return out;
+    }
+
+    /** {@return the names and the inodes they bind; immutable} */
+    @JsonIgnore
+    public Map<String, EntryRecord> entries() {
+        return entries;
+    }
+
+    /** {@return the directory's own attributes as last changed through it, or {@code null}} */
+    @JsonProperty("self")
+    public EntryRecord self() {
+        return self;
+    }
+
+    /** {@return whether the directory was removed ({@link DirEvent.DirectoryRemoved})} */
+    @JsonProperty("removed")
+    public boolean removed() {
+        return removed;
+    }
+
+    /**
+     * {@return the state after {@code e}} Never fails: an event names only what the directory's
+     * actor published, so a removal of an absent name (possible only after a journal was edited by
+     * hand) changes nothing.
+     *
+     * @param e the event
+     */
+    public DirState apply(DirEvent e) {
+        if (e instanceof DirEvent.EntryAdded a) {
+            return new DirState(entries.plus(a.name(), a.entry()), self, removed);
+        } else if (e instanceof DirEvent.EntryRemoved r) {
+            return new DirState(entries.minus(r.name()), self, removed);
+        } else if (e instanceof DirEvent.EntryRenamed r) {
+            EntryRecord moved = entries.get(r.from());
+            if (moved == null) {
+                return this;
+            }
+            return new DirState(entries.minus(r.from()).plus(r.to(), moved), self, removed);
+        } else if (e instanceof DirEvent.AttrsChanged c) {
+            if (c.name() == null) {
+                return new DirState(entries, c.entry(), removed);
+            }
+            return entries.containsKey(c.name())
+                    ? new DirState(entries.plus(c.name(), c.entry()), self, removed)
+                    : this;
+        } else {
+            return new DirState(HashTreePMap.empty(), self, true);
+        }
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof DirState s
+                && s.entries.equals(entries)
+                && java.util.Objects.equals(s.self, self)
+                && s.removed == removed;
+    }
+
+    @Override
+    public int hashCode() {
+        return entries.hashCode() * 31 + Boolean.hashCode(removed);
+    }
+
+    @Override
+    public String toString() {
+        return "DirState" + entries + (removed ? " removed" : "");
+    }
+}
