@@ -414,6 +414,10 @@ final class NamespaceCalls {
                                                     r));
         } else {
             Superblock sb = (Superblock) from.dir().owner();
+            if (!sb.sop().renamesAcrossDirectories()) {
+                // a type whose directories journal apart (SuperOperations#renamesAcrossDirectories)
+                throw new VfsException(Errno.EXDEV, Syscall.RENAME, oldpath, newpath);
+            }
             f =
                     t.asker()
                             .ask(

@@ -170,7 +170,7 @@ public final class SeqVfs implements AutoCloseable {
         this.lease = lease;
         this.system = lease.system();
         this.linger = engineConfig.linger();
-        this.types = FileSystemTypes.defaults();
+        this.types = FileSystemTypes.installed();
         FileSystemType rootType = types.get(config.rootType());
         if (rootType == null) {
             lease.release(linger);
@@ -259,7 +259,14 @@ public final class SeqVfs implements AutoCloseable {
             } else if (config.mountProc()) {
                 // As a booted system's init does: the first task (pid 1) mounts /proc and exits.
                 try (VfsTask init = newTask(Credentials.ROOT)) {
-                    init.mkdir("/proc", 0555);
+                    try {
+                        init.mkdir("/proc", 0555);
+                    } catch (VfsException e) {
+                        // a persistent root kept the mount point of an earlier instance
+                        if (e.errno() != Errno.EEXIST) {
+                            throw e;
+                        }
+                    }
                     init.mount("proc", "/proc", "proc", 0, null);
                 }
             }
@@ -510,6 +517,11 @@ public final class SeqVfs implements AutoCloseable {
                             @Override
                             public TaskRegistry tasks() {
                                 return procTasks;
+                            }
+
+                            @Override
+                            public ActorSystem<?> system() {
+                                return system;
                             }
 
                             @Override

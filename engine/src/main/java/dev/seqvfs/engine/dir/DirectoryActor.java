@@ -19,7 +19,9 @@ import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
@@ -329,6 +331,15 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         public void fail(Errno e) {}
     }
 
+    /** From a journal's callback: one append of this actor's changes ended ({@link DirJournal}). */
+    private record JournalDone() implements Command {
+        @Override
+        public void fail(Errno e) {}
+    }
+
+    /** A reply held back until the journal has the change it reports ({@link DirJournal}). */
+    private record Held(Command command, ReplyTo<DirReply> to, DirReply reply) {}
+
     private record IdleTimeout() implements Command {
         @Override
         public void fail(Errno e) {}
@@ -388,6 +399,26 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
     /** A {@link Drain} that reached the actor while it was prepared: re-sent when it resumes. */
     private Drain deferredDrain;
 
+    // ---- journaling (a type with a DirJournal; all null / 0 for a memory-backed type)
+
+    /** The directory's journal, or {@code null}: then nothing below is used. */
+    private final DirJournal journal;
+
+    /** The changes published during the current message, not yet handed to the journal. */
+    private List<DirJournal.Change> journalChanges;
+
+    /** The replies of the changing commands of the current message, held for the journal. */
+    private List<Held> heldReplies;
+
+    /** Appends handed to the journal whose callback has not come ({@link JournalDone}). */
+    private int journalInFlight;
+
+    /**
+     * A {@link Drain} that came while an append was in flight: run when the journal calls back, so
+     * that everything queued meanwhile is one batch, one append (group commit).
+     */
+    private Drain journalDrain;
+
     // ---- the open batch (see stage / commit); all this actor's own state, never shared
 
     /** Whether a batch is open: the gate is entered and {@code base} read. */
@@ -429,6 +460,11 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         this.dir = dir;
         this.sb = sb;
         this.stash = stash;
+        this.journal = sb.sop().journal(dir, sb);
+        if (journal != null) {
+            journalChanges = new ArrayList<>();
+            heldReplies = new ArrayList<>();
+        }
     }
 
     /**
@@ -505,13 +541,14 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
     @Override
     public Receive<Command> createReceive() {
         return newReceiveBuilder()
-                .onMessage(Drain.class, this::onDrain)
-                .onMessage(Create.class, this::single)
-                .onMessage(Link.class, this::single)
-                .onMessage(Unlink.class, this::onUnlink)
-                .onMessage(Rename.class, this::onRename)
-                .onMessage(SetAttrs.class, this::onSetAttrs)
-                .onMessage(SetChildAttrs.class, this::onSetChildAttrs)
+                .onMessage(Drain.class, m -> journaled(onDrain(m)))
+                .onMessage(Create.class, m -> journaled(single(m)))
+                .onMessage(Link.class, m -> journaled(single(m)))
+                .onMessage(Unlink.class, m -> journaled(onUnlink(m)))
+                .onMessage(Rename.class, m -> journaled(onRename(m)))
+                .onMessage(SetAttrs.class, m -> journaled(onSetAttrs(m)))
+                .onMessage(SetChildAttrs.class, m -> journaled(onSetChildAttrs(m)))
+                .onMessage(JournalDone.class, this::onJournalDone)
                 .onMessage(PrepareRename.class, this::onPrepareRename)
                 .onMessage(RenameFinished.class, m -> this)
                 .onMessage(Died.class, m -> dead())
@@ -604,6 +641,11 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      * it has accounted for every submit it saw.
      */
     private Behavior<Command> onDrain(Drain m) {
+        if (journalInFlight > 0) {
+            // group commit: what queues up while the journal writes is the next batch
+            journalDrain = m;
+            return this;
+        }
         DirQueue q = m.queue();
         int missed = q.pending();
         int done = 0;
@@ -640,6 +682,85 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                 return this;
             }
         }
+    }
+
+    // ------------------------------------------------------------------ journaling
+
+    /** Records a published change for the journal (a type without one: nothing). */
+    private void journalChange(DirJournal.Change c) {
+        if (journal != null) {
+            journalChanges.add(c);
+        }
+    }
+
+    /**
+     * Answers a command that changed something: at once for a type without a journal, else once the
+     * journal has the change ({@link #journaled}).
+     */
+    private void replyChanged(Command c, ReplyTo<DirReply> to, DirReply r) {
+        if (journal == null) {
+            to.tell(r);
+        } else {
+            heldReplies.add(new Held(c, to, r));
+        }
+    }
+
+    /**
+     * After a message: hands the changes it published to the journal as one append, its held
+     * replies going out when the journal calls back (on the journal's thread: a reply completes a
+     * future and needs nothing of this actor); {@code EIO} for them if the append failed. Then a
+     * {@link JournalDone} tells this actor, which resumes draining.
+     */
+    private Behavior<Command> journaled(Behavior<Command> next) {
+        if (journal == null) {
+            return next;
+        }
+        if (journalChanges.isEmpty()) {
+            for (Held h : heldReplies) {
+                h.to().tell(h.reply());
+            }
+            heldReplies.clear();
+            return next;
+        }
+        List<DirJournal.Change> changes = journalChanges;
+        List<Held> held = heldReplies;
+        journalChanges = new ArrayList<>();
+        heldReplies = new ArrayList<>();
+        journalInFlight++;
+        ActorRef<Command> self = getContext().getSelf();
+        try {
+            journal.append(
+                    changes,
+                    error -> {
+                        for (Held h : held) {
+                            if (error == null) {
+                                h.to().tell(h.reply());
+                            } else {
+                                h.command().fail(error);
+                            }
+                        }
+                        self.tell(new JournalDone());
+                    });
+        } catch (RuntimeException e) {
+            journalInFlight--;
+            getContext()
+                    .getLog()
+                    .error("directory {}: journal append failed: {}", dir.ino(), e.toString());
+            for (Held h : held) {
+                h.command().fail(Errno.EIO);
+            }
+        }
+        return next;
+    }
+
+    private Behavior<Command> onJournalDone(JournalDone m) {
+        journalInFlight--;
+        if (journalInFlight == 0 && journalDrain != null) {
+            Drain d = journalDrain;
+            journalDrain = null;
+            return journaled(onDrain(d));
+        }
+        return this;
     }
 
     /** Runs a queued command that publishes on its own (no batch is open). */
@@ -879,6 +1000,9 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                     sb.hooks().entriesPublished(dir);
                 }
                 afterEntriesChanged(dir, base, work, sb.now());
+                if (journal != null) {
+                    journalBatch(n);
+                }
             }
             for (int i = 0; i < n; i++) {
                 Command c = stagedCmd[i];
@@ -899,6 +1023,25 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
             work = null;
             if (batchWriter) {
                 sb.endWrite();
+            }
+        }
+    }
+
+    /** Records the changes of the {@code n} staged commands of a published batch. */
+    private void journalBatch(int n) {
+        for (int i = 0; i < n; i++) {
+            Command c = stagedCmd[i];
+            switch (stagedKind[i]) {
+                case CREATED ->
+                        journalChange(
+                                new DirJournal.Bound(((Create) c).name(), (Inode) stagedArg[i]));
+                case LINKED ->
+                        journalChange(
+                                new DirJournal.Bound(((Link) c).name(), (Inode) stagedArg[i]));
+                case UNLINKED -> journalChange(new DirJournal.Unbound(((Unlink) c).name()));
+                default -> {
+                    // failed or found: nothing changed
+                }
             }
         }
     }
@@ -928,14 +1071,14 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                     Inode child = (Inode) arg;
                     // fsnotify_create / fsnotify_mkdir
                     Fsnotify.entry(dir, Fsnotify.withIsdir(child, Inotify.IN_CREATE), cr.name(), 0);
-                    cr.replyTo().tell(DirReply.created(d));
+                    replyChanged(cr, cr.replyTo(), DirReply.created(d));
                 }
                 case LINKED -> {
                     Link l = (Link) c;
                     // fsnotify_link: the link count's IN_ATTRIB, then IN_CREATE in the directory
                     Fsnotify.inode(l.target(), Inotify.IN_ATTRIB);
                     Fsnotify.entry(dir, Inotify.IN_CREATE, l.name(), 0);
-                    l.replyTo().tell(DirReply.ok(l.target()));
+                    replyChanged(l, l.replyTo(), DirReply.ok(l.target()));
                 }
                 case UNLINKED -> {
                     Unlink u = (Unlink) c;
@@ -947,7 +1090,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                     Fsnotify.inode(victim, Inotify.IN_ATTRIB);
                     victim.dropLinks(1, sb.now());
                     Fsnotify.entry(dir, Inotify.IN_DELETE, u.name(), 0);
-                    u.replyTo().tell(DirReply.ok(victim));
+                    replyChanged(u, u.replyTo(), DirReply.ok(victim));
                 }
                 default -> throw new IllegalStateException("staged kind " + kind);
             }
@@ -1089,7 +1232,8 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                     victim.dropLinks(2, now);
                     Fsnotify.entry(dir, Inotify.IN_DELETE | Inotify.IN_ISDIR, c.name(), 0);
                     notifyDied(child);
-                    c.replyTo().tell(DirReply.ok(victim));
+                    journalChange(new DirJournal.Unbound(c.name()));
+                    replyChanged(c, c.replyTo(), DirReply.ok(victim));
                     return this;
                 });
     }
@@ -1149,7 +1293,17 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                             && (c.flags() & OpenFlags.RENAME_EXCHANGE) == 0) {
                         notifyDied(v);
                     }
-                    c.replyTo().tell(DirReply.ok(plan.source));
+                    if (journal != null && !plan.isNoop()) {
+                        DirSnapshot now = dir.snapshotAcquire();
+                        for (String n : new String[] {c.oldName(), c.newName()}) {
+                            Dentry e = now.lookup(n);
+                            journalChange(
+                                    e == null
+                                            ? new DirJournal.Unbound(n)
+                                            : new DirJournal.Bound(n, e.inode()));
+                        }
+                    }
+                    replyChanged(c, c.replyTo(), DirReply.ok(plan.source));
                     return this;
                 });
     }
@@ -1173,7 +1327,8 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                         sb.locks().publish.exit(g);
                     }
                     Fsnotify.inode(dir, Inotify.IN_ATTRIB);
-                    c.replyTo().tell(DirReply.ok(dir));
+                    journalChange(new DirJournal.Attrs(null, dir));
+                    replyChanged(c, c.replyTo(), DirReply.ok(dir));
                     return this;
                 });
     }
@@ -1200,7 +1355,8 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                         sb.locks().publish.exit(g);
                     }
                     Fsnotify.child(dir, c.name(), target, Inotify.IN_ATTRIB);
-                    c.replyTo().tell(DirReply.ok(target));
+                    journalChange(new DirJournal.Attrs(c.name(), target));
+                    replyChanged(c, c.replyTo(), DirReply.ok(target));
                     return this;
                 });
     }

@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.ServiceLoader;
 
 /**
  * The file-system types one SeqVFS instance can mount ({@code register_filesystem}'s list): {@code
@@ -35,6 +36,26 @@ public final class FileSystemTypes {
      */
     public static FileSystemTypes defaults() {
         return DEFAULTS;
+    }
+
+    /**
+     * {@return the built-in types, then every type a module on the class path provides through
+     * {@link ServiceLoader} ({@code META-INF/services/dev.seqvfs.engine.fs.FileSystemType}), in the
+     * order the loader finds them} Linux's loadable file-system modules: the persistent type lives
+     * in its own artifact ({@code seqvfs-persist}) and registers itself this way. A provided type
+     * whose name is already taken is skipped (the first registration wins, as {@code
+     * register_filesystem} refuses the second with {@code EBUSY}). Looked up each call; an instance
+     * takes its registry once, when it is built.
+     */
+    public static FileSystemTypes installed() {
+        FileSystemTypes t = DEFAULTS;
+        for (FileSystemType provided :
+                ServiceLoader.load(FileSystemType.class, FileSystemTypes.class.getClassLoader())) {
+            if (t.get(provided.name()) == null) {
+                t = t.with(provided);
+            }
+        }
+        return t;
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.seqvfs.engine.fs;
 
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.sb.SuperblockConfig;
+import org.apache.pekko.actor.typed.ActorSystem;
 
 /**
  * What a {@link FileSystemType} gets to build a superblock ({@code struct fs_context}): the
@@ -57,6 +58,13 @@ public interface MountContext {
 
     /** {@return the instance's task registry, for types whose contents describe tasks} */
     TaskRegistry tasks();
+
+    /**
+     * {@return the actor system the instance's actors run in} A persistent type spawns its
+     * journals' entities there (as system actors) and reads its journal plugins' configuration from
+     * it.
+     */
+    ActorSystem<?> system();
 
     /**
      * Makes a superblock of {@code type} with an empty root directory: a fresh device number, the

@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.fs;
 
+import dev.seqvfs.engine.dir.DirJournal;
 import dev.seqvfs.engine.dir.DirectoryActor;
 import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.inode.Inode;
@@ -99,6 +100,52 @@ public interface SuperOperations {
     default Behavior<DirectoryActor.Command> directoryBehavior(DirectoryInode dir, Superblock sb) {
         return DirectoryActor.create(dir, sb);
     }
+
+    /**
+     * {@return the journal of {@code dir}'s changes, or {@code null} (the default: a memory-backed
+     * type keeps nothing)} A persistent type returns one: the directory's actor then hands it every
+     * change it publishes, one list per drained batch, and answers the batch's callers only once
+     * the journal says the list is durable (see {@link DirJournal}). Called once per directory
+     * actor, on its thread, when it starts; must not block.
+     *
+     * @param dir the directory
+     * @param sb its superblock
+     */
+    default DirJournal journal(DirectoryInode dir, Superblock sb) {
+        return null;
+    }
+
+    /**
+     * {@return whether {@code rename(2)} may move a name from one directory to another of this
+     * superblock} True by default. A type whose directories journal apart ({@link #journal}) and
+     * that cannot yet make such a move atomic across both journals answers {@code false}: the move
+     * is then {@code EXDEV}, which {@code mv} and {@code Files.move} answer by copying, as across
+     * file systems. Must be constant; thread-safe.
+     */
+    default boolean renamesAcrossDirectories() {
+        return true;
+    }
+
+    /**
+     * {@code kill_sb}: the superblock's last mount is gone and every one of its directory actors
+     * has stopped (their last changes handed to their journals). A persistent type stops its
+     * journals here, after what they hold is written. Called once, on the superblock actor's
+     * thread; must not block. The default does nothing.
+     *
+     * @param sb the superblock
+     */
+    default void kill(Superblock sb) {}
+
+    /**
+     * Told that {@code sb} has now given inode numbers below {@code end} (a directory actor took a
+     * batch of them): a persistent type keeps a durable high-water mark ahead of it, so a number is
+     * never given twice across restarts. Called on the taking actor's thread, often; must be cheap
+     * and must not block. The default does nothing.
+     *
+     * @param sb the superblock
+     * @param end one past the highest number given
+     */
+    default void inodeNumbersGiven(Superblock sb, long end) {}
 
     /**
      * Answers {@code statfs(2)}: by default from the superblock's counters ({@link

@@ -519,13 +519,35 @@ public final class Superblock implements InodeOwner {
     }
 
     /**
+     * Makes this new superblock, which nothing has mounted yet, give only numbers above {@code
+     * ino}: a persistent type recovering a tree continues past every number it ever gave (its
+     * persisted high-water mark), so no number is reused. Called before this superblock is
+     * published to any other thread; never lowers the next number.
+     *
+     * @param ino the highest inode number that may not be given again
+     */
+    public void continueNumbersAbove(long ino) {
+        nextIno.accumulateAndGet(ino + 1, Math::max);
+    }
+
+    /**
+     * {@return the next inode number a batch would start at} (a relaxed view for a persistent
+     * type's high-water mark: numbers below it may have been given)
+     */
+    public long nextInoPeek() {
+        return nextIno.get();
+    }
+
+    /**
      * Reserves {@code n} consecutive inode numbers for one directory actor.
      *
      * @param n how many numbers to reserve
      * @return the first number of the batch
      */
     public long allocInoBatch(int n) {
-        return nextIno.getAndAdd(n);
+        long first = nextIno.getAndAdd(n);
+        sop.inodeNumbersGiven(this, first + n);
+        return first;
     }
 
     /**

@@ -20,6 +20,7 @@ import java.util.Map;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.Terminated;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
@@ -246,6 +247,7 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
                 .onMessage(Tick.class, this::onTick)
                 .onMessage(Deactivate.class, this::onDeactivate)
                 .onSignal(Terminated.class, this::onChildTerminated)
+                .onSignal(PostStop.class, s -> onPostStop())
                 .build();
     }
 
@@ -451,6 +453,22 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
     private static void failUnmounted(CrossRename r) {
         boolean stale = r.proof() != null && !r.proof().stillHolds();
         r.replyTo().tell(DirReply.error(stale ? Errno.ESTALE : Errno.ENOENT));
+    }
+
+    /**
+     * Stopped (unmounted, or the instance closed): {@code kill_sb}. Its directory actors, its
+     * children, have stopped before it (Pekko stops children first), so their last changes are with
+     * their journals.
+     */
+    private Behavior<Command> onPostStop() {
+        try {
+            sb.sop().kill(sb);
+        } catch (RuntimeException e) {
+            getContext()
+                    .getLog()
+                    .error("superblock {}: kill_sb failed: {}", sb.dev(), e.toString());
+        }
+        return this;
     }
 
     private Behavior<Command> onDeactivate(Deactivate d) {

@@ -1,0 +1,81 @@
+package dev.seqvfs.persist;
+
+import dev.seqvfs.engine.dir.DirJournal;
+import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.engine.inode.InodeAttrs;
+import dev.seqvfs.engine.inode.SymlinkInode;
+import dev.seqvfs.protocol.Errno;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Scheduler;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One directory's {@link DirJournal}: turns the changes its actor published into {@link DirEvent}s
+ * (reading each inode's attributes as it goes, on the actor's thread, right after the publication)
+ * and sends them to the directory's {@link DirectoryEntity} as one {@link DirectoryEntity.Append}.
+ * The callback runs when the entity answers ({@code null}: durable) or when {@code write-timeout}
+ * passes first ({@code EIO}).
+ *
+ * <p>Thread-safe (immutable); {@link #append} never blocks.
+ */
+final class EntityJournal implements DirJournal {
+    private static final Logger LOG = LoggerFactory.getLogger(EntityJournal.class);
+
+    private final ActorRef<DirectoryEntity.Command> entity;
+    private final Scheduler scheduler;
+    private final Duration timeout;
+
+    EntityJournal(ActorRef<DirectoryEntity.Command> entity, Scheduler scheduler, Duration timeout) {
+        this.entity = entity;
+        this.scheduler = scheduler;
+        this.timeout = timeout;
+    }
+
+    /** {@return what the journal records of {@code inode} now} */
+    static EntryRecord record(Inode inode) {
+        InodeAttrs a = inode.attrsAcquire();
+        return new EntryRecord(
+                inode.ino(),
+                a.mode(),
+                a.uid(),
+                a.gid(),
+                a.rdev(),
+                a.atime(),
+                a.mtime(),
+                a.ctime(),
+                inode instanceof SymlinkInode s ? s.target() : null);
+    }
+
+    @Override
+    public void append(List<Change> changes, Done done) {
+        List<DirEvent> events = new ArrayList<>(changes.size());
+        for (Change c : changes) {
+            if (c instanceof Bound b) {
+                events.add(new DirEvent.EntryAdded(b.name(), record(b.inode())));
+            } else if (c instanceof Unbound u) {
+                events.add(new DirEvent.EntryRemoved(u.name()));
+            } else {
+                Attrs a = (Attrs) c;
+                events.add(new DirEvent.AttrsChanged(a.name(), record(a.inode())));
+            }
+        }
+        AskPattern.<DirectoryEntity.Command, DirectoryEntity.Appended>ask(
+                        entity, r -> new DirectoryEntity.Append(events, r), timeout, scheduler)
+                .whenComplete(
+                        (ok, failure) -> {
+                            if (failure != null) {
+                                LOG.error(
+                                        "journal {}: {} events not written: {}",
+                                        entity.path().name(),
+                                        events.size(),
+                                        failure.toString());
+                            }
+                            done.done(failure == null ? null : Errno.EIO);
+                        });
+    }
+}

@@ -1,0 +1,171 @@
+package dev.seqvfs.persist;
+
+import dev.seqvfs.engine.dir.DirJournal;
+import dev.seqvfs.engine.dir.DirectoryFileOperations;
+import dev.seqvfs.engine.dir.DirectoryInode;
+import dev.seqvfs.engine.file.RegularFileOperations;
+import dev.seqvfs.engine.fs.FileOperations;
+import dev.seqvfs.engine.fs.SuperOperations;
+import dev.seqvfs.engine.sb.Superblock;
+import dev.seqvfs.protocol.FileType;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Props;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The superblock operations of one persistfs superblock: tmpfs's inodes and file operations (the
+ * data lives in memory, as a page cache), plus a journal per directory ({@link #journal}: a {@link
+ * DirectoryEntity}, spawned on the first need), the durable inode-number high-water mark, and the
+ * journals' shutdown at {@code kill_sb}.
+ *
+ * <h2>Concurrency</h2>
+ *
+ * <ul>
+ *   <li>{@code entities}: a {@link ConcurrentHashMap} from directory inode number to its entity;
+ *       directory actors (any thread) get or spawn through {@code computeIfAbsent}.
+ *   <li>{@code inoHigh}: volatile; written only by the meta writer thread after the mark is stored,
+ *       read by directory actors taking a batch of numbers. {@code extending} (CAS) lets one
+ *       extension run at a time.
+ * </ul>
+ */
+final class PersistfsOps implements SuperOperations {
+    private static final Logger LOG = LoggerFactory.getLogger(PersistfsOps.class);
+    private static final AtomicInteger INSTANCES = new AtomicInteger();
+
+    /**
+     * How far ahead of the numbers given the stored high-water mark is kept: a new mark is stored
+     * when fewer than half of this remain.
+     */
+    static final long INO_CHUNK = 1L << 20;
+
+    /** {@code f_type} of {@code statfs(2)}: "PERS" in ASCII. */
+    static final long MAGIC = 0x50455253L;
+
+    final PersistStore store;
+    final PersistMeta meta;
+    final String fsid;
+    final ActorSystem<?> system;
+    final int snapshotEvery;
+    final Duration writeTimeout;
+    private final int instance = INSTANCES.incrementAndGet();
+    private final ConcurrentHashMap<Long, ActorRef<DirectoryEntity.Command>> entities =
+            new ConcurrentHashMap<>();
+    private final ExecutorService metaWriter;
+    private final AtomicBoolean extending = new AtomicBoolean();
+    private final Runnable onKill;
+    private volatile long inoHigh;
+
+    PersistfsOps(
+            PersistStore store,
+            PersistMeta meta,
+            ActorSystem<?> system,
+            int snapshotEvery,
+            Duration writeTimeout,
+            long inoHigh,
+            Runnable onKill) {
+        this.store = store;
+        this.meta = meta;
+        this.fsid = meta.fsid();
+        this.system = system;
+        this.snapshotEvery = snapshotEvery;
+        this.writeTimeout = writeTimeout;
+        this.inoHigh = inoHigh;
+        this.onKill = onKill;
+        this.metaWriter =
+                Executors.newSingleThreadExecutor(
+                        r -> {
+                            Thread t = new Thread(r, "persistfs-" + instance + "-meta");
+                            t.setDaemon(true);
+                            return t;
+                        });
+    }
+
+    /** {@return the entity of directory {@code ino}, spawned if it has none} */
+    ActorRef<DirectoryEntity.Command> entity(long ino) {
+        return entities.computeIfAbsent(
+                ino,
+                i ->
+                        system.systemActorOf(
+                                DirectoryEntity.create(store, fsid, i, snapshotEvery),
+                                "persistfs-" + instance + "-d" + i,
+                                Props.empty()));
+    }
+
+    /** Records that the stored high-water mark is now {@code mark} (the mount stored it). */
+    void markHigh(long mark) {
+        inoHigh = mark;
+    }
+
+    @Override
+    public long magic() {
+        return MAGIC;
+    }
+
+    @Override
+    public FileOperations fileOps(FileType type) {
+        switch (type) {
+            case REGULAR:
+                return RegularFileOperations.INSTANCE;
+            case DIRECTORY:
+                return DirectoryFileOperations.INSTANCE;
+            default:
+                return FileOperations.NONE;
+        }
+    }
+
+    @Override
+    public DirJournal journal(DirectoryInode dir, Superblock sb) {
+        return new EntityJournal(entity(dir.ino()), system.scheduler(), writeTimeout);
+    }
+
+    /** A move between two directories is not yet one atomic change of both journals: EXDEV. */
+    @Override
+    public boolean renamesAcrossDirectories() {
+        return false;
+    }
+
+    @Override
+    public void inodeNumbersGiven(Superblock sb, long end) {
+        if (end + INO_CHUNK / 2 <= inoHigh || !extending.compareAndSet(false, true)) {
+            return;
+        }
+        metaWriter.execute(
+                () -> {
+                    try {
+                        long mark = Math.max(end, sb.nextInoPeek()) + INO_CHUNK;
+                        meta.inoHigh(mark);
+                        inoHigh = mark;
+                    } catch (RuntimeException e) {
+                        LOG.error(
+                                "persistfs {}: inode high-water mark not stored: {}",
+                                fsid,
+                                e.toString());
+                    } finally {
+                        extending.set(false);
+                    }
+                });
+    }
+
+    @Override
+    public void kill(Superblock sb) {
+        for (ActorRef<DirectoryEntity.Command> e : entities.values()) {
+            e.tell(new DirectoryEntity.Passivate());
+        }
+        entities.clear();
+        metaWriter.shutdown();
+        onKill.run();
+    }
+
+    @Override
+    public String showOptions(Superblock sb) {
+        return ",data_dir=" + store.dataDir();
+    }
+}

@@ -1,0 +1,294 @@
+package dev.seqvfs.persist;
+
+import com.typesafe.config.Config;
+import dev.seqvfs.engine.dir.DirectoryInode;
+import dev.seqvfs.engine.dir.TreeLoad;
+import dev.seqvfs.engine.fs.FileSystemType;
+import dev.seqvfs.engine.fs.MountContext;
+import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.engine.inode.InodeAttrs;
+import dev.seqvfs.engine.inode.Xattrs;
+import dev.seqvfs.engine.sb.Superblock;
+import dev.seqvfs.engine.sb.SuperblockConfig;
+import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.FileType;
+import dev.seqvfs.protocol.Syscall;
+import dev.seqvfs.protocol.VfsException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+
+/**
+ * The {@code persistfs} file-system type: a tmpfs whose namespace is durable. Every directory keeps
+ * an event-sourced journal ({@link DirectoryEntity}, Pekko Persistence on an embedded H2 database
+ * in the data directory); a namespace call ({@code creat}, {@code mkdir}, {@code mknod}, {@code
+ * symlink}, {@code link}, {@code unlink}, {@code rmdir}, {@code rename} within a directory, and
+ * {@code chmod}/{@code chown}/{@code utimensat} by path) returns only once its change is in the
+ * journal (what Linux's {@code dirsync} mount option promises), and a drained batch of a
+ * directory's commands is one journal write (group commit). Mounting recovers the tree from the
+ * journals.
+ *
+ * <p>Options ({@code mount(2)}'s data, comma-separated): {@code data_dir=PATH} (the data directory;
+ * the mount's source is taken when it is an absolute path and the option is absent) and {@code
+ * snapshot_every=N} (events between a journal's snapshots, default {@code
+ * seqvfs.persistfs.snapshot-every}). {@code EINVAL} for any other option or a missing data
+ * directory; {@code EBUSY} if another mount in this JVM holds the same data directory; {@code EIO}
+ * if its database cannot be opened (another process holds it).
+ *
+ * <p>Not yet durable (the persistence issue's next steps): file data and sizes, attributes changed
+ * through a descriptor ({@code fchmod}, writes' times), extended attributes. A rename between two
+ * directories is {@code EXDEV} (no rename intent yet), which {@code mv} answers by copying.
+ *
+ * <p>Immutable and thread-safe. {@link #mount} blocks for the database and the recovery (as a disk
+ * file system's {@code fill_super} reads the disk); it runs on the mounting task's thread.
+ */
+public final class PersistfsType implements FileSystemType {
+    /** The type's name, as {@code mount(2)} and {@code seqvfs.root.type} select it. */
+    public static final String NAME = "persistfs";
+
+    private static final ConcurrentHashMap<Path, Boolean> MOUNTED = new ConcurrentHashMap<>();
+
+    /** The instance {@link java.util.ServiceLoader} makes. */
+    public PersistfsType() {}
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public int flags() {
+        return FS_DURABLE;
+    }
+
+    private record Options(Path dataDir, int snapshotEvery) {}
+
+    private static Options parse(MountContext ctx, Config defaults) {
+        Path dir = null;
+        int every = defaults.getInt("snapshot-every");
+        String data = ctx.data();
+        if (data != null) {
+            for (String opt : data.split(",")) {
+                if (opt.isEmpty()) {
+                    continue;
+                }
+                int eq = opt.indexOf('=');
+                String k = eq < 0 ? opt : opt.substring(0, eq);
+                String v = eq < 0 ? null : opt.substring(eq + 1);
+                if (v == null || v.isEmpty()) {
+                    throw new VfsException(Errno.EINVAL, Syscall.MOUNT, ctx.target());
+                }
+                switch (k) {
+                    case "data_dir" -> dir = Path.of(v);
+                    case "snapshot_every" -> {
+                        try {
+                            every = Integer.parseInt(v);
+                        } catch (NumberFormatException e) {
+                            throw new VfsException(Errno.EINVAL, Syscall.MOUNT, ctx.target());
+                        }
+                        if (every < 1) {
+                            throw new VfsException(Errno.EINVAL, Syscall.MOUNT, ctx.target());
+                        }
+                    }
+                    default -> throw new VfsException(Errno.EINVAL, Syscall.MOUNT, ctx.target());
+                }
+            }
+        }
+        if (dir == null && ctx.source() != null && ctx.source().startsWith("/")) {
+            dir = Path.of(ctx.source());
+        }
+        if (dir == null) {
+            throw new VfsException(Errno.EINVAL, Syscall.MOUNT, ctx.target());
+        }
+        return new Options(dir.toAbsolutePath().normalize(), every);
+    }
+
+    @Override
+    public Superblock mount(MountContext ctx) {
+        ActorSystem<?> system = ctx.system();
+        Config defaults = system.settings().config().getConfig("seqvfs.persistfs");
+        Options o = parse(ctx, defaults);
+        if (MOUNTED.putIfAbsent(o.dataDir(), Boolean.TRUE) != null) {
+            throw new VfsException(Errno.EBUSY, Syscall.MOUNT, ctx.target());
+        }
+        boolean done = false;
+        try {
+            PersistStore store;
+            PersistMeta meta;
+            try {
+                store = PersistStore.open(o.dataDir(), system);
+                meta = new PersistMeta(store.url());
+            } catch (UncheckedIOException e) {
+                throw new VfsException(Errno.EIO, Syscall.MOUNT, ctx.target());
+            }
+            Duration timeout = defaults.getDuration("write-timeout");
+            long high = meta.inoHigh();
+            PersistfsOps ops =
+                    new PersistfsOps(
+                            store,
+                            meta,
+                            system,
+                            o.snapshotEvery(),
+                            timeout,
+                            high,
+                            () -> MOUNTED.remove(o.dataDir()));
+            SuperblockConfig defaultsLimits = ctx.defaultLimits();
+            Superblock sb =
+                    ctx.newSuperblock(
+                            this,
+                            ops,
+                            defaultsLimits,
+                            ctx.defaultRootMode(),
+                            ctx.defaultRootUid(),
+                            ctx.defaultRootGid());
+            long maxIno = recover(sb, ops, timeout);
+            long next = Math.max(high, maxIno + 1);
+            sb.continueNumbersAbove(next - 1);
+            meta.inoHigh(next + PersistfsOps.INO_CHUNK);
+            ops.markHigh(next + PersistfsOps.INO_CHUNK);
+            done = true;
+            return sb;
+        } finally {
+            if (!done) {
+                MOUNTED.remove(o.dataDir());
+            }
+        }
+    }
+
+    /**
+     * Rebuilds {@code sb}'s tree from its journals, breadth first, each level's journals recovered
+     * at once; returns the highest inode number found.
+     */
+    private static long recover(Superblock sb, PersistfsOps ops, Duration timeout) {
+        Map<Long, DirState> states = new HashMap<>();
+        List<Long> level = List.of(Superblock.ROOT_INO);
+        List<Long> order = new ArrayList<>();
+        long maxIno = Superblock.ROOT_INO;
+        // every record of each non-directory inode, to count its names and take its newest
+        Map<Long, List<EntryRecord>> names = new HashMap<>();
+        Map<Long, EntryRecord> dirRecords = new HashMap<>();
+        while (!level.isEmpty()) {
+            List<CompletableFuture<DirState>> asks = new ArrayList<>();
+            for (long ino : level) {
+                ActorRef<DirectoryEntity.Command> e = ops.entity(ino);
+                asks.add(
+                        AskPattern.<DirectoryEntity.Command, DirState>ask(
+                                        e,
+                                        DirectoryEntity.Recover::new,
+                                        timeout,
+                                        ops.system.scheduler())
+                                .toCompletableFuture());
+            }
+            List<Long> nextLevel = new ArrayList<>();
+            for (int i = 0; i < level.size(); i++) {
+                DirState s;
+                try {
+                    s = asks.get(i).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+                } catch (Exception ex) {
+                    throw new VfsException(Errno.EIO, Syscall.MOUNT, null);
+                }
+                long ino = level.get(i);
+                states.put(ino, s);
+                order.add(ino);
+                for (EntryRecord r : s.entries().values()) {
+                    maxIno = Math.max(maxIno, r.ino());
+                    if (r.type() == FileType.DIRECTORY) {
+                        if (!states.containsKey(r.ino()) && !dirRecords.containsKey(r.ino())) {
+                            dirRecords.put(r.ino(), r);
+                            nextLevel.add(r.ino());
+                        }
+                    } else {
+                        names.computeIfAbsent(r.ino(), k -> new ArrayList<>()).add(r);
+                    }
+                }
+            }
+            level = nextLevel;
+        }
+        Map<Long, Inode> made = new HashMap<>();
+        Map<Long, DirectoryInode> dirs = new HashMap<>();
+        DirectoryInode root = sb.root();
+        dirs.put(Superblock.ROOT_INO, root);
+        EntryRecord rootSelf = states.get(Superblock.ROOT_INO).self();
+        if (rootSelf != null) {
+            TreeLoad.setDirAttrs(root, a -> attrs(rootSelf, a.nlink(), 0));
+        }
+        for (long ino : order) {
+            DirectoryInode dir = dirs.get(ino);
+            DirState s = states.get(ino);
+            List<TreeLoad.Entry> entries = new ArrayList<>();
+            for (Map.Entry<String, EntryRecord> e : s.entries().entrySet()) {
+                EntryRecord r = e.getValue();
+                Inode child;
+                if (r.type() == FileType.DIRECTORY) {
+                    if (dirs.containsKey(r.ino())) {
+                        continue; // a second name of one directory: cannot be, kept out
+                    }
+                    DirState own = states.get(r.ino());
+                    EntryRecord newest = newest(r, own == null ? null : own.self());
+                    child =
+                            sb.sop()
+                                    .newInode(
+                                            sb,
+                                            r.ino(),
+                                            attrs(newest, 2, 0),
+                                            dir,
+                                            e.getKey(),
+                                            null);
+                    dirs.put(r.ino(), (DirectoryInode) child);
+                } else {
+                    child = made.get(r.ino());
+                    if (child == null) {
+                        List<EntryRecord> all = names.get(r.ino());
+                        EntryRecord newest = r;
+                        for (EntryRecord x : all) {
+                            newest = newest(newest, x);
+                        }
+                        long size = newest.linkTarget() == null ? 0 : newest.linkTarget().length();
+                        child =
+                                sb.sop()
+                                        .newInode(
+                                                sb,
+                                                r.ino(),
+                                                attrs(newest, all.size(), size),
+                                                dir,
+                                                e.getKey(),
+                                                newest.linkTarget());
+                        made.put(r.ino(), child);
+                    }
+                }
+                entries.add(new TreeLoad.Entry(e.getKey(), child));
+            }
+            TreeLoad.bind(sb, dir, entries);
+        }
+        return maxIno;
+    }
+
+    private static EntryRecord newest(EntryRecord a, EntryRecord b) {
+        return b == null || a.ctime() >= b.ctime() ? a : b;
+    }
+
+    private static InodeAttrs attrs(EntryRecord r, long nlink, long size) {
+        return new InodeAttrs(
+                r.mode(),
+                nlink,
+                r.uid(),
+                r.gid(),
+                r.rdev(),
+                size,
+                (size + 511) / 512,
+                r.atime(),
+                r.mtime(),
+                r.ctime(),
+                Xattrs.EMPTY);
+    }
+}
