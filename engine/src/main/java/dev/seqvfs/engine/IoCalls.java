@@ -445,6 +445,28 @@ final class IoCalls {
         }
     }
 
+    /**
+     * {@code syncfs(2)}: makes everything written to the file system {@code fd} is on durable
+     * ({@code sync_fs} of its superblock; a memory type has nothing to write back).
+     */
+    void syncfs(int fd) {
+        OpenFile f = t.fdget(fd, Syscall.SYNCFS);
+        try {
+            if (f.inode().owner() instanceof Superblock sb) {
+                sb.sop().sync(sb);
+            }
+        } finally {
+            TaskContext.fdput(f);
+        }
+    }
+
+    /** {@code sync(2)}: {@code sync_fs} of every superblock of the instance. */
+    void sync() {
+        for (Superblock sb : t.vfs().superblocksForSync()) {
+            sb.sop().sync(sb);
+        }
+    }
+
     /** Returns whether {@code fd} is open on a stream (a pipe, FIFO, socket or eventfd). */
     boolean isStream(int fd) {
         return stream(t.fget(fd, Syscall.READ));

@@ -645,6 +645,17 @@ public final class SeqVfs implements AutoCloseable {
         return config.rootType();
     }
 
+    /** {@return the superblocks with a mount, for {@code sync(2)}} */
+    List<Superblock> superblocksForSync() {
+        List<Superblock> out = new ArrayList<>();
+        for (Superblock sb : superblocks) {
+            if (!sb.isDeactivated()) {
+                out.add(sb);
+            }
+        }
+        return out;
+    }
+
     /**
      * Returns the file-system types this instance can mount ({@code mount(2)}'s {@code fstype}).
      */

@@ -446,6 +446,36 @@ public final class VfsTask implements AutoCloseable {
     }
 
     /**
+     * {@code syncfs(2)}: makes everything written to the file system that {@code fd} is on durable
+     * (a memory type, tmpfs: nothing to do; persistfs: every file written since its last
+     * write-back). Blocks until it is.
+     *
+     * @param fd the descriptor
+     * @throws VfsException {@code EBADF} for a bad descriptor, {@code EIO} if the write-back failed
+     */
+    public void syncfs(int fd) {
+        try {
+            c.io.syncfs(fd);
+        } catch (VfsException e) {
+            throw c.raise(e, Syscall.SYNCFS, null, null);
+        }
+    }
+
+    /**
+     * {@code sync(2)}: {@link #syncfs} of every file system of the instance. Blocks until done.
+     *
+     * @throws VfsException {@code EIO} if a write-back failed (Linux's {@code sync} reports
+     *     nothing; SeqVFS says so rather than losing the error)
+     */
+    public void sync() {
+        try {
+            c.io.sync();
+        } catch (VfsException e) {
+            throw c.raise(e, Syscall.SYNC, null, null);
+        }
+    }
+
+    /**
      * {@code fdatasync(2)}.
      *
      * @param fd the descriptor

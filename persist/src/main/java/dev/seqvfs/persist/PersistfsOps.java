@@ -3,11 +3,18 @@ package dev.seqvfs.persist;
 import dev.seqvfs.engine.dir.DirJournal;
 import dev.seqvfs.engine.dir.DirectoryFileOperations;
 import dev.seqvfs.engine.dir.DirectoryInode;
-import dev.seqvfs.engine.file.RegularFileOperations;
+import dev.seqvfs.engine.file.FileData;
 import dev.seqvfs.engine.fs.FileOperations;
 import dev.seqvfs.engine.fs.SuperOperations;
+import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.engine.inode.InodeAttrs;
+import dev.seqvfs.engine.inode.RegularInode;
 import dev.seqvfs.engine.sb.Superblock;
+import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.FileType;
+import dev.seqvfs.protocol.Syscall;
+import dev.seqvfs.protocol.VfsException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -62,6 +69,11 @@ final class PersistfsOps implements SuperOperations {
     private final AtomicBoolean extending = new AtomicBoolean();
     private final Runnable onKill;
     private volatile long inoHigh;
+    final DataStore data;
+    private final PersistFileOperations regularOps = new PersistFileOperations(this);
+
+    /** Regular files written since their last write-back, by inode number. */
+    private final ConcurrentHashMap<Long, Inode> dirty = new ConcurrentHashMap<>();
 
     PersistfsOps(
             PersistStore store,
@@ -79,6 +91,7 @@ final class PersistfsOps implements SuperOperations {
         this.writeTimeout = writeTimeout;
         this.inoHigh = inoHigh;
         this.onKill = onKill;
+        this.data = new DataStore(store.url());
         this.metaWriter =
                 Executors.newSingleThreadExecutor(
                         r -> {
@@ -113,11 +126,91 @@ final class PersistfsOps implements SuperOperations {
     public FileOperations fileOps(FileType type) {
         switch (type) {
             case REGULAR:
-                return RegularFileOperations.INSTANCE;
+                return regularOps;
             case DIRECTORY:
                 return DirectoryFileOperations.INSTANCE;
             default:
                 return FileOperations.NONE;
+        }
+    }
+
+    /** Marks a regular file's content changed since its last write-back. */
+    void dirty(Inode inode) {
+        dirty.put(inode.ino(), inode);
+    }
+
+    /**
+     * Writes back one regular file (content and attributes) before returning: {@code fsync}. Blocks
+     * for the database; runs on the calling task's thread.
+     *
+     * @param inode the file
+     * @param op the call, for the error
+     * @throws VfsException {@code EIO} if the database refused the write; {@code EFBIG} for a file
+     *     of 2 GiB or more (written back whole, as one value)
+     */
+    void writeBack(Inode inode, Syscall op) {
+        if (!(inode instanceof RegularInode r)) {
+            return;
+        }
+        byte[] content;
+        InodeAttrs a;
+        r.writeLock().lock();
+        try {
+            dirty.remove(r.ino());
+            FileData d = r.dataAcquire();
+            if (d.size() > Integer.MAX_VALUE - 16) {
+                dirty.put(r.ino(), r);
+                throw new VfsException(Errno.EFBIG, op, null);
+            }
+            content = new byte[(int) d.size()];
+            d.read(0, content, 0, content.length);
+            a = r.attrsAcquire();
+        } finally {
+            r.writeLock().unlock();
+        }
+        if (a.nlink() == 0 && r.openCount() == 0) {
+            return; // freed meanwhile: evictInode deletes its row
+        }
+        try {
+            data.write(r.ino(), a, content);
+        } catch (UncheckedIOException e) {
+            dirty.put(r.ino(), r);
+            LOG.error(
+                    "persistfs {}: write-back of inode {} failed: {}", fsid, r.ino(), e.toString());
+            throw new VfsException(Errno.EIO, op, null);
+        }
+    }
+
+    /** {@code syncfs}: writes back every file written since its last write-back. */
+    @Override
+    public void sync(Superblock sb) {
+        for (Inode i : dirty.values()) {
+            writeBack(i, Syscall.FSYNC);
+        }
+    }
+
+    @Override
+    public void evictInode(Superblock sb, Inode inode) {
+        if (inode.type() != FileType.REGULAR) {
+            return;
+        }
+        dirty.remove(inode.ino());
+        long ino = inode.ino();
+        try {
+            metaWriter.execute(
+                    () -> {
+                        try {
+                            data.delete(ino);
+                        } catch (RuntimeException e) {
+                            LOG.error(
+                                    "persistfs {}: row of freed inode {} kept: {}",
+                                    fsid,
+                                    ino,
+                                    e.toString());
+                        }
+                    });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // unmounted: the row is collected at the next mount (rows of unreachable inodes)
         }
     }
 
@@ -160,6 +253,8 @@ final class PersistfsOps implements SuperOperations {
             e.tell(new DirectoryEntity.Passivate());
         }
         entities.clear();
+        // after the writes queued before it (the executor runs what it holds, then ends)
+        metaWriter.execute(data::close);
         metaWriter.shutdown();
         onKill.run();
     }

@@ -3,10 +3,12 @@ package dev.seqvfs.persist;
 import com.typesafe.config.Config;
 import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.dir.TreeLoad;
+import dev.seqvfs.engine.file.FileData;
 import dev.seqvfs.engine.fs.FileSystemType;
 import dev.seqvfs.engine.fs.MountContext;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
+import dev.seqvfs.engine.inode.RegularInode;
 import dev.seqvfs.engine.inode.Xattrs;
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.sb.SuperblockConfig;
@@ -214,6 +216,7 @@ public final class PersistfsType implements FileSystemType {
             }
             level = nextLevel;
         }
+        Map<Long, DataStore.Row> rows = ops.data.loadAll();
         Map<Long, Inode> made = new HashMap<>();
         Map<Long, DirectoryInode> dirs = new HashMap<>();
         DirectoryInode root = sb.root();
@@ -253,22 +256,61 @@ public final class PersistfsType implements FileSystemType {
                         for (EntryRecord x : all) {
                             newest = newest(newest, x);
                         }
-                        long size = newest.linkTarget() == null ? 0 : newest.linkTarget().length();
+                        DataStore.Row row =
+                                r.type() == FileType.REGULAR ? rows.remove(r.ino()) : null;
+                        InodeAttrs a;
+                        if (row != null) {
+                            InodeAttrs w = row.attrs();
+                            // the newer of the journal's record and the written-back row
+                            a =
+                                    w.ctime() >= newest.ctime()
+                                            ? new InodeAttrs(
+                                                    w.mode(),
+                                                    all.size(),
+                                                    w.uid(),
+                                                    w.gid(),
+                                                    0,
+                                                    w.size(),
+                                                    w.blocks(),
+                                                    w.atime(),
+                                                    w.mtime(),
+                                                    w.ctime(),
+                                                    Xattrs.EMPTY)
+                                            : attrs(newest, all.size(), w.size());
+                        } else {
+                            long size =
+                                    newest.linkTarget() == null ? 0 : newest.linkTarget().length();
+                            a = attrs(newest, all.size(), size);
+                        }
                         child =
                                 sb.sop()
                                         .newInode(
                                                 sb,
                                                 r.ino(),
-                                                attrs(newest, all.size(), size),
+                                                a,
                                                 dir,
                                                 e.getKey(),
                                                 newest.linkTarget());
+                        if (row != null
+                                && row.content().length > 0
+                                && child instanceof RegularInode ri) {
+                            FileData d =
+                                    FileData.empty()
+                                            .write(0, row.content(), 0, row.content().length);
+                            sb.chargeBytes(d.allocatedBytes(), Syscall.MOUNT);
+                            ri.adoptForkedData(d);
+                        }
                         made.put(r.ino(), child);
                     }
                 }
                 entries.add(new TreeLoad.Entry(e.getKey(), child));
             }
             TreeLoad.bind(sb, dir, entries);
+        }
+        // rows of inodes no name reaches (freed while unmounted, or a crash between a file's
+        // last unlink and its row's delete): collected now
+        for (long ino : rows.keySet()) {
+            ops.data.delete(ino);
         }
         return maxIno;
     }

@@ -164,6 +164,10 @@ public enum Syscall {
     STATFS,
     /** {@code symlink(2)}. */
     SYMLINK,
+    /** {@code sync(2)}. */
+    SYNC,
+    /** {@code syncfs(2)}. */
+    SYNCFS,
     /** {@code truncate(2)}. */
     TRUNCATE,
     /** {@code umask(2)}. */

@@ -137,6 +137,17 @@ public interface SuperOperations {
     default void kill(Superblock sb) {}
 
     /**
+     * {@code evict_inode}: {@code inode} is gone for good (its last name removed and its last
+     * descriptor closed, or its create undone); a persistent type forgets what it stored of it.
+     * Called on the thread that freed it (an actor's, often); must not block. The default does
+     * nothing.
+     *
+     * @param sb the superblock
+     * @param inode the freed inode
+     */
+    default void evictInode(Superblock sb, Inode inode) {}
+
+    /**
      * Told that {@code sb} has now given inode numbers below {@code end} (a directory actor took a
      * batch of them): a persistent type keeps a durable high-water mark ahead of it, so a number is
      * never given twice across restarts. Called on the taking actor's thread, often; must be cheap

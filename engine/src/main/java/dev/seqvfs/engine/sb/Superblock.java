@@ -618,6 +618,7 @@ public final class Superblock implements InodeOwner {
     public void inodeFreed(Inode inode) {
         unchargeBytes(inode.chargedBytes());
         freeInodes.incrementAndGet();
+        sop.evictInode(this, inode);
     }
 
     @Override

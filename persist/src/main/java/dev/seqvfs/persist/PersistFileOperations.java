@@ -1,0 +1,112 @@
+package dev.seqvfs.persist;
+
+import dev.seqvfs.engine.fdtable.OpenFile;
+import dev.seqvfs.engine.file.RegularFileOperations;
+import dev.seqvfs.engine.fs.FileOperations;
+import dev.seqvfs.engine.fs.Kiocb;
+import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.engine.walk.WalkContext;
+import dev.seqvfs.protocol.Credentials;
+import dev.seqvfs.protocol.DirEntry;
+import dev.seqvfs.protocol.Syscall;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The file operations of a persistfs regular file: tmpfs's ({@link RegularFileOperations}: the
+ * pages live in memory, as a page cache), with each change to the content marking the inode dirty
+ * and {@code fsync}/{@code fdatasync} writing it back ({@link PersistfsOps#writeBack}: content and
+ * attributes, before the call returns).
+ *
+ * <p>Thread-safe (stateless but for the superblock's operations it reports to).
+ */
+final class PersistFileOperations implements FileOperations {
+    private final FileOperations d = RegularFileOperations.INSTANCE;
+    private final PersistfsOps ops;
+
+    PersistFileOperations(PersistfsOps ops) {
+        this.ops = ops;
+    }
+
+    @Override
+    public int fmode() {
+        return d.fmode();
+    }
+
+    @Override
+    public FileOperations open(Inode inode, int flags) {
+        FileOperations o = d.open(inode, flags);
+        return o == d ? this : o;
+    }
+
+    @Override
+    public int read(OpenFile f, byte[] dst, int off, int len, long pos, boolean nonblock) {
+        return d.read(f, dst, off, len, pos, nonblock);
+    }
+
+    @Override
+    public long readv(OpenFile f, byte[][] iov, long pos, boolean nonblock) {
+        return d.readv(f, iov, pos, nonblock);
+    }
+
+    @Override
+    public int write(OpenFile f, byte[] src, int off, int len, Kiocb k) {
+        ops.dirty(f.inode());
+        return d.write(f, src, off, len, k);
+    }
+
+    @Override
+    public long writev(OpenFile f, byte[][] bufs, int[] offs, int[] lens, Kiocb k) {
+        ops.dirty(f.inode());
+        return d.writev(f, bufs, offs, lens, k);
+    }
+
+    @Override
+    public CompletableFuture<Integer> readAsync(OpenFile f, byte[] dst, int off, int len) {
+        return d.readAsync(f, dst, off, len);
+    }
+
+    @Override
+    public CompletableFuture<Integer> writeAsync(OpenFile f, byte[] src, int off, int len) {
+        ops.dirty(f.inode());
+        return d.writeAsync(f, src, off, len);
+    }
+
+    @Override
+    public long llseek(OpenFile f, long offset, int whence) {
+        return d.llseek(f, offset, whence);
+    }
+
+    @Override
+    public void truncate(Inode inode, long length, Credentials cred, Syscall op) {
+        ops.dirty(inode);
+        d.truncate(inode, length, cred, op);
+    }
+
+    @Override
+    public void fsync(OpenFile f, boolean datasync) {
+        d.fsync(f, datasync);
+        ops.writeBack(f.inode(), datasync ? Syscall.FDATASYNC : Syscall.FSYNC);
+    }
+
+    @Override
+    public void fallocate(OpenFile f, int mode, long offset, long len, Credentials cred) {
+        ops.dirty(f.inode());
+        d.fallocate(f, mode, offset, len, cred);
+    }
+
+    @Override
+    public int poll(OpenFile f) {
+        return d.poll(f);
+    }
+
+    @Override
+    public List<DirEntry> iterate(OpenFile f, WalkContext caller, long cookie, int max) {
+        return d.iterate(f, caller, cookie, max);
+    }
+
+    @Override
+    public void release(OpenFile f) {
+        d.release(f);
+    }
+}
