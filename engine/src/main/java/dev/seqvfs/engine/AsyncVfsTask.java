@@ -367,6 +367,41 @@ public final class AsyncVfsTask {
     }
 
     /**
+     * {@link VfsTask#syncfs}.
+     *
+     * @param fd the descriptor
+     * @return a future completed when the call is done
+     */
+    public CompletableFuture<Void> syncfs(int fd) {
+        return c.answer(
+                TaskContext.now(
+                        () -> {
+                            c.io.syncfs(fd);
+                            return null;
+                        }),
+                Syscall.SYNCFS,
+                null,
+                null);
+    }
+
+    /**
+     * {@link VfsTask#sync}.
+     *
+     * @return a future completed when the call is done
+     */
+    public CompletableFuture<Void> sync() {
+        return c.answer(
+                TaskContext.now(
+                        () -> {
+                            c.io.sync();
+                            return null;
+                        }),
+                Syscall.SYNC,
+                null,
+                null);
+    }
+
+    /**
      * {@link VfsTask#fdatasync}.
      *
      * @param fd the descriptor

@@ -6,6 +6,7 @@ import dev.seqvfs.engine.fs.FileOperations;
 import dev.seqvfs.engine.fs.Kiocb;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.Permission;
+import dev.seqvfs.engine.mount.VfsMount;
 import dev.seqvfs.engine.notify.Fsnotify;
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.wait.Shutdown;
@@ -452,7 +453,9 @@ final class IoCalls {
     void syncfs(int fd) {
         OpenFile f = t.fdget(fd, Syscall.SYNCFS);
         try {
-            if (f.inode().owner() instanceof Superblock sb) {
+            VfsMount m = f.mount();
+            if (m != null) {
+                Superblock sb = m.superblock();
                 sb.sop().sync(sb);
             }
         } finally {
@@ -462,6 +465,7 @@ final class IoCalls {
 
     /** {@code sync(2)}: {@code sync_fs} of every superblock of the instance. */
     void sync() {
+        t.alive(Syscall.SYNC);
         for (Superblock sb : t.vfs().superblocksForSync()) {
             sb.sop().sync(sb);
         }

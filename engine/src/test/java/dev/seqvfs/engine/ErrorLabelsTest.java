@@ -131,6 +131,8 @@ class ErrorLabelsTest {
                 row(Errno.ENOENT, Syscall.TRUNCATE, "/nope", null, "truncate", "/nope", 0L),
                 row(Errno.EBADF, Syscall.FSYNC, null, null, "fsync", BAD),
                 row(Errno.EBADF, Syscall.FDATASYNC, null, null, "fdatasync", BAD),
+                row(Errno.EBADF, Syscall.SYNCFS, null, null, "syncfs", BAD),
+                exited(Syscall.SYNC, "sync"),
                 row(Errno.EBADF, Syscall.FALLOCATE, null, null, "fallocate", BAD, 0, 0L, 1L),
                 row(Errno.EINVAL, Syscall.POLL, null, null, "poll", new int[1], new int[0], 0L),
                 row(Errno.EBADF, Syscall.FLOCK, null, null, "flock", BAD, Flock.LOCK_EX),

@@ -35,8 +35,11 @@ public sealed interface DirEvent extends CborSerializable {
      * A name was removed: {@code unlink}, {@code rmdir}.
      *
      * @param name the component (internal form)
+     * @param entry the unlinked inode's attributes after the unlink when it keeps other names (so
+     *     that recovery knows its newest attributes even if they were changed through this name),
+     *     else {@code null}
      */
-    record EntryRemoved(String name) implements DirEvent {}
+    record EntryRemoved(String name, EntryRecord entry) implements DirEvent {}
 
     /**
      * A name was moved within the directory ({@code rename} with both names here), replacing

@@ -19,16 +19,25 @@ import org.pcollections.PMap;
  */
 public final class DirState implements CborSerializable {
     /** The state of a directory whose journal is empty. */
-    public static final DirState EMPTY = new DirState(HashTreePMap.empty(), null, false);
+    public static final DirState EMPTY =
+            new DirState(HashTreePMap.empty(), null, false, HashTreePMap.empty());
 
     private final PMap<String, EntryRecord> entries;
     private final EntryRecord self;
     private final boolean removed;
 
-    private DirState(PMap<String, EntryRecord> entries, EntryRecord self, boolean removed) {
+    /** The last attributes of inodes unlinked here that kept other names, by inode number. */
+    private final PMap<Long, EntryRecord> unlinked;
+
+    private DirState(
+            PMap<String, EntryRecord> entries,
+            EntryRecord self,
+            boolean removed,
+            PMap<Long, EntryRecord> unlinked) {
         this.entries = entries;
         this.self = self;
         this.removed = removed;
+        this.unlinked = unlinked;
     }
 
     /** One name and its inode, the serialized form of an entry. */
@@ -46,14 +55,31 @@ public final class DirState implements CborSerializable {
     public static DirState of(
             @JsonProperty("entries") List<Named> named,
             @JsonProperty("self") EntryRecord self,
-            @JsonProperty("removed") boolean removed) {
+            @JsonProperty("removed") boolean removed,
+            @JsonProperty("unlinked") List<EntryRecord> unlinked) {
         PMap<String, EntryRecord> m = HashTreePMap.empty();
         if (named != null) {
             for (Named n : named) {
                 m = m.plus(n.name(), n.entry());
             }
         }
-        return new DirState(m, self, removed);
+        PMap<Long, EntryRecord> u = HashTreePMap.empty();
+        if (unlinked != null) {
+            for (EntryRecord r : unlinked) {
+                u = u.plus(r.ino(), r);
+            }
+        }
+        return new DirState(m, self, removed, u);
+    }
+
+    /**
+     * {@return the last attributes of inodes unlinked here while they kept other names (for
+     * recovery: the newest attributes of an inode may have been recorded under a name it no longer
+     * has)}
+     */
+    @JsonProperty("unlinked")
+    public List<EntryRecord> unlinkedRecords() {
+        return new ArrayList<>(unlinked.values());
     }
 
     /** {@return the entries, for serialization (in no particular order)} */
@@ -93,24 +119,29 @@ public final class DirState implements CborSerializable {
      */
     public DirState apply(DirEvent e) {
         if (e instanceof DirEvent.EntryAdded a) {
-            return new DirState(entries.plus(a.name(), a.entry()), self, removed);
+            return new DirState(entries.plus(a.name(), a.entry()), self, removed, unlinked);
         } else if (e instanceof DirEvent.EntryRemoved r) {
-            return new DirState(entries.minus(r.name()), self, removed);
+            return new DirState(
+                    entries.minus(r.name()),
+                    self,
+                    removed,
+                    r.entry() == null ? unlinked : unlinked.plus(r.entry().ino(), r.entry()));
         } else if (e instanceof DirEvent.EntryRenamed r) {
             EntryRecord moved = entries.get(r.from());
             if (moved == null) {
                 return this;
             }
-            return new DirState(entries.minus(r.from()).plus(r.to(), moved), self, removed);
+            return new DirState(
+                    entries.minus(r.from()).plus(r.to(), moved), self, removed, unlinked);
         } else if (e instanceof DirEvent.AttrsChanged c) {
             if (c.name() == null) {
-                return new DirState(entries, c.entry(), removed);
+                return new DirState(entries, c.entry(), removed, unlinked);
             }
             return entries.containsKey(c.name())
-                    ? new DirState(entries.plus(c.name(), c.entry()), self, removed)
+                    ? new DirState(entries.plus(c.name(), c.entry()), self, removed, unlinked)
                     : this;
         } else {
-            return new DirState(HashTreePMap.empty(), self, true);
+            return new DirState(HashTreePMap.empty(), self, true, HashTreePMap.empty());
         }
     }
 
@@ -119,7 +150,8 @@ public final class DirState implements CborSerializable {
         return o instanceof DirState s
                 && s.entries.equals(entries)
                 && java.util.Objects.equals(s.self, self)
-                && s.removed == removed;
+                && s.removed == removed
+                && s.unlinked.equals(unlinked);
     }
 
     @Override

@@ -62,8 +62,13 @@ public final class DirectoryEntity
      */
     public record Recover(ActorRef<DirState> replyTo) implements Command {}
 
-    /** Stops the entity after what it has in hand. */
-    public record Passivate() implements Command {}
+    /**
+     * Stops the entity after what it has in hand (a write in flight finishes first: Pekko holds
+     * commands until it has), answering {@code replyTo} as it stops.
+     *
+     * @param replyTo told {@link org.apache.pekko.Done} once every earlier write is done
+     */
+    public record Passivate(ActorRef<org.apache.pekko.Done> replyTo) implements Command {}
 
     private final ActorContext<Command> ctx;
     private final PersistStore store;
@@ -127,7 +132,14 @@ public final class DirectoryEntity
                                                         c.replyTo(),
                                                         s -> new Appended(lastSequenceNumber())))
                 .onCommand(Recover.class, (state, c) -> Effect().reply(c.replyTo(), state))
-                .onCommand(Passivate.class, (state, c) -> Effect().stop().thenNoReply())
+                .onCommand(
+                        Passivate.class,
+                        (state, c) ->
+                                Effect()
+                                        .stop()
+                                        .thenReply(
+                                                c.replyTo(),
+                                                s -> org.apache.pekko.Done.getInstance()))
                 .build();
     }
 

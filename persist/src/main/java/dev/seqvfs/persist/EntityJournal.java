@@ -5,6 +5,7 @@ import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.SymlinkInode;
 import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.FileType;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,10 +31,17 @@ final class EntityJournal implements DirJournal {
     private final Scheduler scheduler;
     private final Duration timeout;
 
-    EntityJournal(ActorRef<DirectoryEntity.Command> entity, Scheduler scheduler, Duration timeout) {
+    private final PersistfsOps ops;
+
+    EntityJournal(
+            ActorRef<DirectoryEntity.Command> entity,
+            Scheduler scheduler,
+            Duration timeout,
+            PersistfsOps ops) {
         this.entity = entity;
         this.scheduler = scheduler;
         this.timeout = timeout;
+        this.ops = ops;
     }
 
     /** {@return what the journal records of {@code inode} now} */
@@ -54,20 +62,36 @@ final class EntityJournal implements DirJournal {
     @Override
     public void append(List<Change> changes, Done done) {
         List<DirEvent> events = new ArrayList<>(changes.size());
+        List<Long> lastNames = null; // regular files whose last name this batch removes
         for (Change c : changes) {
             if (c instanceof Bound b) {
                 events.add(new DirEvent.EntryAdded(b.name(), record(b.inode())));
             } else if (c instanceof Unbound u) {
-                events.add(new DirEvent.EntryRemoved(u.name()));
+                Inode i = u.inode();
+                boolean kept =
+                        i != null && i.type() != FileType.DIRECTORY && i.attrsAcquire().nlink() > 0;
+                events.add(new DirEvent.EntryRemoved(u.name(), kept ? record(i) : null));
+                if (i != null && i.type() == FileType.REGULAR && !kept) {
+                    if (lastNames == null) {
+                        lastNames = new ArrayList<>();
+                    }
+                    lastNames.add(i.ino());
+                }
             } else {
                 Attrs a = (Attrs) c;
                 events.add(new DirEvent.AttrsChanged(a.name(), record(a.inode())));
             }
         }
+        List<Long> gone = lastNames;
         AskPattern.<DirectoryEntity.Command, DirectoryEntity.Appended>ask(
                         entity, r -> new DirectoryEntity.Append(events, r), timeout, scheduler)
                 .whenComplete(
                         (ok, failure) -> {
+                            if (failure == null && gone != null) {
+                                for (long ino : gone) {
+                                    ops.lastNameDurablyRemoved(ino);
+                                }
+                            }
                             if (failure != null) {
                                 LOG.error(
                                         "journal {}: {} events not written: {}",

@@ -48,24 +48,21 @@ public final class PersistStore {
         this.journalId = "seqvfs-persistfs-" + n + "-journal";
         this.snapshotId = "seqvfs-persistfs-" + n + "-snapshot";
         Config sys = system.settings().config();
-        Map<String, Object> slick =
-                Map.of(
-                        "slick.profile",
-                        "slick.jdbc.H2Profile$",
-                        "slick.db.url",
-                        url,
-                        "slick.db.user",
-                        "sa",
-                        "slick.db.password",
-                        "",
-                        "slick.db.driver",
-                        "org.h2.Driver",
-                        "slick.db.numThreads",
-                        2,
-                        "slick.db.maxConnections",
-                        2,
-                        "slick.db.minConnections",
-                        1);
+        Map<String, Object> slick = new java.util.HashMap<>();
+        slick.put("slick.profile", "slick.jdbc.H2Profile$");
+        slick.put("slick.db.url", url);
+        slick.put("slick.db.user", "sa");
+        slick.put("slick.db.password", "");
+        slick.put("slick.db.driver", "org.h2.Driver");
+        slick.put("slick.db.numThreads", 2);
+        slick.put("slick.db.maxConnections", 2);
+        slick.put("slick.db.minConnections", 0);
+        // no pool and no kept-alive connection: the plugins live as long as the actor system, the
+        // database only as long as the mount, whose own connection (DataStore) keeps it open; its
+        // close releases the file for another process (H2 closes a database with its last
+        // connection)
+        slick.put("slick.db.connectionPool", "disabled");
+        slick.put("slick.db.keepAliveConnection", false);
         Config journal =
                 ConfigFactory.parseMap(slick)
                         // pekko-persistence-jdbc's writer batches the writes waiting for it; a low

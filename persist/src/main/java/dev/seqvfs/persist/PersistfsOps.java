@@ -16,6 +16,9 @@ import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -24,6 +27,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,6 +72,10 @@ final class PersistfsOps implements SuperOperations {
     private final ExecutorService metaWriter;
     private final AtomicBoolean extending = new AtomicBoolean();
     private final Runnable onKill;
+
+    /** Marks the data directory as being released (a remount waits for {@link #onKill}). */
+    private final Runnable onRelease;
+
     private volatile long inoHigh;
     final DataStore data;
     private final PersistFileOperations regularOps = new PersistFileOperations(this);
@@ -82,6 +90,7 @@ final class PersistfsOps implements SuperOperations {
             int snapshotEvery,
             Duration writeTimeout,
             long inoHigh,
+            Runnable onRelease,
             Runnable onKill) {
         this.store = store;
         this.meta = meta;
@@ -91,6 +100,7 @@ final class PersistfsOps implements SuperOperations {
         this.writeTimeout = writeTimeout;
         this.inoHigh = inoHigh;
         this.onKill = onKill;
+        this.onRelease = onRelease;
         this.data = new DataStore(store.url());
         this.metaWriter =
                 Executors.newSingleThreadExecutor(
@@ -189,13 +199,51 @@ final class PersistfsOps implements SuperOperations {
         }
     }
 
+    /**
+     * Freed regular files whose last unlink may not be durable yet, and the reverse: files whose
+     * last unlink is durable but which were still open. A file's row is deleted only when both have
+     * happened (else a crash could recover a name whose content is gone). Guarded by {@code this}.
+     */
+    private final java.util.Set<Long> freedNotDurable = new java.util.HashSet<>();
+
+    private final java.util.Set<Long> durableNotFreed = new java.util.HashSet<>();
+
     @Override
     public void evictInode(Superblock sb, Inode inode) {
         if (inode.type() != FileType.REGULAR) {
             return;
         }
         dirty.remove(inode.ino());
-        long ino = inode.ino();
+        boolean delete;
+        synchronized (this) {
+            delete = durableNotFreed.remove(inode.ino());
+            if (!delete) {
+                freedNotDurable.add(inode.ino());
+            }
+        }
+        if (delete) {
+            deleteRow(inode.ino());
+        }
+    }
+
+    /**
+     * A journal has durably removed the last name of regular file {@code ino}: its row goes once
+     * the file is freed too ({@link #evictInode}). Called on any thread.
+     */
+    void lastNameDurablyRemoved(long ino) {
+        boolean delete;
+        synchronized (this) {
+            delete = freedNotDurable.remove(ino);
+            if (!delete) {
+                durableNotFreed.add(ino);
+            }
+        }
+        if (delete) {
+            deleteRow(ino);
+        }
+    }
+
+    private void deleteRow(long ino) {
         try {
             metaWriter.execute(
                     () -> {
@@ -216,7 +264,7 @@ final class PersistfsOps implements SuperOperations {
 
     @Override
     public DirJournal journal(DirectoryInode dir, Superblock sb) {
-        return new EntityJournal(entity(dir.ino()), system.scheduler(), writeTimeout);
+        return new EntityJournal(entity(dir.ino()), system.scheduler(), writeTimeout, this);
     }
 
     /** A move between two directories is not yet one atomic change of both journals: EXDEV. */
@@ -247,16 +295,47 @@ final class PersistfsOps implements SuperOperations {
                 });
     }
 
+    /**
+     * {@code kill_sb}: stops every journal after its last write (asks, never waits here), then on
+     * the writer thread closes the mount's own database connection, the last one, which releases
+     * the data directory for another mount or process.
+     */
     @Override
     public void kill(Superblock sb) {
+        onRelease.run();
+        List<CompletableFuture<org.apache.pekko.Done>> stops = new ArrayList<>();
         for (ActorRef<DirectoryEntity.Command> e : entities.values()) {
-            e.tell(new DirectoryEntity.Passivate());
+            stops.add(
+                    AskPattern.<DirectoryEntity.Command, org.apache.pekko.Done>ask(
+                                    e,
+                                    DirectoryEntity.Passivate::new,
+                                    writeTimeout,
+                                    system.scheduler())
+                            .toCompletableFuture());
         }
         entities.clear();
-        // after the writes queued before it (the executor runs what it holds, then ends)
-        metaWriter.execute(data::close);
-        metaWriter.shutdown();
-        onKill.run();
+        CompletableFuture.allOf(stops.toArray(new CompletableFuture<?>[0]))
+                .handle((ok, failure) -> null)
+                .thenRun(
+                        () -> {
+                            try {
+                                metaWriter.execute(
+                                        () -> {
+                                            try {
+                                                data.close();
+                                            } catch (RuntimeException e) {
+                                                LOG.error(
+                                                        "persistfs {}: close: {}",
+                                                        fsid,
+                                                        e.toString());
+                                            } finally {
+                                                onKill.run();
+                                            }
+                                        });
+                            } finally {
+                                metaWriter.shutdown();
+                            }
+                        });
     }
 
     @Override

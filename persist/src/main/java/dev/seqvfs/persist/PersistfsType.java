@@ -58,7 +58,48 @@ public final class PersistfsType implements FileSystemType {
     /** The type's name, as {@code mount(2)} and {@code seqvfs.root.type} select it. */
     public static final String NAME = "persistfs";
 
-    private static final ConcurrentHashMap<Path, Boolean> MOUNTED = new ConcurrentHashMap<>();
+    /**
+     * The data directories mounted in this JVM, each with the future its release completes (after
+     * {@code kill_sb} has closed its database). A mount of a directory being released waits for
+     * that (a remount right after {@code close()}); of one still mounted, is {@code EBUSY}.
+     */
+    private static final ConcurrentHashMap<Path, Slot> MOUNTED = new ConcurrentHashMap<>();
+
+    /** One mounted data directory. */
+    private static final class Slot {
+        volatile boolean releasing;
+        final CompletableFuture<Void> released = new CompletableFuture<>();
+    }
+
+    /** Takes {@code dir} for a new mount, waiting out a release in progress; EBUSY if mounted. */
+    private static Slot take(Path dir, MountContext ctx) {
+        Slot mine = new Slot();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            Slot prev = MOUNTED.putIfAbsent(dir, mine);
+            if (prev == null) {
+                return mine;
+            }
+            if (!prev.releasing || System.nanoTime() > deadline) {
+                throw new VfsException(Errno.EBUSY, Syscall.MOUNT, ctx.target());
+            }
+            try {
+                prev.released.get(1, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                // look again
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new VfsException(Errno.EINTR, Syscall.MOUNT, ctx.target());
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw new VfsException(Errno.EIO, Syscall.MOUNT, ctx.target());
+            }
+        }
+    }
+
+    private static void release(Path dir, Slot slot) {
+        MOUNTED.remove(dir, slot);
+        slot.released.complete(null);
+    }
 
     /** The instance {@link java.util.ServiceLoader} makes. */
     public PersistfsType() {}
@@ -120,10 +161,9 @@ public final class PersistfsType implements FileSystemType {
         ActorSystem<?> system = ctx.system();
         Config defaults = system.settings().config().getConfig("seqvfs.persistfs");
         Options o = parse(ctx, defaults);
-        if (MOUNTED.putIfAbsent(o.dataDir(), Boolean.TRUE) != null) {
-            throw new VfsException(Errno.EBUSY, Syscall.MOUNT, ctx.target());
-        }
+        Slot slot = take(o.dataDir(), ctx);
         boolean done = false;
+        PersistfsOps made = null;
         try {
             PersistStore store;
             PersistMeta meta;
@@ -143,7 +183,9 @@ public final class PersistfsType implements FileSystemType {
                             o.snapshotEvery(),
                             timeout,
                             high,
-                            () -> MOUNTED.remove(o.dataDir()));
+                            () -> slot.releasing = true,
+                            () -> release(o.dataDir(), slot));
+            made = ops;
             SuperblockConfig defaultsLimits = ctx.defaultLimits();
             Superblock sb =
                     ctx.newSuperblock(
@@ -162,7 +204,10 @@ public final class PersistfsType implements FileSystemType {
             return sb;
         } finally {
             if (!done) {
-                MOUNTED.remove(o.dataDir());
+                if (made != null) {
+                    made.data.close();
+                }
+                release(o.dataDir(), slot);
             }
         }
     }
@@ -179,6 +224,8 @@ public final class PersistfsType implements FileSystemType {
         // every record of each non-directory inode, to count its names and take its newest
         Map<Long, List<EntryRecord>> names = new HashMap<>();
         Map<Long, EntryRecord> dirRecords = new HashMap<>();
+        // attributes recorded as their inode lost a name it kept others beside
+        Map<Long, List<EntryRecord>> unlinkedRecords = new HashMap<>();
         while (!level.isEmpty()) {
             List<CompletableFuture<DirState>> asks = new ArrayList<>();
             for (long ino : level) {
@@ -202,6 +249,9 @@ public final class PersistfsType implements FileSystemType {
                 long ino = level.get(i);
                 states.put(ino, s);
                 order.add(ino);
+                for (EntryRecord r : s.unlinkedRecords()) {
+                    unlinkedRecords.computeIfAbsent(r.ino(), k -> new ArrayList<>()).add(r);
+                }
                 for (EntryRecord r : s.entries().values()) {
                     maxIno = Math.max(maxIno, r.ino());
                     if (r.type() == FileType.DIRECTORY) {
@@ -254,6 +304,9 @@ public final class PersistfsType implements FileSystemType {
                         List<EntryRecord> all = names.get(r.ino());
                         EntryRecord newest = r;
                         for (EntryRecord x : all) {
+                            newest = newest(newest, x);
+                        }
+                        for (EntryRecord x : unlinkedRecords.getOrDefault(r.ino(), List.of())) {
                             newest = newest(newest, x);
                         }
                         DataStore.Row row =

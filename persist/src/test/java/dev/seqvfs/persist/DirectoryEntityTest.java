@@ -101,7 +101,7 @@ class DirectoryEntityTest {
         batches.add(
                 List.of(
                         new DirEvent.AttrsChanged("b", file(11, 0444)),
-                        new DirEvent.EntryRemoved("zzz"),
+                        new DirEvent.EntryRemoved("zzz", null),
                         new DirEvent.EntryAdded("d", file(10, 0644))));
         DirState s = roundTrip(UUID.randomUUID().toString(), 1000, batches);
         assertEquals(3, s.entries().size());
@@ -117,7 +117,7 @@ class DirectoryEntityTest {
             List<DirEvent> b = new ArrayList<>();
             b.add(new DirEvent.EntryAdded("f" + i, file(100 + i, 0644)));
             if (i % 3 == 0 && i > 0) {
-                b.add(new DirEvent.EntryRemoved("f" + (i - 1)));
+                b.add(new DirEvent.EntryRemoved("f" + (i - 1), null));
             }
             batches.add(b);
         }

@@ -37,8 +37,11 @@ public interface DirJournal {
      * {@code name} binds nothing any more (an unlink, an rmdir, the old name of a rename).
      *
      * @param name the component (internal form)
+     * @param inode the inode it bound when that is known and may keep other names (an unlinked
+     *     file: a journal records its attributes, which its other names' records may not have),
+     *     else {@code null}
      */
-    record Unbound(String name) implements Change {}
+    record Unbound(String name, Inode inode) implements Change {}
 
     /**
      * The attributes of {@code inode}, bound as {@code name} (or the directory itself when {@code

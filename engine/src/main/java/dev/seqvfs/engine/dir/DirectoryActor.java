@@ -1038,7 +1038,9 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                 case LINKED ->
                         journalChange(
                                 new DirJournal.Bound(((Link) c).name(), (Inode) stagedArg[i]));
-                case UNLINKED -> journalChange(new DirJournal.Unbound(((Unlink) c).name()));
+                case UNLINKED ->
+                        journalChange(
+                                new DirJournal.Unbound(((Unlink) c).name(), (Inode) stagedArg[i]));
                 default -> {
                     // failed or found: nothing changed
                 }
@@ -1232,7 +1234,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                     victim.dropLinks(2, now);
                     Fsnotify.entry(dir, Inotify.IN_DELETE | Inotify.IN_ISDIR, c.name(), 0);
                     notifyDied(child);
-                    journalChange(new DirJournal.Unbound(c.name()));
+                    journalChange(new DirJournal.Unbound(c.name(), null));
                     replyChanged(c, c.replyTo(), DirReply.ok(victim));
                     return this;
                 });
@@ -1299,7 +1301,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                             Dentry e = now.lookup(n);
                             journalChange(
                                     e == null
-                                            ? new DirJournal.Unbound(n)
+                                            ? new DirJournal.Unbound(n, null)
                                             : new DirJournal.Bound(n, e.inode()));
                         }
                     }
