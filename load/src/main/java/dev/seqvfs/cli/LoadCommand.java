@@ -1,8 +1,11 @@
 package dev.seqvfs.cli;
 
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
 
 /**
@@ -23,6 +26,23 @@ import picocli.CommandLine.Spec;
         })
 public final class LoadCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
+
+    /**
+     * {@code --data-dir D}, taken before or after the workload's name: the workload runs on
+     * persistfs in {@code D}.
+     *
+     * @param dir the data directory
+     */
+    @Option(
+            names = "--data-dir",
+            paramLabel = "D",
+            scope = ScopeType.INHERIT,
+            description =
+                    "Run on the persistent type (persistfs) with its journal in D (made if absent),"
+                            + " not on tmpfs.")
+    void dataDir(Path dir) {
+        DataDir.use(dir);
+    }
 
     /** Runs {@code seqvfs load} without a workload: prints the usage on stderr and returns 2. */
     @Override

@@ -54,6 +54,14 @@ final class MountCommand implements Callable<Integer> {
     Path mountPoint;
 
     @Option(
+            names = "--data-dir",
+            paramLabel = "D",
+            description =
+                    "Serve the persistent type (persistfs) with its journal in D (made if absent),"
+                            + " not tmpfs: what it holds is there at the next mount.")
+    Path dataDir;
+
+    @Option(
             names = "--foreground",
             description =
                     "Serve in this process (Ctrl-C unmounts and exits); default: in the background.")
@@ -85,6 +93,9 @@ final class MountCommand implements Callable<Integer> {
     }
 
     private int serve() {
+        if (dataDir != null) {
+            DataDir.use(dataDir);
+        }
         try (SeqVfs vfs = SeqVfs.create(FuseMount.engineConfig(ConfigFactory.load()))) {
             FuseMount mount;
             try {
@@ -135,6 +146,10 @@ final class MountCommand implements Callable<Integer> {
         cmd.add(Main.class.getName());
         cmd.add("mount");
         cmd.add("--foreground");
+        if (dataDir != null) {
+            cmd.add("--data-dir");
+            cmd.add(dataDir.toAbsolutePath().toString());
+        }
         for (String o : options) {
             cmd.add("-o");
             cmd.add(o);

@@ -1,0 +1,26 @@
+package dev.seqvfs.cli;
+
+import com.typesafe.config.ConfigFactory;
+import java.nio.file.Path;
+
+/**
+ * {@code --data-dir D}: runs the engine on the persistent type ({@code persistfs}) with its journal
+ * in {@code D} (made if absent), instead of tmpfs: sets {@code seqvfs.root.type} and {@code
+ * seqvfs.root.options} as system properties, which every configuration the command line loads reads
+ * first.
+ */
+final class DataDir {
+    private DataDir() {}
+
+    /**
+     * Makes the instances this process creates mount {@code persistfs} on {@code dir} as their
+     * root.
+     *
+     * @param dir the data directory
+     */
+    static void use(Path dir) {
+        System.setProperty("seqvfs.root.type", "persistfs");
+        System.setProperty("seqvfs.root.options", "data_dir=" + dir.toAbsolutePath().normalize());
+        ConfigFactory.invalidateCaches();
+    }
+}
