@@ -119,9 +119,6 @@ final class VfsFork {
     /** The fork's copy of each copied source superblock, with its twin of each directory. */
     private final IdentityHashMap<Superblock, Superblock> twinSbs = new IdentityHashMap<>();
 
-    private final IdentityHashMap<Superblock, Map<DirectoryInode, DirectoryInode>> twinDirs =
-            new IdentityHashMap<>();
-
     /**
      * Builds every copied superblock into {@code target} and starts it. Call once, after {@link
      * #capture} released the source.
@@ -134,7 +131,7 @@ final class VfsFork {
             Superblock src = e.getKey();
             Superblock sb = target.newSuperblockLike(src);
             sb.continueNumbersOf(src);
-            twinDirs.put(src, e.getValue().buildInto(sb));
+            e.getValue().buildInto(sb);
             twinSbs.put(src, sb);
             target.start(sb);
         }
@@ -161,8 +158,8 @@ final class VfsFork {
                 continue;
             }
             VfsMount parent = twins.get(m.parent());
-            Map<DirectoryInode, DirectoryInode> dirs = twinDirs.get(m.parent().superblock());
-            DirectoryInode mountpoint = dirs == null ? null : dirs.get(m.mountpoint());
+            TreeFork dirs = cuts.get(m.parent().superblock());
+            DirectoryInode mountpoint = dirs == null ? null : dirs.twinOf(m.mountpoint());
             if (parent == null || mountpoint == null) {
                 continue;
             }
@@ -173,7 +170,7 @@ final class VfsFork {
                 sb = target.mountFresh(src.type(), m.source());
                 mroot = sb.root();
             } else {
-                mroot = twinDirs.get(src).get(m.root());
+                mroot = cuts.get(src).twinOf(m.root());
                 if (mroot == null) {
                     continue;
                 }

@@ -57,6 +57,7 @@ public final class DirectoryInode extends Inode {
     private static final VarHandle ACTOR;
     private static final VarHandle QUEUE;
     private static final VarHandle RENAME_SEQ;
+    private static final VarHandle CUT;
 
     static {
         try {
@@ -66,6 +67,7 @@ public final class DirectoryInode extends Inode {
             ACTOR = l.findVarHandle(DirectoryInode.class, "actor", ActorRef.class);
             QUEUE = l.findVarHandle(DirectoryInode.class, "queue", DirQueue.class);
             RENAME_SEQ = l.findVarHandle(DirectoryInode.class, "renameSeq", int.class);
+            CUT = l.findVarHandle(DirectoryInode.class, "unbuilt", TreeFork.Cut.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -87,6 +89,9 @@ public final class DirectoryInode extends Inode {
     private volatile int renameSeq;
 
     private int mounts;
+
+    @SuppressWarnings("unused") // accessed through CUT
+    private volatile TreeFork.Cut unbuilt;
 
     /**
      * Creates a directory with an empty snapshot.
@@ -113,12 +118,49 @@ public final class DirectoryInode extends Inode {
     }
 
     /**
-     * Loads the current snapshot (acquire). Never blocks.
+     * Loads the current snapshot (acquire). Never blocks. In a fork, the first read of a directory
+     * not built yet builds it ({@link #build}): O(its entries), once.
      *
      * @return the current snapshot (acquire)
      */
     public DirSnapshot snapshotAcquire() {
-        return (DirSnapshot) SNAPSHOT.getAcquire(this);
+        DirSnapshot s = (DirSnapshot) SNAPSHOT.getAcquire(this);
+        return s != DirSnapshot.UNBUILT ? s : build();
+    }
+
+    /**
+     * Makes this directory, which no other thread can reach yet (a fork's twin, before its parent's
+     * snapshot or its superblock is published), unbuilt: its entries are made from {@code cut} by
+     * the first {@link #snapshotAcquire()}. Release stores of {@code unbuilt}, then of {@code
+     * snapshot}.
+     *
+     * @param cut what the fork's cut took for this directory
+     */
+    void startUnbuilt(TreeFork.Cut cut) {
+        CUT.setRelease(this, cut);
+        SNAPSHOT.setRelease(this, DirSnapshot.UNBUILT);
+    }
+
+    /**
+     * Builds an unbuilt directory: makes its snapshot from the fork's cut and publishes it by CAS
+     * from {@link DirSnapshot#UNBUILT} (a racing builder's loses and is dropped; every builder then
+     * returns the one published), then clears {@code unbuilt} (release). A reader that loads {@code
+     * unbuilt} (acquire) as {@code null} has the CAS before it, so its next load of {@code
+     * snapshot} sees the built one. Lock-free: racing readers build concurrently, none waits.
+     */
+    private DirSnapshot build() {
+        TreeFork.Cut cut = (TreeFork.Cut) CUT.getAcquire(this);
+        if (cut != null) {
+            DirSnapshot built = cut.build(this);
+            if (SNAPSHOT.compareAndSet(this, DirSnapshot.UNBUILT, built)) {
+                CUT.setRelease(this, null);
+            }
+        }
+        DirSnapshot s = (DirSnapshot) SNAPSHOT.getAcquire(this);
+        if (s == DirSnapshot.UNBUILT) {
+            throw new IllegalStateException(this + ": unbuilt with nothing to build it from");
+        }
+        return s;
     }
 
     /**
