@@ -187,8 +187,8 @@ public final class TreeFork {
         // the link counts and charges are counted after the release, from what was taken.
         List<Cut> order = new ArrayList<>();
         List<Dentry[]> lists = new ArrayList<>();
-        List<RegularInode> locked = new ArrayList<>();
         ArrayDeque<Cut> todo = new ArrayDeque<>();
+        int locked = 0;
         Cut root = new Cut(f, source.root(), source.root().snapshotAcquire(), null, null);
         f.cuts.put(source.root(), root);
         todo.add(root);
@@ -198,8 +198,8 @@ public final class TreeFork {
             while (!todo.isEmpty()) {
                 Cut c = todo.poll();
                 Dentry[] entries = c.snap.entryArray();
-                order.add(c);
                 lists.add(entries);
+                order.add(c);
                 c.attrs = c.source.attrsAcquire();
                 for (int i = 0; i < entries.length; i++) {
                     Dentry e = entries[i];
@@ -214,7 +214,7 @@ public final class TreeFork {
                         }
                     } else if (child instanceof RegularInode r) {
                         r.writeLock().lock();
-                        locked.add(r);
+                        locked++;
                         if (c.data == null) {
                             c.data = new FileData[entries.length];
                         }
@@ -226,8 +226,16 @@ public final class TreeFork {
                 }
             }
         } finally {
-            for (RegularInode r : locked) {
-                r.writeLock().unlock();
+            // Unlock the first `locked` regular entries in the order they were locked (a file
+            // with several names was locked once per name: the lock is reentrant).
+            int left = locked;
+            for (int k = 0; k < lists.size() && left > 0; k++) {
+                for (Dentry e : lists.get(k)) {
+                    if (left > 0 && e.inode() instanceof RegularInode r) {
+                        r.writeLock().unlock();
+                        left--;
+                    }
+                }
             }
         }
         f.count(order, lists);
@@ -235,27 +243,33 @@ public final class TreeFork {
     }
 
     /**
-     * After the release: the names of each non-directory (by inode number, in a table local to this
-     * call), the inode slots and the bytes the fork is charged. O(names), no boxing but for the
-     * inodes with several names.
+     * After the release: the names of each non-directory that may have several, the inode slots and
+     * the bytes the fork is charged. O(names), allocating only for the inodes whose link count at
+     * the cut is above one.
+     *
+     * <p>Only those can have several names in the cut, because a link count is never below the
+     * names a published snapshot gives its inode: {@code link} raises the count while it stages the
+     * new entry, before its batch publishes it (inside the gate), and every removal ({@code
+     * unlink}, a rename over the name, a batch whose publication failed) lowers it only after the
+     * snapshot without the name is published. So a file whose count the cut read as 1 has one name
+     * in the cut (the count is read after the snapshots that hold its names, and only drops for
+     * names already gone from them), and needs no entry in a table of names.
      */
     private void count(List<Cut> order, List<Dentry[]> lists) {
-        int n = 0;
-        for (Cut c : order) {
-            n += c.taken.length;
-        }
-        InoCounts names = new InoCounts(n);
+        Map<Long, Integer> names = new HashMap<>();
         for (int k = 0; k < order.size(); k++) {
             Cut c = order.get(k);
             Dentry[] entries = lists.get(k);
             for (int i = 0; i < entries.length; i++) {
-                Dentry e = entries[i];
                 Object t = c.taken[i];
-                if (t != null) {
-                    slots++;
+                if (t == null) {
+                    continue;
                 }
-                if (t instanceof InodeAttrs && names.add(e.inode().ino()) == 1) {
-                    Inode child = e.inode();
+                slots++;
+                if (t instanceof InodeAttrs a
+                        && (a.nlink() <= 1
+                                || names.merge(entries[i].inode().ino(), 1, Integer::sum) == 1)) {
+                    Inode child = entries[i].inode();
                     if (child instanceof SymlinkInode s) {
                         bytes += s.target().length();
                     } else if (c.data != null && c.data[i] != null) {
@@ -264,7 +278,12 @@ public final class TreeFork {
                 }
             }
         }
-        names.forEachMany((ino, count) -> multi.put(ino, count));
+        names.forEach(
+                (ino, count) -> {
+                    if (count > 1) {
+                        multi.put(ino, count);
+                    }
+                });
     }
 
     /**
@@ -354,47 +373,5 @@ public final class TreeFork {
                 a.mtime(),
                 a.ctime(),
                 a.xattrs());
-    }
-
-    /**
-     * Counts of inode numbers, in an open-addressing table of primitive longs: the names of each
-     * non-directory in the cut, without a boxed entry per file. Confined to the thread of {@link
-     * #count}.
-     */
-    private static final class InoCounts {
-        private final long[] keys;
-        private final int[] counts;
-        private final int mask;
-
-        InoCounts(int expected) {
-            int cap = Integer.highestOneBit(Math.max(16, expected * 2 - 1)) << 1;
-            keys = new long[cap];
-            counts = new int[cap];
-            mask = cap - 1;
-        }
-
-        /** Adds one name of {@code ino}; returns its names so far. */
-        int add(long ino) {
-            int i = (int) (mix(ino) & mask);
-            while (counts[i] != 0 && keys[i] != ino) {
-                i = (i + 1) & mask;
-            }
-            keys[i] = ino;
-            return ++counts[i];
-        }
-
-        /** Calls {@code to} with every number counted more than once. */
-        void forEachMany(java.util.function.BiConsumer<Long, Integer> to) {
-            for (int i = 0; i < keys.length; i++) {
-                if (counts[i] > 1) {
-                    to.accept(keys[i], counts[i]);
-                }
-            }
-        }
-
-        private static long mix(long x) {
-            x *= 0x9E3779B97F4A7C15L;
-            return x ^ (x >>> 29);
-        }
     }
 }
