@@ -68,7 +68,10 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class TreeFork {
     private final Superblock source;
 
-    /** Every directory's cut, by source directory (for the mounts on them). */
+    /**
+     * Every directory's cut, by source directory (for the mounts on them), until {@link
+     * #releaseIndex}.
+     */
     private final IdentityHashMap<DirectoryInode, Cut> cuts = new IdentityHashMap<>();
 
     /**
@@ -88,6 +91,9 @@ public final class TreeFork {
     /** Bytes of data and symlink targets of the distinct inodes, charged to the fork at once. */
     private long bytes;
 
+    /** The root's cut, set by {@link #capture}, until {@link #releaseIndex}. */
+    private Cut rootCut;
+
     /** The fork's superblock, set once by {@link #buildInto} before anything can build. */
     private Superblock target;
 
@@ -104,7 +110,13 @@ public final class TreeFork {
         /** Its name in the parent whose entry the fork keeps, or {@code null} for the root. */
         final String name;
 
-        final Cut parent;
+        /**
+         * The cut of its parent, or {@code null} for the root, for {@link #twinOf} while the fork
+         * attaches its mounts; cleared by {@link #releaseIndex} (plain, on the forking thread, the
+         * only reader), so an unbuilt directory keeps only its own subtree's cuts reachable.
+         */
+        Cut parent;
+
         InodeAttrs attrs;
 
         /** Per entry: a {@link Cut} (a directory), {@link InodeAttrs} (else), or null (dropped). */
@@ -190,6 +202,7 @@ public final class TreeFork {
         ArrayDeque<Cut> todo = new ArrayDeque<>();
         int locked = 0;
         Cut root = new Cut(f, source.root(), source.root().snapshotAcquire(), null, null);
+        f.rootCut = root;
         f.cuts.put(source.root(), root);
         todo.add(root);
         try {
@@ -305,7 +318,7 @@ public final class TreeFork {
             target.unchargeInodes(slots);
             throw e;
         }
-        Cut root = cuts.get(source.root());
+        Cut root = rootCut;
         DirectoryInode twin = target.root();
         InodeAttrs a = root.attrs;
         long nlink = 2L + root.subdirs;
@@ -325,8 +338,22 @@ public final class TreeFork {
         return c == null ? null : twinOf(c);
     }
 
+    /**
+     * Drops what only {@link #twinOf} needs (the index of every directory's cut and each cut's link
+     * to its parent), once the fork's mounts are attached: from then on an unbuilt directory keeps
+     * only its own subtree of the cut (and the source's objects it names) reachable, not the whole
+     * tree. Call once, on the forking thread, after the last {@link #twinOf}.
+     */
+    public void releaseIndex() {
+        for (Cut c : cuts.values()) {
+            c.parent = null;
+        }
+        cuts.clear();
+        rootCut = null;
+    }
+
     private DirectoryInode twinOf(Cut c) {
-        if (c.parent == null) {
+        if (c == rootCut) {
             return target.root();
         }
         Dentry e = twinOf(c.parent).snapshotAcquire().lookup(c.name);
