@@ -2,6 +2,7 @@ package dev.seqvfs.engine;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
@@ -13,6 +14,7 @@ import dev.seqvfs.protocol.VfsException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -119,6 +121,91 @@ class ForkRaceTest {
             assertEquals(List.of(), Fsck.check(vfs, true));
             try (VfsTask t = vfs.newTask(Credentials.ROOT)) {
                 assertArrayEquals(ForkTest.bytes("hl"), ForkTest.read(t, "/r1/hl", 0, 10));
+            }
+        }
+    }
+
+    /**
+     * Eight threads read the same unbuilt directories of a fresh fork at once, released together:
+     * every one of them gets the very snapshot that was published (one build wins, the others' are
+     * dropped, none is returned), the same directory twin under a name, and one twin for the two
+     * names of a hard-linked file in two directories that different threads build. 200 fresh forks.
+     */
+    @Test
+    void racingFirstReads_ofAForkedDirectory_allGetThePublishedBuild() throws Exception {
+        int threads = 8;
+        try (SeqVfs vfs = SeqVfs.create(ConfigFactory.parseString("seqvfs.proc.mount = off"))) {
+            try (VfsTask t = vfs.newTask(Credentials.ROOT)) {
+                t.mkdir("/a", 0755);
+                t.mkdir("/b", 0755);
+                for (int i = 0; i < 50; i++) {
+                    ForkTest.writeFile(t, "/a/f" + i, ForkTest.bytes("f" + i));
+                    t.mkdir("/b/d" + i, 0755);
+                }
+                t.link("/a/f0", "/b/hl");
+            }
+            for (int round = 0; round < 200; round++) {
+                try (SeqVfs f = vfs.fork()) {
+                    dev.seqvfs.engine.dir.DirectoryInode root =
+                            f.namespace().rootMount().superblock().root();
+                    CyclicBarrier go = new CyclicBarrier(threads);
+                    Object[][] seen = new Object[threads][];
+                    AtomicReference<Throwable> failed = new AtomicReference<>();
+                    List<Thread> readers = new ArrayList<>();
+                    for (int r = 0; r < threads; r++) {
+                        int me = r;
+                        Thread th =
+                                new Thread(
+                                        () -> {
+                                            try {
+                                                go.await();
+                                                dev.seqvfs.engine.dir.DirSnapshot rs =
+                                                        root.snapshotAcquire();
+                                                // half the threads build /a first, half /b
+                                                String first = me % 2 == 0 ? "a" : "b";
+                                                String second = me % 2 == 0 ? "b" : "a";
+                                                var d1 =
+                                                        (dev.seqvfs.engine.dir.DirectoryInode)
+                                                                rs.lookup(first).inode();
+                                                var s1 = d1.snapshotAcquire();
+                                                var d2 =
+                                                        (dev.seqvfs.engine.dir.DirectoryInode)
+                                                                rs.lookup(second).inode();
+                                                var s2 = d2.snapshotAcquire();
+                                                var a = me % 2 == 0 ? s1 : s2;
+                                                var b = me % 2 == 0 ? s2 : s1;
+                                                seen[me] =
+                                                        new Object[] {
+                                                            rs,
+                                                            me % 2 == 0 ? d1 : d2,
+                                                            a,
+                                                            b,
+                                                            a.lookup("f0").inode(),
+                                                            b.lookup("hl").inode()
+                                                        };
+                                            } catch (Throwable e) {
+                                                failed.compareAndSet(null, e);
+                                            }
+                                        },
+                                        "fork-build-race-" + r);
+                        th.start();
+                        readers.add(th);
+                    }
+                    for (Thread th : readers) {
+                        th.join();
+                    }
+                    if (failed.get() != null) {
+                        throw new AssertionError("a reader failed", failed.get());
+                    }
+                    for (Object[] s : seen) {
+                        for (int k = 0; k < s.length; k++) {
+                            assertSame(seen[0][k], s[k], "round " + round + ", item " + k);
+                        }
+                    }
+                    assertSame(seen[0][0], root.snapshotAcquire());
+                    assertSame(seen[0][4], seen[0][5], "one twin for a file with two names");
+                    assertEquals(List.of(), Fsck.check(f, true));
+                }
             }
         }
     }
