@@ -25,7 +25,18 @@ import org.apache.pekko.actor.typed.ActorRef;
  *       CASes an empty snapshot to its dead version under the mount read lock. Because the actor
  *       publishes by CAS against the version it last published, a kill between its read and its
  *       write makes its CAS fail, and it reports {@code ENOENT} instead of resurrecting the
- *       directory.
+ *       directory. In a fork, a directory may start <em>unbuilt</em> ({@link #startUnbuilt}:
+ *       release store of the {@link DirSnapshot#UNBUILT} placeholder, before the directory is
+ *       reachable); its first reader builds it and CASes the placeholder to the built snapshot,
+ *       once (racing builders: one CAS wins, the others return the winner's). {@link
+ *       #snapshotAcquire()} never returns the placeholder, so every other writer's CAS expects a
+ *       built snapshot.
+ *   <li>{@code unbuilt}: the fork's cut of an unbuilt directory ({@code TreeFork.Cut}, immutable),
+ *       else {@code null}. Written with release by {@link #startUnbuilt} (before the directory is
+ *       reachable) and, to {@code null}, by the builder whose CAS of {@code snapshot} won, after
+ *       it; read with acquire by {@link #snapshotAcquire()} when it loads the placeholder. A reader
+ *       that loads {@code null} is ordered after the winning CAS, so its next load of {@code
+ *       snapshot} returns the built snapshot.
  *   <li>{@code link}: read with acquire ({@link #linkAcquire()}); written with release by the
  *       parent's actor (same-directory rename) or by the rename coordinator inside the rename write
  *       lock (cross-directory rename). At any instant only one of them may write it: a
@@ -49,7 +60,9 @@ import org.apache.pekko.actor.typed.ActorRef;
  *
  * <h2>States</h2>
  *
- * live → dead (its snapshot is {@link DirSnapshot#isDead()}); dead is final.
+ * live → dead (its snapshot is {@link DirSnapshot#isDead()}); dead is final. A fork's directory is
+ * unbuilt → live first (its first read builds it; never observable by a reader, which gets the
+ * built snapshot).
  */
 public final class DirectoryInode extends Inode {
     private static final VarHandle SNAPSHOT;
