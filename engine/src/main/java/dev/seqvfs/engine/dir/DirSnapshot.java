@@ -218,7 +218,9 @@ public final class DirSnapshot {
      * i}-th entry in cookie order ({@link #entryArray()}) is bound to {@code twins[i]}, or dropped
      * where that is {@code null}} What {@link #twinned(java.util.function.Function)} does, for a
      * caller that already holds the entries in order (a fork's build of a directory, {@code
-     * TreeFork}): no hashing, O(n log n) compares of cookies.
+     * TreeFork}): no hashing; each entry found by its cookie, in O(1) when the cookies are dense
+     * (spread over at most 4n values, as a directory that was filled and not thinned out has them),
+     * else by binary search.
      *
      * @param twins the fork's inode for each entry, in cookie order, as long as {@link #size()}
      */
@@ -240,9 +242,22 @@ public final class DirSnapshot {
                 copies[i] = new Dentry(d.name(), twins[i], d.cookie(), d.flags());
             }
         }
+        // Cookies are given in order and rarely skipped: when they are dense, index by them.
+        long min = n == 0 ? 0 : cookies[0];
+        long span = n == 0 ? 0 : cookies[n - 1] - min + 1;
+        int[] at = span <= 4L * n ? new int[(int) span] : null;
+        if (at != null) {
+            for (int i = 0; i < n; i++) {
+                at[(int) (cookies[i] - min)] = i;
+            }
+        }
         java.util.function.UnaryOperator<Dentry> copyOf =
                 d -> {
-                    Dentry c = copies[java.util.Arrays.binarySearch(cookies, d.cookie())];
+                    int i =
+                            at != null
+                                    ? at[(int) (d.cookie() - min)]
+                                    : java.util.Arrays.binarySearch(cookies, d.cookie());
+                    Dentry c = copies[i];
                     return c == null ? d : c;
                 };
         NameTable nt = names.mapped(copyOf);
