@@ -17,8 +17,9 @@ import java.util.Map;
 
 /**
  * {@link SeqVfs#fork()}'s two halves: {@link #capture} takes a cut of a whole instance (its mount
- * table and a {@link TreeFork} of every superblock whose names are stored), {@link #build} makes
- * the fork's superblocks and mounts from it.
+ * table and a {@link TreeFork} of every superblock whose names are stored), {@link
+ * #buildSuperblocks} and {@link #attachMounts} make the fork's superblocks (each with an unbuilt
+ * root: its directories are built on their first read in the fork) and mounts from it.
  *
  * <h2>Concurrency</h2>
  *
@@ -26,8 +27,9 @@ import java.util.Map;
  * mount write lock (the lock order of {@link NamespaceLocks}), cuts every superblock, and releases
  * them in reverse order; holding them it waits for no message (a file's writer, whose lock the cut
  * takes, waits for nothing either). Directory writers, renames and mount changes wait at the gate
- * meanwhile; readers never wait. {@link #build} touches only the cut (immutable) and the fork's own
- * new objects.
+ * meanwhile; readers never wait. {@link #buildSuperblocks} and {@link #attachMounts} touch only the
+ * cut (immutable once taken) and the fork's own new objects, on the forking thread, before the fork
+ * is returned; the fork's directories are built later, on any of its threads ({@link TreeFork}).
  */
 final class VfsFork {
     private final MountTable table;
@@ -119,12 +121,10 @@ final class VfsFork {
     /** The fork's copy of each copied source superblock, with its twin of each directory. */
     private final IdentityHashMap<Superblock, Superblock> twinSbs = new IdentityHashMap<>();
 
-    private final IdentityHashMap<Superblock, Map<DirectoryInode, DirectoryInode>> twinDirs =
-            new IdentityHashMap<>();
-
     /**
-     * Builds every copied superblock into {@code target} and starts it. Call once, after {@link
-     * #capture} released the source.
+     * Makes a fork of every copied superblock in {@code target}, with the cut as its unbuilt root
+     * ({@link TreeFork#buildInto}), and starts it. Call once, after {@link #capture} released the
+     * source. O(superblocks).
      *
      * @return the fork of the namespace root's superblock, or {@code null} if it is not copied
      * @throws VfsException {@code ENOSPC} if a copy does not fit its limits
@@ -134,7 +134,7 @@ final class VfsFork {
             Superblock src = e.getKey();
             Superblock sb = target.newSuperblockLike(src);
             sb.continueNumbersOf(src);
-            twinDirs.put(src, e.getValue().buildInto(sb));
+            e.getValue().buildInto(sb);
             twinSbs.put(src, sb);
             target.start(sb);
         }
@@ -145,7 +145,9 @@ final class VfsFork {
      * Attaches, in {@code ns} (whose root mount is the fork of the source's), a twin of each of the
      * source's other mounts, parents first, with the same flags and source name. A mount whose
      * mountpoint or root has no twin (it is under a computed superblock) is left out, with its
-     * children. Then deactivates every copied superblock that no mount holds.
+     * children. Builds the fork's directories on the paths to the mountpoints. Then drops the cuts'
+     * index ({@link TreeFork#releaseIndex}) and deactivates every copied superblock that no mount
+     * holds.
      */
     void attachMounts(Namespace ns, Target target) {
         IdentityHashMap<VfsMount, VfsMount> twins = new IdentityHashMap<>();
@@ -161,8 +163,8 @@ final class VfsFork {
                 continue;
             }
             VfsMount parent = twins.get(m.parent());
-            Map<DirectoryInode, DirectoryInode> dirs = twinDirs.get(m.parent().superblock());
-            DirectoryInode mountpoint = dirs == null ? null : dirs.get(m.mountpoint());
+            TreeFork dirs = cuts.get(m.parent().superblock());
+            DirectoryInode mountpoint = dirs == null ? null : dirs.twinOf(m.mountpoint());
             if (parent == null || mountpoint == null) {
                 continue;
             }
@@ -173,7 +175,7 @@ final class VfsFork {
                 sb = target.mountFresh(src.type(), m.source());
                 mroot = sb.root();
             } else {
-                mroot = twinDirs.get(src).get(m.root());
+                mroot = cuts.get(src).twinOf(m.root());
                 if (mroot == null) {
                     continue;
                 }
@@ -188,6 +190,9 @@ final class VfsFork {
                             m.mountReadOnly(),
                             m.flags(),
                             m.source().equals("none") ? null : m.source()));
+        }
+        for (TreeFork cut : cuts.values()) {
+            cut.releaseIndex();
         }
         for (Superblock sb : twinSbs.values()) {
             sb.deactivateIfUnmounted();

@@ -14,8 +14,10 @@ import org.junit.jupiter.api.Test;
 /**
  * What a fork of 100,000 files in 100 directories costs: its time, the bytes the forking thread
  * allocates, the heap it keeps, and the first write in a forked directory against a write in an
- * unforked one. Prints the figures (README, "Forks", quotes this test's output) and checks bounds
- * that the current design, which copies every inode and entry and shares every page, keeps.
+ * unforked one, the first read in a forked directory (which builds it) against a read in the
+ * source. Prints the figures (README, "Forks", quotes this test's output) and checks bounds that
+ * the current design (a cut of two references per name; each directory's inodes and entries made on
+ * its first read in the fork; every page shared) keeps and the eager copy it replaced does not.
  *
  * <p>Run: {@code mvn -B -o verify -pl engine -am -Dtest=ForkFootprintTest
  * -Dsurefire.failIfNoSpecifiedTests=false}.
@@ -25,7 +27,7 @@ class ForkFootprintTest {
     private static final int FILES_PER_DIR = 1000;
 
     @Test
-    void forkOf100kFiles_isBoundedAndSharesEveryPage() {
+    void forkOf100kFiles_buildsNothingUntilRead_andSharesEveryPage() {
         try (SeqVfs vfs = SeqVfs.create(ConfigFactory.parseString("seqvfs.proc.mount = off"));
                 VfsTask t = vfs.newTask(Credentials.ROOT)) {
             byte[] page = new byte[100];
@@ -44,9 +46,15 @@ class ForkFootprintTest {
                     t.close(fd);
                 }
             }
-            // warm-up forks (class loading, JIT), closed at once
+            // warm-up forks (class loading, JIT), each read in every directory (which builds them
+            // all), then closed
             for (int i = 0; i < 3; i++) {
-                vfs.fork().close();
+                try (SeqVfs w = vfs.fork();
+                        VfsTask wt = w.newTask(Credentials.ROOT)) {
+                    for (int d = 0; d < DIRS; d++) {
+                        wt.stat("/d" + d + "/f1");
+                    }
+                }
             }
             com.sun.management.ThreadMXBean mx =
                     (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
@@ -56,6 +64,7 @@ class ForkFootprintTest {
             long[] alloc = new long[reps];
             double[] firstIn = new double[reps];
             double[] secondIn = new double[reps];
+            double[] statIn = new double[reps];
             for (int i = 0; i < reps; i++) {
                 long a0 = mx.getThreadAllocatedBytes(tid);
                 long t0 = System.nanoTime();
@@ -63,6 +72,7 @@ class ForkFootprintTest {
                 nanos[i] = System.nanoTime() - t0;
                 alloc[i] = mx.getThreadAllocatedBytes(tid) - a0;
                 try (VfsTask ft = f.newTask(Credentials.ROOT)) {
+                    statIn[i] = statNanos(ft, "/d5/f1");
                     firstIn[i] = createNanos(ft, "/d7/new", 1);
                     secondIn[i] = createNanos(ft, "/d6/new", 1);
                 }
@@ -80,6 +90,7 @@ class ForkFootprintTest {
             Arrays.sort(alloc);
             Arrays.sort(firstIn);
             Arrays.sort(secondIn);
+            Arrays.sort(statIn);
             long retained0 = usedAfterGc();
             SeqVfs kept = vfs.fork();
             long retained = usedAfterGc() - retained0;
@@ -112,6 +123,11 @@ class ForkFootprintTest {
                 // steady state on both sides: many creates in a directory already written
                 double forkedSteady = createNanos(k, "/d7/more", 2000);
                 double unforkedSteady = createNanos(t, "/d8/more", 2000);
+                double[] statPlain = new double[reps];
+                for (int i = 0; i < reps; i++) {
+                    statPlain[i] = statNanos(t, "/d" + (20 + i) + "/f1");
+                }
+                Arrays.sort(statPlain);
                 double firstPageForked = pwriteNanos(k, "/d9/f");
                 double firstPageUnforked = pwriteNanos(k, "/d9/f");
                 System.out.printf(
@@ -135,7 +151,9 @@ class ForkFootprintTest {
                                 + " the first create of a new instance (SeqVfs.create) %.1f us;"
                                 + " steady creates %.1f us forked, %.1f us unforked;"
                                 + " first 1-byte pwrite into a shared page %.1f us, the next one"
-                                + " into the copied page %.1f us (means over 100 files)%n",
+                                + " into the copied page %.1f us (means over 100 files);"
+                                + " first stat in a forked directory (builds it and the root)"
+                                + " %.1f us, a stat in the source %.1f us%n",
                         firstForked / 1e3,
                         secondForked / 1e3,
                         unforked / 1e3,
@@ -146,19 +164,26 @@ class ForkFootprintTest {
                         forkedSteady / 1e3,
                         unforkedSteady / 1e3,
                         firstPageForked / 1e3,
-                        firstPageUnforked / 1e3);
+                        firstPageUnforked / 1e3,
+                        statIn[reps / 2] / 1e3,
+                        statPlain[reps / 2] / 1e3);
             } finally {
                 kept.close();
             }
-            // Bounds of the present design (O(inodes), no page copied), with room for a busy
-            // machine; the goals (1 ms, 1 MiB) are not met: see README, "Forks".
+            // Bounds of the present design (a cut of two references a name, directories built on
+            // first read, no page copied), with room for a busy machine; the eager copy this
+            // replaced allocated 56 MiB and kept 34.6 MiB, and fails them. The goals
+            // (1 ms, 1 MiB) are not all met: see README, "Forks".
             assertTrue(nanos[reps / 2] < 5_000_000_000L, "fork took " + nanos[reps / 2] + " ns");
-            assertTrue(alloc[reps / 2] < 256L << 20, "fork allocated " + alloc[reps / 2]);
-            long dataBytes = (long) DIRS * (FILES_PER_DIR / 10) * 4096;
-            assertTrue(
-                    retained < 96L << 20 && retained < 40L * dataBytes,
-                    "a live fork kept " + retained + " bytes");
+            assertTrue(alloc[reps / 2] < 24L << 20, "fork allocated " + alloc[reps / 2]);
+            assertTrue(retained < 4L << 20, "a live fork kept " + retained + " bytes");
         }
+    }
+
+    private static double statNanos(VfsTask t, String path) {
+        long t0 = System.nanoTime();
+        t.stat(path);
+        return System.nanoTime() - t0;
     }
 
     private static double createNanos(VfsTask t, String prefix, int n) {

@@ -55,19 +55,24 @@ class ForkTest {
     void setUp() {
         vfs = track(SeqVfs.create());
         try (VfsTask t = vfs.newTask(Credentials.ROOT)) {
-            t.mkdir("/a", 0755);
-            t.mkdir("/b", 0755);
-            t.mkdir("/b/e", 0755);
-            writeFile(t, "/a/f", fill(F_SIZE, (byte) 'f'));
-            t.chmod("/a/f", 0640);
-            t.setxattr("/a/f", "user.k", bytes("v"), 0);
-            writeFile(t, "/b/h", fill(4096, (byte) 'h'));
-            t.link("/b/h", "/a/g");
-            t.symlink("f", "/a/s");
-            t.mkdir("/tmp", 01777);
-            t.mount("tmpfs", "/tmp", "tmpfs", 0, "size=1m");
-            writeFile(t, "/tmp/t", bytes("on tmp"));
+            fixture(t);
         }
+    }
+
+    /** Builds the fixture tree drawn in the class comment (but /proc) with {@code t}. */
+    static void fixture(VfsTask t) {
+        t.mkdir("/a", 0755);
+        t.mkdir("/b", 0755);
+        t.mkdir("/b/e", 0755);
+        writeFile(t, "/a/f", fill(F_SIZE, (byte) 'f'));
+        t.chmod("/a/f", 0640);
+        t.setxattr("/a/f", "user.k", bytes("v"), 0);
+        writeFile(t, "/b/h", fill(4096, (byte) 'h'));
+        t.link("/b/h", "/a/g");
+        t.symlink("f", "/a/s");
+        t.mkdir("/tmp", 01777);
+        t.mount("tmpfs", "/tmp", "tmpfs", 0, "size=1m");
+        writeFile(t, "/tmp/t", bytes("on tmp"));
     }
 
     @AfterEach
@@ -108,44 +113,7 @@ class ForkTest {
         SeqVfs writer = writeTheFork ? f : vfs;
         SeqVfs other = writeTheFork ? vfs : f;
         Map<String, String> before = digest(other);
-        List<Consumer<VfsTask>> writes =
-                List.of(
-                        t -> pwrite(t, "/a/f", bytes("XY"), 4095), // straddles pages 0 and 1
-                        t -> pwrite(t, "/a/f", fill(4096, (byte) 'z'), 8192), // whole page 2
-                        t -> pwrite(t, "/a/g", bytes("via the hard link"), 0),
-                        t -> t.truncate("/b/h", 10),
-                        t -> t.chmod("/a/f", 0600),
-                        t -> t.chown("/a/f", 7, 8),
-                        t ->
-                                t.utimensat(
-                                        OpenFlags.AT_FDCWD,
-                                        "/a/f",
-                                        Timespec.ofNanos(1_000_000_000L),
-                                        Timespec.ofNanos(2_000_000_000L),
-                                        0),
-                        t -> t.setxattr("/a/f", "user.k", bytes("w"), 0),
-                        t -> t.setxattr("/b/e", "user.d", bytes("dir"), 0),
-                        t -> t.removexattr("/a/f", "user.k"),
-                        t -> {
-                            int fd = t.open("/a/f", OpenFlags.O_RDWR);
-                            t.fchmod(fd, 0604);
-                            t.ftruncate(fd, 5000);
-                            t.close(fd);
-                        },
-                        t -> t.link("/a/f", "/b/f2"),
-                        t -> t.unlink("/a/g"),
-                        t -> t.rename("/a/s", "/a/s2"),
-                        t -> t.rename("/b/h", "/a/h"),
-                        t -> t.rename("/b/e", "/a/e"),
-                        t -> t.mkdir("/a/new", 0700),
-                        t -> t.rmdir("/a/e"),
-                        t -> t.symlink("/nowhere", "/b/l"),
-                        t -> writeFile(t, "/b/created", bytes("new")),
-                        t -> t.chmod("/a", 0700),
-                        t -> pwrite(t, "/tmp/t", bytes("ON TMP"), 0),
-                        t -> t.mkdir("/tmp/d", 0755),
-                        t -> t.umount("/tmp"),
-                        t -> t.mount("tmpfs", "/a/new", "tmpfs", 0, "mode=0711"));
+        List<Consumer<VfsTask>> writes = writes();
         try (VfsTask t = writer.newTask(Credentials.ROOT)) {
             Map<String, String> last = digest(writer);
             for (int i = 0; i < writes.size(); i++) {
@@ -156,6 +124,114 @@ class ForkTest {
                 assertEquals(before, digest(other), "write " + i + " seen on the other side");
             }
         }
+    }
+
+    /**
+     * Every kind of write the fork tests make, in an order in which each applies to the fixture
+     * after the ones before it: data (straddling pages, a whole page, through a hard link),
+     * truncate, attributes by path and by descriptor, xattrs, links, renames within and across
+     * directories, mkdir, rmdir, symlink, create, a write on another tmpfs, umount and mount.
+     */
+    static List<Consumer<VfsTask>> writes() {
+        return List.of(
+                t -> pwrite(t, "/a/f", bytes("XY"), 4095), // straddles pages 0 and 1
+                t -> pwrite(t, "/a/f", fill(4096, (byte) 'z'), 8192), // whole page 2
+                t -> pwrite(t, "/a/g", bytes("via the hard link"), 0),
+                t -> t.truncate("/b/h", 10),
+                t -> t.chmod("/a/f", 0600),
+                t -> t.chown("/a/f", 7, 8),
+                t ->
+                        t.utimensat(
+                                OpenFlags.AT_FDCWD,
+                                "/a/f",
+                                Timespec.ofNanos(1_000_000_000L),
+                                Timespec.ofNanos(2_000_000_000L),
+                                0),
+                t -> t.setxattr("/a/f", "user.k", bytes("w"), 0),
+                t -> t.setxattr("/b/e", "user.d", bytes("dir"), 0),
+                t -> t.removexattr("/a/f", "user.k"),
+                t -> {
+                    int fd = t.open("/a/f", OpenFlags.O_RDWR);
+                    t.fchmod(fd, 0604);
+                    t.ftruncate(fd, 5000);
+                    t.close(fd);
+                },
+                t -> t.link("/a/f", "/b/f2"),
+                t -> t.unlink("/a/g"),
+                t -> t.rename("/a/s", "/a/s2"),
+                t -> t.rename("/b/h", "/a/h"),
+                t -> t.rename("/b/e", "/a/e"),
+                t -> t.mkdir("/a/new", 0700),
+                t -> t.rmdir("/a/e"),
+                t -> t.symlink("/nowhere", "/b/l"),
+                t -> writeFile(t, "/b/created", bytes("new")),
+                t -> t.chmod("/a", 0700),
+                t -> pwrite(t, "/tmp/t", bytes("ON TMP"), 0),
+                t -> t.mkdir("/tmp/d", 0755),
+                t -> t.umount("/tmp"),
+                t -> t.mount("tmpfs", "/a/new", "tmpfs", 0, "mode=0711"));
+    }
+
+    /**
+     * Every kind of write, made on the source after a fork that nothing has read yet: the fork,
+     * whose directories are built only when first read, still shows the source as it was at the
+     * fork (one fresh fork per write, so each write lands on directories the fork has not built).
+     */
+    @Test
+    void everyWrite_onTheSource_isInvisibleInAForkNotReadYet() {
+        List<Consumer<VfsTask>> writes = writes();
+        try (VfsTask t = vfs.newTask(Credentials.ROOT)) {
+            for (int i = 0; i < writes.size(); i++) {
+                Map<String, String> before = digest(vfs);
+                SeqVfs f = track(vfs.fork());
+                writes.get(i).accept(t);
+                assertNotEquals(before, digest(vfs), "write " + i + " changed nothing");
+                assertEquals(before, digest(f), "write " + i + " seen in a fork not read yet");
+            }
+        }
+    }
+
+    /**
+     * Every kind of write, made on a fork that nothing has read yet, has the effect it has on a
+     * fork that has been read whole (same fixture, a clock that stands still): building a directory
+     * on its first read (here by the write's own walk) changes nothing the write sees. Each step
+     * forks the read fork again, so every write lands on a fresh, unbuilt fork of a fork; the
+     * source never moves.
+     */
+    @Test
+    void everyWrite_onAForkNotReadYet_actsAsOnAForkReadWhole() {
+        SeqVfs src =
+                track(
+                        SeqVfs.create(
+                                ConfigFactory.parseString("seqvfs.proc.mount = off"), () -> 7L));
+        try (VfsTask t = src.newTask(Credentials.ROOT)) {
+            fixture(t);
+        }
+        Map<String, String> srcBefore = digest(src);
+        SeqVfs built = track(src.fork());
+        digest(built);
+        List<Consumer<VfsTask>> writes = writes();
+        try (VfsTask tb = built.newTask(Credentials.ROOT)) {
+            for (int i = 0; i < writes.size(); i++) {
+                SeqVfs lazy = track(built.fork());
+                try (VfsTask tl = lazy.newTask(Credentials.ROOT)) {
+                    writes.get(i).accept(tl);
+                }
+                writes.get(i).accept(tb);
+                // inode numbers of new inodes come from each side's own batches: left out
+                assertEquals(
+                        withoutInos(digest(built)),
+                        withoutInos(digest(lazy)),
+                        "write " + i + " on an unbuilt fork");
+                assertEquals(srcBefore, digest(src), "write " + i + " seen in the source");
+            }
+        }
+    }
+
+    private static Map<String, String> withoutInos(Map<String, String> digest) {
+        Map<String, String> out = new TreeMap<>();
+        digest.forEach((k, v) -> out.put(k, v.replaceAll(" ino=[0-9]+", "")));
+        return out;
     }
 
     @Test

@@ -3,7 +3,6 @@ package dev.seqvfs.engine.dir;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.protocol.FileType;
 import java.util.ArrayList;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Objects;
 import scala.collection.Iterator;
@@ -50,6 +49,13 @@ public final class DirSnapshot {
     private static final NameTable NO_NAMES = NameTable.EMPTY;
     private static final TreeMap<Object, Dentry> NO_ORDER = TreeMap$.MODULE$.empty(LONG_ORDER);
     private static final DirSnapshot EMPTY =
+            new DirSnapshot(0, NO_NAMES, NO_ORDER, FIRST_COOKIE, 0, false);
+
+    /**
+     * The placeholder an unbuilt directory of a fork holds until its first read builds it ({@link
+     * DirectoryInode#snapshotAcquire()}); compared by identity, never returned to a reader.
+     */
+    static final DirSnapshot UNBUILT =
             new DirSnapshot(0, NO_NAMES, NO_ORDER, FIRST_COOKIE, 0, false);
 
     private final long seq;
@@ -193,37 +199,83 @@ public final class DirSnapshot {
     /**
      * {@return a version with the same names, cookies, order and version number in which each entry
      * is bound to {@code twin}'s image of its inode, or dropped where that is {@code null}} A
-     * fork's copy of a directory ({@code TreeFork}): O(n) and no hashing, since the maps keep their
-     * shape, against O(n log n) for n inserts. {@code twin} is called once per entry, in no set
-     * order.
+     * fork's copy of a directory: no hashing, since the maps keep their shape ({@link
+     * #twinnedInOrder}). {@code twin} is called once per entry, in cookie order.
      *
      * @param twin the fork's inode for a source entry, or {@code null} to leave the entry out
      */
     DirSnapshot twinned(java.util.function.Function<Dentry, Inode> twin) {
-        IdentityHashMap<Dentry, Dentry> twins = new IdentityHashMap<>(names.size() * 2);
+        Dentry[] entries = entryArray();
+        Inode[] twins = new Inode[entries.length];
+        for (int i = 0; i < entries.length; i++) {
+            twins[i] = twin.apply(entries[i]);
+        }
+        return twinnedInOrder(twins);
+    }
+
+    /**
+     * {@return a version with the same names, cookies, order and version number in which the {@code
+     * i}-th entry in cookie order ({@link #entryArray()}) is bound to {@code twins[i]}, or dropped
+     * where that is {@code null}} What {@link #twinned(java.util.function.Function)} does, for a
+     * caller that already holds the entries in order (a fork's build of a directory, {@code
+     * TreeFork}): no hashing; each entry found by its cookie, in O(1) when the cookies are dense
+     * (spread over at most 4n values, as a directory that was filled and not thinned out has them),
+     * else by binary search.
+     *
+     * @param twins the fork's inode for each entry, in cookie order, as long as {@link #size()}
+     */
+    DirSnapshot twinnedInOrder(Inode[] twins) {
+        int n = names.size();
+        if (twins.length != n) {
+            throw new IllegalArgumentException(twins.length + " twins for " + n + " entries");
+        }
+        long[] cookies = new long[n];
+        Dentry[] copies = new Dentry[n];
         List<String> dropped = new ArrayList<>(0);
-        NameTable n =
-                names.mapped(
-                        d -> {
-                            Inode i = twin.apply(d);
-                            if (i == null) {
-                                dropped.add(d.name());
-                                return d;
-                            }
-                            Dentry c = new Dentry(d.name(), i, d.cookie(), d.flags());
-                            twins.put(d, c);
-                            return c;
-                        });
-        TreeMap<Object, Dentry> o =
-                order.transform(
-                        (k, d) -> {
-                            Dentry c = twins.get(d);
-                            return c == null ? d : c;
-                        });
-        DirSnapshot out = new DirSnapshot(seq, n, o, nextCookie, subdirs, dead);
+        Iterator<Dentry> it = order.valuesIterator();
+        for (int i = 0; i < n; i++) {
+            Dentry d = it.next();
+            cookies[i] = d.cookie();
+            if (twins[i] == null) {
+                dropped.add(d.name());
+            } else {
+                copies[i] = new Dentry(d.name(), twins[i], d.cookie(), d.flags());
+            }
+        }
+        // Cookies are given in order and rarely skipped: when they are dense, index by them.
+        long min = n == 0 ? 0 : cookies[0];
+        long span = n == 0 ? 0 : cookies[n - 1] - min + 1;
+        int[] at = span <= 4L * n ? new int[(int) span] : null;
+        if (at != null) {
+            for (int i = 0; i < n; i++) {
+                at[(int) (cookies[i] - min)] = i;
+            }
+        }
+        java.util.function.UnaryOperator<Dentry> copyOf =
+                d -> {
+                    int i =
+                            at != null
+                                    ? at[(int) (d.cookie() - min)]
+                                    : java.util.Arrays.binarySearch(cookies, d.cookie());
+                    Dentry c = copies[i];
+                    return c == null ? d : c;
+                };
+        NameTable nt = names.mapped(copyOf);
+        TreeMap<Object, Dentry> o = order.transform((k, d) -> copyOf.apply(d));
+        DirSnapshot out = new DirSnapshot(seq, nt, o, nextCookie, subdirs, dead);
         for (String name : dropped) {
             DirSnapshot w = out.without(name);
             out = new DirSnapshot(seq, w.names, w.order, nextCookie, w.subdirs, dead);
+        }
+        return out;
+    }
+
+    /** {@return every entry in cookie order, in a new array as long as {@link #size()}} */
+    Dentry[] entryArray() {
+        Dentry[] out = new Dentry[names.size()];
+        Iterator<Dentry> it = order.valuesIterator();
+        for (int i = 0; i < out.length; i++) {
+            out[i] = it.next();
         }
         return out;
     }

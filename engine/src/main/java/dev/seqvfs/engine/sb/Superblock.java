@@ -568,6 +568,34 @@ public final class Superblock implements InodeOwner {
         }
     }
 
+    /**
+     * Charges {@code n} inodes against {@code maxInodes} at once (a fork's copy, {@code TreeFork}).
+     *
+     * @param n how many, zero or more
+     * @param op the call, for the error
+     * @throws VfsException {@code ENOSPC} when fewer than {@code n} are free; nothing charged
+     */
+    public void chargeInodes(long n, Syscall op) {
+        while (true) {
+            long cur = freeInodes.get();
+            if (cur < n) {
+                throw new VfsException(Errno.ENOSPC, op, null);
+            }
+            if (freeInodes.compareAndSet(cur, cur - n)) {
+                return;
+            }
+        }
+    }
+
+    /**
+     * Returns {@code n} inodes' charge that {@link #chargeInodes} took, freeing no bytes.
+     *
+     * @param n how many
+     */
+    public void unchargeInodes(long n) {
+        freeInodes.addAndGet(n);
+    }
+
     /** Returns one inode's charge without freeing bytes (a create that failed after charging). */
     public void unchargeInode() {
         freeInodes.incrementAndGet();

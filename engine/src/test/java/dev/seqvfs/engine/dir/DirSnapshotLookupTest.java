@@ -130,6 +130,42 @@ class DirSnapshotLookupTest {
         assertSame(before.get(0), s.lookup(before.get(0).name()));
     }
 
+    /**
+     * A fork's copy of a directory whose cookies are sparse (most names removed, so they spread
+     * over far more values than there are entries): each entry still gets its own twin.
+     */
+    @Test
+    void twinned_sparseCookies_rebindsEachEntryToItsOwnTwin() {
+        DirSnapshot s = DirSnapshot.empty();
+        for (int i = 0; i < 200; i++) {
+            s = s.with("n" + i, file());
+        }
+        for (int i = 0; i < 200; i++) {
+            if (i % 20 != 0) {
+                s = s.without("n" + i);
+            }
+        }
+        Map<String, Inode> twins = new HashMap<>();
+        DirSnapshot t =
+                s.twinned(
+                        d -> {
+                            Inode i = file();
+                            twins.put(d.name(), i);
+                            return i;
+                        });
+        assertEquals(10, t.size());
+        for (Dentry d : s.entries()) {
+            Dentry c = t.lookup(d.name());
+            assertEquals(d.cookie(), c.cookie());
+            assertSame(twins.get(d.name()), c.inode());
+        }
+        List<Dentry> after = t.entries();
+        for (int k = 0; k < after.size(); k++) {
+            assertSame(
+                    t.lookup(after.get(k).name()), after.get(k), "both maps hold the same dentry");
+        }
+    }
+
     @Test
     void lookupRange_componentInsidePath_findsSameDentryAsLookupOfString() {
         DirSnapshot s =
