@@ -128,6 +128,14 @@ class PersistfsRemountTest {
     }
 
     @Test
+    void aForkOfAnInstanceWithADurableRoot_isEinval_forItWouldWriteTheSameJournals() {
+        try (SeqVfs vfs = SeqVfs.create(config(data))) {
+            VfsException e = assertThrows(VfsException.class, vfs::fork);
+            assertEquals(Errno.EINVAL, e.errno());
+        }
+    }
+
+    @Test
     void aSecondMountOfTheSameDataDirectory_isEbusy() {
         try (SeqVfs vfs = SeqVfs.create(config(data))) {
             VfsTask t = vfs.newTask(Credentials.ROOT);
