@@ -49,6 +49,7 @@ public final class DirState implements CborSerializable {
      * @param named the entries
      * @param self the directory's own attributes, or {@code null}
      * @param removed whether it was removed
+     * @param unlinked the last attributes of inodes unlinked here that kept other names
      * @return the state
      */
     @JsonCreator

@@ -1,7 +1,5 @@
 package dev.seqvfs.persist;
 
-import com.fasterxml.jackson.annotation.JsonCreator;
-import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.seqvfs.protocol.FileType;
 import java.util.Objects;
 
@@ -35,29 +33,6 @@ public record EntryRecord(
         long ctime,
         String linkTarget)
         implements CborSerializable {
-    /** Jackson's creator: every field by name, so that fields added later may be absent. */
-    @JsonCreator
-    public EntryRecord(
-            @JsonProperty("ino") long ino,
-            @JsonProperty("mode") int mode,
-            @JsonProperty("uid") int uid,
-            @JsonProperty("gid") int gid,
-            @JsonProperty("rdev") long rdev,
-            @JsonProperty("atime") long atime,
-            @JsonProperty("mtime") long mtime,
-            @JsonProperty("ctime") long ctime,
-            @JsonProperty("linkTarget") String linkTarget) {
-        this.ino = ino;
-        this.mode = mode;
-        this.uid = uid;
-        this.gid = gid;
-        this.rdev = rdev;
-        this.atime = atime;
-        this.mtime = mtime;
-        this.ctime = ctime;
-        this.linkTarget = linkTarget;
-    }
-
     /** {@return the file type its {@code mode} names} */
     public FileType type() {
         return Objects.requireNonNull(FileType.ofMode(mode), "mode");
