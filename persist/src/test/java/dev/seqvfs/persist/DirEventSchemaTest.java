@@ -1,0 +1,104 @@
+package dev.seqvfs.persist;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.ConfigFactory;
+import dev.seqvfs.protocol.Mode;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.serialization.Serialization;
+import org.apache.pekko.serialization.SerializationExtension;
+import org.apache.pekko.serialization.Serializers;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The event schema holds: events and a snapshot state as schema version 1 wrote them (a stored
+ * fixture, {@code fixtures/dir-events-v1.txt}: serializer id, manifest and CBOR bytes per line)
+ * still deserialize to the same values; and today's events serialize through Pekko's {@code
+ * jackson-cbor}, never Java serialization. Run with {@code -Dseqvfs.fixture.write=PATH} to write a
+ * new fixture (only when a new schema version is added beside the old one).
+ */
+class DirEventSchemaTest {
+    static final EntryRecord FILE =
+            new EntryRecord(42, Mode.S_IFREG | 0644, 1000, 100, 0, 11, 22, 33, null);
+    static final EntryRecord LINK =
+            new EntryRecord(43, Mode.S_IFLNK | 0777, 0, 0, 0, 1, 2, 3, "target/of/link");
+
+    static List<Object> samples() {
+        List<Object> l = new ArrayList<>();
+        l.add(new DirEvent.EntryAdded("f", FILE));
+        l.add(new DirEvent.EntryAdded("l", LINK));
+        l.add(new DirEvent.EntryRemoved("gone", null));
+        l.add(new DirEvent.EntryRemoved("kept", FILE));
+        l.add(new DirEvent.EntryRenamed("a", "b"));
+        l.add(new DirEvent.AttrsChanged("f", FILE));
+        l.add(new DirEvent.AttrsChanged(null, FILE));
+        l.add(new DirEvent.DirectoryRemoved());
+        DirState s = DirState.EMPTY;
+        for (int i = 0; i < 7; i++) {
+            s = s.apply((DirEvent) l.get(i));
+        }
+        l.add(s);
+        return l;
+    }
+
+    @Test
+    void storedVersion1Events_deserializeToTheSameValues_andNoneUsesJavaSerialization()
+            throws Exception {
+        ActorSystem<Void> sys =
+                ActorSystem.create(Behaviors.empty(), "schema", ConfigFactory.load());
+        try {
+            Serialization ser = SerializationExtension.get(sys);
+            List<Object> samples = samples();
+            String write = System.getProperty("seqvfs.fixture.write");
+            if (write != null) {
+                StringBuilder out = new StringBuilder();
+                for (Object o : samples) {
+                    var s = ser.findSerializerFor(o);
+                    out.append(s.identifier())
+                            .append('\t')
+                            .append(Serializers.manifestFor(s, o))
+                            .append('\t')
+                            .append(Base64.getEncoder().encodeToString(s.toBinary(o)))
+                            .append('\n');
+                }
+                Files.writeString(Path.of(write), out.toString(), StandardCharsets.UTF_8);
+            }
+            for (Object o : samples) {
+                String name = ser.findSerializerFor(o).getClass().getSimpleName();
+                assertTrue(
+                        name.contains("Jackson"), o.getClass() + " would be serialized by " + name);
+            }
+            List<String> lines;
+            try (var in = getClass().getResourceAsStream("/fixtures/dir-events-v1.txt")) {
+                if (in == null) {
+                    throw new IOException("fixture fixtures/dir-events-v1.txt missing");
+                }
+                lines = new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().toList();
+            }
+            assertEquals(samples.size(), lines.size());
+            for (int i = 0; i < lines.size(); i++) {
+                String[] f = lines.get(i).split("\t", -1);
+                Object back =
+                        ser.deserialize(
+                                        Base64.getDecoder().decode(f[2]),
+                                        Integer.parseInt(f[0]),
+                                        f[1])
+                                .get();
+                assertEquals(samples.get(i), back, "fixture line " + (i + 1));
+            }
+        } finally {
+            sys.terminate();
+            sys.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        }
+    }
+}
