@@ -336,8 +336,35 @@ class BadInputTest {
         Cli.Result r = Cli.run("load");
         assertEquals(2, r.exit(), r.out() + r.err());
         assertEquals("", r.out());
-        assertTrue(r.err().startsWith("Usage: seqvfs load [-hV] [COMMAND]"), r.err());
+        assertTrue(
+                r.err().startsWith("Usage: seqvfs load [-hV] [--data-dir=D] [COMMAND]"), r.err());
         assertTrue(r.err().contains("dbench") && r.err().contains("makestat"), r.err());
+    }
+
+    @Test
+    void load_withADataDir_runsTheWorkloadOnPersistfs_andLeavesItsJournalThere(@TempDir Path d)
+            throws Exception {
+        Path data = d.resolve("journal");
+        try {
+            Cli.Result r =
+                    Cli.run(
+                            "load",
+                            "lookup",
+                            "--data-dir",
+                            data.toString(),
+                            "--clients",
+                            "1",
+                            "--ops",
+                            "200",
+                            "--warmup",
+                            "0");
+            assertEquals(0, r.exit(), r.out() + r.err());
+            assertTrue(Files.isRegularFile(data.resolve("seqvfs.mv.db")), r.out() + r.err());
+        } finally {
+            System.clearProperty("seqvfs.root.type");
+            System.clearProperty("seqvfs.root.options");
+            com.typesafe.config.ConfigFactory.invalidateCaches();
+        }
     }
 
     @Test
