@@ -1,8 +1,8 @@
 package dev.seqvfs.bench;
 
-import com.typesafe.config.ConfigFactory;
 import dev.seqvfs.engine.SeqVfs;
 import dev.seqvfs.engine.VfsTask;
+import dev.seqvfs.persist.PersistfsType;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.OpenFlags;
 import java.io.IOException;
@@ -12,7 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Comparator;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -56,15 +55,7 @@ public class PersistBench {
         public void setUp() throws IOException {
             dir = Files.createTempDirectory("persistbench-");
             if (fs.equals("persistfs")) {
-                vfs =
-                        SeqVfs.create(
-                                ConfigFactory.parseMap(
-                                                Map.of(
-                                                        "seqvfs.root.type",
-                                                        "persistfs",
-                                                        "seqvfs.root.options",
-                                                        "data_dir=" + dir))
-                                        .withFallback(ConfigFactory.load()));
+                vfs = SeqVfs.create(PersistfsType.rootConfig(dir));
             }
         }
 

@@ -111,7 +111,7 @@ public final class PersistStore {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        try (Connection c = DriverManager.getConnection(url, "sa", "");
+        try (Connection c = connectWaiting(url);
                 Statement s = c.createStatement()) {
             for (String stmt : ddl.split(";")) {
                 String sql = stmt.strip();
@@ -128,6 +128,38 @@ public final class PersistStore {
         } catch (SQLException e) {
             throw new UncheckedIOException(
                     new IOException("cannot open the journal database " + url + ": " + e, e));
+        }
+    }
+
+    /**
+     * H2's error code for a database file another process holds ({@code DATABASE_ALREADY_OPEN_1}).
+     */
+    private static final int H2_ALREADY_OPEN = 90020;
+
+    /** How long an open waits for another process to let the database go, in milliseconds. */
+    private static final long OPEN_WAIT_MILLIS = 15_000;
+
+    /**
+     * Opens a connection, waiting up to {@link #OPEN_WAIT_MILLIS} while another process still holds
+     * the file (H2 allows one process per database file): the process that had it mounted may be
+     * closing it this very moment.
+     */
+    static Connection connectWaiting(String url) throws SQLException {
+        long deadline = System.nanoTime() + OPEN_WAIT_MILLIS * 1_000_000;
+        while (true) {
+            try {
+                return DriverManager.getConnection(url, "sa", "");
+            } catch (SQLException e) {
+                if (e.getErrorCode() != H2_ALREADY_OPEN || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
         }
     }
 

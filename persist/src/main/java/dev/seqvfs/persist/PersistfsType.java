@@ -1,6 +1,7 @@
 package dev.seqvfs.persist;
 
 import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
 import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.dir.TreeLoad;
 import dev.seqvfs.engine.file.FileData;
@@ -103,6 +104,23 @@ public final class PersistfsType implements FileSystemType {
 
     /** The instance {@link java.util.ServiceLoader} makes. */
     public PersistfsType() {}
+
+    /**
+     * {@return the configuration of an instance whose root is persistfs on {@code dataDir}}: {@code
+     * seqvfs.root.type = persistfs} and {@code seqvfs.root.options = data_dir=...} over {@code
+     * ConfigFactory.load()}, for {@code SeqVfs.create(PersistfsType.rootConfig(dir))}.
+     *
+     * @param dataDir the data directory (made at the first mount if absent)
+     */
+    public static Config rootConfig(Path dataDir) {
+        return ConfigFactory.parseMap(
+                        Map.of(
+                                "seqvfs.root.type",
+                                NAME,
+                                "seqvfs.root.options",
+                                "data_dir=" + dataDir.toAbsolutePath().normalize()))
+                .withFallback(ConfigFactory.load());
+    }
 
     @Override
     public String name() {

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.Config;
-import com.typesafe.config.ConfigFactory;
 import dev.seqvfs.engine.Fsck;
 import dev.seqvfs.engine.SeqVfs;
 import dev.seqvfs.engine.VfsTask;
@@ -32,13 +31,7 @@ class PersistfsRemountTest {
     @TempDir Path data;
 
     static Config config(Path data) {
-        return ConfigFactory.parseMap(
-                        Map.of(
-                                "seqvfs.root.type",
-                                "persistfs",
-                                "seqvfs.root.options",
-                                "data_dir=" + data))
-                .withFallback(ConfigFactory.load());
+        return PersistfsType.rootConfig(data);
     }
 
     /** Every path under {@code dir} to its lstat, in name order. */

@@ -385,20 +385,6 @@ public final class TreeFork {
      * {@return {@code a} with link count {@code nlink}: {@code a} itself (immutable) if it has it}
      */
     private static InodeAttrs withNlink(InodeAttrs a, long nlink) {
-        if (a.nlink() == nlink) {
-            return a;
-        }
-        return new InodeAttrs(
-                a.mode(),
-                nlink,
-                a.uid(),
-                a.gid(),
-                a.rdev(),
-                a.size(),
-                a.blocks(),
-                a.atime(),
-                a.mtime(),
-                a.ctime(),
-                a.xattrs());
+        return a.withNlink(nlink, a.ctime());
     }
 }

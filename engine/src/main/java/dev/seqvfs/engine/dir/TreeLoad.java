@@ -50,7 +50,7 @@ public final class TreeLoad {
             throw new IllegalStateException(dir + " was filled twice");
         }
         long nlink = 2L + next.subdirs();
-        dir.updateDirAttrs(a -> withNlink(a, nlink));
+        dir.updateDirAttrs(a -> a.withNlink(nlink, a.ctime()));
     }
 
     /**
@@ -60,21 +60,10 @@ public final class TreeLoad {
      * @param change what to make of its attributes
      */
     public static void setDirAttrs(DirectoryInode dir, UnaryOperator<InodeAttrs> change) {
-        dir.updateDirAttrs(a -> withNlink(change.apply(a), a.nlink()));
-    }
-
-    private static InodeAttrs withNlink(InodeAttrs a, long nlink) {
-        return new InodeAttrs(
-                a.mode(),
-                nlink,
-                a.uid(),
-                a.gid(),
-                a.rdev(),
-                a.size(),
-                a.blocks(),
-                a.atime(),
-                a.mtime(),
-                a.ctime(),
-                a.xattrs());
+        dir.updateDirAttrs(
+                a -> {
+                    InodeAttrs c = change.apply(a);
+                    return c.withNlink(a.nlink(), c.ctime());
+                });
     }
 }

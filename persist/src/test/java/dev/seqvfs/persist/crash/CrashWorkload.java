@@ -1,13 +1,12 @@
 package dev.seqvfs.persist.crash;
 
-import com.typesafe.config.ConfigFactory;
 import dev.seqvfs.engine.SeqVfs;
 import dev.seqvfs.engine.VfsTask;
+import dev.seqvfs.persist.PersistfsType;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.OpenFlags;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.util.Map;
 import java.util.Random;
 
 /**
@@ -31,15 +30,7 @@ public final class CrashWorkload {
         for (String line = in.readLine(); line != null && !line.isEmpty(); line = in.readLine()) {
             model.apply(line);
         }
-        SeqVfs vfs =
-                SeqVfs.create(
-                        ConfigFactory.parseMap(
-                                        Map.of(
-                                                "seqvfs.root.type",
-                                                "persistfs",
-                                                "seqvfs.root.options",
-                                                "data_dir=" + data))
-                                .withFallback(ConfigFactory.load()));
+        SeqVfs vfs = SeqVfs.create(PersistfsType.rootConfig(java.nio.file.Path.of(data)));
         VfsTask t = vfs.newTask(Credentials.ROOT);
         out.println("READY");
         out.flush();

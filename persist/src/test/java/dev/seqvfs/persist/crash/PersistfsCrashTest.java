@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import com.typesafe.config.Config;
-import com.typesafe.config.ConfigFactory;
 import dev.seqvfs.engine.Fsck;
 import dev.seqvfs.engine.SeqVfs;
 import dev.seqvfs.engine.VfsTask;
+import dev.seqvfs.persist.PersistfsType;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.DirEntry;
 import dev.seqvfs.protocol.OpenFlags;
@@ -170,14 +170,7 @@ class PersistfsCrashTest {
 
     /** Mounts the data directory in this JVM (an actor system of its own), reads the tree, fsck. */
     private Map<String, CrashModel.Node> recover(String where) throws Exception {
-        Config c =
-                ConfigFactory.parseMap(
-                                Map.of(
-                                        "seqvfs.root.type",
-                                        "persistfs",
-                                        "seqvfs.root.options",
-                                        "data_dir=" + data))
-                        .withFallback(ConfigFactory.load());
+        Config c = PersistfsType.rootConfig(data);
         ActorSystem<Void> sys = ActorSystem.create(Behaviors.empty(), "crash-check", c);
         try {
             try (SeqVfs vfs = SeqVfs.create(sys, c)) {
