@@ -241,15 +241,22 @@ public final class SeqVfs implements AutoCloseable {
                 if (forkOf != null) {
                     throw e;
                 }
+                String why =
+                        e.errno() == Errno.EINVAL
+                                ? "must be options "
+                                        + config.rootType()
+                                        + " takes; mount(2) refused \""
+                                        + config.rootOptions()
+                                        + "\" with EINVAL"
+                                : "mount(2) of "
+                                        + config.rootType()
+                                        + " with \""
+                                        + config.rootOptions()
+                                        + "\" failed with "
+                                        + e.errno()
+                                        + (e.getCause() == null ? "" : " (" + e.getCause() + ")");
                 throw VfsConfig.bad(
-                        engineConfig.full().getConfig("seqvfs"),
-                        "root.options",
-                        "must be options "
-                                + config.rootType()
-                                + " takes; mount(2) refused \""
-                                + config.rootOptions()
-                                + "\" with "
-                                + e.errno());
+                        engineConfig.full().getConfig("seqvfs"), "root.options", why, e);
             }
             this.namespace = new Namespace(locks, root);
             this.anonFs = new AnonFs(devs.incrementAndGet(), clock, config.anonSharedRoot());

@@ -227,4 +227,10 @@ record VfsConfig(
     static ConfigException.BadValue bad(Config s, String path, String why) {
         return new ConfigException.BadValue(s.getValue(path).origin(), "seqvfs." + path, why);
     }
+
+    /** {@return {@link #bad(Config, String, String)} with {@code cause} as its cause} */
+    static ConfigException.BadValue bad(Config s, String path, String why, Throwable cause) {
+        return new ConfigException.BadValue(
+                s.getValue(path).origin(), "seqvfs." + path, why, cause);
+    }
 }

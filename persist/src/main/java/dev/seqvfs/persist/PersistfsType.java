@@ -92,9 +92,16 @@ public final class PersistfsType implements FileSystemType {
                 Thread.currentThread().interrupt();
                 throw new VfsException(Errno.EINTR, Syscall.MOUNT, ctx.target());
             } catch (java.util.concurrent.ExecutionException e) {
-                throw new VfsException(Errno.EIO, Syscall.MOUNT, ctx.target());
+                throw eio(ctx.target(), e.getCause());
             }
         }
+    }
+
+    /** {@return an {@code EIO} of mount(2) on {@code target} whose cause is {@code cause}} */
+    private static VfsException eio(String target, Throwable cause) {
+        VfsException e = new VfsException(Errno.EIO, Syscall.MOUNT, target);
+        e.initCause(cause);
+        return e;
     }
 
     private static void release(Path dir, Slot slot) {
@@ -189,7 +196,7 @@ public final class PersistfsType implements FileSystemType {
                 store = PersistStore.open(o.dataDir(), system);
                 meta = new PersistMeta(store.url());
             } catch (UncheckedIOException e) {
-                throw new VfsException(Errno.EIO, Syscall.MOUNT, ctx.target());
+                throw eio(ctx.target(), e);
             }
             Duration timeout = defaults.getDuration("write-timeout");
             long high = meta.inoHigh();
@@ -262,7 +269,11 @@ public final class PersistfsType implements FileSystemType {
                 try {
                     s = asks.get(i).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
                 } catch (Exception ex) {
-                    throw new VfsException(Errno.EIO, Syscall.MOUNT, null);
+                    throw eio(
+                            null,
+                            ex instanceof java.util.concurrent.ExecutionException
+                                    ? ex.getCause()
+                                    : ex);
                 }
                 long ino = level.get(i);
                 states.put(ino, s);

@@ -124,9 +124,14 @@ public final class VfsException extends RuntimeException {
      *
      * @param operation the call that failed
      * @param path the first path, or {@code null}
-     * @param otherPath the second path, or {@code null}
+     * @param otherPath the second path, or {@code null} (the copy keeps this exception's cause, if
+     *     any)
      */
     public VfsException withContext(Syscall operation, CharSequence path, CharSequence otherPath) {
-        return new VfsException(errno, operation, path, otherPath);
+        VfsException e = new VfsException(errno, operation, path, otherPath);
+        if (getCause() != null) {
+            e.initCause(getCause());
+        }
+        return e;
     }
 }
