@@ -19,7 +19,10 @@ import com.fasterxml.jackson.annotation.JsonTypeInfo;
     @JsonSubTypes.Type(value = DirEvent.EntryRemoved.class, name = "removed"),
     @JsonSubTypes.Type(value = DirEvent.EntryRenamed.class, name = "renamed"),
     @JsonSubTypes.Type(value = DirEvent.AttrsChanged.class, name = "attrs"),
-    @JsonSubTypes.Type(value = DirEvent.DirectoryRemoved.class, name = "rmdir")
+    @JsonSubTypes.Type(value = DirEvent.DirectoryRemoved.class, name = "rmdir"),
+    @JsonSubTypes.Type(value = DirEvent.EntryMovedIn.class, name = "moved-in"),
+    @JsonSubTypes.Type(value = DirEvent.EntryMovedOut.class, name = "moved-out"),
+    @JsonSubTypes.Type(value = DirEvent.MoveSettled.class, name = "move-settled")
 })
 public sealed interface DirEvent extends CborSerializable {
     /**
@@ -65,4 +68,51 @@ public sealed interface DirEvent extends CborSerializable {
      * never reaches it again.
      */
     record DirectoryRemoved() implements DirEvent {}
+
+    /**
+     * A name came here from another directory ({@code rename} across directories): the first half
+     * of the move, written to the target parent before the source parent's {@link EntryMovedOut},
+     * so that it is also the move's intent. Recovery finds it pending (not yet {@link MoveSettled})
+     * and, when the source parent has no half of move {@code rename} ({@link DirState#lastRename}
+     * below it), rolls the source forward; a crash never shows a half-applied move. Replaces
+     * whatever {@code name} bound before.
+     *
+     * @param name the component here (internal form)
+     * @param entry the moved inode, with its attributes after the move
+     * @param rename the move's number: unique in the file system and increasing
+     * @param fromDir the source parent's inode number
+     * @param fromName the component there
+     * @param replaced the attributes of the inode {@code name} bound before, when the move unlinked
+     *     it and it keeps other names; else {@code null}
+     * @param exchanged for {@code RENAME_EXCHANGE}, the inode {@code name} bound before, now bound
+     *     as {@code fromName} there; else {@code null}
+     */
+    record EntryMovedIn(
+            String name,
+            EntryRecord entry,
+            long rename,
+            long fromDir,
+            String fromName,
+            EntryRecord replaced,
+            EntryRecord exchanged)
+            implements DirEvent {}
+
+    /**
+     * A name left for another directory: the second half of move {@code rename} ({@link
+     * EntryMovedIn}).
+     *
+     * @param name the component here
+     * @param rename the move's number
+     * @param exchanged for {@code RENAME_EXCHANGE}, the inode {@code name} now binds; else {@code
+     *     null}: the name is gone
+     */
+    record EntryMovedOut(String name, long rename, EntryRecord exchanged) implements DirEvent {}
+
+    /**
+     * Both halves of move {@code rename}, whose {@link EntryMovedIn} this directory holds, are
+     * durable: recovery need not look at it again.
+     *
+     * @param rename the move's number
+     */
+    record MoveSettled(long rename) implements DirEvent {}
 }

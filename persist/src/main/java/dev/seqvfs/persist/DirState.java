@@ -15,12 +15,19 @@ import org.pcollections.PMap;
  *
  * <p>Immutable: a persistent (structure-sharing) map, so applying an event costs O(log n) and a
  * snapshot can be serialized on the snapshot store's thread while the entity goes on. Serialized
- * (Jackson CBOR, schema version 1) as a list of named entries.
+ * (Jackson CBOR, schema version 2) as a list of named entries; version 1 had no {@code lastRename}
+ * and {@code moves}, read as 0 and none.
  */
 public final class DirState implements CborSerializable {
     /** The state of a directory whose journal is empty. */
     public static final DirState EMPTY =
-            new DirState(HashTreePMap.empty(), null, false, HashTreePMap.empty());
+            new DirState(
+                    HashTreePMap.empty(),
+                    null,
+                    false,
+                    HashTreePMap.empty(),
+                    0,
+                    HashTreePMap.empty());
 
     private final PMap<String, EntryRecord> entries;
     private final EntryRecord self;
@@ -29,16 +36,44 @@ public final class DirState implements CborSerializable {
     /** The last attributes of inodes unlinked here that kept other names, by inode number. */
     private final PMap<Long, EntryRecord> unlinked;
 
+    /** The highest move number of either half of a move seen here ({@link DirEvent}), or 0. */
+    private final long lastRename;
+
+    /** The moves into this directory not yet settled, by move number. */
+    private final PMap<Long, PendingMove> moves;
+
     private DirState(
             PMap<String, EntryRecord> entries,
             EntryRecord self,
             boolean removed,
-            PMap<Long, EntryRecord> unlinked) {
+            PMap<Long, EntryRecord> unlinked,
+            long lastRename,
+            PMap<Long, PendingMove> moves) {
         this.entries = entries;
         this.self = self;
         this.removed = removed;
         this.unlinked = unlinked;
+        this.lastRename = lastRename;
+        this.moves = moves;
     }
+
+    private DirState with(PMap<String, EntryRecord> e, PMap<Long, EntryRecord> u) {
+        return new DirState(e, self, removed, u, lastRename, moves);
+    }
+
+    /**
+     * A move into this directory whose source half may not be durable ({@link
+     * DirEvent.EntryMovedIn}).
+     *
+     * @param rename the move's number
+     * @param fromDir the source parent's inode number
+     * @param fromName the component there
+     * @param ino the moved inode's number
+     * @param exchanged for {@code RENAME_EXCHANGE}, what {@code fromName} binds after it; else
+     *     {@code null}
+     */
+    public record PendingMove(
+            long rename, long fromDir, String fromName, long ino, EntryRecord exchanged) {}
 
     /** One name and its inode, the serialized form of an entry. */
     public record Named(String name, EntryRecord entry) {}
@@ -50,6 +85,8 @@ public final class DirState implements CborSerializable {
      * @param self the directory's own attributes, or {@code null}
      * @param removed whether it was removed
      * @param unlinked the last attributes of inodes unlinked here that kept other names
+     * @param lastRename the highest move number seen here (0 when absent: schema version 1)
+     * @param moves the moves into this directory not yet settled (absent in version 1)
      * @return the state
      */
     @JsonCreator
@@ -57,7 +94,9 @@ public final class DirState implements CborSerializable {
             @JsonProperty("entries") List<Named> named,
             @JsonProperty("self") EntryRecord self,
             @JsonProperty("removed") boolean removed,
-            @JsonProperty("unlinked") List<EntryRecord> unlinked) {
+            @JsonProperty("unlinked") List<EntryRecord> unlinked,
+            @JsonProperty("lastRename") long lastRename,
+            @JsonProperty("moves") List<PendingMove> moves) {
         PMap<String, EntryRecord> m = HashTreePMap.empty();
         if (named != null) {
             for (Named n : named) {
@@ -70,7 +109,25 @@ public final class DirState implements CborSerializable {
                 u = u.plus(r.ino(), r);
             }
         }
-        return new DirState(m, self, removed, u);
+        PMap<Long, PendingMove> p = HashTreePMap.empty();
+        if (moves != null) {
+            for (PendingMove x : moves) {
+                p = p.plus(x.rename(), x);
+            }
+        }
+        return new DirState(m, self, removed, u, lastRename, p);
+    }
+
+    /** {@return the highest move number of either half of a move seen here, or 0} */
+    @JsonProperty("lastRename")
+    public long lastRename() {
+        return lastRename;
+    }
+
+    /** {@return the moves into this directory not yet settled, in no particular order} */
+    @JsonProperty("moves")
+    public List<PendingMove> pendingMoves() {
+        return new ArrayList<>(moves.values());
     }
 
     /**
@@ -120,29 +177,62 @@ public final class DirState implements CborSerializable {
      */
     public DirState apply(DirEvent e) {
         if (e instanceof DirEvent.EntryAdded a) {
-            return new DirState(entries.plus(a.name(), a.entry()), self, removed, unlinked);
+            return with(entries.plus(a.name(), a.entry()), unlinked);
         } else if (e instanceof DirEvent.EntryRemoved r) {
-            return new DirState(
+            return with(
                     entries.minus(r.name()),
-                    self,
-                    removed,
                     r.entry() == null ? unlinked : unlinked.plus(r.entry().ino(), r.entry()));
         } else if (e instanceof DirEvent.EntryRenamed r) {
             EntryRecord moved = entries.get(r.from());
             if (moved == null) {
                 return this;
             }
-            return new DirState(
-                    entries.minus(r.from()).plus(r.to(), moved), self, removed, unlinked);
+            return with(entries.minus(r.from()).plus(r.to(), moved), unlinked);
         } else if (e instanceof DirEvent.AttrsChanged c) {
             if (c.name() == null) {
-                return new DirState(entries, c.entry(), removed, unlinked);
+                return new DirState(entries, c.entry(), removed, unlinked, lastRename, moves);
             }
             return entries.containsKey(c.name())
-                    ? new DirState(entries.plus(c.name(), c.entry()), self, removed, unlinked)
+                    ? with(entries.plus(c.name(), c.entry()), unlinked)
                     : this;
+        } else if (e instanceof DirEvent.EntryMovedIn m) {
+            return new DirState(
+                    entries.plus(m.name(), m.entry()),
+                    self,
+                    removed,
+                    m.replaced() == null
+                            ? unlinked
+                            : unlinked.plus(m.replaced().ino(), m.replaced()),
+                    Math.max(lastRename, m.rename()),
+                    moves.plus(
+                            m.rename(),
+                            new PendingMove(
+                                    m.rename(),
+                                    m.fromDir(),
+                                    m.fromName(),
+                                    m.entry().ino(),
+                                    m.exchanged())));
+        } else if (e instanceof DirEvent.EntryMovedOut m) {
+            return new DirState(
+                    m.exchanged() == null
+                            ? entries.minus(m.name())
+                            : entries.plus(m.name(), m.exchanged()),
+                    self,
+                    removed,
+                    unlinked,
+                    Math.max(lastRename, m.rename()),
+                    moves);
+        } else if (e instanceof DirEvent.MoveSettled m) {
+            return new DirState(
+                    entries, self, removed, unlinked, lastRename, moves.minus(m.rename()));
         } else {
-            return new DirState(HashTreePMap.empty(), self, true, HashTreePMap.empty());
+            return new DirState(
+                    HashTreePMap.empty(),
+                    self,
+                    true,
+                    HashTreePMap.empty(),
+                    lastRename,
+                    HashTreePMap.empty());
         }
     }
 
@@ -152,7 +242,9 @@ public final class DirState implements CborSerializable {
                 && s.entries.equals(entries)
                 && java.util.Objects.equals(s.self, self)
                 && s.removed == removed
-                && s.unlinked.equals(unlinked);
+                && s.unlinked.equals(unlinked)
+                && s.lastRename == lastRename
+                && s.moves.equals(moves);
     }
 
     @Override

@@ -137,7 +137,7 @@ public final class PersistStore {
     private static final int H2_ALREADY_OPEN = 90020;
 
     /** How long an open waits for another process to let the database go, in milliseconds. */
-    private static final long OPEN_WAIT_MILLIS = 15_000;
+    private static final long OPEN_WAIT_MILLIS = 30_000;
 
     /**
      * Opens a connection, waiting up to {@link #OPEN_WAIT_MILLIS} while another process still holds

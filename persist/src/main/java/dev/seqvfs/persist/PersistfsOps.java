@@ -3,6 +3,7 @@ package dev.seqvfs.persist;
 import dev.seqvfs.engine.dir.DirJournal;
 import dev.seqvfs.engine.dir.DirectoryFileOperations;
 import dev.seqvfs.engine.dir.DirectoryInode;
+import dev.seqvfs.engine.dir.RenameJournal;
 import dev.seqvfs.engine.file.FileData;
 import dev.seqvfs.engine.fs.FileOperations;
 import dev.seqvfs.engine.fs.SuperOperations;
@@ -71,6 +72,11 @@ final class PersistfsOps implements SuperOperations {
             new ConcurrentHashMap<>();
     private final ExecutorService metaWriter;
     private final AtomicBoolean extending = new AtomicBoolean();
+
+    /** The last cross-directory move number given ({@link MoveJournal}). */
+    private final java.util.concurrent.atomic.AtomicLong renames =
+            new java.util.concurrent.atomic.AtomicLong();
+
     private final Runnable onKill;
 
     /** Marks the data directory as being released (a remount waits for {@link #onKill}). */
@@ -267,10 +273,19 @@ final class PersistfsOps implements SuperOperations {
         return new EntityJournal(entity(dir.ino()), system.scheduler(), writeTimeout, this);
     }
 
-    /** A move between two directories is not yet one atomic change of both journals: EXDEV. */
     @Override
-    public boolean renamesAcrossDirectories() {
-        return false;
+    public RenameJournal renameJournal(Superblock sb) {
+        return new MoveJournal(this);
+    }
+
+    /** {@return the number of the next cross-directory move} */
+    long nextRename() {
+        return renames.incrementAndGet();
+    }
+
+    /** Continues move numbers above {@code n} (the highest recovery found). */
+    void renamesAbove(long n) {
+        renames.accumulateAndGet(n, Math::max);
     }
 
     @Override

@@ -27,7 +27,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 
@@ -58,6 +57,9 @@ import org.apache.pekko.actor.typed.javadsl.AskPattern;
 public final class PersistfsType implements FileSystemType {
     /** The type's name, as {@code mount(2)} and {@code seqvfs.root.type} select it. */
     public static final String NAME = "persistfs";
+
+    private static final org.slf4j.Logger LOG =
+            org.slf4j.LoggerFactory.getLogger(PersistfsType.class);
 
     /**
      * The data directories mounted in this JVM, each with the future its release completes (after
@@ -220,7 +222,7 @@ public final class PersistfsType implements FileSystemType {
                             ctx.defaultRootMode(),
                             ctx.defaultRootUid(),
                             ctx.defaultRootGid());
-            long maxIno = recover(sb, ops, timeout);
+            long maxIno = recover(sb, ops, defaults.getDuration("recovery-timeout"));
             long next = Math.max(high, maxIno + 1);
             sb.continueNumbersAbove(next - 1);
             meta.inoHigh(next + PersistfsOps.INO_CHUNK);
@@ -239,44 +241,45 @@ public final class PersistfsType implements FileSystemType {
 
     /**
      * Rebuilds {@code sb}'s tree from its journals, breadth first, each level's journals recovered
-     * at once; returns the highest inode number found.
+     * at once; rolls forward the moves between directories a crash left half-written ({@link
+     * MoveJournal}); returns the highest inode number found.
      */
     private static long recover(Superblock sb, PersistfsOps ops, Duration timeout) {
         Map<Long, DirState> states = new HashMap<>();
+        // every journal a name reaches, before any move is rolled forward
         List<Long> level = List.of(Superblock.ROOT_INO);
+        while (!level.isEmpty()) {
+            fetch(level, states, ops, timeout);
+            List<Long> nextLevel = new ArrayList<>();
+            for (long ino : level) {
+                for (EntryRecord r : states.get(ino).entries().values()) {
+                    if (r.type() == FileType.DIRECTORY && !states.containsKey(r.ino())) {
+                        nextLevel.add(r.ino());
+                    }
+                }
+            }
+            level = nextLevel.stream().distinct().toList();
+        }
+        ops.renamesAbove(rollForward(states, ops, timeout));
         List<Long> order = new ArrayList<>();
         long maxIno = Superblock.ROOT_INO;
         // every record of each non-directory inode, to count its names and take its newest
         Map<Long, List<EntryRecord>> names = new HashMap<>();
-        Map<Long, EntryRecord> dirRecords = new HashMap<>();
+        java.util.Set<Long> dirsSeen = new java.util.HashSet<>();
+        dirsSeen.add(Superblock.ROOT_INO);
         // attributes recorded as their inode lost a name it kept others beside
         Map<Long, List<EntryRecord>> unlinkedRecords = new HashMap<>();
+        level = List.of(Superblock.ROOT_INO);
         while (!level.isEmpty()) {
-            List<CompletableFuture<DirState>> asks = new ArrayList<>();
-            for (long ino : level) {
-                ActorRef<DirectoryEntity.Command> e = ops.entity(ino);
-                asks.add(
-                        AskPattern.<DirectoryEntity.Command, DirState>ask(
-                                        e,
-                                        DirectoryEntity.Recover::new,
-                                        timeout,
-                                        ops.system.scheduler())
-                                .toCompletableFuture());
-            }
+            // a roll-forward may have made a directory reachable that was not before
+            fetch(
+                    level.stream().filter(i -> !states.containsKey(i)).toList(),
+                    states,
+                    ops,
+                    timeout);
             List<Long> nextLevel = new ArrayList<>();
-            for (int i = 0; i < level.size(); i++) {
-                DirState s;
-                try {
-                    s = asks.get(i).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-                } catch (Exception ex) {
-                    throw eio(
-                            null,
-                            ex instanceof java.util.concurrent.ExecutionException
-                                    ? ex.getCause()
-                                    : ex);
-                }
-                long ino = level.get(i);
-                states.put(ino, s);
+            for (long ino : level) {
+                DirState s = states.get(ino);
                 order.add(ino);
                 for (EntryRecord r : s.unlinkedRecords()) {
                     unlinkedRecords.computeIfAbsent(r.ino(), k -> new ArrayList<>()).add(r);
@@ -284,8 +287,7 @@ public final class PersistfsType implements FileSystemType {
                 for (EntryRecord r : s.entries().values()) {
                     maxIno = Math.max(maxIno, r.ino());
                     if (r.type() == FileType.DIRECTORY) {
-                        if (!states.containsKey(r.ino()) && !dirRecords.containsKey(r.ino())) {
-                            dirRecords.put(r.ino(), r);
+                        if (dirsSeen.add(r.ino())) {
                             nextLevel.add(r.ino());
                         }
                     } else {
@@ -395,6 +397,96 @@ public final class PersistfsType implements FileSystemType {
             ops.data.delete(ino);
         }
         return maxIno;
+    }
+
+    /** Recovers the journals of {@code inos} at once into {@code states}. */
+    private static void fetch(
+            List<Long> inos, Map<Long, DirState> states, PersistfsOps ops, Duration timeout) {
+        List<CompletableFuture<DirState>> asks = new ArrayList<>();
+        for (long ino : inos) {
+            asks.add(
+                    AskPattern.<DirectoryEntity.Command, DirState>ask(
+                                    ops.entity(ino),
+                                    DirectoryEntity.Recover::new,
+                                    timeout,
+                                    ops.system.scheduler())
+                            .toCompletableFuture());
+        }
+        for (int i = 0; i < inos.size(); i++) {
+            try {
+                states.put(inos.get(i), asks.get(i).get(timeout.toMillis(), TimeUnit.MILLISECONDS));
+            } catch (java.util.concurrent.ExecutionException ex) {
+                throw eio(null, ex.getCause());
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                throw new VfsException(Errno.EINTR, Syscall.MOUNT, null);
+            } catch (java.util.concurrent.TimeoutException ex) {
+                throw eio(null, ex);
+            }
+        }
+    }
+
+    /**
+     * Completes every move between directories whose first half ({@link DirEvent.EntryMovedIn}) is
+     * durable and whose second is not, in move order, writing the missing half to the source
+     * parent's journal, and settles every pending move; {@code states} is updated to match. Returns
+     * the highest move number seen.
+     */
+    private static long rollForward(
+            Map<Long, DirState> states, PersistfsOps ops, Duration timeout) {
+        long max = 0;
+        List<long[]> pending = new ArrayList<>(); // {move number, target parent}
+        for (Map.Entry<Long, DirState> e : states.entrySet()) {
+            max = Math.max(max, e.getValue().lastRename());
+            for (DirState.PendingMove p : e.getValue().pendingMoves()) {
+                max = Math.max(max, p.rename());
+                pending.add(new long[] {p.rename(), e.getKey()});
+            }
+        }
+        pending.sort(java.util.Comparator.comparingLong(x -> x[0]));
+        for (long[] x : pending) {
+            long to = x[1];
+            DirState.PendingMove p =
+                    states.get(to).pendingMoves().stream()
+                            .filter(m -> m.rename() == x[0])
+                            .findFirst()
+                            .orElseThrow();
+            DirState from = states.get(p.fromDir());
+            if (from != null && !from.removed() && from.lastRename() < p.rename()) {
+                DirEvent out = new DirEvent.EntryMovedOut(p.fromName(), p.rename(), p.exchanged());
+                appendWaiting(ops, p.fromDir(), out, timeout);
+                states.put(p.fromDir(), from.apply(out));
+                LOG.info(
+                        "persistfs {}: move {} rolled forward (directory {} name {})",
+                        ops.fsid,
+                        p.rename(),
+                        p.fromDir(),
+                        p.fromName());
+            }
+            DirEvent settled = new DirEvent.MoveSettled(p.rename());
+            appendWaiting(ops, to, settled, timeout);
+            states.put(to, states.get(to).apply(settled));
+        }
+        return max;
+    }
+
+    private static void appendWaiting(PersistfsOps ops, long ino, DirEvent e, Duration timeout) {
+        try {
+            AskPattern.<DirectoryEntity.Command, DirectoryEntity.Appended>ask(
+                            ops.entity(ino),
+                            r -> new DirectoryEntity.Append(List.of(e), r),
+                            timeout,
+                            ops.system.scheduler())
+                    .toCompletableFuture()
+                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.ExecutionException ex) {
+            throw eio(null, ex.getCause());
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new VfsException(Errno.EINTR, Syscall.MOUNT, null);
+        } catch (java.util.concurrent.TimeoutException ex) {
+            throw eio(null, ex);
+        }
     }
 
     private static EntryRecord newest(EntryRecord a, EntryRecord b) {

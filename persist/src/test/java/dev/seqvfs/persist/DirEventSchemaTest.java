@@ -21,11 +21,11 @@ import org.apache.pekko.serialization.Serializers;
 import org.junit.jupiter.api.Test;
 
 /**
- * The event schema holds: events and a snapshot state as schema version 1 wrote them (a stored
- * fixture, {@code fixtures/dir-events-v1.txt}: serializer id, manifest and CBOR bytes per line)
+ * The event schema holds: events and a snapshot state as schema versions 1 and 2 wrote them (stored
+ * fixtures, {@code fixtures/dir-events-vN.txt}: serializer id, manifest and CBOR bytes per line)
  * still deserialize to the same values; and today's events serialize through Pekko's {@code
- * jackson-cbor}, never Java serialization. Run with {@code -Dseqvfs.fixture.write=PATH} to write a
- * new fixture (only when a new schema version is added beside the old one).
+ * jackson-cbor}, never Java serialization. Run with {@code -Dseqvfs.fixture.write=PATH} to write
+ * the newest version's fixture (only when a new schema version is added beside the old one).
  */
 class DirEventSchemaTest {
     static final EntryRecord FILE =
@@ -51,15 +51,38 @@ class DirEventSchemaTest {
         return l;
     }
 
+    /** Version 2: version 1's samples, then the halves of a move and a state holding one. */
+    static List<Object> samplesV2() {
+        List<Object> l = samples();
+        DirEvent.EntryMovedIn in = new DirEvent.EntryMovedIn("m", FILE, 5, 9, "src", LINK, null);
+        DirEvent.EntryMovedIn swap = new DirEvent.EntryMovedIn("x", LINK, 6, 9, "y", null, FILE);
+        l.add(in);
+        l.add(swap);
+        l.add(new DirEvent.EntryMovedOut("src", 5, null));
+        l.add(new DirEvent.EntryMovedOut("y", 6, FILE));
+        l.add(new DirEvent.MoveSettled(5));
+        l.add(DirState.EMPTY.apply(in).apply(swap).apply(new DirEvent.MoveSettled(5)));
+        return l;
+    }
+
     @Test
     void storedVersion1Events_deserializeToTheSameValues_andNoneUsesJavaSerialization()
             throws Exception {
+        check("dir-events-v1.txt", samples(), false);
+    }
+
+    @Test
+    void storedVersion2Events_deserializeToTheSameValues_andNoneUsesJavaSerialization()
+            throws Exception {
+        check("dir-events-v2.txt", samplesV2(), true);
+    }
+
+    private void check(String fixture, List<Object> samples, boolean newest) throws Exception {
         ActorSystem<Void> sys =
                 ActorSystem.create(Behaviors.empty(), "schema", ConfigFactory.load());
         try {
             Serialization ser = SerializationExtension.get(sys);
-            List<Object> samples = samples();
-            String write = System.getProperty("seqvfs.fixture.write");
+            String write = newest ? System.getProperty("seqvfs.fixture.write") : null;
             if (write != null) {
                 StringBuilder out = new StringBuilder();
                 for (Object o : samples) {
@@ -79,9 +102,9 @@ class DirEventSchemaTest {
                         name.contains("Jackson"), o.getClass() + " would be serialized by " + name);
             }
             List<String> lines;
-            try (var in = getClass().getResourceAsStream("/fixtures/dir-events-v1.txt")) {
+            try (var in = getClass().getResourceAsStream("/fixtures/" + fixture)) {
                 if (in == null) {
-                    throw new IOException("fixture fixtures/dir-events-v1.txt missing");
+                    throw new IOException("fixture fixtures/" + fixture + " missing");
                 }
                 lines = new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().toList();
             }

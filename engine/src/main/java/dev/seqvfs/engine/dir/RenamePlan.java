@@ -202,6 +202,18 @@ public final class RenamePlan {
         return new VfsException(e, Syscall.RENAME, null);
     }
 
+    /** {@return the rename as a {@link RenameJournal} takes it} Meaningful once published. */
+    public RenameJournal.Move move() {
+        return new RenameJournal.Move(
+                oldDir,
+                oldName,
+                newDir,
+                newName,
+                (flags & OpenFlags.RENAME_EXCHANGE) != 0,
+                source,
+                target);
+    }
+
     /**
      * {@return whether the rename is a successful no-op (both names are links to the same inode)}
      */

@@ -116,11 +116,25 @@ public interface SuperOperations {
     }
 
     /**
+     * {@return the journal of this superblock's cross-directory renames, or {@code null} (the
+     * default)} A type whose directories journal apart ({@link #journal}) returns one: the rename
+     * coordinator then hands it every cross-directory rename it publishes and answers the caller
+     * only once the journal says the rename is durable in both parents (see {@link
+     * dev.seqvfs.engine.dir.RenameJournal}). Called once, on the superblock actor's thread, when it
+     * starts; must not block.
+     *
+     * @param sb the superblock
+     */
+    default dev.seqvfs.engine.dir.RenameJournal renameJournal(Superblock sb) {
+        return null;
+    }
+
+    /**
      * {@return whether {@code rename(2)} may move a name from one directory to another of this
      * superblock} True by default. A type whose directories journal apart ({@link #journal}) and
-     * that cannot yet make such a move atomic across both journals answers {@code false}: the move
-     * is then {@code EXDEV}, which {@code mv} and {@code Files.move} answer by copying, as across
-     * file systems. Must be constant; thread-safe.
+     * that cannot make such a move atomic across both journals ({@link #renameJournal}) answers
+     * {@code false}: the move is then {@code EXDEV}, which {@code mv} and {@code Files.move} answer
+     * by copying, as across file systems. Must be constant; thread-safe.
      */
     default boolean renamesAcrossDirectories() {
         return true;

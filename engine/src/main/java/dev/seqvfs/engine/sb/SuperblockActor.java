@@ -5,6 +5,7 @@ import dev.seqvfs.engine.dir.DirSnapshot;
 import dev.seqvfs.engine.dir.DirectoryActor;
 import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.dir.PathProof;
+import dev.seqvfs.engine.dir.RenameJournal;
 import dev.seqvfs.engine.dir.RenamePlan;
 import dev.seqvfs.engine.dispatch.OutOfMemoryGuard;
 import dev.seqvfs.engine.fs.SuperOperations;
@@ -46,6 +47,8 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  *       a directory does not move into its own subtree ({@code EINVAL});
  *   <li>takes the rename write lock (spinning; its holders never wait on messages), publishes both
  *       snapshots and the moved directory's parent link ({@link RenamePlan#publish}), releases it;
+ *   <li>for a type with a {@link RenameJournal}, hands it the rename and waits for its callback,
+ *       both parents still prepared (a failed journal answers {@code EIO});
  *   <li>sends {@link DirectoryActor.RenameFinished} to both and replies.
  * </ol>
  *
@@ -158,6 +161,9 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
     /** The coordinator's watchdog tick: abandons a rename whose parents did not prepare in time. */
     private record Tick() implements Command {}
 
+    /** From the rename journal's callback: the rename {@code renameId} is durable, or not. */
+    private record RenameJournaled(long renameId, Errno error) implements Command {}
+
     private static final class InFlight {
         final long id;
         final CrossRename request;
@@ -171,6 +177,12 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
         DirectoryActor.Prepared oldPrepared;
         DirectoryActor.Prepared newPrepared;
 
+        /**
+         * The reply of a published rename whose journal has not called back ({@link
+         * RenameJournal}), or {@code null}: the watchdog leaves a rename alone while it is set.
+         */
+        DirReply journaling;
+
         InFlight(long id, CrossRename request) {
             this.id = id;
             this.request = request;
@@ -182,6 +194,10 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
     private final StashBuffer<Command> stash;
     private final ActorRef<DirectoryActor.Prepared> preparedAdapter;
     private long renameIds;
+
+    /** The type's rename journal ({@link SuperOperations#renameJournal}), or {@code null}. */
+    private final RenameJournal renameJournal;
+
     private InFlight inFlight;
 
     /**
@@ -206,6 +222,7 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
         this.stash = stash;
         this.preparedAdapter =
                 ctx.messageAdapter(DirectoryActor.Prepared.class, WrappedPrepared::new);
+        this.renameJournal = sb.sop().renameJournal(sb);
         // One periodic tick instead of a timer per rename: a timer per rename left a
         // cancelled task in Pekko's scheduler for PREPARE_TIMEOUT, hundreds of thousands of
         // them under a busy renamer.
@@ -245,6 +262,7 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
                 .onMessage(CrossRename.class, this::onCrossRename)
                 .onMessage(WrappedPrepared.class, this::onPrepared)
                 .onMessage(Tick.class, this::onTick)
+                .onMessage(RenameJournaled.class, this::onRenameJournaled)
                 .onMessage(Deactivate.class, this::onDeactivate)
                 .onSignal(Terminated.class, this::onChildTerminated)
                 .onSignal(PostStop.class, s -> onPostStop())
@@ -393,6 +411,14 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
             sb.hooks().entriesPublished(r.oldDir());
             plan.finish(sb.now());
             reply = DirReply.ok(plan.isNoop() ? null : r.oldDir());
+            if (renameJournal != null && !plan.isNoop()) {
+                // answer once both parents' journals have it; they stay prepared till then
+                f.journaling = reply;
+                long id = f.id;
+                ActorRef<Command> self = getContext().getSelf();
+                renameJournal.append(plan.move(), err -> self.tell(new RenameJournaled(id, err)));
+                return this;
+            }
         } catch (VfsException e) {
             reply = DirReply.error(renameErrno(e.errno(), r));
         } catch (RuntimeException e) {
@@ -418,9 +444,25 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
         return removing ? Errno.ESTALE : e;
     }
 
+    private Behavior<Command> onRenameJournaled(RenameJournaled m) {
+        InFlight f = inFlight;
+        if (f == null || f.id != m.renameId() || f.journaling == null) {
+            return this;
+        }
+        if (m.error() != null) {
+            getContext()
+                    .getLog()
+                    .error("rename coordinator of {}: the journal failed: {}", sb, m.error());
+        }
+        return finish(m.error() == null ? f.journaling : DirReply.error(Errno.EIO));
+    }
+
     private Behavior<Command> onTick(Tick t) {
         // The first tick comes up to one TICK after the start, so the sixth is 5 to 6 s after it.
-        if (inFlight == null || ++inFlight.ticks <= TICKS_PER_TIMEOUT) {
+        // A rename waiting for its journal is not preparing: the journal's own timeout ends it.
+        if (inFlight == null
+                || inFlight.journaling != null
+                || ++inFlight.ticks <= TICKS_PER_TIMEOUT) {
             return this;
         }
         getContext()

@@ -113,7 +113,8 @@ public final class CrashModel {
             case 4, 5:
                 return "unlink\t" + f;
             case 6:
-                return "rename\t" + f + "\t" + parent + "/r" + n;
+                // within its directory or to another one (the two halves of a move)
+                return "rename\t" + f + "\t" + (r.nextBoolean() ? parent : d) + "/r" + n;
             case 7:
                 return "link\t" + f + "\t" + d + "/h" + n;
             case 8:

@@ -1,0 +1,98 @@
+package dev.seqvfs.persist;
+
+import dev.seqvfs.engine.dir.DirJournal;
+import dev.seqvfs.engine.dir.RenameJournal;
+import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.FileType;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * persistfs's {@link RenameJournal}: a move between two directories is written as two halves, the
+ * target parent's {@link DirEvent.EntryMovedIn} first (it names the source, so it is also the
+ * move's intent), then, once that is durable, the source parent's {@link DirEvent.EntryMovedOut};
+ * the callback runs when both are durable. A {@link DirEvent.MoveSettled} then goes to the target
+ * parent without being waited for. Recovery rolls forward a move whose first half is durable and
+ * whose second is not ({@link PersistfsType}); a crash before the first half loses the move whole.
+ *
+ * <p>Why not a third journal of intents: the first half already is one, and the two writes the move
+ * then costs are what an intent and one write of both halves would cost (two commits in turn), with
+ * nothing to keep in step.
+ *
+ * <p>Thread-safe (immutable); {@link #append} never blocks.
+ */
+final class MoveJournal implements RenameJournal {
+    private static final Logger LOG = LoggerFactory.getLogger(MoveJournal.class);
+
+    private final PersistfsOps ops;
+
+    MoveJournal(PersistfsOps ops) {
+        this.ops = ops;
+    }
+
+    @Override
+    public void append(Move m, DirJournal.Done done) {
+        long id = ops.nextRename();
+        EntryRecord source = EntityJournal.record(m.source());
+        Inode t = m.target();
+        EntryRecord target = t == null ? null : EntityJournal.record(t);
+        EntryRecord replaced = null;
+        boolean lastName = false;
+        if (!m.exchange() && t != null && t.type() != FileType.DIRECTORY) {
+            if (t.attrsAcquire().nlink() > 0) {
+                replaced = target;
+            } else {
+                lastName = t.type() == FileType.REGULAR;
+            }
+        }
+        DirEvent in =
+                new DirEvent.EntryMovedIn(
+                        m.newName(),
+                        source,
+                        id,
+                        m.oldDir().ino(),
+                        m.oldName(),
+                        replaced,
+                        m.exchange() ? target : null);
+        DirEvent out = new DirEvent.EntryMovedOut(m.oldName(), id, m.exchange() ? target : null);
+        ActorRef<DirectoryEntity.Command> to = ops.entity(m.newDir().ino());
+        ActorRef<DirectoryEntity.Command> from = ops.entity(m.oldDir().ino());
+        boolean freed = lastName;
+        long victim = t == null ? 0 : t.ino();
+        append(to, in)
+                .thenCompose(x -> append(from, out))
+                .whenComplete(
+                        (ok, failure) -> {
+                            if (failure == null) {
+                                to.tell(
+                                        new DirectoryEntity.Append(
+                                                List.of(new DirEvent.MoveSettled(id)),
+                                                ops.system.ignoreRef()));
+                                if (freed) {
+                                    ops.lastNameDurablyRemoved(victim);
+                                }
+                            } else {
+                                LOG.error(
+                                        "persistfs {}: move {} not written: {}",
+                                        ops.fsid,
+                                        id,
+                                        failure.toString());
+                            }
+                            done.done(failure == null ? null : Errno.EIO);
+                        });
+    }
+
+    private CompletionStage<DirectoryEntity.Appended> append(
+            ActorRef<DirectoryEntity.Command> entity, DirEvent e) {
+        return AskPattern.ask(
+                entity,
+                r -> new DirectoryEntity.Append(List.of(e), r),
+                ops.writeTimeout,
+                ops.system.scheduler());
+    }
+}
