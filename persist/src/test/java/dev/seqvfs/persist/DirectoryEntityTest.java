@@ -51,8 +51,12 @@ class DirectoryEntityTest {
             throws Exception {
         DirState expected = DirState.EMPTY;
         ActorSystem<Void> sys = system();
+        java.sql.Connection held = null;
         try {
             PersistStore store = PersistStore.open(data, sys);
+            // as a mount does (its DataStore): one connection holds the database open, so that
+            // it is not closed and opened again between two writes of the journal
+            held = PersistStore.connectWaiting(store.url());
             ActorRef<DirectoryEntity.Command> e =
                     sys.systemActorOf(
                             DirectoryEntity.create(store, fsid, 7, snapshotEvery),
@@ -72,10 +76,15 @@ class DirectoryEntityTest {
         } finally {
             sys.terminate();
             sys.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
+            if (held != null) {
+                held.close();
+            }
         }
         ActorSystem<Void> again = system();
+        java.sql.Connection heldAgain = null;
         try {
             PersistStore store = PersistStore.open(data, again);
+            heldAgain = PersistStore.connectWaiting(store.url());
             ActorRef<DirectoryEntity.Command> e =
                     again.systemActorOf(
                             DirectoryEntity.create(store, fsid, 7, snapshotEvery),
@@ -87,6 +96,9 @@ class DirectoryEntityTest {
         } finally {
             again.terminate();
             again.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
+            if (heldAgain != null) {
+                heldAgain.close();
+            }
         }
     }
 

@@ -174,8 +174,11 @@ class PersistfsRemountTest {
                         org.apache.pekko.actor.typed.javadsl.Behaviors.empty(),
                         "half-move",
                         com.typesafe.config.ConfigFactory.load());
+        java.sql.Connection held = null;
         try {
             PersistStore store = PersistStore.open(data, sys);
+            // held open between the writes, as a mount's DataStore holds it
+            held = PersistStore.connectWaiting(store.url());
             String fsid = new PersistMeta(store.url()).fsid();
             var e =
                     sys.systemActorOf(
@@ -200,6 +203,9 @@ class PersistfsRemountTest {
             sys.getWhenTerminated()
                     .toCompletableFuture()
                     .get(30, java.util.concurrent.TimeUnit.SECONDS);
+            if (held != null) {
+                held.close();
+            }
         }
         for (int i = 0; i < 2; i++) {
             try (SeqVfs vfs = SeqVfs.create(config(data))) {
