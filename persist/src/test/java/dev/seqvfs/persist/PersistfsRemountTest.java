@@ -149,6 +149,78 @@ class PersistfsRemountTest {
     }
 
     /**
+     * Threads moving files between directories while others create, unlink and rename within them:
+     * every move is serialized by the coordinator, each answered once both halves are durable, and
+     * the next instance recovers exactly the tree the last one showed.
+     */
+    @Test
+    void concurrentMovesBetweenDirectories_recoverTheTreeTheyLeft() throws Exception {
+        Map<String, String> before;
+        try (SeqVfs vfs = SeqVfs.create(config(data))) {
+            VfsTask setup = vfs.newTask(Credentials.ROOT);
+            String[] dirs = {"/a", "/b", "/c"};
+            for (String d : dirs) {
+                setup.mkdir(d, 0755);
+            }
+            int threads = 4;
+            java.util.concurrent.ExecutorService pool =
+                    java.util.concurrent.Executors.newFixedThreadPool(threads);
+            List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+            for (int w = 0; w < threads; w++) {
+                int me = w;
+                done.add(
+                        pool.submit(
+                                () -> {
+                                    java.util.Random r = new java.util.Random(me);
+                                    try (VfsTask t = vfs.newTask(Credentials.ROOT)) {
+                                        // this thread's files, each in one directory at a time
+                                        String[] where = new String[8];
+                                        for (int i = 0; i < where.length; i++) {
+                                            where[i] = dirs[r.nextInt(dirs.length)];
+                                            t.close(
+                                                    t.open(
+                                                            where[i] + "/w" + me + "-" + i,
+                                                            OpenFlags.O_CREAT | OpenFlags.O_WRONLY,
+                                                            0644));
+                                        }
+                                        for (int op = 0; op < 150; op++) {
+                                            int i = r.nextInt(where.length);
+                                            String name = "/w" + me + "-" + i;
+                                            String to = dirs[r.nextInt(dirs.length)];
+                                            t.rename(where[i] + name, to + name);
+                                            where[i] = to;
+                                            String tmp = to + "/tmp" + me;
+                                            t.close(
+                                                    t.open(
+                                                            tmp,
+                                                            OpenFlags.O_CREAT | OpenFlags.O_WRONLY,
+                                                            0600));
+                                            if (r.nextBoolean()) {
+                                                t.unlink(tmp);
+                                            } else {
+                                                t.rename(tmp, to + "/kept" + me + "-" + op);
+                                            }
+                                        }
+                                    }
+                                    return null;
+                                }));
+            }
+            for (var f : done) {
+                f.get(120, java.util.concurrent.TimeUnit.SECONDS);
+            }
+            pool.shutdown();
+            before = tree(setup, "/");
+            assertTrue(before.size() > threads * 8, before.toString());
+            assertEquals(List.of(), Fsck.check(vfs, true));
+        }
+        try (SeqVfs vfs = SeqVfs.create(config(data))) {
+            VfsTask t = vfs.newTask(Credentials.ROOT);
+            assertEquals(before, tree(t, "/"));
+            assertEquals(List.of(), Fsck.check(vfs, true));
+        }
+    }
+
+    /**
      * A crash between the two halves of a move (only the target parent's {@link
      * DirEvent.EntryMovedIn} durable) is rolled forward at the next mount: the name is gone from
      * the source, once, and the tree is whole.
