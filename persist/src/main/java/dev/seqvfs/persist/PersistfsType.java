@@ -413,16 +413,24 @@ public final class PersistfsType implements FileSystemType {
                             .toCompletableFuture());
         }
         for (int i = 0; i < inos.size(); i++) {
-            try {
-                states.put(inos.get(i), asks.get(i).get(timeout.toMillis(), TimeUnit.MILLISECONDS));
-            } catch (java.util.concurrent.ExecutionException ex) {
-                throw eio(null, ex.getCause());
-            } catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                throw new VfsException(Errno.EINTR, Syscall.MOUNT, null);
-            } catch (java.util.concurrent.TimeoutException ex) {
-                throw eio(null, ex);
-            }
+            states.put(inos.get(i), await(asks.get(i), timeout));
+        }
+    }
+
+    /**
+     * {@return what {@code f} completes with, waited for up to {@code timeout}} {@code EIO} (the
+     * failure as its cause) if it fails or times out; {@code EINTR} if interrupted.
+     */
+    private static <T> T await(CompletableFuture<T> f, Duration timeout) {
+        try {
+            return f.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.ExecutionException ex) {
+            throw eio(null, ex.getCause());
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new VfsException(Errno.EINTR, Syscall.MOUNT, null);
+        } catch (java.util.concurrent.TimeoutException ex) {
+            throw eio(null, ex);
         }
     }
 
@@ -471,22 +479,14 @@ public final class PersistfsType implements FileSystemType {
     }
 
     private static void appendWaiting(PersistfsOps ops, long ino, DirEvent e, Duration timeout) {
-        try {
-            AskPattern.<DirectoryEntity.Command, DirectoryEntity.Appended>ask(
-                            ops.entity(ino),
-                            r -> new DirectoryEntity.Append(List.of(e), r),
-                            timeout,
-                            ops.system.scheduler())
-                    .toCompletableFuture()
-                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.ExecutionException ex) {
-            throw eio(null, ex.getCause());
-        } catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new VfsException(Errno.EINTR, Syscall.MOUNT, null);
-        } catch (java.util.concurrent.TimeoutException ex) {
-            throw eio(null, ex);
-        }
+        await(
+                AskPattern.<DirectoryEntity.Command, DirectoryEntity.Appended>ask(
+                                ops.entity(ino),
+                                r -> new DirectoryEntity.Append(List.of(e), r),
+                                timeout,
+                                ops.system.scheduler())
+                        .toCompletableFuture(),
+                timeout);
     }
 
     private static EntryRecord newest(EntryRecord a, EntryRecord b) {
