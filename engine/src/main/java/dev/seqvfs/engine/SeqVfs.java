@@ -532,6 +532,11 @@ public final class SeqVfs implements AutoCloseable {
                             }
 
                             @Override
+                            public com.typesafe.config.Config config() {
+                                return engineConfig.full();
+                            }
+
+                            @Override
                             public Superblock newSuperblock(
                                     FileSystemType t,
                                     SuperOperations ops,

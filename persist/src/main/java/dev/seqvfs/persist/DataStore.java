@@ -30,6 +30,9 @@ final class DataStore implements AutoCloseable {
 
     private final Connection c;
 
+    /** The version of the copy last written for each inode ({@link #write}); guarded by this. */
+    private final java.util.Map<Long, Long> written = new java.util.HashMap<>();
+
     DataStore(String url) {
         try {
             c = DriverManager.getConnection(url, "sa", "");
@@ -55,8 +58,17 @@ final class DataStore implements AutoCloseable {
      * @param ino the inode number
      * @param a its attributes
      * @param content its bytes ({@code a.size()} of them)
+     * @param version when the copy was taken, from one counter for all files ({@link
+     *     PersistfsOps#writeBack}); a copy older than the one last written for {@code ino} is not
+     *     written (two write-backs of one file racing: the newer copy holds everything the older
+     *     one does)
      */
-    synchronized void write(long ino, InodeAttrs a, byte[] content) {
+    synchronized void write(long ino, InodeAttrs a, byte[] content, long version) {
+        Long last = written.get(ino);
+        if (last != null && last > version) {
+            return;
+        }
+        written.put(ino, version);
         try (PreparedStatement p =
                 c.prepareStatement(
                         "MERGE INTO seqvfs_file KEY (ino) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
@@ -81,6 +93,7 @@ final class DataStore implements AutoCloseable {
      * @param ino the inode number
      */
     synchronized void delete(long ino) {
+        written.remove(ino);
         try (PreparedStatement p = c.prepareStatement("DELETE FROM seqvfs_file WHERE ino = ?")) {
             p.setLong(1, ino);
             p.executeUpdate();

@@ -8,6 +8,7 @@ import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.walk.WalkContext;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.DirEntry;
+import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.Syscall;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -52,13 +53,29 @@ final class PersistFileOperations implements FileOperations {
     @Override
     public int write(OpenFile f, byte[] src, int off, int len, Kiocb k) {
         ops.dirty(f.inode());
-        return d.write(f, src, off, len, k);
+        int n = d.write(f, src, off, len, k);
+        synced(f, Syscall.WRITE);
+        return n;
+    }
+
+    /**
+     * After a write through {@code f}: writes the file back before the call returns when the mount
+     * is {@code sync} or {@code f} was opened {@code O_SYNC}/{@code O_DSYNC} (open(2): "the write
+     * operation will flush the data and all associated metadata to the underlying hardware").
+     */
+    private void synced(OpenFile f, Syscall op) {
+        if (ops.syncWrites()
+                || (f.statusFlagsAcquire() & (OpenFlags.O_SYNC | OpenFlags.O_DSYNC)) != 0) {
+            ops.writeBack(f.inode(), op);
+        }
     }
 
     @Override
     public long writev(OpenFile f, byte[][] bufs, int[] offs, int[] lens, Kiocb k) {
         ops.dirty(f.inode());
-        return d.writev(f, bufs, offs, lens, k);
+        long n = d.writev(f, bufs, offs, lens, k);
+        synced(f, Syscall.WRITEV);
+        return n;
     }
 
     @Override
@@ -69,6 +86,16 @@ final class PersistFileOperations implements FileOperations {
     @Override
     public CompletableFuture<Integer> writeAsync(OpenFile f, byte[] src, int off, int len) {
         ops.dirty(f.inode());
+        if (ops.syncWrites()
+                || (f.statusFlagsAcquire() & (OpenFlags.O_SYNC | OpenFlags.O_DSYNC)) != 0) {
+            // the write-back blocks for the database: run it where the write completes
+            return d.writeAsync(f, src, off, len)
+                    .thenApplyAsync(
+                            n -> {
+                                ops.writeBack(f.inode(), Syscall.WRITE);
+                                return n;
+                            });
+        }
         return d.writeAsync(f, src, off, len);
     }
 
@@ -81,6 +108,9 @@ final class PersistFileOperations implements FileOperations {
     public void truncate(Inode inode, long length, Credentials cred, Syscall op) {
         ops.dirty(inode);
         d.truncate(inode, length, cred, op);
+        if (ops.syncWrites()) {
+            ops.writeBack(inode, op);
+        }
     }
 
     @Override
@@ -93,6 +123,7 @@ final class PersistFileOperations implements FileOperations {
     public void fallocate(OpenFile f, int mode, long offset, long len, Credentials cred) {
         ops.dirty(f.inode());
         d.fallocate(f, mode, offset, len, cred);
+        synced(f, Syscall.FALLOCATE);
     }
 
     @Override

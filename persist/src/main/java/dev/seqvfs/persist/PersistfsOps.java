@@ -21,8 +21,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -70,7 +70,7 @@ final class PersistfsOps implements SuperOperations {
     private final int instance = INSTANCES.incrementAndGet();
     private final ConcurrentHashMap<Long, ActorRef<DirectoryEntity.Command>> entities =
             new ConcurrentHashMap<>();
-    private final ExecutorService metaWriter;
+    private final java.util.concurrent.ScheduledExecutorService metaWriter;
     private final AtomicBoolean extending = new AtomicBoolean();
 
     /** The last cross-directory move number given ({@link MoveJournal}). */
@@ -85,6 +85,26 @@ final class PersistfsOps implements SuperOperations {
     private volatile long inoHigh;
     final DataStore data;
     private final PersistFileOperations regularOps = new PersistFileOperations(this);
+
+    /**
+     * Whether every write is written back before it returns (a {@code sync} mount). Set once by the
+     * mount before the superblock serves; read by any thread (volatile).
+     */
+    private volatile boolean syncWrites;
+
+    /** {@return whether the mount is {@code sync}} */
+    boolean syncWrites() {
+        return syncWrites;
+    }
+
+    /** Makes the mount {@code sync} or not. */
+    void syncWrites(boolean sync) {
+        syncWrites = sync;
+    }
+
+    /** Counts the copies write-back takes, so that an older copy never overwrites a newer one. */
+    private final java.util.concurrent.atomic.AtomicLong versions =
+            new java.util.concurrent.atomic.AtomicLong();
 
     /** Regular files written since their last write-back, by inode number. */
     private final ConcurrentHashMap<Long, Inode> dirty = new ConcurrentHashMap<>();
@@ -109,7 +129,7 @@ final class PersistfsOps implements SuperOperations {
         this.onRelease = onRelease;
         this.data = new DataStore(store.url());
         this.metaWriter =
-                Executors.newSingleThreadExecutor(
+                Executors.newSingleThreadScheduledExecutor(
                         r -> {
                             Thread t = new Thread(r, "persistfs-" + instance + "-meta");
                             t.setDaemon(true);
@@ -170,6 +190,7 @@ final class PersistfsOps implements SuperOperations {
         }
         byte[] content;
         InodeAttrs a;
+        long version;
         r.writeLock().lock();
         try {
             dirty.remove(r.ino());
@@ -181,6 +202,7 @@ final class PersistfsOps implements SuperOperations {
             content = new byte[(int) d.size()];
             d.read(0, content, 0, content.length);
             a = r.attrsAcquire();
+            version = versions.incrementAndGet();
         } finally {
             r.writeLock().unlock();
         }
@@ -188,7 +210,7 @@ final class PersistfsOps implements SuperOperations {
             return; // freed meanwhile: evictInode deletes its row
         }
         try {
-            data.write(r.ino(), a, content);
+            data.write(r.ino(), a, content, version);
         } catch (UncheckedIOException e) {
             dirty.put(r.ino(), r);
             LOG.error(
@@ -203,6 +225,36 @@ final class PersistfsOps implements SuperOperations {
         for (Inode i : dirty.values()) {
             writeBack(i, Syscall.FSYNC);
         }
+    }
+
+    /**
+     * Writes back every dirty file, each failure logged and the file left dirty: the periodic
+     * write-back ({@code seqvfs.persistfs.writeback-interval}) and the last one at unmount. Runs on
+     * the writer thread.
+     */
+    private void writeBackAll() {
+        for (Inode i : dirty.values()) {
+            try {
+                writeBack(i, Syscall.SYNC);
+            } catch (VfsException e) {
+                // logged by writeBack (EIO) or a file too large to write back whole (EFBIG)
+                if (e.errno() == Errno.EFBIG) {
+                    LOG.warn("persistfs {}: inode {} is too large to write back", fsid, i.ino());
+                }
+            }
+        }
+    }
+
+    /**
+     * Starts the periodic write-back, every {@code interval} (none when zero), as Linux's flusher
+     * threads write back dirty pages ({@code dirty_writeback_centisecs}).
+     */
+    void startWriteBack(Duration interval) {
+        if (interval.isZero() || interval.isNegative()) {
+            return;
+        }
+        long ms = interval.toMillis();
+        metaWriter.scheduleWithFixedDelay(this::writeBackAll, ms, ms, TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -337,6 +389,8 @@ final class PersistfsOps implements SuperOperations {
                                 metaWriter.execute(
                                         () -> {
                                             try {
+                                                // umount writes back what is dirty
+                                                writeBackAll();
                                                 data.close();
                                             } catch (RuntimeException e) {
                                                 LOG.error(
@@ -355,6 +409,6 @@ final class PersistfsOps implements SuperOperations {
 
     @Override
     public String showOptions(Superblock sb) {
-        return ",data_dir=" + store.dataDir();
+        return (syncWrites ? ",sync" : "") + ",data_dir=" + store.dataDir();
     }
 }

@@ -34,22 +34,28 @@ import org.apache.pekko.actor.typed.javadsl.AskPattern;
  * The {@code persistfs} file-system type: a tmpfs whose namespace is durable. Every directory keeps
  * an event-sourced journal ({@link DirectoryEntity}, Pekko Persistence on an embedded H2 database
  * in the data directory); a namespace call ({@code creat}, {@code mkdir}, {@code mknod}, {@code
- * symlink}, {@code link}, {@code unlink}, {@code rmdir}, {@code rename} within a directory, and
- * {@code chmod}/{@code chown}/{@code utimensat} by path) returns only once its change is in the
- * journal (what Linux's {@code dirsync} mount option promises), and a drained batch of a
- * directory's commands is one journal write (group commit). Mounting recovers the tree from the
- * journals.
+ * symlink}, {@code link}, {@code unlink}, {@code rmdir}, {@code rename} within or between
+ * directories ({@link MoveJournal}), and {@code chmod}/{@code chown}/{@code utimensat} by path)
+ * returns only once its change is in the journal (what Linux's {@code dirsync} mount option
+ * promises), and a drained batch of a directory's commands is one journal write (group commit).
+ * Mounting recovers the tree from the journals.
+ *
+ * <p>File contents and the attributes writes change are kept in memory (a page cache) and written
+ * back whole ({@link DataStore}) at {@code fsync}, {@code fdatasync}, {@code syncfs}, {@code sync},
+ * every {@code seqvfs.persistfs.writeback-interval} (5 s by default) and at unmount; on a {@code
+ * sync} mount, or through a descriptor opened {@code O_SYNC}/{@code O_DSYNC}, before each write
+ * returns.
  *
  * <p>Options ({@code mount(2)}'s data, comma-separated): {@code data_dir=PATH} (the data directory;
- * the mount's source is taken when it is an absolute path and the option is absent) and {@code
+ * the mount's source is taken when it is an absolute path and the option is absent), {@code
  * snapshot_every=N} (events between a journal's snapshots, default {@code
- * seqvfs.persistfs.snapshot-every}). {@code EINVAL} for any other option or a missing data
- * directory; {@code EBUSY} if another mount in this JVM holds the same data directory; {@code EIO}
- * if its database cannot be opened (another process holds it).
+ * seqvfs.persistfs.snapshot-every}), and {@code sync} or {@code async} (the default; {@code
+ * MS_SYNCHRONOUS} in the flags is {@code sync} too). {@code EINVAL} for any other option or a
+ * missing data directory; {@code EBUSY} if another mount in this JVM holds the same data directory;
+ * {@code EIO} if its database cannot be opened (another process holds it past 30 s) or recovered
+ * (the exception as its cause).
  *
- * <p>Not yet durable (the persistence issue's next steps): file data and sizes, attributes changed
- * through a descriptor ({@code fchmod}, writes' times), extended attributes. A rename between two
- * directories is {@code EXDEV} (no rename intent yet), which {@code mv} answers by copying.
+ * <p>Not yet durable: extended attributes.
  *
  * <p>Immutable and thread-safe. {@link #mount} blocks for the database and the recovery (as a disk
  * file system's {@code fill_super} reads the disk); it runs on the mounting task's thread.
@@ -141,11 +147,12 @@ public final class PersistfsType implements FileSystemType {
         return FS_DURABLE;
     }
 
-    private record Options(Path dataDir, int snapshotEvery) {}
+    private record Options(Path dataDir, int snapshotEvery, boolean sync) {}
 
     private static Options parse(MountContext ctx, Config defaults) {
         Path dir = null;
         int every = defaults.getInt("snapshot-every");
+        boolean sync = (ctx.flags() & dev.seqvfs.protocol.MountFlags.MS_SYNCHRONOUS) != 0;
         String data = ctx.data();
         if (data != null) {
             for (String opt : data.split(",")) {
@@ -155,6 +162,10 @@ public final class PersistfsType implements FileSystemType {
                 int eq = opt.indexOf('=');
                 String k = eq < 0 ? opt : opt.substring(0, eq);
                 String v = eq < 0 ? null : opt.substring(eq + 1);
+                if (v == null && (k.equals("sync") || k.equals("async"))) {
+                    sync = k.equals("sync");
+                    continue;
+                }
                 if (v == null || v.isEmpty()) {
                     throw new VfsException(Errno.EINVAL, Syscall.MOUNT, ctx.target());
                 }
@@ -180,13 +191,15 @@ public final class PersistfsType implements FileSystemType {
         if (dir == null) {
             throw new VfsException(Errno.EINVAL, Syscall.MOUNT, ctx.target());
         }
-        return new Options(dir.toAbsolutePath().normalize(), every);
+        return new Options(dir.toAbsolutePath().normalize(), every, sync);
     }
 
     @Override
     public Superblock mount(MountContext ctx) {
         ActorSystem<?> system = ctx.system();
-        Config defaults = system.settings().config().getConfig("seqvfs.persistfs");
+        // the instance's own settings (ctx.config()), with this module's defaults beneath them
+        Config defaults =
+                ctx.config().withFallback(system.settings().config()).getConfig("seqvfs.persistfs");
         Options o = parse(ctx, defaults);
         Slot slot = take(o.dataDir(), ctx);
         boolean done = false;
@@ -227,6 +240,8 @@ public final class PersistfsType implements FileSystemType {
             sb.continueNumbersAbove(next - 1);
             meta.inoHigh(next + PersistfsOps.INO_CHUNK);
             ops.markHigh(next + PersistfsOps.INO_CHUNK);
+            ops.startWriteBack(defaults.getDuration("writeback-interval"));
+            ops.syncWrites(o.sync());
             done = true;
             return sb;
         } finally {

@@ -17,9 +17,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * File data on persistfs: what {@code fsync}, {@code fdatasync} and {@code syncfs} wrote back is
- * what the next instance reads, with its size, mode and times; a file unlinked before the remount
- * leaves no row behind.
+ * File data on persistfs: what {@code fsync}, {@code fdatasync}, {@code syncfs}, the periodic
+ * write-back and the unmount wrote back is what the next instance reads, with its size, mode and
+ * times; a file unlinked before the remount leaves no row behind.
  */
 class PersistfsDataTest {
     @TempDir Path data;
@@ -57,7 +57,8 @@ class PersistfsDataTest {
             t.write(fd, "synced".getBytes(StandardCharsets.UTF_8));
             t.syncfs(fd);
             t.close(fd);
-            // written after the last write-back: not promised, and here not written back
+            // written after the last write-back: written back at the unmount (close), as umount
+            // writes back what is dirty
             t.write(small, " world".getBytes(StandardCharsets.UTF_8));
             t.close(small);
             fd = t.open("/d/gone", OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0644);
@@ -74,7 +75,7 @@ class PersistfsDataTest {
             assertEquals(before.size(), s.size());
             assertEquals(before.mode(), s.mode());
             assertEquals(before.mtimeNanos(), s.mtimeNanos());
-            assertEquals("hello", new String(read(t, "/d/small"), StandardCharsets.UTF_8));
+            assertEquals("hello world", new String(read(t, "/d/small"), StandardCharsets.UTF_8));
             assertEquals("synced", new String(read(t, "/d/bysyncfs"), StandardCharsets.UTF_8));
             assertEquals(List.of(), Fsck.check(vfs, true));
         }
@@ -88,6 +89,89 @@ class PersistfsDataTest {
             assertEquals(3, r.getInt(1));
         } catch (java.sql.SQLException e) {
             throw new AssertionError(e);
+        }
+    }
+
+    /** The content row of {@code ino}, read through another connection, or {@code null}. */
+    private static byte[] row(Path data, long ino) throws java.sql.SQLException {
+        try (java.sql.Connection c =
+                        java.sql.DriverManager.getConnection(
+                                "jdbc:h2:file:" + data.resolve("seqvfs") + ";WRITE_DELAY=0",
+                                "sa",
+                                "");
+                java.sql.PreparedStatement p =
+                        c.prepareStatement("SELECT content FROM seqvfs_file WHERE ino = ?")) {
+            p.setLong(1, ino);
+            try (java.sql.ResultSet r = p.executeQuery()) {
+                return r.next() ? r.getBytes(1) : null;
+            }
+        }
+    }
+
+    @Test
+    void writtenData_isWrittenBackPeriodically_withoutAnyFsync() throws Exception {
+        com.typesafe.config.Config conf =
+                com.typesafe.config.ConfigFactory.parseString(
+                                "seqvfs.persistfs.writeback-interval = 100ms")
+                        .withFallback(PersistfsRemountTest.config(data));
+        try (SeqVfs vfs = SeqVfs.create(conf)) {
+            VfsTask t = vfs.newTask(Credentials.ROOT);
+            int fd = t.open("/f", OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0644);
+            t.write(fd, "first".getBytes(StandardCharsets.UTF_8));
+            long ino = t.fstat(fd).ino();
+            // well within the default interval (5 s): only the configured 100 ms meets it
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(4);
+            byte[] got = row(data, ino);
+            while (got == null && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+                got = row(data, ino);
+            }
+            assertArrayEquals("first".getBytes(StandardCharsets.UTF_8), got);
+            // a later write is written back again, the file still open
+            t.write(fd, "+more".getBytes(StandardCharsets.UTF_8));
+            byte[] want = "first+more".getBytes(StandardCharsets.UTF_8);
+            while (!Arrays.equals(want, got) && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+                got = row(data, ino);
+            }
+            assertArrayEquals(want, got);
+            t.close(fd);
+        }
+    }
+
+    @Test
+    void onASyncMount_andThroughAnOSyncDescriptor_aWriteIsWrittenBackBeforeItReturns()
+            throws Exception {
+        // no periodic write-back: only the write itself can have written the row
+        com.typesafe.config.Config conf =
+                com.typesafe.config.ConfigFactory.parseString(
+                                "seqvfs.persistfs.writeback-interval = 0s")
+                        .withFallback(PersistfsRemountTest.config(data));
+        Path second = data.resolve("second");
+        try (SeqVfs vfs = SeqVfs.create(conf)) {
+            VfsTask t = vfs.newTask(Credentials.ROOT);
+            int plain = t.open("/plain", OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0644);
+            t.write(plain, "not yet".getBytes(StandardCharsets.UTF_8));
+            int osync =
+                    t.open(
+                            "/osync",
+                            OpenFlags.O_CREAT | OpenFlags.O_WRONLY | OpenFlags.O_SYNC,
+                            0644);
+            t.write(osync, "now".getBytes(StandardCharsets.UTF_8));
+            assertArrayEquals(
+                    "now".getBytes(StandardCharsets.UTF_8), row(data, t.fstat(osync).ino()));
+            assertEquals(
+                    null, row(data, t.fstat(plain).ino()), "a plain write waits for write-back");
+            t.close(plain);
+            t.close(osync);
+            t.mkdir("/mnt", 0755);
+            t.mount(null, "/mnt", "persistfs", 0, "sync,data_dir=" + second);
+            int fd = t.open("/mnt/f", OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0644);
+            t.write(fd, "synchronous".getBytes(StandardCharsets.UTF_8));
+            assertArrayEquals(
+                    "synchronous".getBytes(StandardCharsets.UTF_8), row(second, t.fstat(fd).ino()));
+            t.close(fd);
+            t.umount2("/mnt", 0);
         }
     }
 }

@@ -11,6 +11,12 @@ public final class MountFlags {
     /** Do not allow device files (recorded on the mount and shown by {@code /proc/mounts}). */
     public static final long MS_NODEV = 4;
 
+    /**
+     * Writes are synchronous ({@code sync}): a type that keeps data durable writes a file back
+     * before each write to it returns (persistfs); others ignore it, as tmpfs does.
+     */
+    public static final long MS_SYNCHRONOUS = 16;
+
     /** Do not allow execution (recorded on the mount and shown by {@code /proc/mounts}). */
     public static final long MS_NOEXEC = 8;
 

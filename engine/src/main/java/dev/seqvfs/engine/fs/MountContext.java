@@ -67,6 +67,13 @@ public interface MountContext {
     ActorSystem<?> system();
 
     /**
+     * {@return the instance's whole configuration} A type reads its own section here ({@code
+     * seqvfs.<type>}), not from {@link #system()}'s settings: instances whose configurations differ
+     * only inside {@code seqvfs} share one actor system, whose settings are the first one's.
+     */
+    com.typesafe.config.Config config();
+
+    /**
      * Makes a superblock of {@code type} with an empty root directory: a fresh device number, the
      * instance's clock and rename/mount locks. Its actor is started by the engine after {@link
      * FileSystemType#mount} returns.
