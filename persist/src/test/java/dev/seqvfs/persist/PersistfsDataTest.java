@@ -174,4 +174,34 @@ class PersistfsDataTest {
             t.umount2("/mnt", 0);
         }
     }
+
+    @Test
+    void aFileReplacedByARename_losesItsRow_whileMounted() throws Exception {
+        try (SeqVfs vfs = SeqVfs.create(PersistfsRemountTest.config(data))) {
+            VfsTask t = vfs.newTask(Credentials.ROOT);
+            t.mkdir("/d", 0755);
+            t.mkdir("/e", 0755);
+            long[] replaced = new long[2];
+            String[][] renames = {{"/d/new", "/d/old"}, {"/d/new2", "/e/old"}};
+            for (int i = 0; i < renames.length; i++) {
+                String victim = renames[i][1];
+                int fd = t.open(victim, OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0644);
+                t.write(fd, "replaced".getBytes(StandardCharsets.UTF_8));
+                t.fsync(fd);
+                replaced[i] = t.fstat(fd).ino();
+                t.close(fd);
+                assertArrayEquals(
+                        "replaced".getBytes(StandardCharsets.UTF_8), row(data, replaced[i]));
+                t.close(t.open(renames[i][0], OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0644));
+                t.rename(renames[i][0], victim); // within a directory, then between two
+            }
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+            while ((row(data, replaced[0]) != null || row(data, replaced[1]) != null)
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertEquals(null, row(data, replaced[0]), "replaced within a directory");
+            assertEquals(null, row(data, replaced[1]), "replaced by a move between directories");
+        }
+    }
 }

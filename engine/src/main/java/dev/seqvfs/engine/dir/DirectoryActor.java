@@ -1297,6 +1297,11 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                     }
                     if (journal != null && !plan.isNoop()) {
                         DirSnapshot now = dir.snapshotAcquire();
+                        if (plan.target != null && (c.flags() & OpenFlags.RENAME_EXCHANGE) == 0) {
+                            // the replaced inode lost this name: the journal learns whether it
+                            // was its last (its content is then dropped once that is durable)
+                            journalChange(new DirJournal.Unbound(c.newName(), plan.target));
+                        }
                         for (String n : new String[] {c.oldName(), c.newName()}) {
                             Dentry e = now.lookup(n);
                             journalChange(
