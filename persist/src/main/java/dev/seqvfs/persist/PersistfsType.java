@@ -475,7 +475,14 @@ public final class PersistfsType implements FileSystemType {
                             .findFirst()
                             .orElseThrow();
             DirState from = states.get(p.fromDir());
-            if (from != null && !from.removed() && from.lastRename() < p.rename()) {
+            EntryRecord still = from == null ? null : from.entries().get(p.fromName());
+            // only while the source name still binds the moved inode: a name bound again since
+            // (after a failed second half) is not the move's
+            if (from != null
+                    && !from.removed()
+                    && from.lastRename() < p.rename()
+                    && still != null
+                    && still.ino() == p.ino()) {
                 DirEvent out = new DirEvent.EntryMovedOut(p.fromName(), p.rename(), p.exchanged());
                 appendWaiting(ops, p.fromDir(), out, timeout);
                 states.put(p.fromDir(), from.apply(out));

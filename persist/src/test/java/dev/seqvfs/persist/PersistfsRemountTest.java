@@ -228,58 +228,13 @@ class PersistfsRemountTest {
      */
     @Test
     void aMoveWhoseSecondHalfIsMissing_isRolledForwardAtTheNextMount() throws Exception {
-        long p;
-        long q;
-        EntryRecord moved;
-        try (SeqVfs vfs = SeqVfs.create(config(data))) {
-            VfsTask t = vfs.newTask(Credentials.ROOT);
-            t.mkdir("/p", 0755);
-            t.mkdir("/q", 0755);
-            t.close(t.open("/p/f", OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0640));
-            p = t.stat("/p").ino();
-            q = t.stat("/q").ino();
-            Stat f = t.stat("/p/f");
-            moved = new EntryRecord(f.ino(), f.mode(), 0, 0, 0, 1, 2, 3, null);
-        }
+        Map<String, EntryRecord> r = files("/p/f");
+        long p = r.get("/p").ino();
+        long q = r.get("/q").ino();
+        EntryRecord moved = r.get("/p/f");
         // what a crash right after the first half leaves: /q/f durable, /p/f not yet removed
-        org.apache.pekko.actor.typed.ActorSystem<Void> sys =
-                org.apache.pekko.actor.typed.ActorSystem.create(
-                        org.apache.pekko.actor.typed.javadsl.Behaviors.empty(),
-                        "half-move",
-                        com.typesafe.config.ConfigFactory.load());
-        java.sql.Connection held = null;
-        try {
-            PersistStore store = PersistStore.open(data, sys);
-            // held open between the writes, as a mount's DataStore holds it
-            held = PersistStore.connectWaiting(store.url());
-            String fsid = new PersistMeta(store.url()).fsid();
-            var e =
-                    sys.systemActorOf(
-                            DirectoryEntity.create(store, fsid, q, 1000),
-                            "q",
-                            org.apache.pekko.actor.typed.Props.empty());
-            org.apache.pekko.actor.typed.javadsl.AskPattern
-                    .<DirectoryEntity.Command, DirectoryEntity.Appended>ask(
-                            e,
-                            r ->
-                                    new DirectoryEntity.Append(
-                                            List.of(
-                                                    new DirEvent.EntryMovedIn(
-                                                            "f", moved, 77, p, "f", null, null)),
-                                            r),
-                            java.time.Duration.ofSeconds(20),
-                            sys.scheduler())
-                    .toCompletableFuture()
-                    .get(20, java.util.concurrent.TimeUnit.SECONDS);
-        } finally {
-            sys.terminate();
-            sys.getWhenTerminated()
-                    .toCompletableFuture()
-                    .get(30, java.util.concurrent.TimeUnit.SECONDS);
-            if (held != null) {
-                held.close();
-            }
-        }
+        appendByHand(
+                Map.of(q, List.of(new DirEvent.EntryMovedIn("f", moved, 77, p, "f", null, null))));
         for (int i = 0; i < 2; i++) {
             try (SeqVfs vfs = SeqVfs.create(config(data))) {
                 VfsTask t = vfs.newTask(Credentials.ROOT);
@@ -323,5 +278,94 @@ class PersistfsRemountTest {
                             () -> t.mount(null, "/mnt", "persistfs", 0, "data_dir=" + data));
             assertEquals(Errno.EBUSY, e.errno());
         }
+    }
+
+    /**
+     * Appends {@code events} to the journals of the directories they are keyed by (inode numbers),
+     * with nothing mounted: what a crash at a chosen moment leaves.
+     */
+    private void appendByHand(Map<Long, List<DirEvent>> events) throws Exception {
+        org.apache.pekko.actor.typed.ActorSystem<Void> sys =
+                org.apache.pekko.actor.typed.ActorSystem.create(
+                        org.apache.pekko.actor.typed.javadsl.Behaviors.empty(),
+                        "by-hand",
+                        com.typesafe.config.ConfigFactory.load());
+        java.sql.Connection held = null;
+        try {
+            PersistStore store = PersistStore.open(data, sys);
+            // held open between the writes, as a mount's DataStore holds it
+            held = PersistStore.connectWaiting(store.url());
+            String fsid = new PersistMeta(store.url()).fsid();
+            for (Map.Entry<Long, List<DirEvent>> x : events.entrySet()) {
+                var e =
+                        sys.systemActorOf(
+                                DirectoryEntity.create(store, fsid, x.getKey(), 1000),
+                                "d" + x.getKey(),
+                                org.apache.pekko.actor.typed.Props.empty());
+                org.apache.pekko.actor.typed.javadsl.AskPattern
+                        .<DirectoryEntity.Command, DirectoryEntity.Appended>ask(
+                                e,
+                                r -> new DirectoryEntity.Append(x.getValue(), r),
+                                java.time.Duration.ofSeconds(20),
+                                sys.scheduler())
+                        .toCompletableFuture()
+                        .get(20, java.util.concurrent.TimeUnit.SECONDS);
+            }
+        } finally {
+            sys.terminate();
+            sys.getWhenTerminated()
+                    .toCompletableFuture()
+                    .get(30, java.util.concurrent.TimeUnit.SECONDS);
+            if (held != null) {
+                held.close();
+            }
+        }
+    }
+
+    /**
+     * A roll-forward removes the source name only while it still binds the moved inode: a name
+     * bound again after a move whose second half failed is left alone.
+     */
+    @Test
+    void aRolledForwardMove_leavesANameBoundAgainAlone() throws Exception {
+        Map<String, EntryRecord> r = files("/p/f", "/p/other");
+        long p = r.get("/p").ino();
+        long q = r.get("/q").ino();
+        EntryRecord moved = r.get("/p/f");
+        EntryRecord other = r.get("/p/other");
+        // the first half durable; then p's "f" bound to another inode (its "other" renamed)
+        appendByHand(
+                Map.of(q, List.of(new DirEvent.EntryMovedIn("f", moved, 77, p, "f", null, null))));
+        appendByHand(Map.of(p, List.of(new DirEvent.EntryRenamed("other", "f"))));
+        try (SeqVfs vfs = SeqVfs.create(config(data))) {
+            VfsTask t = vfs.newTask(Credentials.ROOT);
+            assertEquals(List.of("/p", "/p/f", "/q", "/q/f"), List.copyOf(tree(t, "/").keySet()));
+            assertEquals(other.ino(), t.stat("/p/f").ino());
+            assertEquals(moved.ino(), t.stat("/q/f").ino());
+            assertEquals(List.of(), Fsck.check(vfs, true));
+        }
+    }
+
+    /**
+     * Makes directories {@code /p} and {@code /q} and the files {@code paths} in an instance,
+     * closes it, and returns a journal record of each (the directories too) by path.
+     */
+    private Map<String, EntryRecord> files(String... paths) {
+        Map<String, EntryRecord> out = new TreeMap<>();
+        try (SeqVfs vfs = SeqVfs.create(config(data))) {
+            VfsTask t = vfs.newTask(Credentials.ROOT);
+            t.mkdir("/p", 0755);
+            t.mkdir("/q", 0755);
+            List<String> all = new java.util.ArrayList<>(List.of("/p", "/q"));
+            for (String f : paths) {
+                t.close(t.open(f, OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0640));
+                all.add(f);
+            }
+            for (String f : all) {
+                Stat st = t.stat(f);
+                out.put(f, new EntryRecord(st.ino(), st.mode(), 0, 0, 0, 1, 2, 3, null));
+            }
+        }
+        return out;
     }
 }
