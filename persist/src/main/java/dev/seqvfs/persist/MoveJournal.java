@@ -6,9 +6,6 @@ import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.FileType;
 import java.util.List;
-import java.util.concurrent.CompletionStage;
-import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,19 +57,20 @@ final class MoveJournal implements RenameJournal {
                         replaced,
                         m.exchange() ? target : null);
         DirEvent out = new DirEvent.EntryMovedOut(m.oldName(), id, m.exchange() ? target : null);
-        ActorRef<DirectoryEntity.Command> to = ops.entity(m.newDir().ino());
-        ActorRef<DirectoryEntity.Command> from = ops.entity(m.oldDir().ino());
+        long to = m.newDir().ino();
+        long from = m.oldDir().ino();
         boolean freed = lastName;
         long victim = t == null ? 0 : t.ino();
-        append(to, in)
-                .thenCompose(x -> append(from, out))
+        ops.append(to, in, ops.writeTimeout)
+                .thenCompose(x -> ops.append(from, out, ops.writeTimeout))
                 .whenComplete(
                         (ok, failure) -> {
                             if (failure == null) {
-                                to.tell(
-                                        new DirectoryEntity.Append(
-                                                List.of(new DirEvent.MoveSettled(id)),
-                                                ops.system.ignoreRef()));
+                                ops.entity(to)
+                                        .tell(
+                                                new DirectoryEntity.Append(
+                                                        List.of(new DirEvent.MoveSettled(id)),
+                                                        ops.system.ignoreRef()));
                                 if (freed) {
                                     ops.lastNameDurablyRemoved(victim);
                                 }
@@ -85,14 +83,5 @@ final class MoveJournal implements RenameJournal {
                             }
                             done.done(failure == null ? null : Errno.EIO);
                         });
-    }
-
-    private CompletionStage<DirectoryEntity.Appended> append(
-            ActorRef<DirectoryEntity.Command> entity, DirEvent e) {
-        return AskPattern.ask(
-                entity,
-                r -> new DirectoryEntity.Append(List.of(e), r),
-                ops.writeTimeout,
-                ops.system.scheduler());
     }
 }

@@ -64,10 +64,15 @@ final class PersistFileOperations implements FileOperations {
      * operation will flush the data and all associated metadata to the underlying hardware").
      */
     private void synced(OpenFile f, Syscall op) {
-        if (ops.syncWrites()
-                || (f.statusFlagsAcquire() & (OpenFlags.O_SYNC | OpenFlags.O_DSYNC)) != 0) {
+        if (writesThrough(f)) {
             ops.writeBack(f.inode(), op);
         }
+    }
+
+    /** {@return whether a write through {@code f} is written back before it returns} */
+    private boolean writesThrough(OpenFile f) {
+        return ops.syncWrites()
+                || (f.statusFlagsAcquire() & (OpenFlags.O_SYNC | OpenFlags.O_DSYNC)) != 0;
     }
 
     @Override
@@ -86,8 +91,7 @@ final class PersistFileOperations implements FileOperations {
     @Override
     public CompletableFuture<Integer> writeAsync(OpenFile f, byte[] src, int off, int len) {
         ops.dirty(f.inode());
-        if (ops.syncWrites()
-                || (f.statusFlagsAcquire() & (OpenFlags.O_SYNC | OpenFlags.O_DSYNC)) != 0) {
+        if (writesThrough(f)) {
             // the write-back blocks for the database: run it where the write completes
             return d.writeAsync(f, src, off, len)
                     .thenApplyAsync(

@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -146,6 +147,18 @@ final class PersistfsOps implements SuperOperations {
                                 DirectoryEntity.create(store, fsid, i, snapshotEvery),
                                 "persistfs-" + instance + "-d" + i,
                                 Props.empty()));
+    }
+
+    /**
+     * {@return the answer of directory {@code ino}'s entity to appending the one event {@code e}},
+     * failing after {@code timeout}
+     */
+    CompletionStage<DirectoryEntity.Appended> append(long ino, DirEvent e, Duration timeout) {
+        return AskPattern.ask(
+                entity(ino),
+                r -> new DirectoryEntity.Append(List.of(e), r),
+                timeout,
+                system.scheduler());
     }
 
     /** Records that the stored high-water mark is now {@code mark} (the mount stored it). */

@@ -501,14 +501,7 @@ public final class PersistfsType implements FileSystemType {
     }
 
     private static void appendWaiting(PersistfsOps ops, long ino, DirEvent e, Duration timeout) {
-        await(
-                AskPattern.<DirectoryEntity.Command, DirectoryEntity.Appended>ask(
-                                ops.entity(ino),
-                                r -> new DirectoryEntity.Append(List.of(e), r),
-                                timeout,
-                                ops.system.scheduler())
-                        .toCompletableFuture(),
-                timeout);
+        await(ops.append(ino, e, timeout).toCompletableFuture(), timeout);
     }
 
     private static EntryRecord newest(EntryRecord a, EntryRecord b) {
