@@ -341,6 +341,9 @@ final class AttrCalls {
             } finally {
                 gate.exit(g);
             }
+            if (sb != null) {
+                sb.sop().dirtyInode(sb, i);
+            }
         } catch (VfsException e) {
             throw e.withContext(op, path, null);
         } finally {

@@ -229,7 +229,7 @@ public final class SeqVfs implements AutoCloseable {
                     root =
                             mount(
                                     rootType,
-                                    null,
+                                    config.rootSource(),
                                     "/",
                                     0,
                                     config.rootOptions(),
@@ -890,6 +890,9 @@ public final class SeqVfs implements AutoCloseable {
      * VfsTask#anonInodeGetFd}) is woken only if those operations wait in a way the close can end;
      * SeqVFS's own files all do. Idempotent: a later call waits as the first does. Thread-safe.
      */
+    /** The longest {@link #close} waits for the superblocks' {@code kill_sb} work, in seconds. */
+    private static final long KILL_WAIT_SECONDS = 120;
+
     @Override
     public void close() {
         shutdown.shutDown();
@@ -905,6 +908,22 @@ public final class SeqVfs implements AutoCloseable {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | TimeoutException e) {
             // Stopping is best effort; the instance is unusable either way.
+        }
+        // kill_sb's work (a persistent type's last write-back) ends before close returns, so a
+        // program that closes and exits keeps what the unmount writes back
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(KILL_WAIT_SECONDS);
+        for (Superblock sb : superblocks) {
+            try {
+                sb.sop()
+                        .killed(sb)
+                        .toCompletableFuture()
+                        .get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            } catch (ExecutionException | TimeoutException e) {
+                // logged by the type; the instance is unusable either way
+            }
         }
         // Whatever its files still hold goes back to the JVM's pool of tmpfs bytes, even if an
         // actor did not stop in time: the instance is unusable either way.

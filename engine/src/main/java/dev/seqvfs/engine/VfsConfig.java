@@ -24,6 +24,8 @@ import java.time.Duration;
  * @param mountProc whether a new instance mounts procfs at /proc
  * @param rootType the file-system type of the instance's root ({@code mount(2)} name, {@code tmpfs}
  *     by default)
+ * @param rootSource the root mount's source ({@code mount(2)}'s {@code source}: for {@code
+ *     persistfs} the data directory), or {@code null} for none
  * @param rootOptions the root mount's option string ({@code size=1m}), or empty
  * @param stackTraces whether an error a task throws to its caller carries the caller's stack
  */
@@ -39,6 +41,7 @@ record VfsConfig(
         boolean anonSharedRoot,
         boolean mountProc,
         String rootType,
+        String rootSource,
         String rootOptions,
         boolean stackTraces) {
 
@@ -112,6 +115,7 @@ record VfsConfig(
                 s.getBoolean("anon.shared-root"),
                 mountProc,
                 rootType,
+                s.getString("root.source").isEmpty() ? null : s.getString("root.source"),
                 s.getString("root.options"),
                 s.getBoolean("errors.stack-traces"));
     }

@@ -16,7 +16,7 @@ import picocli.CommandLine.Spec;
         versionProvider = VersionProvider.class,
         description =
                 "An embeddable, actor-based virtual file system engine: load tests, and a FUSE mount.",
-        subcommands = {LoadCommand.class, MountCommand.class})
+        subcommands = {LoadCommand.class, MountCommand.class, FsckCommand.class})
 public final class Main implements Callable<Integer> {
     @Spec CommandSpec spec;
 

@@ -10,28 +10,50 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
- * The regular files' contents and attributes of one persistent file system, as last written back
- * ({@code fsync}, {@code fdatasync}, {@code syncfs}, {@code sync}): one row per inode in a table of
- * the journal's database ({@code seqvfs_file}), the whole content as one value. A row is deleted
- * when its inode is freed (its last name gone and its last descriptor closed).
+ * The file contents and written-back attributes of one persistent file system, in two tables of the
+ * journal's database: {@code seqvfs_file}, one row per inode written back (its attributes and
+ * size), and {@code seqvfs_block}, the content in blocks of {@link #BLOCK} bytes by inode and block
+ * index; a block no byte of which is allocated (a hole) has no row. A write-back writes the blocks
+ * that changed ({@link DirtyBlocks}), not the whole file, so a 4 KiB change to a large file costs
+ * one block, and a sparse file costs what it holds. The rows of an inode are deleted when it is
+ * freed (its last name gone and its last descriptor closed).
  *
- * <p>One connection, used under this object's monitor; every method blocks for its statement (run
- * on a task's thread or on {@link PersistfsOps}'s writer thread, never on an actor's). Durable
- * against a process crash once a method returns (H2 with {@code WRITE_DELAY=0} writes at every
- * commit); against a power loss only as far as H2's file writes are (it does not force them).
- * Thread-safe.
+ * <p>Schema: the first version kept the whole content in {@code seqvfs_file.content}; such a row
+ * still recovers ({@link Row#legacy}), and its next write-back moves it to blocks. New rows leave
+ * that column empty.
+ *
+ * <p>One connection, used under this object's monitor, each write-back batch one transaction; every
+ * method blocks for its statements (run on a task's thread or on {@link PersistfsOps}'s writer
+ * thread, never on an actor's). Durable against a process crash once a method returns (H2 with
+ * {@code WRITE_DELAY=0} writes at every commit); against a power loss only as far as H2's file
+ * writes are (it does not force them). Thread-safe.
  */
 final class DataStore implements AutoCloseable {
-    /** One row: the attributes written back with the content. */
-    record Row(InodeAttrs attrs, byte[] content) {}
+    /** Bytes per stored block of content: 16 pages. */
+    static final int BLOCK = 64 * 1024;
+
+    /**
+     * One inode's written-back row.
+     *
+     * @param attrs the attributes written back (size included)
+     * @param legacy the whole content in a row of the first schema, else an empty array
+     */
+    record Row(InodeAttrs attrs, byte[] legacy) {}
+
+    /**
+     * One step of a write-back: a block to write, or a range of block indices to delete.
+     *
+     * @param idx the block index (write), or the first index of the range (delete)
+     * @param end the end of the range, exclusive (delete), or -1 (write)
+     * @param data the block's bytes (write; at most {@link #BLOCK}), else {@code null}
+     */
+    record Step(long idx, long end, byte[] data) {}
 
     private final Connection c;
-
-    /** The version of the copy last written for each inode ({@link #write}); guarded by this. */
-    private final java.util.Map<Long, Long> written = new java.util.HashMap<>();
 
     DataStore(String url) {
         try {
@@ -42,7 +64,11 @@ final class DataStore implements AutoCloseable {
                                 + " NULL, uid INT NOT NULL, gid INT NOT NULL, atime BIGINT NOT NULL,"
                                 + " mtime BIGINT NOT NULL, ctime BIGINT NOT NULL, size BIGINT NOT"
                                 + " NULL, content BLOB NOT NULL)");
+                s.execute(
+                        "CREATE TABLE IF NOT EXISTS seqvfs_block (ino BIGINT NOT NULL, idx BIGINT"
+                                + " NOT NULL, data BLOB NOT NULL, PRIMARY KEY (ino, idx))");
             }
+            c.setAutoCommit(false);
         } catch (SQLException e) {
             throw fail(e);
         }
@@ -53,51 +79,102 @@ final class DataStore implements AutoCloseable {
     }
 
     /**
-     * Writes back one file: its attributes and all of its content, replacing the row it had.
+     * Writes one batch of an inode's write-back as one transaction: its blocks and deleted ranges,
+     * then, when {@code a} is given, its row (attributes and size) and the removal of every block
+     * at or past the end of the file.
      *
      * @param ino the inode number
-     * @param a its attributes
-     * @param content its bytes ({@code a.size()} of them)
-     * @param version when the copy was taken, from one counter for all files ({@link
-     *     PersistfsOps#writeBack}); a copy older than the one last written for {@code ino} is not
-     *     written (two write-backs of one file racing: the newer copy holds everything the older
-     *     one does)
+     * @param steps blocks to write and ranges to delete
+     * @param a the attributes to write back, or {@code null} (not the batch's last)
      */
-    synchronized void write(long ino, InodeAttrs a, byte[] content, long version) {
-        Long last = written.get(ino);
-        if (last != null && last > version) {
-            return;
-        }
-        written.put(ino, version);
-        try (PreparedStatement p =
-                c.prepareStatement(
-                        "MERGE INTO seqvfs_file KEY (ino) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
-            p.setLong(1, ino);
-            p.setInt(2, a.mode());
-            p.setInt(3, a.uid());
-            p.setInt(4, a.gid());
-            p.setLong(5, a.atime());
-            p.setLong(6, a.mtime());
-            p.setLong(7, a.ctime());
-            p.setLong(8, content.length);
-            p.setBytes(9, content);
-            p.executeUpdate();
+    synchronized void write(long ino, List<Step> steps, InodeAttrs a) {
+        try {
+            try (PreparedStatement put =
+                            c.prepareStatement(
+                                    "MERGE INTO seqvfs_block KEY (ino, idx) VALUES (?, ?, ?)");
+                    PreparedStatement drop =
+                            c.prepareStatement(
+                                    "DELETE FROM seqvfs_block WHERE ino = ? AND idx >= ? AND idx"
+                                            + " < ?")) {
+                for (Step s : steps) {
+                    if (s.data() != null) {
+                        put.setLong(1, ino);
+                        put.setLong(2, s.idx());
+                        put.setBytes(3, s.data());
+                        put.addBatch();
+                    } else {
+                        drop.setLong(1, ino);
+                        drop.setLong(2, s.idx());
+                        drop.setLong(3, s.end());
+                        drop.addBatch();
+                    }
+                }
+                drop.executeBatch();
+                put.executeBatch();
+            }
+            if (a != null) {
+                try (PreparedStatement p =
+                        c.prepareStatement(
+                                "MERGE INTO seqvfs_file KEY (ino) VALUES (?, ?, ?, ?, ?, ?, ?, ?,"
+                                        + " ?)")) {
+                    p.setLong(1, ino);
+                    p.setInt(2, a.mode());
+                    p.setInt(3, a.uid());
+                    p.setInt(4, a.gid());
+                    p.setLong(5, a.atime());
+                    p.setLong(6, a.mtime());
+                    p.setLong(7, a.ctime());
+                    p.setLong(8, a.size());
+                    p.setBytes(9, new byte[0]);
+                    p.executeUpdate();
+                }
+                try (PreparedStatement p =
+                        c.prepareStatement("DELETE FROM seqvfs_block WHERE ino = ? AND idx >= ?")) {
+                    p.setLong(1, ino);
+                    p.setLong(2, blocks(a.size()));
+                    p.executeUpdate();
+                }
+            }
+            c.commit();
         } catch (SQLException e) {
+            rollback();
             throw fail(e);
         }
     }
 
+    /** {@return how many blocks hold {@code size} bytes} */
+    static long blocks(long size) {
+        return size / BLOCK + (size % BLOCK == 0 ? 0 : 1);
+    }
+
+    private void rollback() {
+        try {
+            c.rollback();
+        } catch (SQLException ignored) {
+            // the connection is gone: nothing was committed
+        }
+    }
+
     /**
-     * Deletes the row of a freed inode, if it has one.
+     * Deletes the rows of a freed inode, if it has any.
      *
      * @param ino the inode number
      */
     synchronized void delete(long ino) {
-        written.remove(ino);
-        try (PreparedStatement p = c.prepareStatement("DELETE FROM seqvfs_file WHERE ino = ?")) {
-            p.setLong(1, ino);
-            p.executeUpdate();
+        try {
+            try (PreparedStatement p =
+                    c.prepareStatement("DELETE FROM seqvfs_file WHERE ino = ?")) {
+                p.setLong(1, ino);
+                p.executeUpdate();
+            }
+            try (PreparedStatement p =
+                    c.prepareStatement("DELETE FROM seqvfs_block WHERE ino = ?")) {
+                p.setLong(1, ino);
+                p.executeUpdate();
+            }
+            c.commit();
         } catch (SQLException e) {
+            rollback();
             throw fail(e);
         }
     }
@@ -112,6 +189,7 @@ final class DataStore implements AutoCloseable {
                                         + " FROM seqvfs_file")) {
             while (r.next()) {
                 byte[] content = r.getBytes(9);
+                long size = Math.max(r.getLong(8), content.length);
                 out.put(
                         r.getLong(1),
                         new Row(
@@ -121,18 +199,67 @@ final class DataStore implements AutoCloseable {
                                         r.getInt(3),
                                         r.getInt(4),
                                         0,
-                                        content.length,
-                                        (content.length + 511) / 512,
+                                        size,
+                                        0,
                                         r.getLong(5),
                                         r.getLong(6),
                                         r.getLong(7),
                                         dev.seqvfs.engine.inode.Xattrs.EMPTY),
                                 content));
             }
+            c.commit();
         } catch (SQLException e) {
+            rollback();
             throw fail(e);
         }
         return out;
+    }
+
+    /**
+     * Reads every stored block, in inode and block order, and hands each to {@code each}
+     * (recovery).
+     *
+     * @param each called with the inode number, the block index and its bytes
+     */
+    synchronized void loadBlocks(BlockSink each) {
+        try (Statement s = c.createStatement();
+                ResultSet r =
+                        s.executeQuery(
+                                "SELECT ino, idx, data FROM seqvfs_block ORDER BY ino, idx")) {
+            while (r.next()) {
+                each.block(r.getLong(1), r.getLong(2), r.getBytes(3));
+            }
+            c.commit();
+        } catch (SQLException e) {
+            rollback();
+            throw fail(e);
+        }
+    }
+
+    /** Receives stored blocks ({@link #loadBlocks}). */
+    interface BlockSink {
+        /**
+         * One block.
+         *
+         * @param ino the inode number
+         * @param idx the block index
+         * @param data its bytes
+         */
+        void block(long ino, long idx, byte[] data);
+    }
+
+    /** {@return how many block rows are stored (tests: what a write-back wrote)} */
+    synchronized long blockRows() {
+        try (Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("SELECT COUNT(*) FROM seqvfs_block")) {
+            r.next();
+            long n = r.getLong(1);
+            c.commit();
+            return n;
+        } catch (SQLException e) {
+            rollback();
+            throw fail(e);
+        }
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.seqvfs.persist;
 
 import dev.seqvfs.engine.dir.DirJournal;
+import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.SymlinkInode;
@@ -19,14 +20,17 @@ import org.slf4j.LoggerFactory;
  * One directory's {@link DirJournal}: turns the changes its actor published into {@link DirEvent}s
  * (reading each inode's attributes as it goes, on the actor's thread, right after the publication)
  * and sends them to the directory's {@link DirectoryEntity} as one {@link DirectoryEntity.Append}.
- * The callback runs when the entity answers ({@code null}: durable) or when {@code write-timeout}
- * passes first ({@code EIO}).
+ * A batch that bound or removed a name ends with the directory's own attributes ({@link
+ * DirEvent.AttrsChanged} without a name): its {@code mtime} and {@code ctime} moved, and a remount
+ * must show them as they were, not as of the mount. The callback runs when the entity answers
+ * ({@code null}: durable) or when {@code write-timeout} passes first ({@code EIO}).
  *
  * <p>Thread-safe (immutable); {@link #append} never blocks.
  */
 final class EntityJournal implements DirJournal {
     private static final Logger LOG = LoggerFactory.getLogger(EntityJournal.class);
 
+    private final DirectoryInode dir;
     private final ActorRef<DirectoryEntity.Command> entity;
     private final Scheduler scheduler;
     private final Duration timeout;
@@ -34,10 +38,12 @@ final class EntityJournal implements DirJournal {
     private final PersistfsOps ops;
 
     EntityJournal(
+            DirectoryInode dir,
             ActorRef<DirectoryEntity.Command> entity,
             Scheduler scheduler,
             Duration timeout,
             PersistfsOps ops) {
+        this.dir = dir;
         this.entity = entity;
         this.scheduler = scheduler;
         this.timeout = timeout;
@@ -62,8 +68,10 @@ final class EntityJournal implements DirJournal {
     @Override
     public void append(List<Change> changes, Done done) {
         List<DirEvent> events = new ArrayList<>(changes.size());
-        List<Long> lastNames = null; // regular files whose last name this batch removes
+        List<Long> lastNames = null; // non-directories whose last name this batch removes
+        boolean names = false; // whether the batch changed the directory's times
         for (Change c : changes) {
+            names |= !(c instanceof Attrs);
             if (c instanceof Bound b) {
                 events.add(new DirEvent.EntryAdded(b.name(), record(b.inode())));
             } else if (c instanceof Unbound u) {
@@ -71,7 +79,7 @@ final class EntityJournal implements DirJournal {
                 boolean kept =
                         i != null && i.type() != FileType.DIRECTORY && i.attrsAcquire().nlink() > 0;
                 events.add(new DirEvent.EntryRemoved(u.name(), kept ? record(i) : null));
-                if (i != null && i.type() == FileType.REGULAR && !kept) {
+                if (i != null && i.type() != FileType.DIRECTORY && !kept) {
                     if (lastNames == null) {
                         lastNames = new ArrayList<>();
                     }
@@ -81,6 +89,9 @@ final class EntityJournal implements DirJournal {
                 Attrs a = (Attrs) c;
                 events.add(new DirEvent.AttrsChanged(a.name(), record(a.inode())));
             }
+        }
+        if (names) {
+            events.add(new DirEvent.AttrsChanged(null, record(dir)));
         }
         List<Long> gone = lastNames;
         AskPattern.<DirectoryEntity.Command, DirectoryEntity.Appended>ask(

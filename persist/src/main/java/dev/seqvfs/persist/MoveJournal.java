@@ -44,7 +44,7 @@ final class MoveJournal implements RenameJournal {
             if (t.attrsAcquire().nlink() > 0) {
                 replaced = target;
             } else {
-                lastName = t.type() == FileType.REGULAR;
+                lastName = true; // a row of its attributes, if any, goes with it
             }
         }
         DirEvent in =
@@ -61,8 +61,13 @@ final class MoveJournal implements RenameJournal {
         long from = m.oldDir().ino();
         boolean freed = lastName;
         long victim = t == null ? 0 : t.ino();
-        ops.append(to, in, ops.writeTimeout)
-                .thenCompose(x -> ops.append(from, out, ops.writeTimeout))
+        // each half with its parent's new times (mtime, ctime), as a batch of the parent's own
+        List<DirEvent> ins =
+                List.of(in, new DirEvent.AttrsChanged(null, EntityJournal.record(m.newDir())));
+        List<DirEvent> outs =
+                List.of(out, new DirEvent.AttrsChanged(null, EntityJournal.record(m.oldDir())));
+        ops.append(to, ins, ops.writeTimeout)
+                .thenCompose(x -> ops.append(from, outs, ops.writeTimeout))
                 .whenComplete(
                         (ok, failure) -> {
                             if (failure == null) {

@@ -15,9 +15,10 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The file operations of a persistfs regular file: tmpfs's ({@link RegularFileOperations}: the
- * pages live in memory, as a page cache), with each change to the content marking the inode dirty
- * and {@code fsync}/{@code fdatasync} writing it back ({@link PersistfsOps#writeBack}: content and
- * attributes, before the call returns).
+ * pages live in memory, as a page cache), with each change to the content marking the blocks it
+ * touched dirty once it is made ({@link DirtyBlocks}) and {@code fsync}/{@code fdatasync} writing
+ * them back ({@link PersistfsOps#writeBack}: changed blocks and attributes, before the call
+ * returns).
  *
  * <p>Thread-safe (stateless but for the superblock's operations it reports to).
  */
@@ -52,8 +53,9 @@ final class PersistFileOperations implements FileOperations {
 
     @Override
     public int write(OpenFile f, byte[] src, int off, int len, Kiocb k) {
-        ops.dirty(f.inode());
         int n = d.write(f, src, off, len, k);
+        // after the write: k.pos() is where it ended (for O_APPEND too)
+        ops.dirtyRange(f.inode(), k.pos() - n, k.pos());
         synced(f, Syscall.WRITE);
         return n;
     }
@@ -77,8 +79,8 @@ final class PersistFileOperations implements FileOperations {
 
     @Override
     public long writev(OpenFile f, byte[][] bufs, int[] offs, int[] lens, Kiocb k) {
-        ops.dirty(f.inode());
         long n = d.writev(f, bufs, offs, lens, k);
+        ops.dirtyRange(f.inode(), k.pos() - n, k.pos());
         synced(f, Syscall.WRITEV);
         return n;
     }
@@ -90,17 +92,23 @@ final class PersistFileOperations implements FileOperations {
 
     @Override
     public CompletableFuture<Integer> writeAsync(OpenFile f, byte[] src, int off, int len) {
-        ops.dirty(f.inode());
+        // where the write lands is known only to the write itself: every block is marked
+        CompletableFuture<Integer> w =
+                d.writeAsync(f, src, off, len)
+                        .thenApply(
+                                n -> {
+                                    ops.dirtyAll(f.inode());
+                                    return n;
+                                });
         if (writesThrough(f)) {
             // the write-back blocks for the database: run it where the write completes
-            return d.writeAsync(f, src, off, len)
-                    .thenApplyAsync(
-                            n -> {
-                                ops.writeBack(f.inode(), Syscall.WRITE);
-                                return n;
-                            });
+            return w.thenApplyAsync(
+                    n -> {
+                        ops.writeBack(f.inode(), Syscall.WRITE);
+                        return n;
+                    });
         }
-        return d.writeAsync(f, src, off, len);
+        return w;
     }
 
     @Override
@@ -110,8 +118,9 @@ final class PersistFileOperations implements FileOperations {
 
     @Override
     public void truncate(Inode inode, long length, Credentials cred, Syscall op) {
-        ops.dirty(inode);
+        long before = inode.attrsAcquire().size();
         d.truncate(inode, length, cred, op);
+        ops.dirtySize(inode, Math.min(before, length));
         if (ops.syncWrites()) {
             ops.writeBack(inode, op);
         }
@@ -125,8 +134,10 @@ final class PersistFileOperations implements FileOperations {
 
     @Override
     public void fallocate(OpenFile f, int mode, long offset, long len, Credentials cred) {
-        ops.dirty(f.inode());
         d.fallocate(f, mode, offset, len, cred);
+        // the engine's modes (allocate, punch a hole) change only the range
+        ops.dirtyRange(
+                f.inode(), offset, len > Long.MAX_VALUE - offset ? Long.MAX_VALUE : offset + len);
         synced(f, Syscall.FALLOCATE);
     }
 

@@ -103,12 +103,56 @@ final class PersistfsOps implements SuperOperations {
         syncWrites = sync;
     }
 
-    /** Counts the copies write-back takes, so that an older copy never overwrites a newer one. */
-    private final java.util.concurrent.atomic.AtomicLong versions =
+    /**
+     * Write-backs of one inode run one at a time (striped by inode number), so that one taking what
+     * changed after another cannot reach the database first.
+     */
+    private final Object[] writeBackLocks = new Object[64];
+
+    {
+        for (int i = 0; i < writeBackLocks.length; i++) {
+            writeBackLocks[i] = new Object();
+        }
+    }
+
+    /**
+     * One thing recovery found wrong in the stored tree.
+     *
+     * @param ino the inode it concerns
+     * @param what what was wrong, and what recovery did
+     */
+    record Finding(long ino, String what) {}
+
+    /**
+     * What recovery found and corrected at this mount ({@code seqvfs fsck} reports it). Written by
+     * the mount's thread before the superblock serves; read after.
+     */
+    final List<Finding> corrected = java.util.Collections.synchronizedList(new ArrayList<>());
+
+    /** What recovery found and could not correct (kept out; {@code seqvfs fsck} reports it). */
+    final List<Finding> problems = java.util.Collections.synchronizedList(new ArrayList<>());
+
+    /** Records a finding that recovery corrected. */
+    void corrected(long ino, String what) {
+        corrected.add(new Finding(ino, what));
+    }
+
+    /** Records a finding that recovery could not correct. */
+    void problem(long ino, String what) {
+        problems.add(new Finding(ino, what));
+        LOG.warn("persistfs {}: inode {}: {}", fsid, ino, what);
+    }
+
+    /** Blocks written to the database since the mount (tests: what write-backs cost). */
+    final java.util.concurrent.atomic.AtomicLong blocksWritten =
             new java.util.concurrent.atomic.AtomicLong();
 
-    /** Regular files written since their last write-back, by inode number. */
-    private final ConcurrentHashMap<Long, Inode> dirty = new ConcurrentHashMap<>();
+    /**
+     * Inodes changed since their last write-back, by inode number: regular files written or
+     * truncated, and inodes of any type but directories whose attributes changed through a
+     * descriptor ({@link #dirtyInode}).
+     */
+    private final ConcurrentHashMap<Long, DirtyBlocks> dirty = new ConcurrentHashMap<>();
 
     PersistfsOps(
             PersistStore store,
@@ -154,9 +198,18 @@ final class PersistfsOps implements SuperOperations {
      * failing after {@code timeout}
      */
     CompletionStage<DirectoryEntity.Appended> append(long ino, DirEvent e, Duration timeout) {
+        return append(ino, List.of(e), timeout);
+    }
+
+    /**
+     * {@return the answer of directory {@code ino}'s entity to appending {@code events} as one
+     * write}, failing after {@code timeout}
+     */
+    CompletionStage<DirectoryEntity.Appended> append(
+            long ino, List<DirEvent> events, Duration timeout) {
         return AskPattern.ask(
                 entity(ino),
-                r -> new DirectoryEntity.Append(List.of(e), r),
+                r -> new DirectoryEntity.Append(events, r),
                 timeout,
                 system.scheduler());
     }
@@ -183,60 +236,189 @@ final class PersistfsOps implements SuperOperations {
         }
     }
 
-    /** Marks a regular file's content changed since its last write-back. */
-    void dirty(Inode inode) {
-        dirty.put(inode.ino(), inode);
+    /**
+     * Applies {@code mark} to what {@code inode} changed since its last write-back ({@link
+     * DirtyBlocks}), in a new record if a write-back has just taken the current one. Called after
+     * the change is made (a write-back that runs between the change and the mark has read the
+     * change; the mark makes the next one write it).
+     */
+    void mark(Inode inode, java.util.function.Predicate<DirtyBlocks> mark) {
+        while (true) {
+            DirtyBlocks x = dirty.computeIfAbsent(inode.ino(), k -> new DirtyBlocks(inode));
+            if (mark.test(x)) {
+                return;
+            }
+            dirty.remove(inode.ino(), x);
+        }
     }
 
+    /** Marks bytes {@code [from, to)} of {@code inode} changed. */
+    void dirtyRange(Inode inode, long from, long to) {
+        mark(inode, x -> x.range(from, to));
+    }
+
+    /** Marks every block of {@code inode} changed (a change whose range is not known). */
+    void dirtyAll(Inode inode) {
+        mark(inode, DirtyBlocks::all);
+    }
+
+    /** Marks that {@code inode} was {@code size} bytes long: every block past it may change. */
+    void dirtySize(Inode inode, long size) {
+        mark(inode, x -> x.size(size));
+    }
+
+    /** Write-back steps per batch: one transaction, and at most this many blocks in memory. */
+    private static final int BATCH = 64;
+
     /**
-     * Writes back one regular file (content and attributes) before returning: {@code fsync}. Blocks
-     * for the database; runs on the calling task's thread.
+     * Writes back one inode before returning ({@code fsync}): for a regular file the blocks of
+     * content that changed since its last write-back ({@link DirtyBlocks}), in batches of {@link
+     * #BATCH} (each one transaction, copied under the file's write lock), then its attributes and
+     * size with the last; for another non-directory its attributes. Nothing if nothing changed.
+     * Blocks for the database; runs on the calling task's thread or the writer thread; write-backs
+     * of one inode run one at a time.
      *
-     * @param inode the file
+     * @param inode the inode
      * @param op the call, for the error
-     * @throws VfsException {@code EIO} if the database refused the write; {@code EFBIG} for a file
-     *     of 2 GiB or more (written back whole, as one value)
+     * @throws VfsException {@code EIO} if the database refused a write (the inode stays dirty:
+     *     every block is written at the next write-back)
      */
     void writeBack(Inode inode, Syscall op) {
-        if (!(inode instanceof RegularInode r)) {
-            return;
+        if (inode.type() == FileType.DIRECTORY) {
+            return; // a directory's attributes are in its journal
         }
-        byte[] content;
-        InodeAttrs a;
-        long version;
+        synchronized (writeBackLocks[(int) (inode.ino() & (writeBackLocks.length - 1))]) {
+            try {
+                if (inode instanceof RegularInode r) {
+                    writeBackFile(r);
+                } else {
+                    DirtyBlocks x = dirty.remove(inode.ino());
+                    if (x == null) {
+                        return;
+                    }
+                    x.take();
+                    InodeAttrs a = inode.attrsAcquire();
+                    if (a.nlink() > 0 || inode.openCount() > 0) {
+                        data.write(inode.ino(), List.of(), a);
+                    }
+                }
+            } catch (UncheckedIOException e) {
+                dirtyAll(inode);
+                LOG.error(
+                        "persistfs {}: write-back of inode {} failed: {}",
+                        fsid,
+                        inode.ino(),
+                        e.toString());
+                throw new VfsException(Errno.EIO, op, null);
+            }
+        }
+    }
+
+    private void writeBackFile(RegularInode r) {
+        List<DataStore.Step> steps = new ArrayList<>();
         r.writeLock().lock();
         try {
-            dirty.remove(r.ino());
-            FileData d = r.dataAcquire();
-            if (d.size() > Integer.MAX_VALUE - 16) {
-                dirty.put(r.ino(), r);
-                throw new VfsException(Errno.EFBIG, op, null);
+            DirtyBlocks x = dirty.remove(r.ino());
+            if (x == null) {
+                return;
             }
-            content = new byte[(int) d.size()];
-            d.read(0, content, 0, content.length);
-            a = r.attrsAcquire();
-            version = versions.incrementAndGet();
+            DirtyBlocks.Plan plan = x.take();
+            FileData d = r.dataAcquire();
+            long nblocks = DataStore.blocks(d.size());
+            for (long b : plan.blocks()) {
+                if (b >= nblocks) {
+                    break; // past the end: the last batch deletes them
+                }
+                steps.add(hasData(d, b) ? put(b) : new DataStore.Step(b, b + 1, null));
+            }
+            if (plan.from() < nblocks) {
+                long next = plan.from();
+                long off = d.nextData(next * DataStore.BLOCK);
+                while (off >= 0) {
+                    long b = off / DataStore.BLOCK;
+                    if (b > next) {
+                        steps.add(new DataStore.Step(next, b, null));
+                    }
+                    steps.add(put(b));
+                    next = b + 1;
+                    if (next >= nblocks) {
+                        break;
+                    }
+                    off = d.nextData(next * DataStore.BLOCK);
+                }
+                if (next < nblocks) {
+                    steps.add(new DataStore.Step(next, nblocks, null));
+                }
+            }
         } finally {
             r.writeLock().unlock();
         }
-        if (a.nlink() == 0 && r.openCount() == 0) {
-            return; // freed meanwhile: evictInode deletes its row
+        for (int i = 0; i == 0 || i < steps.size(); i += BATCH) {
+            List<DataStore.Step> batch = new ArrayList<>();
+            InodeAttrs a = null;
+            boolean last = i + BATCH >= steps.size();
+            r.writeLock().lock();
+            try {
+                FileData d = r.dataAcquire();
+                for (DataStore.Step s : steps.subList(i, Math.min(steps.size(), i + BATCH))) {
+                    if (s.end() >= 0) {
+                        batch.add(s);
+                        continue;
+                    }
+                    long at = s.idx() * DataStore.BLOCK;
+                    long len = Math.min(DataStore.BLOCK, d.size() - at);
+                    if (len <= 0) {
+                        continue; // truncated meanwhile: the last batch deletes it
+                    }
+                    byte[] b = new byte[(int) len];
+                    d.read(at, b, 0, b.length);
+                    batch.add(new DataStore.Step(s.idx(), -1, b));
+                }
+                if (last) {
+                    a = r.attrsAcquire();
+                }
+            } finally {
+                r.writeLock().unlock();
+            }
+            if (r.attrsAcquire().nlink() == 0 && r.openCount() == 0) {
+                return; // freed meanwhile: evictInode deletes its rows
+            }
+            data.write(r.ino(), batch, a);
+            blocksWritten.addAndGet(batch.stream().filter(s -> s.data() != null).count());
         }
-        try {
-            data.write(r.ino(), a, content, version);
-        } catch (UncheckedIOException e) {
-            dirty.put(r.ino(), r);
-            LOG.error(
-                    "persistfs {}: write-back of inode {} failed: {}", fsid, r.ino(), e.toString());
-            throw new VfsException(Errno.EIO, op, null);
+    }
+
+    /** A write step of block {@code b}, its bytes read when its batch is copied. */
+    private static DataStore.Step put(long b) {
+        return new DataStore.Step(b, -1, null);
+    }
+
+    /** {@return whether any page of block {@code b} of {@code d} is allocated} */
+    private static boolean hasData(FileData d, long b) {
+        long off = d.nextData(b * DataStore.BLOCK);
+        return off >= 0 && off / DataStore.BLOCK == b;
+    }
+
+    /**
+     * {@code ->dirty_inode}: an attribute change through a descriptor is written back with the
+     * inode (its row), at the next write-back, or before the call returns on a {@code sync} mount.
+     */
+    @Override
+    public void dirtyInode(Superblock sb, Inode inode) {
+        if (inode.type() == FileType.DIRECTORY) {
+            return;
+        }
+        mark(inode, DirtyBlocks::attrs);
+        if (syncWrites) {
+            writeBack(inode, Syscall.FSYNC);
         }
     }
 
     /** {@code syncfs}: writes back every file written since its last write-back. */
     @Override
     public void sync(Superblock sb) {
-        for (Inode i : dirty.values()) {
-            writeBack(i, Syscall.FSYNC);
+        for (DirtyBlocks x : dirty.values()) {
+            writeBack(x.inode, Syscall.FSYNC);
         }
     }
 
@@ -246,14 +428,11 @@ final class PersistfsOps implements SuperOperations {
      * the writer thread.
      */
     private void writeBackAll() {
-        for (Inode i : dirty.values()) {
+        for (DirtyBlocks x : dirty.values()) {
             try {
-                writeBack(i, Syscall.SYNC);
+                writeBack(x.inode, Syscall.SYNC);
             } catch (VfsException e) {
-                // logged by writeBack (EIO) or a file too large to write back whole (EFBIG)
-                if (e.errno() == Errno.EFBIG) {
-                    LOG.warn("persistfs {}: inode {} is too large to write back", fsid, i.ino());
-                }
+                // logged by writeBack (EIO); the inode stays dirty
             }
         }
     }
@@ -281,7 +460,7 @@ final class PersistfsOps implements SuperOperations {
 
     @Override
     public void evictInode(Superblock sb, Inode inode) {
-        if (inode.type() != FileType.REGULAR) {
+        if (inode.type() == FileType.DIRECTORY) {
             return;
         }
         dirty.remove(inode.ino());
@@ -298,7 +477,7 @@ final class PersistfsOps implements SuperOperations {
     }
 
     /**
-     * A journal has durably removed the last name of regular file {@code ino}: its row goes once
+     * A journal has durably removed the last name of non-directory {@code ino}: its row goes once
      * the file is freed too ({@link #evictInode}). Called on any thread.
      */
     void lastNameDurablyRemoved(long ino) {
@@ -335,7 +514,7 @@ final class PersistfsOps implements SuperOperations {
 
     @Override
     public DirJournal journal(DirectoryInode dir, Superblock sb) {
-        return new EntityJournal(entity(dir.ino()), system.scheduler(), writeTimeout, this);
+        return new EntityJournal(dir, entity(dir.ino()), system.scheduler(), writeTimeout, this);
     }
 
     @Override
@@ -380,8 +559,19 @@ final class PersistfsOps implements SuperOperations {
      * the writer thread closes the mount's own database connection, the last one, which releases
      * the data directory for another mount or process.
      */
+    /** Completes when {@link #kill}'s write-back and close are done ({@link #killed}). */
+    private final CompletableFuture<Void> killDone = new CompletableFuture<>();
+
+    private volatile boolean killing;
+
+    @Override
+    public java.util.concurrent.CompletionStage<Void> killed(Superblock sb) {
+        return killing ? killDone : CompletableFuture.completedFuture(null);
+    }
+
     @Override
     public void kill(Superblock sb) {
+        killing = true;
         onRelease.run();
         List<CompletableFuture<org.apache.pekko.Done>> stops = new ArrayList<>();
         for (ActorRef<DirectoryEntity.Command> e : entities.values()) {
@@ -412,8 +602,12 @@ final class PersistfsOps implements SuperOperations {
                                                         e.toString());
                                             } finally {
                                                 onKill.run();
+                                                killDone.complete(null);
                                             }
                                         });
+                            } catch (java.util.concurrent.RejectedExecutionException e) {
+                                onKill.run();
+                                killDone.complete(null);
                             } finally {
                                 metaWriter.shutdown();
                             }

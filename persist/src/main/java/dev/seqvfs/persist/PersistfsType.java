@@ -77,6 +77,7 @@ public final class PersistfsType implements FileSystemType {
     /** One mounted data directory. */
     private static final class Slot {
         volatile boolean releasing;
+        volatile PersistfsOps ops;
         final CompletableFuture<Void> released = new CompletableFuture<>();
     }
 
@@ -110,6 +111,15 @@ public final class PersistfsType implements FileSystemType {
         VfsException e = new VfsException(Errno.EIO, Syscall.MOUNT, target);
         e.initCause(cause);
         return e;
+    }
+
+    /**
+     * {@return the operations of the persistfs mounted on {@code dataDir} in this JVM, or {@code
+     * null}} For the offline check and tests.
+     */
+    static PersistfsOps mounted(Path dataDir) {
+        Slot s = MOUNTED.get(dataDir.toAbsolutePath().normalize());
+        return s == null ? null : s.ops;
     }
 
     private static void release(Path dir, Slot slot) {
@@ -226,6 +236,7 @@ public final class PersistfsType implements FileSystemType {
                             () -> slot.releasing = true,
                             () -> release(o.dataDir(), slot));
             made = ops;
+            slot.ops = ops;
             SuperblockConfig defaultsLimits = ctx.defaultLimits();
             Superblock sb =
                     ctx.newSuperblock(
@@ -236,6 +247,13 @@ public final class PersistfsType implements FileSystemType {
                             ctx.defaultRootUid(),
                             ctx.defaultRootGid());
             long maxIno = recover(sb, ops, defaults.getDuration("recovery-timeout"));
+            if (maxIno >= high && high > Superblock.ROOT_INO) {
+                ops.problem(
+                        maxIno,
+                        "inode number above the stored high-water mark "
+                                + high
+                                + ": numbers may have been given twice");
+            }
             long next = Math.max(high, maxIno + 1);
             sb.continueNumbersAbove(next - 1);
             meta.inoHigh(next + PersistfsOps.INO_CHUNK);
@@ -313,6 +331,11 @@ public final class PersistfsType implements FileSystemType {
             level = nextLevel;
         }
         Map<Long, DataStore.Row> rows = ops.data.loadAll();
+        // the stored blocks of every file, as the pages they were written from
+        Map<Long, FileData> contents = new HashMap<>();
+        ops.data.loadBlocks(
+                (ino, idx, bytes) -> contents.put(ino, load(contents.get(ino), idx, bytes)));
+        List<Inode> legacy = new ArrayList<>();
         Map<Long, Inode> made = new HashMap<>();
         Map<Long, DirectoryInode> dirs = new HashMap<>();
         DirectoryInode root = sb.root();
@@ -320,6 +343,15 @@ public final class PersistfsType implements FileSystemType {
         EntryRecord rootSelf = states.get(Superblock.ROOT_INO).self();
         if (rootSelf != null) {
             TreeLoad.setDirAttrs(root, a -> attrs(rootSelf, a.nlink(), 0));
+        } else {
+            // mkfs: the root's mode, owner and times as made now, kept from here on
+            await(
+                    ops.append(
+                                    Superblock.ROOT_INO,
+                                    new DirEvent.AttrsChanged(null, EntityJournal.record(root)),
+                                    timeout)
+                            .toCompletableFuture(),
+                    timeout);
         }
         for (long ino : order) {
             DirectoryInode dir = dirs.get(ino);
@@ -330,7 +362,15 @@ public final class PersistfsType implements FileSystemType {
                 Inode child;
                 if (r.type() == FileType.DIRECTORY) {
                     if (dirs.containsKey(r.ino())) {
-                        continue; // a second name of one directory: cannot be, kept out
+                        // a second name of one directory: cannot be, kept out
+                        ops.problem(
+                                r.ino(),
+                                "directory has a second name "
+                                        + e.getKey()
+                                        + " in directory "
+                                        + ino
+                                        + ": kept out (a cycle or a half-applied rename)");
+                        continue;
                     }
                     DirState own = states.get(r.ino());
                     EntryRecord newest = newest(r, own == null ? null : own.self());
@@ -355,8 +395,20 @@ public final class PersistfsType implements FileSystemType {
                         for (EntryRecord x : unlinkedRecords.getOrDefault(r.ino(), List.of())) {
                             newest = newest(newest, x);
                         }
-                        DataStore.Row row =
-                                r.type() == FileType.REGULAR ? rows.remove(r.ino()) : null;
+                        // a written-back row: a regular file's, or the attributes of another
+                        // inode changed through a descriptor (dirtyInode)
+                        DataStore.Row row = rows.remove(r.ino());
+                        FileData content = contents.remove(r.ino());
+                        if (row != null && r.type() == FileType.REGULAR) {
+                            FileData d = content == null ? FileData.empty() : content;
+                            if (row.legacy().length > 0) {
+                                d = d.write(0, row.legacy(), 0, row.legacy().length);
+                            }
+                            long size = row.attrs().size();
+                            content = size < d.size() ? d.truncate(size) : d.withSizeAtLeast(size);
+                        } else {
+                            content = null; // blocks without a row: a first write-back cut short
+                        }
                         InodeAttrs a;
                         if (row != null) {
                             InodeAttrs w = row.attrs();
@@ -368,9 +420,11 @@ public final class PersistfsType implements FileSystemType {
                                                     all.size(),
                                                     w.uid(),
                                                     w.gid(),
-                                                    0,
+                                                    newest.rdev(),
                                                     w.size(),
-                                                    w.blocks(),
+                                                    content == null
+                                                            ? 0
+                                                            : content.allocatedBytes() / 512,
                                                     w.atime(),
                                                     w.mtime(),
                                                     w.ctime(),
@@ -390,14 +444,18 @@ public final class PersistfsType implements FileSystemType {
                                                 dir,
                                                 e.getKey(),
                                                 newest.linkTarget());
-                        if (row != null
-                                && row.content().length > 0
+                        if (newest.linkTarget() != null) {
+                            // once per inode, not per name (TreeLoad charges names)
+                            sb.chargeBytes(newest.linkTarget().length(), Syscall.MOUNT);
+                        }
+                        if (content != null
+                                && content.size() > 0
                                 && child instanceof RegularInode ri) {
-                            FileData d =
-                                    FileData.empty()
-                                            .write(0, row.content(), 0, row.content().length);
-                            sb.chargeBytes(d.allocatedBytes(), Syscall.MOUNT);
-                            ri.adoptForkedData(d);
+                            sb.chargeBytes(content.allocatedBytes(), Syscall.MOUNT);
+                            ri.adoptForkedData(content);
+                            if (row.legacy().length > 0) {
+                                legacy.add(child); // moved to blocks at its next write-back
+                            }
                         }
                         made.put(r.ino(), child);
                     }
@@ -406,10 +464,21 @@ public final class PersistfsType implements FileSystemType {
             }
             TreeLoad.bind(sb, dir, entries);
         }
-        // rows of inodes no name reaches (freed while unmounted, or a crash between a file's
-        // last unlink and its row's delete): collected now
-        for (long ino : rows.keySet()) {
+        // rows and blocks of inodes no name reaches (freed while unmounted, or a crash between a
+        // file's last unlink and its rows' delete), and blocks without a row: collected now
+        java.util.Set<Long> unreached = new java.util.HashSet<>(rows.keySet());
+        unreached.addAll(contents.keySet());
+        for (long ino : unreached) {
             ops.data.delete(ino);
+            ops.corrected(
+                    ino,
+                    rows.containsKey(ino)
+                            ? "written-back content of an inode no name reaches: deleted"
+                            : "content blocks without a row (a first write-back cut short):"
+                                    + " deleted");
+        }
+        for (Inode i : legacy) {
+            ops.dirtyAll(i);
         }
         return maxIno;
     }
@@ -492,6 +561,15 @@ public final class PersistfsType implements FileSystemType {
                         p.rename(),
                         p.fromDir(),
                         p.fromName());
+                ops.corrected(
+                        p.ino(),
+                        "a move between directories (number "
+                                + p.rename()
+                                + ") was half written: rolled forward, the name "
+                                + p.fromName()
+                                + " in directory "
+                                + p.fromDir()
+                                + " removed");
             }
             DirEvent settled = new DirEvent.MoveSettled(p.rename());
             appendWaiting(ops, to, settled, timeout);
@@ -502,6 +580,26 @@ public final class PersistfsType implements FileSystemType {
 
     private static void appendWaiting(PersistfsOps ops, long ino, DirEvent e, Duration timeout) {
         await(ops.append(ino, e, timeout).toCompletableFuture(), timeout);
+    }
+
+    /**
+     * {@return {@code d} (or the empty file) with stored block {@code idx} in it} A page of zeros
+     * stays a hole, as it was when written back (a block is written with the holes inside it), so a
+     * remount charges no more than the file held.
+     */
+    private static FileData load(FileData d, long idx, byte[] bytes) {
+        FileData out = d == null ? FileData.empty() : d;
+        long base = idx * DataStore.BLOCK;
+        for (int p = 0; p < bytes.length; p += FileData.PAGE) {
+            int len = Math.min(FileData.PAGE, bytes.length - p);
+            for (int i = p; i < p + len; i++) {
+                if (bytes[i] != 0) {
+                    out = out.write(base + p, bytes, p, len);
+                    break;
+                }
+            }
+        }
+        return out.withSizeAtLeast(base + bytes.length);
     }
 
     private static EntryRecord newest(EntryRecord a, EntryRecord b) {

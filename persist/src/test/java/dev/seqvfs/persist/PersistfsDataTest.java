@@ -92,20 +92,155 @@ class PersistfsDataTest {
         }
     }
 
-    /** The content row of {@code ino}, read through another connection, or {@code null}. */
-    private static byte[] row(Path data, long ino) throws java.sql.SQLException {
+    /**
+     * The content of {@code ino} as written back (its row's size, its blocks), read through another
+     * connection, or {@code null} if it has no row.
+     */
+    static byte[] row(Path data, long ino) throws java.sql.SQLException {
         try (java.sql.Connection c =
                         java.sql.DriverManager.getConnection(
                                 "jdbc:h2:file:" + data.resolve("seqvfs") + ";WRITE_DELAY=0",
                                 "sa",
                                 "");
                 java.sql.PreparedStatement p =
-                        c.prepareStatement("SELECT content FROM seqvfs_file WHERE ino = ?")) {
+                        c.prepareStatement("SELECT size FROM seqvfs_file WHERE ino = ?");
+                java.sql.PreparedStatement b =
+                        c.prepareStatement("SELECT idx, data FROM seqvfs_block WHERE ino = ?")) {
+            p.setLong(1, ino);
+            byte[] out;
+            try (java.sql.ResultSet r = p.executeQuery()) {
+                if (!r.next()) {
+                    return null;
+                }
+                out = new byte[(int) r.getLong(1)];
+            }
+            b.setLong(1, ino);
+            try (java.sql.ResultSet r = b.executeQuery()) {
+                while (r.next()) {
+                    byte[] block = r.getBytes(2);
+                    System.arraycopy(
+                            block, 0, out, (int) r.getLong(1) * DataStore.BLOCK, block.length);
+                }
+            }
+            return out;
+        }
+    }
+
+    /** {@return how many content blocks {@code ino} has stored} */
+    private static long storedBlocks(Path data, long ino) throws java.sql.SQLException {
+        try (java.sql.Connection c =
+                        java.sql.DriverManager.getConnection(
+                                "jdbc:h2:file:" + data.resolve("seqvfs") + ";WRITE_DELAY=0",
+                                "sa",
+                                "");
+                java.sql.PreparedStatement p =
+                        c.prepareStatement("SELECT COUNT(*) FROM seqvfs_block WHERE ino = ?")) {
             p.setLong(1, ino);
             try (java.sql.ResultSet r = p.executeQuery()) {
-                return r.next() ? r.getBytes(1) : null;
+                r.next();
+                return r.getLong(1);
             }
         }
+    }
+
+    @Test
+    void aSmallChangeToALargeFile_writesBackOneBlock_andASparseFileOnlyWhatItHolds()
+            throws Exception {
+        byte[] mib = new byte[1 << 20];
+        new java.util.Random(7).nextBytes(mib);
+        long tb = 1L << 40;
+        long ino;
+        long sparse;
+        try (SeqVfs vfs = SeqVfs.create(PersistfsRemountTest.config(data))) {
+            VfsTask t = vfs.newTask(Credentials.ROOT);
+            PersistfsOps ops = PersistfsType.mounted(data);
+            int fd = t.open("/big", OpenFlags.O_CREAT | OpenFlags.O_RDWR, 0644);
+            for (int i = 0; i < 8; i++) {
+                t.write(fd, mib);
+            }
+            t.fsync(fd);
+            ino = t.fstat(fd).ino();
+            assertEquals(128, storedBlocks(data, ino), "8 MiB in 64 KiB blocks");
+            long before = ops.blocksWritten.get();
+            t.pwrite(fd, "change".getBytes(StandardCharsets.UTF_8), 0, 6, 5L << 20);
+            t.fsync(fd);
+            assertEquals(1, ops.blocksWritten.get() - before, "one block changed, one written");
+            t.fsync(fd);
+            assertEquals(1, ops.blocksWritten.get() - before, "a clean file writes nothing");
+            // a truncate below a block and an extend by a hole: the blocks past it are gone
+            t.ftruncate(fd, 3L << 20);
+            t.ftruncate(fd, 8L << 20);
+            t.fsync(fd);
+            assertEquals(48, storedBlocks(data, ino), "3 MiB of data left, then a hole");
+            t.close(fd);
+            // a terabyte file with a byte at each end: two blocks, not a terabyte
+            fd = t.open("/sparse", OpenFlags.O_CREAT | OpenFlags.O_RDWR, 0644);
+            t.pwrite(fd, new byte[] {1}, 0, 1, 0);
+            t.pwrite(fd, new byte[] {2}, 0, 1, tb - 1);
+            t.fsync(fd);
+            sparse = t.fstat(fd).ino();
+            assertEquals(2, storedBlocks(data, sparse));
+            t.close(fd);
+        }
+        try (SeqVfs vfs = SeqVfs.create(PersistfsRemountTest.config(data))) {
+            VfsTask t = vfs.newTask(Credentials.ROOT);
+            int fd = t.open("/big", OpenFlags.O_RDONLY);
+            assertEquals(8L << 20, t.fstat(fd).size());
+            byte[] got = new byte[1 << 20];
+            assertEquals(got.length, t.pread(fd, got, 0, got.length, 2L << 20));
+            assertArrayEquals(mib, got, "the third MiB, as written");
+            assertEquals(got.length, t.pread(fd, got, 0, got.length, 5L << 20));
+            assertArrayEquals(new byte[1 << 20], got, "past the truncate: a hole");
+            t.close(fd);
+            fd = t.open("/sparse", OpenFlags.O_RDONLY);
+            assertEquals(tb, t.fstat(fd).size());
+            byte[] one = new byte[1];
+            t.pread(fd, one, 0, 1, tb - 1);
+            assertEquals(2, one[0]);
+            t.pread(fd, one, 0, 1, 0);
+            assertEquals(1, one[0]);
+            // the last page, not its whole block: pages of zeros stay holes
+            assertEquals(tb - 4096, t.lseek(fd, 1 << 20, VfsTask.SEEK_DATA));
+            t.close(fd);
+            assertEquals(List.of(), Fsck.check(vfs, true));
+        }
+    }
+
+    @Test
+    void aFileInTheFirstSchema_recoversFromItsWholeContentRow_andMovesToBlocks() throws Exception {
+        long ino;
+        try (SeqVfs vfs = SeqVfs.create(PersistfsRemountTest.config(data))) {
+            VfsTask t = vfs.newTask(Credentials.ROOT);
+            int fd = t.open("/old", OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0644);
+            t.write(fd, "x".getBytes(StandardCharsets.UTF_8));
+            t.fsync(fd);
+            ino = t.fstat(fd).ino();
+            t.close(fd);
+        }
+        // the row as the first schema wrote it: the whole content in the row, no block
+        try (java.sql.Connection c =
+                        java.sql.DriverManager.getConnection(
+                                "jdbc:h2:file:" + data.resolve("seqvfs") + ";WRITE_DELAY=0",
+                                "sa",
+                                "");
+                java.sql.PreparedStatement p =
+                        c.prepareStatement(
+                                "UPDATE seqvfs_file SET content = ?, size = 11 WHERE ino = ?");
+                java.sql.PreparedStatement d =
+                        c.prepareStatement("DELETE FROM seqvfs_block WHERE ino = ?")) {
+            p.setBytes(1, "old content".getBytes(StandardCharsets.UTF_8));
+            p.setLong(2, ino);
+            assertEquals(1, p.executeUpdate());
+            d.setLong(1, ino);
+            d.executeUpdate();
+        }
+        try (SeqVfs vfs = SeqVfs.create(PersistfsRemountTest.config(data))) {
+            VfsTask t = vfs.newTask(Credentials.ROOT);
+            assertEquals("old content", new String(read(t, "/old"), StandardCharsets.UTF_8));
+        }
+        // the unmount wrote it back in blocks
+        assertEquals(1, storedBlocks(data, ino));
+        assertArrayEquals("old content".getBytes(StandardCharsets.UTF_8), row(data, ino));
     }
 
     @Test

@@ -2,7 +2,6 @@ package dev.seqvfs.engine.dir;
 
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
-import dev.seqvfs.engine.inode.SymlinkInode;
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.protocol.Syscall;
 import java.util.List;
@@ -27,7 +26,9 @@ public final class TreeLoad {
     /**
      * Binds {@code entries} in {@code dir}, whose snapshot must still be the empty one it was made
      * with, and sets {@code dir}'s link count to {@code 2} plus its subdirectories. Charges {@code
-     * sb} an inode slot per name and the bytes of each symbolic link's target, as a create would.
+     * sb} an inode slot per name, as a create or link would; what an inode holds (a symbolic link's
+     * target, a file's pages) is charged once per inode by the caller that made it, however many
+     * names bind it.
      *
      * @param sb the superblock, not yet mounted
      * @param dir one of its directories, still empty
@@ -41,9 +42,6 @@ public final class TreeLoad {
         DirSnapshot next = base;
         for (Entry e : entries) {
             sb.chargeInode(Syscall.MOUNT);
-            if (e.inode() instanceof SymlinkInode s) {
-                sb.chargeBytes(s.target().length(), Syscall.MOUNT);
-            }
             next = next.with(e.name(), e.inode());
         }
         if (!dir.casSnapshot(base, next)) {

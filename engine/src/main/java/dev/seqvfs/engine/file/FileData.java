@@ -453,8 +453,10 @@ public final class FileData {
                 depth == 0
                         ? (root == null || start / PAGE > 0 ? start / PAGE : 1)
                         : firstPage(root, depth, 0, start / PAGE, false);
-        if (p < 0) {
-            p = capacityPages(depth);
+        if (p < 0 || p >= size / PAGE + 1) {
+            // no hole inside the tree, or one past the size (where p * PAGE may not fit a long):
+            // the implicit hole at the end
+            return size;
         }
         return Math.min(size, Math.max(start, p * PAGE));
     }

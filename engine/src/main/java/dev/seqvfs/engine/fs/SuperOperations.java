@@ -151,6 +151,19 @@ public interface SuperOperations {
     default void kill(Superblock sb) {}
 
     /**
+     * {@return a stage that completes once what {@link #kill} started is done} A persistent type's
+     * completes after its last write-back and the close of its store; {@link
+     * dev.seqvfs.engine.SeqVfs#close} waits for it (bounded), so that a program that closes the
+     * instance and exits loses nothing that the unmount writes back. The default, and a superblock
+     * not yet killed, is already complete. Thread-safe.
+     *
+     * @param sb the superblock
+     */
+    default java.util.concurrent.CompletionStage<Void> killed(Superblock sb) {
+        return java.util.concurrent.CompletableFuture.completedFuture(null);
+    }
+
+    /**
      * {@code evict_inode}: {@code inode} is gone for good (its last name removed and its last
      * descriptor closed, or its create undone); a persistent type forgets what it stored of it.
      * Called on the thread that freed it (an actor's, often); must not block. The default does
@@ -160,6 +173,20 @@ public interface SuperOperations {
      * @param inode the freed inode
      */
     default void evictInode(Superblock sb, Inode inode) {}
+
+    /**
+     * Linux's {@code ->dirty_inode}: {@code inode}'s attributes changed where no directory's
+     * journal saw it, through a descriptor that names no parent ({@code fchmod}, {@code fchown},
+     * {@code futimens}, {@code utimensat} or {@code fchownat} with an empty path), or a write
+     * through a named FIFO moved its times ({@code pipe_write}'s {@code file_update_time}). A
+     * durable type records that the inode must be written back. Called on the caller's thread after
+     * the change is published; must not block, except that a type may write back before returning
+     * on a synchronous mount, as it does for a write there. The default does nothing.
+     *
+     * @param sb the inode's superblock
+     * @param inode the changed inode (not a live directory: its actor journals its own changes)
+     */
+    default void dirtyInode(Superblock sb, Inode inode) {}
 
     /**
      * Told that {@code sb} has now given inode numbers below {@code end} (a directory actor took a

@@ -154,11 +154,16 @@ public final class PipeEnd implements StreamFileOperations {
 
     /**
      * {@code pipe_write}'s {@code file_update_time}: a write that wrote bytes sets a named FIFO's
-     * mtime and ctime.
+     * mtime and ctime, and marks it dirty ({@link
+     * dev.seqvfs.engine.fs.SuperOperations#dirtyInode}).
      */
     private int modified(int n) {
         if (n > 0 && fifo != null) {
             fifo.touchMtimeCtime(fifo.owner().now());
+            // mark_inode_dirty: a durable type writes the FIFO's new times back
+            if (fifo.owner() instanceof dev.seqvfs.engine.sb.Superblock sb) {
+                sb.sop().dirtyInode(sb, fifo);
+            }
         }
         return n;
     }

@@ -67,6 +67,25 @@ class FileDataTest {
         }
     }
 
+    /**
+     * The overflow class: a page index times the page size past the largest file offset. SEEK_HOLE
+     * inside the last page of a file of {@code MAX_SIZE} bytes found no hole in the tree and
+     * returned the page count's byte offset, which wrapped negative, so it answered its own
+     * argument: a data/hole loop over the file never ended.
+     */
+    @Test
+    void seekHole_inTheLastPageOfAFileOfTheLargestSize_isTheSize_notAWrappedOffset() {
+        FileData f = FileData.empty().write(FileData.MAX_SIZE - 1, new byte[] {7}, 0, 1);
+        assertEquals(FileData.MAX_SIZE, f.size());
+        long data = f.nextData(0);
+        assertEquals((FileData.MAX_SIZE - 1) / FileData.PAGE * FileData.PAGE, data);
+        assertEquals(FileData.MAX_SIZE, f.nextHole(data));
+        assertEquals(FileData.MAX_SIZE, f.nextHole(FileData.MAX_SIZE - 1));
+        assertEquals(0, f.nextHole(0));
+        FileData g = FileData.empty().write(3L << 40, new byte[] {7}, 0, 1);
+        assertEquals(g.size(), g.nextHole(g.nextData(0)));
+    }
+
     @Test
     void sparseFile_holesReadAsZeros_andSeekDataSeekHoleFindThem() {
         byte[] one = {1, 2, 3};

@@ -178,13 +178,14 @@ class FileSystemTypeContractTest {
             VfsTask t = host.newTask(Credentials.ROOT);
             t.mkdir("/mnt", 0755);
             long tmpfsDev = t.stat("/mnt").dev();
-            t.mount("none", "/mnt", type, 0, null);
+            String source = fs.mountSource(type);
+            t.mount(source, "/mnt", type, 0, null);
             Stat mnt = t.stat("/mnt");
             assertNotEquals(tmpfsDev, mnt.dev(), "a new superblock");
             assertEquals(FileType.DIRECTORY, mnt.type());
             assertEquals(t.statfs("/mnt").fsid(), mnt.dev());
             // show_vfsmnt: the source given to mount(2), the flags, relatime by default
-            assertTrue(mounts(t).contains("none /mnt " + type + " rw,relatime 0 0\n"), mounts(t));
+            assertTrue(mounts(t).contains(source + " /mnt " + type + " rw,relatime"), mounts(t));
             t.umount("/mnt");
             assertEquals(tmpfsDev, t.stat("/mnt").dev());
             assertFalse(mounts(t).contains(" /mnt "), mounts(t));
@@ -200,9 +201,10 @@ class FileSystemTypeContractTest {
                                 .withFallback(ConfigFactory.defaultApplication()))) {
             VfsTask t = host.newTask(Credentials.ROOT);
             t.mkdir("/mnt", 0755);
-            t.mount("none", "/mnt", type, MountFlags.MS_RDONLY, null);
+            String source = fs.mountSource(type);
+            t.mount(source, "/mnt", type, MountFlags.MS_RDONLY, null);
             assertEquals(MountFlags.ST_RDONLY, t.statfs("/mnt").flags() & MountFlags.ST_RDONLY);
-            assertTrue(mounts(t).contains("none /mnt " + type + " ro,relatime 0 0\n"), mounts(t));
+            assertTrue(mounts(t).contains(source + " /mnt " + type + " ro,relatime"), mounts(t));
             t.umount("/mnt");
         }
     }
@@ -217,11 +219,12 @@ class FileSystemTypeContractTest {
             VfsTask t = host.newTask(Credentials.ROOT);
             t.mkdir("/mnt", 0755);
             String before = mounts(t);
-            assertErrno(Errno.EINVAL, () -> t.mount("none", "/mnt", type, 0, "no_such_option=1"));
+            String source = fs.mountSource(type);
+            assertErrno(Errno.EINVAL, () -> t.mount(source, "/mnt", type, 0, "no_such_option=1"));
             assertErrno(
                     Errno.ENODEV, () -> t.mount("none", "/mnt", type + "-not-registered", 0, null));
             VfsTask user = host.newTask(Credentials.of(1000, 1000));
-            assertErrno(Errno.EPERM, () -> user.mount("none", "/mnt", type, 0, null));
+            assertErrno(Errno.EPERM, () -> user.mount(source, "/mnt", type, 0, null));
             user.close();
             assertEquals(before, mounts(t));
         }

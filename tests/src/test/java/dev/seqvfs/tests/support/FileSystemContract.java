@@ -16,14 +16,18 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * Marks a test class as a contract suite: JUnit runs the whole class (its nested classes included)
- * once per registered file-system type ({@link FileSystemTypes#defaults()}), and every {@link
+ * once per installed file-system type ({@link FileSystemTypes#installed()}: the built-in ones and
+ * those a module on the test class path provides, persistfs among them), and every {@link
  * VfsFixture} in it builds instances whose root is a superblock of that type ({@code
  * seqvfs.root.type}). Test names carry the type: {@code [tmpfs]}.
+ *
+ * <p>{@code -Dseqvfs.contract.types=persistfs} (comma-separated names) runs the suites against
+ * those types only.
  *
  * <p>Suites that build trees (almost all) run against every type that stores names; a suite that
  * only reads what a type shows sets {@link #virtualTypes()} and also runs against types whose names
  * are computed ({@link FileSystemType#FS_VIRTUAL}, procfs). Adding a type to the contract is
- * registering it in {@link FileSystemTypes#defaults()}; nothing here names a type.
+ * providing it ({@link FileSystemTypes#installed()}); nothing here names a type.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
@@ -59,8 +63,11 @@ public @interface FileSystemContract {
                     context.getRequiredTestClass()
                             .getAnnotation(FileSystemContract.class)
                             .virtualTypes();
-            List<FileSystemType> types = FileSystemTypes.defaults().all();
+            List<FileSystemType> types = FileSystemTypes.installed().all();
+            String only = System.getProperty("seqvfs.contract.types", "");
+            List<String> chosen = only.isBlank() ? List.of() : List.of(only.split(","));
             return types.stream()
+                    .filter(t -> chosen.isEmpty() || chosen.contains(t.name()))
                     .filter(t -> virtual || (t.flags() & FileSystemType.FS_VIRTUAL) == 0)
                     // the contracts mount read-write; a read-only type has its own suite
                     .filter(t -> (t.flags() & FileSystemType.FS_RDONLY) == 0)

@@ -7,13 +7,29 @@ import com.typesafe.config.ConfigFactory;
 import dev.seqvfs.engine.Fsck;
 import dev.seqvfs.engine.SeqVfs;
 import dev.seqvfs.engine.VfsTask;
+import dev.seqvfs.engine.fs.FileSystemType;
+import dev.seqvfs.engine.fs.FileSystemTypes;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.DirEntry;
+import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.FileType;
 import dev.seqvfs.protocol.MountFlags;
+import dev.seqvfs.protocol.OpenFlags;
+import dev.seqvfs.protocol.Stat;
 import dev.seqvfs.protocol.StatFs;
+import dev.seqvfs.protocol.VfsException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -30,12 +46,21 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * test, and runs {@link Fsck} expecting no open file. A leaked inode, a lost block charge, a
  * descriptor left open, or a name that cannot be removed fails the test.
  *
+ * <p>On a durable type ({@link FileSystemType#FS_DURABLE}, persistfs) the root's source is a fresh
+ * data directory per test ({@code seqvfs.root.source}), and a passing test is also a remount test:
+ * the fixture lists the whole tree (every name's inode number, type, mode, owner, link count, size,
+ * mtime and ctime, a symbolic link's target and a regular file's content digest), closes the
+ * instance (an unmount), builds a new one on the same data directory, and requires the same listing
+ * and a clean {@link Fsck} there. Access times are left out (the listing's reads may move them, as
+ * {@code relatime} allows), and so are extended attributes (persistfs does not keep them yet).
+ *
  * <pre>{@code
  * @RegisterExtension final VfsFixture fs = new VfsFixture();
  * @Test void mkdir_existing_failsWithEEXIST() { fs.root().mkdir("/a", 0755); ... }
  * }</pre>
  */
 public final class VfsFixture implements BeforeEachCallback, AfterEachCallback {
+    private static final int PAGE = 4096;
     private final Config config;
     private SeqVfs vfs;
     private VfsTask root;
@@ -43,6 +68,9 @@ public final class VfsFixture implements BeforeEachCallback, AfterEachCallback {
     private boolean checkEndState;
     private final List<VfsTask> tasks = new ArrayList<>();
     private long[] baseline;
+    private Config instanceConfig;
+    private boolean durable;
+    private final List<Path> dataDirs = new ArrayList<>();
 
     /** A fixture with the default configuration. */
     public VfsFixture() {
@@ -119,7 +147,19 @@ public final class VfsFixture implements BeforeEachCallback, AfterEachCallback {
                         ? config
                         : ConfigFactory.parseString("seqvfs.root.type = \"" + type + "\"")
                                 .withFallback(config);
-        vfs = SeqVfs.create(c.withFallback(ConfigFactory.defaultApplication()));
+        c = c.withFallback(ConfigFactory.defaultApplication());
+        FileSystemType t =
+                FileSystemTypes.installed()
+                        .get(c.hasPath("seqvfs.root.type") ? c.getString("seqvfs.root.type") : "");
+        durable = t != null && (t.flags() & FileSystemType.FS_DURABLE) != 0;
+        if (durable && !c.hasPath("seqvfs.root.source")) {
+            c =
+                    ConfigFactory.parseMap(
+                                    java.util.Map.of("seqvfs.root.source", newDataDir().toString()))
+                            .withFallback(c);
+        }
+        instanceConfig = c;
+        vfs = SeqVfs.create(c);
         root = vfs.newTask(Credentials.ROOT);
         expectNoOpenFiles = true;
         synchronized (tasks) {
@@ -137,18 +177,234 @@ public final class VfsFixture implements BeforeEachCallback, AfterEachCallback {
                 }
                 List<String> problems = Fsck.check(vfs, expectNoOpenFiles);
                 assertEquals(List.of(), problems, "fsck after " + context.getDisplayName());
+                if (durable) {
+                    checkRemount(context.getDisplayName());
+                }
             }
         } finally {
-            vfs.close();
+            try {
+                if (vfs != null) {
+                    vfs.close();
+                }
+            } finally {
+                deleteDataDirs();
+            }
+        }
+    }
+
+    /**
+     * {@return the source to give {@code mount(2)} for a new superblock of {@code type}}: a fresh
+     * data directory (deleted after the test) for a durable type, else {@code "none"}
+     *
+     * @param type a registered file-system type's name
+     */
+    public String mountSource(String type) {
+        FileSystemType t = FileSystemTypes.installed().get(type);
+        if (t != null && (t.flags() & FileSystemType.FS_DURABLE) != 0) {
+            return newDataDir().toString();
+        }
+        return "none";
+    }
+
+    private Path newDataDir() {
+        try {
+            Path d = Files.createTempDirectory("seqvfs-fixture-");
+            dataDirs.add(d);
+            return d;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Deletes the data directories, retrying a few times: a database may still be closing its files
+     * for a moment after the unmount returns.
+     */
+    private void deleteDataDirs() {
+        for (Path d : dataDirs) {
+            for (int attempt = 0; ; attempt++) {
+                try (Stream<Path> walk = Files.walk(d)) {
+                    for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+                        Files.deleteIfExists(p);
+                    }
+                    break;
+                } catch (IOException | UncheckedIOException e) {
+                    if (attempt == 20) {
+                        throw new IllegalStateException("cannot delete " + d, e);
+                    }
+                    try {
+                        Thread.sleep(50);
+                    } catch (InterruptedException ie) {
+                        Thread.currentThread().interrupt();
+                        return;
+                    }
+                }
+            }
+        }
+        dataDirs.clear();
+    }
+
+    /**
+     * Lists the tree, remounts the durable root, and requires the same listing and a clean fsck.
+     */
+    private void checkRemount(String test) {
+        for (VfsTask t : tasksMade()) {
+            t.close();
+        }
+        List<String> before = listing();
+        root.close();
+        vfs.close();
+        vfs = SeqVfs.create(instanceConfig);
+        root = vfs.newTask(Credentials.ROOT);
+        List<String> after = listing();
+        assertEquals(
+                String.join("\n", before),
+                String.join("\n", after),
+                "the tree after a remount of the data directory, after " + test);
+        assertEquals(List.of(), Fsck.check(vfs, true), "fsck after a remount, after " + test);
+    }
+
+    /**
+     * {@return one line per name under the root (depth first, in name order) with what a remount
+     * must keep}; names on other file systems (mounts) are not listed.
+     */
+    public List<String> listing() {
+        List<String> out = new ArrayList<>();
+        VfsTask t = vfs.newTask(Credentials.ROOT);
+        try {
+            t.chdir("/");
+            Stat r = t.lstat(".");
+            out.add("/" + attributes(r));
+            list(t, "", r.dev(), out);
+        } finally {
+            t.close();
+        }
+        return out;
+    }
+
+    private static void list(VfsTask t, String prefix, long dev, List<String> out) {
+        List<String> names = new ArrayList<>();
+        for (DirEntry e : t.readdir(".")) {
+            if (!e.name().equals(".") && !e.name().equals("..")) {
+                names.add(e.name());
+            }
+        }
+        names.sort(Comparator.naturalOrder());
+        for (String name : names) {
+            Stat s = t.lstat(name);
+            String path = prefix + "/" + name;
+            if (s.dev() != dev) {
+                out.add(path + " (a mount point)");
+                continue;
+            }
+            StringBuilder line = new StringBuilder(path).append(attributes(s));
+            FileType type = s.type();
+            if (type == FileType.SYMLINK) {
+                line.append(" -> ").append(t.readlink(name));
+            } else if (type == FileType.REGULAR) {
+                line.append(" sha256=").append(digest(t, name));
+            }
+            out.add(line.toString());
+            if (type == FileType.DIRECTORY) {
+                t.chdir(name);
+                list(t, path, dev, out);
+                t.chdir("..");
+            }
+        }
+    }
+
+    private static String attributes(Stat s) {
+        return " ino="
+                + s.ino()
+                + " mode="
+                + Integer.toOctalString(s.mode())
+                + " uid="
+                + s.uid()
+                + " gid="
+                + s.gid()
+                + " nlink="
+                + s.nlink()
+                + " size="
+                + s.size()
+                + " rdev="
+                + s.rdev()
+                + " mtime="
+                + s.mtimeNanos()
+                + " ctime="
+                + s.ctimeNanos();
+    }
+
+    /**
+     * A digest of a regular file's content that reads only its data ({@code SEEK_DATA}), so a
+     * sparse file of a terabyte costs what it holds: each non-zero 4 KiB page with its offset. A
+     * hole and a run of written zeros digest alike (a type may store either), and the size is
+     * listed apart.
+     */
+    private static String digest(VfsTask t, String name) {
+        MessageDigest md;
+        try {
+            md = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+        int fd = t.open(name, OpenFlags.O_RDONLY | OpenFlags.O_NOATIME);
+        try {
+            long size = t.fstat(fd).size();
+            byte[] b = new byte[1 << 16];
+            long off = 0;
+            while (off < size) {
+                long data;
+                try {
+                    data = t.lseek(fd, off, VfsTask.SEEK_DATA);
+                } catch (VfsException e) {
+                    if (e.errno() == Errno.ENXIO) {
+                        break; // only a hole is left
+                    }
+                    throw e;
+                }
+                long hole = t.lseek(fd, data, VfsTask.SEEK_HOLE);
+                // whole 4 KiB pages at their own offsets: where a region starts does not matter
+                for (long at = data / PAGE * PAGE; at < hole; ) {
+                    int n = t.pread(fd, b, 0, (int) Math.min(b.length, hole - at), at);
+                    if (n <= 0) {
+                        break;
+                    }
+                    for (int p = 0; p < n; p += PAGE) {
+                        int len = Math.min(PAGE, n - p);
+                        if (!allZero(b, p, len)) {
+                            md.update(ByteBuffer.allocate(8).putLong(0, at + p));
+                            md.update(b, p, len);
+                        }
+                    }
+                    at += n;
+                }
+                off = hole;
+            }
+        } finally {
+            t.close(fd);
+        }
+        return HexFormat.of().formatHex(md.digest());
+    }
+
+    private static boolean allZero(byte[] b, int from, int n) {
+        for (int i = from; i < from + n; i++) {
+            if (b[i] != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private List<VfsTask> tasksMade() {
+        synchronized (tasks) {
+            List<VfsTask> made = new ArrayList<>(tasks);
+            tasks.clear();
+            return made;
         }
     }
 
     private void checkEndState(String test) {
-        List<VfsTask> made;
-        synchronized (tasks) {
-            made = new ArrayList<>(tasks);
-        }
-        for (VfsTask t : made) {
+        for (VfsTask t : tasksMade()) {
             t.close();
         }
         removeAllUnder("/");
