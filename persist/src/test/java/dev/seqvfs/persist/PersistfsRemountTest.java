@@ -285,6 +285,14 @@ class PersistfsRemountTest {
      * with nothing mounted: what a crash at a chosen moment leaves.
      */
     private void appendByHand(Map<Long, List<DirEvent>> events) throws Exception {
+        appendByHand(data, events);
+    }
+
+    /**
+     * Appends {@code events} to the journals of the directories they are keyed by, in the data
+     * directory {@code data} (not mounted), as a crash or a bug could have left them.
+     */
+    static void appendByHand(Path data, Map<Long, List<DirEvent>> events) throws Exception {
         org.apache.pekko.actor.typed.ActorSystem<Void> sys =
                 org.apache.pekko.actor.typed.ActorSystem.create(
                         org.apache.pekko.actor.typed.javadsl.Behaviors.empty(),
@@ -351,6 +359,11 @@ class PersistfsRemountTest {
      * closes it, and returns a journal record of each (the directories too) by path.
      */
     private Map<String, EntryRecord> files(String... paths) {
+        return files(data, paths);
+    }
+
+    /** As {@link #files(String...)}, in the data directory {@code data}. */
+    static Map<String, EntryRecord> files(Path data, String... paths) {
         Map<String, EntryRecord> out = new TreeMap<>();
         try (SeqVfs vfs = SeqVfs.create(config(data))) {
             VfsTask t = vfs.newTask(Credentials.ROOT);
