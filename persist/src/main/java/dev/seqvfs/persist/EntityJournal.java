@@ -11,8 +11,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.actor.typed.Scheduler;
-import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,9 +28,14 @@ import org.slf4j.LoggerFactory;
 final class EntityJournal implements DirJournal {
     private static final Logger LOG = LoggerFactory.getLogger(EntityJournal.class);
 
+    /**
+     * On an {@code async} mount, events that may wait behind a directory's journal write before its
+     * callers are held back until it catches up.
+     */
+    static final int ASYNC_BACKLOG = 4 * JournalQueue.MAX_EVENTS;
+
     private final DirectoryInode dir;
     private final ActorRef<DirectoryEntity.Command> entity;
-    private final Scheduler scheduler;
     private final Duration timeout;
 
     private final PersistfsOps ops;
@@ -40,12 +43,10 @@ final class EntityJournal implements DirJournal {
     EntityJournal(
             DirectoryInode dir,
             ActorRef<DirectoryEntity.Command> entity,
-            Scheduler scheduler,
             Duration timeout,
             PersistfsOps ops) {
         this.dir = dir;
         this.entity = entity;
-        this.scheduler = scheduler;
         this.timeout = timeout;
         this.ops = ops;
     }
@@ -94,8 +95,10 @@ final class EntityJournal implements DirJournal {
             events.add(new DirEvent.AttrsChanged(null, record(dir)));
         }
         List<Long> gone = lastNames;
-        AskPattern.<DirectoryEntity.Command, DirectoryEntity.Appended>ask(
-                        entity, r -> new DirectoryEntity.Append(events, r), timeout, scheduler)
+        // in async mode the callers are answered now, unless the journal is far behind (then
+        // they wait, which holds the directory's actor back: a bounded backlog, never a drop)
+        boolean early = ops.asyncNamespace() && ops.queue(dir.ino()).backlog() < ASYNC_BACKLOG;
+        ops.append(dir.ino(), events, timeout)
                 .whenComplete(
                         (ok, failure) -> {
                             if (failure == null && gone != null) {
@@ -109,8 +112,16 @@ final class EntityJournal implements DirJournal {
                                         entity.path().name(),
                                         events.size(),
                                         failure.toString());
+                                if (early) {
+                                    ops.journalFailed(failure);
+                                }
                             }
-                            done.done(failure == null ? null : Errno.EIO);
+                            if (!early) {
+                                done.done(failure == null ? null : Errno.EIO);
+                            }
                         });
+        if (early) {
+            done.done(null);
+        }
     }
 }

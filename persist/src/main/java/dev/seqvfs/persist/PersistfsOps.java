@@ -4,6 +4,7 @@ import dev.seqvfs.engine.dir.DirJournal;
 import dev.seqvfs.engine.dir.DirectoryFileOperations;
 import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.dir.RenameJournal;
+import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.file.FileData;
 import dev.seqvfs.engine.fs.FileOperations;
 import dev.seqvfs.engine.fs.SuperOperations;
@@ -11,6 +12,8 @@ import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.RegularInode;
 import dev.seqvfs.engine.sb.Superblock;
+import dev.seqvfs.engine.walk.WalkContext;
+import dev.seqvfs.protocol.DirEntry;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.FileType;
 import dev.seqvfs.protocol.Syscall;
@@ -86,6 +89,39 @@ final class PersistfsOps implements SuperOperations {
     private volatile long inoHigh;
     final DataStore data;
     private final PersistFileOperations regularOps = new PersistFileOperations(this);
+
+    /** A directory's: tmpfs's, but {@code fsync} waits for the directory's journal. */
+    private final FileOperations directoryOps =
+            new FileOperations() {
+                private final FileOperations d = DirectoryFileOperations.INSTANCE;
+
+                @Override
+                public int fmode() {
+                    return d.fmode();
+                }
+
+                @Override
+                public long llseek(OpenFile f, long offset, int whence) {
+                    return d.llseek(f, offset, whence);
+                }
+
+                @Override
+                public List<DirEntry> iterate(
+                        OpenFile f, WalkContext caller, long cookie, int max) {
+                    return d.iterate(f, caller, cookie, max);
+                }
+
+                @Override
+                public void fsync(OpenFile f, boolean datasync) {
+                    d.fsync(f, datasync);
+                    flushJournals(f.inode().ino(), datasync ? Syscall.FDATASYNC : Syscall.FSYNC);
+                }
+
+                @Override
+                public void release(OpenFile f) {
+                    d.release(f);
+                }
+            };
 
     /**
      * Whether every write is written back before it returns (a {@code sync} mount). Set once by the
@@ -197,7 +233,7 @@ final class PersistfsOps implements SuperOperations {
      * {@return the answer of directory {@code ino}'s entity to appending the one event {@code e}},
      * failing after {@code timeout}
      */
-    CompletionStage<DirectoryEntity.Appended> append(long ino, DirEvent e, Duration timeout) {
+    CompletionStage<Void> append(long ino, DirEvent e, Duration timeout) {
         return append(ino, List.of(e), timeout);
     }
 
@@ -205,13 +241,82 @@ final class PersistfsOps implements SuperOperations {
      * {@return the answer of directory {@code ino}'s entity to appending {@code events} as one
      * write}, failing after {@code timeout}
      */
-    CompletionStage<DirectoryEntity.Appended> append(
-            long ino, List<DirEvent> events, Duration timeout) {
-        return AskPattern.ask(
-                entity(ino),
-                r -> new DirectoryEntity.Append(events, r),
-                timeout,
-                system.scheduler());
+    CompletionStage<Void> append(long ino, List<DirEvent> events, Duration timeout) {
+        return queue(ino).submit(events);
+    }
+
+    private final ConcurrentHashMap<Long, JournalQueue> queues = new ConcurrentHashMap<>();
+
+    /**
+     * {@return directory {@code ino}'s journal queue: every append to its entity goes through it}
+     */
+    JournalQueue queue(long ino) {
+        return queues.computeIfAbsent(
+                ino, i -> new JournalQueue(entity(i), system.scheduler(), writeTimeout));
+    }
+
+    /**
+     * Whether namespace changes are answered before their journal write ({@code async} mount): set
+     * once by the mount before the superblock serves; read by any thread (volatile).
+     */
+    private volatile boolean asyncNamespace;
+
+    /** {@return whether the mount is {@code async}} */
+    boolean asyncNamespace() {
+        return asyncNamespace;
+    }
+
+    /** Makes the mount's namespace changes {@code async} or not. */
+    void asyncNamespace(boolean async) {
+        asyncNamespace = async;
+    }
+
+    /**
+     * The first journal write that failed since the last {@code syncfs}/{@code fsync} reported one
+     * on an {@code async} mount (where no caller waited for it), or {@code null}: the next one
+     * fails with {@code EIO}, as Linux reports a failed write-back at the next {@code fsync}.
+     */
+    private final java.util.concurrent.atomic.AtomicReference<Throwable> journalError =
+            new java.util.concurrent.atomic.AtomicReference<>();
+
+    /** Records that an unwaited journal write failed. */
+    void journalFailed(Throwable t) {
+        journalError.compareAndSet(null, t);
+    }
+
+    /**
+     * Waits until every namespace change submitted to directory {@code ino}'s journal (all
+     * directories' when {@code ino} is 0) is durable: {@code fsync} of a directory, {@code syncfs}.
+     * Blocks the caller's thread.
+     *
+     * @throws VfsException {@code EIO} if one of them, or an earlier unwaited one, failed
+     */
+    void flushJournals(long ino, Syscall op) {
+        List<CompletableFuture<Void>> barriers = new ArrayList<>();
+        if (ino == 0) {
+            for (JournalQueue q : queues.values()) {
+                barriers.add(q.submit(List.of()));
+            }
+        } else {
+            JournalQueue q = queues.get(ino);
+            if (q != null) {
+                barriers.add(q.submit(List.of()));
+            }
+        }
+        try {
+            for (CompletableFuture<Void> b : barriers) {
+                b.get(writeTimeout.toMillis() * 2, TimeUnit.MILLISECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new VfsException(Errno.EINTR, op, null);
+        } catch (java.util.concurrent.ExecutionException
+                | java.util.concurrent.TimeoutException e) {
+            throw new VfsException(Errno.EIO, op, null);
+        }
+        if (journalError.getAndSet(null) != null) {
+            throw new VfsException(Errno.EIO, op, null);
+        }
     }
 
     /** Records that the stored high-water mark is now {@code mark} (the mount stored it). */
@@ -230,7 +335,7 @@ final class PersistfsOps implements SuperOperations {
             case REGULAR:
                 return regularOps;
             case DIRECTORY:
-                return DirectoryFileOperations.INSTANCE;
+                return directoryOps;
             default:
                 return FileOperations.NONE;
         }
@@ -420,6 +525,7 @@ final class PersistfsOps implements SuperOperations {
         for (DirtyBlocks x : dirty.values()) {
             writeBack(x.inode, Syscall.FSYNC);
         }
+        flushJournals(0, Syscall.FSYNC);
     }
 
     /**
@@ -514,7 +620,7 @@ final class PersistfsOps implements SuperOperations {
 
     @Override
     public DirJournal journal(DirectoryInode dir, Superblock sb) {
-        return new EntityJournal(dir, entity(dir.ino()), system.scheduler(), writeTimeout, this);
+        return new EntityJournal(dir, entity(dir.ino()), writeTimeout, this);
     }
 
     @Override
@@ -616,6 +722,8 @@ final class PersistfsOps implements SuperOperations {
 
     @Override
     public String showOptions(Superblock sb) {
-        return (syncWrites ? ",sync" : "") + ",data_dir=" + store.dataDir();
+        return (syncWrites ? ",sync" : asyncNamespace ? ",async" : "")
+                + ",data_dir="
+                + store.dataDir();
     }
 }

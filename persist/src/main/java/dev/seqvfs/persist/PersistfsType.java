@@ -37,20 +37,26 @@ import org.apache.pekko.actor.typed.javadsl.AskPattern;
  * symlink}, {@code link}, {@code unlink}, {@code rmdir}, {@code rename} within or between
  * directories ({@link MoveJournal}), and {@code chmod}/{@code chown}/{@code utimensat} by path)
  * returns only once its change is in the journal (what Linux's {@code dirsync} mount option
- * promises), and a drained batch of a directory's commands is one journal write (group commit).
+ * promises; the default), and a drained batch of a directory's commands is one journal write (group
+ * commit). On an {@code async} mount a namespace call within a directory returns before its journal
+ * write, which starts at once: it is durable at the next {@code fsync} of the directory, {@code
+ * syncfs} or {@code sync} (which wait for it), and a crash keeps a prefix of each directory's
+ * changes; a rename between directories stays durable at return (its two halves are ordered).
  * Mounting recovers the tree from the journals.
  *
  * <p>File contents and the attributes writes change are kept in memory (a page cache) and written
- * back whole ({@link DataStore}) at {@code fsync}, {@code fdatasync}, {@code syncfs}, {@code sync},
- * every {@code seqvfs.persistfs.writeback-interval} (5 s by default) and at unmount; on a {@code
- * sync} mount, or through a descriptor opened {@code O_SYNC}/{@code O_DSYNC}, before each write
- * returns.
+ * back in blocks ({@link DataStore}) at {@code fsync}, {@code fdatasync}, {@code syncfs}, {@code
+ * sync}, every {@code seqvfs.persistfs.writeback-interval} (5 s by default) and at unmount; on a
+ * {@code sync} mount, or through a descriptor opened {@code O_SYNC}/{@code O_DSYNC}, before each
+ * write returns.
  *
  * <p>Options ({@code mount(2)}'s data, comma-separated): {@code data_dir=PATH} (the data directory;
  * the mount's source is taken when it is an absolute path and the option is absent), {@code
  * snapshot_every=N} (events between a journal's snapshots, default {@code
- * seqvfs.persistfs.snapshot-every}), and {@code sync} or {@code async} (the default; {@code
- * MS_SYNCHRONOUS} in the flags is {@code sync} too). {@code EINVAL} for any other option or a
+ * seqvfs.persistfs.snapshot-every}), and one of {@code sync} (data too: each write is written back
+ * before it returns; {@code MS_SYNCHRONOUS} in the flags is {@code sync} too), {@code dirsync} (the
+ * default: the namespace durable at return, data at write-back) and {@code async} (the namespace
+ * too at write-back, above); the last one given counts. {@code EINVAL} for any other option or a
  * missing data directory; {@code EBUSY} if another mount in this JVM holds the same data directory;
  * {@code EIO} if its database cannot be opened (another process holds it past 30 s) or recovered
  * (the exception as its cause).
@@ -157,12 +163,20 @@ public final class PersistfsType implements FileSystemType {
         return FS_DURABLE;
     }
 
-    private record Options(Path dataDir, int snapshotEvery, boolean sync) {}
+    /**
+     * The parsed mount options.
+     *
+     * @param sync {@code sync}: data written back before each write returns, and the namespace
+     *     durable at return
+     * @param async {@code async}: namespace changes answered before their journal write
+     */
+    private record Options(Path dataDir, int snapshotEvery, boolean sync, boolean async) {}
 
     private static Options parse(MountContext ctx, Config defaults) {
         Path dir = null;
         int every = defaults.getInt("snapshot-every");
         boolean sync = (ctx.flags() & dev.seqvfs.protocol.MountFlags.MS_SYNCHRONOUS) != 0;
+        boolean async = false;
         String data = ctx.data();
         if (data != null) {
             for (String opt : data.split(",")) {
@@ -172,8 +186,9 @@ public final class PersistfsType implements FileSystemType {
                 int eq = opt.indexOf('=');
                 String k = eq < 0 ? opt : opt.substring(0, eq);
                 String v = eq < 0 ? null : opt.substring(eq + 1);
-                if (v == null && (k.equals("sync") || k.equals("async"))) {
+                if (v == null && (k.equals("sync") || k.equals("async") || k.equals("dirsync"))) {
                     sync = k.equals("sync");
+                    async = k.equals("async");
                     continue;
                 }
                 if (v == null || v.isEmpty()) {
@@ -201,7 +216,7 @@ public final class PersistfsType implements FileSystemType {
         if (dir == null) {
             throw new VfsException(Errno.EINVAL, Syscall.MOUNT, ctx.target());
         }
-        return new Options(dir.toAbsolutePath().normalize(), every, sync);
+        return new Options(dir.toAbsolutePath().normalize(), every, sync, async && !sync);
     }
 
     @Override
@@ -260,6 +275,7 @@ public final class PersistfsType implements FileSystemType {
             ops.markHigh(next + PersistfsOps.INO_CHUNK);
             ops.startWriteBack(defaults.getDuration("writeback-interval"));
             ops.syncWrites(o.sync());
+            ops.asyncNamespace(o.async());
             done = true;
             return sb;
         } finally {

@@ -13,8 +13,9 @@ import java.util.Random;
  * The child JVM of {@code PersistfsCrashTest}: mounts persistfs on the data directory as its root,
  * takes the tree the parent says it holds (its operation lines on standard input, ended by an empty
  * line), then runs random operations until it is killed, writing {@code BEGIN <op>} before each and
- * {@code ACK} after it returned (a created file is written and fsync'd before its ACK). Any call
- * that fails writes {@code FAIL} and exits with 3.
+ * {@code ACK} after it returned (a created file is written and fsync'd before its ACK; with a third
+ * argument {@code async}, the root is mounted {@code async} and each call is followed by {@code
+ * sync(2)} before its ACK). Any call that fails writes {@code FAIL} and exits with 3.
  */
 public final class CrashWorkload {
     private CrashWorkload() {}
@@ -30,7 +31,18 @@ public final class CrashWorkload {
         for (String line = in.readLine(); line != null && !line.isEmpty(); line = in.readLine()) {
             model.apply(line);
         }
-        SeqVfs vfs = SeqVfs.create(PersistfsType.rootConfig(java.nio.file.Path.of(data)));
+        boolean async = args.length > 2 && args[2].equals("async");
+        SeqVfs vfs =
+                SeqVfs.create(
+                        com.typesafe.config.ConfigFactory.parseMap(
+                                        java.util.Map.of(
+                                                "seqvfs.root.options",
+                                                "data_dir="
+                                                        + java.nio.file.Path.of(data)
+                                                                .toAbsolutePath()
+                                                        + (async ? ",async" : "")))
+                                .withFallback(
+                                        PersistfsType.rootConfig(java.nio.file.Path.of(data))));
         VfsTask t = vfs.newTask(Credentials.ROOT);
         out.println("READY");
         out.flush();
@@ -42,6 +54,9 @@ public final class CrashWorkload {
             out.flush();
             try {
                 run(t, op);
+                if (async) {
+                    t.sync(); // on an async mount a call is durable only from here
+                }
             } catch (RuntimeException e) {
                 out.println("FAIL\t" + e);
                 out.flush();

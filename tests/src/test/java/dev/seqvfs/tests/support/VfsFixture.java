@@ -283,17 +283,18 @@ public final class VfsFixture implements BeforeEachCallback, AfterEachCallback {
     }
 
     private static void list(VfsTask t, String prefix, long dev, List<String> out) {
-        List<String> names = new ArrayList<>();
+        java.util.Map<String, Long> names = new java.util.TreeMap<>();
         for (DirEntry e : t.readdir(".")) {
             if (!e.name().equals(".") && !e.name().equals("..")) {
-                names.add(e.name());
+                names.put(e.name(), e.ino());
             }
         }
-        names.sort(Comparator.naturalOrder());
-        for (String name : names) {
+        for (String name : names.keySet()) {
             Stat s = t.lstat(name);
             String path = prefix + "/" + name;
-            if (s.dev() != dev) {
+            // a mount point: another device, or a bind mount (the entry's d_ino is what is under
+            // it)
+            if (s.dev() != dev || s.ino() != names.get(name)) {
                 out.add(path + " (a mount point)");
                 continue;
             }

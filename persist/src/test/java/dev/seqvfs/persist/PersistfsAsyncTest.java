@@ -1,0 +1,133 @@
+package dev.seqvfs.persist;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import dev.seqvfs.engine.Fsck;
+import dev.seqvfs.engine.SeqVfs;
+import dev.seqvfs.engine.VfsTask;
+import dev.seqvfs.protocol.Credentials;
+import dev.seqvfs.protocol.OpenFlags;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The namespace modes of persistfs: with {@code dirsync} (the default) each namespace call is its
+ * own journal write, answered after it; with {@code async} the calls are answered first, so one
+ * thread's calls in a row coalesce into far fewer journal writes (the journal queue's group
+ * commit), and {@code fsync} of the directory and {@code sync} wait for them; what was synced is
+ * there after a remount.
+ */
+class PersistfsAsyncTest {
+    private static final int FILES = 400;
+
+    @TempDir Path data;
+
+    private Config config(String mode) {
+        return ConfigFactory.parseMap(
+                        Map.of(
+                                "seqvfs.root.options",
+                                "data_dir="
+                                        + data.toAbsolutePath()
+                                        + (mode.isEmpty() ? "" : "," + mode),
+                                "seqvfs.proc.mount",
+                                "off"))
+                .withFallback(PersistfsType.rootConfig(data));
+    }
+
+    /** Creates {@link #FILES} files in {@code /dir} one after another; returns the appends sent. */
+    private long createAll(VfsTask t, String dir) {
+        t.mkdir(dir, 0755);
+        long ino = t.stat(dir).ino();
+        JournalQueue q = PersistfsType.mounted(data).queue(ino);
+        long before = q.appends.get();
+        for (int i = 0; i < FILES; i++) {
+            t.close(t.open(dir + "/f" + i, OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0644));
+        }
+        return q.appends.get() - before;
+    }
+
+    @Test
+    void dirsync_writesEachCallApart_async_coalescesThem_andSyncMakesThemDurable() {
+        long dirsync;
+        long async;
+        try (SeqVfs vfs = SeqVfs.create(config(""))) {
+            VfsTask t = vfs.newTask(Credentials.ROOT);
+            dirsync = createAll(t, "/a");
+        }
+        try (SeqVfs vfs = SeqVfs.create(config("async"))) {
+            VfsTask t = vfs.newTask(Credentials.ROOT);
+            assertTrue(mounts(t).contains(",async,"), mounts(t));
+            async = createAll(t, "/b");
+            t.sync();
+            JournalQueue q = PersistfsType.mounted(data).queue(t.stat("/b").ino());
+            assertTrue(q.idle(), "sync waited for the journal");
+        }
+        // each create (open, then a close that changes nothing) is one journal write or more
+        assertTrue(dirsync >= FILES, "dirsync: " + dirsync + " appends for " + FILES + " creates");
+        assertTrue(
+                async < FILES / 2,
+                "async: " + async + " appends for " + FILES + " creates (dirsync " + dirsync + ")");
+        try (SeqVfs vfs = SeqVfs.create(config(""))) {
+            VfsTask t = vfs.newTask(Credentials.ROOT);
+            assertEquals(FILES, t.readdir("/a").size());
+            assertEquals(FILES, t.readdir("/b").size());
+            assertEquals(List.of(), Fsck.check(vfs, true));
+        }
+    }
+
+    @Test
+    void async_fsyncOfTheDirectory_waitsForItsJournal_andARenameBetweenDirectoriesIsWhole() {
+        try (SeqVfs vfs = SeqVfs.create(config("async"))) {
+            VfsTask t = vfs.newTask(Credentials.ROOT);
+            t.mkdir("/d", 0755);
+            t.mkdir("/e", 0755);
+            for (int i = 0; i < 50; i++) {
+                t.close(t.open("/d/f" + i, OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0644));
+            }
+            t.rename("/d/f0", "/e/moved");
+            int fd = t.open("/d", OpenFlags.O_RDONLY | OpenFlags.O_DIRECTORY);
+            t.fsync(fd);
+            t.close(fd);
+            assertTrue(
+                    PersistfsType.mounted(data).queue(t.stat("/d").ino()).idle(),
+                    "fsync of /d waited for its journal");
+            int root = t.open("/", OpenFlags.O_RDONLY | OpenFlags.O_DIRECTORY);
+            t.fsync(root);
+            t.close(root);
+        }
+        try (SeqVfs vfs = SeqVfs.create(config("async"))) {
+            VfsTask t = vfs.newTask(Credentials.ROOT);
+            assertEquals(49, t.readdir("/d").size());
+            assertEquals(
+                    "moved",
+                    t.readdir("/e").get(0).name(),
+                    new String(new byte[0], StandardCharsets.UTF_8));
+            assertEquals(List.of(), Fsck.check(vfs, true));
+        }
+    }
+
+    private static String mounts(VfsTask t) {
+        try {
+            t.mkdir("/proc", 0555);
+        } catch (dev.seqvfs.protocol.VfsException e) {
+            // made by an earlier instance
+        }
+        t.mount("proc", "/proc", "proc", 0, null);
+        int fd = t.open("/proc/mounts", OpenFlags.O_RDONLY);
+        try {
+            byte[] b = new byte[1 << 16];
+            int n = t.read(fd, b, 0, b.length);
+            return new String(b, 0, n, StandardCharsets.UTF_8);
+        } finally {
+            t.close(fd);
+            t.umount("/proc");
+        }
+    }
+}
