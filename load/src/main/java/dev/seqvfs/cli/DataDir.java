@@ -19,8 +19,32 @@ final class DataDir {
      * @param dir the data directory
      */
     static void use(Path dir) {
+        DataDir.dir = dir.toAbsolutePath().normalize();
+        set();
+    }
+
+    /**
+     * Adds persistfs mount options ({@code --data-options}: {@code async}, {@code sync}, {@code
+     * snapshot_every=N}) to the data directory's mount.
+     *
+     * @param options comma-separated options
+     */
+    static void options(String options) {
+        DataDir.options = options;
+        set();
+    }
+
+    private static Path dir;
+    private static String options = "";
+
+    private static void set() {
+        if (dir == null) {
+            return; // --data-options alone: applied once --data-dir is given
+        }
         System.setProperty("seqvfs.root.type", "persistfs");
-        System.setProperty("seqvfs.root.options", "data_dir=" + dir.toAbsolutePath().normalize());
+        System.setProperty(
+                "seqvfs.root.options",
+                "data_dir=" + dir + (options.isEmpty() ? "" : "," + options));
         ConfigFactory.invalidateCaches();
     }
 }

@@ -44,6 +44,24 @@ public final class LoadCommand implements Callable<Integer> {
         DataDir.use(dir);
     }
 
+    /**
+     * {@code --data-options OPTS}: persistfs mount options for {@code --data-dir}.
+     *
+     * @param options comma-separated options ({@code async}, {@code sync}, {@code
+     *     snapshot_every=N})
+     */
+    @Option(
+            names = "--data-options",
+            paramLabel = "OPTS",
+            scope = ScopeType.INHERIT,
+            description =
+                    "With --data-dir: persistfs mount options, comma-separated: async (namespace"
+                            + " changes durable at fsync of the directory or sync, not at return),"
+                            + " sync (every write too), snapshot_every=N.")
+    void dataOptions(String options) {
+        DataDir.options(options);
+    }
+
     /** Runs {@code seqvfs load} without a workload: prints the usage on stderr and returns 2. */
     @Override
     public Integer call() {

@@ -62,6 +62,15 @@ final class MountCommand implements Callable<Integer> {
     Path dataDir;
 
     @Option(
+            names = "--data-options",
+            paramLabel = "OPTS",
+            description =
+                    "With --data-dir: persistfs mount options, comma-separated: async (namespace"
+                            + " changes durable at fsync of the directory or sync, not at return),"
+                            + " sync (every write too), snapshot_every=N.")
+    String dataOptions;
+
+    @Option(
             names = "--foreground",
             description =
                     "Serve in this process (Ctrl-C unmounts and exits); default: in the background.")
@@ -95,6 +104,9 @@ final class MountCommand implements Callable<Integer> {
     private int serve() {
         if (dataDir != null) {
             DataDir.use(dataDir);
+            if (dataOptions != null) {
+                DataDir.options(dataOptions);
+            }
         }
         try (SeqVfs vfs = SeqVfs.create(FuseMount.engineConfig(ConfigFactory.load()))) {
             FuseMount mount;
@@ -146,6 +158,10 @@ final class MountCommand implements Callable<Integer> {
         cmd.add(Main.class.getName());
         cmd.add("mount");
         cmd.add("--foreground");
+        if (dataOptions != null) {
+            cmd.add("--data-options");
+            cmd.add(dataOptions);
+        }
         if (dataDir != null) {
             cmd.add("--data-dir");
             cmd.add(dataDir.toAbsolutePath().toString());

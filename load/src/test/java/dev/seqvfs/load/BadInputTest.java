@@ -337,7 +337,10 @@ class BadInputTest {
         assertEquals(2, r.exit(), r.out() + r.err());
         assertEquals("", r.out());
         assertTrue(
-                r.err().startsWith("Usage: seqvfs load [-hV] [--data-dir=D] [COMMAND]"), r.err());
+                r.err()
+                        .startsWith(
+                                "Usage: seqvfs load [-hV] [--data-dir=D] [--data-options=OPTS] [COMMAND]"),
+                r.err());
         assertTrue(r.err().contains("dbench") && r.err().contains("makestat"), r.err());
     }
 
