@@ -679,6 +679,19 @@ final class PersistfsOps implements SuperOperations {
     public void kill(Superblock sb) {
         killing = true;
         onRelease.run();
+        // what the journal queues still hold (an async mount's unwaited appends) goes first:
+        // a Passivate must not overtake an append not yet sent
+        List<CompletableFuture<Void>> flushes = new ArrayList<>();
+        for (JournalQueue q : queues.values()) {
+            flushes.add(q.submit(List.of()));
+        }
+        CompletableFuture.allOf(flushes.toArray(new CompletableFuture<?>[0]))
+                .handle((ok, failure) -> null)
+                .thenRun(this::passivateAndClose);
+    }
+
+    /** {@link #kill}'s second step: stops the entities, writes back, closes the store. */
+    private void passivateAndClose() {
         List<CompletableFuture<org.apache.pekko.Done>> stops = new ArrayList<>();
         for (ActorRef<DirectoryEntity.Command> e : entities.values()) {
             stops.add(

@@ -113,6 +113,23 @@ class PersistfsAsyncTest {
         }
     }
 
+    @Test
+    void async_anUnmountWithoutSync_writesWhatTheJournalQueuesHold() {
+        try (SeqVfs vfs = SeqVfs.create(config("async"))) {
+            VfsTask t = vfs.newTask(Credentials.ROOT);
+            t.mkdir("/u", 0755);
+            for (int i = 0; i < FILES; i++) {
+                t.close(t.open("/u/f" + i, OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0644));
+            }
+            // no sync: close() is the unmount, which sends what is queued before it stops
+        }
+        try (SeqVfs vfs = SeqVfs.create(config(""))) {
+            VfsTask t = vfs.newTask(Credentials.ROOT);
+            assertEquals(FILES, t.readdir("/u").size());
+            assertEquals(List.of(), Fsck.check(vfs, true));
+        }
+    }
+
     private static String mounts(VfsTask t) {
         try {
             t.mkdir("/proc", 0555);
