@@ -67,6 +67,8 @@ final class DataStore implements AutoCloseable {
                 s.execute(
                         "CREATE TABLE IF NOT EXISTS seqvfs_block (ino BIGINT NOT NULL, idx BIGINT"
                                 + " NOT NULL, data BLOB NOT NULL, PRIMARY KEY (ino, idx))");
+                // schema 3: the extended attributes written back with the row
+                s.execute("ALTER TABLE seqvfs_file ADD COLUMN IF NOT EXISTS xattrs BLOB");
             }
             c.setAutoCommit(false);
         } catch (SQLException e) {
@@ -115,8 +117,9 @@ final class DataStore implements AutoCloseable {
             if (a != null) {
                 try (PreparedStatement p =
                         c.prepareStatement(
-                                "MERGE INTO seqvfs_file KEY (ino) VALUES (?, ?, ?, ?, ?, ?, ?, ?,"
-                                        + " ?)")) {
+                                "MERGE INTO seqvfs_file (ino, mode, uid, gid, atime, mtime, ctime,"
+                                        + " size, content, xattrs) KEY (ino) VALUES (?, ?, ?, ?,"
+                                        + " ?, ?, ?, ?, ?, ?)")) {
                     p.setLong(1, ino);
                     p.setInt(2, a.mode());
                     p.setInt(3, a.uid());
@@ -126,6 +129,7 @@ final class DataStore implements AutoCloseable {
                     p.setLong(7, a.ctime());
                     p.setLong(8, a.size());
                     p.setBytes(9, new byte[0]);
+                    p.setBytes(10, a.xattrs().size() == 0 ? null : encode(a.xattrs()));
                     p.executeUpdate();
                 }
                 try (PreparedStatement p =
@@ -140,6 +144,50 @@ final class DataStore implements AutoCloseable {
             rollback();
             throw fail(e);
         }
+    }
+
+    /**
+     * {@return {@code x} as stored: a count, then each name (UTF-8) and value, each with its
+     * length}
+     */
+    static byte[] encode(dev.seqvfs.engine.inode.Xattrs x) {
+        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+        try (java.io.DataOutputStream o = new java.io.DataOutputStream(b)) {
+            o.writeInt(x.size());
+            for (String n : x.names()) {
+                byte[] name = n.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                byte[] v = x.get(n);
+                o.writeInt(name.length);
+                o.write(name);
+                o.writeInt(v.length);
+                o.write(v);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return b.toByteArray();
+    }
+
+    /** {@return the attributes {@link #encode} stored, none for {@code null}} */
+    static dev.seqvfs.engine.inode.Xattrs decode(byte[] bytes) {
+        dev.seqvfs.engine.inode.Xattrs x = dev.seqvfs.engine.inode.Xattrs.EMPTY;
+        if (bytes == null) {
+            return x;
+        }
+        try (java.io.DataInputStream in =
+                new java.io.DataInputStream(new java.io.ByteArrayInputStream(bytes))) {
+            int n = in.readInt();
+            for (int i = 0; i < n; i++) {
+                byte[] name = new byte[in.readInt()];
+                in.readFully(name);
+                byte[] v = new byte[in.readInt()];
+                in.readFully(v);
+                x = x.with(new String(name, java.nio.charset.StandardCharsets.UTF_8), v);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return x;
     }
 
     /** {@return how many blocks hold {@code size} bytes} */
@@ -185,8 +233,8 @@ final class DataStore implements AutoCloseable {
         try (Statement s = c.createStatement();
                 ResultSet r =
                         s.executeQuery(
-                                "SELECT ino, mode, uid, gid, atime, mtime, ctime, size, content"
-                                        + " FROM seqvfs_file")) {
+                                "SELECT ino, mode, uid, gid, atime, mtime, ctime, size, content,"
+                                        + " xattrs FROM seqvfs_file")) {
             while (r.next()) {
                 byte[] content = r.getBytes(9);
                 long size = Math.max(r.getLong(8), content.length);
@@ -204,7 +252,7 @@ final class DataStore implements AutoCloseable {
                                         r.getLong(5),
                                         r.getLong(6),
                                         r.getLong(7),
-                                        dev.seqvfs.engine.inode.Xattrs.EMPTY),
+                                        decode(r.getBytes(10))),
                                 content));
             }
             c.commit();

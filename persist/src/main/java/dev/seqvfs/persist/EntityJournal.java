@@ -63,7 +63,8 @@ final class EntityJournal implements DirJournal {
                 a.atime(),
                 a.mtime(),
                 a.ctime(),
-                inode instanceof SymlinkInode s ? s.target() : null);
+                inode instanceof SymlinkInode s ? s.target() : null,
+                EntryRecord.of(a.xattrs()));
     }
 
     @Override

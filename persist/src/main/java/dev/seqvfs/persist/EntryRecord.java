@@ -21,6 +21,8 @@ import java.util.Objects;
  * @param mtime last modification, nanoseconds since the epoch
  * @param ctime last status change, nanoseconds since the epoch
  * @param linkTarget a symbolic link's target, else {@code null}
+ * @param xattrs its extended attributes, by name, or {@code null} for none (added in schema version
+ *     2: an older record has none)
  */
 public record EntryRecord(
         long ino,
@@ -31,8 +33,48 @@ public record EntryRecord(
         long atime,
         long mtime,
         long ctime,
-        String linkTarget)
+        String linkTarget,
+        @com.fasterxml.jackson.annotation.JsonInclude(
+                        com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+                java.util.SortedMap<String, byte[]> xattrs)
         implements CborSerializable {
+    /** A record without extended attributes. */
+    public EntryRecord(
+            long ino,
+            int mode,
+            int uid,
+            int gid,
+            long rdev,
+            long atime,
+            long mtime,
+            long ctime,
+            String linkTarget) {
+        this(ino, mode, uid, gid, rdev, atime, mtime, ctime, linkTarget, null);
+    }
+
+    /** {@return the extended attributes as the engine keeps them} */
+    public dev.seqvfs.engine.inode.Xattrs engineXattrs() {
+        dev.seqvfs.engine.inode.Xattrs x = dev.seqvfs.engine.inode.Xattrs.EMPTY;
+        if (xattrs != null) {
+            for (java.util.Map.Entry<String, byte[]> e : xattrs.entrySet()) {
+                x = x.with(e.getKey(), e.getValue());
+            }
+        }
+        return x;
+    }
+
+    /** {@return {@code x} as a record keeps it: by name, or {@code null} when empty} */
+    static java.util.SortedMap<String, byte[]> of(dev.seqvfs.engine.inode.Xattrs x) {
+        if (x.size() == 0) {
+            return null;
+        }
+        java.util.SortedMap<String, byte[]> m = new java.util.TreeMap<>();
+        for (String n : x.names()) {
+            m.put(n, x.get(n));
+        }
+        return java.util.Collections.unmodifiableSortedMap(m);
+    }
+
     /** {@return the file type its {@code mode} names} */
     public FileType type() {
         return Objects.requireNonNull(FileType.ofMode(mode), "mode");

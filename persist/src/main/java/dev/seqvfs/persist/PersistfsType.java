@@ -10,7 +10,6 @@ import dev.seqvfs.engine.fs.MountContext;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.RegularInode;
-import dev.seqvfs.engine.inode.Xattrs;
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.sb.SuperblockConfig;
 import dev.seqvfs.protocol.Errno;
@@ -60,8 +59,6 @@ import org.apache.pekko.actor.typed.javadsl.AskPattern;
  * missing data directory; {@code EBUSY} if another mount in this JVM holds the same data directory;
  * {@code EIO} if its database cannot be opened (another process holds it past 30 s) or recovered
  * (the exception as its cause).
- *
- * <p>Not yet durable: extended attributes.
  *
  * <p>Immutable and thread-safe. {@link #mount} blocks for the database and the recovery (as a disk
  * file system's {@code fill_super} reads the disk); it runs on the mounting task's thread.
@@ -444,7 +441,7 @@ public final class PersistfsType implements FileSystemType {
                                                     w.atime(),
                                                     w.mtime(),
                                                     w.ctime(),
-                                                    Xattrs.EMPTY)
+                                                    w.xattrs())
                                             : attrs(newest, all.size(), w.size());
                         } else {
                             long size =
@@ -634,6 +631,6 @@ public final class PersistfsType implements FileSystemType {
                 r.atime(),
                 r.mtime(),
                 r.ctime(),
-                Xattrs.EMPTY);
+                r.engineXattrs());
     }
 }

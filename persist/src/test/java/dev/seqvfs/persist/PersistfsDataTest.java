@@ -244,6 +244,36 @@ class PersistfsDataTest {
     }
 
     @Test
+    void extendedAttributes_byPathAndByDescriptor_onFilesAndDirectories_surviveARemount() {
+        byte[] big = new byte[60_000];
+        new java.util.Random(3).nextBytes(big);
+        try (SeqVfs vfs = SeqVfs.create(PersistfsRemountTest.config(data))) {
+            VfsTask t = vfs.newTask(Credentials.ROOT);
+            t.mkdir("/d", 0755);
+            t.close(t.open("/d/f", OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0644));
+            t.setxattr("/d/f", "user.path", "by path".getBytes(StandardCharsets.UTF_8), 0);
+            t.setxattr("/d/f", "user.gone", new byte[] {1}, 0);
+            t.removexattr("/d/f", "user.gone");
+            t.setxattr("/d", "user.dir", big, 0);
+            int fd = t.open("/g", OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0644);
+            t.fsetxattr(fd, "user.fd", "by descriptor".getBytes(StandardCharsets.UTF_8), 0);
+            t.close(fd);
+            t.setxattr("/", "trusted.root", new byte[0], 0);
+        }
+        try (SeqVfs vfs = SeqVfs.create(PersistfsRemountTest.config(data))) {
+            VfsTask t = vfs.newTask(Credentials.ROOT);
+            assertEquals(List.of("user.path"), t.listxattr("/d/f"));
+            assertArrayEquals(
+                    "by path".getBytes(StandardCharsets.UTF_8), t.getxattr("/d/f", "user.path"));
+            assertArrayEquals(big, t.getxattr("/d", "user.dir"));
+            assertArrayEquals(
+                    "by descriptor".getBytes(StandardCharsets.UTF_8), t.getxattr("/g", "user.fd"));
+            assertArrayEquals(new byte[0], t.getxattr("/", "trusted.root"));
+            assertEquals(List.of(), Fsck.check(vfs, true));
+        }
+    }
+
+    @Test
     void writtenData_isWrittenBackPeriodically_withoutAnyFsync() throws Exception {
         com.typesafe.config.Config conf =
                 com.typesafe.config.ConfigFactory.parseString(

@@ -52,7 +52,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * mtime and ctime, a symbolic link's target and a regular file's content digest), closes the
  * instance (an unmount), builds a new one on the same data directory, and requires the same listing
  * and a clean {@link Fsck} there. Access times are left out (the listing's reads may move them, as
- * {@code relatime} allows), and so are extended attributes (persistfs does not keep them yet).
+ * {@code relatime} allows). Extended attributes are listed too.
  *
  * <pre>{@code
  * @RegisterExtension final VfsFixture fs = new VfsFixture();
@@ -274,7 +274,7 @@ public final class VfsFixture implements BeforeEachCallback, AfterEachCallback {
         try {
             t.chdir("/");
             Stat r = t.lstat(".");
-            out.add("/" + attributes(r));
+            out.add("/" + attributes(r) + xattrs(t, "."));
             list(t, "", r.dev(), out);
         } finally {
             t.close();
@@ -298,7 +298,8 @@ public final class VfsFixture implements BeforeEachCallback, AfterEachCallback {
                 out.add(path + " (a mount point)");
                 continue;
             }
-            StringBuilder line = new StringBuilder(path).append(attributes(s));
+            StringBuilder line =
+                    new StringBuilder(path).append(attributes(s)).append(xattrs(t, name));
             FileType type = s.type();
             if (type == FileType.SYMLINK) {
                 line.append(" -> ").append(t.readlink(name));
@@ -312,6 +313,20 @@ public final class VfsFixture implements BeforeEachCallback, AfterEachCallback {
                 t.chdir("..");
             }
         }
+    }
+
+    /** {@return the extended attributes of {@code name} (not followed): each name, value's hash} */
+    private static String xattrs(VfsTask t, String name) {
+        StringBuilder b = new StringBuilder();
+        List<String> names = new ArrayList<>(t.llistxattr(name));
+        names.sort(Comparator.naturalOrder());
+        for (String n : names) {
+            b.append(' ')
+                    .append(n)
+                    .append('=')
+                    .append(java.util.Arrays.hashCode(t.lgetxattr(name, n)));
+        }
+        return b.toString();
     }
 
     private static String attributes(Stat s) {
