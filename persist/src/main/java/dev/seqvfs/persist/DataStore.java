@@ -4,7 +4,6 @@ import dev.seqvfs.engine.inode.InodeAttrs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -54,21 +53,28 @@ final class DataStore implements AutoCloseable {
     record Step(long idx, long end, byte[] data) {}
 
     private final Connection c;
+    private final boolean h2;
 
-    DataStore(String url) {
+    DataStore(PersistStore store) {
+        h2 = store.dialect() == PersistStore.Dialect.H2;
+        String blob = h2 ? "BLOB" : "BYTEA";
         try {
-            c = DriverManager.getConnection(url, "sa", "");
+            c = store.connect();
             try (Statement s = c.createStatement()) {
                 s.execute(
                         "CREATE TABLE IF NOT EXISTS seqvfs_file (ino BIGINT PRIMARY KEY, mode INT NOT"
                                 + " NULL, uid INT NOT NULL, gid INT NOT NULL, atime BIGINT NOT NULL,"
                                 + " mtime BIGINT NOT NULL, ctime BIGINT NOT NULL, size BIGINT NOT"
-                                + " NULL, content BLOB NOT NULL)");
+                                + " NULL, content "
+                                + blob
+                                + " NOT NULL)");
                 s.execute(
                         "CREATE TABLE IF NOT EXISTS seqvfs_block (ino BIGINT NOT NULL, idx BIGINT"
-                                + " NOT NULL, data BLOB NOT NULL, PRIMARY KEY (ino, idx))");
+                                + " NOT NULL, data "
+                                + blob
+                                + " NOT NULL, PRIMARY KEY (ino, idx))");
                 // schema 3: the extended attributes written back with the row
-                s.execute("ALTER TABLE seqvfs_file ADD COLUMN IF NOT EXISTS xattrs BLOB");
+                s.execute("ALTER TABLE seqvfs_file ADD COLUMN IF NOT EXISTS xattrs " + blob);
             }
             c.setAutoCommit(false);
         } catch (SQLException e) {
@@ -93,7 +99,11 @@ final class DataStore implements AutoCloseable {
         try {
             try (PreparedStatement put =
                             c.prepareStatement(
-                                    "MERGE INTO seqvfs_block KEY (ino, idx) VALUES (?, ?, ?)");
+                                    h2
+                                            ? "MERGE INTO seqvfs_block KEY (ino, idx) VALUES (?, ?, ?)"
+                                            : "INSERT INTO seqvfs_block (ino, idx, data) VALUES (?,"
+                                                    + " ?, ?) ON CONFLICT (ino, idx) DO UPDATE SET"
+                                                    + " data = EXCLUDED.data");
                     PreparedStatement drop =
                             c.prepareStatement(
                                     "DELETE FROM seqvfs_block WHERE ino = ? AND idx >= ? AND idx"
@@ -117,9 +127,20 @@ final class DataStore implements AutoCloseable {
             if (a != null) {
                 try (PreparedStatement p =
                         c.prepareStatement(
-                                "MERGE INTO seqvfs_file (ino, mode, uid, gid, atime, mtime, ctime,"
-                                        + " size, content, xattrs) KEY (ino) VALUES (?, ?, ?, ?,"
-                                        + " ?, ?, ?, ?, ?, ?)")) {
+                                (h2 ? "MERGE INTO" : "INSERT INTO")
+                                        + " seqvfs_file (ino, mode, uid, gid, atime, mtime, ctime,"
+                                        + " size, content, xattrs) "
+                                        + (h2 ? "KEY (ino) " : "")
+                                        + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                                        + (h2
+                                                ? ""
+                                                : " ON CONFLICT (ino) DO UPDATE SET mode ="
+                                                        + " EXCLUDED.mode, uid = EXCLUDED.uid, gid"
+                                                        + " = EXCLUDED.gid, atime = EXCLUDED.atime,"
+                                                        + " mtime = EXCLUDED.mtime, ctime ="
+                                                        + " EXCLUDED.ctime, size = EXCLUDED.size,"
+                                                        + " content = EXCLUDED.content, xattrs ="
+                                                        + " EXCLUDED.xattrs"))) {
                     p.setLong(1, ino);
                     p.setInt(2, a.mode());
                     p.setInt(3, a.uid());

@@ -3,7 +3,6 @@ package dev.seqvfs.persist;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -21,10 +20,12 @@ import java.util.UUID;
  * Thread-safe.
  */
 final class PersistMeta {
+    private final PersistStore store;
     private final String url;
 
-    PersistMeta(String url) {
-        this.url = url;
+    PersistMeta(PersistStore store) {
+        this.store = store;
+        this.url = store.url();
         try (Connection c = connect();
                 Statement s = c.createStatement()) {
             s.execute(
@@ -36,7 +37,7 @@ final class PersistMeta {
     }
 
     private Connection connect() throws SQLException {
-        return DriverManager.getConnection(url, "sa", "");
+        return store.connect();
     }
 
     private UncheckedIOException fail(SQLException e) {
@@ -60,7 +61,11 @@ final class PersistMeta {
     void put(String k, String v) {
         try (Connection c = connect();
                 PreparedStatement p =
-                        c.prepareStatement("MERGE INTO seqvfs_meta KEY (k) VALUES (?, ?)")) {
+                        c.prepareStatement(
+                                store.dialect() == PersistStore.Dialect.H2
+                                        ? "MERGE INTO seqvfs_meta KEY (k) VALUES (?, ?)"
+                                        : "INSERT INTO seqvfs_meta (k, v) VALUES (?, ?) ON"
+                                                + " CONFLICT (k) DO UPDATE SET v = EXCLUDED.v")) {
             p.setString(1, k);
             p.setString(2, v);
             p.executeUpdate();

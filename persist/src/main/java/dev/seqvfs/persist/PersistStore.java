@@ -34,26 +34,53 @@ import org.apache.pekko.actor.typed.ActorSystem;
 public final class PersistStore {
     private static final AtomicInteger NEXT = new AtomicInteger();
 
+    /** The SQL dialects the stores speak. */
+    enum Dialect {
+        /** Embedded H2 in a data directory. */
+        H2,
+        /** A PostgreSQL server, one schema per file system. */
+        POSTGRESQL
+    }
+
     private final Path dataDir;
     private final String url;
+    private final String user;
+    private final String password;
+    private final Dialect dialect;
     private final String journalId;
     private final String snapshotId;
     private final Config journalConfig;
     private final Config snapshotConfig;
 
-    private PersistStore(Path dataDir, String url, ActorSystem<?> system) {
+    private PersistStore(
+            Path dataDir,
+            String url,
+            String user,
+            String password,
+            Dialect dialect,
+            String schema,
+            ActorSystem<?> system) {
         this.dataDir = dataDir;
         this.url = url;
+        this.user = user;
+        this.password = password;
+        this.dialect = dialect;
         int n = NEXT.incrementAndGet();
         this.journalId = "seqvfs-persistfs-" + n + "-journal";
         this.snapshotId = "seqvfs-persistfs-" + n + "-snapshot";
         Config sys = system.settings().config();
         Map<String, Object> slick = new java.util.HashMap<>();
-        slick.put("slick.profile", "slick.jdbc.H2Profile$");
+        boolean h2 = dialect == Dialect.H2;
+        slick.put("slick.profile", h2 ? "slick.jdbc.H2Profile$" : "slick.jdbc.PostgresProfile$");
         slick.put("slick.db.url", url);
-        slick.put("slick.db.user", "sa");
-        slick.put("slick.db.password", "");
-        slick.put("slick.db.driver", "org.h2.Driver");
+        slick.put("slick.db.user", user);
+        slick.put("slick.db.password", password);
+        slick.put("slick.db.driver", h2 ? "org.h2.Driver" : "org.postgresql.Driver");
+        if (schema != null) {
+            slick.put("tables.event_journal.schemaName", schema);
+            slick.put("tables.event_tag.schemaName", schema);
+            slick.put("tables.snapshot.schemaName", schema);
+        }
         slick.put("slick.db.numThreads", 2);
         slick.put("slick.db.maxConnections", 2);
         slick.put("slick.db.minConnections", 0);
@@ -94,24 +121,62 @@ public final class PersistStore {
             throw new UncheckedIOException("cannot make data directory " + abs, e);
         }
         String url = "jdbc:h2:file:" + abs.resolve("seqvfs") + ";WRITE_DELAY=0";
-        createSchema(url);
-        return new PersistStore(abs, url, system);
+        createSchema(url, "sa", "", "schema/h2/h2-create-schema.sql", null);
+        return new PersistStore(abs, url, "sa", "", Dialect.H2, null, system);
     }
 
-    private static void createSchema(String url) {
+    /**
+     * Opens (creating if need be) a store in schema {@code schema} of the PostgreSQL database at
+     * {@code url}: makes the schema and the tables if absent. Blocks for the database.
+     *
+     * @param url the database's JDBC URL ({@code jdbc:postgresql://HOST:PORT/DB})
+     * @param user the role to connect as
+     * @param password its password
+     * @param schema the file system's schema: a letter or underscore, then letters, digits and
+     *     underscores (at most 63)
+     * @param system the actor system whose persistent actors will use the store
+     * @return the store
+     * @throws IllegalArgumentException for a schema name that is not such an identifier
+     * @throws UncheckedIOException if the database cannot be reached or the schema not made
+     */
+    public static PersistStore openPostgres(
+            String url, String user, String password, String schema, ActorSystem<?> system) {
+        if (!schema.matches("[A-Za-z_][A-Za-z0-9_]{0,62}")) {
+            throw new IllegalArgumentException("not a schema name: " + schema);
+        }
+        String s = schema.toLowerCase(java.util.Locale.ROOT);
+        try (Connection c = DriverManager.getConnection(url, user, password);
+                Statement st = c.createStatement()) {
+            st.execute("CREATE SCHEMA IF NOT EXISTS " + s);
+        } catch (SQLException e) {
+            throw new UncheckedIOException(
+                    new IOException("cannot reach the journal database " + url + ": " + e, e));
+        }
+        String scoped = url + (url.contains("?") ? "&" : "?") + "currentSchema=" + s;
+        createSchema(scoped, user, password, "schema/postgres/postgres-create-schema.sql", s);
+        return new PersistStore(
+                Path.of("/postgresql", s), scoped, user, password, Dialect.POSTGRESQL, s, system);
+    }
+
+    private static void createSchema(
+            String url, String user, String password, String script, String schema) {
         String ddl;
-        try (InputStream in =
-                PersistStore.class
-                        .getClassLoader()
-                        .getResourceAsStream("schema/h2/h2-create-schema.sql")) {
+        try (InputStream in = PersistStore.class.getClassLoader().getResourceAsStream(script)) {
             if (in == null) {
-                throw new IllegalStateException("pekko-persistence-jdbc's H2 schema is missing");
+                throw new IllegalStateException(
+                        "pekko-persistence-jdbc's " + script + " is missing");
             }
             ddl = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        try (Connection c = connectWaiting(url);
+        if (schema != null) {
+            ddl = ddl.replace("public.", schema + ".");
+        }
+        try (Connection c =
+                        schema == null
+                                ? connectWaiting(url)
+                                : DriverManager.getConnection(url, user, password);
                 Statement s = c.createStatement()) {
             for (String stmt : ddl.split(";")) {
                 String sql = stmt.strip();
@@ -119,8 +184,10 @@ public final class PersistStore {
                     continue;
                 }
                 if (sql.startsWith("CREATE UNIQUE INDEX") || sql.startsWith("CREATE INDEX")) {
+                    // PostgreSQL's script builds two indexes CONCURRENTLY, which a
+                    // transaction-less script may do too; IF NOT EXISTS goes after it
                     sql =
-                            sql.replaceFirst("INDEX ", "INDEX IF NOT EXISTS ")
+                            sql.replaceFirst("INDEX (CONCURRENTLY )?", "INDEX $1IF NOT EXISTS ")
                                     .replace("IF NOT EXISTS IF NOT EXISTS", "IF NOT EXISTS");
                 }
                 s.execute(sql);
@@ -168,9 +235,21 @@ public final class PersistStore {
         return dataDir;
     }
 
-    /** {@return the JDBC URL of the database} */
+    /** {@return the JDBC URL of the database (for PostgreSQL, with the file system's schema)} */
     public String url() {
         return url;
+    }
+
+    /** {@return the SQL dialect of the database} */
+    Dialect dialect() {
+        return dialect;
+    }
+
+    /** {@return a new connection to the database, as the store's user} */
+    Connection connect() throws SQLException {
+        return dialect == Dialect.H2
+                ? connectWaiting(url)
+                : DriverManager.getConnection(url, user, password);
     }
 
     /** {@return the id of this store's journal plugin} */

@@ -208,7 +208,7 @@ final class PersistfsOps implements SuperOperations {
         this.inoHigh = inoHigh;
         this.onKill = onKill;
         this.onRelease = onRelease;
-        this.data = new DataStore(store.url());
+        this.data = new DataStore(store);
         this.metaWriter =
                 Executors.newSingleThreadScheduledExecutor(
                         r -> {
@@ -736,7 +736,8 @@ final class PersistfsOps implements SuperOperations {
     @Override
     public String showOptions(Superblock sb) {
         return (syncWrites ? ",sync" : asyncNamespace ? ",async" : "")
-                + ",data_dir="
-                + store.dataDir();
+                + (store.dialect() == PersistStore.Dialect.H2
+                        ? ",data_dir=" + store.dataDir()
+                        : ",store=postgresql,schema=" + store.dataDir().getFileName());
     }
 }

@@ -51,14 +51,16 @@ import org.apache.pekko.actor.typed.javadsl.AskPattern;
  *
  * <p>Options ({@code mount(2)}'s data, comma-separated): {@code data_dir=PATH} (the data directory;
  * the mount's source is taken when it is an absolute path and the option is absent), {@code
- * snapshot_every=N} (events between a journal's snapshots, default {@code
- * seqvfs.persistfs.snapshot-every}), and one of {@code sync} (data too: each write is written back
- * before it returns; {@code MS_SYNCHRONOUS} in the flags is {@code sync} too), {@code dirsync} (the
- * default: the namespace durable at return, data at write-back) and {@code async} (the namespace
- * too at write-back, above); the last one given counts. {@code EINVAL} for any other option or a
- * missing data directory; {@code EBUSY} if another mount in this JVM holds the same data directory;
- * {@code EIO} if its database cannot be opened (another process holds it past 30 s) or recovered
- * (the exception as its cause).
+ * store=postgresql} with {@code schema=NAME} (the file system in schema {@code NAME}, made if
+ * absent, of the database {@code seqvfs.persistfs.postgresql} names; default {@code seqvfs}; no
+ * data directory then), {@code snapshot_every=N} (events between a journal's snapshots, default
+ * {@code seqvfs.persistfs.snapshot-every}), and one of {@code sync} (data too: each write is
+ * written back before it returns; {@code MS_SYNCHRONOUS} in the flags is {@code sync} too), {@code
+ * dirsync} (the default: the namespace durable at return, data at write-back) and {@code async}
+ * (the namespace too at write-back, above); the last one given counts. {@code EINVAL} for any other
+ * option or a missing data directory; {@code EBUSY} if another mount in this JVM holds the same
+ * data directory; {@code EIO} if its database cannot be opened (another process holds it past 30 s)
+ * or recovered (the exception as its cause).
  *
  * <p>Immutable and thread-safe. {@link #mount} blocks for the database and the recovery (as a disk
  * file system's {@code fill_super} reads the disk); it runs on the mounting task's thread.
@@ -167,13 +169,16 @@ public final class PersistfsType implements FileSystemType {
      *     durable at return
      * @param async {@code async}: namespace changes answered before their journal write
      */
-    private record Options(Path dataDir, int snapshotEvery, boolean sync, boolean async) {}
+    private record Options(
+            Path dataDir, int snapshotEvery, boolean sync, boolean async, String schema) {}
 
     private static Options parse(MountContext ctx, Config defaults) {
         Path dir = null;
         int every = defaults.getInt("snapshot-every");
         boolean sync = (ctx.flags() & dev.seqvfs.protocol.MountFlags.MS_SYNCHRONOUS) != 0;
         boolean async = false;
+        String store = "h2";
+        String schema = null;
         String data = ctx.data();
         if (data != null) {
             for (String opt : data.split(",")) {
@@ -193,6 +198,18 @@ public final class PersistfsType implements FileSystemType {
                 }
                 switch (k) {
                     case "data_dir" -> dir = Path.of(v);
+                    case "store" -> {
+                        if (!v.equals("h2") && !v.equals("postgresql")) {
+                            throw new VfsException(Errno.EINVAL, Syscall.MOUNT, ctx.target());
+                        }
+                        store = v;
+                    }
+                    case "schema" -> {
+                        if (!v.matches("[A-Za-z_][A-Za-z0-9_]{0,62}")) {
+                            throw new VfsException(Errno.EINVAL, Syscall.MOUNT, ctx.target());
+                        }
+                        schema = v.toLowerCase(java.util.Locale.ROOT);
+                    }
                     case "snapshot_every" -> {
                         try {
                             every = Integer.parseInt(v);
@@ -207,13 +224,24 @@ public final class PersistfsType implements FileSystemType {
                 }
             }
         }
+        if (store.equals("postgresql")) {
+            // the file system lives in a schema of the configured database (the data directory,
+            // if given, is ignored); its key in this JVM is the schema's name
+            if (schema == null) {
+                schema = "seqvfs";
+            }
+            return new Options(Path.of("/postgresql", schema), every, sync, async && !sync, schema);
+        }
+        if (schema != null) {
+            throw new VfsException(Errno.EINVAL, Syscall.MOUNT, ctx.target()); // H2 has none
+        }
         if (dir == null && ctx.source() != null && ctx.source().startsWith("/")) {
             dir = Path.of(ctx.source());
         }
         if (dir == null) {
             throw new VfsException(Errno.EINVAL, Syscall.MOUNT, ctx.target());
         }
-        return new Options(dir.toAbsolutePath().normalize(), every, sync, async && !sync);
+        return new Options(dir.toAbsolutePath().normalize(), every, sync, async && !sync, null);
     }
 
     @Override
@@ -230,8 +258,16 @@ public final class PersistfsType implements FileSystemType {
             PersistStore store;
             PersistMeta meta;
             try {
-                store = PersistStore.open(o.dataDir(), system);
-                meta = new PersistMeta(store.url());
+                store =
+                        o.schema() == null
+                                ? PersistStore.open(o.dataDir(), system)
+                                : PersistStore.openPostgres(
+                                        defaults.getString("postgresql.url"),
+                                        defaults.getString("postgresql.user"),
+                                        defaults.getString("postgresql.password"),
+                                        o.schema(),
+                                        system);
+                meta = new PersistMeta(store);
             } catch (UncheckedIOException e) {
                 throw eio(ctx.target(), e);
             }

@@ -303,7 +303,7 @@ class PersistfsRemountTest {
             PersistStore store = PersistStore.open(data, sys);
             // held open between the writes, as a mount's DataStore holds it
             held = PersistStore.connectWaiting(store.url());
-            String fsid = new PersistMeta(store.url()).fsid();
+            String fsid = new PersistMeta(store).fsid();
             for (Map.Entry<Long, List<DirEvent>> x : events.entrySet()) {
                 var e =
                         sys.systemActorOf(

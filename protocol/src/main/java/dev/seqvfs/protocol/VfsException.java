@@ -63,6 +63,38 @@ public final class VfsException extends RuntimeException {
         this.otherPath = otherPath == null ? null : otherPath.toString();
     }
 
+    /**
+     * The cause, kept here: the stack-trace-free constructor of {@link Throwable} marks its own
+     * cause as given (null), after which {@link Throwable#initCause} refuses any. Guarded by this.
+     */
+    private Throwable cause;
+
+    /** {@return the cause ({@link #initCause}), or {@code null}} */
+    @Override
+    public synchronized Throwable getCause() {
+        return cause;
+    }
+
+    /**
+     * Sets the cause once, as {@link Throwable#initCause} does.
+     *
+     * @param cause the cause
+     * @return this exception
+     * @throws IllegalStateException if a cause was already set
+     * @throws IllegalArgumentException if {@code cause} is this exception
+     */
+    @Override
+    public synchronized Throwable initCause(Throwable cause) {
+        if (this.cause != null) {
+            throw new IllegalStateException("the cause is already " + this.cause, this);
+        }
+        if (cause == this) {
+            throw new IllegalArgumentException("an exception cannot be its own cause", this);
+        }
+        this.cause = cause;
+        return this;
+    }
+
     /** Returns {@code call "path" -> "other": ERRNO (message)}. */
     @Override
     public String getMessage() {
