@@ -345,44 +345,8 @@ class BadInputTest {
     }
 
     @Test
-    void fsck_ofTheDataDirALoadLeft_isClean_andOfADirectoryWithoutOne_isAnOperationalError(
+    void load_withADataDir_runsTheWorkloadOnPersistfs_andLeavesItsJournalThere_whichFsckFindsClean(
             @TempDir Path d) throws Exception {
-        Path data = d.resolve("journal");
-        try {
-            Cli.Result load =
-                    Cli.run(
-                            "load",
-                            "lookup",
-                            "--data-dir",
-                            data.toString(),
-                            "--clients",
-                            "1",
-                            "--ops",
-                            "100",
-                            "--warmup",
-                            "0");
-            assertEquals(0, load.exit(), load.out() + load.err());
-        } finally {
-            System.clearProperty("seqvfs.root.type");
-            System.clearProperty("seqvfs.root.options");
-            com.typesafe.config.ConfigFactory.invalidateCaches();
-        }
-        Cli.Result r = Cli.run("fsck", "--data-dir", data.toString());
-        assertEquals(0, r.exit(), r.out() + r.err());
-        assertTrue(r.out().contains("; 0 corrected, 0 errors"), r.out());
-        Cli.Result none = Cli.run("fsck", "--data-dir", d.resolve("nothing").toString());
-        assertEquals(8, none.exit(), none.out() + none.err());
-        assertTrue(
-                none.err().startsWith("seqvfs fsck: ")
-                        && none.err().contains("is not a persistfs data directory"),
-                none.err());
-        Cli.Result missing = Cli.run("fsck");
-        assertEquals(2, missing.exit());
-    }
-
-    @Test
-    void load_withADataDir_runsTheWorkloadOnPersistfs_andLeavesItsJournalThere(@TempDir Path d)
-            throws Exception {
         Path data = d.resolve("journal");
         try {
             Cli.Result r =
@@ -404,6 +368,16 @@ class BadInputTest {
             System.clearProperty("seqvfs.root.options");
             com.typesafe.config.ConfigFactory.invalidateCaches();
         }
+        Cli.Result r = Cli.run("fsck", "--data-dir", data.toString());
+        assertEquals(0, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains("; 0 corrected, 0 errors"), r.out());
+        Cli.Result none = Cli.run("fsck", "--data-dir", d.resolve("nothing").toString());
+        assertEquals(8, none.exit(), none.out() + none.err());
+        assertTrue(
+                none.err().startsWith("seqvfs fsck: ")
+                        && none.err().contains("is not a persistfs data directory"),
+                none.err());
+        assertEquals(2, Cli.run("fsck").exit(), "--data-dir is required");
     }
 
     @Test

@@ -52,10 +52,16 @@ final class DataStore implements AutoCloseable {
      */
     record Step(long idx, long end, byte[] data) {}
 
-    private final Connection c;
+    /**
+     * The connection; replaced when the database went away ({@link #rollback}). Guarded by this.
+     */
+    private Connection c;
+
+    private final PersistStore store;
     private final boolean h2;
 
     DataStore(PersistStore store) {
+        this.store = store;
         h2 = store.dialect() == PersistStore.Dialect.H2;
         String blob = h2 ? "BLOB" : "BYTEA";
         try {
@@ -216,11 +222,36 @@ final class DataStore implements AutoCloseable {
         return size / BLOCK + (size % BLOCK == 0 ? 0 : 1);
     }
 
+    /**
+     * After a failed statement: rolls back, and if the connection is gone (the database was shut
+     * down, the server went away) opens a new one, so that the next call can succeed once the
+     * database is back. The failed call itself fails ({@code EIO} above); what it was writing stays
+     * dirty in memory and is written again.
+     */
     private void rollback() {
         try {
             c.rollback();
         } catch (SQLException ignored) {
             // the connection is gone: nothing was committed
+        }
+        try {
+            if (c.isValid(2)) {
+                return;
+            }
+        } catch (SQLException ignored) {
+            // not valid
+        }
+        try {
+            c.close();
+        } catch (SQLException ignored) {
+            // already closed
+        }
+        try {
+            Connection fresh = store.connect();
+            fresh.setAutoCommit(false);
+            c = fresh;
+        } catch (SQLException ignored) {
+            // still away: the next failure tries again
         }
     }
 

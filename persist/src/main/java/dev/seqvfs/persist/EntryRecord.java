@@ -38,7 +38,19 @@ public record EntryRecord(
                         com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
                 java.util.SortedMap<String, byte[]> xattrs)
         implements CborSerializable {
-    /** A record without extended attributes. */
+    /**
+     * A record without extended attributes.
+     *
+     * @param ino the inode number
+     * @param mode {@code st_mode}: type and permission bits
+     * @param uid owner
+     * @param gid group
+     * @param rdev device number of a character or block device, else 0
+     * @param atime last access, nanoseconds since the epoch
+     * @param mtime last modification, nanoseconds since the epoch
+     * @param ctime last status change, nanoseconds since the epoch
+     * @param linkTarget a symbolic link's target, else {@code null}
+     */
     public EntryRecord(
             long ino,
             int mode,

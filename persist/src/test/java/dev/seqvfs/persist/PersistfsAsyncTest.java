@@ -10,7 +10,6 @@ import dev.seqvfs.engine.SeqVfs;
 import dev.seqvfs.engine.VfsTask;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.OpenFlags;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -63,7 +62,8 @@ class PersistfsAsyncTest {
         }
         try (SeqVfs vfs = SeqVfs.create(config("async"))) {
             VfsTask t = vfs.newTask(Credentials.ROOT);
-            assertTrue(mounts(t).contains(",async,"), mounts(t));
+            String shown = PersistfsType.mounted(data).showOptions(null);
+            assertTrue(shown.startsWith(",async,"), shown); // what /proc/mounts shows after rw
             async = createAll(t, "/b");
             t.sync();
             JournalQueue q = PersistfsType.mounted(data).queue(t.stat("/b").ino());
@@ -105,10 +105,7 @@ class PersistfsAsyncTest {
         try (SeqVfs vfs = SeqVfs.create(config("async"))) {
             VfsTask t = vfs.newTask(Credentials.ROOT);
             assertEquals(49, t.readdir("/d").size());
-            assertEquals(
-                    "moved",
-                    t.readdir("/e").get(0).name(),
-                    new String(new byte[0], StandardCharsets.UTF_8));
+            assertEquals(List.of("moved"), t.readdir("/e").stream().map(e -> e.name()).toList());
             assertEquals(List.of(), Fsck.check(vfs, true));
         }
     }
@@ -127,24 +124,6 @@ class PersistfsAsyncTest {
             VfsTask t = vfs.newTask(Credentials.ROOT);
             assertEquals(FILES, t.readdir("/u").size());
             assertEquals(List.of(), Fsck.check(vfs, true));
-        }
-    }
-
-    private static String mounts(VfsTask t) {
-        try {
-            t.mkdir("/proc", 0555);
-        } catch (dev.seqvfs.protocol.VfsException e) {
-            // made by an earlier instance
-        }
-        t.mount("proc", "/proc", "proc", 0, null);
-        int fd = t.open("/proc/mounts", OpenFlags.O_RDONLY);
-        try {
-            byte[] b = new byte[1 << 16];
-            int n = t.read(fd, b, 0, b.length);
-            return new String(b, 0, n, StandardCharsets.UTF_8);
-        } finally {
-            t.close(fd);
-            t.umount("/proc");
         }
     }
 }

@@ -80,9 +80,7 @@ class PersistfsDataTest {
             assertEquals(List.of(), Fsck.check(vfs, true));
         }
         // the unlinked file's row was deleted: three rows are left
-        try (java.sql.Connection c =
-                        java.sql.DriverManager.getConnection(
-                                "jdbc:h2:file:" + data.resolve("seqvfs"), "sa", "");
+        try (java.sql.Connection c = db(data);
                 java.sql.ResultSet r =
                         c.createStatement().executeQuery("SELECT COUNT(*) FROM seqvfs_file")) {
             r.next();
@@ -92,16 +90,18 @@ class PersistfsDataTest {
         }
     }
 
+    /** {@return a connection of its own to the data directory's database} */
+    static java.sql.Connection db(Path data) throws java.sql.SQLException {
+        return java.sql.DriverManager.getConnection(
+                "jdbc:h2:file:" + data.resolve("seqvfs") + ";WRITE_DELAY=0", "sa", "");
+    }
+
     /**
      * The content of {@code ino} as written back (its row's size, its blocks), read through another
      * connection, or {@code null} if it has no row.
      */
     static byte[] row(Path data, long ino) throws java.sql.SQLException {
-        try (java.sql.Connection c =
-                        java.sql.DriverManager.getConnection(
-                                "jdbc:h2:file:" + data.resolve("seqvfs") + ";WRITE_DELAY=0",
-                                "sa",
-                                "");
+        try (java.sql.Connection c = db(data);
                 java.sql.PreparedStatement p =
                         c.prepareStatement("SELECT size FROM seqvfs_file WHERE ino = ?");
                 java.sql.PreparedStatement b =
@@ -128,11 +128,7 @@ class PersistfsDataTest {
 
     /** {@return how many content blocks {@code ino} has stored} */
     private static long storedBlocks(Path data, long ino) throws java.sql.SQLException {
-        try (java.sql.Connection c =
-                        java.sql.DriverManager.getConnection(
-                                "jdbc:h2:file:" + data.resolve("seqvfs") + ";WRITE_DELAY=0",
-                                "sa",
-                                "");
+        try (java.sql.Connection c = db(data);
                 java.sql.PreparedStatement p =
                         c.prepareStatement("SELECT COUNT(*) FROM seqvfs_block WHERE ino = ?")) {
             p.setLong(1, ino);
@@ -218,11 +214,7 @@ class PersistfsDataTest {
             t.close(fd);
         }
         // the row as the first schema wrote it: the whole content in the row, no block
-        try (java.sql.Connection c =
-                        java.sql.DriverManager.getConnection(
-                                "jdbc:h2:file:" + data.resolve("seqvfs") + ";WRITE_DELAY=0",
-                                "sa",
-                                "");
+        try (java.sql.Connection c = db(data);
                 java.sql.PreparedStatement p =
                         c.prepareStatement(
                                 "UPDATE seqvfs_file SET content = ?, size = 11 WHERE ino = ?");

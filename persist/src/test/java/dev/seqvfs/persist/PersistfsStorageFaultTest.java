@@ -1,0 +1,96 @@
+package dev.seqvfs.persist;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.seqvfs.engine.Fsck;
+import dev.seqvfs.engine.SeqVfs;
+import dev.seqvfs.engine.VfsTask;
+import dev.seqvfs.protocol.Credentials;
+import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.OpenFlags;
+import dev.seqvfs.protocol.VfsException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The database going away under a mounted persistfs (H2 shut down from another connection, which
+ * closes every connection of this JVM to it): calls that needed it fail with {@code EIO} and
+ * nothing else, nothing acknowledged is lost, and the file system serves again once the database
+ * can be opened again (the journal's entities restart with back-off; the data store opens a new
+ * connection after a failure).
+ */
+class PersistfsStorageFaultTest {
+    @TempDir Path data;
+
+    /** Creates {@code path} with {@code body}, fsync'd: acknowledged if it returns. */
+    private static void createSynced(VfsTask t, String path, String body) {
+        int fd = t.open(path, OpenFlags.O_CREAT | OpenFlags.O_EXCL | OpenFlags.O_WRONLY, 0644);
+        try {
+            t.write(fd, body.getBytes(StandardCharsets.UTF_8));
+            t.fsync(fd);
+        } finally {
+            t.close(fd);
+        }
+    }
+
+    @Test
+    void theDatabaseGoingAway_failsCallsWithEio_losesNothingAcknowledged_andServesAgain()
+            throws Exception {
+        List<String> acked = new ArrayList<>();
+        int failures = 0;
+        try (SeqVfs vfs = SeqVfs.create(PersistfsRemountTest.config(data))) {
+            VfsTask t = vfs.newTask(Credentials.ROOT);
+            t.mkdir("/a", 0755);
+            for (int i = 0; i < 10; i++) {
+                createSynced(t, "/a/before" + i, "b" + i);
+                acked.add("/a/before" + i);
+            }
+            try (java.sql.Connection c = PersistfsDataTest.db(data)) {
+                c.createStatement().execute("SHUTDOWN");
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            int after = 0;
+            for (int i = 0; after < 10 && System.nanoTime() < deadline; i++) {
+                String p = "/a/after" + i;
+                try {
+                    createSynced(t, p, "a" + i);
+                    acked.add(p);
+                    after++;
+                } catch (VfsException e) {
+                    assertEquals(Errno.EIO, e.errno(), "a call the outage failed: " + e);
+                    failures++;
+                    try {
+                        t.unlink(p); // what the failed call left in memory, if anything
+                    } catch (VfsException gone) {
+                        // not there, or the journal still away
+                    }
+                }
+            }
+            assertEquals(10, after, "served again after the outage (" + failures + " EIO)");
+        }
+        assertTrue(failures > 0, "the shutdown failed no call: it tested nothing");
+        try (SeqVfs vfs = SeqVfs.create(PersistfsRemountTest.config(data))) {
+            VfsTask t = vfs.newTask(Credentials.ROOT);
+            for (String p : acked) {
+                int fd = t.open(p, OpenFlags.O_RDONLY);
+                byte[] b = new byte[16];
+                int n = t.read(fd, b, 0, b.length);
+                t.close(fd);
+                String name = p.substring(p.lastIndexOf('/') + 1);
+                String want = (name.startsWith("before") ? "b" : "a") + name.replaceAll("\\D", "");
+                assertArrayEquals(
+                        want.getBytes(StandardCharsets.UTF_8),
+                        java.util.Arrays.copyOf(b, n),
+                        p + " was acknowledged");
+            }
+            assertEquals(List.of(), Fsck.check(vfs, true));
+        }
+    }
+}
