@@ -348,20 +348,6 @@ final class DataStore implements AutoCloseable {
         void block(long ino, long idx, byte[] data);
     }
 
-    /** {@return how many block rows are stored (tests: what a write-back wrote)} */
-    synchronized long blockRows() {
-        try (Statement s = c.createStatement();
-                ResultSet r = s.executeQuery("SELECT COUNT(*) FROM seqvfs_block")) {
-            r.next();
-            long n = r.getLong(1);
-            c.commit();
-            return n;
-        } catch (SQLException e) {
-            rollback();
-            throw fail(e);
-        }
-    }
-
     @Override
     public synchronized void close() {
         try {

@@ -7,10 +7,8 @@ import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.SymlinkInode;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.FileType;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.pekko.actor.typed.ActorRef;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,19 +33,10 @@ final class EntityJournal implements DirJournal {
     static final int ASYNC_BACKLOG = 4 * JournalQueue.MAX_EVENTS;
 
     private final DirectoryInode dir;
-    private final ActorRef<DirectoryEntity.Command> entity;
-    private final Duration timeout;
-
     private final PersistfsOps ops;
 
-    EntityJournal(
-            DirectoryInode dir,
-            ActorRef<DirectoryEntity.Command> entity,
-            Duration timeout,
-            PersistfsOps ops) {
+    EntityJournal(DirectoryInode dir, PersistfsOps ops) {
         this.dir = dir;
-        this.entity = entity;
-        this.timeout = timeout;
         this.ops = ops;
     }
 
@@ -99,7 +88,7 @@ final class EntityJournal implements DirJournal {
         // in async mode the callers are answered now, unless the journal is far behind (then
         // they wait, which holds the directory's actor back: a bounded backlog, never a drop)
         boolean early = ops.asyncNamespace() && ops.queue(dir.ino()).backlog() < ASYNC_BACKLOG;
-        ops.append(dir.ino(), events, timeout)
+        ops.append(dir.ino(), events)
                 .whenComplete(
                         (ok, failure) -> {
                             if (failure == null && gone != null) {
@@ -109,8 +98,8 @@ final class EntityJournal implements DirJournal {
                             }
                             if (failure != null) {
                                 LOG.error(
-                                        "journal {}: {} events not written: {}",
-                                        entity.path().name(),
+                                        "journal of directory {}: {} events not written: {}",
+                                        dir.ino(),
                                         events.size(),
                                         failure.toString());
                                 if (early) {

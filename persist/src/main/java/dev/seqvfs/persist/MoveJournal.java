@@ -66,8 +66,8 @@ final class MoveJournal implements RenameJournal {
                 List.of(in, new DirEvent.AttrsChanged(null, EntityJournal.record(m.newDir())));
         List<DirEvent> outs =
                 List.of(out, new DirEvent.AttrsChanged(null, EntityJournal.record(m.oldDir())));
-        ops.append(to, ins, ops.writeTimeout)
-                .thenCompose(x -> ops.append(from, outs, ops.writeTimeout))
+        ops.append(to, ins)
+                .thenCompose(x -> ops.append(from, outs))
                 .whenComplete(
                         (ok, failure) -> {
                             if (failure == null) {

@@ -230,18 +230,18 @@ final class PersistfsOps implements SuperOperations {
     }
 
     /**
-     * {@return the answer of directory {@code ino}'s entity to appending the one event {@code e}},
-     * failing after {@code timeout}
+     * {@return when directory {@code ino}'s journal has the one event {@code e}} Through its {@link
+     * JournalQueue}; fails if the append fails or outlasts {@code write-timeout}.
      */
-    CompletionStage<Void> append(long ino, DirEvent e, Duration timeout) {
-        return append(ino, List.of(e), timeout);
+    CompletionStage<Void> append(long ino, DirEvent e) {
+        return append(ino, List.of(e));
     }
 
     /**
-     * {@return the answer of directory {@code ino}'s entity to appending {@code events} as one
-     * write}, failing after {@code timeout}
+     * {@return when directory {@code ino}'s journal has {@code events}, written together with
+     * whatever else its queue holds} Fails if the append fails or outlasts {@code write-timeout}.
      */
-    CompletionStage<Void> append(long ino, List<DirEvent> events, Duration timeout) {
+    CompletionStage<Void> append(long ino, List<DirEvent> events) {
         return queue(ino).submit(events);
     }
 
@@ -620,7 +620,7 @@ final class PersistfsOps implements SuperOperations {
 
     @Override
     public DirJournal journal(DirectoryInode dir, Superblock sb) {
-        return new EntityJournal(dir, entity(dir.ino()), writeTimeout, this);
+        return new EntityJournal(dir, this);
     }
 
     @Override

@@ -397,8 +397,7 @@ public final class PersistfsType implements FileSystemType {
             await(
                     ops.append(
                                     Superblock.ROOT_INO,
-                                    new DirEvent.AttrsChanged(null, EntityJournal.record(root)),
-                                    timeout)
+                                    new DirEvent.AttrsChanged(null, EntityJournal.record(root)))
                             .toCompletableFuture(),
                     timeout);
         }
@@ -628,7 +627,7 @@ public final class PersistfsType implements FileSystemType {
     }
 
     private static void appendWaiting(PersistfsOps ops, long ino, DirEvent e, Duration timeout) {
-        await(ops.append(ino, e, timeout).toCompletableFuture(), timeout);
+        await(ops.append(ino, e).toCompletableFuture(), timeout);
     }
 
     /**
