@@ -2,6 +2,7 @@ package dev.seqvfs.persist;
 
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import java.util.List;
 
 /**
  * An event of a directory's journal (past tense): one change to the names of one directory, or to
@@ -9,9 +10,10 @@ import com.fasterxml.jackson.annotation.JsonTypeInfo;
  * list of these, persisted at once ({@code persist(List)}: group commit); recovery applies them in
  * order ({@link DirState#apply}).
  *
- * <p>Schema version 1, serialized as Jackson CBOR with the type's name ({@code "added"}, ...) in
- * the payload: a name or a field once written is never renamed or removed, so an event written by
- * an older version still recovers ({@code DirEventSchemaTest} reads a stored fixture).
+ * <p>Schema version 3 (2 added the halves of a move, 3 {@link UnlinkedInherited}), serialized as
+ * Jackson CBOR with the type's name ({@code "added"}, ...) in the payload: a name or a field once
+ * written is never renamed or removed, so an event written by an older version still recovers
+ * ({@code DirEventSchemaTest} reads a stored fixture).
  */
 @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "t")
 @JsonSubTypes({
@@ -22,7 +24,8 @@ import com.fasterxml.jackson.annotation.JsonTypeInfo;
     @JsonSubTypes.Type(value = DirEvent.DirectoryRemoved.class, name = "rmdir"),
     @JsonSubTypes.Type(value = DirEvent.EntryMovedIn.class, name = "moved-in"),
     @JsonSubTypes.Type(value = DirEvent.EntryMovedOut.class, name = "moved-out"),
-    @JsonSubTypes.Type(value = DirEvent.MoveSettled.class, name = "move-settled")
+    @JsonSubTypes.Type(value = DirEvent.MoveSettled.class, name = "move-settled"),
+    @JsonSubTypes.Type(value = DirEvent.UnlinkedInherited.class, name = "inherited")
 })
 public sealed interface DirEvent extends CborSerializable {
     /**
@@ -115,4 +118,18 @@ public sealed interface DirEvent extends CborSerializable {
      * @param rename the move's number
      */
     record MoveSettled(long rename) implements DirEvent {}
+
+    /**
+     * A directory bound here is being removed ({@code rmdir}, or a rename over it), and with its
+     * journal, which recovery never reaches again, would go the attributes it held of inodes
+     * unlinked there while they kept other names ({@link EntryRemoved#entry}): this directory holds
+     * them from now on. Written in the same batch as, and before, the event that removes the
+     * directory's name, so that no crash shows the removal without them (found by the crash test:
+     * chmod through a hard link's name, unlink it, rmdir its directory, and the other name came
+     * back with its old mode).
+     *
+     * @param from the removed directory's inode number
+     * @param entries the last attributes it recorded of each such inode
+     */
+    record UnlinkedInherited(long from, List<EntryRecord> entries) implements DirEvent {}
 }

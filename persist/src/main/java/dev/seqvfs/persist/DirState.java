@@ -33,7 +33,10 @@ public final class DirState implements CborSerializable {
     private final EntryRecord self;
     private final boolean removed;
 
-    /** The last attributes of inodes unlinked here that kept other names, by inode number. */
+    /**
+     * The last attributes of inodes unlinked here that kept other names, or recorded so by a
+     * removed subdirectory ({@link DirEvent.UnlinkedInherited}), by inode number.
+     */
     private final PMap<Long, EntryRecord> unlinked;
 
     /** The highest move number of either half of a move seen here ({@link DirEvent}), or 0. */
@@ -222,6 +225,15 @@ public final class DirState implements CborSerializable {
                     unlinked,
                     Math.max(lastRename, m.rename()),
                     moves);
+        } else if (e instanceof DirEvent.UnlinkedInherited h) {
+            PMap<Long, EntryRecord> u = unlinked;
+            for (EntryRecord r : h.entries()) {
+                EntryRecord had = u.get(r.ino());
+                if (had == null || r.ctime() >= had.ctime()) {
+                    u = u.plus(r.ino(), r);
+                }
+            }
+            return with(entries, u);
         } else if (e instanceof DirEvent.MoveSettled m) {
             return new DirState(
                     entries, self, removed, unlinked, lastRename, moves.minus(m.rename()));

@@ -18,8 +18,11 @@ import org.slf4j.LoggerFactory;
  * and sends them to the directory's {@link DirectoryEntity} as one {@link DirectoryEntity.Append}.
  * A batch that bound or removed a name ends with the directory's own attributes ({@link
  * DirEvent.AttrsChanged} without a name): its {@code mtime} and {@code ctime} moved, and a remount
- * must show them as they were, not as of the mount. The callback runs when the entity answers
- * ({@code null}: durable) or when {@code write-timeout} passes first ({@code EIO}).
+ * must show them as they were, not as of the mount. The attributes of a file unlinked here that
+ * keeps other names go with its {@link DirEvent.EntryRemoved}; when a subdirectory is removed, the
+ * ones its journal held come here first ({@link DirEvent.UnlinkedInherited}). The callback runs
+ * when the entity answers ({@code null}: durable) or when {@code write-timeout} passes first
+ * ({@code EIO}).
  *
  * <p>Thread-safe (immutable); {@link #append} never blocks.
  */
@@ -56,6 +59,21 @@ final class EntityJournal implements DirJournal {
                 EntryRecord.of(a.xattrs()));
     }
 
+    /**
+     * Adds to {@code events} the attributes removed directory {@code removed}'s journal held of
+     * inodes unlinked there ({@link DirEvent.UnlinkedInherited}), which this directory's journal
+     * holds from now on; nothing if it held none.
+     */
+    private void inherit(long removed, List<DirEvent> events) {
+        List<EntryRecord> held = ops.takeKeptUnlinked(removed);
+        if (!held.isEmpty()) {
+            for (EntryRecord r : held) {
+                ops.keptUnlinked(dir.ino(), r);
+            }
+            events.add(new DirEvent.UnlinkedInherited(removed, held));
+        }
+    }
+
     @Override
     public void append(List<Change> changes, Done done) {
         List<DirEvent> events = new ArrayList<>(changes.size());
@@ -67,9 +85,16 @@ final class EntityJournal implements DirJournal {
                 events.add(new DirEvent.EntryAdded(b.name(), record(b.inode())));
             } else if (c instanceof Unbound u) {
                 Inode i = u.inode();
+                if (i instanceof DirectoryInode removed) {
+                    inherit(removed.ino(), events);
+                }
                 boolean kept =
                         i != null && i.type() != FileType.DIRECTORY && i.attrsAcquire().nlink() > 0;
-                events.add(new DirEvent.EntryRemoved(u.name(), kept ? record(i) : null));
+                EntryRecord last = kept ? record(i) : null;
+                if (last != null) {
+                    ops.keptUnlinked(dir.ino(), last);
+                }
+                events.add(new DirEvent.EntryRemoved(u.name(), last));
                 if (i != null && i.type() != FileType.DIRECTORY && !kept) {
                     if (lastNames == null) {
                         lastNames = new ArrayList<>();

@@ -5,6 +5,7 @@ import dev.seqvfs.engine.dir.RenameJournal;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.FileType;
+import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,11 +60,25 @@ final class MoveJournal implements RenameJournal {
         DirEvent out = new DirEvent.EntryMovedOut(m.oldName(), id, m.exchange() ? target : null);
         long to = m.newDir().ino();
         long from = m.oldDir().ino();
+        List<DirEvent> ins = new ArrayList<>(3);
+        if (!m.exchange() && t != null && t.type() == FileType.DIRECTORY) {
+            // a rename over an empty directory removes it: what its journal held comes here
+            List<EntryRecord> held = ops.takeKeptUnlinked(t.ino());
+            if (!held.isEmpty()) {
+                for (EntryRecord r : held) {
+                    ops.keptUnlinked(to, r);
+                }
+                ins.add(new DirEvent.UnlinkedInherited(t.ino(), held));
+            }
+        }
+        if (replaced != null) {
+            ops.keptUnlinked(to, replaced);
+        }
         boolean freed = lastName;
         long victim = t == null ? 0 : t.ino();
         // each half with its parent's new times (mtime, ctime), as a batch of the parent's own
-        List<DirEvent> ins =
-                List.of(in, new DirEvent.AttrsChanged(null, EntityJournal.record(m.newDir())));
+        ins.add(in);
+        ins.add(new DirEvent.AttrsChanged(null, EntityJournal.record(m.newDir())));
         List<DirEvent> outs =
                 List.of(out, new DirEvent.AttrsChanged(null, EntityJournal.record(m.oldDir())));
         ops.append(to, ins)

@@ -583,6 +583,36 @@ final class PersistfsOps implements SuperOperations {
     }
 
     /**
+     * The attributes each directory's journal holds of inodes unlinked there that kept other names
+     * ({@link DirState#unlinkedRecords}), by directory then inode number: what a removal of the
+     * directory hands to its parent's journal ({@link DirEvent.UnlinkedInherited}). Filled at
+     * recovery and by the journals as they append, on the actor thread of the directory that
+     * publishes (a concurrent map: a directory's entry is written by its own actor and taken by its
+     * remover's, which {@code DirectoryInode}'s {@code unjournaled} flag orders after).
+     */
+    private final ConcurrentHashMap<Long, ConcurrentHashMap<Long, EntryRecord>> keptUnlinked =
+            new ConcurrentHashMap<>();
+
+    /**
+     * Records that directory {@code dir}'s journal now holds {@code r}, the attributes of an inode
+     * unlinked there that kept other names (newest ctime wins). Any thread.
+     */
+    void keptUnlinked(long dir, EntryRecord r) {
+        keptUnlinked
+                .computeIfAbsent(dir, k -> new ConcurrentHashMap<>())
+                .merge(r.ino(), r, (a, b) -> b.ctime() >= a.ctime() ? b : a);
+    }
+
+    /**
+     * {@return the attributes directory {@code dir}'s journal held of inodes unlinked there, now
+     * that it is being removed (empty if none); forgotten here}
+     */
+    List<EntryRecord> takeKeptUnlinked(long dir) {
+        ConcurrentHashMap<Long, EntryRecord> m = keptUnlinked.remove(dir);
+        return m == null ? List.of() : new ArrayList<>(m.values());
+    }
+
+    /**
      * A journal has durably removed the last name of non-directory {@code ino}: its row goes once
      * the file is freed too ({@link #evictInode}). Called on any thread.
      */

@@ -365,6 +365,7 @@ public final class PersistfsType implements FileSystemType {
                 order.add(ino);
                 for (EntryRecord r : s.unlinkedRecords()) {
                     unlinkedRecords.computeIfAbsent(r.ino(), k -> new ArrayList<>()).add(r);
+                    ops.keptUnlinked(ino, r); // handed to the parent if this directory goes
                 }
                 for (EntryRecord r : s.entries().values()) {
                     maxIno = Math.max(maxIno, r.ino());

@@ -21,9 +21,9 @@ import org.apache.pekko.serialization.Serializers;
 import org.junit.jupiter.api.Test;
 
 /**
- * The event schema holds: events and a snapshot state as schema versions 1 and 2 wrote them (stored
- * fixtures, {@code fixtures/dir-events-vN.txt}: serializer id, manifest and CBOR bytes per line)
- * still deserialize to the same values; and today's events serialize through Pekko's {@code
+ * The event schema holds: events and a snapshot state as schema versions 1, 2 and 3 wrote them
+ * (stored fixtures, {@code fixtures/dir-events-vN.txt}: serializer id, manifest and CBOR bytes per
+ * line) still deserialize to the same values; and today's events serialize through Pekko's {@code
  * jackson-cbor}, never Java serialization. Run with {@code -Dseqvfs.fixture.write=PATH} to write
  * the newest version's fixture (only when a new schema version is added beside the old one).
  */
@@ -65,6 +65,20 @@ class DirEventSchemaTest {
         return l;
     }
 
+    /**
+     * Version 3: version 2's samples, then a removed directory's records handed to its parent and a
+     * state holding them (an older record of an inode does not replace a newer one).
+     */
+    static List<Object> samplesV3() {
+        List<Object> l = samplesV2();
+        EntryRecord older = new EntryRecord(42, Mode.S_IFREG | 0600, 7, 8, 0, 1, 2, 3, null);
+        DirEvent.UnlinkedInherited h = new DirEvent.UnlinkedInherited(9, List.of(FILE, LINK));
+        DirEvent.UnlinkedInherited stale = new DirEvent.UnlinkedInherited(10, List.of(older));
+        l.add(h);
+        l.add(DirState.EMPTY.apply(h).apply(stale));
+        return l;
+    }
+
     @Test
     void storedVersion1Events_deserializeToTheSameValues_andNoneUsesJavaSerialization()
             throws Exception {
@@ -74,7 +88,13 @@ class DirEventSchemaTest {
     @Test
     void storedVersion2Events_deserializeToTheSameValues_andNoneUsesJavaSerialization()
             throws Exception {
-        check("dir-events-v2.txt", samplesV2(), true);
+        check("dir-events-v2.txt", samplesV2(), false);
+    }
+
+    @Test
+    void storedVersion3Events_deserializeToTheSameValues_andNoneUsesJavaSerialization()
+            throws Exception {
+        check("dir-events-v3.txt", samplesV3(), true);
     }
 
     private void check(String fixture, List<Object> samples, boolean newest) throws Exception {

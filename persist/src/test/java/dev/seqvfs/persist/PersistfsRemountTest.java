@@ -21,6 +21,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * persistfs as the root of an instance: what the namespace calls made is what the next instance on
@@ -140,6 +142,129 @@ class PersistfsRemountTest {
             assertEquals(List.of(), Fsck.check(vfs, true));
         }
         assertRecovers(before, 2);
+    }
+
+    /**
+     * The newest attributes of a hard-linked inode, recorded only where it lost a name, outlive
+     * that directory's removal: chmod through one name, unlink that name, rmdir its directory; the
+     * other name shows the chmod after a remount (the crash test found it, seed 10282892423585).
+     */
+    @Test
+    void attributesRecordedUnderARemovedName_surviveTheRemovalOfItsDirectory() {
+        Map<String, String> before;
+        try (SeqVfs vfs = SeqVfs.create(config(data))) {
+            VfsTask t = vfs.newTask(Credentials.ROOT);
+            t.mkdir("/x", 0755);
+            t.mkdir("/y", 0755);
+            t.close(t.open("/x/f", OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0644));
+            t.link("/x/f", "/y/h");
+            t.chmod("/x/f", 0627);
+            t.chown("/x/f", 7, 8);
+            t.unlink("/x/f");
+            t.rmdir("/x");
+            before = tree(t, "/");
+            assertEquals(
+                    "mode=100627 nlink=1 uid=7 gid=8",
+                    before.get("/y/h").replaceAll("ino=\\d+ ", ""));
+        }
+        assertRecovers(before, 2);
+    }
+
+    /**
+     * The same, when the directory that recorded them goes another way: removed after it was itself
+     * emptied of a subdirectory that recorded them ({@code nested}: they pass up twice), replaced
+     * by a rename within its parent ({@code rename-within}), or by a rename from another directory
+     * ({@code rename-across}: the move's journal, not the directory's).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"nested", "rename-within", "rename-across"})
+    void attributesRecordedUnderARemovedName_surviveEveryWayItsDirectoryGoes(String how) {
+        Map<String, String> before;
+        try (SeqVfs vfs = SeqVfs.create(config(data))) {
+            VfsTask t = vfs.newTask(Credentials.ROOT);
+            t.mkdir("/x", 0755);
+            t.mkdir("/y", 0755);
+            String dir = how.equals("nested") ? "/x/s" : "/x";
+            if (how.equals("nested")) {
+                t.mkdir(dir, 0755);
+            }
+            t.close(t.open(dir + "/f", OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0644));
+            t.link(dir + "/f", "/y/h");
+            t.chmod(dir + "/f", 0627);
+            t.chown(dir + "/f", 7, 8);
+            t.unlink(dir + "/f");
+            switch (how) {
+                case "nested" -> {
+                    t.rmdir("/x/s");
+                    t.rmdir("/x");
+                }
+                case "rename-within" -> {
+                    t.mkdir("/z", 0700);
+                    t.rename("/z", "/x");
+                }
+                default -> {
+                    t.mkdir("/y/z", 0700);
+                    t.rename("/y/z", "/x");
+                }
+            }
+            before = tree(t, "/");
+            assertEquals(
+                    "mode=100627 nlink=1 uid=7 gid=8",
+                    before.get("/y/h").replaceAll("ino=\\d+ ", ""));
+        }
+        assertRecovers(before, 2);
+    }
+
+    /**
+     * The same when the rmdir races the unlink: one thread unlinks the directory's last name while
+     * another retries rmdir until it succeeds, round after round, so that the rmdir often comes
+     * microseconds after the unlink was published, before its directory's journal had it (the
+     * removal then waits for it: {@code DirectoryInode}'s {@code unjournaled}). Every other name
+     * shows its chmod after a remount.
+     */
+    @Test
+    void rmdirRacingTheLastUnlink_losesNoAttributesRecordedThere() throws Exception {
+        int rounds = 150;
+        Map<String, String> before;
+        try (SeqVfs vfs = SeqVfs.create(config(data))) {
+            VfsTask t = vfs.newTask(Credentials.ROOT);
+            VfsTask remover = vfs.newTask(Credentials.ROOT);
+            t.mkdir("/y", 0755);
+            java.util.concurrent.ExecutorService pool =
+                    java.util.concurrent.Executors.newSingleThreadExecutor();
+            try {
+                for (int i = 0; i < rounds; i++) {
+                    String x = "/x" + i;
+                    t.mkdir(x, 0755);
+                    t.close(t.open(x + "/f", OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0644));
+                    t.link(x + "/f", "/y/h" + i);
+                    t.chmod(x + "/f", 0600 | (i % 64));
+                    java.util.concurrent.Future<Integer> rmdir =
+                            pool.submit(
+                                    () -> {
+                                        for (int tries = 1; ; tries++) {
+                                            try {
+                                                remover.rmdir(x);
+                                                return tries;
+                                            } catch (VfsException e) {
+                                                assertEquals(Errno.ENOTEMPTY, e.errno(), x);
+                                            }
+                                        }
+                                    });
+                    t.unlink(x + "/f");
+                    rmdir.get(60, java.util.concurrent.TimeUnit.SECONDS);
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+            before = tree(t, "/");
+            for (int i = 0; i < rounds; i++) {
+                assertEquals(
+                        "mode=" + Integer.toOctalString(Mode.S_IFREG | 0600 | (i % 64)),
+                        before.get("/y/h" + i).replaceAll("ino=\\d+ ", "").split(" ")[0]);
+            }
+        }
+        assertRecovers(before, 1);
     }
 
     /** Mounts the data directory {@code times} times in turn: each finds {@code before}. */

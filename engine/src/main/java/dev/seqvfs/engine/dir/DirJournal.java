@@ -37,9 +37,10 @@ public interface DirJournal {
      * {@code name} binds nothing any more (an unlink, an rmdir, the old name of a rename).
      *
      * @param name the component (internal form)
-     * @param inode the inode it bound when that is known and may keep other names (an unlinked
-     *     file: a journal records its attributes, which its other names' records may not have),
-     *     else {@code null}
+     * @param inode the inode it bound when that is known: an unlinked file, which may keep other
+     *     names (a journal records its attributes, which its other names' records may not have), or
+     *     a removed directory ({@code rmdir}, or one a rename replaced: its journal ends, and what
+     *     it held for others its parent's must hold); else {@code null}
      */
     record Unbound(String name, Inode inode) implements Change {}
 

@@ -579,6 +579,9 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      *     holds
      */
     private int enterChecked(Command c) {
+        if (journal != null) {
+            dir.markUnjournaled();
+        }
         int g = sb.locks().publish.enter();
         PathProof p = c.proof();
         if (p != null && !p.stillHolds()) {
@@ -716,6 +719,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
             return next;
         }
         if (journalChanges.isEmpty()) {
+            dir.markJournaled();
             for (Held h : heldReplies) {
                 h.to().tell(h.reply());
             }
@@ -750,6 +754,8 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                 h.command().fail(Errno.EIO);
             }
         }
+        // after the append: a remover that sees this may journal the removal (DirectoryInode)
+        dir.markJournaled();
         return next;
     }
 
@@ -788,6 +794,9 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      */
     private void open() {
         batchOpen = true;
+        if (journal != null) {
+            dir.markUnjournaled();
+        }
         batchWriter = sb.tryBeginWrite();
         batchGate = sb.locks().publish.enter();
         base = dir.snapshotAcquire();
@@ -1217,14 +1226,22 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                     if (g < 0) {
                         return stale(c);
                     }
+                    boolean killed;
                     try {
-                        killChild(child, Syscall.RMDIR);
-                        if (!dir.casSnapshot(snap, next)) {
+                        killed = killChild(child, Syscall.RMDIR);
+                        if (killed && !dir.casSnapshot(snap, next)) {
                             throw new IllegalStateException(
                                     dir + " changed under its own actor while holding " + c.name());
                         }
                     } finally {
                         sb.locks().publish.exit(g);
+                    }
+                    if (!killed) {
+                        // its journal first, then this rmdir's (which hands on what it held):
+                        // the command comes back once the child's actor has appended
+                        ActorRef<Command> self = getContext().getSelf();
+                        child.runWhenJournaled(() -> self.tell(c));
+                        return this;
                     }
                     sb.hooks().entriesPublished(dir);
                     long now = sb.now();
@@ -1234,22 +1251,33 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                     victim.dropLinks(2, now);
                     Fsnotify.entry(dir, Inotify.IN_DELETE | Inotify.IN_ISDIR, c.name(), 0);
                     notifyDied(child);
-                    journalChange(new DirJournal.Unbound(c.name(), null));
+                    journalChange(new DirJournal.Unbound(c.name(), child));
                     replyChanged(c, c.replyTo(), DirReply.ok(victim));
                     return this;
                 });
     }
 
-    private void killChild(DirectoryInode child, Syscall op) {
+    /**
+     * Kills empty directory {@code child} for its removal by {@code op}: {@code EBUSY} if it is a
+     * mount point, {@code ENOTEMPTY} if not empty.
+     *
+     * @return {@code false} if it is empty but its actor has not yet handed its last change to the
+     *     journal (nothing done: the removal waits for it, {@link DirectoryInode#runWhenJournaled})
+     */
+    private boolean killChild(DirectoryInode child, Syscall op) {
         long stamp = sb.locks().mountReadLockSpin();
         try {
             if (child.mountCount() > 0) {
                 throw new VfsException(Errno.EBUSY, op, null);
             }
             DirSnapshot cs = child.snapshotAcquire();
+            if (cs.isEmpty() && !cs.isDead() && child.unjournaledAcquire()) {
+                return false; // its last unlink is published, not yet journaled
+            }
             if (!child.tryKill(cs)) {
                 throw new VfsException(Errno.ENOTEMPTY, op, null);
             }
+            return true;
         } finally {
             sb.locks().mount.unlockRead(stamp);
         }

@@ -53,6 +53,18 @@ import org.apache.pekko.actor.typed.ActorRef;
  *       stores), read with volatile loads by walks as they validate their trail: a walk that saw
  *       the same even value before and after its check had no half-published rename of this
  *       directory overlap the check (see {@code PathWalk}).
+ *   <li>{@code unjournaled}: whether this directory's actor may have published a change of its
+ *       entries that has not yet reached its type's journal ({@link DirJournal#append}); only for a
+ *       type with one. Written only by the actor: set plainly before it publishes (the publishing
+ *       CAS of {@code snapshot} orders the store before the change), cleared with a volatile store
+ *       once the append returned. Read with acquire, after an acquire load of {@code snapshot}, by
+ *       whoever removes the directory: a reader that saw the snapshot and then {@code false} is
+ *       ordered after the append of that snapshot's change, so the journal of the removal comes
+ *       after it (what the removed directory's journal knew, its parent's learns: persistfs keeps
+ *       the attributes of inodes unlinked there). An {@code rmdir} that reads {@code true} waits
+ *       ({@code waiters}: a stack of the removals to re-run, pushed by CAS, taken by {@code
+ *       getAndSet} after the flag is cleared); a rename over the directory answers {@code ESTALE}
+ *       instead (its caller walks again).
  *   <li>{@code mounts}: the number of mounts on this directory; written only inside the mount write
  *       lock, read plainly by walks (validated by the mount sequence) and by {@code rmdir} under
  *       the mount read lock.
@@ -71,6 +83,8 @@ public final class DirectoryInode extends Inode {
     private static final VarHandle QUEUE;
     private static final VarHandle RENAME_SEQ;
     private static final VarHandle CUT;
+    private static final VarHandle UNJOURNALED;
+    private static final VarHandle WAITERS;
 
     static {
         try {
@@ -81,6 +95,8 @@ public final class DirectoryInode extends Inode {
             QUEUE = l.findVarHandle(DirectoryInode.class, "queue", DirQueue.class);
             RENAME_SEQ = l.findVarHandle(DirectoryInode.class, "renameSeq", int.class);
             CUT = l.findVarHandle(DirectoryInode.class, "unbuilt", TreeFork.Cut.class);
+            UNJOURNALED = l.findVarHandle(DirectoryInode.class, "unjournaled", boolean.class);
+            WAITERS = l.findVarHandle(DirectoryInode.class, "waiters", Waiter.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -88,6 +104,12 @@ public final class DirectoryInode extends Inode {
 
     @SuppressWarnings("unused") // accessed through SNAPSHOT
     private volatile DirSnapshot snapshot;
+
+    @SuppressWarnings("unused") // accessed through UNJOURNALED
+    private boolean unjournaled;
+
+    @SuppressWarnings("unused") // accessed through WAITERS
+    private volatile Waiter waiters;
 
     @SuppressWarnings("unused") // accessed through LINK
     private volatile DirLink link;
@@ -199,6 +221,64 @@ public final class DirectoryInode extends Inode {
         }
         return SNAPSHOT.compareAndSet(this, expect, expect.killed());
     }
+
+    /**
+     * Marks that this directory's actor is about to publish a change its journal has not had yet
+     * (plain store, ordered before the change by the publishing CAS). Actor thread only.
+     */
+    void markUnjournaled() {
+        UNJOURNALED.set(this, true);
+    }
+
+    /**
+     * Marks that every change published so far has reached the journal (a volatile store, if it was
+     * set), then runs the removals that waited for it ({@link #runWhenJournaled}). Actor only.
+     */
+    void markJournaled() {
+        if ((boolean) UNJOURNALED.get(this)) {
+            UNJOURNALED.setVolatile(this, false);
+            runWaiters();
+        }
+    }
+
+    /**
+     * {@return whether a change already published here may not have reached the journal yet
+     * (acquire)} A remover reads it after the snapshot it kills: {@code true} means the removal
+     * must wait ({@link #runWhenJournaled}), so that its own journal entry follows.
+     */
+    boolean unjournaledAcquire() {
+        return (boolean) UNJOURNALED.getAcquire(this);
+    }
+
+    /**
+     * Runs {@code r} once this directory's actor has handed what it published to the journal: at
+     * once (on this thread) if it already has, else on the actor's thread as it does. {@code r}
+     * must not block (a {@code tell}). Thread-safe: a waiter is pushed by CAS before the flag is
+     * read again, and the actor clears the flag with a volatile store before it takes the waiters,
+     * so one of the two sees the other (no lost wake-up); taking them is one {@code getAndSet}, so
+     * each runs once.
+     */
+    void runWhenJournaled(Runnable r) {
+        Waiter w;
+        do {
+            w = (Waiter) WAITERS.getVolatile(this);
+        } while (!WAITERS.compareAndSet(this, w, new Waiter(r, w)));
+        if (!(boolean) UNJOURNALED.getVolatile(this)) {
+            runWaiters();
+        }
+    }
+
+    private void runWaiters() {
+        if (WAITERS.getVolatile(this) == null) {
+            return;
+        }
+        for (Waiter w = (Waiter) WAITERS.getAndSet(this, null); w != null; w = w.next) {
+            w.run.run();
+        }
+    }
+
+    /** A removal waiting for this directory's journal ({@link #runWhenJournaled}); a stack. */
+    private record Waiter(Runnable run, Waiter next) {}
 
     /**
      * Loads the link to the parent (acquire); {@code null} for a superblock root.

@@ -308,6 +308,9 @@ public final class RenamePlan {
             if (victim != null && isDir(victim)) {
                 DirectoryInode v = (DirectoryInode) victim;
                 DirSnapshot vs = v.snapshotAcquire();
+                if (vs.isEmpty() && !vs.isDead() && v.unjournaledAcquire()) {
+                    throw err(Errno.ESTALE); // its last unlink is not journaled yet: walk again
+                }
                 if (!v.tryKill(vs)) {
                     throw err(Errno.ENOTEMPTY);
                 }
