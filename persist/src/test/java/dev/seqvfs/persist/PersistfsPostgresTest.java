@@ -2,10 +2,8 @@ package dev.seqvfs.persist;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.Config;
-import com.typesafe.config.ConfigFactory;
 import dev.seqvfs.engine.Fsck;
 import dev.seqvfs.engine.SeqVfs;
 import dev.seqvfs.engine.VfsTask;
@@ -13,12 +11,9 @@ import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.OpenFlags;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -31,49 +26,22 @@ import org.junit.jupiter.api.Test;
  * instead of a skipped test.
  */
 class PersistfsPostgresTest {
-    private static final Config PG = ConfigFactory.load().getConfig("seqvfs.persistfs.postgresql");
-
     private String schema;
-
-    private static Connection connect() throws SQLException {
-        return DriverManager.getConnection(
-                PG.getString("url"), PG.getString("user"), PG.getString("password"));
-    }
 
     @BeforeEach
     void server() {
-        try (Connection c = connect()) {
-            assertTrue(c.isValid(5));
-        } catch (SQLException e) {
-            if ("required".equals(System.getenv("SEQVFS_TEST_POSTGRESQL"))) {
-                throw new AssertionError("PostgreSQL is required and not reachable: " + e, e);
-            }
-            Assumptions.abort("no PostgreSQL server at " + PG.getString("url") + ": " + e);
-        }
-        schema = "seqvfs_test_" + Long.toHexString(System.nanoTime());
+        schema = PostgresTestServer.newSchema();
     }
 
     @AfterEach
     void dropSchema() throws SQLException {
         if (schema != null) {
-            try (Connection c = connect()) {
-                c.createStatement().execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
-            }
+            PostgresTestServer.dropSchema(schema);
         }
     }
 
     private Config config(String mode) {
-        return ConfigFactory.parseMap(
-                        Map.of(
-                                "seqvfs.root.type",
-                                "persistfs",
-                                "seqvfs.root.options",
-                                "store=postgresql,schema="
-                                        + schema
-                                        + (mode.isEmpty() ? "" : "," + mode),
-                                "seqvfs.proc.mount",
-                                "off"))
-                .withFallback(ConfigFactory.load());
+        return PostgresTestServer.config(schema, mode);
     }
 
     @Test
@@ -119,7 +87,7 @@ class PersistfsPostgresTest {
             }
         }
         // the journal and the content are in the file system's schema, nowhere else
-        try (Connection c = connect();
+        try (Connection c = PostgresTestServer.connect();
                 var r =
                         c.createStatement()
                                 .executeQuery(

@@ -16,15 +16,17 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The database going away under a mounted persistfs (H2 shut down from another connection, which
- * closes every connection of this JVM to it): calls that needed it fail with {@code EIO} and
- * nothing else, nothing acknowledged is lost, and the file system serves again once the database
- * can be opened again (the journal's entities restart with back-off; the data store opens a new
- * connection after a failure).
+ * closes every connection of this JVM to it; PostgreSQL refusing and cutting connections for two
+ * seconds): calls that needed it fail with {@code EIO} and nothing else, nothing acknowledged is
+ * lost, and the file system serves again once the database can be opened again (the journal's
+ * entities restart with back-off; the data store opens a new connection after a failure).
  */
 class PersistfsStorageFaultTest {
     @TempDir Path data;
@@ -40,20 +42,56 @@ class PersistfsStorageFaultTest {
         }
     }
 
-    @Test
-    void theDatabaseGoingAway_failsCallsWithEio_losesNothingAcknowledged_andServesAgain()
-            throws Exception {
+    private String schema;
+
+    @AfterEach
+    void dropSchema() throws java.sql.SQLException {
+        if (schema != null) {
+            PostgresTestServer.dropSchema(schema);
+        }
+    }
+
+    /**
+     * On the embedded H2 store, H2 shut down from another connection; on PostgreSQL, the database
+     * refusing connections for two seconds while every connection to it is terminated (what a
+     * server restart looks like from the client).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "postgresql"})
+    void theDatabaseGoingAway_failsCallsWithEio_losesNothingAcknowledged_andServesAgain(
+            String store) throws Exception {
+        com.typesafe.config.Config config;
+        if (store.equals("h2")) {
+            config = PersistfsRemountTest.config(data);
+        } else {
+            schema = PostgresTestServer.newSchema();
+            config = PostgresTestServer.config(schema, "");
+        }
         List<String> acked = new ArrayList<>();
         int failures = 0;
-        try (SeqVfs vfs = SeqVfs.create(PersistfsRemountTest.config(data))) {
+        java.util.concurrent.ScheduledExecutorService back =
+                java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+        try (SeqVfs vfs = SeqVfs.create(config)) {
             VfsTask t = vfs.newTask(Credentials.ROOT);
             t.mkdir("/a", 0755);
             for (int i = 0; i < 10; i++) {
                 createSynced(t, "/a/before" + i, "b" + i);
                 acked.add("/a/before" + i);
             }
-            try (java.sql.Connection c = PersistfsDataTest.db(data)) {
-                c.createStatement().execute("SHUTDOWN");
+            if (store.equals("h2")) {
+                try (java.sql.Connection c = PersistfsDataTest.db(data)) {
+                    c.createStatement().execute("SHUTDOWN");
+                }
+            } else {
+                refuseConnections(true);
+                var unused =
+                        back.schedule(
+                                () -> {
+                                    refuseConnections(false);
+                                    return null;
+                                },
+                                2,
+                                TimeUnit.SECONDS);
             }
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             int after = 0;
@@ -74,9 +112,14 @@ class PersistfsStorageFaultTest {
                 }
             }
             assertEquals(10, after, "served again after the outage (" + failures + " EIO)");
+        } finally {
+            back.shutdownNow();
+            if (store.equals("postgresql")) {
+                refuseConnections(false);
+            }
         }
         assertTrue(failures > 0, "the shutdown failed no call: it tested nothing");
-        try (SeqVfs vfs = SeqVfs.create(PersistfsRemountTest.config(data))) {
+        try (SeqVfs vfs = SeqVfs.create(config)) {
             VfsTask t = vfs.newTask(Credentials.ROOT);
             for (String p : acked) {
                 int fd = t.open(p, OpenFlags.O_RDONLY);
@@ -91,6 +134,25 @@ class PersistfsStorageFaultTest {
                         p + " was acknowledged");
             }
             assertEquals(List.of(), Fsck.check(vfs, true));
+        }
+    }
+
+    /**
+     * Makes the PostgreSQL database refuse new connections and terminates every other one to it
+     * ({@code refuse}), or accepts them again.
+     */
+    private static void refuseConnections(boolean refuse) throws java.sql.SQLException {
+        String db = PostgresTestServer.database();
+        try (java.sql.Connection c = PostgresTestServer.connectMaintenance()) {
+            c.createStatement().execute("ALTER DATABASE " + db + " ALLOW_CONNECTIONS " + !refuse);
+            if (refuse) {
+                c.createStatement()
+                        .execute(
+                                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                                        + " WHERE datname = '"
+                                        + db
+                                        + "' AND pid <> pg_backend_pid()");
+            }
         }
     }
 }
