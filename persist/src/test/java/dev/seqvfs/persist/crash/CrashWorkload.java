@@ -31,16 +31,17 @@ public final class CrashWorkload {
         for (String line = in.readLine(); line != null && !line.isEmpty(); line = in.readLine()) {
             model.apply(line);
         }
-        boolean async = args.length > 2 && args[2].equals("async");
+        String mode = args.length > 2 ? args[2] : "dirsync";
+        boolean async = mode.endsWith("async");
         SeqVfs vfs =
                 SeqVfs.create(
                         com.typesafe.config.ConfigFactory.parseMap(
                                         java.util.Map.of(
                                                 "seqvfs.root.options",
-                                                "data_dir="
-                                                        + java.nio.file.Path.of(data)
-                                                                .toAbsolutePath()
-                                                        + (async ? ",async" : "")))
+                                                PersistfsCrashTest.options(
+                                                        java.nio.file.Path.of(data),
+                                                        mode,
+                                                        args.length > 3 ? args[3] : null)))
                                 .withFallback(
                                         PersistfsType.rootConfig(java.nio.file.Path.of(data))));
         VfsTask t = vfs.newTask(Credentials.ROOT);

@@ -9,6 +9,7 @@ import dev.seqvfs.engine.Fsck;
 import dev.seqvfs.engine.SeqVfs;
 import dev.seqvfs.engine.VfsTask;
 import dev.seqvfs.persist.PersistfsType;
+import dev.seqvfs.persist.PostgresTestServer;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.DirEntry;
 import dev.seqvfs.protocol.OpenFlags;
@@ -24,6 +25,7 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -39,16 +41,44 @@ import org.junit.jupiter.params.provider.ValueSource;
 class PersistfsCrashTest {
     @TempDir Path data;
 
+    /** The PostgreSQL schema of a {@code postgresql} mode, else {@code null}. */
+    private String schema;
+
+    @AfterEach
+    void dropSchema() throws java.sql.SQLException {
+        if (schema != null) {
+            PostgresTestServer.dropSchema(schema);
+        }
+    }
+
     /**
-     * Once per namespace mode: {@code dirsync} (the default: a call is acknowledged when it
+     * {@return the mount options of a run in {@code mode} on data directory {@code data}} {@code
+     * dirsync}, {@code async}: the embedded H2 store; {@code postgresql}, {@code postgresql-async}:
+     * PostgreSQL, in schema {@code schema}.
+     */
+    static String options(Path data, String mode, String schema) {
+        String async = mode.endsWith("async") ? ",async" : "";
+        return mode.startsWith("postgresql")
+                ? PostgresTestServer.options(schema, async.isEmpty() ? "" : "async")
+                : "data_dir=" + data.toAbsolutePath() + async;
+    }
+
+    /**
+     * Once per namespace mode, {@code dirsync} (the default: a call is acknowledged when it
      * returns) and {@code async} (a call is acknowledged after the {@code sync} that follows it:
-     * until then it may be lost, and the kill often lands between the two).
+     * until then it may be lost, and the kill often lands between the two), on the embedded store
+     * and on PostgreSQL (half the kill points, at least 10; skipped without a server, as {@link
+     * PostgresTestServer} says).
      */
     @ParameterizedTest
-    @ValueSource(strings = {"dirsync", "async"})
+    @ValueSource(strings = {"dirsync", "async", "postgresql", "postgresql-async"})
     void sigkillAtRandomMoments_losesNoAcknowledgedCall_andLeavesAConsistentTree(String mode)
             throws Exception {
         int rounds = Integer.getInteger("seqvfs.crash.rounds", 20);
+        if (mode.startsWith("postgresql")) {
+            schema = PostgresTestServer.newSchema();
+            rounds = Math.max(10, rounds / 2);
+        }
         long seed = Long.getLong("seqvfs.crash.seed", System.nanoTime());
         Random r = new Random(seed);
         CrashModel model = new CrashModel();
@@ -70,7 +100,8 @@ class PersistfsCrashTest {
                                     CrashWorkload.class.getName(),
                                     data.toString(),
                                     Long.toString(r.nextLong() & 0xffffL),
-                                    mode)
+                                    mode,
+                                    String.valueOf(schema))
                             .redirectError(
                                     data.resolveSibling(data.getFileName() + ".child.err").toFile())
                             .redirectOutput(outFile.toFile())
@@ -140,7 +171,7 @@ class PersistfsCrashTest {
                 createdEmpty = expected.copy();
                 createdEmpty.apply(emptyCreate);
             }
-            Map<String, CrashModel.Node> actual = recover(where);
+            Map<String, CrashModel.Node> actual = recover(where, mode);
             if (actual.equals(expected.nodes())) {
                 model = expected;
             } else if (withPending != null && actual.equals(withPending.nodes())) {
@@ -160,14 +191,26 @@ class PersistfsCrashTest {
             }
         }
         System.out.printf(
-                "persistfs crash test: %d kill points, %d acknowledged calls, all recovered (seed %d)%n",
-                rounds, acked, seed);
+                "persistfs crash test (%s): %d kill points, %d acknowledged calls, all recovered"
+                        + " (seed %d)%n",
+                mode, rounds, acked, seed);
         assertTrue(acked > rounds, "the workload acknowledged only " + acked + " calls");
     }
 
     /** Mounts the data directory in this JVM (an actor system of its own), reads the tree, fsck. */
-    private Map<String, CrashModel.Node> recover(String where) throws Exception {
-        Config c = PersistfsType.rootConfig(data);
+    private Map<String, CrashModel.Node> recover(String where, String mode) throws Exception {
+        Config c =
+                com.typesafe.config.ConfigFactory.parseMap(
+                                Map.of(
+                                        "seqvfs.root.options",
+                                        // recovered on a default (dirsync) mount of the store
+                                        options(
+                                                data,
+                                                mode.startsWith("postgresql")
+                                                        ? "postgresql"
+                                                        : "dirsync",
+                                                schema)))
+                        .withFallback(PersistfsType.rootConfig(data));
         ActorSystem<Void> sys = ActorSystem.create(Behaviors.empty(), "crash-check", c);
         try {
             try (SeqVfs vfs = SeqVfs.create(sys, c)) {
