@@ -47,12 +47,15 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * descriptor left open, or a name that cannot be removed fails the test.
  *
  * <p>On a durable type ({@link FileSystemType#FS_DURABLE}, persistfs) the root's source is a fresh
- * data directory per test ({@code seqvfs.root.source}), and a passing test is also a remount test:
- * the fixture lists the whole tree (every name's inode number, type, mode, owner, link count, size,
- * mtime and ctime, a symbolic link's target and a regular file's content digest), closes the
- * instance (an unmount), builds a new one on the same data directory, and requires the same listing
- * and a clean {@link Fsck} there. Access times are left out (the listing's reads may move them, as
- * {@code relatime} allows). Extended attributes are listed too.
+ * data directory per test ({@code seqvfs.root.source}; {@code
+ * -Dseqvfs.contract.root-options=store=postgresql,schema=contract_{id}} puts each test in a
+ * PostgreSQL schema of its own instead, {@code {id}} unique to the test, dropped after it), and a
+ * passing test is also a remount test: the fixture lists the whole tree (every name's inode number,
+ * type, mode, owner, link count, size, mtime and ctime, a symbolic link's target and a regular
+ * file's content digest), closes the instance (an unmount), builds a new one on the same data
+ * directory, and requires the same listing and a clean {@link Fsck} there. Access times are left
+ * out (the listing's reads may move them, as {@code relatime} allows). Extended attributes are
+ * listed too.
  *
  * <pre>{@code
  * @RegisterExtension final VfsFixture fs = new VfsFixture();
@@ -70,6 +73,7 @@ public final class VfsFixture implements BeforeEachCallback, AfterEachCallback {
     private long[] baseline;
     private Config instanceConfig;
     private boolean durable;
+    private String storeId;
     private final List<Path> dataDirs = new ArrayList<>();
 
     /** A fixture with the default configuration. */
@@ -158,6 +162,17 @@ public final class VfsFixture implements BeforeEachCallback, AfterEachCallback {
                                     java.util.Map.of("seqvfs.root.source", newDataDir().toString()))
                             .withFallback(c);
         }
+        String options = System.getProperty("seqvfs.contract.root-options", "");
+        if (durable && !options.isBlank()) {
+            // e.g. store=postgresql,schema=contract_{id}: {id} is unique to this test
+            storeId = "t" + Long.toHexString(System.nanoTime());
+            c =
+                    ConfigFactory.parseMap(
+                                    java.util.Map.of(
+                                            "seqvfs.root.options",
+                                            options.replace("{id}", storeId)))
+                            .withFallback(c);
+        }
         instanceConfig = c;
         vfs = SeqVfs.create(c);
         root = vfs.newTask(Credentials.ROOT);
@@ -188,7 +203,35 @@ public final class VfsFixture implements BeforeEachCallback, AfterEachCallback {
                 }
             } finally {
                 deleteDataDirs();
+                dropStoreSchema();
             }
+        }
+    }
+
+    /**
+     * Drops the PostgreSQL schema a {@code seqvfs.contract.root-options} of {@code
+     * store=postgresql,schema=...{id}} gave this test, on the server {@code
+     * seqvfs.persistfs.postgresql} names.
+     */
+    private void dropStoreSchema() {
+        String options = System.getProperty("seqvfs.contract.root-options", "");
+        if (storeId == null || !options.contains("store=postgresql")) {
+            return;
+        }
+        java.util.regex.Matcher m =
+                java.util.regex.Pattern.compile("schema=([^,]*)")
+                        .matcher(options.replace("{id}", storeId));
+        storeId = null;
+        if (!m.find()) {
+            return;
+        }
+        Config pg = ConfigFactory.load().getConfig("seqvfs.persistfs.postgresql");
+        try (java.sql.Connection db =
+                java.sql.DriverManager.getConnection(
+                        pg.getString("url"), pg.getString("user"), pg.getString("password"))) {
+            db.createStatement().execute("DROP SCHEMA IF EXISTS " + m.group(1) + " CASCADE");
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException("cannot drop schema " + m.group(1), e);
         }
     }
 
