@@ -12,11 +12,11 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code seqvfs fsck --data-dir D}: checks a persistent file system offline ({@link PersistfsFsck})
- * and prints one line per finding, each naming its inode and path, then a summary. Exit status as
- * {@code fsck(8)}'s: 0 no errors, 1 errors corrected (by the recovery a mount runs), 4 errors left
- * uncorrected, 8 an operational error (no data directory there, or it cannot be opened), 2 bad
- * input.
+ * {@code seqvfs fsck --data-dir D} (or {@code --data-options store=postgresql,schema=NAME}): checks
+ * a persistent file system offline ({@link PersistfsFsck}) and prints one line per finding, each
+ * naming its inode and path, then a summary. Exit status as {@code fsck(8)}'s: 0 no errors, 1
+ * errors corrected (by the recovery a mount runs), 4 errors left uncorrected, 8 an operational
+ * error (no data directory there, or it cannot be opened), 2 bad input.
  */
 @Command(
         name = "fsck",
@@ -29,7 +29,8 @@ import picocli.CommandLine.Spec;
                     + " check that no rename is half-applied, no entry dangles, every link count is"
                     + " right, no directory is reachable twice, and no inode number was given twice.",
             "Exit status: 0 clean, 1 errors corrected, 4 errors left, 8 operational error.",
-            "Example: seqvfs fsck --data-dir /var/lib/seqvfs"
+            "Example: seqvfs fsck --data-dir /var/lib/seqvfs",
+            "         seqvfs fsck --data-options store=postgresql,schema=builds"
         })
 final class FsckCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
@@ -37,17 +38,61 @@ final class FsckCommand implements Callable<Integer> {
     @Option(
             names = "--data-dir",
             paramLabel = "D",
-            required = true,
-            description = "The data directory of the file system (not mounted meanwhile).")
+            description =
+                    "The data directory of the file system (not mounted meanwhile); required"
+                            + " unless --data-options names a PostgreSQL store.")
     Path dataDir;
+
+    @Option(
+            names = "--data-options",
+            paramLabel = "OPTS",
+            description =
+                    "The file system's store, as its mount options say it: store=postgresql,"
+                            + "schema=NAME checks schema NAME of the database"
+                            + " seqvfs.persistfs.postgresql names (SEQVFS_POSTGRESQL_URL);"
+                            + " other mount options are accepted and ignored.")
+    String dataOptions;
 
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        String store = "h2";
+        String schema = "seqvfs";
+        if (dataOptions != null) {
+            for (String opt : dataOptions.split(",")) {
+                int eq = opt.indexOf('=');
+                String k = eq < 0 ? opt : opt.substring(0, eq);
+                String v = eq < 0 ? "" : opt.substring(eq + 1);
+                if (k.equals("store")) {
+                    store = v;
+                } else if (k.equals("schema")) {
+                    schema = v;
+                }
+            }
+            if (!store.equals("h2") && !store.equals("postgresql")) {
+                err.println(
+                        "seqvfs fsck: --data-options "
+                                + dataOptions
+                                + ": store="
+                                + store
+                                + " is none of h2, postgresql");
+                err.flush();
+                return 2;
+            }
+        }
+        boolean pg = store.equals("postgresql");
+        if (!pg && dataDir == null) {
+            err.println("seqvfs fsck: --data-dir D is required (unless store=postgresql)");
+            err.flush();
+            return 2;
+        }
         PersistfsFsck.Report r;
         try {
-            r = PersistfsFsck.check(dataDir, ConfigFactory.load());
+            r =
+                    pg
+                            ? PersistfsFsck.checkPostgresql(schema, ConfigFactory.load())
+                            : PersistfsFsck.check(dataDir, ConfigFactory.load());
         } catch (IllegalArgumentException | ConfigException e) {
             err.println("seqvfs fsck: " + e.getMessage());
             err.flush();
@@ -61,7 +106,7 @@ final class FsckCommand implements Callable<Integer> {
         }
         out.printf(
                 "%s: %d files, %d directories; %d corrected, %d errors%n",
-                dataDir.toAbsolutePath().normalize(),
+                pg ? "postgresql schema " + schema : dataDir.toAbsolutePath().normalize(),
                 r.files(),
                 r.directories(),
                 r.corrected().size(),

@@ -378,6 +378,17 @@ class BadInputTest {
                         && none.err().contains("is not a persistfs data directory"),
                 none.err());
         assertEquals(2, Cli.run("fsck").exit(), "--data-dir is required");
+        Cli.Result store = Cli.run("fsck", "--data-options", "store=floppy");
+        assertEquals(2, store.exit(), store.out() + store.err());
+        assertTrue(store.err().contains("store=floppy is none of h2, postgresql"), store.err());
+        // no such schema, or no server at all: an operational error either way
+        Cli.Result schema =
+                Cli.run(
+                        "fsck",
+                        "--data-options",
+                        "store=postgresql,schema=seqvfs_no_such_" + System.nanoTime());
+        assertEquals(8, schema.exit(), schema.out() + schema.err());
+        assertTrue(schema.err().startsWith("seqvfs fsck: "), schema.err());
     }
 
     @Test

@@ -31,6 +31,8 @@ import java.util.Map;
  * must not be mounted meanwhile (by another process: the database allows one; in this JVM: {@code
  * EBUSY}).
  *
+ * <p>A file system on PostgreSQL is checked the same way, by its schema ({@link #checkPostgresql}).
+ *
  * <p>Not thread-safe: one check at a time per data directory.
  */
 public final class PersistfsFsck {
@@ -73,13 +75,73 @@ public final class PersistfsFsck {
             throw new IllegalArgumentException(
                     dir + " is not a persistfs data directory (no seqvfs.mv.db in it)");
         }
+        return check("data_dir=" + dir, dir, config);
+    }
+
+    /**
+     * Checks the file system in schema {@code schema} of the PostgreSQL database {@code
+     * seqvfs.persistfs.postgresql} names (the mount option {@code store=postgresql,schema=NAME}).
+     *
+     * @param schema the file system's schema
+     * @param config settings over the defaults ({@code seqvfs.persistfs.*}), or an empty config
+     * @return the report
+     * @throws IllegalArgumentException if {@code schema} is not a schema name, the database cannot
+     *     be reached, or the schema holds no persistfs file system (no journal table in it)
+     * @throws com.typesafe.config.ConfigException if the file system cannot be mounted (the message
+     *     names the errno, as for a data directory)
+     */
+    public static Report checkPostgresql(String schema, Config config) {
+        if (!schema.matches("[A-Za-z_][A-Za-z0-9_]{0,62}")) {
+            throw new IllegalArgumentException("not a schema name: " + schema);
+        }
+        String s = schema.toLowerCase(java.util.Locale.ROOT);
+        Config pg =
+                config.withFallback(ConfigFactory.load()).getConfig("seqvfs.persistfs.postgresql");
+        String url = pg.getString("url");
+        try (java.sql.Connection c =
+                        java.sql.DriverManager.getConnection(
+                                url, pg.getString("user"), pg.getString("password"));
+                java.sql.PreparedStatement q =
+                        c.prepareStatement(
+                                "SELECT 1 FROM information_schema.tables"
+                                        + " WHERE table_schema = ? AND table_name = ?")) {
+            q.setString(1, s);
+            q.setString(2, "event_journal");
+            try (java.sql.ResultSet r = q.executeQuery()) {
+                if (!r.next()) {
+                    throw new IllegalArgumentException(
+                            "schema "
+                                    + s
+                                    + " of "
+                                    + url
+                                    + " holds no persistfs file system (no event_journal table)");
+                }
+            }
+        } catch (java.sql.SQLException e) {
+            throw new IllegalArgumentException("cannot reach PostgreSQL at " + url + ": " + e, e);
+        }
+        return check("store=postgresql,schema=" + s, Path.of("/postgresql", s), config);
+    }
+
+    /**
+     * Mounts the file system {@code options} name, keyed {@code key} in this JVM, and checks it.
+     */
+    private static Report check(String options, Path key, Config config) {
         Config c =
-                ConfigFactory.parseString(
-                                "seqvfs.proc.mount = off\nseqvfs.persistfs.writeback-interval = 0s")
+                ConfigFactory.parseMap(
+                                Map.of(
+                                        "seqvfs.proc.mount",
+                                        "off",
+                                        "seqvfs.persistfs.writeback-interval",
+                                        "0s",
+                                        "seqvfs.root.type",
+                                        PersistfsType.NAME,
+                                        "seqvfs.root.options",
+                                        options))
                         .withFallback(config)
-                        .withFallback(PersistfsType.rootConfig(dir));
+                        .withFallback(ConfigFactory.load());
         try (SeqVfs vfs = SeqVfs.create(c)) {
-            PersistfsOps ops = PersistfsType.mounted(dir);
+            PersistfsOps ops = PersistfsType.mounted(key);
             Map<Long, String> paths = new HashMap<>();
             long[] counts = new long[2];
             try (VfsTask t = vfs.newTask(Credentials.ROOT)) {

@@ -90,4 +90,37 @@ class PersistfsFsckTest {
                         () -> PersistfsFsck.check(data.resolve("none"), ConfigFactory.empty()));
         assertTrue(e.getMessage().contains("not a persistfs data directory"), e.getMessage());
     }
+
+    /**
+     * On PostgreSQL ({@link PersistfsFsck#checkPostgresql}): a clean tree in its schema reports
+     * nothing and counts what it checked; a schema that holds no file system is refused (and not
+     * made).
+     */
+    @Test
+    void onPostgresql_aCleanSchemaReportsNothing_andASchemaWithoutAFileSystemIsRefused()
+            throws Exception {
+        String schema = PostgresTestServer.newSchema();
+        try {
+            try (SeqVfs vfs = SeqVfs.create(PostgresTestServer.config(schema, ""))) {
+                VfsTask t = vfs.newTask(Credentials.ROOT);
+                t.mkdir("/d", 0755);
+                t.close(t.open("/d/f", OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0644));
+                t.link("/d/f", "/g");
+            }
+            PersistfsFsck.Report r = PersistfsFsck.checkPostgresql(schema, ConfigFactory.empty());
+            assertEquals(List.of(), r.problems());
+            assertEquals(List.of(), r.corrected());
+            assertEquals(0, r.exitStatus());
+            assertEquals(2, r.files(), "two names of one file");
+            assertEquals(2, r.directories(), "the root and /d");
+            String none = schema + "_none";
+            IllegalArgumentException e =
+                    assertThrows(
+                            IllegalArgumentException.class,
+                            () -> PersistfsFsck.checkPostgresql(none, ConfigFactory.empty()));
+            assertTrue(e.getMessage().contains("holds no persistfs file system"), e.getMessage());
+        } finally {
+            PostgresTestServer.dropSchema(schema);
+        }
+    }
 }
