@@ -8,6 +8,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,11 +26,11 @@ import java.util.Map;
  * still recovers ({@link Row#legacy}), and its next write-back moves it to blocks. New rows leave
  * that column empty.
  *
- * <p>One connection, used under this object's monitor, each write-back batch one transaction; every
- * method blocks for its statements (run on a task's thread or on {@link PersistfsOps}'s writer
- * thread, never on an actor's). Durable against a process crash once a method returns (H2 with
- * {@code WRITE_DELAY=0} writes at every commit); against a power loss only as far as H2's file
- * writes are (it does not force them). Thread-safe.
+ * <p>One connection, used under this object's monitor; concurrent write-backs share transactions
+ * (group commit, {@link #write}); every method blocks for its statements (run on a task's thread or
+ * on {@link PersistfsOps}'s writer thread, never on an actor's). Durable against a process crash
+ * once a method returns (H2 with {@code WRITE_DELAY=0} writes at every commit); against a power
+ * loss only as far as H2's file writes are (it does not force them). Thread-safe.
  */
 final class DataStore implements AutoCloseable {
     /** Bytes per stored block of content: 16 pages. */
@@ -93,83 +94,174 @@ final class DataStore implements AutoCloseable {
     }
 
     /**
-     * Writes one batch of an inode's write-back as one transaction: its blocks and deleted ranges,
-     * then, when {@code a} is given, its row (attributes and size) and the removal of every block
-     * at or past the end of the file.
+     * One caller's write waiting for a transaction ({@link #write}). {@code done} and {@code
+     * failure} are written by the leader that committed it, under this store's monitor, and read by
+     * the caller under it.
+     */
+    private static final class Pending {
+        final long ino;
+        final List<Step> steps;
+        final InodeAttrs a;
+        boolean done;
+        UncheckedIOException failure;
+
+        Pending(long ino, List<Step> steps, InodeAttrs a) {
+            this.ino = ino;
+            this.steps = steps;
+            this.a = a;
+        }
+    }
+
+    /** Writes waiting for a transaction, in arrival order. */
+    private final java.util.concurrent.ConcurrentLinkedQueue<Pending> waiting =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+    /**
+     * Writes and the transactions that committed them, since this store opened. Guarded by this.
+     */
+    private long writesCommitted;
+
+    private long transactions;
+
+    /** {@return {writes committed, transactions that committed them}} For tests. */
+    synchronized long[] groupCounts() {
+        return new long[] {writesCommitted, transactions};
+    }
+
+    /** At most this many callers' writes per transaction. */
+    static final int MAX_GROUP = 32;
+
+    /** At most this many block bytes per transaction (more when one caller's batch is larger). */
+    static final long MAX_GROUP_BYTES = 16L << 20;
+
+    /**
+     * Writes one batch of an inode's write-back, durable when this returns: its blocks and deleted
+     * ranges, then, when {@code a} is given, its row (attributes and size) and the removal of every
+     * block at or past the end of the file. Concurrent callers share transactions (group commit):
+     * each queues its write, and whoever holds the connection next commits every write queued by
+     * then (at most {@link #MAX_GROUP} writes, {@link #MAX_GROUP_BYTES} bytes, per transaction) and
+     * answers their callers, so that 16 threads' {@code fsync}s cost a few commits rather than 16
+     * in turn. A failed transaction fails every write in it.
      *
      * @param ino the inode number
      * @param steps blocks to write and ranges to delete
      * @param a the attributes to write back, or {@code null} (not the batch's last)
+     * @throws UncheckedIOException if the transaction holding this write failed
      */
-    synchronized void write(long ino, List<Step> steps, InodeAttrs a) {
-        try {
-            try (PreparedStatement put =
-                            c.prepareStatement(
-                                    h2
-                                            ? "MERGE INTO seqvfs_block KEY (ino, idx) VALUES (?, ?, ?)"
-                                            : "INSERT INTO seqvfs_block (ino, idx, data) VALUES (?,"
-                                                    + " ?, ?) ON CONFLICT (ino, idx) DO UPDATE SET"
-                                                    + " data = EXCLUDED.data");
-                    PreparedStatement drop =
-                            c.prepareStatement(
-                                    "DELETE FROM seqvfs_block WHERE ino = ? AND idx >= ? AND idx"
-                                            + " < ?")) {
-                for (Step s : steps) {
-                    if (s.data() != null) {
-                        put.setLong(1, ino);
-                        put.setLong(2, s.idx());
-                        put.setBytes(3, s.data());
-                        put.addBatch();
-                    } else {
-                        drop.setLong(1, ino);
-                        drop.setLong(2, s.idx());
-                        drop.setLong(3, s.end());
-                        drop.addBatch();
+    void write(long ino, List<Step> steps, InodeAttrs a) {
+        Pending me = new Pending(ino, steps, a);
+        waiting.add(me);
+        synchronized (this) {
+            while (!me.done) {
+                List<Pending> group = new ArrayList<>();
+                long bytes = 0;
+                Pending p;
+                while (group.size() < MAX_GROUP
+                        && bytes < MAX_GROUP_BYTES
+                        && (p = waiting.poll()) != null) {
+                    group.add(p);
+                    for (Step st : p.steps) {
+                        bytes += st.data() == null ? 0 : st.data().length;
                     }
                 }
-                drop.executeBatch();
-                put.executeBatch();
+                UncheckedIOException failure = null;
+                boolean committed = false;
+                try {
+                    for (Pending q : group) {
+                        apply(q.ino, q.steps, q.a);
+                    }
+                    c.commit();
+                    committed = true;
+                    writesCommitted += group.size();
+                    transactions++;
+                } catch (SQLException e) {
+                    rollback();
+                    failure = fail(e);
+                } finally {
+                    if (!committed && failure == null) {
+                        // an unchecked throwable is on its way out: every caller in the group
+                        // fails rather than waits for a transaction that is gone
+                        rollback();
+                        failure =
+                                new UncheckedIOException(
+                                        new IOException("file data transaction aborted"));
+                    }
+                    for (Pending q : group) {
+                        q.failure = failure;
+                        q.done = true;
+                    }
+                }
             }
-            if (a != null) {
-                try (PreparedStatement p =
+        }
+        if (me.failure != null) {
+            throw me.failure;
+        }
+    }
+
+    /** One write's statements, in the open transaction. Caller holds this store's monitor. */
+    private void apply(long ino, List<Step> steps, InodeAttrs a) throws SQLException {
+        try (PreparedStatement put =
                         c.prepareStatement(
-                                (h2 ? "MERGE INTO" : "INSERT INTO")
-                                        + " seqvfs_file (ino, mode, uid, gid, atime, mtime, ctime,"
-                                        + " size, content, xattrs) "
-                                        + (h2 ? "KEY (ino) " : "")
-                                        + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-                                        + (h2
-                                                ? ""
-                                                : " ON CONFLICT (ino) DO UPDATE SET mode ="
-                                                        + " EXCLUDED.mode, uid = EXCLUDED.uid, gid"
-                                                        + " = EXCLUDED.gid, atime = EXCLUDED.atime,"
-                                                        + " mtime = EXCLUDED.mtime, ctime ="
-                                                        + " EXCLUDED.ctime, size = EXCLUDED.size,"
-                                                        + " content = EXCLUDED.content, xattrs ="
-                                                        + " EXCLUDED.xattrs"))) {
-                    p.setLong(1, ino);
-                    p.setInt(2, a.mode());
-                    p.setInt(3, a.uid());
-                    p.setInt(4, a.gid());
-                    p.setLong(5, a.atime());
-                    p.setLong(6, a.mtime());
-                    p.setLong(7, a.ctime());
-                    p.setLong(8, a.size());
-                    p.setBytes(9, new byte[0]);
-                    p.setBytes(10, a.xattrs().size() == 0 ? null : encode(a.xattrs()));
-                    p.executeUpdate();
-                }
-                try (PreparedStatement p =
-                        c.prepareStatement("DELETE FROM seqvfs_block WHERE ino = ? AND idx >= ?")) {
-                    p.setLong(1, ino);
-                    p.setLong(2, blocks(a.size()));
-                    p.executeUpdate();
+                                h2
+                                        ? "MERGE INTO seqvfs_block KEY (ino, idx) VALUES (?, ?, ?)"
+                                        : "INSERT INTO seqvfs_block (ino, idx, data) VALUES (?,"
+                                                + " ?, ?) ON CONFLICT (ino, idx) DO UPDATE SET"
+                                                + " data = EXCLUDED.data");
+                PreparedStatement drop =
+                        c.prepareStatement(
+                                "DELETE FROM seqvfs_block WHERE ino = ? AND idx >= ? AND idx"
+                                        + " < ?")) {
+            for (Step s : steps) {
+                if (s.data() != null) {
+                    put.setLong(1, ino);
+                    put.setLong(2, s.idx());
+                    put.setBytes(3, s.data());
+                    put.addBatch();
+                } else {
+                    drop.setLong(1, ino);
+                    drop.setLong(2, s.idx());
+                    drop.setLong(3, s.end());
+                    drop.addBatch();
                 }
             }
-            c.commit();
-        } catch (SQLException e) {
-            rollback();
-            throw fail(e);
+            drop.executeBatch();
+            put.executeBatch();
+        }
+        if (a != null) {
+            try (PreparedStatement p =
+                    c.prepareStatement(
+                            (h2 ? "MERGE INTO" : "INSERT INTO")
+                                    + " seqvfs_file (ino, mode, uid, gid, atime, mtime, ctime,"
+                                    + " size, content, xattrs) "
+                                    + (h2 ? "KEY (ino) " : "")
+                                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                                    + (h2
+                                            ? ""
+                                            : " ON CONFLICT (ino) DO UPDATE SET mode ="
+                                                    + " EXCLUDED.mode, uid = EXCLUDED.uid, gid"
+                                                    + " = EXCLUDED.gid, atime = EXCLUDED.atime,"
+                                                    + " mtime = EXCLUDED.mtime, ctime ="
+                                                    + " EXCLUDED.ctime, size = EXCLUDED.size,"
+                                                    + " content = EXCLUDED.content, xattrs ="
+                                                    + " EXCLUDED.xattrs"))) {
+                p.setLong(1, ino);
+                p.setInt(2, a.mode());
+                p.setInt(3, a.uid());
+                p.setInt(4, a.gid());
+                p.setLong(5, a.atime());
+                p.setLong(6, a.mtime());
+                p.setLong(7, a.ctime());
+                p.setLong(8, a.size());
+                p.setBytes(9, new byte[0]);
+                p.setBytes(10, a.xattrs().size() == 0 ? null : encode(a.xattrs()));
+                p.executeUpdate();
+            }
+            try (PreparedStatement p =
+                    c.prepareStatement("DELETE FROM seqvfs_block WHERE ino = ? AND idx >= ?")) {
+                p.setLong(1, ino);
+                p.setLong(2, blocks(a.size()));
+                p.executeUpdate();
+            }
         }
     }
 

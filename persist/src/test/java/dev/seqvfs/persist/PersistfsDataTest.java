@@ -2,6 +2,7 @@ package dev.seqvfs.persist;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.seqvfs.engine.Fsck;
 import dev.seqvfs.engine.SeqVfs;
@@ -137,6 +138,81 @@ class PersistfsDataTest {
                 return r.getLong(1);
             }
         }
+    }
+
+    /**
+     * Group commit of file data ({@code DataStore.write}): 16 threads fsync'ing files at once share
+     * transactions, and every file's content (each thread's own bytes, rewritten in place and
+     * extended between fsyncs) is what the next instance reads back.
+     */
+    @Test
+    void concurrentFsyncs_shareTransactions_andEveryFileReadsBackItsOwnContent() throws Exception {
+        int threads = 16;
+        int files = 12;
+        try (SeqVfs vfs = SeqVfs.create(PersistfsRemountTest.config(data))) {
+            VfsTask setup = vfs.newTask(Credentials.ROOT);
+            java.util.concurrent.ExecutorService pool =
+                    java.util.concurrent.Executors.newFixedThreadPool(threads);
+            try {
+                List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+                for (int w = 0; w < threads; w++) {
+                    String dir = "/w" + w;
+                    setup.mkdir(dir, 0755);
+                    int id = w;
+                    done.add(
+                            pool.submit(
+                                    () -> {
+                                        VfsTask t = vfs.newTask(Credentials.ROOT);
+                                        for (int f = 0; f < files; f++) {
+                                            int fd =
+                                                    t.open(
+                                                            dir + "/f" + f,
+                                                            OpenFlags.O_CREAT | OpenFlags.O_WRONLY,
+                                                            0644);
+                                            t.write(fd, content(id, f, 5000));
+                                            t.fsync(fd);
+                                            byte[] b = content(id, f, 70_000);
+                                            t.pwrite(fd, b, 0, b.length, 0);
+                                            t.fsync(fd);
+                                            t.close(fd);
+                                        }
+                                        t.close();
+                                        return null;
+                                    }));
+                }
+                for (var f : done) {
+                    f.get(120, java.util.concurrent.TimeUnit.SECONDS);
+                }
+                long[] n = PersistfsType.mounted(data).data.groupCounts();
+                assertTrue(
+                        n[1] < n[0],
+                        n[0] + " writes in " + n[1] + " transactions: none shared one");
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+        try (SeqVfs vfs = SeqVfs.create(PersistfsRemountTest.config(data))) {
+            VfsTask t = vfs.newTask(Credentials.ROOT);
+            for (int w = 0; w < threads; w++) {
+                for (int f = 0; f < files; f++) {
+                    String p = "/w" + w + "/f" + f;
+                    byte[] want = content(w, f, 70_000);
+                    byte[] got = new byte[want.length + 1];
+                    int fd = t.open(p, OpenFlags.O_RDONLY);
+                    int n = t.read(fd, got, 0, got.length);
+                    t.close(fd);
+                    assertArrayEquals(want, java.util.Arrays.copyOf(got, n), p);
+                }
+            }
+            assertEquals(List.of(), Fsck.check(vfs, true));
+        }
+    }
+
+    /** {@return {@code n} bytes that only file {@code f} of thread {@code w} holds} */
+    private static byte[] content(int w, int f, int n) {
+        byte[] b = new byte[n];
+        new java.util.Random(w * 1000L + f).nextBytes(b);
+        return b;
     }
 
     @Test
