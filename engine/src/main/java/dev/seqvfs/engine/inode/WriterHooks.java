@@ -37,6 +37,16 @@ public interface WriterHooks {
     default void batchStaged(Inode dir, int commands) {}
 
     /**
+     * A directory's actor is about to release the superblock's writer count it took for a message
+     * (a batch, an rmdir, a rename within the directory, an attribute change), whether the change
+     * succeeded or failed. No caller of that message has its answer yet: the answers go out after
+     * the release, so a caller that has one finds the write over.
+     *
+     * @param dir the directory
+     */
+    default void writeEnding(Inode dir) {}
+
+    /**
      * A cross-directory rename has published its target parent's snapshot and not yet its source
      * parent's: the moved name is bound in both. The rename coordinator holds the rename write lock
      * here; a hook that blocks holds the rename half published.
