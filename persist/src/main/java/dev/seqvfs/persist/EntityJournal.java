@@ -59,21 +59,6 @@ final class EntityJournal implements DirJournal {
                 EntryRecord.of(a.xattrs()));
     }
 
-    /**
-     * Adds to {@code events} the attributes removed directory {@code removed}'s journal held of
-     * inodes unlinked there ({@link DirEvent.UnlinkedInherited}), which this directory's journal
-     * holds from now on; nothing if it held none.
-     */
-    private void inherit(long removed, List<DirEvent> events) {
-        List<EntryRecord> held = ops.takeKeptUnlinked(removed);
-        if (!held.isEmpty()) {
-            for (EntryRecord r : held) {
-                ops.keptUnlinked(dir.ino(), r);
-            }
-            events.add(new DirEvent.UnlinkedInherited(removed, held));
-        }
-    }
-
     @Override
     public void append(List<Change> changes, Done done) {
         List<DirEvent> events = new ArrayList<>(changes.size());
@@ -86,7 +71,10 @@ final class EntityJournal implements DirJournal {
             } else if (c instanceof Unbound u) {
                 Inode i = u.inode();
                 if (i instanceof DirectoryInode removed) {
-                    inherit(removed.ino(), events);
+                    DirEvent h = ops.inheritKeptUnlinked(removed.ino(), dir.ino());
+                    if (h != null) {
+                        events.add(h);
+                    }
                 }
                 boolean kept =
                         i != null && i.type() != FileType.DIRECTORY && i.attrsAcquire().nlink() > 0;

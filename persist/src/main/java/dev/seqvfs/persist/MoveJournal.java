@@ -63,12 +63,9 @@ final class MoveJournal implements RenameJournal {
         List<DirEvent> ins = new ArrayList<>(3);
         if (!m.exchange() && t != null && t.type() == FileType.DIRECTORY) {
             // a rename over an empty directory removes it: what its journal held comes here
-            List<EntryRecord> held = ops.takeKeptUnlinked(t.ino());
-            if (!held.isEmpty()) {
-                for (EntryRecord r : held) {
-                    ops.keptUnlinked(to, r);
-                }
-                ins.add(new DirEvent.UnlinkedInherited(t.ino(), held));
+            DirEvent h = ops.inheritKeptUnlinked(t.ino(), to);
+            if (h != null) {
+                ins.add(h);
             }
         }
         if (replaced != null) {

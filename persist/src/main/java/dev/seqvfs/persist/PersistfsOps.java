@@ -607,9 +607,26 @@ final class PersistfsOps implements SuperOperations {
      * {@return the attributes directory {@code dir}'s journal held of inodes unlinked there, now
      * that it is being removed (empty if none); forgotten here}
      */
-    List<EntryRecord> takeKeptUnlinked(long dir) {
+    private List<EntryRecord> takeKeptUnlinked(long dir) {
         ConcurrentHashMap<Long, EntryRecord> m = keptUnlinked.remove(dir);
         return m == null ? List.of() : new ArrayList<>(m.values());
+    }
+
+    /**
+     * {@return the event that hands what removed directory {@code removed}'s journal held of
+     * unlinked inodes to directory {@code into}'s journal, or {@code null} if it held nothing}
+     * Recorded here as {@code into}'s from now on; the caller appends the event to {@code into}'s
+     * journal in the batch that removes {@code removed}, before that removal.
+     */
+    DirEvent.UnlinkedInherited inheritKeptUnlinked(long removed, long into) {
+        List<EntryRecord> held = takeKeptUnlinked(removed);
+        if (held.isEmpty()) {
+            return null;
+        }
+        for (EntryRecord r : held) {
+            keptUnlinked(into, r);
+        }
+        return new DirEvent.UnlinkedInherited(removed, held);
     }
 
     /**
