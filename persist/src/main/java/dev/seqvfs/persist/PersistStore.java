@@ -126,6 +126,17 @@ public final class PersistStore {
     }
 
     /**
+     * {@return whether {@code s} can name a file system's PostgreSQL schema: a letter or
+     * underscore, then letters, digits and underscores, at most 63 in all (PostgreSQL's identifier
+     * length); names are folded to lower case where they are used}
+     *
+     * @param s the candidate name
+     */
+    static boolean isSchemaName(String s) {
+        return s.matches("[A-Za-z_][A-Za-z0-9_]{0,62}");
+    }
+
+    /**
      * Opens (creating if need be) a store in schema {@code schema} of the PostgreSQL database at
      * {@code url}: makes the schema and the tables if absent. Blocks for the database.
      *
@@ -141,7 +152,7 @@ public final class PersistStore {
      */
     public static PersistStore openPostgres(
             String url, String user, String password, String schema, ActorSystem<?> system) {
-        if (!schema.matches("[A-Za-z_][A-Za-z0-9_]{0,62}")) {
+        if (!isSchemaName(schema)) {
             throw new IllegalArgumentException("not a schema name: " + schema);
         }
         String s = schema.toLowerCase(java.util.Locale.ROOT);

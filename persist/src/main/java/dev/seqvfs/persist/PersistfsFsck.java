@@ -91,7 +91,7 @@ public final class PersistfsFsck {
      *     names the errno, as for a data directory)
      */
     public static Report checkPostgresql(String schema, Config config) {
-        if (!schema.matches("[A-Za-z_][A-Za-z0-9_]{0,62}")) {
+        if (!PersistStore.isSchemaName(schema)) {
             throw new IllegalArgumentException("not a schema name: " + schema);
         }
         String s = schema.toLowerCase(java.util.Locale.ROOT);

@@ -205,7 +205,7 @@ public final class PersistfsType implements FileSystemType {
                         store = v;
                     }
                     case "schema" -> {
-                        if (!v.matches("[A-Za-z_][A-Za-z0-9_]{0,62}")) {
+                        if (!PersistStore.isSchemaName(v)) {
                             throw new VfsException(Errno.EINVAL, Syscall.MOUNT, ctx.target());
                         }
                         schema = v.toLowerCase(java.util.Locale.ROOT);
