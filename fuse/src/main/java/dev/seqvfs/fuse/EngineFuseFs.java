@@ -142,6 +142,33 @@ final class EngineFuseFs extends FuseStubFS {
         return EIO;
     }
 
+    /**
+     * {@return whether {@code mode} is the mode of the regular file at {@code a} with only its
+     * set-user-ID and set-group-ID bits taken away, and the caller may write the file} That is the
+     * {@code chmod} the kernel's FUSE client sends before a write or truncate by a process that
+     * does not own a set-id file ({@code file_remove_privs}; libfuse 2 has no {@code
+     * handle_killpriv}, so the file system is asked). The kernel clears those bits with its own
+     * privilege, whoever writes (write(2): "the set-user-ID bit is cleared"); the caller's own
+     * {@code chmod} would be {@code EPERM}.
+     */
+    private static boolean dropsOnlySetIdBits(VfsTask t, At a, int mode) {
+        int setId = Mode.S_ISUID | Mode.S_ISGID;
+        try {
+            Stat s = t.fstatat(a.dirfd(), a.path(), 0);
+            int now = s.mode() & Mode.PERMISSION_MASK;
+            if (!Mode.isRegular(s.mode()) || mode == now || (mode & ~now) != 0) {
+                return false;
+            }
+            if ((now & ~setId) != (mode & ~setId)) {
+                return false;
+            }
+            t.faccessat(a.dirfd(), a.path(), Mode.W_OK, OpenFlags.AT_EACCESS);
+            return true;
+        } catch (VfsException e) {
+            return false; // not there, not searchable, not writable: the EPERM stands
+        }
+    }
+
     private static void fill(FileStat st, Stat s) {
         st.st_ino.set(s.ino());
         st.st_mode.set(s.mode());
@@ -176,7 +203,10 @@ final class EngineFuseFs extends FuseStubFS {
     }
 
     private int open(VfsTask t, String path, int flags, int mode, FuseFileInfo fi) {
-        int fd = t.open(path, flags, mode);
+        int fd;
+        try (At a = At.of(t, path)) {
+            fd = t.openat(a.dirfd(), a.path(), flags, mode);
+        }
         fi.fh.set(handles.add(t, fd));
         return 0;
     }
@@ -189,7 +219,10 @@ final class EngineFuseFs extends FuseStubFS {
             return ENOENT;
         }
         try {
-            fill(stat, caller().lstat(path));
+            VfsTask t = caller();
+            try (At a = At.of(t, path)) {
+                fill(stat, t.fstatat(a.dirfd(), a.path(), OpenFlags.AT_SYMLINK_NOFOLLOW));
+            }
             return 0;
         } catch (RuntimeException e) {
             return fail(e, "getattr");
@@ -213,7 +246,10 @@ final class EngineFuseFs extends FuseStubFS {
     @Override
     public int access(String path, int mask) {
         try {
-            caller().access(path, mask);
+            VfsTask t = caller();
+            try (At a = At.of(t, path)) {
+                t.faccessat(a.dirfd(), a.path(), mask, 0);
+            }
             return 0;
         } catch (RuntimeException e) {
             return fail(e, "access");
@@ -226,7 +262,22 @@ final class EngineFuseFs extends FuseStubFS {
             return ENOENT;
         }
         try {
-            caller().chmod(path, (int) mode & Mode.PERMISSION_MASK);
+            VfsTask t = caller();
+            int m = (int) mode & Mode.PERMISSION_MASK;
+            try (At a = At.of(t, path)) {
+                try {
+                    t.fchmodat(a.dirfd(), a.path(), m, 0);
+                    return 0;
+                } catch (VfsException e) {
+                    if (e.errno() != Errno.EPERM || !dropsOnlySetIdBits(t, a, m)) {
+                        throw e;
+                    }
+                }
+            }
+            VfsTask root = callers.task(0, 0, callerPid());
+            try (At a = At.of(root, path)) {
+                root.fchmodat(a.dirfd(), a.path(), m, 0);
+            }
             return 0;
         } catch (RuntimeException e) {
             return fail(e, "chmod");
@@ -239,7 +290,11 @@ final class EngineFuseFs extends FuseStubFS {
             return ENOENT;
         }
         try {
-            caller().lchown(path, (int) uid, (int) gid);
+            VfsTask t = caller();
+            try (At a = At.of(t, path)) {
+                t.fchownat(
+                        a.dirfd(), a.path(), (int) uid, (int) gid, OpenFlags.AT_SYMLINK_NOFOLLOW);
+            }
             return 0;
         } catch (RuntimeException e) {
             return fail(e, "chown");
@@ -252,12 +307,15 @@ final class EngineFuseFs extends FuseStubFS {
             return ENOENT;
         }
         try {
-            caller().utimensat(
-                            VfsTask.AT_FDCWD,
-                            path,
-                            time(timespec[0]),
-                            time(timespec[1]),
-                            OpenFlags.AT_SYMLINK_NOFOLLOW);
+            VfsTask t = caller();
+            try (At a = At.of(t, path)) {
+                t.utimensat(
+                        a.dirfd(),
+                        a.path(),
+                        time(timespec[0]),
+                        time(timespec[1]),
+                        OpenFlags.AT_SYMLINK_NOFOLLOW);
+            }
             return 0;
         } catch (RuntimeException e) {
             return fail(e, "utimens");
@@ -270,7 +328,21 @@ final class EngineFuseFs extends FuseStubFS {
             return ENOENT;
         }
         try {
-            caller().truncate(path, size);
+            VfsTask t = caller();
+            try (At a = At.of(t, path)) {
+                if (a.dirfd() == VfsTask.AT_FDCWD) {
+                    t.truncate(a.path(), size);
+                } else {
+                    // no truncateat: open for writing (the permission truncate(2) needs), then
+                    // ftruncate; the kernel sends truncate only for regular files
+                    int fd = t.openat(a.dirfd(), a.path(), OpenFlags.O_WRONLY, 0);
+                    try {
+                        t.ftruncate(fd, size);
+                    } finally {
+                        t.close(fd);
+                    }
+                }
+            }
             return 0;
         } catch (RuntimeException e) {
             return fail(e, "truncate");
@@ -317,7 +389,11 @@ final class EngineFuseFs extends FuseStubFS {
     @Override
     public int readlink(String path, Pointer buf, long size) {
         try {
-            byte[] target = Filename.of(caller().readlink(path)).bytes();
+            VfsTask t = caller();
+            byte[] target;
+            try (At a = At.of(t, path)) {
+                target = Filename.of(t.readlinkat(a.dirfd(), a.path())).bytes();
+            }
             int n = (int) Math.min(target.length, size - 1);
             buf.put(0, target, 0, n);
             buf.putByte(n, (byte) 0);
@@ -330,7 +406,10 @@ final class EngineFuseFs extends FuseStubFS {
     @Override
     public int mknod(String path, long mode, long rdev) {
         try {
-            caller().mknod(path, (int) mode, rdev);
+            VfsTask t = caller();
+            try (At a = At.of(t, path)) {
+                t.mknodat(a.dirfd(), a.path(), (int) mode, rdev);
+            }
             return 0;
         } catch (RuntimeException e) {
             return fail(e, "mknod");
@@ -340,7 +419,10 @@ final class EngineFuseFs extends FuseStubFS {
     @Override
     public int mkdir(String path, long mode) {
         try {
-            caller().mkdir(path, (int) mode & Mode.PERMISSION_MASK);
+            VfsTask t = caller();
+            try (At a = At.of(t, path)) {
+                t.mkdirat(a.dirfd(), a.path(), (int) mode & Mode.PERMISSION_MASK);
+            }
             return 0;
         } catch (RuntimeException e) {
             return fail(e, "mkdir");
@@ -350,7 +432,10 @@ final class EngineFuseFs extends FuseStubFS {
     @Override
     public int unlink(String path) {
         try {
-            caller().unlink(path);
+            VfsTask t = caller();
+            try (At a = At.of(t, path)) {
+                t.unlinkat(a.dirfd(), a.path(), 0);
+            }
             return 0;
         } catch (RuntimeException e) {
             return fail(e, "unlink");
@@ -360,7 +445,10 @@ final class EngineFuseFs extends FuseStubFS {
     @Override
     public int rmdir(String path) {
         try {
-            caller().rmdir(path);
+            VfsTask t = caller();
+            try (At a = At.of(t, path)) {
+                t.unlinkat(a.dirfd(), a.path(), OpenFlags.AT_REMOVEDIR);
+            }
             return 0;
         } catch (RuntimeException e) {
             return fail(e, "rmdir");
@@ -370,7 +458,10 @@ final class EngineFuseFs extends FuseStubFS {
     @Override
     public int symlink(String target, String linkpath) {
         try {
-            caller().symlink(target, linkpath);
+            VfsTask t = caller();
+            try (At a = At.of(t, linkpath)) {
+                t.symlinkat(target, a.dirfd(), a.path());
+            }
             return 0;
         } catch (RuntimeException e) {
             return fail(e, "symlink");
@@ -380,7 +471,11 @@ final class EngineFuseFs extends FuseStubFS {
     @Override
     public int rename(String oldpath, String newpath) {
         try {
-            caller().rename(oldpath, newpath);
+            VfsTask t = caller();
+            try (At o = At.of(t, oldpath);
+                    At n = At.of(t, newpath)) {
+                t.renameat2(o.dirfd(), o.path(), n.dirfd(), n.path(), 0);
+            }
             return 0;
         } catch (RuntimeException e) {
             return fail(e, "rename");
@@ -390,7 +485,11 @@ final class EngineFuseFs extends FuseStubFS {
     @Override
     public int link(String oldpath, String newpath) {
         try {
-            caller().link(oldpath, newpath);
+            VfsTask t = caller();
+            try (At o = At.of(t, oldpath);
+                    At n = At.of(t, newpath)) {
+                t.linkat(o.dirfd(), o.path(), n.dirfd(), n.path(), 0);
+            }
             return 0;
         } catch (RuntimeException e) {
             return fail(e, "link");
