@@ -28,8 +28,11 @@ import sun.misc.Signal;
  * empty tmpfs root) on the host through FUSE and serves it until it is unmounted ({@code umount},
  * {@code fusermount -u}) or, in the foreground, until Ctrl-C or {@code SIGTERM} (which unmount it
  * first). Without {@code --foreground} it starts the server as a detached child JVM, waits until
- * the mount is live, and returns. Exit status: 0 served and unmounted (or, in the background,
- * mounted), 1 the mount failed (one line on stderr: {@code seqvfs mount: WHY}), 2 bad input.
+ * the mount is live, and returns; the server's messages from then on (warnings, its "unmounted"
+ * line) go to the log file that the ready line names, since a server holding the caller's stderr
+ * would hold up a caller that reads it to its end. Exit status: 0 served and unmounted (or, in the
+ * background, mounted), 1 the mount failed (one line on stderr: {@code seqvfs mount: WHY}), 2 bad
+ * input.
  */
 @Command(
         name = "mount",
@@ -171,15 +174,25 @@ final class MountCommand implements Callable<Integer> {
             cmd.add(o);
         }
         cmd.add(mountPoint.toAbsolutePath().toString());
+        // The server's stderr goes to a log file, not to ours: a detached server that kept our
+        // stderr open would hold a caller reading it (out=$(seqvfs mount ...), a pipe into tee)
+        // until the unmount. If the mount fails, the log is what we print.
+        Path log;
+        try {
+            log = Files.createTempFile("seqvfs-mount-", ".log");
+        } catch (IOException e) {
+            return fail("cannot create the server's log file: " + e.getMessage());
+        }
         Process child;
         try {
             child =
                     new ProcessBuilder(cmd)
                             .redirectInput(
                                     ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
-                            .redirectError(ProcessBuilder.Redirect.INHERIT)
+                            .redirectError(log.toFile())
                             .start();
         } catch (IOException e) {
+            deleteQuietly(log);
             return fail("cannot start the server: " + e.getMessage());
         }
         try (BufferedReader out =
@@ -189,7 +202,9 @@ final class MountCommand implements Callable<Integer> {
             // JVM option's own message, say) is passed on to stderr
             for (String line = out.readLine(); line != null; line = out.readLine()) {
                 if (line.startsWith(READY)) {
-                    spec.commandLine().getOut().println(line + " (server pid " + child.pid() + ")");
+                    spec.commandLine()
+                            .getOut()
+                            .println(line + " (server pid " + child.pid() + ", log " + log + ")");
                     spec.commandLine().getOut().flush();
                     return 0;
                 }
@@ -197,13 +212,25 @@ final class MountCommand implements Callable<Integer> {
                 err().flush();
             }
             int status = child.waitFor();
-            return status == 0 ? 1 : status; // its stderr (inherited) said why
+            err().print(Files.readString(log, StandardCharsets.UTF_8)); // why it failed
+            err().flush();
+            deleteQuietly(log);
+            return status == 0 ? 1 : status;
         } catch (IOException e) {
-            return fail("lost the server: " + e.getMessage());
+            return fail("lost the server: " + e.getMessage() + " (its log: " + log + ")");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             child.destroy();
+            deleteQuietly(log);
             return fail("interrupted");
+        }
+    }
+
+    private static void deleteQuietly(Path p) {
+        try {
+            Files.deleteIfExists(p);
+        } catch (IOException e) {
+            // a leftover empty log in the temporary directory is no failure of the mount
         }
     }
 }

@@ -4,16 +4,22 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Specifies {@code seqvfs mount}: one line and exit status 1 for a mount point it cannot use, and a
- * foreground server that serves until it is unmounted from outside, then exits with 0.
+ * foreground server that serves until it is unmounted from outside, then exits with 0; a background
+ * server that lets go of its caller's output once the mount is live.
  */
 class MountCommandTest {
 
@@ -58,6 +64,83 @@ class MountCommandTest {
         assertEquals(0, result.exit(), result.err());
         assertTrue(result.out().startsWith("seqvfs: mounted at " + mp), result.out());
         assertEquals("seqvfs mount: " + mp + " unmounted\n", result.err());
+    }
+
+    /**
+     * The background server must not keep the caller's stdout or stderr open: {@code out=$(seqvfs
+     * mount MP)} or {@code seqvfs mount MP 2>&1 | tee log} returned only at the unmount while the
+     * server held the caller's stderr. Run as a separate process, the command's output must end
+     * (EOF on both) while the mount is live.
+     */
+    @Test
+    void mount_inTheBackground_returnsAndLetsGoOfTheCallersOutput_whileTheMountServes(
+            @TempDir Path dir) throws Exception {
+        Path mp = Files.createDirectory(dir.resolve("mp"));
+        Process p =
+                new ProcessBuilder(
+                                ProcessHandle.current().info().command().orElse("java"),
+                                "-cp",
+                                System.getProperty("java.class.path"),
+                                "dev.seqvfs.cli.Main",
+                                "mount",
+                                mp.toString())
+                        .redirectErrorStream(true)
+                        .start();
+        CompletableFuture<String> output =
+                CompletableFuture.supplyAsync(
+                        () -> {
+                            try {
+                                return new String(
+                                        p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                            } catch (IOException e) {
+                                throw new UncheckedIOException(e);
+                            }
+                        });
+        String out;
+        Matcher m;
+        try {
+            try {
+                out = output.get(60, TimeUnit.SECONDS); // EOF: nothing holds the pipe any more
+            } finally {
+                p.destroy();
+            }
+            assertEquals(0, p.waitFor(), out);
+            m = Pattern.compile("server pid (\\d+), log (\\S+)\\)").matcher(out);
+            assertTrue(out.startsWith("seqvfs: mounted at " + mp) && m.find(), out);
+            assertTrue(Files.readString(Path.of("/proc/self/mounts")).contains(" " + mp + " "));
+            Files.writeString(mp.resolve("f"), "data");
+            assertEquals("data", Files.readString(mp.resolve("f"), StandardCharsets.UTF_8));
+        } finally {
+            if (Files.readString(Path.of("/proc/self/mounts")).contains(" " + mp + " ")) {
+                Process u = new ProcessBuilder("umount", mp.toString()).inheritIO().start();
+                assertEquals(0, u.waitFor());
+            }
+        }
+        ProcessHandle server = ProcessHandle.of(Long.parseLong(m.group(1))).orElse(null);
+        Path log = Path.of(m.group(2));
+        if (server != null) {
+            server.onExit().get(30, TimeUnit.SECONDS);
+        }
+        assertEquals("seqvfs mount: " + mp + " unmounted\n", Files.readString(log));
+        Files.delete(log);
+    }
+
+    @Test
+    void mount_inTheBackground_onANonEmptyDirectory_saysWhy_andLeavesNoLog(@TempDir Path dir)
+            throws IOException {
+        Files.createFile(dir.resolve("f"));
+        Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+        long logsBefore = logs(tmp);
+        Cli.Result r = Cli.run("mount", dir.toString());
+        assertEquals(1, r.exit());
+        assertTrue(r.err().contains(": not empty"), r.err());
+        assertEquals(logsBefore, logs(tmp), "the failed server's log was removed");
+    }
+
+    private static long logs(Path tmp) throws IOException {
+        try (Stream<Path> s = Files.list(tmp)) {
+            return s.filter(f -> f.getFileName().toString().startsWith("seqvfs-mount-")).count();
+        }
     }
 
     private volatile Cli.Result result;
