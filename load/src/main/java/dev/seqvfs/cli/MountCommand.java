@@ -24,15 +24,16 @@ import picocli.CommandLine.Spec;
 import sun.misc.Signal;
 
 /**
- * {@code seqvfs mount MOUNTPOINT [--foreground] [-o OPTIONS]}: mounts a fresh SeqVFS instance (an
- * empty tmpfs root) on the host through FUSE and serves it until it is unmounted ({@code umount},
- * {@code fusermount -u}) or, in the foreground, until Ctrl-C or {@code SIGTERM} (which unmount it
- * first). Without {@code --foreground} it starts the server as a detached child JVM, waits until
- * the mount is live, and returns; the server's messages from then on (warnings, its "unmounted"
- * line) go to the log file that the ready line names, since a server holding the caller's stderr
- * would hold up a caller that reads it to its end. Exit status: 0 served and unmounted (or, in the
- * background, mounted), 1 the mount failed (one line on stderr: {@code seqvfs mount: WHY}), 2 bad
- * input.
+ * {@code seqvfs mount MOUNTPOINT [--foreground] [--private] [-o OPTIONS]}: mounts a fresh SeqVFS
+ * instance (an empty tmpfs root) on the host through FUSE and serves it until it is unmounted
+ * ({@code umount}, {@code fusermount -u}) or, in the foreground, until Ctrl-C or {@code SIGTERM}
+ * (which unmount it first). Without {@code --foreground} it starts the server as a detached child
+ * JVM, waits until the mount is live, and returns; the server's messages from then on (warnings,
+ * its "unmounted" line) go to the log file that the ready line names, since a server holding the
+ * caller's stderr would hold up a caller that reads it to its end. Run by root it adds {@code
+ * allow_other} unless {@code --private}: every user may enter, and the engine's permission checks
+ * decide. Exit status: 0 served and unmounted (or, in the background, mounted), 1 the mount failed
+ * (one line on stderr: {@code seqvfs mount: WHY}), 2 bad input.
  */
 @Command(
         name = "mount",
@@ -89,9 +90,42 @@ final class MountCommand implements Callable<Integer> {
                             + ").")
     List<String> options = new ArrayList<>();
 
+    @Option(
+            names = "--private",
+            description =
+                    "Let only the user who mounted in (FUSE's default). Without it, a mount made"
+                            + " by root gets allow_other: every user may enter, and the engine's"
+                            + " permission checks (with each caller's uid and groups) decide what"
+                            + " they may do, as on any mounted file system.")
+    boolean privateMount;
+
     @Override
     public Integer call() {
+        if (!privateMount && isRoot() && !hasOption("allow_other")) {
+            // a file system that root mounts is everyone's, under its permissions (the
+            // background mode passes the option on to its server)
+            options.add("allow_other");
+        }
         return foreground ? serve() : background();
+    }
+
+    private boolean hasOption(String name) {
+        for (String o : options) {
+            for (String one : o.split(",", -1)) {
+                if (one.trim().equals(name)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static boolean isRoot() {
+        try {
+            return Integer.valueOf(0).equals(Files.getAttribute(Path.of("/proc/self"), "unix:uid"));
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
     }
 
     private PrintWriter err() {
@@ -161,6 +195,9 @@ final class MountCommand implements Callable<Integer> {
         cmd.add(Main.class.getName());
         cmd.add("mount");
         cmd.add("--foreground");
+        if (privateMount) {
+            cmd.add("--private");
+        }
         if (dataOptions != null) {
             cmd.add("--data-options");
             cmd.add(dataOptions);

@@ -58,6 +58,9 @@ class MountCommandTest {
         }
         Files.writeString(mp.resolve("f"), "data");
         assertEquals("data", Files.readString(mp.resolve("f"), StandardCharsets.UTF_8));
+        assertTrue(
+                mountOptions(mp).contains("allow_other"),
+                "a mount made by root lets every user in: " + mountOptions(mp));
         Process u = new ProcessBuilder("umount", mp.toString()).inheritIO().start();
         assertEquals(0, u.waitFor());
         server.join(20_000);
@@ -135,6 +138,37 @@ class MountCommandTest {
         assertEquals(1, r.exit());
         assertTrue(r.err().contains(": not empty"), r.err());
         assertEquals(logsBefore, logs(tmp), "the failed server's log was removed");
+    }
+
+    /** {@code --private} keeps FUSE's default: only the user who mounted may enter. */
+    @Test
+    void mount_private_letsOnlyTheMountingUserIn(@TempDir Path dir) throws Exception {
+        Path mp = Files.createDirectory(dir.resolve("mp"));
+        Cli.Result r = Cli.run("mount", "--private", mp.toString());
+        assertEquals(0, r.exit(), r.err());
+        try {
+            assertTrue(!mountOptions(mp).contains("allow_other"), mountOptions(mp));
+            Process p =
+                    new ProcessBuilder("su", "-s", "/bin/sh", "nobody", "-c", "ls " + mp)
+                            .redirectErrorStream(true)
+                            .start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertEquals(2, p.waitFor(), out); // ls: cannot open directory: Permission denied
+        } finally {
+            Process u = new ProcessBuilder("umount", mp.toString()).inheritIO().start();
+            assertEquals(0, u.waitFor());
+        }
+    }
+
+    /** {@return the options field of {@code mp}'s line in /proc/self/mounts, or ""} */
+    private static String mountOptions(Path mp) throws IOException {
+        for (String l : Files.readAllLines(Path.of("/proc/self/mounts"))) {
+            String[] f = l.split(" ");
+            if (f.length > 3 && f[1].equals(mp.toString())) {
+                return f[3];
+            }
+        }
+        return "";
     }
 
     private static long logs(Path tmp) throws IOException {
