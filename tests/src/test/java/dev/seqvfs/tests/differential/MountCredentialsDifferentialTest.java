@@ -217,6 +217,11 @@ class MountCredentialsDifferentialTest {
                         "STAT -100 " + p(f) + " 0",
                         "OPEN -100 " + p(d + "y") + " 65 420",
                         "SETEUID 0 0",
+                        "CHMOD -100 " + p(dirs.get(2)) + " 493 0",
+                        "CHMOD -100 " + p(dirs.get(15)) + " 448 0", // the head's last directory
+                        "SETEUID 65534 65534",
+                        "STAT -100 " + p(f) + " 0",
+                        "SETEUID 0 0",
                         "UNLINK -100 " + p(f) + " 0",
                         "UNLINK -100 " + p(n) + " 0",
                         "UNLINK -100 " + p(s) + " 0",
