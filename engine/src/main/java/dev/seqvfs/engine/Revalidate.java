@@ -5,6 +5,7 @@ import dev.seqvfs.protocol.VfsException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 /**
@@ -27,14 +28,15 @@ import java.util.function.Supplier;
  *
  * <h2>Forms</h2>
  *
- * {@link #retryingBlocking} is a loop on the calling thread. {@link #retrying} is asynchronous: a
- * retry starts from the completion of the failed attempt, never blocking a thread, and the attempts
- * run in a loop (a work-in-progress counter hands the loop to whichever thread completes an
- * attempt), so a chain of attempts that complete at once does not grow the stack. Completing its
- * future exceptionally (cancelling it) cancels the attempt in flight and starts no further one. A
- * cancelled stage never runs its function, so an attempt must not hand a resource from one stage to
- * a dependent one (acquire and hand over in the same stage), or must withdraw its source itself (as
- * {@link OpenFuture} does for a waiting FIFO open). Thread-safe; stateless.
+ * {@link #retryingBlocking} is a loop on the calling thread, which backs off ({@link #backOff})
+ * after its first stale attempts. {@link #retrying} is asynchronous (no back-off: it never holds a
+ * thread): a retry starts from the completion of the failed attempt, never blocking a thread, and
+ * the attempts run in a loop (a work-in-progress counter hands the loop to whichever thread
+ * completes an attempt), so a chain of attempts that complete at once does not grow the stack.
+ * Completing its future exceptionally (cancelling it) cancels the attempt in flight and starts no
+ * further one. A cancelled stage never runs its function, so an attempt must not hand a resource
+ * from one stage to a dependent one (acquire and hand over in the same stage), or must withdraw its
+ * source itself (as {@link OpenFuture} does for a waiting FIFO open). Thread-safe; stateless.
  */
 final class Revalidate {
     /**
@@ -91,7 +93,38 @@ final class Revalidate {
                 if (done >= tries) {
                     throw exhausted(e);
                 }
+                backOff(done);
             }
+        }
+    }
+
+    /** Stale attempts retried at once, before {@link #backOff} starts yielding the CPU. */
+    static final int IMMEDIATE_TRIES = 16;
+
+    /** Stale attempts after which each retry first parks for {@link #PARK_NANOS}. */
+    static final int YIELDING_TRIES = 64;
+
+    /** How long a retry parks after {@link #YIELDING_TRIES} stale attempts: 50 us. */
+    static final long PARK_NANOS = 50_000;
+
+    /**
+     * Waits before the retry that follows stale attempt {@code done}: not at all for the first
+     * {@link #IMMEDIATE_TRIES}, then a {@code Thread.yield()}, and from {@link #YIELDING_TRIES} on
+     * a park of {@link #PARK_NANOS}. A stale answer means another writer changed the path; on a
+     * machine with fewer cores than runnable threads that writer (an actor run by another thread)
+     * may need this caller's CPU to finish, and 1,000 retries in a tight loop took 2 ms, too short
+     * for it (an rmdir racing an unlink ran out of tries on 2 cores and failed with {@code EIO}).
+     * With the waits, {@link #MAX_TRIES} stale attempts take at least 45 ms.
+     */
+    @SuppressWarnings("ThreadPriorityCheck") // yield: a back-off, not for correctness
+    private static void backOff(int done) {
+        if (done < IMMEDIATE_TRIES) {
+            return;
+        }
+        if (done < YIELDING_TRIES) {
+            Thread.yield();
+        } else {
+            LockSupport.parkNanos(PARK_NANOS);
         }
     }
 

@@ -186,6 +186,29 @@ class RevalidateTest {
         assertEquals(Revalidate.MAX_TRIES, calls[0]);
     }
 
+    /**
+     * The bug class: a writer that needs the retrying caller's CPU to finish (2 cores, more
+     * runnable threads) could not within 1,000 immediate retries (about 2 ms), and the call failed
+     * with {@code EIO}. Here the path stays stale for 20 ms of wall time; the back-off spreads the
+     * tries over more than that, so the call succeeds. Without it, it fails in about a millisecond.
+     */
+    @Test
+    void retryingBlocking_staleFor20Milliseconds_succeeds_becauseRetriesBackOff() {
+        long until = System.nanoTime() + 20_000_000L;
+        int[] calls = new int[1];
+        String v =
+                Revalidate.retryingBlocking(
+                        () -> {
+                            calls[0]++;
+                            if (System.nanoTime() < until) {
+                                throw stale();
+                            }
+                            return "done";
+                        });
+        assertEquals("done", v);
+        assertTrue(calls[0] < Revalidate.MAX_TRIES, calls[0] + " tries");
+    }
+
     @Test
     void retryingBlocking_otherError_isThrownAtOnce() {
         List<Integer> calls = new ArrayList<>();
