@@ -109,48 +109,7 @@ class MountCredentialsDifferentialTest {
          * the writer's name, which the mount once refused with {@code EPERM} (and the write with
          * it). {@code $FD} is the descriptor the line before opened.
          */
-        SET_ID_BITS_CLEARED_BY_A_NON_OWNERS_WRITE(
-                "OPEN -100 " + p("s6") + " 65 511",
-                "CHMOD -100 " + p("s6") + " 3583 0", // 06777
-                "OPEN -100 " + p("s4") + " 65 511",
-                "CHMOD -100 " + p("s4") + " 2559 0", // 04777
-                "OPEN -100 " + p("s2") + " 65 511",
-                "CHMOD -100 " + p("s2") + " 1535 0", // 02777
-                "OPEN -100 " + p("s2nox") + " 65 511",
-                "CHMOD -100 " + p("s2nox") + " 1527 0", // 02767: no group execute, kept
-                "OPEN -100 " + p("t6") + " 65 511",
-                "CHMOD -100 " + p("t6") + " 3583 0",
-                "OPEN -100 " + p("f6") + " 65 511",
-                "CHMOD -100 " + p("f6") + " 3583 0",
-                "OPEN -100 " + p("mine6") + " 65 511",
-                "CHOWN -100 " + p("mine6") + " 65534 65534 0",
-                "CHMOD -100 " + p("mine6") + " 3583 0",
-                "OPEN -100 " + p("ro6") + " 65 493", // 0755 with set-id: not writable by others
-                "CHMOD -100 " + p("ro6") + " 3565 0", // 06755
-                "SETCRED 65534 65534",
-                "OPEN -100 " + p("s6") + " 1 0",
-                "WRITE $FD 1",
-                "STAT -100 " + p("s6") + " 0",
-                "OPEN -100 " + p("s4") + " 2 0",
-                "WRITE $FD 1",
-                "STAT -100 " + p("s4") + " 0",
-                "OPEN -100 " + p("s2") + " 1 0",
-                "WRITE $FD 1",
-                "STAT -100 " + p("s2") + " 0",
-                "OPEN -100 " + p("s2nox") + " 1 0",
-                "WRITE $FD 1",
-                "STAT -100 " + p("s2nox") + " 0",
-                "TRUNCATE " + p("t6") + " 0",
-                "STAT -100 " + p("t6") + " 0",
-                "OPEN -100 " + p("f6") + " 1 0",
-                "FTRUNCATE $FD 0",
-                "STAT -100 " + p("f6") + " 0",
-                "OPEN -100 " + p("mine6") + " 1 0",
-                "WRITE $FD 1",
-                "STAT -100 " + p("mine6") + " 0",
-                "CHMOD -100 " + p("ro6") + " 493 0", // a non-owner's chmod stays EPERM
-                "OPEN -100 " + p("ro6") + " 1 0",
-                "STAT -100 " + p("ro6") + " 0"),
+        SET_ID_BITS_CLEARED_BY_A_NON_OWNERS_WRITE(setIdLines()),
         /**
          * pjdfstest's {@code 03.t} cases: a relative path just under {@code PATH_MAX} works
          * wherever the working directory is, though the absolute path libfuse hands the file system
@@ -165,6 +124,53 @@ class MountCredentialsDifferentialTest {
         Scenario(String... lines) {
             this.lines = List.of(lines);
         }
+    }
+
+    /**
+     * The lines of {@link Scenario#SET_ID_BITS_CLEARED_BY_A_NON_OWNERS_WRITE}: root makes set-id
+     * files (06777, 04777, 02777, 02767 whose set-group-ID bit stays, one owned by the writer, one
+     * not writable by others), then uid 65534 writes, truncates and chmods them, each followed by a
+     * {@code STAT}.
+     */
+    private static String[] setIdLines() {
+        List<String> l = new ArrayList<>();
+        String[][] made = { // name, mode
+            {"s6", "3583"},
+            {"s4", "2559"},
+            {"s2", "1535"},
+            {"s2nox", "1527"},
+            {"t6", "3583"},
+            {"f6", "3583"},
+            {"mine6", "3583"},
+            {"ro6", "3565"}
+        };
+        for (String[] m : made) {
+            l.add("OPEN -100 " + p(m[0]) + " 65 511");
+            if (m[0].equals("mine6")) {
+                l.add("CHOWN -100 " + p(m[0]) + " 65534 65534 0");
+            }
+            l.add("CHMOD -100 " + p(m[0]) + " " + m[1] + " 0");
+        }
+        l.add("SETCRED 65534 65534");
+        String[][] writes = { // name, open flags (O_WRONLY, O_RDWR), then what is done
+            {"s6", "1", "WRITE $FD 1"},
+            {"s4", "2", "WRITE $FD 1"},
+            {"s2", "1", "WRITE $FD 1"},
+            {"s2nox", "1", "WRITE $FD 1"},
+            {"f6", "1", "FTRUNCATE $FD 0"},
+            {"mine6", "1", "WRITE $FD 1"}
+        };
+        for (String[] w : writes) {
+            l.add("OPEN -100 " + p(w[0]) + " " + w[1] + " 0");
+            l.add(w[2]);
+            l.add("STAT -100 " + p(w[0]) + " 0");
+        }
+        l.add("TRUNCATE " + p("t6") + " 0");
+        l.add("STAT -100 " + p("t6") + " 0");
+        l.add("CHMOD -100 " + p("ro6") + " 493 0"); // a non-owner's chmod stays EPERM
+        l.add("OPEN -100 " + p("ro6") + " 1 0");
+        l.add("STAT -100 " + p("ro6") + " 0");
+        return l.toArray(String[]::new);
     }
 
     /**
