@@ -44,6 +44,7 @@ final class At implements AutoCloseable {
      *     EACCES}, {@code ENOENT}, {@code ENOTDIR}, ...)
      */
     static At of(VfsTask task, String path) {
+        checkName(path);
         if (path.length() * 3 < Limits.PATH_MAX) {
             return new At(task, VfsTask.AT_FDCWD, path); // under the limit in any encoding
         }
@@ -76,6 +77,36 @@ final class At implements AutoCloseable {
                 task.close(fd);
             }
             throw e;
+        }
+    }
+
+    /** Linux's {@code EILSEQ}: "Invalid or incomplete multibyte or wide character". */
+    static final int EILSEQ = 84;
+
+    /**
+     * A name or path that jnr-fuse could not decode: it decodes the kernel's bytes as UTF-8 and
+     * puts U+FFFD in place of every byte that is not, so {@code caf\xe9} and {@code caf\xe8} both
+     * arrive as {@code caf\uFFFD} and would be one file. Every call given such a text answers
+     * {@code EILSEQ} instead, and changes nothing. A valid name that contains U+FFFD itself (the
+     * bytes {@code EF BF BD}) is refused alike: the two cannot be told apart here.
+     */
+    static final class UndecodableName extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        UndecodableName() {
+            super("a name that is not valid UTF-8", null, false, false);
+        }
+    }
+
+    /**
+     * Refuses a text that jnr-fuse decoded with replacements.
+     *
+     * @param text a path, a name or a symbolic link's target from libfuse
+     * @throws UndecodableName if it contains U+FFFD
+     */
+    static void checkName(String text) {
+        if (text != null && text.indexOf('\uFFFD') >= 0) {
+            throw new UndecodableName();
         }
     }
 

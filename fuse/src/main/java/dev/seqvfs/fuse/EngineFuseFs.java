@@ -138,6 +138,9 @@ final class EngineFuseFs extends FuseStubFS {
         if (e instanceof VfsException v) {
             return -v.errno().number();
         }
+        if (e instanceof At.UndecodableName) {
+            return -At.EILSEQ;
+        }
         LOG.warn("FUSE {}: unexpected failure, answering EIO", op, e);
         return EIO;
     }
@@ -167,6 +170,16 @@ final class EngineFuseFs extends FuseStubFS {
         } catch (VfsException e) {
             return false; // not there, not searchable, not writable: the EPERM stands
         }
+    }
+
+    /** {@return whether any of {@code texts} is one jnr-fuse decoded with replacements} */
+    private static boolean undecodable(String... texts) {
+        for (String t : texts) {
+            if (t != null && t.indexOf('\uFFFD') >= 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static void fill(FileStat st, Stat s) {
@@ -459,6 +472,7 @@ final class EngineFuseFs extends FuseStubFS {
     public int symlink(String target, String linkpath) {
         try {
             VfsTask t = caller();
+            At.checkName(target);
             try (At a = At.of(t, linkpath)) {
                 t.symlinkat(target, a.dirfd(), a.path());
             }
@@ -746,6 +760,9 @@ final class EngineFuseFs extends FuseStubFS {
 
     @Override
     public int setxattr(String path, String name, Pointer value, long size, int flags) {
+        if (undecodable(path, name)) {
+            return -At.EILSEQ;
+        }
         byte[] v = new byte[(int) size];
         if (size > 0) {
             value.get(0, v, 0, v.length);
@@ -755,6 +772,9 @@ final class EngineFuseFs extends FuseStubFS {
 
     @Override
     public int getxattr(String path, String name, Pointer value, long size) {
+        if (undecodable(path, name)) {
+            return -At.EILSEQ;
+        }
         byte[] out = new byte[(int) size];
         int n = Xattrs.get(caller(), path, name, out);
         if (n > 0 && size > 0) {
@@ -765,6 +785,9 @@ final class EngineFuseFs extends FuseStubFS {
 
     @Override
     public int listxattr(String path, Pointer list, long size) {
+        if (undecodable(path)) {
+            return -At.EILSEQ;
+        }
         byte[] out = new byte[(int) size];
         int n = Xattrs.list(caller(), path, out);
         if (n > 0 && size > 0) {
@@ -775,6 +798,9 @@ final class EngineFuseFs extends FuseStubFS {
 
     @Override
     public int removexattr(String path, String name) {
+        if (undecodable(path, name)) {
+            return -At.EILSEQ;
+        }
         return Xattrs.remove(caller(), path, name);
     }
 }

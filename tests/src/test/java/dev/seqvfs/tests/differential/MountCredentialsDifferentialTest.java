@@ -1,6 +1,7 @@
 package dev.seqvfs.tests.differential;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
 import dev.seqvfs.engine.Fsck;
@@ -13,6 +14,7 @@ import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -284,6 +286,35 @@ class MountCredentialsDifferentialTest {
         }
         assertEquals(host, viaMount, s + ": answers, line by line, host against the mount");
         assertEquals(hostTree, mountTree, s + ": the final trees");
+    }
+
+    /**
+     * The bug class: names that are not valid UTF-8 reach the front end decoded by jnr-fuse with
+     * U+FFFD for each bad byte, so {@code caf\xe9} and {@code caf\xe8} were one file and the second
+     * write replaced the first. Every call with such a name or symbolic link target is now {@code
+     * EILSEQ} (84) and makes nothing; a valid UTF-8 name works. (Not a differential scenario: tmpfs
+     * takes any bytes.)
+     */
+    @Test
+    void namesThatAreNotUtf8_throughTheMount_areEilseq_andNeverOneFile() throws Exception {
+        Path sandbox = Files.createTempDirectory(mountPoint, "names-");
+        try (HostSide m = new HostSide(sandbox)) {
+            assertEquals("E 84", m.call("OPEN -100 s636166e9 65 420")); // caf\xe9
+            assertEquals("E 84", m.call("OPEN -100 s636166e8 65 420")); // caf\xe8
+            assertEquals("E 84", m.call("MKDIR -100 s64e9 493"));
+            assertEquals("E 84", m.call("MKNOD -100 s66e9 4516"));
+            assertEquals("E 84", m.call("SYMLINK s78e9 -100 s6c"));
+            assertEquals("E 84", m.call("STAT -100 s636166e9 0"));
+            String valid = m.call("OPEN -100 s636166c3a9 65 420"); // "café"
+            assertTrue(valid.startsWith("O "), valid);
+            assertEquals("E 84", m.call("RENAME -100 s636166c3a9 -100 s636166e9 0"));
+            assertEquals("E 84", m.call("LINK -100 s636166c3a9 -100 s636166e9 0"));
+            assertEquals("O 0", m.call("UNLINK -100 s636166c3a9 0"));
+            List<String> tree = m.tree();
+            assertEquals(1, tree.size(), "nothing was made: " + tree);
+        } finally {
+            new ProcessBuilder("rm", "-rf", sandbox.toString()).inheritIO().start().waitFor();
+        }
     }
 
     private static List<String> answers(HostSide side, List<String> lines) {
