@@ -268,6 +268,18 @@ public final class FuseMount implements AutoCloseable {
                     "fusermount not found (a non-root mount needs it): " + INSTALL);
         }
         if (!Files.exists(mp)) {
+            if (isMounted(mp)) {
+                // stat fails with ENOTCONN: a FUSE mount whose server died (killed, crashed)
+                throw new FuseMountException(
+                        FuseMountException.Reason.BUSY,
+                        mp
+                                + ": a dead FUSE mount (its server is gone): unmount it first:"
+                                + " umount "
+                                + mp
+                                + " (umount -l "
+                                + mp
+                                + " while a process still uses it)");
+            }
             throw new FuseMountException(
                     FuseMountException.Reason.NOT_A_DIRECTORY, mp + ": no such directory");
         }

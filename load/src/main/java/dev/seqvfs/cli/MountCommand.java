@@ -29,11 +29,12 @@ import sun.misc.Signal;
  * ({@code umount}, {@code fusermount -u}) or, in the foreground, until Ctrl-C or {@code SIGTERM}
  * (which unmount it first). Without {@code --foreground} it starts the server as a detached child
  * JVM, waits until the mount is live, and returns; the server's messages from then on (warnings,
- * its "unmounted" line) go to the log file that the ready line names, since a server holding the
- * caller's stderr would hold up a caller that reads it to its end. Run by root it adds {@code
- * allow_other} unless {@code --private}: every user may enter, and the engine's permission checks
- * decide. Exit status: 0 served and unmounted (or, in the background, mounted), 1 the mount failed
- * (one line on stderr: {@code seqvfs mount: WHY}), 2 bad input.
+ * its "unmounted" line) go to the log file that the ready line names (removed after a clean
+ * unmount), since a server holding the caller's stderr would hold up a caller that reads it to its
+ * end. Run by root it adds {@code allow_other} unless {@code --private}: every user may enter, and
+ * the engine's permission checks decide. Exit status: 0 served and unmounted (or, in the
+ * background, mounted), 1 the mount failed (one line on stderr: {@code seqvfs mount: WHY}), 2 bad
+ * input.
  */
 @Command(
         name = "mount",
@@ -98,6 +99,10 @@ final class MountCommand implements Callable<Integer> {
                             + " permission checks (with each caller's uid and groups) decide what"
                             + " they may do, as on any mounted file system.")
     boolean privateMount;
+
+    /** The background mode's log file, which its server removes after a clean unmount. */
+    @Option(names = "--server-log", hidden = true)
+    Path serverLog;
 
     @Override
     public Integer call() {
@@ -178,12 +183,24 @@ final class MountCommand implements Callable<Integer> {
             mount.close();
             err().println("seqvfs mount: " + mount.mountPoint() + " unmounted");
             err().flush();
+            if (serverLog != null) {
+                deleteQuietly(serverLog); // a clean end: nothing in it a user needs
+            }
             return 0;
         }
     }
 
     /** Starts {@code seqvfs mount --foreground ...} as a detached child and waits for its mount. */
     private int background() {
+        // The server's stderr goes to a log file, not to ours: a detached server that kept our
+        // stderr open would hold a caller reading it (out=$(seqvfs mount ...), a pipe into tee)
+        // until the unmount. If the mount fails, the log is what we print.
+        Path log;
+        try {
+            log = Files.createTempFile("seqvfs-mount-", ".log");
+        } catch (IOException e) {
+            return fail("cannot create the server's log file: " + e.getMessage());
+        }
         List<String> cmd = new ArrayList<>();
         if (Files.isExecutable(Path.of("/usr/bin/setsid"))) {
             cmd.add("/usr/bin/setsid"); // its own session: the terminal's hangup does not reach it
@@ -195,6 +212,8 @@ final class MountCommand implements Callable<Integer> {
         cmd.add(Main.class.getName());
         cmd.add("mount");
         cmd.add("--foreground");
+        cmd.add("--server-log");
+        cmd.add(log.toAbsolutePath().toString());
         if (privateMount) {
             cmd.add("--private");
         }
@@ -211,15 +230,6 @@ final class MountCommand implements Callable<Integer> {
             cmd.add(o);
         }
         cmd.add(mountPoint.toAbsolutePath().toString());
-        // The server's stderr goes to a log file, not to ours: a detached server that kept our
-        // stderr open would hold a caller reading it (out=$(seqvfs mount ...), a pipe into tee)
-        // until the unmount. If the mount fails, the log is what we print.
-        Path log;
-        try {
-            log = Files.createTempFile("seqvfs-mount-", ".log");
-        } catch (IOException e) {
-            return fail("cannot create the server's log file: " + e.getMessage());
-        }
         Process child;
         try {
             child =
