@@ -150,9 +150,8 @@ final class EngineFuseFs extends FuseStubFS {
      * set-user-ID and set-group-ID bits taken away, and the caller may write the file} That is the
      * {@code chmod} the kernel's FUSE client sends before a write or truncate by a process that
      * does not own a set-id file ({@code file_remove_privs}; libfuse 2 has no {@code
-     * handle_killpriv}, so the file system is asked). The kernel clears those bits with its own
-     * privilege, whoever writes (write(2): "the set-user-ID bit is cleared"); the caller's own
-     * {@code chmod} would be {@code EPERM}.
+     * handle_killpriv}, so the file system is asked). The caller's own {@code chmod} would be
+     * {@code EPERM}, and the write would fail with it.
      */
     private static boolean dropsOnlySetIdBits(VfsTask t, At a, int mode) {
         int setId = Mode.S_ISUID | Mode.S_ISGID;
@@ -280,16 +279,16 @@ final class EngineFuseFs extends FuseStubFS {
             try (At a = At.of(t, path)) {
                 try {
                     t.fchmodat(a.dirfd(), a.path(), m, 0);
-                    return 0;
                 } catch (VfsException e) {
                     if (e.errno() != Errno.EPERM || !dropsOnlySetIdBits(t, a, m)) {
                         throw e;
                     }
+                    // The kernel's clearing before a non-owner's write or truncate: answered
+                    // as done and left to that write or truncate, which clears the bits in the
+                    // engine itself (RegularInode's file_remove_privs). Nothing is changed with
+                    // more privilege than the caller's: a chmod run as root here could land on
+                    // another file renamed onto the path after this check.
                 }
-            }
-            VfsTask root = callers.task(0, 0, callerPid());
-            try (At a = At.of(root, path)) {
-                root.fchmodat(a.dirfd(), a.path(), m, 0);
             }
             return 0;
         } catch (RuntimeException e) {
