@@ -105,9 +105,22 @@ final class At implements AutoCloseable {
      * @throws UndecodableName if it contains U+FFFD
      */
     static void checkName(String text) {
-        if (text != null && text.indexOf('\uFFFD') >= 0) {
+        if (undecodable(text)) {
             throw new UndecodableName();
         }
+    }
+
+    /**
+     * {@return whether any of {@code texts} (null ones skipped) is one jnr-fuse decoded with
+     * replacements (contains U+FFFD)}
+     */
+    static boolean undecodable(String... texts) {
+        for (String t : texts) {
+            if (t != null && t.indexOf('\uFFFD') >= 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** {@return the directory descriptor the path is relative to, or {@link VfsTask#AT_FDCWD}} */

@@ -171,16 +171,6 @@ final class EngineFuseFs extends FuseStubFS {
         }
     }
 
-    /** {@return whether any of {@code texts} is one jnr-fuse decoded with replacements} */
-    private static boolean undecodable(String... texts) {
-        for (String t : texts) {
-            if (t != null && t.indexOf('\uFFFD') >= 0) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     private static void fill(FileStat st, Stat s) {
         st.st_ino.set(s.ino());
         st.st_mode.set(s.mode());
@@ -759,7 +749,7 @@ final class EngineFuseFs extends FuseStubFS {
 
     @Override
     public int setxattr(String path, String name, Pointer value, long size, int flags) {
-        if (undecodable(path, name)) {
+        if (At.undecodable(path, name)) {
             return -At.EILSEQ;
         }
         byte[] v = new byte[(int) size];
@@ -771,7 +761,7 @@ final class EngineFuseFs extends FuseStubFS {
 
     @Override
     public int getxattr(String path, String name, Pointer value, long size) {
-        if (undecodable(path, name)) {
+        if (At.undecodable(path, name)) {
             return -At.EILSEQ;
         }
         byte[] out = new byte[(int) size];
@@ -784,7 +774,7 @@ final class EngineFuseFs extends FuseStubFS {
 
     @Override
     public int listxattr(String path, Pointer list, long size) {
-        if (undecodable(path)) {
+        if (At.undecodable(path)) {
             return -At.EILSEQ;
         }
         byte[] out = new byte[(int) size];
@@ -797,7 +787,7 @@ final class EngineFuseFs extends FuseStubFS {
 
     @Override
     public int removexattr(String path, String name) {
-        if (undecodable(path, name)) {
+        if (At.undecodable(path, name)) {
             return -At.EILSEQ;
         }
         return Xattrs.remove(caller(), path, name);

@@ -319,7 +319,12 @@ public final class FuseMount implements AutoCloseable {
         }
     }
 
-    private static boolean isRoot() {
+    /**
+     * {@return whether this process runs as root (uid 0, from {@code /proc/self}'s owner)}: root
+     * mounts without {@code fusermount} and may pass {@code allow_other}; {@code false} if that
+     * cannot be read. Thread-safe.
+     */
+    public static boolean isRoot() {
         try {
             return Integer.valueOf(0).equals(Files.getAttribute(Path.of("/proc/self"), "unix:uid"));
         } catch (IOException | RuntimeException e) {

@@ -106,7 +106,7 @@ final class MountCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (!privateMount && isRoot() && !hasOption("allow_other")) {
+        if (!privateMount && FuseMount.isRoot() && !hasOption("allow_other")) {
             // a file system that root mounts is everyone's, under its permissions (the
             // background mode passes the option on to its server)
             options.add("allow_other");
@@ -123,14 +123,6 @@ final class MountCommand implements Callable<Integer> {
             }
         }
         return false;
-    }
-
-    private static boolean isRoot() {
-        try {
-            return Integer.valueOf(0).equals(Files.getAttribute(Path.of("/proc/self"), "unix:uid"));
-        } catch (IOException | RuntimeException e) {
-            return false;
-        }
     }
 
     private PrintWriter err() {
