@@ -39,18 +39,19 @@ import net.jqwik.api.lifecycle.BeforeContainer;
  * path: the kernel's FUSE client, libfuse, jnr-fuse, the front end's mapping, the engine.
  *
  * <p>These differences are known. A {@code stat} of an inode with no name left is {@code ENOENT}
- * through the mount ({@link #isNamelessInodeStat}), and accepted as such; so is an {@code fstat} of
- * a descriptor whose name was unlinked or renamed over while another hard link remains ({@link
- * #trackNames}: libfuse's path API keeps one node per name). Two are kept out of the sequences
- * (README, "Mount it", lists them): {@code renameat2} with {@code RENAME_NOREPLACE} or {@code
- * RENAME_EXCHANGE} is {@code EINVAL} through the mount (libfuse 2 has no {@code rename2}), so such
- * calls are dropped; and a {@code chown} of a regular file with a set-id bit loses its sticky bit
- * too (the kernel's FUSE client computes the mode it sends, libfuse 2 cannot take the job over: no
- * {@code handle_killpriv}), so the sticky bit is taken out of the modes of {@code open}, {@code
- * mknod} and {@code chmod} (it means nothing on a regular file; a sticky directory's rules are the
- * engine's own, which {@link DifferentialPropertyTest} covers, and the sandbox's root is still
- * {@code 01777}). After the last try the mount is closed and the engine must hold no open file and
- * pass {@code Fsck}.
+ * through the mount ({@link #isNamelessInodeStat}), and accepted as such, as is a {@code chmod},
+ * {@code chown} or {@code utimensat} of one ({@link #isChangeOfANamelessInode}); so is an {@code
+ * fstat} of a descriptor whose name was unlinked or renamed over while another hard link remains
+ * ({@link #trackNames}: libfuse's path API keeps one node per name). Two are kept out of the
+ * sequences (README, "Mount it", lists them): {@code renameat2} with {@code RENAME_NOREPLACE} or
+ * {@code RENAME_EXCHANGE} is {@code EINVAL} through the mount (libfuse 2 has no {@code rename2}),
+ * so such calls are dropped; and a {@code chown} of a regular file with a set-id bit loses its
+ * sticky bit too (the kernel's FUSE client computes the mode it sends, libfuse 2 cannot take the
+ * job over: no {@code handle_killpriv}), so the sticky bit is taken out of the modes of {@code
+ * open}, {@code mknod} and {@code chmod} (it means nothing on a regular file; a sticky directory's
+ * rules are the engine's own, which {@link DifferentialPropertyTest} covers, and the sandbox's root
+ * is still {@code 01777}). After the last try the mount is closed and the engine must hold no open
+ * file and pass {@code Fsck}.
  *
  * <p>About 60 s on 2 cores (FUSE round trips); {@code -Dseqvfs.diff.tries=N} sets the tries.
  */
@@ -110,6 +111,24 @@ class MountDifferentialTest {
                         Op.unlink("a"),
                         Op.fstat(0),
                         Op.stat("b")));
+    }
+
+    /**
+     * Shrunk from a CI failure: attribute calls on a removed working directory ({@code "./."}) are
+     * the known nameless {@code SETATTR} through the mount ({@link #isChangeOfANamelessInode}):
+     * {@code ENOENT} there, 0 on the host; the calls after them must still agree.
+     */
+    @Example
+    void attributeCalls_inARemovedWorkingDirectory() {
+        check(
+                List.of(
+                        Op.mkdir("b", 0755),
+                        Op.chdir("b"),
+                        Op.rmdir("/b"),
+                        Op.lchown("./.", -1, -1),
+                        Op.chown(".", 1000, 0),
+                        Op.lstat("."),
+                        Op.getcwd()));
     }
 
     @Property(tries = 60, edgeCases = EdgeCasesMode.NONE)
@@ -189,6 +208,8 @@ class MountDifferentialTest {
                                 && v.equals("ENOENT")
                                 && h.startsWith("{"))) {
                     withoutInodeNumbers = true;
+                } else if (isChangeOfANamelessInode(host, op, h, v)) {
+                    // the third known difference, for a call that changes attributes
                 } else if (isCreateOverStickySymlink(op, h, v)) {
                     // the fourth known difference: see isCreateOverStickySymlink
                 } else if (withoutInodeNumbers
@@ -310,6 +331,28 @@ class MountDifferentialTest {
 
     private static boolean isNamelessInodeStat(String host, String viaMount) {
         return viaMount.equals("ENOENT") && host.startsWith("{") && host.contains(" nlink=0 ");
+    }
+
+    /**
+     * The third known difference for {@code chmod}, {@code chown} and {@code utimensat}: such a
+     * call on an inode with no name left (shrunk from CI: {@code lchown("./.", -1, -1)} in a
+     * removed working directory) is {@code ENOENT} through the mount, for the same reason as its
+     * {@code stat}. Accepted when the host's {@code fstatat} of the same path, made after the call
+     * (it changes nothing), shows a link count of 0.
+     */
+    private static boolean isChangeOfANamelessInode(HostSide host, Op op, String h, String v) {
+        if (!v.equals("ENOENT") || Differential.isErrno(h) || h.equals(Outcomes.SKIPPED)) {
+            return false;
+        }
+        if (op.kind() != Op.Kind.CHMOD
+                && op.kind() != Op.Kind.CHOWN
+                && op.kind() != Op.Kind.UTIMENS) {
+            return false;
+        }
+        String st =
+                host.apply(
+                        Op.fstatat(op.fd(), op.path(), op.flags() & OpenFlags.AT_SYMLINK_NOFOLLOW));
+        return isNamelessInodeStat(st, v);
     }
 
     private static void removeTree(Path root) {
