@@ -60,7 +60,8 @@ import org.apache.pekko.actor.typed.javadsl.AskPattern;
  * (the namespace too at write-back, above); the last one given counts. {@code EINVAL} for any other
  * option or a missing data directory; {@code EBUSY} if another mount in this JVM holds the same
  * data directory; {@code EIO} if its database cannot be opened (another process holds it past 30 s)
- * or recovered (the exception as its cause).
+ * or recovered, or is older than its last mount ({@link StoreMark}: a rollback), the exception as
+ * its cause.
  *
  * <p>Immutable and thread-safe. {@link #mount} blocks for the database and the recovery (as a disk
  * file system's {@code fill_super} reads the disk); it runs on the mounting task's thread.
@@ -272,7 +273,15 @@ public final class PersistfsType implements FileSystemType {
                 throw eio(ctx.target(), e);
             }
             Duration timeout = defaults.getDuration("write-timeout");
-            long high = meta.inoHigh();
+            long high;
+            try {
+                high = meta.inoHigh();
+                if (o.schema() == null) {
+                    StoreMark.check(o.dataDir(), meta.get("fsid"), high);
+                }
+            } catch (UncheckedIOException e) {
+                throw eio(ctx.target(), e);
+            }
             PersistfsOps ops =
                     new PersistfsOps(
                             store,
@@ -305,6 +314,10 @@ public final class PersistfsType implements FileSystemType {
             long next = Math.max(high, maxIno + 1);
             sb.continueNumbersAbove(next - 1);
             meta.inoHigh(next + PersistfsOps.INO_CHUNK);
+            if (o.schema() == null) {
+                store.force();
+                StoreMark.write(o.dataDir(), meta.fsid(), next + PersistfsOps.INO_CHUNK);
+            }
             ops.markHigh(next + PersistfsOps.INO_CHUNK);
             ops.startWriteBack(defaults.getDuration("writeback-interval"));
             ops.syncWrites(o.sync());
