@@ -48,6 +48,25 @@ class StoreMarkTest {
         }
     }
 
+    /**
+     * Mounts {@code data} at {@code /mnt} of a tmpfs instance, expecting {@code EIO}; checks that
+     * nothing was mounted there; returns the refusal's cause as text.
+     */
+    private static String refusedMount(Path data) {
+        try (SeqVfs vfs = SeqVfs.create(ConfigFactory.load())) {
+            VfsTask t = vfs.newTask(Credentials.ROOT);
+            t.mkdir("/mnt", 0755);
+            VfsException e =
+                    assertThrows(
+                            VfsException.class,
+                            () -> t.mount(null, "/mnt", PersistfsType.NAME, 0, "data_dir=" + data));
+            assertEquals(Errno.EIO, e.errno());
+            // nothing was mounted: /mnt is still the tmpfs directory
+            t.close(t.open("/mnt/x", OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0644));
+            return String.valueOf(e.getCause());
+        }
+    }
+
     @Test
     void aDatabaseFileOlderThanTheLastMount_failsTheMount_untilTheMarkIsRemoved() throws Exception {
         Path data = dir.resolve("data");
@@ -57,26 +76,14 @@ class StoreMarkTest {
         create(data, "/b");
         assertTrue(Files.isRegularFile(data.resolve(StoreMark.FILE)), "no mark was written");
         Files.copy(old, data.resolve("seqvfs.mv.db"), StandardCopyOption.REPLACE_EXISTING);
-        try (SeqVfs vfs = SeqVfs.create(ConfigFactory.load())) {
-            VfsTask t = vfs.newTask(Credentials.ROOT);
-            t.mkdir("/mnt", 0755);
-            VfsException e =
-                    assertThrows(
-                            VfsException.class,
-                            () -> t.mount(null, "/mnt", PersistfsType.NAME, 0, "data_dir=" + data));
-            assertEquals(Errno.EIO, e.errno());
-            String why = String.valueOf(e.getCause());
-            assertTrue(
-                    why.contains("older than its last mount")
-                            && why.contains(data.toString())
-                            && why.contains("remove " + data.resolve(StoreMark.FILE)),
-                    why);
-            // nothing was mounted, and a second try says the same
-            assertThrows(
-                    VfsException.class,
-                    () -> t.mount(null, "/mnt", PersistfsType.NAME, 0, "data_dir=" + data));
-            t.close(t.open("/mnt/x", OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0644));
-        }
+        String why = refusedMount(data);
+        assertTrue(
+                why.contains("older than its last mount")
+                        && why.contains(data.toString())
+                        && why.contains("remove " + data.resolve(StoreMark.FILE)),
+                why);
+        // a second try says the same
+        assertEquals(why, refusedMount(data));
         // the offline check mounts as a mount does, and says the same
         com.typesafe.config.ConfigException fsck =
                 assertThrows(
@@ -108,16 +115,8 @@ class StoreMarkTest {
                 other.resolve("seqvfs.mv.db"),
                 data.resolve("seqvfs.mv.db"),
                 StandardCopyOption.REPLACE_EXISTING);
-        try (SeqVfs vfs = SeqVfs.create(ConfigFactory.load())) {
-            VfsTask t = vfs.newTask(Credentials.ROOT);
-            t.mkdir("/mnt", 0755);
-            VfsException e =
-                    assertThrows(
-                            VfsException.class,
-                            () -> t.mount(null, "/mnt", PersistfsType.NAME, 0, "data_dir=" + data));
-            assertEquals(Errno.EIO, e.errno());
-            assertTrue(String.valueOf(e.getCause()).contains("file-system id"), e.getCause() + "");
-        }
+        String why = refusedMount(data);
+        assertTrue(why.contains("file-system id"), why);
     }
 
     @Test
@@ -125,17 +124,7 @@ class StoreMarkTest {
         Path data = dir.resolve("data");
         create(data, "/a");
         Files.writeString(data.resolve(StoreMark.FILE), "garbage\n");
-        try (SeqVfs vfs = SeqVfs.create(ConfigFactory.load())) {
-            VfsTask t = vfs.newTask(Credentials.ROOT);
-            t.mkdir("/mnt", 0755);
-            VfsException e =
-                    assertThrows(
-                            VfsException.class,
-                            () -> t.mount(null, "/mnt", PersistfsType.NAME, 0, "data_dir=" + data));
-            assertEquals(Errno.EIO, e.errno());
-            assertTrue(
-                    String.valueOf(e.getCause()).contains("is not a store mark"),
-                    e.getCause() + "");
-        }
+        String why = refusedMount(data);
+        assertTrue(why.contains("is not a store mark"), why);
     }
 }
