@@ -133,8 +133,8 @@ public final class PersistStore {
 
     /**
      * {@return the JDBC URL of the embedded store in data directory {@code dataDir}} (absolute and
-     * normalised by the caller): {@code D/seqvfs.mv.db}, with {@code WRITE_DELAY=0} (see the class
-     * comment).
+     * normalised by the caller): {@code D/seqvfs.mv.db}, with {@code WRITE_DELAY=0} and {@code
+     * MAX_COMPACT_TIME=0} (see the class comment).
      *
      * @param dataDir the data directory
      */

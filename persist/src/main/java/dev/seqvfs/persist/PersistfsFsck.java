@@ -67,7 +67,8 @@ public final class PersistfsFsck {
      * @throws IllegalArgumentException if {@code dataDir} holds no persistfs database
      * @throws com.typesafe.config.ConfigException if the directory cannot be mounted: the message
      *     names the errno ({@code EBUSY}: mounted in this JVM; {@code EIO}: the database could not
-     *     be opened or its journals not recovered, with the cause)
+     *     be opened or its journals not recovered, or it is older than its last mount ({@code
+     *     seqvfs.mark}: a rollback), with the cause)
      */
     public static Report check(Path dataDir, Config config) {
         Path dir = dataDir.toAbsolutePath().normalize();

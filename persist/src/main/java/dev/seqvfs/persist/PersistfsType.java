@@ -313,10 +313,14 @@ public final class PersistfsType implements FileSystemType {
             }
             long next = Math.max(high, maxIno + 1);
             sb.continueNumbersAbove(next - 1);
-            meta.inoHigh(next + PersistfsOps.INO_CHUNK);
-            if (o.schema() == null) {
-                store.force();
-                StoreMark.write(o.dataDir(), meta.fsid(), next + PersistfsOps.INO_CHUNK);
+            try {
+                meta.inoHigh(next + PersistfsOps.INO_CHUNK);
+                if (o.schema() == null) {
+                    store.force();
+                    StoreMark.write(o.dataDir(), meta.fsid(), next + PersistfsOps.INO_CHUNK);
+                }
+            } catch (UncheckedIOException e) {
+                throw eio(ctx.target(), e);
             }
             ops.markHigh(next + PersistfsOps.INO_CHUNK);
             ops.startWriteBack(defaults.getDuration("writeback-interval"));

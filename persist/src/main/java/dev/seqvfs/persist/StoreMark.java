@@ -65,6 +65,19 @@ final class StoreMark {
             throw new UncheckedIOException(
                     new IOException(f + " is not a store mark (\"" + line + "\")", e));
         }
+        if (fsid == null) {
+            throw new UncheckedIOException(
+                    new IOException(
+                            "data directory "
+                                    + dataDir
+                                    + ": its database is new, but "
+                                    + f
+                                    + " says file system "
+                                    + parts[0]
+                                    + " was mounted here (was seqvfs.mv.db removed or replaced?)."
+                                    + " To start a new file system here, remove "
+                                    + f));
+        }
         if (!parts[0].equals(fsid) || inoHigh < marked) {
             throw new UncheckedIOException(
                     new IOException(

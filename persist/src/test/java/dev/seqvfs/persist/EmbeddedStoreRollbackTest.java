@@ -28,8 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
  * The embedded store itself under kills, below persistfs: a child JVM ({@link StoreKillWorkload})
  * writes and deletes blobs through {@link PersistStore#h2Url}, the test kills it with SIGKILL at a
  * random moment, opens the store in this JVM (H2's recovery), checks that every acknowledged write
- * is there (the one in flight may or may not be), and closes it cleanly, as an unmount does, which
- * lets H2 compact the file; the next round starts from that.
+ * is there (the one in flight may or may not be), and closes it cleanly, as an unmount does (with
+ * H2's default settings that close compacts the file; the store's URL turns it off); the next round
+ * starts from that.
  *
  * <p>The bug class it is named after: a <em>silent rollback</em>, where the store opens without
  * error but at an older state, here that of an earlier round. H2 2.3.232 did this after a close
@@ -97,7 +98,7 @@ class EmbeddedStoreRollbackTest {
             }
             boolean ready = Files.readString(out).startsWith("READY");
             if (ready) {
-                Thread.sleep(100 + r.nextInt(900));
+                Thread.sleep(100 + r.nextInt(600));
             }
             p.destroyForcibly(); // SIGKILL
             assertTrue(p.waitFor(30, TimeUnit.SECONDS), where + ": the child outlived SIGKILL");
@@ -111,7 +112,10 @@ class EmbeddedStoreRollbackTest {
             // the lines are read once the child is dead (a file, not a pipe: nothing is lost)
             Map<String, RowState> expected = new HashMap<>(model);
             String[] pending = null;
-            for (String l : Files.readAllLines(out)) {
+            // a line the kill cut short (no newline after it) is left out: it says nothing
+            String text = Files.readString(out);
+            text = text.substring(0, text.lastIndexOf('\n') + 1);
+            for (String l : text.split("\n")) {
                 String[] f = l.split(" ");
                 if (f[0].equals("BEGIN") && f.length == 5) {
                     pending = f;

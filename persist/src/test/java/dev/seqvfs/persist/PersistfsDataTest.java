@@ -94,7 +94,7 @@ class PersistfsDataTest {
     /** {@return a connection of its own to the data directory's database} */
     static java.sql.Connection db(Path data) throws java.sql.SQLException {
         return java.sql.DriverManager.getConnection(
-                "jdbc:h2:file:" + data.resolve("seqvfs") + ";WRITE_DELAY=0", "sa", "");
+                PersistStore.h2Url(data.toAbsolutePath().normalize()), "sa", "");
     }
 
     /**

@@ -49,7 +49,7 @@ public final class StoreKillWorkload {
      * Runs the workload.
      *
      * @param args the data directory, the first version to write (the parent's round times a
-     *     million, so versions never repeat) and the random seed
+     *     billion, so versions never repeat) and the random seed
      * @throws SQLException if a statement fails (printed as the child's failure)
      */
     public static void main(String[] args) throws SQLException {
@@ -112,7 +112,7 @@ public final class StoreKillWorkload {
                     out.println("ACK " + TABLES[t] + " " + key + " -1 0");
                 } else {
                     // mostly small rows, now and then one that spans pages
-                    int length = r.nextInt(16) == 0 ? 8_000 + r.nextInt(32_000) : r.nextInt(2_000);
+                    int length = r.nextInt(32) == 0 ? 4_000 + r.nextInt(16_000) : r.nextInt(1_000);
                     String row = TABLES[t] + " " + key + " " + version + " " + length;
                     out.println("BEGIN " + row);
                     out.flush();

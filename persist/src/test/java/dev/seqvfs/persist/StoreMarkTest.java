@@ -120,6 +120,18 @@ class StoreMarkTest {
     }
 
     @Test
+    void aRemovedDatabase_underTheMark_failsTheMount_sayingSo_untilTheMarkIsRemoved()
+            throws Exception {
+        Path data = dir.resolve("data");
+        create(data, "/a");
+        Files.delete(data.resolve("seqvfs.mv.db"));
+        String why = refusedMount(data);
+        assertTrue(why.contains("its database is new"), why);
+        Files.delete(data.resolve(StoreMark.FILE));
+        onMount(data, t -> assertThrows(VfsException.class, () -> t.stat("/mnt/a")));
+    }
+
+    @Test
     void aMarkThatIsNotOne_failsTheMount_namingIt() throws Exception {
         Path data = dir.resolve("data");
         create(data, "/a");
