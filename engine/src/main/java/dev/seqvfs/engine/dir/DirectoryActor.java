@@ -452,7 +452,9 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      * The highest rename id whose {@link RenameFinished} reached this actor while it was not
      * prepared: the coordinator gave that rename up (a parent refused, a timeout) before this
      * directory prepared, and its {@link PrepareRename}, still queued, must not leave the directory
-     * prepared for a finish that has come. Rename ids grow per superblock.
+     * prepared for a finish that has come. Rename ids grow per superblock. Read and written by the
+     * actor only, in its messages (never by an inline drain: a prepare is the actor's alone), so it
+     * needs no token.
      */
     private long finishedUpTo = -1;
 
@@ -789,6 +791,24 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         return drainLoop(q);
     }
 
+    /** {@link #drainRounds}: the token was given back ({@code wip} back at 0). */
+    private static final int RELEASED = 0;
+
+    /** {@link #drainRounds}: stopped holding the token after {@value #MAX_BATCH} commands. */
+    private static final int BOUND = 1;
+
+    /** {@link #drainRounds}: the directory died; what is queued is to be answered as gone. */
+    private static final int DIED = 2;
+
+    /**
+     * {@link #drainRounds}: met a command only the actor may handle; by the actor, it left the live
+     * state for {@link #leftFor}; inline, the command is in {@link #handoff}.
+     */
+    private static final int ACTOR_ONLY = 3;
+
+    /** The behavior an actor drain left the live state for ({@link #ACTOR_ONLY}). */
+    private Behavior<Command> leftFor;
+
     /**
      * The actor's drain, holding the token: applies what waits in {@code q} (see {@link #onDrain});
      * ends when the token is released ({@code wip} back at 0), when the actor leaves the live state
@@ -796,50 +816,106 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      * #MAX_BATCH} commands (a fresh {@link Drain} to itself).
      */
     private Behavior<Command> drainLoop(DirQueue q) {
-        int missed = q.pending();
-        int done = 0;
-        while (true) {
-            Command c;
-            while ((c = q.poll()) != null) {
-                done++;
-                if (died) {
-                    c.failGone(dir);
-                } else if (batchable(c)) {
-                    stage(c); // a batch never outgrows the drain's bound below
-                } else {
-                    commit();
-                    if (died) {
-                        c.failGone(dir);
-                    } else if (isActorOnly(c)) {
-                        flushAnswers();
-                        Behavior<Command> b = actorOnly(c);
-                        if (b != this) {
-                            return leaving(q, b);
-                        }
-                    } else {
-                        handleAlone(c);
-                    }
-                }
-                if (done >= MAX_BATCH) {
-                    commit();
-                    flushAnswers();
-                    self.tell(q.drain());
-                    return settle(this);
-                }
-            }
-            commit();
-            if (died) {
+        int outcome;
+        try {
+            outcome = drainRounds(q, false);
+        } catch (RuntimeException | Error e) {
+            // the token is still held: go on in a fresh Drain rather than wedge the queue
+            LOG.error("directory {}: drain failed: {}", dir.ino(), e.toString());
+            self.tell(q.drain());
+            return this;
+        }
+        switch (outcome) {
+            case RELEASED:
+                return this;
+            case BOUND:
+                self.tell(q.drain());
+                return settle(this);
+            case DIED:
                 // dead for good: answer what is queued, and every later submit at once
                 q.close();
-                flushAnswers();
                 return dead();
-            }
-            flushAnswers();
-            missed = q.accounted(missed);
-            if (missed == 0) {
-                return this;
-            }
+            default:
+                Behavior<Command> b = leftFor;
+                leftFor = null;
+                return leaving(q, b);
         }
+    }
+
+    /**
+     * The rounds of a drain, by the actor or inline: applies every command waiting to the open
+     * batch (creates, links, unlinks) or on its own (the rest, after publishing what is staged),
+     * answers each round's commands, then gives the token back ({@code accounted}) once a round
+     * finds nothing new. Every batch is published and every answer sent before it returns.
+     *
+     * @param q the queue
+     * @param inline whether this is an inline drain: a command only the actor may handle then ends
+     *     it (kept in {@link #handoff}); the actor handles it itself and goes on unless it leaves
+     *     the live state
+     * @return {@link #RELEASED}, {@link #BOUND}, {@link #DIED} or {@link #ACTOR_ONLY}
+     */
+    private int drainRounds(DirQueue q, boolean inline) {
+        int missed = q.pending();
+        int done = 0;
+        try {
+            while (true) {
+                Command c;
+                while ((c = q.poll()) != null) {
+                    done++;
+                    if (died) {
+                        c.failGone(dir);
+                    } else if (batchable(c)) {
+                        stage(c); // a batch never outgrows the drain's bound below
+                    } else {
+                        commit();
+                        if (died) {
+                            c.failGone(dir);
+                        } else if (!isActorOnly(c)) {
+                            handleAlone(c);
+                        } else if (inline) {
+                            handoff = c;
+                            return stopHolding(ACTOR_ONLY);
+                        } else {
+                            flushAnswers();
+                            Behavior<Command> b = actorOnly(c);
+                            if (b != this) {
+                                leftFor = b;
+                                return stopHolding(ACTOR_ONLY);
+                            }
+                        }
+                    }
+                    if (done >= MAX_BATCH || (inline && died)) {
+                        return stopHolding(died ? DIED : BOUND);
+                    }
+                }
+                commit();
+                if (died) {
+                    return stopHolding(DIED);
+                }
+                flushAnswers();
+                // Give the token back: from here on the next holder may be running this state.
+                missed = q.accounted(missed);
+                if (missed == 0) {
+                    return RELEASED;
+                }
+            }
+        } catch (RuntimeException | Error e) {
+            stopHolding(BOUND); // publish what is staged and answer it; the caller hands over
+            throw e;
+        }
+    }
+
+    /**
+     * Ends a drain that keeps the token (for the actor, or for a {@link Drain} to it): publishes
+     * what is staged and sends every answer held. {@return {@code outcome}}
+     */
+    private int stopHolding(int outcome) {
+        try {
+            commit();
+        } finally {
+            flushAnswers();
+        }
+        return outcome;
     }
 
     /**
@@ -912,7 +988,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
     }
 
     /**
-     * The inline drain: as {@link #drainLoop}, for creates, links, unlinks, renames within the
+     * The inline drain: {@link #drainRounds} for creates, links, unlinks, renames within the
      * directory, rmdir and attribute changes; it hands the drain (the token with it) to the actor
      * by one {@link Drain} when it meets a command only the actor may handle ({@link #handoff}),
      * after {@value #MAX_BATCH} commands, when the directory died, or if it fails unexpectedly
@@ -920,55 +996,18 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      */
     private void drainInline() {
         DirQueue q = queue;
-        boolean handOver = true;
+        if (died || handoff != null) {
+            self.tell(q.drain()); // the actor's to finish (not expected: it holds the token then)
+            return;
+        }
+        int outcome = BOUND;
         try {
-            if (died || handoff != null) {
-                return; // the actor's to finish (not expected: it holds the token then)
-            }
-            int missed = q.pending();
-            int done = 0;
-            while (true) {
-                Command c;
-                while ((c = q.poll()) != null) {
-                    done++;
-                    if (batchable(c)) {
-                        stage(c);
-                    } else {
-                        commit();
-                        if (died) {
-                            c.failGone(dir);
-                        } else if (isActorOnly(c)) {
-                            handoff = c;
-                            return;
-                        } else {
-                            handleAlone(c);
-                        }
-                    }
-                    if (died || done >= MAX_BATCH) {
-                        return;
-                    }
-                }
-                commit();
-                if (died) {
-                    return;
-                }
-                flushAnswers();
-                missed = q.accounted(missed);
-                if (missed == 0) {
-                    handOver = false;
-                    return;
-                }
-            }
+            outcome = drainRounds(q, true);
         } catch (RuntimeException | Error e) {
             LOG.error("directory {}: inline drain failed: {}", dir.ino(), e.toString());
         } finally {
-            if (handOver) {
-                try {
-                    commit();
-                } finally {
-                    flushAnswers();
-                    self.tell(q.drain());
-                }
+            if (outcome != RELEASED) {
+                self.tell(q.drain());
             }
         }
     }
@@ -1001,6 +1040,11 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      * {@link JournalDone} tells this actor, which resumes draining.
      */
     private Behavior<Command> journaled(Behavior<Command> next) {
+        if (queue != null) {
+            // Its drains sent every answer before they gave the token back, and the state is
+            // the next holder's now: touch nothing.
+            return next;
+        }
         if (!afterWrite.isEmpty()) {
             for (Runnable r : afterWrite) {
                 r.run();
