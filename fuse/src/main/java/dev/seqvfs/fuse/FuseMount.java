@@ -35,7 +35,7 @@ public final class FuseMount implements AutoCloseable {
                     + "negative_timeout=0,auto_cache,fsname=seqvfs,subtype=seqvfs";
 
     /** The transport of a mount whose options and system properties name none. */
-    public static final String DEFAULT_TRANSPORT = "libfuse2";
+    public static final String DEFAULT_TRANSPORT = "kernel";
 
     /** How long {@link #close} waits for the transport to end after the unmount, in ms. */
     private static final long UNMOUNT_WAIT_MILLIS = 10_000;

@@ -46,7 +46,7 @@ import sun.misc.Signal;
                     + " any program on the host can use it; serve it until umount MOUNTPOINT (or"
                     + " fusermount -u MOUNTPOINT), or Ctrl-C with --foreground. The files live in the"
                     + " JVM's heap and are gone after the unmount.",
-            "Needs FUSE: apt-get install fuse3 libfuse2 (Debian).",
+            "Needs FUSE: apt-get install fuse3 (Debian; libfuse2 too for -o transport=libfuse2).",
             "Example: seqvfs mount /mnt/seqvfs; cd /mnt/seqvfs; ...; umount /mnt/seqvfs"
         })
 final class MountCommand implements Callable<Integer> {
@@ -85,10 +85,14 @@ final class MountCommand implements Callable<Integer> {
             names = "-o",
             paramLabel = "OPTIONS",
             description =
-                    "Mount options, comma-separated, repeatable: ro, allow_other, ... (passed to"
-                            + " libfuse after the fixed ones: "
+                    "Mount options, comma-separated, repeatable: ro, nosuid, allow_other,"
+                            + " default_permissions, entry_timeout=S, attr_timeout=S,"
+                            + " negative_timeout=S (seconds the kernel may cache names, attributes"
+                            + " and \"no such file\"; 0 by default), ...; transport=libfuse2 serves"
+                            + " through libfuse 2 (jnr-fuse) instead of the default /dev/fuse"
+                            + " transport, with its fixed options "
                             + FuseMount.FIXED_OPTIONS
-                            + ").")
+                            + ".")
     List<String> options = new ArrayList<>();
 
     @Option(
