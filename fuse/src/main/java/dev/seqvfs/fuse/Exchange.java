@@ -3,7 +3,6 @@ package dev.seqvfs.fuse;
 import dev.seqvfs.protocol.Filename;
 import dev.seqvfs.protocol.Stat;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import jnr.ffi.Pointer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -121,11 +120,18 @@ final class Exchange {
     }
 
     /**
-     * {@return the NUL-terminated text at argument offset {@code off}, decoded as UTF-8} For
-     * extended attribute names, which the engine takes as text.
+     * {@return the NUL-terminated bytes at argument offset {@code off} as the engine's text of
+     * them} UTF-8, with each byte that is not valid UTF-8 as {@code U+DC80..U+DCFF} ({@link
+     * Filename}'s surrogateescape), so that any bytes round-trip ({@link #bytesOf}). For extended
+     * attribute names, which the engine takes as text.
      */
     String text(int off) {
-        return new String(bytes(off), StandardCharsets.UTF_8);
+        return Filename.of(bytes(off)).toString();
+    }
+
+    /** {@return the bytes of engine text {@code s}: the inverse of {@link #text}} */
+    static byte[] bytesOf(String s) {
+        return Filename.of(s).bytes();
     }
 
     // ---------------------------------------------------------------- the reply

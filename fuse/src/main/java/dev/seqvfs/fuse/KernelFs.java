@@ -15,7 +15,6 @@ import dev.seqvfs.protocol.Stat;
 import dev.seqvfs.protocol.StatFs;
 import dev.seqvfs.protocol.Timespec;
 import dev.seqvfs.protocol.VfsException;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
@@ -747,7 +746,7 @@ final class KernelFs {
         List<String> names = caller(x).listxattrat(n.fd, EMPTY, OpenFlags.AT_EMPTY_PATH);
         java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
         for (String name : names) {
-            b.writeBytes(name.getBytes(StandardCharsets.UTF_8));
+            b.writeBytes(Exchange.bytesOf(name));
             b.write(0);
         }
         replySized(x, size, b.toByteArray());

@@ -166,6 +166,36 @@ class FuseMountTest {
         }
     }
 
+    /**
+     * The mount a user other than root makes: {@code fusermount3} mounts and passes the device
+     * descriptor back over a unix socket ({@code SCM_RIGHTS}). Made here by root through the same
+     * path (a non-root user needs {@code /dev/fuse} readable and writable by it, which this
+     * machine's may not be), then unmounted with {@code fusermount3 -u}.
+     */
+    @Test
+    void mountThroughFusermount3_receivesTheDeviceOverASocket_andServes() throws Exception {
+        Path dir = Files.createTempDirectory("seqvfs-fuse-fm-");
+        try (dev.seqvfs.engine.SeqVfs vfs =
+                dev.seqvfs.engine.SeqVfs.create(
+                        FuseMount.engineConfig(com.typesafe.config.ConfigFactory.load()))) {
+            KernelMount m = KernelMount.mount(vfs, dir, List.of("fsname=fm-test"), false);
+            try {
+                assertTrue(
+                        Files.readString(Path.of("/proc/self/mounts"))
+                                .contains("fm-test " + dir + " fuse.seqvfs "),
+                        "mounted by fusermount3");
+                Files.writeString(dir.resolve("f"), "through fusermount3");
+                assertEquals("through fusermount3", Files.readString(dir.resolve("f")));
+                assertEquals(19, vfs.newTask(Credentials.ROOT).stat("/f").size());
+            } finally {
+                assertTrue(m.unmount(), "fusermount3 -u");
+                assertTrue(m.awaitUnmounted(10, java.util.concurrent.TimeUnit.SECONDS));
+            }
+        } finally {
+            Files.deleteIfExists(dir);
+        }
+    }
+
     @Test
     void libfuse2Transport_stillServes_behindItsOption() throws IOException {
         try (MountedVfs m = new MountedVfs("transport=libfuse2")) {

@@ -289,10 +289,10 @@ class MountCredentialsDifferentialTest {
 
     /**
      * Names that are not valid UTF-8 are their bytes through the mount, as on tmpfs: {@code
-     * caf\xe9} and {@code caf\xe8} are two files, and every call given such a name or symbolic link
-     * target answers as on the host. (The libfuse 2 transport got paths decoded by jnr-fuse, with
-     * U+FFFD for each byte that is not UTF-8: the two names were one file, then every such call was
-     * {@code EILSEQ}.)
+     * caf\xe9} and {@code caf\xe8} are two files, and every call given such a name, symbolic link
+     * target or extended attribute name answers as on the host. (The libfuse 2 transport got paths
+     * decoded by jnr-fuse, with U+FFFD for each byte that is not UTF-8: the two names were one
+     * file, then every such call was {@code EILSEQ}.)
      */
     @Test
     void namesThatAreNotUtf8_throughTheMount_areTheirBytes_asOnTheHost() throws Exception {
@@ -316,6 +316,9 @@ class MountCredentialsDifferentialTest {
                         "STAT -100 s636166e8 0",
                         "STAT -100 s66e9 0",
                         "STAT -100 s64e92f6e 0",
+                        "SETXATTR 0 s636166e9 s757365722e78e9 s76 0", // user.x\xe9 = "v"
+                        "GETXATTR 0 s636166e9 s757365722e78e9",
+                        "LISTXATTR 0 s636166e9",
                         // removed again: the host side's cleanup walks with java.nio too
                         "UNLINK -100 s636166e9 0",
                         "UNLINK -100 s66e9 0",
