@@ -119,6 +119,8 @@ final class FuseAbi {
     /** {@code fuse_open_out.open_flags}. */
     static final int FOPEN_KEEP_CACHE = 1 << 1;
 
+    static final int FOPEN_CACHE_DIR = 1 << 3;
+
     /** {@code fuse_getattr_in.getattr_flags}: {@code fh} is valid. */
     static final int GETATTR_FH = 1;
 

@@ -34,6 +34,20 @@ public final class FuseMount implements AutoCloseable {
             "use_ino,hard_remove,big_writes,max_write=131072,entry_timeout=0,attr_timeout=0,"
                     + "negative_timeout=0,auto_cache,fsname=seqvfs,subtype=seqvfs";
 
+    /**
+     * The options with which the kernel caches what it saw ({@code seqvfs mount} gives them to a
+     * mount of an instance of its own): names, attributes and "no such file" for 1 s (libfuse's
+     * default timeouts), a file's pages and a directory's entries across opens ({@code
+     * kernel_cache}, {@code cache_readdir}), and, because a cached path is walked without asking
+     * the file system, the kernel's own permission checks on the attributes the engine reported
+     * ({@code default_permissions}; the engine's checks follow). Correct when nothing but the mount
+     * changes the instance: the kernel applies its own changes to its caches. An instance that JVM
+     * code changes too needs {@link #mount}'s default, no caching.
+     */
+    public static final String CACHED_OPTIONS =
+            "entry_timeout=1,attr_timeout=1,negative_timeout=1,default_permissions,kernel_cache,"
+                    + "cache_readdir";
+
     /** The transport of a mount whose options and system properties name none. */
     public static final String DEFAULT_TRANSPORT = "kernel";
 

@@ -63,10 +63,20 @@ final class KernelFs {
     /** Linux's {@code ENOTTY} ("Inappropriate ioctl for device"), which {@link Errno} lacks. */
     private static final int ENOTTY = 25;
 
-    /** Cache timeouts for entries, attributes and negative entries, in nanoseconds. */
-    record Timeouts(long entryNanos, long attrNanos, long negativeNanos) {
+    /**
+     * What the kernel may cache: names ({@code entryNanos}), attributes ({@code attrNanos}) and "no
+     * such file" ({@code negativeNanos}) for so many nanoseconds, a file's pages across opens
+     * ({@code keepCache}: {@code FOPEN_KEEP_CACHE}, else they are dropped at each open) and a
+     * directory's entries across opens ({@code cacheDir}: {@code FOPEN_CACHE_DIR}).
+     */
+    record Cache(
+            long entryNanos,
+            long attrNanos,
+            long negativeNanos,
+            boolean keepCache,
+            boolean cacheDir) {
         /** No caching: every lookup and attribute read asks the engine. */
-        static final Timeouts NONE = new Timeouts(0, 0, 0);
+        static final Cache NONE = new Cache(0, 0, 0, false, false);
     }
 
     private final VfsTask server;
@@ -75,7 +85,7 @@ final class KernelFs {
     private final Handles handles = new Handles();
     private final ConcurrentHashMap<Long, LockOwner> owners = new ConcurrentHashMap<>();
     private final Waits waits = new Waits();
-    private final Timeouts timeouts;
+    private final Cache timeouts;
 
     /**
      * Makes the file system of a session.
@@ -84,7 +94,7 @@ final class KernelFs {
      *     file system owns it ({@link #close})
      * @param timeouts what the kernel may cache, and for how long
      */
-    KernelFs(VfsTask server, Timeouts timeouts) {
+    KernelFs(VfsTask server, Cache timeouts) {
         this.server = server;
         this.callers = new Callers(server);
         this.nodes = new Nodes(server);
@@ -167,8 +177,18 @@ final class KernelFs {
             case FuseAbi.RENAME -> rename(x, 8, 0);
             case FuseAbi.RENAME2 -> rename(x, 16, x.argInt(8));
             case FuseAbi.LINK -> link(x);
-            case FuseAbi.OPEN -> open(x, x.argInt(0) & OPEN_FLAGS_KEPT);
-            case FuseAbi.OPENDIR -> open(x, OpenFlags.O_RDONLY | OpenFlags.O_DIRECTORY);
+            case FuseAbi.OPEN ->
+                    open(
+                            x,
+                            x.argInt(0) & OPEN_FLAGS_KEPT,
+                            timeouts.keepCache() ? FuseAbi.FOPEN_KEEP_CACHE : 0);
+            case FuseAbi.OPENDIR ->
+                    open(
+                            x,
+                            OpenFlags.O_RDONLY | OpenFlags.O_DIRECTORY,
+                            timeouts.cacheDir()
+                                    ? FuseAbi.FOPEN_KEEP_CACHE | FuseAbi.FOPEN_CACHE_DIR
+                                    : 0);
             case FuseAbi.CREATE -> create(x);
             case FuseAbi.READ -> read(x);
             case FuseAbi.WRITE -> write(x);
@@ -486,12 +506,12 @@ final class KernelFs {
      * /proc/self/fd/N}), so the engine checks the open's permission; the new descriptor is the
      * handle. {@code O_TRUNC} truncates ({@code ATOMIC_O_TRUNC}).
      */
-    private void open(Exchange x, int flags) {
+    private void open(Exchange x, int flags, int openFlags) {
         Nodes.Node n = node(x);
         int fd = caller(x).reopen(n.fd, flags | OpenFlags.O_CLOEXEC);
         long fh = handles.add(server, fd);
         x.putLong(0, fh);
-        x.putInt(8, 0);
+        x.putInt(8, openFlags);
         x.putInt(12, 0);
         if (!x.reply(FuseAbi.OPEN_OUT)) {
             closeHandle(fh);
@@ -521,7 +541,7 @@ final class KernelFs {
         }
         putEntry(x, n, st);
         x.putLong(FuseAbi.ENTRY_OUT, fh);
-        x.putInt(FuseAbi.ENTRY_OUT + 8, 0);
+        x.putInt(FuseAbi.ENTRY_OUT + 8, timeouts.keepCache() ? FuseAbi.FOPEN_KEEP_CACHE : 0);
         x.putInt(FuseAbi.ENTRY_OUT + 12, 0);
         if (!x.reply(FuseAbi.ENTRY_OUT + FuseAbi.OPEN_OUT)) {
             nodes.forget(n.id, 1);

@@ -36,8 +36,9 @@ import jnr.posix.SpawnFileAction;
  * entry_timeout=S}, {@code attr_timeout=S}, {@code negative_timeout=S} (seconds, as libfuse's: how
  * long the kernel may cache names, attributes and "no such file", 0 by default); libfuse 2's {@code
  * use_ino}, {@code hard_remove}, {@code big_writes}, {@code max_write=N}, {@code auto_cache} and
- * {@code nonempty} are accepted and change nothing (this transport always behaves so). Any other
- * option fails the mount.
+ * {@code nonempty} are accepted and change nothing (this transport always behaves so); {@code
+ * kernel_cache} (libfuse's name: a file's pages stay cached across opens) and {@code cache_readdir}
+ * (libfuse 3's: a directory's entries too). Any other option fails the mount.
  *
  * <p><b>Thread-safety.</b> {@link #mount} from any thread; {@link #unmount} and the waits from any
  * thread, concurrently.
@@ -84,7 +85,7 @@ final class KernelMount implements FuseMount.Transport {
             List<String> flagNames,
             String fsname,
             String subtype,
-            KernelFs.Timeouts timeouts) {}
+            KernelFs.Cache cache) {}
 
     private final Path mountPoint;
     private final boolean root;
@@ -113,10 +114,20 @@ final class KernelMount implements FuseMount.Transport {
         double entry = 0;
         double attr = 0;
         double negative = 0;
+        boolean keepCache = false;
+        boolean cacheDir = false;
         for (String group : options) {
             for (String raw : group.split(",", -1)) {
                 String o = raw.trim();
                 if (o.isEmpty() || COMPATIBLE.contains(o) || o.startsWith("max_write=")) {
+                    continue;
+                }
+                if (o.equals("kernel_cache")) {
+                    keepCache = true;
+                    continue;
+                }
+                if (o.equals("cache_readdir")) {
+                    cacheDir = true;
                     continue;
                 }
                 long[] f = FLAGS.get(o);
@@ -156,7 +167,8 @@ final class KernelMount implements FuseMount.Transport {
                 List.copyOf(names),
                 fsname,
                 subtype,
-                new KernelFs.Timeouts(nanos(entry), nanos(attr), nanos(negative)));
+                new KernelFs.Cache(
+                        nanos(entry), nanos(attr), nanos(negative), keepCache, cacheDir));
     }
 
     private static FuseMountException bad(String o) {
@@ -210,7 +222,7 @@ final class KernelMount implements FuseMount.Transport {
         KernelFs fs;
         try {
             server.umask(0);
-            fs = new KernelFs(server, o.timeouts());
+            fs = new KernelFs(server, o.cache());
         } catch (RuntimeException e) {
             server.close();
             throw new FuseMountException(

@@ -104,6 +104,17 @@ final class MountCommand implements Callable<Integer> {
                             + " they may do, as on any mounted file system.")
     boolean privateMount;
 
+    @Option(
+            names = "--strict",
+            description =
+                    "Let the kernel cache nothing: every lookup and stat asks the engine, and the"
+                            + " engine alone checks permissions (FuseMount's default, for an"
+                            + " instance that JVM code changes too). Without it, the instance is"
+                            + " this mount's alone, so the kernel may cache what it saw: "
+                            + FuseMount.CACHED_OPTIONS
+                            + ".")
+    boolean strict;
+
     /** The background mode's log file, which its server removes after a clean unmount. */
     @Option(names = "--server-log", hidden = true)
     Path serverLog;
@@ -114,6 +125,11 @@ final class MountCommand implements Callable<Integer> {
             // a file system that root mounts is everyone's, under its permissions (the
             // background mode passes the option on to its server)
             options.add("allow_other");
+        }
+        if (!strict && !hasOption("transport=libfuse2")) {
+            // the instance is this mount's alone, so the kernel may cache what it saw (before
+            // the caller's own options, which override the timeouts)
+            options.add(0, FuseMount.CACHED_OPTIONS);
         }
         return foreground ? serve() : background();
     }
@@ -213,6 +229,8 @@ final class MountCommand implements Callable<Integer> {
         if (privateMount) {
             cmd.add("--private");
         }
+        // the options below already say what the kernel may cache
+        cmd.add("--strict");
         if (dataOptions != null) {
             cmd.add("--data-options");
             cmd.add(dataOptions);

@@ -31,6 +31,17 @@ class MountCredentialsDifferentialTest {
     private static FuseMount mount;
     private static Path mountPoint;
 
+    /**
+     * A second mount, of an instance of its own, with the kernel caching names and attributes and
+     * checking permissions itself ({@link FuseMount#CACHED_OPTIONS}, {@code seqvfs mount}'s
+     * default): a cached path is walked without the engine seeing it, so its answers must still be
+     * the host's.
+     */
+    private static SeqVfs cachedVfs;
+
+    private static FuseMount cachedMount;
+    private static Path cachedMountPoint;
+
     private static String p(String path) {
         return HostSide.arg(path);
     }
@@ -247,6 +258,13 @@ class MountCredentialsDifferentialTest {
         mountPoint = Files.createTempDirectory("seqvfs-fuse-creds-");
         vfs = SeqVfs.create(FuseMount.engineConfig(ConfigFactory.load()));
         mount = FuseMount.mount(vfs, mountPoint, List.of("allow_other"));
+        cachedMountPoint = Files.createTempDirectory("seqvfs-fuse-creds-cached-");
+        cachedVfs = SeqVfs.create(FuseMount.engineConfig(ConfigFactory.load()));
+        cachedMount =
+                FuseMount.mount(
+                        cachedVfs,
+                        cachedMountPoint,
+                        List.of("allow_other", FuseMount.CACHED_OPTIONS));
     }
 
     @AfterAll
@@ -261,11 +279,31 @@ class MountCredentialsDifferentialTest {
             vfs.close();
             Files.deleteIfExists(mountPoint);
         }
+        if (cachedMount == null) {
+            return;
+        }
+        try {
+            cachedMount.close();
+            assertEquals(List.of(), Fsck.check(cachedVfs, true));
+        } finally {
+            cachedVfs.close();
+            Files.deleteIfExists(cachedMountPoint);
+        }
     }
 
     @ParameterizedTest
     @EnumSource(Scenario.class)
     void callsOfANonRootUser_throughTheMount_matchTheHost(Scenario s) throws Exception {
+        compare(s, mountPoint);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Scenario.class)
+    void callsOfANonRootUser_throughACachingMount_matchTheHost(Scenario s) throws Exception {
+        compare(s, cachedMountPoint);
+    }
+
+    private static void compare(Scenario s, Path mountPoint) throws Exception {
         List<String> lines = new ArrayList<>(TREE);
         lines.addAll(s.lines);
         List<String> host;

@@ -48,6 +48,15 @@ class MountDifferentialTest {
     private static FuseMount mount;
     private static Path mountPoint;
 
+    /**
+     * A second mount, of an instance of its own, where the kernel caches what it saw and checks
+     * permissions itself ({@link FuseMount#CACHED_OPTIONS}, {@code seqvfs mount}'s default).
+     */
+    private static SeqVfs cachedVfs;
+
+    private static FuseMount cachedMount;
+    private static Path cachedMountPoint;
+
     @BeforeContainer
     static void mountIt() throws IOException, FuseMountException {
         if (HostKernel.unavailableReason() != null) {
@@ -56,6 +65,10 @@ class MountDifferentialTest {
         mountPoint = Files.createTempDirectory("seqvfs-fuse-diff-");
         vfs = SeqVfs.create(FuseMount.engineConfig(ConfigFactory.load()));
         mount = FuseMount.mount(vfs, mountPoint, List.of());
+        cachedMountPoint = Files.createTempDirectory("seqvfs-fuse-diff-cached-");
+        cachedVfs = SeqVfs.create(FuseMount.engineConfig(ConfigFactory.load()));
+        cachedMount =
+                FuseMount.mount(cachedVfs, cachedMountPoint, List.of(FuseMount.CACHED_OPTIONS));
     }
 
     @AfterContainer
@@ -63,6 +76,15 @@ class MountDifferentialTest {
         if (mount == null) {
             return;
         }
+        try {
+            closeAndCheck(cachedMount, cachedVfs, cachedMountPoint);
+        } finally {
+            closeAndCheck(mount, vfs, mountPoint);
+        }
+    }
+
+    private static void closeAndCheck(FuseMount mount, SeqVfs vfs, Path mountPoint)
+            throws Exception {
         try {
             mount.close();
             assertEquals(0, mount.openHandles(), "handles left after the unmount");
@@ -81,6 +103,12 @@ class MountDifferentialTest {
     void namespaceCalls_randomSequences_throughTheMount_matchHostKernel(
             @ForAll("sequences") List<Op> ops) {
         check(ops);
+    }
+
+    @Property(tries = 100, edgeCases = EdgeCasesMode.NONE)
+    void namespaceCalls_randomSequences_throughACachingMount_matchHostKernel(
+            @ForAll("sequences") List<Op> ops) {
+        check(ops, cachedMountPoint);
     }
 
     /**
@@ -211,6 +239,10 @@ class MountDifferentialTest {
     }
 
     private static void check(List<Op> ops) {
+        check(ops, mountPoint);
+    }
+
+    private static void check(List<Op> ops, Path mountPoint) {
         Path sandbox;
         try {
             sandbox = Files.createTempDirectory(mountPoint, "diff-");
