@@ -304,14 +304,16 @@ class MountDifferentialTest {
     }
 
     /**
-     * The known difference, found on 2026-12-02 and not yet explained: {@code open(O_CREAT)} of an
+     * The known difference, found on 2026-12-02 and explained since: {@code open(O_CREAT)} of an
      * existing symbolic link owned by another user in the sticky, world-writable sandbox is {@code
-     * EACCES} on the host ({@code may_create_in_sticky}) and {@code ELOOP} through the mount
-     * (shrunk: {@code symlink("a", "a")}, {@code lchown("a", 1000, 0)}, {@code open("a", O_RDWR |
-     * O_CREAT | O_NOFOLLOW, 06777)}). The engine alone answers {@code EACCES} ({@link
-     * DifferentialPropertyTest}), and {@code stat} through the mount shows the host's attributes;
-     * where on the FUSE path the answer changes is not yet found (adding {@code O_NOFOLLOW} to the
-     * front end's {@code create} did not change it). README, "Mount it", lists it.
+     * EACCES} on the host ({@code may_create_in_sticky}) and {@code ELOOP} through a mount without
+     * {@code default_permissions} (shrunk: {@code symlink("a", "a")}, {@code lchown("a", 1000, 0)},
+     * {@code open("a", O_RDWR | O_CREAT | O_NOFOLLOW, 06777)}). The kernel's FUSE client then
+     * clears {@code S_ISVTX} from the mode it keeps of an inode, so its own {@code
+     * may_create_in_sticky}, which runs before any request is sent, never refuses, and it answers
+     * {@code ELOOP} for the link without asking the file system (the FUSE trace shows one {@code
+     * LOOKUP} and no {@code CREATE}). With {@code default_permissions} (the caching mount) the
+     * answer is the host's. README, "Mount it", lists it.
      */
     private static boolean isCreateOverStickySymlink(Op op, String host, String viaMount) {
         return op.kind() == Op.Kind.OPEN
