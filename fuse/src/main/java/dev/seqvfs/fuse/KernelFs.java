@@ -157,9 +157,11 @@ final class KernelFs {
             serve(x, op);
         } catch (VfsException e) {
             x.replyError(e.errno().number());
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            // every request that expects an answer gets one, or its caller waits for good
             LOG.warn("FUSE opcode {}: unexpected failure, answering EIO", op, e);
-            x.replyError(Errno.EIO.number());
+            x.replyError(
+                    e instanceof OutOfMemoryError ? Errno.ENOMEM.number() : Errno.EIO.number());
         }
     }
 
