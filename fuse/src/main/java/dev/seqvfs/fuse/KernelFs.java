@@ -67,16 +67,21 @@ final class KernelFs {
      * What the kernel may cache: names ({@code entryNanos}), attributes ({@code attrNanos}) and "no
      * such file" ({@code negativeNanos}) for so many nanoseconds, a file's pages across opens
      * ({@code keepCache}: {@code FOPEN_KEEP_CACHE}, else they are dropped at each open) and a
-     * directory's entries across opens ({@code cacheDir}: {@code FOPEN_CACHE_DIR}).
+     * directory's entries across opens ({@code cacheDir}: {@code FOPEN_CACHE_DIR}). With {@code
+     * noOpendir}, {@code OPENDIR} answers {@code ENOSYS}, which makes the kernel open directories
+     * without asking ({@code FUSE_NO_OPENDIR_SUPPORT}: no {@code OPENDIR} or {@code RELEASEDIR} any
+     * more, entries cached as with {@code cacheDir}) and read them with no handle: only where the
+     * kernel checks an {@code opendir}'s permission itself ({@code default_permissions}).
      */
     record Cache(
             long entryNanos,
             long attrNanos,
             long negativeNanos,
             boolean keepCache,
-            boolean cacheDir) {
+            boolean cacheDir,
+            boolean noOpendir) {
         /** No caching: every lookup and attribute read asks the engine. */
-        static final Cache NONE = new Cache(0, 0, 0, false, false);
+        static final Cache NONE = new Cache(0, 0, 0, false, false, false);
     }
 
     private final VfsTask server;
@@ -184,13 +189,18 @@ final class KernelFs {
                             x,
                             x.argInt(0) & OPEN_FLAGS_KEPT,
                             timeouts.keepCache() ? FuseAbi.FOPEN_KEEP_CACHE : 0);
-            case FuseAbi.OPENDIR ->
-                    open(
-                            x,
-                            OpenFlags.O_RDONLY | OpenFlags.O_DIRECTORY,
-                            timeouts.cacheDir()
-                                    ? FuseAbi.FOPEN_KEEP_CACHE | FuseAbi.FOPEN_CACHE_DIR
-                                    : 0);
+            case FuseAbi.OPENDIR -> {
+                if (timeouts.noOpendir()) {
+                    x.replyError(Errno.ENOSYS.number()); // zero-message opendir from now on
+                    return;
+                }
+                open(
+                        x,
+                        OpenFlags.O_RDONLY | OpenFlags.O_DIRECTORY,
+                        timeouts.cacheDir()
+                                ? FuseAbi.FOPEN_KEEP_CACHE | FuseAbi.FOPEN_CACHE_DIR
+                                : 0);
+            }
             case FuseAbi.CREATE -> create(x);
             case FuseAbi.READ -> read(x);
             case FuseAbi.WRITE -> write(x);
@@ -594,13 +604,34 @@ final class KernelFs {
     }
 
     private void fsync(Exchange x) {
-        Handles.Handle h = handle(x.argLong(0));
-        if ((x.argInt(8) & FuseAbi.FSYNC_FDATASYNC) != 0) {
-            server.fdatasync(h.fd());
+        long fh = x.argLong(0);
+        boolean data = (x.argInt(8) & FuseAbi.FSYNC_FDATASYNC) != 0;
+        if (fh == 0 && x.opcode() == FuseAbi.FSYNCDIR && timeouts.noOpendir()) {
+            // a directory opened without OPENDIR: fsync a description of the node's own
+            int fd = directory(x);
+            try {
+                server.fsync(fd);
+            } finally {
+                server.close(fd);
+            }
         } else {
-            server.fsync(h.fd());
+            Handles.Handle h = handle(fh);
+            if (data) {
+                server.fdatasync(h.fd());
+            } else {
+                server.fsync(h.fd());
+            }
         }
         x.reply(0);
+    }
+
+    /**
+     * Opens the request's node for reading as a directory, by the server (a directory the kernel
+     * opened without {@code OPENDIR}, {@link Cache#noOpendir}: it checked the permission itself).
+     */
+    private int directory(Exchange x) {
+        return server.reopen(
+                node(x).fd, OpenFlags.O_RDONLY | OpenFlags.O_DIRECTORY | OpenFlags.O_CLOEXEC);
     }
 
     /**
@@ -637,14 +668,27 @@ final class KernelFs {
      * there and a listing resumed at an offset lists every name once.
      */
     private void readdir(Exchange x) {
-        Handles.Handle h = handle(x.argLong(0));
+        long fh = x.argLong(0);
+        if (fh == 0 && timeouts.noOpendir()) {
+            int fd = directory(x);
+            try {
+                readdir(x, fd);
+            } finally {
+                server.close(fd);
+            }
+        } else {
+            readdir(x, handle(fh).fd());
+        }
+    }
+
+    private void readdir(Exchange x, int fd) {
         long offset = x.argLong(8);
         int size = Math.min(x.argInt(16), x.out.capacity() - FuseAbi.OUT_HEADER);
-        server.lseek(h.fd(), offset, VfsTask.SEEK_SET);
+        server.lseek(fd, offset, VfsTask.SEEK_SET);
         int pos = 0;
         fill:
         while (true) {
-            List<DirEntry> batch = server.getdents(h.fd(), Math.max(1, (size - pos) / 32 + 1));
+            List<DirEntry> batch = server.getdents(fd, Math.max(1, (size - pos) / 32 + 1));
             if (batch.isEmpty()) {
                 break;
             }

@@ -38,7 +38,9 @@ import jnr.posix.SpawnFileAction;
  * use_ino}, {@code hard_remove}, {@code big_writes}, {@code max_write=N}, {@code auto_cache} and
  * {@code nonempty} are accepted and change nothing (this transport always behaves so); {@code
  * kernel_cache} (libfuse's name: a file's pages stay cached across opens) and {@code cache_readdir}
- * (libfuse 3's: a directory's entries too). Any other option fails the mount.
+ * (libfuse 3's: a directory's entries too; with {@code default_permissions}, where the kernel
+ * checks an {@code opendir} itself, directories are then opened without a request, {@link
+ * KernelFs.Cache#noOpendir}). Any other option fails the mount.
  *
  * <p><b>Thread-safety.</b> {@link #mount} from any thread; {@link #unmount} and the waits from any
  * thread, concurrently.
@@ -168,7 +170,13 @@ final class KernelMount implements FuseMount.Transport {
                 fsname,
                 subtype,
                 new KernelFs.Cache(
-                        nanos(entry), nanos(attr), nanos(negative), keepCache, cacheDir));
+                        nanos(entry),
+                        nanos(attr),
+                        nanos(negative),
+                        keepCache,
+                        cacheDir,
+                        // the kernel checks an opendir's permission itself only then
+                        cacheDir && kernel.contains("default_permissions")));
     }
 
     private static FuseMountException bad(String o) {

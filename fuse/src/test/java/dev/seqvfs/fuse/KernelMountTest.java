@@ -39,12 +39,16 @@ class KernelMountTest {
     void parse_cachedOptions_giveTimeoutsInNanoseconds_andTheCacheFlags() throws Exception {
         KernelMount.Options o = KernelMount.parse(List.of(FuseMount.CACHED_OPTIONS));
         assertEquals(
-                new KernelFs.Cache(1_000_000_000L, 1_000_000_000L, 1_000_000_000L, true, true),
+                new KernelFs.Cache(
+                        1_000_000_000L, 1_000_000_000L, 1_000_000_000L, true, true, true),
                 o.cache());
         assertTrue(o.kernel().contains("default_permissions"));
         KernelMount.Options later =
                 KernelMount.parse(List.of(FuseMount.CACHED_OPTIONS, "attr_timeout=0.25"));
         assertEquals(250_000_000L, later.cache().attrNanos(), "a later option overrides");
+        assertFalse(
+                KernelMount.parse(List.of("cache_readdir")).cache().noOpendir(),
+                "directories are opened without a request only where the kernel checks the open");
     }
 
     @Test

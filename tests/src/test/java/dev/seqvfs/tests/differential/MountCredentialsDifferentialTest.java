@@ -70,6 +70,7 @@ class MountCredentialsDifferentialTest {
         MEMBER_OF_GROUP_2000(
                 "SETCRED 1000 1000 2000",
                 "OPEN -100 " + p("secret") + " 0 0",
+                "OPEN -100 " + p("g") + " 65536 0", // O_DIRECTORY, through the group: allowed
                 "OPEN -100 " + p("d/rootfile") + " 1 0",
                 "OPEN -100 " + p("d/new") + " 65 420",
                 "OPEN -100 " + p("g/f") + " 2 0",
@@ -104,6 +105,7 @@ class MountCredentialsDifferentialTest {
         OUTSIDER(
                 "SETCRED 1001 1001",
                 "OPEN -100 " + p("g/f") + " 0 0",
+                "OPEN -100 " + p("g") + " 65536 0", // O_DIRECTORY of a 0770 directory: EACCES
                 "CHDIR " + p("g"),
                 "STAT -100 " + p("g/f") + " 0",
                 "OPEN -100 " + p("sticky/rootfile") + " 2 0",
