@@ -214,7 +214,7 @@ final class AttrCalls {
     }
 
     CompletableFuture<Void> fchmodat(int dirfd, Filename path, int mode, int flags) {
-        if ((flags & ~OpenFlags.AT_SYMLINK_NOFOLLOW) != 0) {
+        if ((flags & ~(OpenFlags.AT_SYMLINK_NOFOLLOW | OpenFlags.AT_EMPTY_PATH)) != 0) {
             throw new VfsException(Errno.EINVAL, Syscall.CHMOD, path);
         }
         Found f = resolveForChange(dirfd, path, Syscall.CHMOD, flags);
