@@ -175,6 +175,7 @@ public final class Dentry {
      * @param hash its hash code
      * @param a its chars 0 to 7, packed
      * @param b its chars 8 to 15, packed
+     * @return whether this dentry's name is that component
      */
     public boolean matches(String src, int off, int len, int hash, long a, long b) {
         if (this.hash != hash || this.length != len || a != w0 || b != w1) {
