@@ -831,6 +831,9 @@ final class OpenCalls {
                 if (!out.isEmpty()) {
                     file.setOffset(out.get(out.size() - 1).cookie());
                 }
+                // iterate_dir: fsnotify_access after every iteration that ran, the last one
+                // (empty, at the end) included
+                Fsnotify.file(file, Inotify.IN_ACCESS);
                 return out;
             }
         } finally {

@@ -3,7 +3,6 @@ package dev.seqvfs.engine;
 import dev.seqvfs.engine.anon.EventFd;
 import dev.seqvfs.engine.fs.StreamFileOperations;
 import dev.seqvfs.engine.inode.AttrChange;
-import dev.seqvfs.engine.walk.VfsPath;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.DirEntry;
 import dev.seqvfs.protocol.Errno;
@@ -1203,7 +1202,10 @@ public final class VfsTask implements AutoCloseable {
 
     static CompletableFuture<Void> fchmod(TaskContext c, int fd, int mode) {
         return c.attrs.setAttrs(
-                c.fileFdPath(fd, Syscall.FCHMOD), new AttrChange.Chmod(mode), Syscall.FCHMOD, null);
+                AttrCalls.Found.byDescriptor(c, fd, Syscall.FCHMOD),
+                new AttrChange.Chmod(mode),
+                Syscall.FCHMOD,
+                null);
     }
 
     /**
@@ -1222,8 +1224,11 @@ public final class VfsTask implements AutoCloseable {
     }
 
     static CompletableFuture<Void> fchown(TaskContext c, int fd, int uid, int gid) {
-        VfsPath p = c.fileFdPath(fd, Syscall.FCHOWN);
-        return c.attrs.setAttrs(p, new AttrChange.Chown(uid, gid), Syscall.FCHOWN, null);
+        return c.attrs.setAttrs(
+                AttrCalls.Found.byDescriptor(c, fd, Syscall.FCHOWN),
+                new AttrChange.Chown(uid, gid),
+                Syscall.FCHOWN,
+                null);
     }
 
     /**

@@ -105,9 +105,8 @@ final class XattrCalls {
     /** {@code fsetxattr}. */
     CompletableFuture<Void> fset(int fd, String name, byte[] value, int flags) {
         checkSet(name, value, flags, Syscall.FSETXATTR);
-        VfsPath p = t.fileFdPath(fd, Syscall.FSETXATTR);
         return change(
-                new AttrCalls.Found(p, null, null, null),
+                AttrCalls.Found.byDescriptor(t, fd, Syscall.FSETXATTR),
                 new AttrChange.SetXattr(name, value, flags, Syscall.FSETXATTR),
                 Syscall.FSETXATTR,
                 null);
@@ -130,9 +129,8 @@ final class XattrCalls {
     /** {@code fremovexattr}. */
     CompletableFuture<Void> fremove(int fd, String name) {
         checkName(name, Syscall.FREMOVEXATTR);
-        VfsPath p = t.fileFdPath(fd, Syscall.FREMOVEXATTR);
         return change(
-                new AttrCalls.Found(p, null, null, null),
+                AttrCalls.Found.byDescriptor(t, fd, Syscall.FREMOVEXATTR),
                 new AttrChange.RemoveXattr(name, Syscall.FREMOVEXATTR),
                 Syscall.FREMOVEXATTR,
                 null);
