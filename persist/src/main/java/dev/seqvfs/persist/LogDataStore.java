@@ -47,7 +47,14 @@ final class LogDataStore implements DataStore {
             ops.add(new LogContent.PutRow(ino, encodeRow(a)));
             ops.add(new LogContent.DeleteBlocks(ino, DataStore.blocks(a.size()), Long.MAX_VALUE));
         }
-        if (!ops.isEmpty()) {
+        if (ops.isEmpty()) {
+            return;
+        }
+        if (a == null) {
+            // not the write-back's last batch: its last one forces this one too (the log keeps
+            // its order), so a large file costs one force, not one per batch
+            content.updateLazy(ops);
+        } else {
             content.update(ops);
         }
     }
@@ -98,9 +105,13 @@ final class LogDataStore implements DataStore {
                 x.length == 0 ? dev.seqvfs.engine.inode.Xattrs.EMPTY : DataStore.decode(x));
     }
 
+    /**
+     * {@inheritDoc} Lazily ({@link SegmentLog#appendLazy}): nobody waits for it, and a crash that
+     * loses it leaves content that no name reaches, which the next mount deletes (and reports).
+     */
     @Override
     public void delete(long ino) {
-        content.update(List.of(new LogContent.DeleteInode(ino)));
+        content.updateLazy(List.of(new LogContent.DeleteInode(ino)));
     }
 
     @Override

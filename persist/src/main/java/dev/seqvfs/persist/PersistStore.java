@@ -73,6 +73,12 @@ public final class PersistStore {
     private final SegmentLog log;
 
     /**
+     * Whether the journal plugin appends lazily (an {@code async} mount on the log): the barriers
+     * then force the log ({@link #force}).
+     */
+    private final boolean lazyJournal;
+
+    /**
      * The dispatcher of the log store's plugins and of the entities that use them ({@code
      * seqvfs.persistfs.dispatcher}), or {@code null}: Pekko's defaults (the JDBC stores).
      */
@@ -86,9 +92,11 @@ public final class PersistStore {
             Dialect dialect,
             String schema,
             ActorSystem<?> system,
-            SegmentLog log) {
+            SegmentLog log,
+            boolean lazyJournal) {
         this.dataDir = dataDir;
         this.log = log;
+        this.lazyJournal = log != null && lazyJournal;
         Config sysConfig = system.settings().config();
         this.dispatcher =
                 log != null && sysConfig.hasPath("seqvfs.persistfs.dispatcher")
@@ -107,6 +115,7 @@ public final class PersistStore {
             // write reaches the log's queue on the thread that made it
             Map<String, Object> j = new java.util.HashMap<>();
             j.put("store-id", log.id());
+            j.put("lazy", lazyJournal);
             if (dispatcher != null && system.settings().config().hasPath(dispatcher)) {
                 j.put("plugin-dispatcher", dispatcher);
             }
@@ -197,6 +206,27 @@ public final class PersistStore {
      */
     public static PersistStore openLog(
             Path dataDir, SegmentLog.Settings settings, ActorSystem<?> system) {
+        return openLog(dataDir, settings, false, system);
+    }
+
+    /**
+     * Opens the segment-log store in {@code dataDir} as {@link #openLog(Path, SegmentLog.Settings,
+     * ActorSystem)} does; with {@code lazyJournal} its journal plugin appends the events lazily (an
+     * {@code async} mount: a write is acknowledged once written, and on the device at the next
+     * barrier, which forces the log).
+     *
+     * @param dataDir the data directory
+     * @param settings the log's segment size and compaction
+     * @param lazyJournal whether the journal's appends are lazy
+     * @param system the actor system whose persistent actors will use the store
+     * @return the store
+     * @throws UncheckedIOException if the log cannot be made, locked or recovered
+     */
+    public static PersistStore openLog(
+            Path dataDir,
+            SegmentLog.Settings settings,
+            boolean lazyJournal,
+            ActorSystem<?> system) {
         Objects.requireNonNull(dataDir, "dataDir");
         Path abs = dataDir.toAbsolutePath().normalize();
         SegmentLog log;
@@ -206,7 +236,8 @@ public final class PersistStore {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot open the segment log in " + abs, e);
         }
-        return new PersistStore(abs, "log:" + abs, null, null, Dialect.LOG, null, system, log);
+        return new PersistStore(
+                abs, "log:" + abs, null, null, Dialect.LOG, null, system, log, lazyJournal);
     }
 
     /**
@@ -229,7 +260,7 @@ public final class PersistStore {
         }
         String url = h2Url(abs);
         createSchema(url, "sa", "", "schema/h2/h2-create-schema.sql", null);
-        return new PersistStore(abs, url, "sa", "", Dialect.H2, null, system, null);
+        return new PersistStore(abs, url, "sa", "", Dialect.H2, null, system, null, false);
     }
 
     /**
@@ -291,7 +322,8 @@ public final class PersistStore {
                 Dialect.POSTGRESQL,
                 s,
                 system,
-                null);
+                null,
+                false);
     }
 
     private static void createSchema(
@@ -381,6 +413,21 @@ public final class PersistStore {
         return dialect;
     }
 
+    /** {@return whether the journal's appends are lazy: a barrier must {@link #force} the log} */
+    boolean lazyJournal() {
+        return lazyJournal;
+    }
+
+    /**
+     * {@return a future completed once everything this store's log wrote before is on the device}
+     * (at once unless the journal is lazy). Never blocks.
+     */
+    java.util.concurrent.CompletableFuture<Void> forceAsync() {
+        return lazyJournal
+                ? log.force()
+                : java.util.concurrent.CompletableFuture.completedFuture(null);
+    }
+
     /** {@return the dispatcher of the entities on this store, or {@code null}: the default} */
     String pluginDispatcher() {
         return dispatcher;
@@ -438,12 +485,19 @@ public final class PersistStore {
     /**
      * Forces what the store has committed to its device: for H2 a {@code CHECKPOINT SYNC} (its
      * commits are written at once, {@code WRITE_DELAY=0}, but not forced); for PostgreSQL nothing
-     * (a commit returns once its WAL is flushed), nor for the segment log (every write is forced
+     * (a commit returns once its WAL is flushed); for the segment log, a force of what it wrote
+     * lazily when its journal is lazy ({@code async}), else nothing (every other write is forced
      * before it is acknowledged). Blocks for the device.
      *
      * @throws UncheckedIOException if the database fails the statement
      */
     void force() {
+        if (log != null) {
+            if (lazyJournal) {
+                SegmentLog.await(log.force());
+            }
+            return;
+        }
         if (dialect != Dialect.H2) {
             return;
         }

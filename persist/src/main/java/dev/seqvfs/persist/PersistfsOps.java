@@ -302,7 +302,8 @@ final class PersistfsOps implements SuperOperations {
     /**
      * Waits until every namespace change submitted to directory {@code ino}'s journal (all
      * directories' when {@code ino} is 0) is durable: {@code fsync} of a directory, {@code syncfs}.
-     * Blocks the caller's thread.
+     * On the segment log with a lazy journal ({@code async}), the appends are then forced (one
+     * force of the log covers every directory's). Blocks the caller's thread.
      *
      * @throws VfsException {@code EIO} if one of them, or an earlier unwaited one, failed
      */
@@ -322,6 +323,8 @@ final class PersistfsOps implements SuperOperations {
             for (CompletableFuture<Void> b : barriers) {
                 b.get(writeTimeout.toMillis() * 2, TimeUnit.MILLISECONDS);
             }
+            // a lazy journal (async on the segment log): written, now forced
+            store.forceAsync().get(writeTimeout.toMillis() * 2, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new VfsException(Errno.EINTR, op, null);

@@ -277,6 +277,7 @@ public final class PersistfsType implements FileSystemType {
                                             o.dataDir(),
                                             dev.seqvfs.persist.log.SegmentLog.Settings.from(
                                                     defaults.getConfig("log")),
+                                            o.async(),
                                             system);
                             case "h2" -> PersistStore.openH2(o.dataDir(), system);
                             default ->

@@ -99,6 +99,19 @@ public final class LogContent {
     }
 
     /**
+     * Writes {@code ops} as one atomic group and waits until they are written, not forced
+     * (uninterruptibly): they are on the device after the next forced write or {@link
+     * SegmentLog#force} (a crash keeps a prefix of the log, so a forced write after them makes them
+     * durable too).
+     *
+     * @param ops the changes, in order
+     * @throws UncheckedIOException if the write failed or the log is closed
+     */
+    public void updateLazy(List<Op> ops) {
+        SegmentLog.await(log.appendLazy(records(ops)));
+    }
+
+    /**
      * Writes {@code ops} as one atomic group and waits until they are durable (uninterruptibly).
      *
      * @param ops the changes, in order

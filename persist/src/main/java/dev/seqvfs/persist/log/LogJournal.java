@@ -51,6 +51,12 @@ public final class LogJournal extends AsyncWriteJournal {
 
     private final SegmentLog log;
     private final boolean owned;
+
+    /**
+     * Whether events are appended lazily ({@code lazy = on}: an {@code async} mount's journals).
+     */
+    private final boolean lazy;
+
     private final Serializer serializer;
     private final ExecutionContext reads;
 
@@ -74,6 +80,7 @@ public final class LogJournal extends AsyncWriteJournal {
             }
             owned = true;
         }
+        lazy = config.hasPath("lazy") && config.getBoolean("lazy");
         serializer = serializerFor(PersistentRepr.class);
         reads =
                 context()
@@ -137,7 +144,7 @@ public final class LogJournal extends AsyncWriteJournal {
                 results.add(Optional.of(rejected));
             } else {
                 results.add(Optional.empty());
-                writes.add(log.append(group));
+                writes.add(lazy ? log.appendLazy(group) : log.append(group));
             }
         }
         Promise<Iterable<Optional<Exception>>> done = Futures.promise();
@@ -168,7 +175,8 @@ public final class LogJournal extends AsyncWriteJournal {
             return Futures.successful(null);
         }
         Promise<Void> done = Futures.promise();
-        log.append(List.of(LogRecord.eventsDeleted(persistenceId, to)))
+        // lazy: a deletion lost in a crash only leaves events that a snapshot already covers
+        log.appendLazy(List.of(LogRecord.eventsDeleted(persistenceId, to)))
                 .whenComplete(
                         (ok, failure) -> {
                             if (failure == null) {

@@ -31,10 +31,13 @@ import scala.concurrent.Promise;
  *
  * <h2>Threads and supervision</h2>
  *
- * Saves serialize on the plugin's actor and queue to the log's writer (group commit); loads read on
- * Pekko's {@code default-blocking-io-dispatcher}, newest matching snapshot first, an unreadable one
- * skipped (logged) for the next older. Supervised by Pekko's persistence extension (a failure
- * restarts it; an owned log is closed in {@code postStop}).
+ * Saves serialize on the plugin's actor and queue to the log's writer as lazy appends ({@link
+ * SegmentLog#appendLazy}: forced by the next forced batch or within the log's commit interval,
+ * which is enough, as the only thing that relies on a snapshot, the deletion of the events before
+ * it, is written after it); loads read on Pekko's {@code default-blocking-io-dispatcher}, newest
+ * matching snapshot first, an unreadable one skipped (logged) for the next older. Supervised by
+ * Pekko's persistence extension (a failure restarts it; an owned log is closed in {@code
+ * postStop}).
  */
 public final class LogSnapshotStore extends SnapshotStore {
     private static final org.slf4j.Logger LOG =
@@ -174,7 +177,9 @@ public final class LogSnapshotStore extends SnapshotStore {
     /** {@return a future completed once {@code r} is durable} */
     private Future<Void> written(LogRecord r) {
         Promise<Void> done = Futures.promise();
-        CompletableFuture<Void> w = log.append(List.of(r));
+        // lazy: nothing waits for a snapshot to be on the device; the events' deletion that
+        // follows it is written after it, so a crash that keeps the deletion keeps the snapshot
+        CompletableFuture<Void> w = log.appendLazy(List.of(r));
         w.whenComplete(
                 (ok, failure) -> {
                     if (failure == null) {

@@ -105,15 +105,26 @@ public final class SegmentLog implements AutoCloseable {
      *     segments' bytes
      * @param compactMinBytes and while they exceed this many bytes
      * @param preallocBytes bytes of zeros written ahead of the writer at most, per step
+     * @param commitMillis a lazy append ({@link #appendLazy}) is forced within this many
+     *     milliseconds even if nothing else forces it
      */
     public record Settings(
-            long segmentBytes, double compactRatio, long compactMinBytes, long preallocBytes) {
-        /** The defaults: 64 MiB segments, compaction past 50% dead and 64 MiB, 4 MiB steps. */
-        public static final Settings DEFAULT = new Settings(64L << 20, 0.5, 64L << 20, 4L << 20);
+            long segmentBytes,
+            double compactRatio,
+            long compactMinBytes,
+            long preallocBytes,
+            long commitMillis) {
+        /**
+         * The defaults: 64 MiB segments, compaction past 50% dead and 64 MiB, 4 MiB steps, lazy
+         * appends forced within 1 s.
+         */
+        public static final Settings DEFAULT =
+                new Settings(64L << 20, 0.5, 64L << 20, 4L << 20, 1000);
 
         /**
          * {@return the settings under {@code c}} ({@code segment-size}, {@code compact-ratio},
-         * {@code compact-min}, {@code prealloc}; each defaults to {@link #DEFAULT}'s)
+         * {@code compact-min}, {@code prealloc}, {@code commit-interval}; each defaults to {@link
+         * #DEFAULT}'s)
          *
          * @param c the configuration ({@code seqvfs.persistfs.log})
          */
@@ -126,7 +137,10 @@ public final class SegmentLog implements AutoCloseable {
                     c.hasPath("compact-min")
                             ? c.getBytes("compact-min")
                             : DEFAULT.compactMinBytes(),
-                    c.hasPath("prealloc") ? c.getBytes("prealloc") : DEFAULT.preallocBytes());
+                    c.hasPath("prealloc") ? c.getBytes("prealloc") : DEFAULT.preallocBytes(),
+                    c.hasPath("commit-interval")
+                            ? c.getDuration("commit-interval").toMillis()
+                            : DEFAULT.commitMillis());
         }
     }
 
@@ -225,12 +239,34 @@ public final class SegmentLog implements AutoCloseable {
 
     final AtomicLong batches = new AtomicLong();
 
+    /**
+     * What the writer spent: bytes written, nanoseconds in writes, in forces, waiting for the
+     * housekeeper's zeros (the allocation lock). Written by the writer thread; read by any.
+     */
+    final AtomicLong bytesWritten = new AtomicLong();
+
+    final AtomicLong writeNanos = new AtomicLong();
+    final AtomicLong forces = new AtomicLong();
+    final AtomicLong forceNanos = new AtomicLong();
+    final AtomicLong allocWaitNanos = new AtomicLong();
+
     private final Thread writer;
     final Housekeeper housekeeper;
 
     /** One append: a group of records and when they are durable. */
     private record Request(
-            List<LogRecord> group, long bytes, boolean direct, CompletableFuture<Void> done) {}
+            List<LogRecord> group,
+            long bytes,
+            boolean direct,
+            boolean force,
+            CompletableFuture<Void> done) {}
+
+    /**
+     * Whether frames were written since the last force, and since when (nanoTime). Writer thread.
+     */
+    private boolean unforced;
+
+    private long unforcedSince;
 
     /**
      * Completes the appends whose futures run Pekko's callbacks (the journal's and snapshot
@@ -376,7 +412,30 @@ public final class SegmentLog implements AutoCloseable {
      *     on disk), or if the log is closed
      */
     CompletableFuture<Void> append(List<LogRecord> group) {
-        return append(group, false);
+        return append(group, false, true);
+    }
+
+    /**
+     * Queues {@code group} to be written at once and forced later: by the next batch that is forced
+     * (any append but a lazy one), by {@link #force}, or within {@link Settings#commitMillis},
+     * whichever comes first. Its future completes once it is written (in the page cache, and in the
+     * index), not forced. What a crash keeps is still a prefix of the log: frames after one the
+     * crash lost are never read. For writes whose durability a later barrier provides (an {@code
+     * async} mount's journal, snapshots, deletions of events).
+     *
+     * @param group the records, in order (one atomic group)
+     * @return completes once the group is written
+     */
+    public CompletableFuture<Void> appendLazy(List<LogRecord> group) {
+        return append(group, false, false);
+    }
+
+    /**
+     * {@return a future completed once everything written before this call is forced} (at once if
+     * nothing is waiting to be forced). A barrier for lazy appends.
+     */
+    public CompletableFuture<Void> force() {
+        return append(List.of(), false, true);
     }
 
     /**
@@ -386,6 +445,10 @@ public final class SegmentLog implements AutoCloseable {
      * thread.
      */
     CompletableFuture<Void> append(List<LogRecord> group, boolean direct) {
+        return append(group, direct, true);
+    }
+
+    private CompletableFuture<Void> append(List<LogRecord> group, boolean direct, boolean force) {
         CompletableFuture<Void> done = new CompletableFuture<>();
         long bytes = 0;
         for (LogRecord r : group) {
@@ -402,7 +465,7 @@ public final class SegmentLog implements AutoCloseable {
                 done.completeExceptionally(new IOException("segment log " + dir + " is closed"));
                 return done;
             }
-            pending.add(new Request(group, bytes, direct, done));
+            pending.add(new Request(group, bytes, direct, force, done));
             work.signal();
         } finally {
             queueLock.unlock();
@@ -421,8 +484,14 @@ public final class SegmentLog implements AutoCloseable {
         await(append(group, true));
     }
 
-    /** Waits for {@code f} uninterruptibly; its failure as an {@link UncheckedIOException}. */
-    static void await(CompletableFuture<Void> f) {
+    /**
+     * Waits for {@code f} (an append or a force of a log) uninterruptibly (the thread's interrupt
+     * status is kept).
+     *
+     * @param f the future
+     * @throws UncheckedIOException with the {@code IOException} {@code f} failed with
+     */
+    public static void await(CompletableFuture<Void> f) {
         boolean interrupted = false;
         try {
             while (true) {
@@ -476,10 +545,27 @@ public final class SegmentLog implements AutoCloseable {
             List<Copy> cps = new ArrayList<>();
             queueLock.lock();
             try {
+                boolean commit = false;
                 while (pending.isEmpty() && copies.isEmpty() && !closing) {
-                    work.awaitUninterruptibly();
+                    if (!unforced) {
+                        work.awaitUninterruptibly();
+                        continue;
+                    }
+                    long left =
+                            unforcedSince
+                                    + settings.commitMillis() * 1_000_000L
+                                    - System.nanoTime();
+                    if (left <= 0) {
+                        commit = true; // lazy appends waited long enough: force them now
+                        break;
+                    }
+                    try {
+                        work.awaitNanos(left);
+                    } catch (InterruptedException e) {
+                        // the writer is not interrupted; go round
+                    }
                 }
-                if (pending.isEmpty() && copies.isEmpty()) {
+                if (pending.isEmpty() && copies.isEmpty() && !commit) {
                     break; // closing, all written
                 }
                 long bytes = 0;
@@ -532,11 +618,20 @@ public final class SegmentLog implements AutoCloseable {
         for (Request r : reqs) {
             total += r.bytes();
         }
+        boolean force =
+                !cps.isEmpty()
+                        || (unforced
+                                && System.nanoTime() - unforcedSince
+                                        >= settings.commitMillis() * 1_000_000L);
+        for (Request r : reqs) {
+            force |= r.force();
+        }
         Segment h = head;
         long start = h.end;
         try {
             if (total > 0 && start > 0 && start + total + sealLength() > settings.segmentBytes()) {
-                roll();
+                roll(); // the seal forces what was written before
+                unforced = false;
                 h = head;
                 start = h.end;
             }
@@ -565,11 +660,24 @@ public final class SegmentLog implements AutoCloseable {
                 lsn = firstLsn - 1;
                 throw new IOException("injected write failure (test)");
             }
+            long t0 = System.nanoTime();
             if (total > 0) {
                 writeAt(h, buf, start);
-                h.channel.force(false);
-                h.end = start + total;
+                bytesWritten.addAndGet(total);
+                if (!unforced) {
+                    unforced = true;
+                    unforcedSince = t0;
+                }
             }
+            long t1 = System.nanoTime();
+            writeNanos.addAndGet(t1 - t0);
+            if (force && unforced) {
+                h.channel.force(false);
+                unforced = false;
+                forces.incrementAndGet();
+                forceNanos.addAndGet(System.nanoTime() - t1);
+            }
+            h.end = start + total;
             for (int i = 0; i < live.size(); i++) {
                 Copy c = live.get(i);
                 index.move(c.key(), c.from(), copyLocs[i], c.bytes());
@@ -645,6 +753,7 @@ public final class SegmentLog implements AutoCloseable {
     private void recoverFromFailure(Segment h, long start, IOException cause) {
         try {
             writeMark(h, start, LogRecord.SEAL);
+            unforced = false;
             h.end = start + sealLength();
             h.sealed = true;
             head = newSegment(h.number + 1);
@@ -665,8 +774,10 @@ public final class SegmentLog implements AutoCloseable {
             h.writeFully(buf, pos);
             return;
         }
+        long t0 = System.nanoTime();
         allocLock.lock();
         try {
+            allocWaitNanos.addAndGet(System.nanoTime() - t0);
             h.writeFully(buf, pos);
             h.allocated = Math.max(h.allocated, endAfter);
         } finally {
@@ -802,6 +913,27 @@ public final class SegmentLog implements AutoCloseable {
         failNext.set(n);
     }
 
+    /**
+     * {@return what the writer did since the log opened, one line: appends, batches (forces),
+     * bytes, and the mean time of a write, a force and a wait for preallocated space}
+     */
+    public String stats() {
+        long b = Math.max(1, batches.get());
+        long f = Math.max(1, forces.get());
+        return String.format(
+                "%d appends in %d batches, %d forces (%.1f appends per force), %.1f MB written;"
+                        + " write %.0f us per batch, force %.0f us, wait for zeros %.0f us per"
+                        + " batch",
+                appends.get(),
+                batches.get(),
+                forces.get(),
+                appends.get() / (double) f,
+                bytesWritten.get() / 1e6,
+                writeNanos.get() / 1e3 / b,
+                forceNanos.get() / 1e3 / f,
+                allocWaitNanos.get() / 1e3 / b);
+    }
+
     /** {@return {appends completed, batches that completed them}} For tests. */
     public long[] groupCounts() {
         return new long[] {appends.get(), batches.get()};
@@ -843,6 +975,7 @@ public final class SegmentLog implements AutoCloseable {
             OPEN.remove(dir, this);
             BY_ID.remove(id, this);
         }
+        LOG.debug("segment log {} closed: {}", dir, stats());
         queueLock.lock();
         try {
             closing = true;
