@@ -247,6 +247,11 @@ public final class SegmentLog implements AutoCloseable {
 
     final AtomicLong writeNanos = new AtomicLong();
     final AtomicLong forces = new AtomicLong();
+
+    /** Records written, by kind ({@link LogRecord}'s constants). Writer thread writes. */
+    final java.util.concurrent.atomic.AtomicLongArray recordsByKind =
+            new java.util.concurrent.atomic.AtomicLongArray(16);
+
     final AtomicLong forceNanos = new AtomicLong();
     final AtomicLong allocWaitNanos = new AtomicLong();
 
@@ -685,6 +690,7 @@ public final class SegmentLog implements AutoCloseable {
             int k = 0;
             for (Request r : reqs) {
                 for (LogRecord rec : r.group()) {
+                    recordsByKind.incrementAndGet(rec.kind);
                     long[] at = locs.get(k++);
                     index.apply(
                             LogIndex.parse(rec.kind, ByteBuffer.wrap(rec.head)),
@@ -718,12 +724,17 @@ public final class SegmentLog implements AutoCloseable {
         }
         if (later != null) {
             List<Request> rs = later;
-            completer.execute(
+            Runnable complete =
                     () -> {
                         for (Request r : rs) {
                             r.done().complete(null);
                         }
-                    });
+                    };
+            if (queueEmpty()) {
+                complete.run(); // nothing waits for the writer: spare the hand-over
+            } else {
+                completer.execute(complete);
+            }
         }
         for (Copy c : cps) {
             if (c.record() == null) {
@@ -732,6 +743,16 @@ public final class SegmentLog implements AutoCloseable {
         }
         housekeeper.wakeIfLow(h);
         return buf;
+    }
+
+    /** {@return whether no append waits in the queue (a racy hint, for the writer)} */
+    private boolean queueEmpty() {
+        queueLock.lock();
+        try {
+            return pending.isEmpty();
+        } finally {
+            queueLock.unlock();
+        }
     }
 
     private static void fail(List<Request> reqs, List<Copy> cps, IOException e) {
@@ -921,17 +942,32 @@ public final class SegmentLog implements AutoCloseable {
         long b = Math.max(1, batches.get());
         long f = Math.max(1, forces.get());
         return String.format(
-                "%d appends in %d batches, %d forces (%.1f appends per force), %.1f MB written;"
-                        + " write %.0f us per batch, force %.0f us, wait for zeros %.0f us per"
-                        + " batch",
-                appends.get(),
-                batches.get(),
-                forces.get(),
-                appends.get() / (double) f,
-                bytesWritten.get() / 1e6,
-                writeNanos.get() / 1e3 / b,
-                forceNanos.get() / 1e3 / f,
-                allocWaitNanos.get() / 1e3 / b);
+                        "%d appends in %d batches, %d forces (%.1f appends per force), %.1f MB written;"
+                                + " write %.0f us per batch, force %.0f us, wait for zeros %.0f us per"
+                                + " batch",
+                        appends.get(),
+                        batches.get(),
+                        forces.get(),
+                        appends.get() / (double) f,
+                        bytesWritten.get() / 1e6,
+                        writeNanos.get() / 1e3 / b,
+                        forceNanos.get() / 1e3 / f,
+                        allocWaitNanos.get() / 1e3 / b)
+                + "; records: events "
+                + recordsByKind.get(LogRecord.EVENT)
+                + ", snapshots "
+                + recordsByKind.get(LogRecord.SNAPSHOT)
+                + ", blocks "
+                + recordsByKind.get(LogRecord.BLOCK)
+                + ", rows "
+                + recordsByKind.get(LogRecord.FILE)
+                + ", other "
+                + (recordsByKind.get(LogRecord.EVENTS_DELETED)
+                        + recordsByKind.get(LogRecord.META)
+                        + recordsByKind.get(LogRecord.BLOCKS_DELETED)
+                        + recordsByKind.get(LogRecord.INODE_DELETED)
+                        + recordsByKind.get(LogRecord.SNAPSHOT_DELETED)
+                        + recordsByKind.get(LogRecord.SNAPSHOTS_DELETED));
     }
 
     /** {@return {appends completed, batches that completed them}} For tests. */
