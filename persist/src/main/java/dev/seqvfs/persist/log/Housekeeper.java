@@ -22,15 +22,16 @@ import org.slf4j.LoggerFactory;
  * While dead bytes exceed {@code compactRatio} of the sealed segments' bytes and {@code
  * compactMinBytes}, the oldest segment is compacted: its frames the index still points at are read
  * and handed to the writer as copies ({@link SegmentLog.Copy}), which writes each that is still
- * live when it takes it (checked against the index on the writer thread, which alone changes it) at
- * the head, keeping its log sequence number, and moves the index to it; once they are durable the
- * segment has nothing live and is removed (under the segment write lock, so no reader is in it),
- * and the directory forced. Its tombstones are dropped, not copied: the segment is the oldest, and
- * a tombstone only ever kills records in its own segment or older ones (a copy is only made of a
- * record live at the copy, and lands in a segment newer than any tombstone applied before it), so
- * none is left for it to kill. The directory is forced after each removal, so that no crash brings
- * back an older segment after a newer one's tombstones went. A sealed segment with nothing live and
- * no tombstone is removed wherever it is; the oldest with nothing live, whatever it holds.
+ * live when it takes it (checked against the index under the writer role, whose holder alone
+ * changes it) at the head, keeping its log sequence number, and moves the index to it; once they
+ * are durable the segment has nothing live and is removed (under the segment write lock, so no
+ * reader is in it), and the directory forced. Its tombstones are dropped, not copied: the segment
+ * is the oldest, and a tombstone only ever kills records in its own segment or older ones (a copy
+ * is only made of a record live at the copy, and lands in a segment newer than any tombstone
+ * applied before it), so none is left for it to kill. The directory is forced after each removal,
+ * so that no crash brings back an older segment after a newer one's tombstones went. A sealed
+ * segment with nothing live and no tombstone is removed wherever it is; the oldest with nothing
+ * live, whatever it holds.
  *
  * <p>Thread-safety: one thread; it shares the log's state as {@link SegmentLog} says.
  */
@@ -83,7 +84,7 @@ final class Housekeeper {
         }
     }
 
-    /** Wakes the housekeeper if the head's zeros run low (writer thread, after a batch). */
+    /** Wakes the housekeeper if the head's zeros run low (the writer role, after a batch). */
     void wakeIfLow(Segment h) {
         if (h.allocated - h.end < log.settings.preallocBytes() / 2) {
             signal();

@@ -108,7 +108,7 @@ public final class LogContent {
      * @throws UncheckedIOException if the write failed or the log is closed
      */
     public void updateLazy(List<Op> ops) {
-        SegmentLog.await(log.appendLazy(records(ops)));
+        log.appendAndWait(records(ops), false);
     }
 
     /**
@@ -118,7 +118,7 @@ public final class LogContent {
      * @throws UncheckedIOException if the write failed (nothing acknowledged) or the log is closed
      */
     public void update(List<Op> ops) {
-        SegmentLog.await(log.append(records(ops), true));
+        log.appendAndWait(records(ops), true);
     }
 
     /**

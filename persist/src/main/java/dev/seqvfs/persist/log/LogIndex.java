@@ -14,16 +14,16 @@ import java.util.concurrent.ConcurrentHashMap;
  * each frame is), the sequence number its events were deleted up to and the highest one written;
  * its snapshots; each inode's written-back row and content blocks; the metadata values. Rebuilt at
  * open by applying every valid frame in log-sequence order ({@link LogRecovery}); then kept by the
- * writer thread, which applies each batch after it is forced. A frame is <em>live</em> while this
- * index points at it; its segment counts its bytes as live ({@link Accounting}), which is what
- * compaction reclaims by.
+ * holder of the writer role, which applies each batch after it is forced. A frame is <em>live</em>
+ * while this index points at it; its segment counts its bytes as live ({@link Accounting}), which
+ * is what compaction reclaims by.
  *
  * <h2>Concurrency</h2>
  *
- * One writer: the log's writer thread (before that, the opening thread). Readers on any thread: the
- * top-level maps are concurrent; each persistence id's {@link Journal}, {@link Snapshots} and each
- * inode's {@link FileEntry} is guarded by its own monitor, which readers take to copy out what they
- * need.
+ * One writer at a time: the holder of the log's writer role (before that, the opening thread).
+ * Readers on any thread: the top-level maps are concurrent; each persistence id's {@link Journal},
+ * {@link Snapshots} and each inode's {@link FileEntry} is guarded by its own monitor, which readers
+ * take to copy out what they need.
  *
  * <h2>Invariants</h2>
  *

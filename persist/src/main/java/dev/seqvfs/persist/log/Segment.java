@@ -16,8 +16,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <h2>Concurrency</h2>
  *
- * {@code end} is written by the writer thread (the opening thread before it) and read by any
- * (volatile); {@code live} and {@code tombstones} are changed by the writer thread only and read by
+ * {@code end} is written by the writer role's holder (the opening thread before it) and read by any
+ * (volatile); {@code live} and {@code tombstones} are changed by the writer role only and read by
  * the housekeeper (atomics). The channel is read by any thread (positional reads), written by the
  * writer and, beyond {@code allocated}, by the housekeeper's preallocation; it is closed by the
  * housekeeper under the log's segment write lock, so a reader holding the read lock never sees it

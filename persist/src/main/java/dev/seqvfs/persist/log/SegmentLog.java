@@ -34,15 +34,16 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Group commit</h2>
  *
- * Every append, from any journal, snapshot store or content write-back, goes into one queue. One
- * writer thread takes everything queued (up to {@link #MAX_BATCH} bytes), writes it at the end of
- * the head segment with one positional write, forces the file once ({@code
- * FileChannel.force(false)}, {@code fdatasync(2)}), applies it to the in-memory index ({@link
- * LogIndex}), and only then completes every append in it. So 16 threads' {@code fsync}s, and the
- * journal writes of 16 directories, cost one force together, as a journaling file system commits
- * many transactions in one. The head segment's space is preallocated with zeros ahead of the writer
- * by the housekeeper thread ({@link Housekeeper}), so that a force flushes data only, no file
- * metadata.
+ * Every append, from any journal, snapshot store or content write-back, goes into one queue. The
+ * holder of the writer role (the writer thread, or a caller that waits for its own append and finds
+ * the role free: leader/follower, {@link #appendAndWait}) takes everything queued (up to {@link
+ * #MAX_BATCH} bytes), writes it at the end of the head segment with one positional write, forces
+ * the file once ({@code FileChannel.force(false)}, {@code fdatasync(2)}), applies it to the
+ * in-memory index ({@link LogIndex}), and only then completes every append in it. So 16 threads'
+ * {@code fsync}s, and the journal writes of 16 directories, cost one force together, as a
+ * journaling file system commits many transactions in one. The head segment's space is preallocated
+ * with zeros ahead of the writer by the housekeeper thread ({@link Housekeeper}), so that a force
+ * flushes data only, no file metadata.
  *
  * <h2>Atomicity and crashes</h2>
  *
@@ -67,8 +68,10 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@code pending}, {@code copies}, {@code closing}: guarded by {@code queueLock}; the writer
  *       waits on {@code work}, a housekeeper with a full copy queue on {@code room}.
- *   <li>{@code head}, {@code lsn}: written by the writer thread only (the opening thread before it
- *       starts); {@code head} is volatile for the housekeeper.
+ *   <li>{@code head}, {@code lsn}, {@code unforced}, the batch buffer: written only by the holder
+ *       of the writer role ({@code writerRole}: the writer thread, or a caller leading a batch,
+ *       {@link #appendAndWait}; the opening thread before they start); {@code head} is volatile for
+ *       the housekeeper.
  *   <li>{@code segments}: a concurrent map; a segment is removed (and its channel closed) only
  *       under the write side of {@code segmentsLock}; readers of frames hold its read side from the
  *       index lookup to the read ({@link #read}).
@@ -211,10 +214,10 @@ public final class SegmentLog implements AutoCloseable {
     /** Serializes the head's growth beyond its preallocated space with the housekeeper's. */
     final ReentrantLock allocLock = new ReentrantLock();
 
-    /** The segment the writer appends to. Written by the writer thread. */
+    /** The segment the writer appends to. Written by the writer role's holder. */
     volatile Segment head;
 
-    /** The last log sequence number given. Writer thread. */
+    /** The last log sequence number given. Guarded by the writer role. */
     long lsn;
 
     final LogIndex index;
@@ -231,7 +234,7 @@ public final class SegmentLog implements AutoCloseable {
     /** The failure that stopped the writer, or {@code null}: every append fails with it. */
     private volatile IOException broken;
 
-    /** Batches to fail before writing them (tests: an I/O error). Writer thread reads. */
+    /** Batches to fail before writing them (tests: an I/O error). The writer role reads it. */
     final AtomicInteger failNext = new AtomicInteger();
 
     /** Appends completed, batches (forces) that completed them. */
@@ -241,19 +244,24 @@ public final class SegmentLog implements AutoCloseable {
 
     /**
      * What the writer spent: bytes written, nanoseconds in writes, in forces, waiting for the
-     * housekeeper's zeros (the allocation lock). Written by the writer thread; read by any.
+     * housekeeper's zeros (the allocation lock). Written by the writer role's holder; read by any.
      */
     final AtomicLong bytesWritten = new AtomicLong();
 
     final AtomicLong writeNanos = new AtomicLong();
     final AtomicLong forces = new AtomicLong();
 
-    /** Records written, by kind ({@link LogRecord}'s constants). Writer thread writes. */
+    /** Records written, by kind ({@link LogRecord}'s constants). The writer role writes. */
     final java.util.concurrent.atomic.AtomicLongArray recordsByKind =
             new java.util.concurrent.atomic.AtomicLongArray(16);
 
     final AtomicLong forceNanos = new AtomicLong();
     final AtomicLong allocWaitNanos = new AtomicLong();
+
+    /** Forced appends, and the nanoseconds they waited in the queue before the writer took them. */
+    final AtomicLong forcedAppends = new AtomicLong();
+
+    final AtomicLong forcedQueueNanos = new AtomicLong();
 
     private final Thread writer;
     final Housekeeper housekeeper;
@@ -264,10 +272,12 @@ public final class SegmentLog implements AutoCloseable {
             long bytes,
             boolean direct,
             boolean force,
+            long queuedAt,
             CompletableFuture<Void> done) {}
 
     /**
-     * Whether frames were written since the last force, and since when (nanoTime). Writer thread.
+     * Whether frames were written since the last force, and since when (nanoTime). Guarded by the
+     * writer role.
      */
     private boolean unforced;
 
@@ -454,6 +464,11 @@ public final class SegmentLog implements AutoCloseable {
     }
 
     private CompletableFuture<Void> append(List<LogRecord> group, boolean direct, boolean force) {
+        return append(group, direct, force, true);
+    }
+
+    private CompletableFuture<Void> append(
+            List<LogRecord> group, boolean direct, boolean force, boolean signal) {
         CompletableFuture<Void> done = new CompletableFuture<>();
         long bytes = 0;
         for (LogRecord r : group) {
@@ -470,8 +485,10 @@ public final class SegmentLog implements AutoCloseable {
                 done.completeExceptionally(new IOException("segment log " + dir + " is closed"));
                 return done;
             }
-            pending.add(new Request(group, bytes, direct, force, done));
-            work.signal();
+            pending.add(new Request(group, bytes, direct, force, System.nanoTime(), done));
+            if (signal) {
+                work.signal();
+            }
         } finally {
             queueLock.unlock();
         }
@@ -486,7 +503,7 @@ public final class SegmentLog implements AutoCloseable {
      * @throws UncheckedIOException if the write failed (nothing acknowledged) or the log is closed
      */
     void write(List<LogRecord> group) {
-        await(append(group, true));
+        appendAndWait(group, true);
     }
 
     /**
@@ -543,11 +560,18 @@ public final class SegmentLog implements AutoCloseable {
         }
     }
 
+    /**
+     * The writer role: whoever holds it writes (the writer thread, or a caller that waits for its
+     * own append and finds the role free: {@link #appendAndWait}). Guards {@code head}'s writes,
+     * {@code lsn}, {@code unforced} and {@code buf}.
+     */
+    private final ReentrantLock writerRole = new ReentrantLock();
+
+    /** The batch buffer; guarded by {@code writerRole}. */
+    private ByteBuffer buf = ByteBuffer.allocateDirect(1 << 20);
+
     private void writerLoop() {
-        ByteBuffer buf = ByteBuffer.allocateDirect(1 << 20);
         while (true) {
-            List<Request> reqs = new ArrayList<>();
-            List<Copy> cps = new ArrayList<>();
             queueLock.lock();
             try {
                 boolean commit = false;
@@ -573,34 +597,101 @@ public final class SegmentLog implements AutoCloseable {
                 if (pending.isEmpty() && copies.isEmpty() && !commit) {
                     break; // closing, all written
                 }
-                long bytes = 0;
-                while (!pending.isEmpty()
-                        && (reqs.isEmpty() || bytes + pending.peek().bytes() <= MAX_BATCH)) {
-                    Request r = pending.poll();
-                    bytes += r.bytes();
-                    reqs.add(r);
-                }
-                long cb = 0;
-                while (!copies.isEmpty()
-                        && (cps.isEmpty() || cb + copies.peek().bytes() <= MAX_COPY_BATCH)) {
-                    Copy c = copies.poll();
-                    cb += c.bytes();
-                    copyBytes -= c.bytes();
-                    cps.add(c);
-                }
-                room.signalAll();
             } finally {
                 queueLock.unlock();
             }
-            buf = process(reqs, cps, buf);
-        }
-        if (broken == null) {
+            writerRole.lock();
             try {
+                takeAndProcess(true);
+            } finally {
+                writerRole.unlock();
+            }
+        }
+        writerRole.lock();
+        try {
+            if (broken == null) {
                 Segment h = head;
                 writeMark(h, h.end, LogRecord.CLOSE);
-            } catch (IOException e) {
-                LOG.warn("segment log {}: close record not written: {}", dir, e.toString());
             }
+        } catch (IOException e) {
+            LOG.warn("segment log {}: close record not written: {}", dir, e.toString());
+        } finally {
+            writerRole.unlock();
+        }
+    }
+
+    /**
+     * Takes one batch from the queue (with compaction copies when {@code withCopies}) and writes it
+     * ({@link #process}); with nothing queued, forces lazy appends that waited past the commit
+     * interval. The caller holds the writer role.
+     */
+    private void takeAndProcess(boolean withCopies) {
+        List<Request> reqs = new ArrayList<>();
+        List<Copy> cps = new ArrayList<>();
+        queueLock.lock();
+        try {
+            long bytes = 0;
+            while (!pending.isEmpty()
+                    && (reqs.isEmpty() || bytes + pending.peek().bytes() <= MAX_BATCH)) {
+                Request r = pending.poll();
+                bytes += r.bytes();
+                reqs.add(r);
+            }
+            long cb = 0;
+            while (withCopies
+                    && !copies.isEmpty()
+                    && (cps.isEmpty() || cb + copies.peek().bytes() <= MAX_COPY_BATCH)) {
+                Copy c = copies.poll();
+                cb += c.bytes();
+                copyBytes -= c.bytes();
+                cps.add(c);
+            }
+            room.signalAll();
+        } finally {
+            queueLock.unlock();
+        }
+        buf = process(reqs, cps, buf);
+    }
+
+    /**
+     * Appends {@code group} (forced or lazy) and waits until it is done, writing it on this thread
+     * when the writer role is free (leader/follower group commit: the leader writes every append
+     * queued by then, its own among them, and forces once; a caller that finds the role taken waits
+     * for its holder or the writer thread). A lone {@code fsync} so costs no hand-over to the
+     * writer thread and back. Uninterruptible (the interrupt status is kept).
+     *
+     * @param group the records, in order (one atomic group)
+     * @param force whether to force it (else it is written, and forced later: {@link #appendLazy})
+     * @throws UncheckedIOException if the write failed (nothing acknowledged) or the log is closed
+     */
+    void appendAndWait(List<LogRecord> group, boolean force) {
+        CompletableFuture<Void> f = append(group, true, force, false);
+        if (!f.isDone()) {
+            if (writerRole.tryLock()) {
+                try {
+                    while (!f.isDone()) {
+                        takeAndProcess(false);
+                    }
+                } finally {
+                    writerRole.unlock();
+                }
+                signalIfQueued();
+            } else {
+                signalIfQueued(); // the holder may be a leader about to let go
+            }
+        }
+        await(f);
+    }
+
+    /** Wakes the writer thread if anything waits in the queue. */
+    private void signalIfQueued() {
+        queueLock.lock();
+        try {
+            if (!pending.isEmpty() || !copies.isEmpty()) {
+                work.signal();
+            }
+        } finally {
+            queueLock.unlock();
         }
     }
 
@@ -622,6 +713,13 @@ public final class SegmentLog implements AutoCloseable {
         }
         for (Request r : reqs) {
             total += r.bytes();
+        }
+        long taken = System.nanoTime();
+        for (Request r : reqs) {
+            if (r.force()) {
+                forcedAppends.incrementAndGet();
+                forcedQueueNanos.addAndGet(taken - r.queuedAt());
+            }
         }
         boolean force =
                 !cps.isEmpty()
@@ -730,10 +828,10 @@ public final class SegmentLog implements AutoCloseable {
                             r.done().complete(null);
                         }
                     };
-            if (queueEmpty()) {
+            if (Thread.currentThread() == writer && queueEmpty()) {
                 complete.run(); // nothing waits for the writer: spare the hand-over
             } else {
-                completer.execute(complete);
+                completer.execute(complete); // (a leading caller returns to its own work)
             }
         }
         for (Copy c : cps) {
@@ -820,7 +918,7 @@ public final class SegmentLog implements AutoCloseable {
         s.channel.force(false);
     }
 
-    /** Seals the head and makes the next segment the head. Writer thread. */
+    /** Seals the head and makes the next segment the head. The writer role's holder. */
     private void roll() throws IOException {
         Segment h = head;
         writeMark(h, h.end, LogRecord.SEAL);
@@ -953,6 +1051,9 @@ public final class SegmentLog implements AutoCloseable {
                         writeNanos.get() / 1e3 / b,
                         forceNanos.get() / 1e3 / f,
                         allocWaitNanos.get() / 1e3 / b)
+                + String.format(
+                        "; a forced append waited %.0f us in the queue",
+                        forcedQueueNanos.get() / 1e3 / Math.max(1, forcedAppends.get()))
                 + "; records: events "
                 + recordsByKind.get(LogRecord.EVENT)
                 + ", snapshots "
