@@ -110,24 +110,28 @@ public final class SegmentLog implements AutoCloseable {
      * @param preallocBytes bytes of zeros written ahead of the writer at most, per step
      * @param commitMillis a lazy append ({@link #appendLazy}) is forced within this many
      *     milliseconds even if nothing else forces it
+     * @param batchWait whether a batch that follows one of several appends waits for more, up to
+     *     half a force's mean time (at most 1 ms) after its first append was queued, as jbd2 holds
+     *     a commit back while several writers sync at once
      */
     public record Settings(
             long segmentBytes,
             double compactRatio,
             long compactMinBytes,
             long preallocBytes,
-            long commitMillis) {
+            long commitMillis,
+            boolean batchWait) {
         /**
          * The defaults: 64 MiB segments, compaction past 50% dead and 64 MiB, 4 MiB steps, lazy
-         * appends forced within 1 s.
+         * appends forced within 1 s, batches held back for more appends under concurrency.
          */
         public static final Settings DEFAULT =
-                new Settings(64L << 20, 0.5, 64L << 20, 4L << 20, 1000);
+                new Settings(64L << 20, 0.5, 64L << 20, 4L << 20, 1000, true);
 
         /**
          * {@return the settings under {@code c}} ({@code segment-size}, {@code compact-ratio},
-         * {@code compact-min}, {@code prealloc}, {@code commit-interval}; each defaults to {@link
-         * #DEFAULT}'s)
+         * {@code compact-min}, {@code prealloc}, {@code commit-interval}, {@code batch-wait}; each
+         * defaults to {@link #DEFAULT}'s)
          *
          * @param c the configuration ({@code seqvfs.persistfs.log})
          */
@@ -143,7 +147,8 @@ public final class SegmentLog implements AutoCloseable {
                     c.hasPath("prealloc") ? c.getBytes("prealloc") : DEFAULT.preallocBytes(),
                     c.hasPath("commit-interval")
                             ? c.getDuration("commit-interval").toMillis()
-                            : DEFAULT.commitMillis());
+                            : DEFAULT.commitMillis(),
+                    c.hasPath("batch-wait") ? c.getBoolean("batch-wait") : DEFAULT.batchWait());
         }
     }
 
@@ -226,6 +231,16 @@ public final class SegmentLog implements AutoCloseable {
     private final ReentrantLock queueLock = new ReentrantLock();
     private final Condition work = queueLock.newCondition();
     private final Condition room = queueLock.newCondition();
+
+    /** Signalled at every append (a batch held back for more appends waits on it). */
+    private final Condition arrived = queueLock.newCondition();
+
+    /** Appends in the last batch; guarded by the writer role. */
+    private int lastBatch;
+
+    /** A moving mean of a force's time, in nanoseconds; guarded by the writer role. */
+    private long avgForceNanos = 200_000;
+
     private final ArrayDeque<Request> pending = new ArrayDeque<>();
     private final ArrayDeque<Copy> copies = new ArrayDeque<>();
     private long copyBytes;
@@ -250,6 +265,13 @@ public final class SegmentLog implements AutoCloseable {
 
     final AtomicLong writeNanos = new AtomicLong();
     final AtomicLong forces = new AtomicLong();
+
+    /**
+     * Forces by time: bucket {@code i} counts those of {@code [62.5 us * 2^i, 62.5 us * 2^(i+1))}
+     * (bucket 0 from 0). For the statistics.
+     */
+    final java.util.concurrent.atomic.AtomicLongArray forceHistogram =
+            new java.util.concurrent.atomic.AtomicLongArray(16);
 
     /** Records written, by kind ({@link LogRecord}'s constants). The writer role writes. */
     final java.util.concurrent.atomic.AtomicLongArray recordsByKind =
@@ -486,6 +508,7 @@ public final class SegmentLog implements AutoCloseable {
                 return done;
             }
             pending.add(new Request(group, bytes, direct, force, System.nanoTime(), done));
+            arrived.signal();
             if (signal) {
                 work.signal();
             }
@@ -637,6 +660,30 @@ public final class SegmentLog implements AutoCloseable {
                 bytes += r.bytes();
                 reqs.add(r);
             }
+            boolean forced = false;
+            for (Request r : reqs) {
+                forced |= r.force();
+            }
+            if (settings.batchWait() && forced && lastBatch > 1 && !closing) {
+                // as jbd2 does when several writers sync at once: hold the force back for a
+                // fraction of a force's time, so that more of them join this one
+                long deadline = reqs.get(0).queuedAt() + Math.min(avgForceNanos / 2, 1_000_000L);
+                long left;
+                while ((left = deadline - System.nanoTime()) > 0 && !closing) {
+                    try {
+                        arrived.awaitNanos(left);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        break;
+                    }
+                }
+                while (!pending.isEmpty() && bytes + pending.peek().bytes() <= MAX_BATCH) {
+                    Request r = pending.poll();
+                    bytes += r.bytes();
+                    reqs.add(r);
+                }
+            }
+            lastBatch = reqs.size();
             long cb = 0;
             while (withCopies
                     && !copies.isEmpty()
@@ -778,7 +825,11 @@ public final class SegmentLog implements AutoCloseable {
                 h.channel.force(false);
                 unforced = false;
                 forces.incrementAndGet();
-                forceNanos.addAndGet(System.nanoTime() - t1);
+                long ft = System.nanoTime() - t1;
+                forceNanos.addAndGet(ft);
+                avgForceNanos += (ft - avgForceNanos) / 8;
+                forceHistogram.incrementAndGet(
+                        Math.min(15, 63 - Long.numberOfLeadingZeros(Math.max(1, ft / 62_500))));
             }
             h.end = start + total;
             for (int i = 0; i < live.size(); i++) {
@@ -1054,6 +1105,8 @@ public final class SegmentLog implements AutoCloseable {
                 + String.format(
                         "; a forced append waited %.0f us in the queue",
                         forcedQueueNanos.get() / 1e3 / Math.max(1, forcedAppends.get()))
+                + "; forces under 0.125/0.25/0.5/1/2/4/8/16/32 ms, more:"
+                + histogram()
                 + "; records: events "
                 + recordsByKind.get(LogRecord.EVENT)
                 + ", snapshots "
@@ -1069,6 +1122,19 @@ public final class SegmentLog implements AutoCloseable {
                         + recordsByKind.get(LogRecord.INODE_DELETED)
                         + recordsByKind.get(LogRecord.SNAPSHOT_DELETED)
                         + recordsByKind.get(LogRecord.SNAPSHOTS_DELETED));
+    }
+
+    private String histogram() {
+        StringBuilder b = new StringBuilder();
+        long more = 0;
+        for (int i = 0; i < forceHistogram.length(); i++) {
+            if (i < 9) {
+                b.append(' ').append(forceHistogram.get(i));
+            } else {
+                more += forceHistogram.get(i);
+            }
+        }
+        return b.append(' ').append(more).toString();
     }
 
     /** {@return {appends completed, batches that completed them}} For tests. */

@@ -24,7 +24,7 @@ public final class LogKillWorkload {
 
     /** The settings of the log under the kills: rolls and compaction happen often. */
     static final SegmentLog.Settings SETTINGS =
-            new SegmentLog.Settings(256 << 10, 0.5, 512 << 10, 64 << 10, 50);
+            new SegmentLog.Settings(256 << 10, 0.5, 512 << 10, 64 << 10, 50, true);
 
     private LogKillWorkload() {}
 

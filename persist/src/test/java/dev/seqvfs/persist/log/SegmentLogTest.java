@@ -33,11 +33,11 @@ class SegmentLogTest {
 
     /** Small segments (64 KiB) and eager compaction, so that a few records cross segments. */
     private static final SegmentLog.Settings SMALL =
-            new SegmentLog.Settings(64 << 10, 0.3, 0, 16 << 10, 1000);
+            new SegmentLog.Settings(64 << 10, 0.3, 0, 16 << 10, 1000, false);
 
     /** Small segments, no compaction: the files stay as written. */
     private static final SegmentLog.Settings SMALL_KEPT =
-            new SegmentLog.Settings(64 << 10, 1.0, Long.MAX_VALUE, 16 << 10, 1000);
+            new SegmentLog.Settings(64 << 10, 1.0, Long.MAX_VALUE, 16 << 10, 1000, false);
 
     private static byte[] bytes(int n, int seed) {
         byte[] b = new byte[n];
