@@ -66,12 +66,18 @@ import org.slf4j.LoggerFactory;
  * <h2>Concurrency</h2>
  *
  * <ul>
- *   <li>{@code pending}, {@code copies}, {@code closing}: guarded by {@code queueLock}; the writer
- *       waits on {@code work}, a housekeeper with a full copy queue on {@code room}.
- *   <li>{@code head}, {@code lsn}, {@code unforced}, the batch buffer: written only by the holder
- *       of the writer role ({@code writerRole}: the writer thread, or a caller leading a batch,
- *       {@link #appendAndWait}; the opening thread before they start); {@code head} is volatile for
- *       the housekeeper.
+ *   <li>{@code pending}, {@code copies}, {@code closing}, {@code commitDue}: guarded by {@code
+ *       queueLock}; the writer waits on {@code work}, a housekeeper with a full copy queue on
+ *       {@code room}.
+ *   <li>{@code head}, {@code lsn}, {@code unforced}, {@code unforcedSince}, the batch buffer:
+ *       written and read only by the holder of the writer role ({@code writerRole}: the writer
+ *       thread, or a caller leading a batch, {@link #appendAndWait}; the opening thread before they
+ *       start); {@code head} is volatile for the housekeeper.
+ *   <li>The commit interval: a batch that leaves frames unforced where none were sets {@code
+ *       commitDue} to when they will have waited {@link Settings#commitMillis}, and signals {@code
+ *       work}; the writer thread waits for that time on {@code work}, then takes the writer role
+ *       and forces them if nothing did meanwhile. So a lazy append is forced within the interval
+ *       (plus the wake-up and the force) whichever thread wrote it.
  *   <li>{@code segments}: a concurrent map; a segment is removed (and its channel closed) only
  *       under the write side of {@code segmentsLock}; readers of frames hold its read side from the
  *       index lookup to the read ({@link #read}).
@@ -304,6 +310,19 @@ public final class SegmentLog implements AutoCloseable {
     private boolean unforced;
 
     private long unforcedSince;
+
+    /**
+     * Whether the writer thread must take the writer role at {@code commitDueAt} (nanoTime) to
+     * force lazy appends that nothing else forced. Guarded by {@code queueLock}, not the role: the
+     * writer thread waits on it while it does not hold the role, so it never reads {@code unforced}
+     * or {@code unforcedSince} there. Set by a holder whose batch left frames unforced where none
+     * were ({@link #scheduleCommit}: once per commit interval at most), whichever thread it is;
+     * cleared by the writer thread when it acts on it. A deadline that a force made stale costs one
+     * look under the role ({@link #process} forces only what waited the whole interval).
+     */
+    private boolean commitDue;
+
+    private long commitDueAt;
 
     /**
      * Completes the appends whose futures run Pekko's callbacks (the journal's and snapshot
@@ -586,7 +605,7 @@ public final class SegmentLog implements AutoCloseable {
     /**
      * The writer role: whoever holds it writes (the writer thread, or a caller that waits for its
      * own append and finds the role free: {@link #appendAndWait}). Guards {@code head}'s writes,
-     * {@code lsn}, {@code unforced} and {@code buf}.
+     * {@code lsn}, {@code unforced}, {@code unforcedSince} and {@code buf}.
      */
     private final ReentrantLock writerRole = new ReentrantLock();
 
@@ -599,15 +618,13 @@ public final class SegmentLog implements AutoCloseable {
             try {
                 boolean commit = false;
                 while (pending.isEmpty() && copies.isEmpty() && !closing) {
-                    if (!unforced) {
+                    if (!commitDue) {
                         work.awaitUninterruptibly();
                         continue;
                     }
-                    long left =
-                            unforcedSince
-                                    + settings.commitMillis() * 1_000_000L
-                                    - System.nanoTime();
+                    long left = commitDueAt - System.nanoTime();
                     if (left <= 0) {
+                        commitDue = false;
                         commit = true; // lazy appends waited long enough: force them now
                         break;
                     }
@@ -730,6 +747,22 @@ public final class SegmentLog implements AutoCloseable {
         await(f);
     }
 
+    /**
+     * Tells the writer thread to force, at {@code at} (nanoTime), frames this batch left unforced
+     * where none were, and wakes it (it may be waiting with no deadline: a leader wrote the batch).
+     * The writer role's holder.
+     */
+    private void scheduleCommit(long at) {
+        queueLock.lock();
+        try {
+            commitDue = true;
+            commitDueAt = at;
+            work.signal();
+        } finally {
+            queueLock.unlock();
+        }
+    }
+
     /** Wakes the writer thread if anything waits in the queue. */
     private void signalIfQueued() {
         queueLock.lock();
@@ -778,6 +811,7 @@ public final class SegmentLog implements AutoCloseable {
         }
         Segment h = head;
         long start = h.end;
+        boolean began = false; // whether this batch's frames began an unforced stretch
         try {
             if (total > 0 && start > 0 && start + total + sealLength() > settings.segmentBytes()) {
                 roll(); // the seal forces what was written before
@@ -817,6 +851,7 @@ public final class SegmentLog implements AutoCloseable {
                 if (!unforced) {
                     unforced = true;
                     unforcedSince = t0;
+                    began = true;
                 }
             }
             long t1 = System.nanoTime();
@@ -849,6 +884,11 @@ public final class SegmentLog implements AutoCloseable {
             }
             batches.incrementAndGet();
             appends.addAndGet(reqs.size());
+            if (began && unforced) {
+                // nothing may come to force them: the writer thread will, once they waited the
+                // commit interval (a leader's lazy append would otherwise wait for the next write)
+                scheduleCommit(unforcedSince + settings.commitMillis() * 1_000_000L);
+            }
         } catch (IOException | RuntimeException e) {
             IOException io = e instanceof IOException x ? x : new IOException(e);
             LOG.error(

@@ -277,6 +277,45 @@ class SegmentLogTest {
         }
     }
 
+    /**
+     * A lost wake-up: a caller that finds the writer role free writes its own lazy append ({@link
+     * LogContent#updateLazy}, leader/follower) while the writer thread sleeps with nothing to
+     * force. With no write after it, only the writer thread's commit deadline can force it, so the
+     * leader must hand that deadline over; before, the writer thread slept on until the next write
+     * and the append stayed unforced past the commit interval (indefinitely). The bound is checked
+     * through the force counter, against a deadline far past the interval (a busy machine may be
+     * slow to wake the writer, but not by seconds).
+     */
+    @Test
+    void lostWakeup_aLeadersLazyAppend_withNoWriteAfter_isForcedWithinTheCommitInterval()
+            throws Exception {
+        SegmentLog.Settings s =
+                new SegmentLog.Settings(64L << 20, 0.5, 64L << 20, 4L << 20, 200, false);
+        try (SegmentLog log = open(dir, s)) {
+            log.content().update(List.of(new LogContent.PutRow(1, new byte[] {1})));
+            long forcedBefore = log.forces.get();
+            long t0 = System.nanoTime();
+            log.content().updateLazy(List.of(new LogContent.PutRow(2, new byte[] {2})));
+            assertEquals(forcedBefore, log.forces.get(), "a lazy append is not forced at once");
+            long deadline = t0 + TimeUnit.MILLISECONDS.toNanos(s.commitMillis() + 5_000);
+            while (log.forces.get() == forcedBefore && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+            assertEquals(
+                    forcedBefore + 1,
+                    log.forces.get(),
+                    "the lazy append was not forced within "
+                            + waitedMillis
+                            + " ms (commit interval "
+                            + s.commitMillis()
+                            + " ms)");
+            assertTrue(
+                    waitedMillis >= s.commitMillis() - 1,
+                    "forced after " + waitedMillis + " ms, before the commit interval");
+        }
+    }
+
     /** {@return the offset after the last valid frame of segment file {@code seg}} */
     private static long endOfFrames(Path seg) throws IOException {
         List<Long> offs = frameOffsets(seg);
