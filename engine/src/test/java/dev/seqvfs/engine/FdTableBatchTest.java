@@ -4,10 +4,14 @@ import static dev.seqvfs.protocol.OpenFlags.O_CREAT;
 import static dev.seqvfs.protocol.OpenFlags.O_RDWR;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import com.typesafe.config.ConfigFactory;
+import dev.seqvfs.engine.fdtable.FdReply;
 import dev.seqvfs.engine.fdtable.FdTable;
+import dev.seqvfs.engine.fdtable.FdTableActor;
 import dev.seqvfs.engine.fdtable.FilesStruct;
+import dev.seqvfs.engine.reply.ReplyTo;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.VfsException;
@@ -130,5 +134,36 @@ class FdTableBatchTest {
             return e.errno();
         }
         return null;
+    }
+
+    /**
+     * A command that reaches a stopped table (its last task exited) is refused with {@code EBADF}
+     * at once, not left to the ask timeout as a dead letter: the stop marks the table's queue
+     * closed, and a submit that finds it closed answers the command itself.
+     */
+    @Test
+    void commandToAStoppedTable_isRefusedWithEBADF() throws Exception {
+        FilesStruct files = t.context().files();
+        t.close(); // exit: every descriptor closed, then the actor is told to stop
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        String last = "no answer";
+        while (System.nanoTime() < deadline) {
+            CompletableFuture<FdReply> f =
+                    vfs.asker()
+                            .ask(
+                                    files.commands(),
+                                    (ReplyTo<FdReply> r) -> new FdTableActor.CloseAll(r));
+            try {
+                FdReply r = f.get(200, TimeUnit.MILLISECONDS);
+                last = String.valueOf(r.error());
+                if (r.error() == Errno.EBADF) {
+                    return; // stopped, and the command refused
+                }
+            } catch (java.util.concurrent.TimeoutException e) {
+                last = "no answer within 200 ms";
+            }
+            Thread.sleep(10);
+        }
+        fail("a command to the stopped table got: " + last);
     }
 }

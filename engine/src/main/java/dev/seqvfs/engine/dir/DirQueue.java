@@ -25,6 +25,21 @@ import org.apache.pekko.actor.typed.RecipientRef;
  *       Superblock#tellDirectory}). The actor polls until the queue is empty, then lowers {@code
  *       wip} by what it saw when it started and goes round again until it reaches 0. So every
  *       command appended has a {@code Drain} on its way or is seen by a drain in progress.
+ *   <li><b>The drain token.</b> Whoever raised {@code wip} from 0 (or was handed the drain by the
+ *       one who did) is the directory's only drainer until {@code wip} is back at 0, and so the
+ *       only party that runs the actor's state: a submit that raises {@code wip} from 0 either runs
+ *       the drain itself, on the actor's calling-thread executor ({@link DirectoryActor#runInline},
+ *       the inline drain: no Pekko message, no mailbox), or tells the actor {@link
+ *       DirectoryActor.Drain}. An inline drain that meets a command only the actor may handle (a
+ *       rename's prepare, the unmount) hands the rest to the actor with one {@code Drain}, keeping
+ *       {@code wip} above 0 meanwhile; the actor likewise keeps it while it is prepared for a
+ *       cross-directory rename. The actor routes every command that reaches its mailbox through
+ *       this queue ({@link #submitOwn}), so it too runs its state only while it holds the token.
+ *       The atomic updates of {@code wip} order one drainer's writes before the next one's reads
+ *       (each release is an {@code addAndGet}, each take a {@code getAndIncrement} of the same
+ *       field; a hand-over is a Pekko {@code tell}).
+ *   <li>{@code drainer}: the actor that drains inline, published once by the actor when it is made
+ *       (release) and cleared when it stops; read with acquire by the submit that took the token.
  *   <li>{@link #CLOSED}, a bit of {@code wip}, is set once, by {@link #close} (the actor stopped):
  *       from then on a submit answers its command as a gone directory's actor would ({@link
  *       DirectoryActor.Command#failGone}), and a command appended just before the close is answered
@@ -46,6 +61,9 @@ public final class DirQueue implements RecipientRef<DirectoryActor.Command> {
     private final DirectoryActor.Drain drain;
     private final LongAdder batches = new LongAdder();
     private final LongAdder combined = new LongAdder();
+
+    /** The actor that may drain inline, or {@code null}; see the class comment. */
+    private volatile DirectoryActor drainer;
 
     DirQueue(DirectoryInode dir) {
         this.dir = dir;
@@ -81,7 +99,61 @@ public final class DirQueue implements RecipientRef<DirectoryActor.Command> {
             return;
         }
         if (before == 0) {
-            sb.tellDirectory(dir, drain);
+            // this submit holds the drain token: drain on the actor's executor, else by message
+            DirectoryActor a = drainer;
+            if (a == null || !a.runInline()) {
+                sb.tellDirectory(dir, drain);
+            }
+        }
+    }
+
+    /**
+     * Queues {@code c} on behalf of the directory's actor, which received it in its mailbox; the
+     * actor only. Never blocks.
+     *
+     * @param c the command
+     * @return whether the actor now holds the drain token (the queue was idle), so that it must
+     *     drain; {@code false} if another drainer will reach {@code c}, or the queue is closed
+     *     ({@code c} then answered as gone)
+     */
+    boolean submitOwn(DirectoryActor.Command c) {
+        if ((wip.get() & CLOSED) != 0) {
+            c.failGone(dir);
+            return false;
+        }
+        queue.offer(c);
+        int before = wip.getAndIncrement();
+        if ((before & CLOSED) != 0) {
+            if (queue.remove(c)) {
+                c.failGone(dir);
+            }
+            return false;
+        }
+        return before == 0;
+    }
+
+    /** {@return the {@link DirectoryActor.Drain} that hands this queue's drain to its actor} */
+    DirectoryActor.Drain drain() {
+        return drain;
+    }
+
+    /**
+     * Publishes (release) the actor that may drain inline; by that actor, once, as it is made.
+     *
+     * @param a the directory's actor
+     */
+    void attach(DirectoryActor a) {
+        drainer = a;
+    }
+
+    /**
+     * Clears the inline drainer if it is {@code a}; by {@code a} as it stops.
+     *
+     * @param a the actor that stops
+     */
+    void detach(DirectoryActor a) {
+        if (drainer == a) {
+            drainer = null;
         }
     }
 

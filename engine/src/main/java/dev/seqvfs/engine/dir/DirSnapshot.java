@@ -3,6 +3,7 @@ package dev.seqvfs.engine.dir;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.protocol.FileType;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import scala.collection.Iterator;
@@ -13,15 +14,25 @@ import scala.math.Ordering;
 /**
  * One immutable version of a directory's entries: the persistent map a reader walks.
  *
- * <p>Two persistent maps share every entry: {@code names} (a {@link NameTable}, a hash trie of
+ * <p>Two forms. A <b>small</b> directory (at most {@link #SMALL_MAX} entries) keeps its dentries in
+ * one array in cookie order: a lookup scans it, comparing each dentry's hash code and packed name
+ * words ({@link Dentry#matches}), so a walk through a small directory touches the array and the one
+ * dentry it wants, and a change copies an array of a few references. A <b>large</b> one keeps two
+ * persistent maps that share every entry: {@code names} (a {@link NameTable}, a hash trie of
  * dentries by name that the path walk can probe with a range of the path) for lookup, and {@code
- * order} (Scala's red-black {@code immutable.TreeMap}, cookie → {@link Dentry}) for readdir. Every
- * change returns a new snapshot in O(log n), sharing structure with this one.
+ * order} (Scala's red-black {@code immutable.TreeMap}, cookie → {@link Dentry}) for readdir; every
+ * change returns a new snapshot in O(log n), sharing structure with this one. A directory grows
+ * into the large form past {@link #SMALL_MAX} entries and goes back when it shrinks to half of that
+ * (the gap keeps a directory that hovers at the bound from converting at every change). Why: most
+ * directories are small (the JDK's {@code src.zip} tree has a median of 9 entries a directory), and
+ * the walk was bound by the trie's node-to-dentry hops (issue 9's profile of a 5-deep stat).
  *
  * <h2>Invariants</h2>
  *
  * <ul>
- *   <li>{@code names} and {@code order} hold the same dentries.
+ *   <li>Exactly one form: {@code small} is non-null (and {@code names}, {@code order} null), or
+ *       {@code names} and {@code order} are non-null and hold the same dentries.
+ *   <li>{@code small} is sorted by cookie and holds no two equal names.
  *   <li>{@code seq} grows by one with each version; cookies grow and are never reused ({@code
  *       nextCookie} only increases), so a readdir cookie stays meaningful across versions: resuming
  *       after cookie {@code c} lists the entries whose cookie is greater than {@code c}.
@@ -30,7 +41,8 @@ import scala.math.Ordering;
  *   <li>A dead snapshot (after {@code rmdir}) is empty and is never replaced.
  * </ul>
  *
- * <p>Thread-safe (immutable). Readers obtain it from {@link DirectoryInode#snapshotAcquire()}.
+ * <p>Thread-safe (immutable: arrays are never written after the constructor of the snapshot that
+ * holds them returns). Readers obtain it from {@link DirectoryInode#snapshotAcquire()}.
  */
 public final class DirSnapshot {
     /** Cookie of ".": readdir from 0 starts with it. */
@@ -42,23 +54,29 @@ public final class DirSnapshot {
     /** First cookie given to a real entry. */
     public static final long FIRST_COOKIE = 3;
 
+    /** The most entries a directory keeps in the small (array) form. */
+    static final int SMALL_MAX = 8;
+
     @SuppressWarnings("unchecked")
     private static final Ordering<Object> LONG_ORDER =
             (Ordering<Object>) (Ordering<?>) Ordering.Long$.MODULE$;
 
-    private static final NameTable NO_NAMES = NameTable.EMPTY;
-    private static final TreeMap<Object, Dentry> NO_ORDER = TreeMap$.MODULE$.empty(LONG_ORDER);
+    private static final Dentry[] NO_ENTRIES = new Dentry[0];
     private static final DirSnapshot EMPTY =
-            new DirSnapshot(0, NO_NAMES, NO_ORDER, FIRST_COOKIE, 0, false);
+            new DirSnapshot(0, NO_ENTRIES, null, null, FIRST_COOKIE, 0, false);
 
     /**
      * The placeholder an unbuilt directory of a fork holds until its first read builds it ({@link
      * DirectoryInode#snapshotAcquire()}); compared by identity, never returned to a reader.
      */
     static final DirSnapshot UNBUILT =
-            new DirSnapshot(0, NO_NAMES, NO_ORDER, FIRST_COOKIE, 0, false);
+            new DirSnapshot(0, NO_ENTRIES, null, null, FIRST_COOKIE, 0, false);
 
     private final long seq;
+
+    /** The entries in cookie order (the small form), or {@code null} (the large form). */
+    private final Dentry[] small;
+
     private final NameTable names;
     private final TreeMap<Object, Dentry> order;
     private final long nextCookie;
@@ -67,17 +85,37 @@ public final class DirSnapshot {
 
     private DirSnapshot(
             long seq,
+            Dentry[] small,
             NameTable names,
             TreeMap<Object, Dentry> order,
             long nextCookie,
             int subdirs,
             boolean dead) {
         this.seq = seq;
+        this.small = small;
         this.names = names;
         this.order = order;
         this.nextCookie = nextCookie;
         this.subdirs = subdirs;
         this.dead = dead;
+    }
+
+    /**
+     * {@return a snapshot holding {@code entries} (in cookie order, distinct names), in the form
+     * their number calls for}
+     */
+    private static DirSnapshot of(
+            long seq, Dentry[] entries, long nextCookie, int subdirs, boolean dead) {
+        if (entries.length <= SMALL_MAX) {
+            return new DirSnapshot(seq, entries, null, null, nextCookie, subdirs, dead);
+        }
+        NameTable n = NameTable.EMPTY;
+        TreeMap<Object, Dentry> o = TreeMap$.MODULE$.empty(LONG_ORDER);
+        for (Dentry d : entries) {
+            n = n.with(d);
+            o = o.updated(d.cookie(), d);
+        }
+        return new DirSnapshot(seq, null, n, o, nextCookie, subdirs, dead);
     }
 
     /** {@return the snapshot of a new, empty directory (version 0)} */
@@ -97,12 +135,13 @@ public final class DirSnapshot {
 
     /** {@return the number of entries (without "." and "..")} */
     public int size() {
-        return names.size();
+        Dentry[] sm = small;
+        return sm != null ? sm.length : names.size();
     }
 
     /** {@return whether there are no entries} */
     public boolean isEmpty() {
-        return names.size() == 0;
+        return size() == 0;
     }
 
     /** {@return the number of entries that are directories} */
@@ -117,7 +156,7 @@ public final class DirSnapshot {
      * @return the dentry, or {@code null} if absent
      */
     public Dentry lookup(String name) {
-        return names.get(name, 0, name.length(), name.hashCode());
+        return lookup(name, 0, name.length(), name.hashCode());
     }
 
     /**
@@ -136,7 +175,65 @@ public final class DirSnapshot {
      */
     public Dentry lookup(String path, int off, int end, int hash) {
         Objects.checkFromToIndex(off, end, path.length());
-        return names.get(path, off, end, hash);
+        long a = 0;
+        long b = 0;
+        for (int i = 0, n = Math.min(end - off, 16); i < n; i++) {
+            char ch = path.charAt(off + i);
+            if (ch > 0xFF) {
+                return null; // not internal form: equals no name
+            }
+            if (i < 8) {
+                a |= (long) ch << (i << 3);
+            } else {
+                b |= (long) ch << ((i - 8) << 3);
+            }
+        }
+        return find(path, off, end, hash, a, b);
+    }
+
+    /**
+     * As {@link #lookup(String, int, int, int)}, for a caller that packed the name's first 16 chars
+     * while it scanned them (the path walk): the name is not read again unless it is longer than
+     * 16.
+     *
+     * @param path a string holding the name (internal form; the caller checked that no char of its
+     *     first 16 is above {@code 0xFF})
+     * @param off index of the name's first char
+     * @param end index just past its last char
+     * @param hash the name's {@link String#hashCode()}
+     * @param a its chars 0 to 7, one per byte, low byte first, zero past the end
+     * @param b its chars 8 to 15, likewise
+     * @return the dentry, or {@code null} if absent
+     */
+    public Dentry lookup(String path, int off, int end, int hash, long a, long b) {
+        return find(path, off, end, hash, a, b);
+    }
+
+    /** The lookup of both forms: a scan of the small array, or the trie. */
+    private Dentry find(String src, int off, int end, int hash, long a, long b) {
+        Dentry[] sm = small;
+        if (sm == null) {
+            return names.get(src, off, end, hash, a, b);
+        }
+        int len = end - off;
+        for (Dentry d : sm) {
+            if (d.matches(src, off, len, hash, a, b)) {
+                return d;
+            }
+        }
+        return null;
+    }
+
+    /** {@return the index of {@code name} in the small array, or -1} */
+    private static int indexOf(Dentry[] sm, String name) {
+        int hash = name.hashCode();
+        int len = name.length();
+        for (int i = 0; i < sm.length; i++) {
+            if (sm[i].matches(name, 0, len, hash)) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /**
@@ -163,22 +260,36 @@ public final class DirSnapshot {
      * @param inode the inode
      */
     public DirSnapshot with(String name, Inode inode) {
+        Dentry d = new Dentry(name, inode, nextCookie, 0);
+        int sub = inode.type() == FileType.DIRECTORY ? subdirs + 1 : subdirs;
+        Dentry[] sm = small;
+        if (sm != null) {
+            int at = indexOf(sm, name);
+            Dentry[] e;
+            if (at < 0) {
+                e = Arrays.copyOf(sm, sm.length + 1);
+            } else {
+                if (sm[at].inode().type() == FileType.DIRECTORY) {
+                    sub--;
+                }
+                e = new Dentry[sm.length];
+                System.arraycopy(sm, 0, e, 0, at);
+                System.arraycopy(sm, at + 1, e, at, sm.length - at - 1);
+            }
+            e[e.length - 1] = d;
+            return of(seq + 1, e, nextCookie + 1, sub, false);
+        }
         Dentry old = lookup(name);
         TreeMap<Object, Dentry> o = order;
-        int sub = subdirs;
         if (old != null) {
             o = o.removed(old.cookie());
             if (old.inode().type() == FileType.DIRECTORY) {
                 sub--;
             }
         }
-        Dentry d = new Dentry(name, inode, nextCookie, 0);
         NameTable n = names.with(d);
         o = o.updated(nextCookie, d);
-        if (inode.type() == FileType.DIRECTORY) {
-            sub++;
-        }
-        return new DirSnapshot(seq + 1, n, o, nextCookie + 1, sub, false);
+        return new DirSnapshot(seq + 1, null, n, o, nextCookie + 1, sub, false);
     }
 
     /**
@@ -187,13 +298,41 @@ public final class DirSnapshot {
      * @param name the name, in internal form
      */
     public DirSnapshot without(String name) {
+        Dentry[] sm = small;
+        if (sm != null) {
+            int at = indexOf(sm, name);
+            if (at < 0) {
+                return this;
+            }
+            int sub = sm[at].inode().type() == FileType.DIRECTORY ? subdirs - 1 : subdirs;
+            Dentry[] e = new Dentry[sm.length - 1];
+            System.arraycopy(sm, 0, e, 0, at);
+            System.arraycopy(sm, at + 1, e, at, e.length - at);
+            return new DirSnapshot(seq + 1, e, null, null, nextCookie, sub, false);
+        }
         Dentry old = lookup(name);
         if (old == null) {
             return this;
         }
         int sub = old.inode().type() == FileType.DIRECTORY ? subdirs - 1 : subdirs;
+        if (names.size() - 1 <= SMALL_MAX / 2) {
+            Dentry[] all = entryArray();
+            Dentry[] e = new Dentry[all.length - 1];
+            for (int i = 0, k = 0; i < all.length; i++) {
+                if (all[i] != old) {
+                    e[k++] = all[i];
+                }
+            }
+            return new DirSnapshot(seq + 1, e, null, null, nextCookie, sub, false);
+        }
         return new DirSnapshot(
-                seq + 1, names.without(name), order.removed(old.cookie()), nextCookie, sub, false);
+                seq + 1,
+                null,
+                names.without(name),
+                order.removed(old.cookie()),
+                nextCookie,
+                sub,
+                false);
     }
 
     /**
@@ -225,9 +364,27 @@ public final class DirSnapshot {
      * @param twins the fork's inode for each entry, in cookie order, as long as {@link #size()}
      */
     DirSnapshot twinnedInOrder(Inode[] twins) {
-        int n = names.size();
+        int n = size();
         if (twins.length != n) {
             throw new IllegalArgumentException(twins.length + " twins for " + n + " entries");
+        }
+        Dentry[] sm = small;
+        if (sm != null) {
+            Dentry[] e = new Dentry[n];
+            int k = 0;
+            int sub = subdirs;
+            for (int i = 0; i < n; i++) {
+                Dentry d = sm[i];
+                if (twins[i] == null) {
+                    if (d.inode().type() == FileType.DIRECTORY) {
+                        sub--;
+                    }
+                } else {
+                    e[k++] = new Dentry(d.name(), twins[i], d.cookie(), d.flags());
+                }
+            }
+            return new DirSnapshot(
+                    seq, k == n ? e : Arrays.copyOf(e, k), null, null, nextCookie, sub, dead);
         }
         long[] cookies = new long[n];
         Dentry[] copies = new Dentry[n];
@@ -262,16 +419,20 @@ public final class DirSnapshot {
                 };
         NameTable nt = names.mapped(copyOf);
         TreeMap<Object, Dentry> o = order.transform((k, d) -> copyOf.apply(d));
-        DirSnapshot out = new DirSnapshot(seq, nt, o, nextCookie, subdirs, dead);
+        DirSnapshot out = new DirSnapshot(seq, null, nt, o, nextCookie, subdirs, dead);
         for (String name : dropped) {
             DirSnapshot w = out.without(name);
-            out = new DirSnapshot(seq, w.names, w.order, nextCookie, w.subdirs, dead);
+            out = new DirSnapshot(seq, w.small, w.names, w.order, nextCookie, w.subdirs, dead);
         }
         return out;
     }
 
     /** {@return every entry in cookie order, in a new array as long as {@link #size()}} */
     Dentry[] entryArray() {
+        Dentry[] sm = small;
+        if (sm != null) {
+            return sm.clone();
+        }
         Dentry[] out = new Dentry[names.size()];
         Iterator<Dentry> it = order.valuesIterator();
         for (int i = 0; i < out.length; i++) {
@@ -285,7 +446,7 @@ public final class DirSnapshot {
         if (dead) {
             throw new IllegalStateException("directory snapshot already dead");
         }
-        return new DirSnapshot(seq + 1, NO_NAMES, NO_ORDER, nextCookie, 0, true);
+        return new DirSnapshot(seq + 1, NO_ENTRIES, null, null, nextCookie, 0, true);
     }
 
     /**
@@ -297,7 +458,19 @@ public final class DirSnapshot {
      * @return the entries, possibly empty
      */
     public List<Dentry> entriesAfter(long afterCookie, int max) {
-        List<Dentry> out = new ArrayList<>(Math.min(max, Math.max(0, names.size())));
+        Dentry[] sm = small;
+        List<Dentry> out = new ArrayList<>(Math.min(max, size()));
+        if (sm != null) {
+            for (Dentry d : sm) {
+                if (out.size() >= max) {
+                    break;
+                }
+                if (d.cookie() > afterCookie) {
+                    out.add(d);
+                }
+            }
+            return out;
+        }
         Iterator<Dentry> it = order.valuesIteratorFrom(afterCookie + 1);
         while (it.hasNext() && out.size() < max) {
             out.add(it.next());
@@ -312,6 +485,6 @@ public final class DirSnapshot {
 
     @Override
     public String toString() {
-        return "DirSnapshot[seq=" + seq + ", size=" + names.size() + (dead ? ", dead" : "") + "]";
+        return "DirSnapshot[seq=" + seq + ", size=" + size() + (dead ? ", dead" : "") + "]";
     }
 }

@@ -116,6 +116,9 @@ public final class CallingThreadExecutor extends AbstractExecutorService {
 
         /** The first failure of this drain's tasks (later ones suppressed); rethrown at its end. */
         Throwable failure;
+
+        /** The executor whose drain this is. */
+        CallingThreadExecutor executor;
     }
 
     /**
@@ -170,6 +173,7 @@ public final class CallingThreadExecutor extends AbstractExecutorService {
 
     private void drain(Trampoline t, Runnable first) {
         t.draining = true;
+        t.executor = this;
         t.trampolined = 0;
         t.failure = null;
         t.outer = DRAINING.get();
@@ -189,6 +193,17 @@ public final class CallingThreadExecutor extends AbstractExecutorService {
         if (failure != null) {
             rethrow(failure);
         }
+    }
+
+    /**
+     * {@return the executor whose task is running on this thread (the innermost, if drains of
+     * several nest), or {@code null} outside any} An actor on a calling-thread dispatcher calls it
+     * from its setup to learn its own executor, on which it can later run work of its own with the
+     * same trampolining as its mailbox runs ({@code DirectoryActor}'s inline drains, issue 9).
+     */
+    public static CallingThreadExecutor current() {
+        Trampoline t = DRAINING.get();
+        return t == null ? null : t.executor;
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.fdtable;
 
+import dev.seqvfs.engine.dispatch.CallingThreadExecutor;
 import dev.seqvfs.engine.dispatch.OutOfMemoryGuard;
 import dev.seqvfs.engine.lock.FileLockTable;
 import dev.seqvfs.engine.reply.ReplyTo;
@@ -8,6 +9,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
+import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.ExtensibleBehavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -15,6 +18,8 @@ import org.apache.pekko.actor.typed.Signal;
 import org.apache.pekko.actor.typed.TypedActorContext;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The only writer of one descriptor table: allocates the lowest free descriptor and installs the
@@ -23,11 +28,19 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  *
  * <h2>Concurrency</h2>
  *
- * One message at a time; never blocks. Readers use {@link FilesStruct#tableAcquire()}. An {@link
- * Install} owns the reference it carries: if it fails ({@code EMFILE}, or its {@link InstallClaim}
- * was withdrawn first) the actor releases it, so no failure leaks an open file. An install with a
- * claim claims it (CAS) just before publishing the table and records the descriptor in it (release)
- * just after.
+ * Its state is run by one party at a time, the holder of the combining queue's drain token ({@link
+ * FilesStruct}): the actor handling a message, or the thread whose submit found the queue idle,
+ * which runs the drain on this actor's calling-thread executor without a Pekko message ({@link
+ * #runInline}: flat combining, issue 9) and hands it to the actor by a {@link Drain} after {@value
+ * #MAX_BATCH} commands. Every message the actor gets is sent by the token's holder (the idle
+ * submit's command, or a {@code Drain}), so it, too, runs its state only as the holder; the token's
+ * atomic hand-overs order one holder's plain writes before the next one's reads. Its stop ({@link
+ * PostStop}) cleans up only as the holder ({@link FilesStruct#closeOnStop}). Handlers never use the
+ * actor context (they log through a static logger and tell through the reference kept at setup).
+ * Never blocks. Readers use {@link FilesStruct#tableAcquire()}. An {@link Install} owns the
+ * reference it carries: if it fails ({@code EMFILE}, or its {@link InstallClaim} was withdrawn
+ * first) the actor releases it, so no failure leaks an open file. An install with a claim claims it
+ * (CAS) just before publishing the table and records the descriptor in it (release) just after.
  *
  * <h2>Reserved descriptors</h2>
  *
@@ -248,8 +261,21 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
     /** The most credits granted at once (pooled plus held by opens in progress). */
     static final int CREDIT_POOL = 16;
 
+    private static final Logger LOG = LoggerFactory.getLogger(FdTableActor.class);
+
     private final FilesStruct files;
-    private final ActorContext<Command> context;
+
+    /** This actor's reference, kept at setup: drains tell through it from any thread. */
+    private final ActorRef<Command> self;
+
+    /**
+     * The calling-thread executor this actor runs on, on which an idle submit runs its inline
+     * drain; {@code null} (another dispatcher, a test kit): every drain is a message.
+     */
+    private final CallingThreadExecutor executor;
+
+    /** The inline drain of a {@link Drain}'s work (no first command), one object for every run. */
+    private final Runnable inlineDrain = () -> drainInline(null);
 
     /** Descriptors reserved by opens in progress; this actor's own state, never shared. */
     private final BitSet reserved = new BitSet();
@@ -283,9 +309,45 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
     private int claimCount;
 
     private FdTableActor(ActorContext<Command> ctx, FilesStruct files) {
-        this.context = ctx;
         this.files = files;
+        this.self = ctx.getSelf();
+        this.executor = CallingThreadExecutor.current();
         topUpCredits(files.tableAcquire());
+        files.attachDrainer(this);
+    }
+
+    /**
+     * Runs a drain on this actor's calling-thread executor for the submit that found the queue idle
+     * and so holds the drain token ({@link FilesStruct#submit}): on the submitting thread, or after
+     * the task already running there (trampolined), never nested in another drain. The actor's own
+     * code, with no Pekko message and no mailbox.
+     *
+     * @param first the idle submit's command, or {@code null} if it is queued (a {@link Drain}'s
+     *     work)
+     * @return {@code false} if there is no such executor or it refused the task (shut down): the
+     *     caller tells the actor instead
+     */
+    boolean runInline(Command first) {
+        CallingThreadExecutor ex = executor;
+        if (ex == null) {
+            return false;
+        }
+        try {
+            ex.execute(first == null ? inlineDrain : () -> drainInline(first));
+            return true;
+        } catch (RejectedExecutionException shutDown) {
+            return false;
+        }
+    }
+
+    /** The inline drain: {@link #drain}, guarded so that an unexpected failure keeps the token. */
+    private void drainInline(Command first) {
+        try {
+            drain(first);
+        } catch (RuntimeException | Error e) {
+            LOG.error("descriptor table: inline drain failed: {}", e.toString());
+            self.tell(Drain.INSTANCE); // the actor finishes what is queued
+        }
     }
 
     /**
@@ -297,10 +359,6 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
      */
     public static Behavior<Command> create(FilesStruct files) {
         return OutOfMemoryGuard.guard(Behaviors.setup(ctx -> new FdTableActor(ctx, files)));
-    }
-
-    private ActorContext<Command> getContext() {
-        return context;
     }
 
     /**
@@ -332,9 +390,10 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
             apply(first);
             done++;
             endBatch();
-            missed = files.commandsAccounted(missed);
+            int left = files.commandsAccounted(missed);
+            missed = left & ~FilesStruct.CLOSED;
             if (missed == 0) {
-                return this;
+                return released(left);
             }
         }
         while (true) {
@@ -344,16 +403,28 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
                 apply(c);
                 if (++done >= MAX_BATCH) {
                     endBatch();
-                    getContext().getSelf().tell(Drain.INSTANCE);
+                    self.tell(Drain.INSTANCE);
                     return this;
                 }
             }
             endBatch();
-            missed = files.commandsAccounted(missed);
+            int left = files.commandsAccounted(missed);
+            missed = left & ~FilesStruct.CLOSED;
             if (missed == 0) {
-                return this;
+                return released(left);
             }
         }
+    }
+
+    /**
+     * The drain gave the token back: if the actor stopped meanwhile (its stop found this drain
+     * running and left the clean-up to it), clean up now.
+     */
+    private Behavior<Command> released(int left) {
+        if (FilesStruct.closedWhileDraining(left)) {
+            cleanUp();
+        }
+        return this;
     }
 
     /**
@@ -393,12 +464,10 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
                 onCloseAll(c);
             }
         } catch (RuntimeException e) {
-            getContext()
-                    .getLog()
-                    .error(
-                            "descriptor table failed on {}: {}",
-                            m.getClass().getSimpleName(),
-                            e.toString());
+            LOG.error(
+                    "descriptor table failed on {}: {}",
+                    m.getClass().getSimpleName(),
+                    e.toString());
         }
     }
 
@@ -451,7 +520,7 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
                     tellReply(to, msg);
                 }
             } catch (RuntimeException e) {
-                getContext().getLog().error("descriptor table reply failed: {}", e.toString());
+                LOG.error("descriptor table reply failed: {}", e.toString());
             }
         }
         afterCount = 0;
@@ -580,9 +649,7 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
 
     private void onInstallReserved(InstallReserved m) {
         if (!reserved.get(m.fd())) {
-            getContext()
-                    .getLog()
-                    .error("install into descriptor {}, which is not reserved", m.fd());
+            LOG.error("install into descriptor {}, which is not reserved", m.fd());
             m.file().release();
             reply(m.replyTo(), FdReply.error(Errno.EBADF));
             return;
@@ -612,7 +679,7 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
         int fd = lowestFree(t, 0);
         if (fd >= files.rlimitNofile()) {
             // Cannot happen while the credits invariant holds (a free slot was kept for this one).
-            getContext().getLog().error("no descriptor kept for a granted credit");
+            LOG.error("no descriptor kept for a granted credit");
             m.file().release();
             reply(m.replyTo(), FdReply.error(Errno.EMFILE));
             return;
@@ -846,11 +913,23 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
         } catch (RuntimeException e) {
             // A file's own release code failed (an embedder's FileOps): the descriptor is gone
             // all the same, and the table must answer its caller.
-            getContext().getLog().error("release of {} failed: {}", f.inode(), e.toString());
+            LOG.error("release of {} failed: {}", f.inode(), e.toString());
         }
     }
 
     private Behavior<Command> onPostStop() {
+        if (files.closeOnStop()) {
+            cleanUp(); // else the drain running now cleans up when it gives the token back
+        }
+        return this;
+    }
+
+    /**
+     * Drops every open descriptor's file, publishes the empty table and refuses what is queued: the
+     * stopped table's clean-up, run once, by the holder of the drain token (see {@link
+     * FilesStruct#closeOnStop}).
+     */
+    private void cleanUp() {
         FdTable t = files.tableAcquire();
         for (int fd : t.openFds()) {
             dropEntry(t.get(fd).file());
@@ -859,14 +938,13 @@ public final class FdTableActor extends ExtensibleBehavior<FdTableActor.Command>
         for (Command c; (c = files.pollCommand()) != null; ) {
             refuse(c);
         }
-        return this;
     }
 
     /**
      * Answers a command the stopped table will never apply: {@code EBADF}, releasing the files it
      * owned, so a late open leaks no reference.
      */
-    private static void refuse(Command c) {
+    static void refuse(Command c) {
         if (c instanceof Install m) {
             m.file().release();
         } else if (c instanceof InstallClaimed m) {

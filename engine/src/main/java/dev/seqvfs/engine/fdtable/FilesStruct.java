@@ -48,6 +48,18 @@ import org.apache.pekko.actor.typed.RecipientRef;
  * accounted for and goes round again until {@code wip} is 0 (the drain loop of flat combining). A
  * command is therefore never left in the queue without a {@code Drain} on its way, and the actor
  * stays the only writer: the queue only changes how commands arrive.
+ *
+ * <h2>The drain token and inline drains</h2>
+ *
+ * Whoever raised {@code wip} from 0 holds the drain token until {@code wip} is back at 0: the only
+ * party that runs the actor's state then. When the actor runs on a calling-thread executor ({@code
+ * drainer} is set, once, by the actor at setup: release/acquire), the submit that takes the token
+ * runs the drain itself on that executor ({@link FdTableActor#runInline}) instead of sending a
+ * message; the actor gets a message only from a holder (a {@code Drain} after a long drain, or the
+ * idle command when there is no such executor). {@link #CLOSED}, a bit of {@code wip}, is set when
+ * the actor stops ({@link #closeOnStop}): later submits are refused at once ({@code EBADF}, and the
+ * files they carried released), and the stop's clean-up runs exactly once, by whichever of the stop
+ * and a drain running at that moment comes second ({@link #closedWhileDraining}).
  */
 public final class FilesStruct {
     private static final VarHandle TABLE;
@@ -76,6 +88,13 @@ public final class FilesStruct {
     private final AtomicInteger credits = new AtomicInteger();
     private final ConcurrentLinkedQueue<FdTableActor.Command> queue = new ConcurrentLinkedQueue<>();
     private final AtomicInteger wip = new AtomicInteger();
+
+    /** The bit of {@code wip} that {@link #closeOnStop} sets. */
+    static final int CLOSED = 1 << 30;
+
+    /** The actor that drains inline, or {@code null}; set once by the actor at setup. */
+    private volatile FdTableActor drainer;
+
     private final RecipientRef<FdTableActor.Command> commands = this::submit;
     private volatile Runnable beforePublish;
 
@@ -216,14 +235,62 @@ public final class FilesStruct {
      */
     public void submit(FdTableActor.Command c) {
         if (wip.compareAndSet(0, 1)) {
-            // Idle: the command itself is the actor's next message (no queue node).
-            actor.tell(c);
+            // Idle: this submit holds the drain token; its command goes first, with no queue
+            // node, drained here (inline) or as the actor's next message.
+            FdTableActor a = drainer;
+            if (a == null || !a.runInline(c)) {
+                actor.tell(c);
+            }
+            return;
+        }
+        if ((wip.get() & CLOSED) != 0) {
+            FdTableActor.refuse(c); // the table stopped
             return;
         }
         queue.offer(c);
-        if (wip.getAndIncrement() == 0) {
-            actor.tell(FdTableActor.Drain.INSTANCE);
+        int before = wip.getAndIncrement();
+        if ((before & CLOSED) != 0) {
+            if (queue.remove(c)) {
+                FdTableActor.refuse(c);
+            }
+            return;
         }
+        if (before == 0) {
+            FdTableActor a = drainer;
+            if (a == null || !a.runInline(null)) {
+                actor.tell(FdTableActor.Drain.INSTANCE);
+            }
+        }
+    }
+
+    /**
+     * Publishes the actor that drains inline (release); by the actor, once, at setup.
+     *
+     * @param a the table's actor
+     */
+    void attachDrainer(FdTableActor a) {
+        drainer = a;
+    }
+
+    /**
+     * Marks the table stopped (the {@link #CLOSED} bit); by the actor as it stops.
+     *
+     * @return whether no drain was running, so that the caller cleans up now; {@code false}: the
+     *     running drain cleans up when it gives the token back ({@link #closedWhileDraining})
+     */
+    boolean closeOnStop() {
+        int before = wip.getAndUpdate(w -> w | CLOSED);
+        return (before & CLOSED) == 0 && (before & ~CLOSED) == 0;
+    }
+
+    /**
+     * {@return whether the table was stopped while the drain that just gave the token back was
+     * running} Then that drain cleans up.
+     *
+     * @param accounted what {@link #commandsAccounted} returned, its pending count 0
+     */
+    static boolean closedWhileDraining(int accounted) {
+        return (accounted & CLOSED) != 0;
     }
 
     /** {@return the next queued command, or null}; the actor only. */
@@ -235,13 +302,14 @@ public final class FilesStruct {
      * {@return the submits not yet accounted for (volatile)}; the actor only, as a drain starts.
      */
     int commandsPending() {
-        return wip.get();
+        return wip.get() & ~CLOSED;
     }
 
     /**
      * Accounts for {@code n} submits whose commands the actor has applied.
      *
-     * @return the submits still unaccounted for: 0 ends the drain
+     * @return the submits still unaccounted for, with the {@link #CLOSED} bit: 0 without it ends
+     *     the drain
      */
     int commandsAccounted(int n) {
         return wip.addAndGet(-n);

@@ -79,8 +79,18 @@ public final class Nameidata {
     private LastType lastType;
     private boolean trailingSlash;
 
-    /** The trail: per lookup, four slots (directory, snapshot, name, dentry). */
-    private Object[] trail = new Object[4 * 8];
+    /**
+     * The slots of one trail entry: the directory, then the snapshot the lookup read (or the parent
+     * link a ".." read), then the dentry found (a hit), the name looked up (a miss: a {@code
+     * String}), or {@link #LINK_READ} (a ".." read). A hit's name is its dentry's.
+     */
+    static final int ENTRY = 3;
+
+    /**
+     * The trail: per lookup, {@link #ENTRY} slots. Made with each walk, so young: its stores need
+     * no card marking, where a trail pooled across walks (old) would dirty a card at each walk.
+     */
+    private Object[] trail = new Object[ENTRY * 8];
 
     private int trailLen;
     private boolean validateAll;
@@ -342,14 +352,24 @@ public final class Nameidata {
                 }
                 return;
             }
-            // One pass finds the component's end and computes its String hash code, so
-            // that the lookup needs neither a substring nor a second pass (DirSnapshot.lookup
-            // of a range).
+            // One pass finds the component's end, computes its String hash code and packs its
+            // first 16 chars as a dentry stores them, so that the lookup needs neither a
+            // substring nor a second pass over the chars (DirSnapshot.lookup of a range).
             int end = p;
             int hash = 0;
+            long w0 = 0;
+            long w1 = 0;
+            int seen = 0;
             char ch;
             while (end < len && (ch = s.charAt(end)) != '/') {
                 hash = 31 * hash + ch;
+                seen |= ch;
+                int i = end - p;
+                if (i < 8) {
+                    w0 |= (long) ch << (i << 3);
+                } else if (i < 16) {
+                    w1 |= (long) ch << ((i - 8) << 3);
+                }
                 end++;
             }
             int after = end;
@@ -409,7 +429,10 @@ public final class Nameidata {
                 name = s.substring(p, end);
                 child = dir.ops().lookup(dir, name, ctx);
             } else {
-                found = lookupIn(dir, s, p, end, hash);
+                found =
+                        seen > 0xFF
+                                ? lookupIn(dir, s, p, end)
+                                : lookupIn(dir, s, p, end, hash, w0, w1);
                 if (found == null) {
                     throw error(Errno.ENOENT);
                 }
@@ -528,30 +551,42 @@ public final class Nameidata {
     private Dentry lookupIn(DirectoryInode dir, String name) {
         DirSnapshot s = dir.snapshotAcquire();
         Dentry d = s.lookup(name);
-        appendTrail(dir, s, name, d);
+        appendTrail(dir, s, d != null ? d : name);
         return d;
     }
 
     /**
      * As {@link #lookupIn(DirectoryInode, String)} for the component {@code path[off, end)} whose
-     * {@code String} hash code is {@code hash}. The trail records the name as a {@code String}: the
-     * dentry's own on a hit (equal to the component), a copy on a miss.
+     * {@code String} hash code is {@code hash} and whose first 16 chars are packed in {@code w0}
+     * and {@code w1} (as a dentry stores its name's). The trail records the dentry on a hit (its
+     * name is the component), a copy of the name on a miss.
      */
-    private Dentry lookupIn(DirectoryInode dir, String path, int off, int end, int hash) {
+    private Dentry lookupIn(
+            DirectoryInode dir, String path, int off, int end, int hash, long w0, long w1) {
         DirSnapshot s = dir.snapshotAcquire();
-        Dentry d = s.lookup(path, off, end, hash);
-        appendTrail(dir, s, d != null ? d.name() : path.substring(off, end), d);
+        Dentry d = s.lookup(path, off, end, hash, w0, w1);
+        appendTrail(dir, s, d != null ? d : path.substring(off, end));
         return d;
     }
 
-    /** Records a read of a directory's parent link ("..") for validation: slot 3 marks the kind. */
-    private void recordLink(DirectoryInode dir, DirLink l) {
-        appendTrail(dir, l, null, LINK_READ);
+    /**
+     * The lookup of a component with a char above {@code 0xFF} (not internal form): no directory
+     * holds such a name, but the miss is recorded like any other.
+     */
+    private Dentry lookupIn(DirectoryInode dir, String path, int off, int end) {
+        DirSnapshot s = dir.snapshotAcquire();
+        appendTrail(dir, s, path.substring(off, end));
+        return null;
     }
 
-    /** Appends one trail entry of four slots, growing the trail when full. */
-    private void appendTrail(Object a, Object b, Object c, Object d) {
-        int k = trailLen * 4;
+    /** Records a read of a directory's parent link ("..") for validation: slot 2 marks the kind. */
+    private void recordLink(DirectoryInode dir, DirLink l) {
+        appendTrail(dir, l, LINK_READ);
+    }
+
+    /** Appends one trail entry of {@link #ENTRY} slots, growing the trail when full. */
+    private void appendTrail(Object a, Object b, Object c) {
+        int k = trailLen * ENTRY;
         Object[] tr = trail;
         if (k == tr.length) {
             tr = trail = Arrays.copyOf(tr, k * 2);
@@ -559,7 +594,6 @@ public final class Nameidata {
         tr[k] = a;
         tr[k + 1] = b;
         tr[k + 2] = c;
-        tr[k + 3] = d;
         trailLen++;
     }
 
@@ -618,7 +652,7 @@ public final class Nameidata {
      * the call} Call it at the end of the walk function.
      */
     public WalkProof proof() {
-        return new WalkProof(walker.locks(), Arrays.copyOf(trail, trailLen * 4), null);
+        return new WalkProof(walker.locks(), Arrays.copyOf(trail, trailLen * ENTRY), null);
     }
 
     /** {@link #checkTrail}: the walk's reads form one consistent cut. */
@@ -671,7 +705,7 @@ public final class Nameidata {
         if (before < 0) {
             return RENAMING;
         }
-        for (int i = 0, k = 0; i < entries; i++, k += 4) {
+        for (int i = 0, k = 0; i < entries; i++, k += ENTRY) {
             if (!entryHolds(tr, k)) {
                 return CHANGED;
             }
@@ -687,7 +721,7 @@ public final class Nameidata {
      */
     static long renameSeqs(Object[] tr, int len) {
         long sum = 0;
-        for (int k = 0, end = len * 4; k < end; k += 4) {
+        for (int k = 0, end = len * ENTRY; k < end; k += ENTRY) {
             int q = ((DirectoryInode) tr[k]).renameSeq();
             if ((q & 1) != 0) {
                 return -1;
@@ -705,11 +739,17 @@ public final class Nameidata {
      */
     static boolean entryHolds(Object[] tr, int k) {
         DirectoryInode d = (DirectoryInode) tr[k];
-        if (tr[k + 3] == LINK_READ) {
+        Object found = tr[k + 2];
+        if (found == LINK_READ) {
             return d.linkAcquire() == tr[k + 1];
         }
         DirSnapshot now = d.snapshotAcquire();
-        return now == tr[k + 1] || now.lookup((String) tr[k + 2]) == tr[k + 3];
+        if (now == tr[k + 1]) {
+            return true;
+        }
+        return found instanceof Dentry e
+                ? now.lookup(e.name()) == e
+                : now.lookup((String) found) == null;
     }
 
     /**

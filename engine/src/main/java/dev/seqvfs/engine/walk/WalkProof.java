@@ -5,7 +5,7 @@ import dev.seqvfs.engine.sb.NamespaceLocks;
 
 /**
  * A {@link PathProof} made from a validated walk: an immutable copy of its trail of lookups,
- * (directory, snapshot, name, dentry) each.
+ * (directory, snapshot, dentry or missing name) each ({@link Nameidata#ENTRY} slots).
  *
  * <p>{@link #stillHolds()} samples the mount sequence and the rename sequence of every directory on
  * the trail ({@code d_seq}), checks every lookup (the directory's snapshot is the same object, or
@@ -40,7 +40,7 @@ public final class WalkProof implements PathProof {
 
     private boolean entriesHold() {
         Object[] tr = trail;
-        for (int k = 0; k < tr.length; k += 4) {
+        for (int k = 0; k < tr.length; k += Nameidata.ENTRY) {
             if (!Nameidata.entryHolds(tr, k)) {
                 return false;
             }
@@ -50,7 +50,7 @@ public final class WalkProof implements PathProof {
 
     /** {@return the sum of every trail directory's rename sequence, or -1 if one is odd} */
     private long renameSeqs() {
-        long mine = Nameidata.renameSeqs(trail, trail.length / 4);
+        long mine = Nameidata.renameSeqs(trail, trail.length / Nameidata.ENTRY);
         if (mine < 0 || other == null) {
             return mine;
         }

@@ -12,6 +12,8 @@ import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.InodeOwner;
 import dev.seqvfs.engine.inode.RegularInode;
+import dev.seqvfs.engine.inode.SpecialInode;
+import dev.seqvfs.protocol.FileType;
 import dev.seqvfs.protocol.Mode;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -83,6 +85,86 @@ class DirSnapshotLookupTest {
                 InodeOperations.GENERIC,
                 FileOperations.NONE,
                 InodeAttrs.create(Mode.S_IFREG | 0644, 1, 0, 0, 0, 0, 0));
+    }
+
+    /**
+     * An inode whose type is a directory, for {@link DirSnapshot#subdirs()} (a snapshot only reads
+     * its entries' types).
+     */
+    private static Inode dirLike() {
+        return new SpecialInode(
+                2,
+                OWNER,
+                InodeOperations.GENERIC,
+                FileOperations.NONE,
+                InodeAttrs.create(Mode.S_IFDIR | 0755, 2, 0, 0, 0, 0, 0));
+    }
+
+    /**
+     * A directory that grows past the small (array) form's bound and shrinks below half of it,
+     * again and again, answers in both forms as a model does: lookups (by string and by range),
+     * size, subdirectory count, the cookie order of a listing and a listing resumed after any
+     * cookie, and old versions keep their answers across a change of form.
+     */
+    @Test
+    void withWithout_acrossTheSmallFormsBound_matchModelInBothForms() {
+        List<String> pool = new ArrayList<>(colliding(2)); // 4 names of one hash code
+        for (int i = 0; i < 14; i++) {
+            pool.add("f" + i);
+        }
+        pool.add("a-name-longer-than-sixteen-chars");
+        for (long seed = 1; seed <= 30; seed++) {
+            Random rnd = new Random(seed);
+            DirSnapshot s = DirSnapshot.empty();
+            // name -> dentry, in cookie order (a re-bound name moves to the end)
+            java.util.LinkedHashMap<String, Dentry> model = new java.util.LinkedHashMap<>();
+            List<DirSnapshot> versions = new ArrayList<>();
+            List<List<Dentry>> listings = new ArrayList<>();
+            int sizes = 0;
+            for (int step = 0; step < 400; step++) {
+                String n = pool.get(rnd.nextInt(pool.size()));
+                // grow on average while small, shrink while large: the form changes often
+                boolean remove = rnd.nextInt(10) < (s.size() > DirSnapshot.SMALL_MAX ? 7 : 3);
+                if (remove) {
+                    s = s.without(n);
+                    model.remove(n);
+                } else {
+                    s = s.with(n, rnd.nextBoolean() ? file() : dirLike());
+                    model.remove(n);
+                    model.put(n, s.lookup(n));
+                }
+                sizes |= 1 << Math.min(s.size(), 30);
+                assertEquals(model.size(), s.size());
+                assertEquals(
+                        model.values().stream()
+                                .filter(d -> d.inode().type() == FileType.DIRECTORY)
+                                .count(),
+                        s.subdirs());
+                List<Dentry> listing = s.entries();
+                assertEquals(new ArrayList<>(model.values()), listing, "cookie order");
+                for (int k = 0; k < listing.size(); k++) {
+                    assertEquals(
+                            listing.subList(k + 1, listing.size()),
+                            s.entriesAfter(listing.get(k).cookie(), Integer.MAX_VALUE));
+                }
+                if (!listing.isEmpty()) {
+                    assertEquals(listing.subList(0, 1), s.entriesAfter(0, 1));
+                }
+                for (String p : pool) {
+                    String path = "/x/" + p + "/y";
+                    assertSame(model.get(p), s.lookup(p), p);
+                    assertSame(model.get(p), s.lookup(path, 3, 3 + p.length(), p.hashCode()), p);
+                }
+                if (step % 25 == 0) {
+                    versions.add(s);
+                    listings.add(listing);
+                }
+            }
+            for (int v = 0; v < versions.size(); v++) {
+                assertEquals(listings.get(v), versions.get(v).entries(), "old version");
+            }
+            assertNotEquals(0, sizes >> (DirSnapshot.SMALL_MAX + 1), "grew past the bound");
+        }
     }
 
     /** A fork's copy ({@code twinned}): same names, cookies and order; each entry rebound. */
@@ -166,6 +248,35 @@ class DirSnapshotLookupTest {
         }
     }
 
+    /** The same in the small (array) form: rebound entries, a dropped one, the order kept. */
+    @Test
+    void twinned_smallDirectory_rebindsEachEntry_dropsNulls_keepsOrder() {
+        DirSnapshot s = DirSnapshot.empty();
+        for (int i = 0; i < DirSnapshot.SMALL_MAX; i++) {
+            s = s.with("n" + i, i % 2 == 0 ? file() : dirLike());
+        }
+        DirSnapshot t =
+                s.twinned(
+                        d ->
+                                d.name().equals("n1")
+                                        ? null
+                                        : d.inode().type() == FileType.DIRECTORY
+                                                ? dirLike()
+                                                : file());
+        assertEquals(DirSnapshot.SMALL_MAX - 1, t.size());
+        assertEquals(s.seq(), t.seq());
+        assertNull(t.lookup("n1"));
+        assertEquals(s.subdirs() - 1, t.subdirs(), "n1, a directory, was dropped");
+        List<Dentry> before = s.entries();
+        before.remove(1);
+        List<Dentry> after = t.entries();
+        for (int k = 0; k < after.size(); k++) {
+            assertEquals(before.get(k).name(), after.get(k).name());
+            assertEquals(before.get(k).cookie(), after.get(k).cookie());
+            assertSame(after.get(k), t.lookup(after.get(k).name()));
+        }
+    }
+
     @Test
     void lookupRange_componentInsidePath_findsSameDentryAsLookupOfString() {
         DirSnapshot s =
@@ -193,6 +304,25 @@ class DirSnapshotLookupTest {
                 assertEquals(path.substring(off, end).hashCode(), DirSnapshot.hash(path, off, end));
             }
         }
+    }
+
+    /**
+     * A component with a char above {@code 0xFF} is not in internal form and equals no stored name,
+     * even one whose chars have the same low bytes; a name of {@code 0xFF} chars, whose packed word
+     * is all ones, is found, by string, by range, and by range with the walk's packed words.
+     */
+    @Test
+    void lookupRange_charAboveFF_matchesNoName_andAllOnesWordsMatch() {
+        String ff = "\u00ff".repeat(20);
+        DirSnapshot s = DirSnapshot.empty().with("A", file()).with(ff, file());
+        String wide = "/\u0141/";
+        assertNull(s.lookup(wide, 1, 2, DirSnapshot.hash(wide, 1, 2)));
+        assertNull(s.lookup("\u0141"));
+        String path = "/" + ff + "/";
+        Dentry d = s.lookup(ff);
+        assertSame(d, s.lookup(path, 1, 21, ff.hashCode()));
+        assertSame(d, s.lookup(path, 1, 21, ff.hashCode(), -1L, -1L));
+        assertNull(s.lookup(path, 1, 21, ff.hashCode(), -1L, 0L), "a wrong packed word misses");
     }
 
     @Test

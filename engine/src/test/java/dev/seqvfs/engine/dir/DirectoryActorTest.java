@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.seqvfs.engine.fs.FileOperations;
+import dev.seqvfs.engine.fs.InodeOperations;
+import dev.seqvfs.engine.fs.SuperOperations;
 import dev.seqvfs.engine.fs.tmpfs.TmpfsType;
 import dev.seqvfs.engine.inode.AttrChange;
 import dev.seqvfs.engine.inode.Inode;
@@ -18,6 +21,7 @@ import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.engine.sb.SuperblockConfig;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.FileType;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.VfsClock;
 import java.util.ArrayList;
@@ -117,6 +121,56 @@ class DirectoryActorTest {
         Reply re = new Reply();
         kit.run(mkdir("e", PathProof.NONE, re));
         assertTrue(re.get().isOk());
+    }
+
+    /**
+     * Replaces the fixture's {@code /d} by a directory of a superblock whose type keeps a journal
+     * (one that accepts every append at once), with an actor of a stash of {@link #STASH} commands:
+     * the mailbox path a persistent type's directories take.
+     */
+    private void useJournaledDirectory() {
+        SuperOperations tmpfs = TmpfsType.superOperations();
+        SuperOperations journaling =
+                new SuperOperations() {
+                    @Override
+                    public long magic() {
+                        return tmpfs.magic();
+                    }
+
+                    @Override
+                    public FileOperations fileOps(FileType type) {
+                        return tmpfs.fileOps(type);
+                    }
+
+                    @Override
+                    public InodeOperations inodeOps() {
+                        return tmpfs.inodeOps();
+                    }
+
+                    @Override
+                    public DirJournal journal(DirectoryInode dir, Superblock s) {
+                        return (changes, done) -> done.done(null);
+                    }
+                };
+        Superblock jsb =
+                new Superblock(
+                        8,
+                        TmpfsType.INSTANCE,
+                        journaling,
+                        SuperblockConfig.UNLIMITED,
+                        VfsClock.SYSTEM,
+                        new NamespaceLocks(),
+                        0755,
+                        0,
+                        0);
+        BehaviorTestKit<DirectoryActor.Command> rootKit =
+                BehaviorTestKit.create(DirectoryActor.create(jsb.root(), jsb));
+        jsb.root().publishActorRelease(rootKit.getRef());
+        Reply r = new Reply();
+        rootKit.run(mkdir("d", PathProof.NONE, r));
+        d = (DirectoryInode) r.get().inode();
+        kit = BehaviorTestKit.create(DirectoryActor.create(d, jsb, STASH));
+        d.publishActorRelease(kit.getRef());
     }
 
     // ------------------------------------------------------------------ commands
@@ -251,8 +305,79 @@ class DirectoryActorTest {
         assertTrue(live.get().isOk(), "the stashed RenameFinished(7) replayed as a no-op");
     }
 
+    /**
+     * A directory of a type without a journal keeps its drain token while prepared, so commands
+     * wait in its queue, as many as come: none is refused (there is no stash to fill), and they
+     * apply in arrival order once the rename finishes.
+     */
     @Test
-    void create_preparedWithAFullStash_failsWithEAGAIN_andLeavesTheStashAlone() {
+    void create_preparedPastTheStashCapacity_waitsInTheQueue_andAppliesInOrder() {
+        TestInbox<DirectoryActor.Prepared> coordinator = TestInbox.create();
+        prepare(3, coordinator);
+        List<Reply> waiting = new ArrayList<>();
+        for (int i = 0; i < STASH * 10; i++) {
+            kit.run(create("s" + i, PathProof.NONE, track(waiting)));
+        }
+        Reply again = new Reply();
+        kit.run(create("s0", PathProof.NONE, again)); // after s0's create: EEXIST, not created
+        for (Reply r : waiting) {
+            assertFalse(r.answered());
+        }
+        assertFalse(again.answered());
+
+        kit.run(new DirectoryActor.RenameFinished(3));
+        for (Reply r : waiting) {
+            assertTrue(r.get().isOk());
+        }
+        assertEquals(Errno.EEXIST, again.errno(), "applied after the first create of s0");
+    }
+
+    /**
+     * A second rename's prepare that reaches a prepared directory waits in the queue and prepares
+     * it once the first rename finished.
+     */
+    @Test
+    void prepareRename_prepared_waitsAndPreparesAfterTheFirstFinishes() {
+        TestInbox<DirectoryActor.Prepared> coordinator = TestInbox.create();
+        prepare(3, coordinator);
+        kit.run(new DirectoryActor.PrepareRename(4, d, coordinator.getRef()));
+        assertFalse(coordinator.hasMessages(), "waits while prepared for rename 3");
+        kit.run(new DirectoryActor.RenameFinished(3));
+        assertEquals(4, coordinator.receiveMessage().renameId());
+        Reply r = new Reply();
+        kit.run(create("x", PathProof.NONE, r));
+        assertFalse(r.answered(), "prepared for rename 4");
+        kit.run(new DirectoryActor.RenameFinished(4));
+        assertTrue(r.get().isOk());
+    }
+
+    /**
+     * The coordinator gave a rename up (the other parent refused, or its watchdog fired) and sent
+     * {@code RenameFinished} while this directory's prepare still waited in its queue: the
+     * directory answers the prepare when it reaches it but does not stay prepared for a finish that
+     * already came.
+     */
+    @Test
+    void prepareRename_reachedAfterItsRenameFinished_answersAndStaysLive() {
+        TestInbox<DirectoryActor.Prepared> coordinator = TestInbox.create();
+        prepare(3, coordinator);
+        kit.run(new DirectoryActor.PrepareRename(4, d, coordinator.getRef())); // queued
+        kit.run(new DirectoryActor.RenameFinished(4)); // given up before it was prepared
+        kit.run(new DirectoryActor.RenameFinished(3));
+        assertEquals(4, coordinator.receiveMessage().renameId(), "the prepare is answered");
+        Reply r = new Reply();
+        kit.run(create("x", PathProof.NONE, r));
+        assertTrue(r.get().isOk(), "live: not prepared for the finished rename 4");
+    }
+
+    /**
+     * A type with a journal stashes what reaches a prepared actor's mailbox (its commands do not
+     * all go through the queue): a full stash refuses at once with {@code EAGAIN} and leaves the
+     * stash alone.
+     */
+    @Test
+    void create_journaledPreparedWithAFullStash_failsWithEAGAIN_andLeavesTheStashAlone() {
+        useJournaledDirectory();
         TestInbox<DirectoryActor.Prepared> coordinator = TestInbox.create();
         prepare(3, coordinator);
         List<Reply> stashed = new ArrayList<>();
@@ -274,13 +399,14 @@ class DirectoryActorTest {
     }
 
     /**
-     * The directory half of "a prepare refused by a full stash": the refusal names the directory
-     * and says why, so that the coordinator fails that rename at once (see {@code
-     * SuperblockActorTest}) instead of filing a directory-less answer as the other parent's and
-     * waiting for its watchdog.
+     * The directory half of "a prepare refused by a full stash" (a type with a journal): the
+     * refusal names the directory and says why, so that the coordinator fails that rename at once
+     * (see {@code SuperblockActorTest}) instead of filing a directory-less answer as the other
+     * parent's and waiting for its watchdog.
      */
     @Test
-    void prepareRename_preparedWithAFullStash_refusesWithEAGAINNamingTheDirectory() {
+    void prepareRename_journaledPreparedWithAFullStash_refusesWithEAGAINNamingTheDirectory() {
+        useJournaledDirectory();
         TestInbox<DirectoryActor.Prepared> coordinator = TestInbox.create();
         prepare(3, coordinator);
         for (int i = 0; i < STASH; i++) {
