@@ -28,10 +28,11 @@ import org.openjdk.jmh.infra.ThreadParams;
 
 /**
  * The persistence issue's benchmark: create a file, write 4 KiB, {@code fsync}, close, each thread
- * in its own directory; {@code persistfs} (SeqVFS's persistent type, its H2 journal in a temporary
- * directory) against the host's disk file system through {@code java.nio} ({@code
- * FileChannel.force(true)}), both under {@code java.io.tmpdir} (ext4 on these machines). One op is
- * one such file. Run with {@code -t 1}, {@code -t 2}, {@code -t 16}:
+ * in its own directory; {@code persistfs} (SeqVFS's persistent type on its own store, the segment
+ * log, in a temporary directory), {@code persistfs-h2} (the same on the H2 store) against the
+ * host's disk file system through {@code java.nio} ({@code FileChannel.force(true)}), all under
+ * {@code java.io.tmpdir} (ext4 on these machines). One op is one such file. Run with {@code -t 1},
+ * {@code -t 2}, {@code -t 16} ({@code -p fs=persistfs,host} for two of them):
  *
  * <pre>
  * java -cp bench/target/benchmarks.jar org.openjdk.jmh.Main PersistBench -f 1 -wi 1 -i 3 -w 2 -r 3 -t 16
@@ -43,8 +44,11 @@ public class PersistBench {
     /** The target and its directory. */
     @State(Scope.Benchmark)
     public static class Target {
-        /** {@code persistfs} or {@code host}. */
-        @Param({"persistfs", "host"})
+        /**
+         * {@code persistfs} (its default store, the segment log), {@code persistfs-h2} (the H2
+         * store, {@code store=h2}) or {@code host}.
+         */
+        @Param({"persistfs", "persistfs-h2", "host"})
         public String fs;
 
         Path dir;
@@ -56,6 +60,14 @@ public class PersistBench {
             dir = Files.createTempDirectory("persistbench-");
             if (fs.equals("persistfs")) {
                 vfs = SeqVfs.create(PersistfsType.rootConfig(dir));
+            } else if (fs.equals("persistfs-h2")) {
+                vfs =
+                        SeqVfs.create(
+                                com.typesafe.config.ConfigFactory.parseMap(
+                                                java.util.Map.of(
+                                                        "seqvfs.root.options",
+                                                        "store=h2,data_dir=" + dir))
+                                        .withFallback(PersistfsType.rootConfig(dir)));
             }
         }
 

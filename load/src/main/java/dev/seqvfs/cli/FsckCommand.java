@@ -57,7 +57,7 @@ final class FsckCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        String store = "h2";
+        String store = "log";
         String schema = "seqvfs";
         if (dataOptions != null) {
             for (String opt : dataOptions.split(",")) {
@@ -70,13 +70,13 @@ final class FsckCommand implements Callable<Integer> {
                     schema = v;
                 }
             }
-            if (!store.equals("h2") && !store.equals("postgresql")) {
+            if (!store.equals("log") && !store.equals("h2") && !store.equals("postgresql")) {
                 err.println(
                         "seqvfs fsck: --data-options "
                                 + dataOptions
                                 + ": store="
                                 + store
-                                + " is none of h2, postgresql");
+                                + " is none of log, h2, postgresql");
                 err.flush();
                 return 2;
             }

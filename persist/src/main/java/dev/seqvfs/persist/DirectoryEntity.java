@@ -22,7 +22,7 @@ import org.apache.pekko.persistence.typed.javadsl.RetentionCriteria;
  * <p>{@link Append} persists one drained batch of the directory actor's commands as one {@code
  * persist(List)} (group commit) and answers after the journal has it; {@link Recover} answers the
  * state, after recovery (Pekko stashes commands until then). Snapshots every {@code snapshotEvery}
- * events, the last two kept.
+ * events, the last two kept, and the events before the older of them deleted.
  *
  * <h2>Supervision</h2>
  *
@@ -154,7 +154,9 @@ public final class DirectoryEntity
 
     @Override
     public RetentionCriteria retentionCriteria() {
-        return RetentionCriteria.snapshotEvery(snapshotEvery, 2);
+        // events older than the older kept snapshot are deleted: the store can reclaim them (the
+        // segment log's compaction), and a journal does not grow without bound
+        return RetentionCriteria.snapshotEvery(snapshotEvery, 2).withDeleteEventsOnSnapshot();
     }
 
     @Override

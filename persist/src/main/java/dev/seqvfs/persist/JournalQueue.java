@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Scheduler;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
@@ -76,6 +77,31 @@ final class JournalQueue {
         return done;
     }
 
+    /**
+     * {@return a plain future completed, on the thread that completes {@code s}, as {@code s}
+     * completes, with no value}
+     *
+     * <p>Why not {@code s.thenApply(...)}: the stage an ask returns is Scala's {@code
+     * FutureConverters} wrapper, which turns every dependent stage into an {@code ...Async} one on
+     * {@code CompletableFuture}'s default executor; with fewer than 3 processors the common pool
+     * has parallelism 1 and that executor starts a new thread per task (measured: 9,400 threads
+     * started in 12 s of the persistence benchmark, one per journal write). An explicit executor
+     * that runs the task where it is handed over avoids both the thread and the hop.
+     */
+    static CompletableFuture<Void> plain(CompletionStage<?> s) {
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        s.whenCompleteAsync(
+                (v, e) -> {
+                    if (e != null) {
+                        f.completeExceptionally(e);
+                    } else {
+                        f.complete(null);
+                    }
+                },
+                Runnable::run);
+        return f;
+    }
+
     /** {@return how many events wait behind the append in flight} */
     synchronized int backlog() {
         return waitingEvents;
@@ -109,13 +135,12 @@ final class JournalQueue {
         } else {
             appends.incrementAndGet();
             sent =
-                    AskPattern.<DirectoryEntity.Command, DirectoryEntity.Appended>ask(
+                    plain(
+                            AskPattern.<DirectoryEntity.Command, DirectoryEntity.Appended>ask(
                                     entity,
                                     r -> new DirectoryEntity.Append(events, r),
                                     timeout,
-                                    scheduler)
-                            .toCompletableFuture()
-                            .thenApply(x -> (Void) null);
+                                    scheduler));
         }
         sent.whenComplete(
                 (ok, failure) -> {

@@ -80,6 +80,9 @@ final class MoveJournal implements RenameJournal {
                 List.of(out, new DirEvent.AttrsChanged(null, EntityJournal.record(m.oldDir())));
         ops.append(to, ins)
                 .thenCompose(x -> ops.append(from, outs))
+                // durable at return in every mode: a lazy journal (async on the log) is forced
+                // (the log's order keeps the first half before the second)
+                .thenCompose(x -> ops.store.forceAsync())
                 .whenComplete(
                         (ok, failure) -> {
                             if (failure == null) {

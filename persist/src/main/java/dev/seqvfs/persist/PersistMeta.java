@@ -1,5 +1,6 @@
 package dev.seqvfs.persist;
 
+import dev.seqvfs.persist.log.LogContent;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.sql.Connection;
@@ -7,17 +8,19 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import java.util.UUID;
 
 /**
- * The few values a persistent file system keeps beside its journals, in a table of the same
- * database ({@code seqvfs_meta}, key to value): its id ({@code fsid}, a UUID that names its
- * journals' persistence ids) and the inode-number high-water mark ({@code ino_high}): no number at
- * or above it was ever given, so a remount continues above it and never reuses a number.
+ * The few values a persistent file system keeps beside its journals, in the same store (the segment
+ * log's metadata records, or a table of the database, {@code seqvfs_meta}, key to value): its id
+ * ({@code fsid}, a UUID that names its journals' persistence ids) and the inode-number high-water
+ * mark ({@code ino_high}): no number at or above it was ever given, so a remount continues above it
+ * and never reuses a number.
  *
- * <p>Plain JDBC on its own connection per call; every method blocks for one statement, so callers
- * run it off any actor's thread (the mounting thread, or {@link PersistfsOps}'s writer thread).
- * Thread-safe.
+ * <p>On a database, plain JDBC on its own connection per call; every method blocks for one
+ * statement (or one forced log write), so callers run it off any actor's thread (the mounting
+ * thread, or {@link PersistfsOps}'s writer thread). Thread-safe.
  */
 final class PersistMeta {
     private final PersistStore store;
@@ -26,6 +29,9 @@ final class PersistMeta {
     PersistMeta(PersistStore store) {
         this.store = store;
         this.url = store.url();
+        if (store.log() != null) {
+            return;
+        }
         try (Connection c = connect();
                 Statement s = c.createStatement()) {
             s.execute(
@@ -46,6 +52,9 @@ final class PersistMeta {
 
     /** {@return the value of {@code k}, or {@code null}} */
     String get(String k) {
+        if (store.log() != null) {
+            return store.log().content().meta(k);
+        }
         try (Connection c = connect();
                 PreparedStatement p = c.prepareStatement("SELECT v FROM seqvfs_meta WHERE k = ?")) {
             p.setString(1, k);
@@ -59,6 +68,10 @@ final class PersistMeta {
 
     /** Sets {@code k} to {@code v}, durably (one committed statement). */
     void put(String k, String v) {
+        if (store.log() != null) {
+            store.log().content().update(List.of(new LogContent.PutMeta(k, v)));
+            return;
+        }
         try (Connection c = connect();
                 PreparedStatement p =
                         c.prepareStatement(

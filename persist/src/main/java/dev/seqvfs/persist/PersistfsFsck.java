@@ -28,8 +28,9 @@ import java.util.Map;
  *
  * <p>Like {@code e2fsck} replaying a journal, the check writes what recovery writes (the missing
  * half of a move, the deletion of unreachable content); it changes nothing else. The data directory
- * must not be mounted meanwhile (by another process: the database allows one; in this JVM: {@code
- * EBUSY}).
+ * must not be mounted meanwhile (by another process: the store allows one, and waits 30 s for it;
+ * in this JVM: {@code EBUSY}). A segment log's recovery checks every frame's CRC: a corrupt segment
+ * (not a torn tail, which a crash leaves and recovery cuts) fails the mount with {@code EIO}.
  *
  * <p>A file system on PostgreSQL is checked the same way, by its schema ({@link #checkPostgresql}).
  *
@@ -61,7 +62,8 @@ public final class PersistfsFsck {
     /**
      * Checks the file system in {@code dataDir}.
      *
-     * @param dataDir a persistfs data directory (it holds {@code seqvfs.mv.db})
+     * @param dataDir a persistfs data directory (it holds {@code seqvfs.log/} or {@code
+     *     seqvfs.mv.db})
      * @param config settings over the defaults ({@code seqvfs.persistfs.*}), or an empty config
      * @return the report
      * @throws IllegalArgumentException if {@code dataDir} holds no persistfs database
@@ -72,9 +74,15 @@ public final class PersistfsFsck {
      */
     public static Report check(Path dataDir, Config config) {
         Path dir = dataDir.toAbsolutePath().normalize();
-        if (!Files.isRegularFile(dir.resolve("seqvfs.mv.db"))) {
+        if (!Files.isDirectory(dir.resolve(dev.seqvfs.persist.log.SegmentLog.DIR))
+                && !Files.isRegularFile(dir.resolve(PersistStore.H2_FILE))) {
             throw new IllegalArgumentException(
-                    dir + " is not a persistfs data directory (no seqvfs.mv.db in it)");
+                    dir
+                            + " is not a persistfs data directory (no "
+                            + dev.seqvfs.persist.log.SegmentLog.DIR
+                            + " nor "
+                            + PersistStore.H2_FILE
+                            + " in it)");
         }
         return check("data_dir=" + dir, dir, config);
     }

@@ -199,6 +199,7 @@ final class PersistfsOps implements SuperOperations {
             long inoHigh,
             Runnable onRelease,
             Runnable onKill) {
+        this.entityProps = dispatcherProps(system, store.pluginDispatcher());
         this.store = store;
         this.meta = meta;
         this.fsid = meta.fsid();
@@ -208,7 +209,7 @@ final class PersistfsOps implements SuperOperations {
         this.inoHigh = inoHigh;
         this.onKill = onKill;
         this.onRelease = onRelease;
-        this.data = new DataStore(store);
+        this.data = store.newDataStore();
         this.metaWriter =
                 Executors.newSingleThreadScheduledExecutor(
                         r -> {
@@ -216,6 +217,13 @@ final class PersistfsOps implements SuperOperations {
                             t.setDaemon(true);
                             return t;
                         });
+    }
+
+    /** {@return the props that select dispatcher {@code id}, or none if the system has no such} */
+    static Props dispatcherProps(ActorSystem<?> system, String id) {
+        return id != null && system.settings().config().hasPath(id)
+                ? org.apache.pekko.actor.typed.DispatcherSelector.fromConfig(id)
+                : Props.empty();
     }
 
     /** {@return the entity of directory {@code ino}, spawned if it has none} */
@@ -226,8 +234,15 @@ final class PersistfsOps implements SuperOperations {
                         system.systemActorOf(
                                 DirectoryEntity.create(store, fsid, i, snapshotEvery),
                                 "persistfs-" + instance + "-d" + i,
-                                Props.empty()));
+                                entityProps));
     }
+
+    /**
+     * The entities' dispatcher ({@code seqvfs.persistfs.dispatcher}): by default the engine's
+     * calling-thread dispatcher, so that a directory actor's append runs its entity, and the
+     * entity's write its journal plugin, on the same thread (no hand-off per journal write).
+     */
+    private final Props entityProps;
 
     /**
      * {@return when directory {@code ino}'s journal has the one event {@code e}} Through its {@link
@@ -287,7 +302,8 @@ final class PersistfsOps implements SuperOperations {
     /**
      * Waits until every namespace change submitted to directory {@code ino}'s journal (all
      * directories' when {@code ino} is 0) is durable: {@code fsync} of a directory, {@code syncfs}.
-     * Blocks the caller's thread.
+     * On the segment log with a lazy journal ({@code async}), the appends are then forced (one
+     * force of the log covers every directory's). Blocks the caller's thread.
      *
      * @throws VfsException {@code EIO} if one of them, or an earlier unwaited one, failed
      */
@@ -307,6 +323,8 @@ final class PersistfsOps implements SuperOperations {
             for (CompletableFuture<Void> b : barriers) {
                 b.get(writeTimeout.toMillis() * 2, TimeUnit.MILLISECONDS);
             }
+            // a lazy journal (async on the segment log): written, now forced
+            store.forceAsync().get(writeTimeout.toMillis() * 2, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new VfsException(Errno.EINTR, op, null);
@@ -767,11 +785,13 @@ final class PersistfsOps implements SuperOperations {
                                                         fsid,
                                                         e.toString());
                                             } finally {
+                                                closeStore();
                                                 onKill.run();
                                                 killDone.complete(null);
                                             }
                                         });
                             } catch (java.util.concurrent.RejectedExecutionException e) {
+                                closeStore();
                                 onKill.run();
                                 killDone.complete(null);
                             } finally {
@@ -780,11 +800,22 @@ final class PersistfsOps implements SuperOperations {
                         });
     }
 
+    /** Closes the store (the segment log: what is queued is written first), a failure logged. */
+    private void closeStore() {
+        try {
+            store.close();
+        } catch (RuntimeException e) {
+            LOG.error("persistfs {}: close of the store: {}", fsid, e.toString());
+        }
+    }
+
     @Override
     public String showOptions(Superblock sb) {
         return (syncWrites ? ",sync" : asyncNamespace ? ",async" : "")
-                + (store.dialect() == PersistStore.Dialect.H2
-                        ? ",data_dir=" + store.dataDir()
+                + (store.dialect() != PersistStore.Dialect.POSTGRESQL
+                        ? (store.dialect() == PersistStore.Dialect.H2 ? ",store=h2" : "")
+                                + ",data_dir="
+                                + store.dataDir()
                         : ",store=postgresql,schema=" + store.dataDir().getFileName());
     }
 }

@@ -171,14 +171,19 @@ public final class PersistfsType implements FileSystemType {
      * @param async {@code async}: namespace changes answered before their journal write
      */
     private record Options(
-            Path dataDir, int snapshotEvery, boolean sync, boolean async, String schema) {}
+            Path dataDir,
+            int snapshotEvery,
+            boolean sync,
+            boolean async,
+            String schema,
+            String store) {}
 
     private static Options parse(MountContext ctx, Config defaults) {
         Path dir = null;
         int every = defaults.getInt("snapshot-every");
         boolean sync = (ctx.flags() & dev.seqvfs.protocol.MountFlags.MS_SYNCHRONOUS) != 0;
         boolean async = false;
-        String store = "h2";
+        String store = null; // the data directory's kind (PersistStore.embeddedKind)
         String schema = null;
         String data = ctx.data();
         if (data != null) {
@@ -200,7 +205,7 @@ public final class PersistfsType implements FileSystemType {
                 switch (k) {
                     case "data_dir" -> dir = Path.of(v);
                     case "store" -> {
-                        if (!v.equals("h2") && !v.equals("postgresql")) {
+                        if (!v.equals("log") && !v.equals("h2") && !v.equals("postgresql")) {
                             throw new VfsException(Errno.EINVAL, Syscall.MOUNT, ctx.target());
                         }
                         store = v;
@@ -225,16 +230,18 @@ public final class PersistfsType implements FileSystemType {
                 }
             }
         }
-        if (store.equals("postgresql")) {
+        if ("postgresql".equals(store)) {
             // the file system lives in a schema of the configured database (the data directory,
             // if given, is ignored); its key in this JVM is the schema's name
             if (schema == null) {
                 schema = "seqvfs";
             }
-            return new Options(Path.of("/postgresql", schema), every, sync, async && !sync, schema);
+            return new Options(
+                    Path.of("/postgresql", schema), every, sync, async && !sync, schema, store);
         }
         if (schema != null) {
-            throw new VfsException(Errno.EINVAL, Syscall.MOUNT, ctx.target()); // H2 has none
+            // an embedded store has none
+            throw new VfsException(Errno.EINVAL, Syscall.MOUNT, ctx.target());
         }
         if (dir == null && ctx.source() != null && ctx.source().startsWith("/")) {
             dir = Path.of(ctx.source());
@@ -242,7 +249,11 @@ public final class PersistfsType implements FileSystemType {
         if (dir == null) {
             throw new VfsException(Errno.EINVAL, Syscall.MOUNT, ctx.target());
         }
-        return new Options(dir.toAbsolutePath().normalize(), every, sync, async && !sync, null);
+        Path abs = dir.toAbsolutePath().normalize();
+        if (store == null) {
+            store = PersistStore.embeddedKind(abs) == PersistStore.Dialect.H2 ? "h2" : "log";
+        }
+        return new Options(abs, every, sync, async && !sync, null, store);
     }
 
     @Override
@@ -255,19 +266,28 @@ public final class PersistfsType implements FileSystemType {
         Slot slot = take(o.dataDir(), ctx);
         boolean done = false;
         PersistfsOps made = null;
+        PersistStore store = null;
         try {
-            PersistStore store;
             PersistMeta meta;
             try {
                 store =
-                        o.schema() == null
-                                ? PersistStore.open(o.dataDir(), system)
-                                : PersistStore.openPostgres(
-                                        defaults.getString("postgresql.url"),
-                                        defaults.getString("postgresql.user"),
-                                        defaults.getString("postgresql.password"),
-                                        o.schema(),
-                                        system);
+                        switch (o.store()) {
+                            case "log" ->
+                                    PersistStore.openLog(
+                                            o.dataDir(),
+                                            dev.seqvfs.persist.log.SegmentLog.Settings.from(
+                                                    defaults.getConfig("log")),
+                                            o.async(),
+                                            system);
+                            case "h2" -> PersistStore.openH2(o.dataDir(), system);
+                            default ->
+                                    PersistStore.openPostgres(
+                                            defaults.getString("postgresql.url"),
+                                            defaults.getString("postgresql.user"),
+                                            defaults.getString("postgresql.password"),
+                                            o.schema(),
+                                            system);
+                        };
                 meta = new PersistMeta(store);
             } catch (UncheckedIOException e) {
                 throw eio(ctx.target(), e);
@@ -332,6 +352,9 @@ public final class PersistfsType implements FileSystemType {
             if (!done) {
                 if (made != null) {
                     made.data.close();
+                }
+                if (store != null) {
+                    store.close();
                 }
                 release(o.dataDir(), slot);
             }

@@ -70,11 +70,12 @@ final class StoreMark {
                     new IOException(
                             "data directory "
                                     + dataDir
-                                    + ": its database is new, but "
+                                    + ": its store is new, but "
                                     + f
                                     + " says file system "
                                     + parts[0]
-                                    + " was mounted here (was seqvfs.mv.db removed or replaced?)."
+                                    + " was mounted here (was its store, seqvfs.log or seqvfs.mv.db,"
+                                    + " removed or replaced?)."
                                     + " To start a new file system here, remove "
                                     + f));
         }

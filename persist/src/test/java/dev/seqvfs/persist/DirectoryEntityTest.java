@@ -51,12 +51,12 @@ class DirectoryEntityTest {
             throws Exception {
         DirState expected = DirState.EMPTY;
         ActorSystem<Void> sys = system();
-        java.sql.Connection held = null;
+        AutoCloseable held = null;
         try {
             PersistStore store = PersistStore.open(data, sys);
-            // as a mount does (its DataStore): one connection holds the database open, so that
-            // it is not closed and opened again between two writes of the journal
-            held = PersistStore.connectWaiting(store.url());
+            // as a mount does: held open until the actor system is gone (H2: one connection, so
+            // that it is not closed and opened again between two writes of the journal)
+            held = store.holdOpen();
             ActorRef<DirectoryEntity.Command> e =
                     sys.systemActorOf(
                             DirectoryEntity.create(store, fsid, 7, snapshotEvery),
@@ -81,10 +81,10 @@ class DirectoryEntityTest {
             }
         }
         ActorSystem<Void> again = system();
-        java.sql.Connection heldAgain = null;
+        AutoCloseable heldAgain = null;
         try {
             PersistStore store = PersistStore.open(data, again);
-            heldAgain = PersistStore.connectWaiting(store.url());
+            heldAgain = store.holdOpen();
             ActorRef<DirectoryEntity.Command> e =
                     again.systemActorOf(
                             DirectoryEntity.create(store, fsid, 7, snapshotEvery),

@@ -38,7 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
  * tree equal to the one of three rounds before. A store that no longer opens after a clean close,
  * and any error H2 writes to its trace file ({@code seqvfs.trace.db}), fail the test too. The
  * store's URL now turns that compaction off ({@link PersistStore#h2Url}). {@code
- * -Dseqvfs.storekill.rounds=N} (default 25, 150 under {@code -Pstress}) sets the kill points,
+ * -Dseqvfs.storekill.rounds=N} (default 10, 150 under {@code -Pstress}) sets the kill points,
  * {@code -Dseqvfs.storekill.seed=S} the seed.
  */
 class EmbeddedStoreRollbackTest {
@@ -66,7 +66,7 @@ class EmbeddedStoreRollbackTest {
 
     @Test
     void sigkillAfterACleanClose_neverRollsTheStoreBack() throws Exception {
-        int rounds = Integer.getInteger("seqvfs.storekill.rounds", 25);
+        int rounds = Integer.getInteger("seqvfs.storekill.rounds", 10);
         long seed = Long.getLong("seqvfs.storekill.seed", System.nanoTime());
         Random r = new Random(seed);
         String url = PersistStore.h2Url(data.toAbsolutePath().normalize());

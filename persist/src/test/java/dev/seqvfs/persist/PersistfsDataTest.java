@@ -81,12 +81,9 @@ class PersistfsDataTest {
             assertEquals(List.of(), Fsck.check(vfs, true));
         }
         // the unlinked file's row was deleted: three rows are left
-        try (java.sql.Connection c = db(data);
-                java.sql.ResultSet r =
-                        c.createStatement().executeQuery("SELECT COUNT(*) FROM seqvfs_file")) {
-            r.next();
-            assertEquals(3, r.getInt(1));
-        } catch (java.sql.SQLException e) {
+        try {
+            assertEquals(3, StoredContent.rows(data));
+        } catch (Exception e) {
             throw new AssertionError(e);
         }
     }
@@ -97,11 +94,16 @@ class PersistfsDataTest {
                 PersistStore.h2Url(data.toAbsolutePath().normalize()), "sa", "");
     }
 
+    /** {@return the content of {@code ino} as written back ({@link StoredContent#row})} */
+    static byte[] row(Path data, long ino) throws Exception {
+        return StoredContent.row(data, ino);
+    }
+
     /**
-     * The content of {@code ino} as written back (its row's size, its blocks), read through another
-     * connection, or {@code null} if it has no row.
+     * The content of {@code ino} as written back (its row's size, its blocks) to H2, read through
+     * another connection, or {@code null} if it has no row.
      */
-    static byte[] row(Path data, long ino) throws java.sql.SQLException {
+    static byte[] h2Row(Path data, long ino) throws java.sql.SQLException {
         try (java.sql.Connection c = db(data);
                 java.sql.PreparedStatement p =
                         c.prepareStatement("SELECT size FROM seqvfs_file WHERE ino = ?");
@@ -127,8 +129,13 @@ class PersistfsDataTest {
         }
     }
 
-    /** {@return how many content blocks {@code ino} has stored} */
-    private static long storedBlocks(Path data, long ino) throws java.sql.SQLException {
+    /** {@return how many content blocks {@code ino} has stored ({@link StoredContent#blocks})} */
+    private static long storedBlocks(Path data, long ino) throws Exception {
+        return StoredContent.blocks(data, ino);
+    }
+
+    /** {@return how many content blocks {@code ino} has stored in H2} */
+    static long h2Blocks(Path data, long ino) throws java.sql.SQLException {
         try (java.sql.Connection c = db(data);
                 java.sql.PreparedStatement p =
                         c.prepareStatement("SELECT COUNT(*) FROM seqvfs_block WHERE ino = ?")) {
@@ -278,10 +285,20 @@ class PersistfsDataTest {
         }
     }
 
+    /** The configuration of an instance whose root is persistfs on H2 in {@code data}. */
+    private static com.typesafe.config.Config h2Config(Path data) {
+        return com.typesafe.config.ConfigFactory.parseMap(
+                        java.util.Map.of(
+                                "seqvfs.root.options",
+                                "store=h2,data_dir=" + data.toAbsolutePath().normalize()))
+                .withFallback(PersistfsRemountTest.config(data));
+    }
+
+    /** H2's first schema (a row with the whole content): only H2 data directories have it. */
     @Test
     void aFileInTheFirstSchema_recoversFromItsWholeContentRow_andMovesToBlocks() throws Exception {
         long ino;
-        try (SeqVfs vfs = SeqVfs.create(PersistfsRemountTest.config(data))) {
+        try (SeqVfs vfs = SeqVfs.create(h2Config(data))) {
             VfsTask t = vfs.newTask(Credentials.ROOT);
             int fd = t.open("/old", OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0644);
             t.write(fd, "x".getBytes(StandardCharsets.UTF_8));
@@ -302,6 +319,7 @@ class PersistfsDataTest {
             d.setLong(1, ino);
             d.executeUpdate();
         }
+        // a data directory that holds an H2 database goes on using it, without store=h2
         try (SeqVfs vfs = SeqVfs.create(PersistfsRemountTest.config(data))) {
             VfsTask t = vfs.newTask(Credentials.ROOT);
             assertEquals("old content", new String(read(t, "/old"), StandardCharsets.UTF_8));

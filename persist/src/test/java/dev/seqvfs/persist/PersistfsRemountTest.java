@@ -402,11 +402,11 @@ class PersistfsRemountTest {
                         org.apache.pekko.actor.typed.javadsl.Behaviors.empty(),
                         "by-hand",
                         com.typesafe.config.ConfigFactory.load());
-        java.sql.Connection held = null;
+        AutoCloseable held = null;
         try {
             PersistStore store = PersistStore.open(data, sys);
-            // held open between the writes, as a mount's DataStore holds it
-            held = PersistStore.connectWaiting(store.url());
+            // held open between the writes, as a mount holds it
+            held = store.holdOpen();
             String fsid = new PersistMeta(store).fsid();
             for (Map.Entry<Long, List<DirEvent>> x : events.entrySet()) {
                 var e =

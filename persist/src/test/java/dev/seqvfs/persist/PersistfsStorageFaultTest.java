@@ -22,11 +22,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The database going away under a mounted persistfs (H2 shut down from another connection, which
- * closes every connection of this JVM to it; PostgreSQL refusing and cutting connections for two
- * seconds): calls that needed it fail with {@code EIO} and nothing else, nothing acknowledged is
- * lost, and the file system serves again once the database can be opened again (the journal's
- * entities restart with back-off; the data store opens a new connection after a failure).
+ * The store failing under a mounted persistfs (the segment log's writes failing, as a disk's would;
+ * H2 shut down from another connection, which closes every connection of this JVM to it; PostgreSQL
+ * refusing and cutting connections for two seconds): calls that needed it fail with {@code EIO} and
+ * nothing else, nothing acknowledged is lost, and the file system serves again once the store works
+ * again (the journal's entities restart with back-off; the data store opens a new connection after
+ * a failure; the log seals its segment and goes on in a new one).
  */
 class PersistfsStorageFaultTest {
     @TempDir Path data;
@@ -52,17 +53,26 @@ class PersistfsStorageFaultTest {
     }
 
     /**
-     * On the embedded H2 store, H2 shut down from another connection; on PostgreSQL, the database
-     * refusing connections for two seconds while every connection to it is terminated (what a
-     * server restart looks like from the client).
+     * On the segment log, its next three batches failing before they are written; on the embedded
+     * H2 store, H2 shut down from another connection; on PostgreSQL, the database refusing
+     * connections for two seconds while every connection to it is terminated (what a server restart
+     * looks like from the client).
      */
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgresql"})
-    void theDatabaseGoingAway_failsCallsWithEio_losesNothingAcknowledged_andServesAgain(
-            String store) throws Exception {
+    @ValueSource(strings = {"log", "h2", "postgresql"})
+    void theStoreFailing_failsCallsWithEio_losesNothingAcknowledged_andServesAgain(String store)
+            throws Exception {
         com.typesafe.config.Config config;
-        if (store.equals("h2")) {
-            config = PersistfsRemountTest.config(data);
+        if (!store.equals("postgresql")) {
+            config =
+                    com.typesafe.config.ConfigFactory.parseMap(
+                                    java.util.Map.of(
+                                            "seqvfs.root.options",
+                                            "store=" + store + ",data_dir=" + data,
+                                            // a failed journal write is answered at the timeout
+                                            "seqvfs.persistfs.write-timeout",
+                                            "3s"))
+                            .withFallback(PersistfsRemountTest.config(data));
         } else {
             schema = PostgresTestServer.newSchema();
             config = PostgresTestServer.config(schema, "");
@@ -78,7 +88,9 @@ class PersistfsStorageFaultTest {
                 createSynced(t, "/a/before" + i, "b" + i);
                 acked.add("/a/before" + i);
             }
-            if (store.equals("h2")) {
+            if (store.equals("log")) {
+                PersistfsType.mounted(data).store.log().injectWriteFailures(3);
+            } else if (store.equals("h2")) {
                 try (java.sql.Connection c = PersistfsDataTest.db(data)) {
                     c.createStatement().execute("SHUTDOWN");
                 }

@@ -58,26 +58,30 @@ class PersistfsCrashTest {
      */
     static String options(Path data, String mode, String schema) {
         String async = mode.endsWith("async") ? ",async" : "";
-        return mode.startsWith("postgresql")
-                ? PostgresTestServer.options(schema, async.isEmpty() ? "" : "async")
-                : "data_dir=" + data.toAbsolutePath() + async;
+        if (mode.startsWith("postgresql")) {
+            return PostgresTestServer.options(schema, async.isEmpty() ? "" : "async");
+        }
+        return (mode.equals("h2") ? "store=h2," : "") + "data_dir=" + data.toAbsolutePath() + async;
     }
 
     /**
      * Once per namespace mode, {@code dirsync} (the default: a call is acknowledged when it
      * returns) and {@code async} (a call is acknowledged after the {@code sync} that follows it:
      * until then it may be lost, and the kill often lands between the two), on the embedded store
-     * and on PostgreSQL (half the kill points, at least 10; skipped without a server, as {@link
-     * PostgresTestServer} says).
+     * (the segment log) and on PostgreSQL (half the kill points, at least 10; skipped without a
+     * server, as {@link PostgresTestServer} says), and {@code dirsync} on the H2 store ({@code h2}:
+     * a quarter of the kill points, at least 5).
      */
     @ParameterizedTest
-    @ValueSource(strings = {"dirsync", "async", "postgresql", "postgresql-async"})
+    @ValueSource(strings = {"dirsync", "async", "h2", "postgresql", "postgresql-async"})
     void sigkillAtRandomMoments_losesNoAcknowledgedCall_andLeavesAConsistentTree(String mode)
             throws Exception {
         int rounds = Integer.getInteger("seqvfs.crash.rounds", 20);
         if (mode.startsWith("postgresql")) {
             schema = PostgresTestServer.newSchema();
             rounds = Math.max(10, rounds / 2);
+        } else if (mode.equals("h2")) {
+            rounds = Math.max(5, rounds / 4); // the H2 store, kept as an option: dirsync only
         }
         long seed = Long.getLong("seqvfs.crash.seed", System.nanoTime());
         Random r = new Random(seed);
