@@ -79,6 +79,8 @@ final class VfsFork {
                         }
                         if (copies(sb.type()) && !cuts.containsKey(sb)) {
                             cuts.put(sb, TreeFork.capture(sb));
+                            // the files' next writes mark the versions taken shared
+                            sb.forks().release(sb.forks().bump());
                         }
                     }
                 } finally {

@@ -1,7 +1,10 @@
 package dev.seqvfs.engine.dir;
 
 import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.engine.inode.Versioned;
 import dev.seqvfs.protocol.FileType;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -41,10 +44,29 @@ import scala.math.Ordering;
  *   <li>A dead snapshot (after {@code rmdir}) is empty and is never replaced.
  * </ul>
  *
+ * <p>Besides its entries a snapshot carries what a fork of its superblock needs ({@link
+ * Versioned}): the fork generation it was published in, and the snapshot it replaced if that one
+ * belongs to an older generation, while an open fork may read it. Every version made from this one
+ * ({@link #with}, {@link #without}, {@link #killed}) carries both; the directory's publisher retags
+ * it when the generation moved on ({@link DirectoryInode}).
+ *
  * <p>Thread-safe (immutable: arrays are never written after the constructor of the snapshot that
- * holds them returns). Readers obtain it from {@link DirectoryInode#snapshotAcquire()}.
+ * holds them returns; the link to the replaced version is only ever cleared, see {@link
+ * Versioned}). Readers obtain it from {@link DirectoryInode#snapshotAcquire()}.
  */
-public final class DirSnapshot {
+public final class DirSnapshot implements Versioned<DirSnapshot> {
+    private static final VarHandle PREV;
+
+    static {
+        try {
+            PREV =
+                    MethodHandles.lookup()
+                            .findVarHandle(DirSnapshot.class, "prev", DirSnapshot.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     /** Cookie of ".": readdir from 0 starts with it. */
     public static final long COOKIE_DOT = 1;
 
@@ -63,14 +85,14 @@ public final class DirSnapshot {
 
     private static final Dentry[] NO_ENTRIES = new Dentry[0];
     private static final DirSnapshot EMPTY =
-            new DirSnapshot(0, NO_ENTRIES, null, null, FIRST_COOKIE, 0, false);
+            new DirSnapshot(0, NO_ENTRIES, null, null, FIRST_COOKIE, 0, false, 0, null);
 
     /**
      * The placeholder an unbuilt directory of a fork holds until its first read builds it ({@link
      * DirectoryInode#snapshotAcquire()}); compared by identity, never returned to a reader.
      */
     static final DirSnapshot UNBUILT =
-            new DirSnapshot(0, NO_ENTRIES, null, null, FIRST_COOKIE, 0, false);
+            new DirSnapshot(0, NO_ENTRIES, null, null, FIRST_COOKIE, 0, false, 0, null);
 
     private final long seq;
 
@@ -83,6 +105,16 @@ public final class DirSnapshot {
     private final int subdirs;
     private final boolean dead;
 
+    /** The fork generation it was published in ({@link Versioned}). */
+    private final long gen;
+
+    /**
+     * The version it replaced in an older generation, while an open fork may read it ({@link
+     * Versioned}): set before publication, cleared at most once after (release).
+     */
+    @SuppressWarnings("unused") // accessed through PREV
+    private volatile DirSnapshot prev;
+
     private DirSnapshot(
             long seq,
             Dentry[] small,
@@ -90,7 +122,9 @@ public final class DirSnapshot {
             TreeMap<Object, Dentry> order,
             long nextCookie,
             int subdirs,
-            boolean dead) {
+            boolean dead,
+            long gen,
+            DirSnapshot prev) {
         this.seq = seq;
         this.small = small;
         this.names = names;
@@ -98,6 +132,8 @@ public final class DirSnapshot {
         this.nextCookie = nextCookie;
         this.subdirs = subdirs;
         this.dead = dead;
+        this.gen = gen;
+        PREV.set(this, prev);
     }
 
     /**
@@ -105,9 +141,15 @@ public final class DirSnapshot {
      * their number calls for}
      */
     private static DirSnapshot of(
-            long seq, Dentry[] entries, long nextCookie, int subdirs, boolean dead) {
+            long seq,
+            Dentry[] entries,
+            long nextCookie,
+            int subdirs,
+            boolean dead,
+            long gen,
+            DirSnapshot prev) {
         if (entries.length <= SMALL_MAX) {
-            return new DirSnapshot(seq, entries, null, null, nextCookie, subdirs, dead);
+            return new DirSnapshot(seq, entries, null, null, nextCookie, subdirs, dead, gen, prev);
         }
         NameTable n = NameTable.EMPTY;
         TreeMap<Object, Dentry> o = TreeMap$.MODULE$.empty(LONG_ORDER);
@@ -115,7 +157,7 @@ public final class DirSnapshot {
             n = n.with(d);
             o = o.updated(d.cookie(), d);
         }
-        return new DirSnapshot(seq, null, n, o, nextCookie, subdirs, dead);
+        return new DirSnapshot(seq, null, n, o, nextCookie, subdirs, dead, gen, prev);
     }
 
     /** {@return the snapshot of a new, empty directory (version 0)} */
@@ -126,6 +168,37 @@ public final class DirSnapshot {
     /** {@return the version number; each published change adds one} */
     public long seq() {
         return seq;
+    }
+
+    @Override
+    public long gen() {
+        return gen;
+    }
+
+    @Override
+    public DirSnapshot prevAcquire() {
+        return (DirSnapshot) PREV.getAcquire(this);
+    }
+
+    @Override
+    public void dropPrev() {
+        PREV.setRelease(this, null);
+    }
+
+    /**
+     * {@return the same entries published in generation {@code newGen} with {@code newPrev} as the
+     * version it replaced ({@link Versioned}): this snapshot if it already is, else a copy sharing
+     * its entries (the same dentry objects)}
+     *
+     * @param newGen the generation
+     * @param newPrev the older version a fork may read, or {@code null}
+     */
+    DirSnapshot withVersion(long newGen, DirSnapshot newPrev) {
+        if (newGen == gen && newPrev == prevAcquire()) {
+            return this;
+        }
+        return new DirSnapshot(
+                seq, small, names, order, nextCookie, subdirs, dead, newGen, newPrev);
     }
 
     /** {@return whether the directory has been removed ({@code rmdir}, or replaced by a rename)} */
@@ -246,7 +319,7 @@ public final class DirSnapshot {
                 System.arraycopy(sm, at + 1, e, at, sm.length - at - 1);
             }
             e[e.length - 1] = d;
-            return of(seq + 1, e, nextCookie + 1, sub, false);
+            return of(seq + 1, e, nextCookie + 1, sub, false, gen, prevAcquire());
         }
         Dentry old = lookup(name);
         TreeMap<Object, Dentry> o = order;
@@ -258,7 +331,7 @@ public final class DirSnapshot {
         }
         NameTable n = names.with(d);
         o = o.updated(nextCookie, d);
-        return new DirSnapshot(seq + 1, null, n, o, nextCookie + 1, sub, false);
+        return new DirSnapshot(seq + 1, null, n, o, nextCookie + 1, sub, false, gen, prevAcquire());
     }
 
     /**
@@ -277,7 +350,8 @@ public final class DirSnapshot {
             Dentry[] e = new Dentry[sm.length - 1];
             System.arraycopy(sm, 0, e, 0, at);
             System.arraycopy(sm, at + 1, e, at, e.length - at);
-            return new DirSnapshot(seq + 1, e, null, null, nextCookie, sub, false);
+            return new DirSnapshot(
+                    seq + 1, e, null, null, nextCookie, sub, false, gen, prevAcquire());
         }
         Dentry old = lookup(name);
         if (old == null) {
@@ -292,7 +366,8 @@ public final class DirSnapshot {
                     e[k++] = all[i];
                 }
             }
-            return new DirSnapshot(seq + 1, e, null, null, nextCookie, sub, false);
+            return new DirSnapshot(
+                    seq + 1, e, null, null, nextCookie, sub, false, gen, prevAcquire());
         }
         return new DirSnapshot(
                 seq + 1,
@@ -301,7 +376,9 @@ public final class DirSnapshot {
                 order.removed(old.cookie()),
                 nextCookie,
                 sub,
-                false);
+                false,
+                gen,
+                prevAcquire());
     }
 
     /**
@@ -324,11 +401,11 @@ public final class DirSnapshot {
     /**
      * {@return a version with the same names, cookies, order and version number in which the {@code
      * i}-th entry in cookie order ({@link #entryArray()}) is bound to {@code twins[i]}, or dropped
-     * where that is {@code null}} What {@link #twinned(java.util.function.Function)} does, for a
-     * caller that already holds the entries in order (a fork's build of a directory, {@code
-     * TreeFork}): no hashing; each entry found by its cookie, in O(1) when the cookies are dense
-     * (spread over at most 4n values, as a directory that was filled and not thinned out has them),
-     * else by binary search.
+     * where that is {@code null}; generation 0 and no older version (a fork's first state)} What
+     * {@link #twinned(java.util.function.Function)} does, for a caller that already holds the
+     * entries in order (a fork's build of a directory, {@code TreeFork}): no hashing; each entry
+     * found by its cookie, in O(1) when the cookies are dense (spread over at most 4n values, as a
+     * directory that was filled and not thinned out has them), else by binary search.
      *
      * @param twins the fork's inode for each entry, in cookie order, as long as {@link #size()}
      */
@@ -353,7 +430,15 @@ public final class DirSnapshot {
                 }
             }
             return new DirSnapshot(
-                    seq, k == n ? e : Arrays.copyOf(e, k), null, null, nextCookie, sub, dead);
+                    seq,
+                    k == n ? e : Arrays.copyOf(e, k),
+                    null,
+                    null,
+                    nextCookie,
+                    sub,
+                    dead,
+                    0,
+                    null);
         }
         long[] cookies = new long[n];
         Dentry[] copies = new Dentry[n];
@@ -388,10 +473,12 @@ public final class DirSnapshot {
                 };
         NameTable nt = names.mapped(copyOf);
         TreeMap<Object, Dentry> o = order.transform((k, d) -> copyOf.apply(d));
-        DirSnapshot out = new DirSnapshot(seq, null, nt, o, nextCookie, subdirs, dead);
+        DirSnapshot out = new DirSnapshot(seq, null, nt, o, nextCookie, subdirs, dead, 0, null);
         for (String name : dropped) {
             DirSnapshot w = out.without(name);
-            out = new DirSnapshot(seq, w.small, w.names, w.order, nextCookie, w.subdirs, dead);
+            out =
+                    new DirSnapshot(
+                            seq, w.small, w.names, w.order, nextCookie, w.subdirs, dead, 0, null);
         }
         return out;
     }
@@ -415,7 +502,8 @@ public final class DirSnapshot {
         if (dead) {
             throw new IllegalStateException("directory snapshot already dead");
         }
-        return new DirSnapshot(seq + 1, NO_ENTRIES, null, null, nextCookie, 0, true);
+        return new DirSnapshot(
+                seq + 1, NO_ENTRIES, null, null, nextCookie, 0, true, gen, prevAcquire());
     }
 
     /**

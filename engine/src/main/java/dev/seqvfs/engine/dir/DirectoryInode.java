@@ -6,6 +6,7 @@ import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.InodeOwner;
 import dev.seqvfs.engine.inode.IopFlags;
+import dev.seqvfs.engine.inode.Versioned;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.function.UnaryOperator;
@@ -148,7 +149,7 @@ public final class DirectoryInode extends Inode {
             DirectoryInode parent,
             String name) {
         super(ino, owner, ops, fileOps, attrs);
-        SNAPSHOT.setRelease(this, DirSnapshot.empty());
+        SNAPSHOT.setRelease(this, DirSnapshot.empty().withVersion(owner.forkGen(), null));
         LINK.setRelease(this, parent == null ? null : new DirLink(parent, name));
     }
 
@@ -204,7 +205,36 @@ public final class DirectoryInode extends Inode {
      * @return {@code true} if published
      */
     boolean casSnapshot(DirSnapshot expect, DirSnapshot update) {
-        return SNAPSHOT.compareAndSet(this, expect, update);
+        if (!SNAPSHOT.compareAndSet(this, expect, versioned(expect, update))) {
+            return false;
+        }
+        owner().treeNamesAdd(update.size() - expect.size());
+        return true;
+    }
+
+    /**
+     * {@return {@code next}, the replacement of {@code cur}, tagged for the forks of this
+     * directory's superblock ({@link Versioned}): published in the current generation and linked to
+     * {@code cur} if that one is of an older generation and a fork may read it} A copy (sharing the
+     * entries) only when the tag or the link differs from what {@code next} carries. Called by
+     * every publisher of a snapshot, inside the publication gate or under the rename write lock, so
+     * the generation cannot move between this read and the CAS.
+     */
+    private DirSnapshot versioned(DirSnapshot cur, DirSnapshot next) {
+        long g = owner().forkGen();
+        long gen = cur.gen() < g ? g : cur.gen();
+        return next.withVersion(gen, Versioned.prevFor(cur, g, owner().oldestForkGen()));
+    }
+
+    /**
+     * {@return the snapshot a fork taken when this directory's superblock went to generation {@code
+     * k} reads: the newest one published below {@code k}} Builds this directory first if it is an
+     * unbuilt directory of a fork (its built snapshot is of generation 0). Lock-free.
+     *
+     * @param k the fork's generation
+     */
+    public DirSnapshot snapshotAt(long k) {
+        return Versioned.at(snapshotAcquire(), k);
     }
 
     /**
@@ -219,7 +249,7 @@ public final class DirectoryInode extends Inode {
         if (!expect.isEmpty() || expect.isDead()) {
             return false;
         }
-        return SNAPSHOT.compareAndSet(this, expect, expect.killed());
+        return SNAPSHOT.compareAndSet(this, expect, versioned(expect, expect.killed()));
     }
 
     /**

@@ -26,26 +26,25 @@ import java.util.concurrent.ConcurrentHashMap;
  * Per directory (a {@link Cut}): its snapshot (the source's own, immutable, shared until the source
  * publishes another), its attributes, and, in the snapshot's cookie order, the attributes of each
  * non-directory entry, the {@link Cut} of each directory entry, and each regular file's data
- * version ({@link RegularInode#shareForFork}: the source copies a page of it before writing it).
- * That is two references per name: the fork keeps O(names) words of the source's state, not O(1);
- * the inodes, dentries and snapshots of the fork are made only where the fork goes.
+ * version ({@link RegularInode#dataAtCut}: the source copies a page of it before writing it). That
+ * is two references per name: the fork keeps O(names) words of the source's state, not O(1); the
+ * inodes, dentries and snapshots of the fork are made only where the fork goes.
  *
  * <h2>Concurrency</h2>
  *
  * <ul>
  *   <li>{@link #capture} runs while the caller holds the source namespace's publication gate closed
  *       and its rename and mount write locks: no directory publishes, no rename moves an entry, no
- *       mount changes. In one breadth-first pass it reads each directory's snapshot and attributes
- *       (acquire) and, entry by entry, takes each regular file's write lock before it reads the
- *       file's data ({@link RegularInode#shareForFork}, which marks its pages shared) and
- *       attributes (acquire); it releases the locks only after the last file is taken, so when the
- *       last lock is taken every file is still as it was read. So no write is half done in what it
- *       took, and the cut is one instant: every directory publication, rename, mount change,
- *       path-based or descriptor-based attribute change (they run inside the gate) and data write
- *       (under the file's lock) is wholly before it or wholly after. Lock order: gate, rename,
- *       mount, the files' write locks (whose other holders, the files' writers, take nothing while
- *       they hold them). Everything it writes (the {@link Cut}s and their arrays, {@link #multi},
- *       the totals) is plain: it reaches other threads only through the fork's publication below.
+ *       mount changes, no attribute change or change of a file's data is in flight (they all run
+ *       inside the gate, a data change holding its file's write lock too). In one breadth-first
+ *       pass it reads each directory's snapshot and attributes (acquire) and each entry's
+ *       attributes and, for a regular file, its data version ({@link RegularInode#dataAtCut}), all
+ *       as the last writer left them; the caller bumps the superblock's fork generation before it
+ *       opens the gate, so each file's next write first marks the version taken shared and copies a
+ *       page before changing it. So the cut is one instant: every directory publication, rename,
+ *       mount change, attribute change and data write is wholly before it or wholly after.
+ *       Everything it writes (the {@link Cut}s and their arrays, {@link #multi}, the totals) is
+ *       plain: it reaches other threads only through the fork's publication below.
  *   <li>{@link #buildInto} and every later build of a directory run after the source is released:
  *       what they read is immutable (the cut's arrays and fields, written by the forking thread
  *       before the fork's root was made unbuilt (release of its {@code unbuilt} field) and its
@@ -200,54 +199,36 @@ public final class TreeFork {
         List<Cut> order = new ArrayList<>();
         List<Dentry[]> lists = new ArrayList<>();
         ArrayDeque<Cut> todo = new ArrayDeque<>();
-        int locked = 0;
         Cut root = new Cut(f, source.root(), source.root().snapshotAcquire(), null, null);
         f.rootCut = root;
         f.cuts.put(source.root(), root);
         todo.add(root);
-        try {
-            // One pass: each file is locked before it is read, and stays locked until the last one
-            // is taken, so when the last lock is taken every file still is as it was read.
-            while (!todo.isEmpty()) {
-                Cut c = todo.poll();
-                Dentry[] entries = c.snap.entryArray();
-                lists.add(entries);
-                order.add(c);
-                c.attrs = c.source.attrsAcquire();
-                for (int i = 0; i < entries.length; i++) {
-                    Dentry e = entries[i];
-                    Inode child = e.inode();
-                    if (child instanceof DirectoryInode sub) {
-                        if (!sub.isDead() && !f.cuts.containsKey(sub)) {
-                            Cut s = new Cut(f, sub, sub.snapshotAcquire(), c, e.name());
-                            f.cuts.put(sub, s);
-                            c.taken[i] = s;
-                            c.subdirs++;
-                            todo.add(s);
-                        }
-                    } else if (child instanceof RegularInode r) {
-                        r.writeLock().lock();
-                        locked++;
-                        if (c.data == null) {
-                            c.data = new FileData[entries.length];
-                        }
-                        c.data[i] = r.shareForFork();
-                        c.taken[i] = r.attrsAcquire();
-                    } else {
-                        c.taken[i] = child.attrsAcquire();
+        // One pass; no data change is in flight (they run inside the gate, which is closed).
+        while (!todo.isEmpty()) {
+            Cut c = todo.poll();
+            Dentry[] entries = c.snap.entryArray();
+            lists.add(entries);
+            order.add(c);
+            c.attrs = c.source.attrsAcquire();
+            for (int i = 0; i < entries.length; i++) {
+                Dentry e = entries[i];
+                Inode child = e.inode();
+                if (child instanceof DirectoryInode sub) {
+                    if (!sub.isDead() && !f.cuts.containsKey(sub)) {
+                        Cut s = new Cut(f, sub, sub.snapshotAcquire(), c, e.name());
+                        f.cuts.put(sub, s);
+                        c.taken[i] = s;
+                        c.subdirs++;
+                        todo.add(s);
                     }
-                }
-            }
-        } finally {
-            // Unlock the first `locked` regular entries in the order they were locked (a file
-            // with several names was locked once per name: the lock is reentrant).
-            int left = locked;
-            for (int k = 0; k < lists.size() && left > 0; k++) {
-                for (Dentry e : lists.get(k)) {
-                    if (left > 0 && e.inode() instanceof RegularInode r) {
-                        r.writeLock().unlock();
-                        left--;
+                } else if (child instanceof RegularInode r) {
+                    if (c.data == null) {
+                        c.data = new FileData[entries.length];
                     }
+                    c.data[i] = r.dataAtCut();
+                    c.taken[i] = r.attrsAcquire();
+                } else {
+                    c.taken[i] = child.attrsAcquire();
                 }
             }
         }
@@ -311,6 +292,7 @@ public final class TreeFork {
      */
     public void buildInto(Superblock target) {
         this.target = target;
+        target.forks().inherit(slots + 1, bytes);
         target.chargeInodes(slots, Syscall.FORK);
         try {
             target.chargeBytes(bytes, Syscall.FORK);
