@@ -190,6 +190,11 @@ public final class DirectoryInode extends Inode {
             DirSnapshot built = cut.build(this);
             if (SNAPSHOT.compareAndSet(this, DirSnapshot.UNBUILT, built)) {
                 CUT.setRelease(this, null);
+                // made with the count read at the fork's generation: 2 + subdirectories now
+                long delta = 2L + built.subdirs() - cut.nlink;
+                if (delta != 0) {
+                    changeLinksKeepingTimes(delta);
+                }
             }
         }
         DirSnapshot s = (DirSnapshot) SNAPSHOT.getAcquire(this);

@@ -363,7 +363,7 @@ public class Inode {
      * @param now ctime to set, nanoseconds since the epoch
      */
     public final void dropLinksKeptForFree(int n, long now) {
-        applyLinks(-n, false, now);
+        applyLinks(-n, false, false, now);
     }
 
     /**
@@ -398,7 +398,21 @@ public class Inode {
      * @param now ctime (and mtime) to set, nanoseconds since the epoch
      */
     protected final void changeLinks(long delta, boolean entriesChanged, long now) {
-        if (applyLinks(delta, entriesChanged, now)) {
+        if (applyLinks(delta, entriesChanged, false, now)) {
+            maybeFree();
+        }
+    }
+
+    /**
+     * Adds {@code delta} to the link count by CAS, keeping the times, and frees the inode if the
+     * count reached zero and it is not open: a fork's build correcting the count its copy of a
+     * directory was made with ({@code DirectoryInode}), a delta since the directory's actor may
+     * have changed it meanwhile.
+     *
+     * @param delta links added (negative: dropped)
+     */
+    protected final void changeLinksKeepingTimes(long delta) {
+        if (applyLinks(delta, false, true, 0)) {
             maybeFree();
         }
     }
@@ -410,13 +424,15 @@ public class Inode {
      * @return whether links were dropped (the caller tries the free)
      */
     @SuppressWarnings("ReferenceEquality") // as updateAttrs: the same record means nothing changed
-    private boolean applyLinks(long delta, boolean entriesChanged, long now) {
+    private boolean applyLinks(long delta, boolean entriesChanged, boolean keepTimes, long now) {
         InodeAttrs before;
         while (true) {
             InodeAttrs cur = attrsAcquire();
             long nlink = Math.max(0, cur.nlink() + delta);
             InodeAttrs next =
-                    entriesChanged ? cur.withNlinkModified(nlink, now) : cur.withNlink(nlink, now);
+                    entriesChanged
+                            ? cur.withNlinkModified(nlink, now)
+                            : cur.withNlink(nlink, keepTimes ? cur.ctime() : now);
             // s_remove_count: counted before the store that makes the inode unlinked, so
             // whoever sees it unlinked (and may free it) sees it counted.
             boolean last = cur.nlink() > 0 && nlink == 0;

@@ -611,42 +611,6 @@ public class RegularInode extends Inode {
         }
     }
 
-    /**
-     * The source's side of {@code SeqVfs.fork()}'s cut: returns the current version for the fork's
-     * copy of this file ({@link #adoptForkedData}). The caller holds the owner's publication gate
-     * closed, so no change of the data is in flight (every one runs inside the gate: the versions
-     * it takes are one cut, and no write is half done in any of them), and has bumped the owner's
-     * fork generation: the next write here finds the generation moved on and marks this version
-     * shared first ({@link #preserveForForks}), so it copies a page before changing it (page by
-     * page, on first write) and never writes this version in place: neither side sees the other's
-     * writes. O(1); takes no lock.
-     *
-     * @return the current version
-     */
-    public FileData dataAtCut() {
-        return dataAcquire();
-    }
-
-    /**
-     * The fork's side of {@code SeqVfs.fork()}: makes this new inode, which no reader can reach
-     * yet, hold {@code d} (a version {@link #dataAtCut} returned), shared, with its {@code
-     * d.allocatedBytes()} recorded as charged (the caller charged them to the owner). O(1).
-     *
-     * @param d the version the source shares
-     */
-    public void adoptForkedData(FileData d) {
-        writeLock.lock();
-        try {
-            DATA.setRelease(this, d);
-            markShared(d);
-            dataGen = 0;
-            // charged to the fork's superblock, and counted in its tree, at once: not again
-            charged.addAndGet(d.allocatedBytes());
-        } finally {
-            writeLock.unlock();
-        }
-    }
-
     private void markShared(FileData d) {
         if (d.pages() > 0) {
             shared = d;
