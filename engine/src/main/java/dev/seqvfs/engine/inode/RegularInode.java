@@ -306,6 +306,23 @@ public class RegularInode extends Inode {
     }
 
     /**
+     * {@return how many older versions of the data this file keeps for forks (tests)} Takes the
+     * write lock.
+     */
+    public int keptDataVersions() {
+        writeLock.lock();
+        try {
+            int n = 0;
+            for (Frozen f = frozen; f != null; f = f.next) {
+                n++;
+            }
+            return n;
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /**
      * The writer's side of a fork ({@link Versioned}), first in every change of the data, holding
      * the write lock inside the owner's publication gate (so no fork is taken meanwhile): if a fork
      * was taken since the data was published, marks the current version shared (its pages are
