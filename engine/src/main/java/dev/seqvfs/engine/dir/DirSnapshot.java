@@ -85,14 +85,7 @@ public final class DirSnapshot implements Versioned<DirSnapshot> {
 
     private static final Dentry[] NO_ENTRIES = new Dentry[0];
     private static final DirSnapshot EMPTY =
-            new DirSnapshot(0, NO_ENTRIES, null, null, FIRST_COOKIE, 0, false, 0, null);
-
-    /**
-     * The placeholder an unbuilt directory of a fork holds until its first read builds it ({@link
-     * DirectoryInode#snapshotAcquire()}); compared by identity, never returned to a reader.
-     */
-    static final DirSnapshot UNBUILT =
-            new DirSnapshot(0, NO_ENTRIES, null, null, FIRST_COOKIE, 0, false, 0, null);
+            new DirSnapshot(0, NO_ENTRIES, null, null, FIRST_COOKIE, 0, false, 0, null, null);
 
     private final long seq;
 
@@ -115,6 +108,29 @@ public final class DirSnapshot implements Versioned<DirSnapshot> {
     @SuppressWarnings("unused") // accessed through PREV
     private volatile DirSnapshot prev;
 
+    /**
+     * In a fork's directory, how it sees the entries it still shares with its source (the source's
+     * dentries, bound to the source's inodes): each is shown as its twin, made on first sight
+     * ({@link Twins}); {@code null} when every entry is this directory's own. Carried by every
+     * version made from this one.
+     */
+    private final Twins twins;
+
+    /**
+     * A fork's view of the source's entries in its copy of a directory ({@code TreeFork}): the
+     * fork's twin of each, the same object every time it is asked.
+     */
+    interface Twins {
+        /**
+         * {@return the dentry the fork shows for {@code d}, one of this snapshot's raw entries: its
+         * twin, made on first sight, or {@code d} itself if it is the fork's own} Thread-safe;
+         * never blocks for long (a map insert).
+         *
+         * @param d a raw entry
+         */
+        Dentry twinOf(Dentry d);
+    }
+
     private DirSnapshot(
             long seq,
             Dentry[] small,
@@ -124,7 +140,8 @@ public final class DirSnapshot implements Versioned<DirSnapshot> {
             int subdirs,
             boolean dead,
             long gen,
-            DirSnapshot prev) {
+            DirSnapshot prev,
+            Twins twins) {
         this.seq = seq;
         this.small = small;
         this.names = names;
@@ -134,6 +151,7 @@ public final class DirSnapshot implements Versioned<DirSnapshot> {
         this.dead = dead;
         this.gen = gen;
         PREV.set(this, prev);
+        this.twins = twins;
     }
 
     /**
@@ -147,9 +165,11 @@ public final class DirSnapshot implements Versioned<DirSnapshot> {
             int subdirs,
             boolean dead,
             long gen,
-            DirSnapshot prev) {
+            DirSnapshot prev,
+            Twins twins) {
         if (entries.length <= SMALL_MAX) {
-            return new DirSnapshot(seq, entries, null, null, nextCookie, subdirs, dead, gen, prev);
+            return new DirSnapshot(
+                    seq, entries, null, null, nextCookie, subdirs, dead, gen, prev, twins);
         }
         NameTable n = NameTable.EMPTY;
         TreeMap<Object, Dentry> o = TreeMap$.MODULE$.empty(LONG_ORDER);
@@ -157,7 +177,7 @@ public final class DirSnapshot implements Versioned<DirSnapshot> {
             n = n.with(d);
             o = o.updated(d.cookie(), d);
         }
-        return new DirSnapshot(seq, null, n, o, nextCookie, subdirs, dead, gen, prev);
+        return new DirSnapshot(seq, null, n, o, nextCookie, subdirs, dead, gen, prev, twins);
     }
 
     /** {@return the snapshot of a new, empty directory (version 0)} */
@@ -198,7 +218,7 @@ public final class DirSnapshot implements Versioned<DirSnapshot> {
             return this;
         }
         return new DirSnapshot(
-                seq, small, names, order, nextCookie, subdirs, dead, newGen, newPrev);
+                seq, small, names, order, nextCookie, subdirs, dead, newGen, newPrev, twins);
     }
 
     /** {@return whether the directory has been removed ({@code rmdir}, or replaced by a rename)} */
@@ -229,7 +249,47 @@ public final class DirSnapshot implements Versioned<DirSnapshot> {
      * @return the dentry, or {@code null} if absent
      */
     public Dentry lookup(String name) {
-        return find(name, 0, name.length(), name.hashCode());
+        return shown(find(name, 0, name.length(), name.hashCode()));
+    }
+
+    /**
+     * {@return {@code d}, a raw entry (or {@code null}), as readers see it: in a fork's directory,
+     * the twin of an entry it shares with its source ({@link Twins})}
+     */
+    private Dentry shown(Dentry d) {
+        Twins t = twins;
+        return t == null || d == null ? d : t.twinOf(d);
+    }
+
+    /**
+     * {@return a fork's copy of {@code source} (the source directory's snapshot at the fork's
+     * generation): the same entries, names, cookies and version number, shared, not copied, each
+     * shown through {@code twins} as the fork's twin of it, made on first sight; generation 0 and
+     * no older version (the fork's first state)} O(1).
+     *
+     * @param source the source's snapshot (itself a fork's, for a fork of a fork)
+     * @param twins the fork's view of the entries
+     */
+    static DirSnapshot forked(DirSnapshot source, Twins twins) {
+        return new DirSnapshot(
+                source.seq,
+                source.small,
+                source.names,
+                source.order,
+                source.nextCookie,
+                source.subdirs,
+                source.dead,
+                0,
+                null,
+                twins);
+    }
+
+    /**
+     * {@return how this snapshot shows the entries it shares with its source ({@link Twins}), or
+     * {@code null} if it shows its raw entries}
+     */
+    Twins twins() {
+        return twins;
     }
 
     /**
@@ -248,7 +308,7 @@ public final class DirSnapshot implements Versioned<DirSnapshot> {
      */
     public Dentry lookup(String path, int off, int end, int hash) {
         Objects.checkFromToIndex(off, end, path.length());
-        return find(path, off, end, hash);
+        return shown(find(path, off, end, hash));
     }
 
     /** The lookup of both forms: a scan of the small array, or the trie. */
@@ -319,9 +379,9 @@ public final class DirSnapshot implements Versioned<DirSnapshot> {
                 System.arraycopy(sm, at + 1, e, at, sm.length - at - 1);
             }
             e[e.length - 1] = d;
-            return of(seq + 1, e, nextCookie + 1, sub, false, gen, prevAcquire());
+            return of(seq + 1, e, nextCookie + 1, sub, false, gen, prevAcquire(), twins);
         }
-        Dentry old = lookup(name);
+        Dentry old = find(name, 0, name.length(), name.hashCode());
         TreeMap<Object, Dentry> o = order;
         if (old != null) {
             o = o.removed(old.cookie());
@@ -331,7 +391,8 @@ public final class DirSnapshot implements Versioned<DirSnapshot> {
         }
         NameTable n = names.with(d);
         o = o.updated(nextCookie, d);
-        return new DirSnapshot(seq + 1, null, n, o, nextCookie + 1, sub, false, gen, prevAcquire());
+        return new DirSnapshot(
+                seq + 1, null, n, o, nextCookie + 1, sub, false, gen, prevAcquire(), twins);
     }
 
     /**
@@ -351,15 +412,15 @@ public final class DirSnapshot implements Versioned<DirSnapshot> {
             System.arraycopy(sm, 0, e, 0, at);
             System.arraycopy(sm, at + 1, e, at, e.length - at);
             return new DirSnapshot(
-                    seq + 1, e, null, null, nextCookie, sub, false, gen, prevAcquire());
+                    seq + 1, e, null, null, nextCookie, sub, false, gen, prevAcquire(), twins);
         }
-        Dentry old = lookup(name);
+        Dentry old = find(name, 0, name.length(), name.hashCode());
         if (old == null) {
             return this;
         }
         int sub = old.inode().type() == FileType.DIRECTORY ? subdirs - 1 : subdirs;
         if (names.size() - 1 <= SMALL_MAX / 2) {
-            Dentry[] all = entryArray();
+            Dentry[] all = rawEntryArray();
             Dentry[] e = new Dentry[all.length - 1];
             for (int i = 0, k = 0; i < all.length; i++) {
                 if (all[i] != old) {
@@ -367,7 +428,7 @@ public final class DirSnapshot implements Versioned<DirSnapshot> {
                 }
             }
             return new DirSnapshot(
-                    seq + 1, e, null, null, nextCookie, sub, false, gen, prevAcquire());
+                    seq + 1, e, null, null, nextCookie, sub, false, gen, prevAcquire(), twins);
         }
         return new DirSnapshot(
                 seq + 1,
@@ -378,113 +439,15 @@ public final class DirSnapshot implements Versioned<DirSnapshot> {
                 sub,
                 false,
                 gen,
-                prevAcquire());
+                prevAcquire(),
+                twins);
     }
 
     /**
-     * {@return a version with the same names, cookies, order and version number in which each entry
-     * is bound to {@code twin}'s image of its inode, or dropped where that is {@code null}} A
-     * fork's copy of a directory: no hashing, since the maps keep their shape ({@link
-     * #twinnedInOrder}). {@code twin} is called once per entry, in cookie order.
-     *
-     * @param twin the fork's inode for a source entry, or {@code null} to leave the entry out
+     * {@return every raw entry in cookie order (not shown through {@link Twins}), in a new array as
+     * long as {@link #size()}}
      */
-    DirSnapshot twinned(java.util.function.Function<Dentry, Inode> twin) {
-        Dentry[] entries = entryArray();
-        Inode[] twins = new Inode[entries.length];
-        for (int i = 0; i < entries.length; i++) {
-            twins[i] = twin.apply(entries[i]);
-        }
-        return twinnedInOrder(twins);
-    }
-
-    /**
-     * {@return a version with the same names, cookies, order and version number in which the {@code
-     * i}-th entry in cookie order ({@link #entryArray()}) is bound to {@code twins[i]}, or dropped
-     * where that is {@code null}; generation 0 and no older version (a fork's first state)} What
-     * {@link #twinned(java.util.function.Function)} does, for a caller that already holds the
-     * entries in order (a fork's build of a directory, {@code TreeFork}): no hashing; each entry
-     * found by its cookie, in O(1) when the cookies are dense (spread over at most 4n values, as a
-     * directory that was filled and not thinned out has them), else by binary search.
-     *
-     * @param twins the fork's inode for each entry, in cookie order, as long as {@link #size()}
-     */
-    DirSnapshot twinnedInOrder(Inode[] twins) {
-        int n = size();
-        if (twins.length != n) {
-            throw new IllegalArgumentException(twins.length + " twins for " + n + " entries");
-        }
-        Dentry[] sm = small;
-        if (sm != null) {
-            Dentry[] e = new Dentry[n];
-            int k = 0;
-            int sub = subdirs;
-            for (int i = 0; i < n; i++) {
-                Dentry d = sm[i];
-                if (twins[i] == null) {
-                    if (d.inode().type() == FileType.DIRECTORY) {
-                        sub--;
-                    }
-                } else {
-                    e[k++] = new Dentry(d.name(), twins[i], d.cookie(), d.flags());
-                }
-            }
-            return new DirSnapshot(
-                    seq,
-                    k == n ? e : Arrays.copyOf(e, k),
-                    null,
-                    null,
-                    nextCookie,
-                    sub,
-                    dead,
-                    0,
-                    null);
-        }
-        long[] cookies = new long[n];
-        Dentry[] copies = new Dentry[n];
-        List<String> dropped = new ArrayList<>(0);
-        Iterator<Dentry> it = order.valuesIterator();
-        for (int i = 0; i < n; i++) {
-            Dentry d = it.next();
-            cookies[i] = d.cookie();
-            if (twins[i] == null) {
-                dropped.add(d.name());
-            } else {
-                copies[i] = new Dentry(d.name(), twins[i], d.cookie(), d.flags());
-            }
-        }
-        // Cookies are given in order and rarely skipped: when they are dense, index by them.
-        long min = n == 0 ? 0 : cookies[0];
-        long span = n == 0 ? 0 : cookies[n - 1] - min + 1;
-        int[] at = span <= 4L * n ? new int[(int) span] : null;
-        if (at != null) {
-            for (int i = 0; i < n; i++) {
-                at[(int) (cookies[i] - min)] = i;
-            }
-        }
-        java.util.function.UnaryOperator<Dentry> copyOf =
-                d -> {
-                    int i =
-                            at != null
-                                    ? at[(int) (d.cookie() - min)]
-                                    : java.util.Arrays.binarySearch(cookies, d.cookie());
-                    Dentry c = copies[i];
-                    return c == null ? d : c;
-                };
-        NameTable nt = names.mapped(copyOf);
-        TreeMap<Object, Dentry> o = order.transform((k, d) -> copyOf.apply(d));
-        DirSnapshot out = new DirSnapshot(seq, null, nt, o, nextCookie, subdirs, dead, 0, null);
-        for (String name : dropped) {
-            DirSnapshot w = out.without(name);
-            out =
-                    new DirSnapshot(
-                            seq, w.small, w.names, w.order, nextCookie, w.subdirs, dead, 0, null);
-        }
-        return out;
-    }
-
-    /** {@return every entry in cookie order, in a new array as long as {@link #size()}} */
-    Dentry[] entryArray() {
+    private Dentry[] rawEntryArray() {
         Dentry[] sm = small;
         if (sm != null) {
             return sm.clone();
@@ -503,7 +466,7 @@ public final class DirSnapshot implements Versioned<DirSnapshot> {
             throw new IllegalStateException("directory snapshot already dead");
         }
         return new DirSnapshot(
-                seq + 1, NO_ENTRIES, null, null, nextCookie, 0, true, gen, prevAcquire());
+                seq + 1, NO_ENTRIES, null, null, nextCookie, 0, true, gen, prevAcquire(), null);
     }
 
     /**
@@ -523,14 +486,14 @@ public final class DirSnapshot implements Versioned<DirSnapshot> {
                     break;
                 }
                 if (d.cookie() > afterCookie) {
-                    out.add(d);
+                    out.add(shown(d));
                 }
             }
             return out;
         }
         Iterator<Dentry> it = order.valuesIteratorFrom(afterCookie + 1);
         while (it.hasNext() && out.size() < max) {
-            out.add(it.next());
+            out.add(shown(it.next()));
         }
         return out;
     }

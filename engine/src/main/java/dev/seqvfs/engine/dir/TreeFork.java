@@ -10,10 +10,10 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The fork of one superblock's tree for {@code SeqVfs.fork()}: the fork's superblock starts with an
- * <em>unbuilt</em> root, and each of its directories is made, with the copies ("twins") of its
- * entries, the first time anything reads it in the fork ({@link DirectoryInode#snapshotAcquire()}),
- * from the source's state at the fork's generation.
+ * The fork of one superblock's tree for {@code SeqVfs.fork()}: each of the fork's directories
+ * starts as its source directory's snapshot at the fork's generation, shared, not copied, whose
+ * entries the fork shows as its own twins of them, each made the first time anything in the fork
+ * sees it ({@link DirSnapshot#forked}, {@link Twins}).
  *
  * <h2>What a fork keeps: nothing of the source's tree</h2>
  *
@@ -21,34 +21,39 @@ import java.util.concurrent.ConcurrentHashMap;
  * - 1} to {@code k} ({@code ForkGenerations.bump}, O(1)), and the source's writers keep, from then
  * on, the version of each directory snapshot, attribute set and file's data that they replace first
  * in generation {@code k} or later, for as long as the fork is open ({@link
- * dev.seqvfs.engine.inode.Versioned}). So the fork holds this object, its root's {@link Cut} and
- * the source's objects it names; a directory's build reads the source's snapshot at {@code k}
- * ({@link DirectoryInode#snapshotAt}) and, per entry, the attributes at {@code k} ({@link
+ * dev.seqvfs.engine.inode.Versioned}). A twin is made from the source's versions at {@code k}: a
+ * directory's snapshot ({@link DirectoryInode#snapshotAt}), an inode's attributes ({@link
  * Inode#attrsAt}); a file's data is read only at the first use of its twin ({@link
- * RegularInode#forkedFrom}, {@link RegularInode#dataAt}).
+ * RegularInode#forkedFrom}, {@link RegularInode#dataAt}). So {@code fork()} makes the fork's root
+ * and its view, the first look at a directory makes the directory's twin and view (O(1)), and the
+ * first sight of an entry (a lookup that finds it, a listing that shows it) makes its twin: the
+ * fork pays per entry it touches, never per entry of a directory it touches.
  *
  * <h2>Concurrency</h2>
  *
  * <ul>
- *   <li>A build may run on any thread of the fork, several at once on one directory: each makes its
- *       own snapshot and twins from what it reads of the source (immutable versions: snapshots,
- *       attributes, symlink targets) and publishes by one CAS of the directory's snapshot ({@link
- *       DirectoryInode#snapshotAcquire()}); a loser drops what it made. It takes no lock and
- *       changes nothing of the source (a file's data is read later, under the source file's lock).
- *   <li>A file with several names at {@code k} gets one twin whichever name is built first: made
- *       once by {@link ConcurrentHashMap#computeIfAbsent} on {@link #linked}, which orders it
- *       before every other builder that finds it there; the winning snapshot CAS (release)
- *       publishes the twins it holds.
- *   <li>{@link #target} and {@link #k} are final; a {@link Cut} is immutable. Both reach other
- *       threads through the publication of the fork's namespace or of a built snapshot.
+ *   <li>A twin may be made by any thread of the fork, several at once for one entry (two walks
+ *       through the same fresh directory): each makes its own from what it reads of the source
+ *       (immutable versions: snapshots, attributes, symlink targets), and one {@link
+ *       ConcurrentHashMap#putIfAbsent} on the directory's view decides which is the twin; the
+ *       others are dropped (they have done nothing anyone can see). The map's insert orders the
+ *       twin's making before every reader that finds it. It takes no lock of the source and changes
+ *       nothing of it (a file's data is read later, under the source file's lock).
+ *   <li>A file with several names at {@code k} gets one twin whichever name is seen first: made
+ *       once by {@link ConcurrentHashMap#computeIfAbsent} on {@link #linked}.
+ *   <li>A directory's view lives as long as its snapshots: every version the fork's writers make of
+ *       it carries the view, so an entry it still shares is shown as the same twin whatever changed
+ *       around it. A fork of the fork shows an entry through both views (its source's first, then
+ *       its own).
+ *   <li>{@link #target} and {@link #k} are final; a view's fields are final. Both reach other
+ *       threads through the publication of the fork's namespace or of a snapshot.
  * </ul>
  *
  * <p>Link counts: a non-directory's is its count at {@code k}, which equals its names at {@code k}
  * (every change of a file's link count is made in the gate section of the publication that changed
- * its names, CONCURRENCY.md "Fork"). A directory's starts as its count at {@code k}, and its build
- * adds the difference to {@code 2 +} its subdirectories (a directory's own count is updated after
- * its publication, outside the gate, so the one read at {@code k} may be a step behind), as a
- * delta, since its actor may change it by then.
+ * its names, CONCURRENCY.md "Fork"). A directory's is {@code 2 +} the subdirectories of its
+ * snapshot at {@code k} (a directory's own count is updated after its publication, outside the
+ * gate, so the one read at {@code k} may be a step behind).
  */
 public final class TreeFork {
     /** The fork's superblock. */
@@ -57,7 +62,7 @@ public final class TreeFork {
     /** The fork's generation in the source's superblock: it reads the versions below it. */
     private final long k;
 
-    /** The twin of each source inode with several names at {@code k}, made by its first build. */
+    /** The twin of each source inode with several names at {@code k}, made at its first sight. */
     private final ConcurrentHashMap<Inode, Inode> linked = new ConcurrentHashMap<>();
 
     private TreeFork(Superblock target, long k) {
@@ -66,57 +71,55 @@ public final class TreeFork {
     }
 
     /**
-     * What an unbuilt directory of a fork is built from: the source directory, read at the fork's
-     * generation. Immutable.
+     * A fork's view of the entries one of its directories shares with the source's: the twin of
+     * each raw entry, made on first sight and kept here, so the fork sees one twin per entry.
      */
-    static final class Cut {
-        final TreeFork fork;
-        final DirectoryInode source;
+    static final class Twins implements DirSnapshot.Twins {
+        private final TreeFork fork;
+
+        /** The fork's directory: the parent of the twins. */
+        private final DirectoryInode dir;
 
         /**
-         * The link count the twin was made with (the source's at the fork's generation): its build
-         * adds the difference to {@code 2 +} its subdirectories ({@link DirectoryInode}).
+         * How the source's snapshot showed its entries (a fork of a fork: the source's own view),
+         * or {@code null}.
          */
-        final long nlink;
+        private final DirSnapshot.Twins base;
 
-        Cut(TreeFork fork, DirectoryInode source, long nlink) {
+        /** The twin shown for each raw entry seen so far. */
+        private final ConcurrentHashMap<Dentry, Dentry> seen = new ConcurrentHashMap<>();
+
+        Twins(TreeFork fork, DirectoryInode dir, DirSnapshot.Twins base) {
             this.fork = fork;
-            this.source = source;
-            this.nlink = nlink;
+            this.dir = dir;
+            this.base = base;
         }
 
-        /**
-         * Makes the snapshot of {@code twin} (this directory's twin in the fork, unbuilt): the
-         * source's snapshot at the fork's generation with each entry bound to its twin (a new
-         * unbuilt directory, or a file, symlink or special inode holding the entry's attributes at
-         * that generation and, for a file, reading its data from the source on first use), in a
-         * snapshot of the same names, cookies and shape ({@link DirSnapshot#twinnedInOrder}).
-         * Called by {@link DirectoryInode#snapshotAcquire()} on whatever thread first reads the
-         * twin; may run on several at once (see the class comment). O(entries); copies no page and
-         * takes no lock.
-         */
-        DirSnapshot build(DirectoryInode twin) {
-            long k = fork.k;
-            DirSnapshot snap = source.snapshotAt(k);
-            Dentry[] entries = snap.entryArray();
-            Inode[] twins = new Inode[entries.length];
-            for (int i = 0; i < entries.length; i++) {
-                Dentry e = entries[i];
-                Inode child = e.inode();
-                InodeAttrs a = child.attrsAt(k).withVersion(0, null);
-                twins[i] =
-                        child instanceof DirectoryInode sub
-                                ? fork.unbuiltTwin(sub, a, twin, e.name())
-                                : fork.twinOf(child, a, twin, e.name());
+        @Override
+        public Dentry twinOf(Dentry d) {
+            Dentry t = seen.get(d);
+            if (t != null) {
+                return t;
             }
-            return snap.twinnedInOrder(twins);
+            if (d.inode().owner() == fork.target) {
+                return d; // the fork's own entry
+            }
+            Dentry src = base == null ? d : base.twinOf(d);
+            Dentry made =
+                    new Dentry(
+                            src.name(),
+                            fork.twinOf(src.inode(), dir, src.name()),
+                            src.cookie(),
+                            src.flags());
+            Dentry won = seen.putIfAbsent(d, made);
+            return won == null ? made : won;
         }
     }
 
     /**
      * Gives {@code target} (a new superblock of {@code source}'s type, continuing its inode
-     * numbers, that nothing has mounted or published yet) an unbuilt root: the fork of {@code
-     * source}'s tree at generation {@code k}. Charges {@code target} the tree's inode slots and
+     * numbers, that nothing has mounted or published yet) a root that is the fork of {@code
+     * source}'s root at generation {@code k}. Charges {@code target} the tree's inode slots and
      * bytes at the cut ({@code ForkGenerations}), at once, and starts its tree counts there. O(1).
      *
      * @param source the source superblock
@@ -141,16 +144,17 @@ public final class TreeFork {
         target.forks().inherit(slots, bytes);
         TreeFork f = new TreeFork(target, k);
         DirectoryInode root = target.root();
-        InodeAttrs a = source.root().attrsAt(k).withVersion(0, null);
+        DirSnapshot s = source.root().snapshotAt(k);
+        InodeAttrs a = withDirLinks(source.root().attrsAt(k), s);
         root.updateDirAttrs(x -> a);
-        root.startUnbuilt(new Cut(f, source.root(), a.nlink()));
+        root.startForked(DirSnapshot.forked(s, new Twins(f, root, s.twins())));
         return f;
     }
 
     /**
      * {@return the fork's twin of the directory at {@code path} (names from the root, as they were
-     * at the fork's generation), built along the way, or {@code null} if a name is missing or not a
-     * directory} For the mounts of the source on its directories.
+     * at the fork's generation), or {@code null} if a name is missing or not a directory} For the
+     * mounts of the source on its directories.
      *
      * @param path the names from the superblock's root
      */
@@ -166,18 +170,28 @@ public final class TreeFork {
         return d;
     }
 
-    /** A new twin of source directory {@code dir}, unbuilt, under {@code parentTwin}. */
-    private DirectoryInode unbuiltTwin(
-            DirectoryInode dir, InodeAttrs a, DirectoryInode parentTwin, String name) {
-        DirectoryInode copy =
-                (DirectoryInode)
-                        target.sop().newInode(target, dir.ino(), a, parentTwin, name, null);
-        copy.startUnbuilt(new Cut(this, dir, a.nlink()));
-        return copy;
-    }
-
-    /** The twin of a non-directory entry: a new inode, or the one twin of a file with names. */
-    private Inode twinOf(Inode child, InodeAttrs a, DirectoryInode parent, String name) {
+    /**
+     * The twin of source inode {@code child}, named {@code name} in the fork's directory {@code
+     * parent}: a directory shown through a view of its own, a file whose data is read on first use,
+     * a symlink, a special file; the one twin of a file with several names.
+     */
+    private Inode twinOf(Inode child, DirectoryInode parent, String name) {
+        InodeAttrs a = child.attrsAt(k).withVersion(0, null);
+        if (child instanceof DirectoryInode dir) {
+            DirSnapshot s = dir.snapshotAt(k);
+            DirectoryInode copy =
+                    (DirectoryInode)
+                            target.sop()
+                                    .newInode(
+                                            target,
+                                            dir.ino(),
+                                            withDirLinks(a, s),
+                                            parent,
+                                            name,
+                                            null);
+            copy.startForked(DirSnapshot.forked(s, new Twins(this, copy, s.twins())));
+            return copy;
+        }
         if (a.nlink() <= 1) {
             return copyOf(child, a, parent, name);
         }
@@ -191,5 +205,14 @@ public final class TreeFork {
             dst.forkedFrom(src, k, a.blocks() * 512);
         }
         return copy;
+    }
+
+    /**
+     * {@return {@code a} (a directory's attributes at the fork's generation) with the link count of
+     * {@code s}, its snapshot then: {@code 2 +} its subdirectories}
+     */
+    private static InodeAttrs withDirLinks(InodeAttrs a, DirSnapshot s) {
+        long nlink = 2L + s.subdirs();
+        return a.nlink() == nlink ? a : a.withNlink(nlink, a.ctime());
     }
 }
