@@ -44,6 +44,13 @@ import scala.math.Ordering;
  *   <li>A dead snapshot (after {@code rmdir}) is empty and is never replaced.
  * </ul>
  *
+ * <p>A fork's directory (see {@code TreeFork}) starts as its source's snapshot, shared whole, with
+ * a view ({@link Twins}) through which every lookup and listing shows each entry it still shares
+ * with the source as the fork's twin of it, made on first sight; every version made from it carries
+ * the view, and the fork's own entries are shown as themselves. The structure (array, trie, tree)
+ * holds the raw entries; only {@link #lookup}, {@link #entriesAfter} and {@link #entries} show
+ * them.
+ *
  * <p>Besides its entries a snapshot carries what a fork of its superblock needs ({@link
  * Versioned}): the fork generation it was published in, and the snapshot it replaced if that one
  * belongs to an older generation, while an open fork may read it. Every version made from this one

@@ -28,7 +28,21 @@ import java.util.concurrent.locks.ReentrantLock;
  * write lock of DESIGN.md, "File data"), which serializes writers, truncates and {@code O_APPEND}
  * offset choices. A writer publishes the data first and the attributes (size, blocks, mtime, ctime)
  * second, both under the lock, so the attributes' size never runs ahead of the data. The lock is
- * held for one write, never across a message.
+ * held for one write, never across a message. Every change of the data (write, truncate,
+ * allocation) also runs inside the owner's publication gate, entered after the lock ({@link
+ * InodeOwner#enterDataGate}), so a fork's cut, which closes the gate, finds none half done.
+ *
+ * <h2>Forks (issue 15)</h2>
+ *
+ * The first change after a fork of the owner ({@link InodeOwner#forkGen()} above {@code dataGen})
+ * keeps the current version for the forks that may read it ({@code frozen}, with the generation it
+ * was published in, {@link #dataAt}) and marks it {@code shared}, so its pages are copied before
+ * they are written and never written in place again ({@link #preserveForForks}). A fork's copy of a
+ * file starts with no data ({@code data} null, {@link #forkedFrom}) and takes the version its fork
+ * reads from its source at its first use, under this file's write lock and then the source file's
+ * (a fork's lock before its source's, never the reverse): the one time a reader of file data takes
+ * a lock. {@code dataGen}, {@code frozen}, {@code shared} and {@code sharedLeft} are guarded by the
+ * write lock.
  *
  * <h2>In-place writes and the sequence count (issue 15)</h2>
  *
