@@ -642,6 +642,26 @@ public class RegularInode extends Inode {
         }
     }
 
+    /**
+     * Makes this new inode, which no reader can reach yet, hold {@code d}, data a file system type
+     * loaded at mount (persistfs's recovery), marked shared: the loader may keep its pages, so this
+     * file's writes copy a page before changing it. Records {@code d.allocatedBytes()} bytes as
+     * charged to this file and counts them in the owner's tree; the caller charged them to the
+     * owner ({@code Superblock.chargeBytes}). Takes the write lock; O(1).
+     *
+     * @param d the data loaded
+     */
+    public void adoptLoadedData(FileData d) {
+        writeLock.lock();
+        try {
+            DATA.setRelease(this, d);
+            markShared(d);
+            addCharge(d.allocatedBytes());
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
     private void markShared(FileData d) {
         if (d.pages() > 0) {
             shared = d;
