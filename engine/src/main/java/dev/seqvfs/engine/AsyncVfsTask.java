@@ -130,6 +130,22 @@ public final class AsyncVfsTask {
     }
 
     /**
+     * {@link VfsTask#reopen}: cancellable as {@link #openat} is.
+     *
+     * @param fd the descriptor whose inode to open
+     * @param flags {@code O_*} flags ({@link OpenFlags}); {@code O_CREAT} opens the existing inode
+     * @return a future of the new descriptor, the lowest free one
+     */
+    public CompletableFuture<Integer> reopen(int fd, int flags) {
+        OpenFuture out = new OpenFuture(x -> c.labelAny(x, Syscall.OPEN, null, null));
+        out.follow(Revalidate.retrying(() -> c.opens.reopen(fd, flags, out)));
+        if (!out.isDone()) {
+            c.failAtShutdown(out, Syscall.OPEN, null, null);
+        }
+        return out;
+    }
+
+    /**
      * {@link VfsTask#close}.
      *
      * @param fd the descriptor
@@ -1018,7 +1034,7 @@ public final class AsyncVfsTask {
      *     working directory
      * @param path the path; a relative one starts at {@code dirfd}
      * @param mode the new permission bits ({@code 07777})
-     * @param flags {@code AT_SYMLINK_NOFOLLOW}, or 0
+     * @param flags {@code AT_SYMLINK_NOFOLLOW}, {@code AT_EMPTY_PATH}, or 0
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> fchmodat(int dirfd, CharSequence path, int mode, int flags) {
@@ -1448,6 +1464,116 @@ public final class AsyncVfsTask {
     }
 
     // ---------------------------------------------------------------- the task
+
+    /**
+     * {@link VfsTask#setxattrat}.
+     *
+     * @param dirfd the directory a relative path starts from, {@link VfsTask#AT_FDCWD}, or the
+     *     descriptor itself with {@code AT_EMPTY_PATH}
+     * @param path the path; a relative one starts at {@code dirfd}
+     * @param atFlags {@code AT_SYMLINK_NOFOLLOW}, {@code AT_EMPTY_PATH}, or 0
+     * @param name the full name, namespace prefix included
+     * @param value the value, 0 to 65,536 bytes (copied)
+     * @param flags {@link dev.seqvfs.protocol.Xattr#XATTR_CREATE}, {@link
+     *     dev.seqvfs.protocol.Xattr#XATTR_REPLACE}, or 0
+     * @return a future completed when the call is done
+     */
+    public CompletableFuture<Void> setxattrat(
+            int dirfd, CharSequence path, int atFlags, String name, byte[] value, int flags) {
+        return c.answer(
+                TaskContext.async(
+                        () -> {
+                            Filename p = TaskContext.path(path, Syscall.SETXATTR);
+                            return Revalidate.retrying(
+                                    () ->
+                                            c.xattrs.setAt(
+                                                    dirfd,
+                                                    p,
+                                                    atFlags,
+                                                    name,
+                                                    value,
+                                                    flags,
+                                                    Syscall.SETXATTR));
+                        }),
+                Syscall.SETXATTR,
+                path,
+                null);
+    }
+
+    /**
+     * {@link VfsTask#getxattrat}.
+     *
+     * @param dirfd the directory a relative path starts from, {@link VfsTask#AT_FDCWD}, or the
+     *     descriptor itself with {@code AT_EMPTY_PATH}
+     * @param path the path; a relative one starts at {@code dirfd}
+     * @param atFlags {@code AT_SYMLINK_NOFOLLOW}, {@code AT_EMPTY_PATH}, or 0
+     * @param name the full name, namespace prefix included
+     * @return a future of the value (a new array)
+     */
+    public CompletableFuture<byte[]> getxattrat(
+            int dirfd, CharSequence path, int atFlags, String name) {
+        return c.answer(
+                TaskContext.now(
+                        () ->
+                                c.xattrs.getAt(
+                                        dirfd,
+                                        TaskContext.path(path, Syscall.GETXATTR),
+                                        atFlags,
+                                        name,
+                                        Syscall.GETXATTR)),
+                Syscall.GETXATTR,
+                path,
+                null);
+    }
+
+    /**
+     * {@link VfsTask#listxattrat}.
+     *
+     * @param dirfd the directory a relative path starts from, {@link VfsTask#AT_FDCWD}, or the
+     *     descriptor itself with {@code AT_EMPTY_PATH}
+     * @param path the path; a relative one starts at {@code dirfd}
+     * @param atFlags {@code AT_SYMLINK_NOFOLLOW}, {@code AT_EMPTY_PATH}, or 0
+     * @return a future of the names (immutable)
+     */
+    public CompletableFuture<List<String>> listxattrat(int dirfd, CharSequence path, int atFlags) {
+        return c.answer(
+                TaskContext.now(
+                        () ->
+                                c.xattrs.listAt(
+                                        dirfd,
+                                        TaskContext.path(path, Syscall.LISTXATTR),
+                                        atFlags,
+                                        Syscall.LISTXATTR)),
+                Syscall.LISTXATTR,
+                path,
+                null);
+    }
+
+    /**
+     * {@link VfsTask#removexattrat}.
+     *
+     * @param dirfd the directory a relative path starts from, {@link VfsTask#AT_FDCWD}, or the
+     *     descriptor itself with {@code AT_EMPTY_PATH}
+     * @param path the path; a relative one starts at {@code dirfd}
+     * @param atFlags {@code AT_SYMLINK_NOFOLLOW}, {@code AT_EMPTY_PATH}, or 0
+     * @param name the full name, namespace prefix included
+     * @return a future completed when the call is done
+     */
+    public CompletableFuture<Void> removexattrat(
+            int dirfd, CharSequence path, int atFlags, String name) {
+        return c.answer(
+                TaskContext.async(
+                        () -> {
+                            Filename p = TaskContext.path(path, Syscall.REMOVEXATTR);
+                            return Revalidate.retrying(
+                                    () ->
+                                            c.xattrs.removeAt(
+                                                    dirfd, p, atFlags, name, Syscall.REMOVEXATTR));
+                        }),
+                Syscall.REMOVEXATTR,
+                path,
+                null);
+    }
 
     /**
      * {@link VfsTask#umask}.

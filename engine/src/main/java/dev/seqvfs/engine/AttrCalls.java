@@ -6,12 +6,14 @@ import dev.seqvfs.engine.dir.DirSnapshot;
 import dev.seqvfs.engine.dir.DirectoryActor;
 import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.dir.PathProof;
+import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.inode.AttrChange;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.IopFlags;
 import dev.seqvfs.engine.inode.Permission;
 import dev.seqvfs.engine.inode.SymlinkInode;
+import dev.seqvfs.engine.notify.Fsnotify;
 import dev.seqvfs.engine.reply.ReplyTo;
 import dev.seqvfs.engine.sb.PublishGate;
 import dev.seqvfs.engine.sb.Superblock;
@@ -20,6 +22,7 @@ import dev.seqvfs.engine.walk.VfsPath;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.FileType;
 import dev.seqvfs.protocol.Filename;
+import dev.seqvfs.protocol.Inotify;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.PathNames;
@@ -55,7 +58,27 @@ final class AttrCalls {
      * directory with entries of its own, that directory and name (else {@code null}: a path ending
      * at a magic link or a computed lookup, which no rename moves).
      */
-    record Found(VfsPath path, DirectoryInode parent, String name, PathProof proof) {}
+    record Found(VfsPath path, DirectoryInode parent, String name, PathProof proof, OpenFile file) {
+        Found(VfsPath path, DirectoryInode parent, String name, PathProof proof) {
+            this(path, parent, name, proof, null);
+        }
+
+        /**
+         * {@return what descriptor {@code fd} names, for a change through it ({@code fchmod} and
+         * friends): its inode, and the open file, through which the change is reported}
+         *
+         * @param t the task
+         * @param fd the descriptor
+         * @param op the call, for errors ({@code EBADF}, also for an {@code O_PATH} descriptor)
+         */
+        static Found byDescriptor(TaskContext t, int fd, Syscall op) {
+            OpenFile f = t.fget(fd, op);
+            if (f.isPath()) {
+                throw new VfsException(Errno.EBADF, op, null);
+            }
+            return new Found(new VfsPath(f.mount(), f.inode()), null, null, null, f);
+        }
+    }
 
     /**
      * {@link #resolve} for a change: also where the final inode was found, and the walk's proof.
@@ -214,7 +237,7 @@ final class AttrCalls {
     }
 
     CompletableFuture<Void> fchmodat(int dirfd, Filename path, int mode, int flags) {
-        if ((flags & ~OpenFlags.AT_SYMLINK_NOFOLLOW) != 0) {
+        if ((flags & ~(OpenFlags.AT_SYMLINK_NOFOLLOW | OpenFlags.AT_EMPTY_PATH)) != 0) {
             throw new VfsException(Errno.EINVAL, Syscall.CHMOD, path);
         }
         Found f = resolveForChange(dirfd, path, Syscall.CHMOD, flags);
@@ -254,7 +277,7 @@ final class AttrCalls {
             if (flags != 0) {
                 throw new VfsException(Errno.EINVAL, Syscall.UTIMENSAT, null);
             }
-            f = new Found(t.fileFdPath(dirfd, Syscall.UTIMENSAT), null, null, null);
+            f = Found.byDescriptor(t, dirfd, Syscall.UTIMENSAT);
         } else {
             f = resolveForChange(dirfd, path, Syscall.UTIMENSAT, flags);
         }
@@ -343,6 +366,13 @@ final class AttrCalls {
             }
             if (sb != null) {
                 sb.sop().dirtyInode(sb, i);
+            }
+            // fsnotify_change / fsnotify_xattr: to the directory the file is in (with its name)
+            // and to the inode
+            if (f.file() != null) {
+                Fsnotify.file(f.file(), Inotify.IN_ATTRIB);
+            } else {
+                Fsnotify.child(f.parent(), f.name(), i, Inotify.IN_ATTRIB);
             }
         } catch (VfsException e) {
             throw e.withContext(op, path, null);

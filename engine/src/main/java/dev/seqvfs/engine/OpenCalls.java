@@ -86,6 +86,32 @@ final class OpenCalls {
      */
     CompletableFuture<Integer> openat(
             int dirfd, Filename path, int flags, int mode, OpenFuture req) {
+        return openat(dirfd, path, flags, mode, req, false);
+    }
+
+    /**
+     * {@code open(2)} of {@code /proc/self/fd/FD} ({@code proc_pid_fd(5)}): a new open file
+     * description of the inode {@code fd} names, any descriptor, {@code O_PATH} ones included, made
+     * with {@code flags} and checked as an open of that inode ({@code may_open}); no path is
+     * walked. {@code O_CREAT} opens the existing inode ({@code EEXIST} with {@code O_EXCL}).
+     */
+    CompletableFuture<Integer> reopen(int fd, int flags, OpenFuture req) {
+        if ((flags & (OpenFlags.O_CREAT | OpenFlags.O_EXCL))
+                == (OpenFlags.O_CREAT | OpenFlags.O_EXCL)) {
+            t.fget(fd, Syscall.OPEN);
+            throw new VfsException(Errno.EEXIST, Syscall.OPEN, null);
+        }
+        return openat(fd, EMPTY, flags & ~OpenFlags.O_CREAT, 0, req, true);
+    }
+
+    private static final Filename EMPTY = Filename.of("");
+
+    /**
+     * @param emptyPath whether {@code path} is empty and names {@code dirfd} itself ({@link
+     *     #reopen})
+     */
+    private CompletableFuture<Integer> openat(
+            int dirfd, Filename path, int flags, int mode, OpenFuture req, boolean emptyPath) {
         if ((flags & OpenFlags.O_TMPFILE) == OpenFlags.O_TMPFILE) {
             throw new VfsException(Errno.EOPNOTSUPP, Syscall.OPEN, path);
         }
@@ -111,8 +137,8 @@ final class OpenCalls {
             throw new VfsException(Errno.EMFILE, Syscall.OPEN, path);
         }
         for (int attempt = 0; ; attempt++) {
-            VfsPath start = t.startFor(dirfd, ip, Syscall.OPEN, path, false);
-            OpenTarget target = t.walk(start, ip, Syscall.OPEN, nd -> walkOpen(nd, f));
+            VfsPath start = t.startFor(dirfd, ip, Syscall.OPEN, path, emptyPath);
+            OpenTarget target = t.walk(start, ip, Syscall.OPEN, nd -> walkOpen(nd, f, emptyPath));
             if (target.existing() != null) {
                 if (isFifo(target.existing(), f)) {
                     CompletableFuture<Integer> fd =
@@ -427,15 +453,22 @@ final class OpenCalls {
                 file, (f & OpenFlags.O_CLOEXEC) != 0, req == null ? null : req.claim(), path);
     }
 
-    private static OpenTarget walkOpen(Nameidata nd, int flags) {
+    private static OpenTarget walkOpen(Nameidata nd, int flags, boolean emptyPath) {
         boolean nofollow = (flags & OpenFlags.O_NOFOLLOW) != 0;
         if ((flags & OpenFlags.O_CREAT) == 0) {
             int lf =
                     (nofollow ? 0 : Nameidata.LOOKUP_FOLLOW)
                             | ((flags & OpenFlags.O_DIRECTORY) != 0
                                     ? Nameidata.LOOKUP_DIRECTORY
-                                    : 0);
+                                    : 0)
+                            | (emptyPath ? Nameidata.LOOKUP_EMPTY : 0);
             VfsPath p = nd.walkFull(lf);
+            if (emptyPath
+                    && (flags & OpenFlags.O_DIRECTORY) != 0
+                    && (p.inode().iopFlags() & IopFlags.IOP_LOOKUP) == 0) {
+                // do_open: O_DIRECTORY on what is not a directory (no walk checked it here)
+                throw nd.error(Errno.ENOTDIR);
+            }
             if ((p.inode().iopFlags() & IopFlags.IOP_FOLLOW_LINK) != 0
                     && (flags & OpenFlags.O_PATH) == 0) {
                 throw nd.error(Errno.ELOOP);
@@ -798,6 +831,9 @@ final class OpenCalls {
                 if (!out.isEmpty()) {
                     file.setOffset(out.get(out.size() - 1).cookie());
                 }
+                // iterate_dir: fsnotify_access after every iteration that ran, the last one
+                // (empty, at the end) included
+                Fsnotify.file(file, Inotify.IN_ACCESS);
                 return out;
             }
         } finally {

@@ -83,9 +83,17 @@ final class TaskContext implements WalkContext {
      * {@code files}.
      */
     TaskContext(TaskContext parent, FilesStruct files) {
+        this(parent, files, parent.cred);
+    }
+
+    /**
+     * A child or thread of {@code parent} with {@code files} and credentials {@code cred} (a thread
+     * that changed its own, {@link #newThread(Credentials)}).
+     */
+    private TaskContext(TaskContext parent, FilesStruct files, Credentials cred) {
         this.vfs = parent.vfs;
         this.files = files;
-        this.cred = parent.cred;
+        this.cred = cred;
         synchronized (parent) {
             this.cwd = parent.cwd;
             this.root = parent.root;
@@ -489,6 +497,21 @@ final class TaskContext implements WalkContext {
         alive(Syscall.CLONE);
         files.retainUser();
         return new TaskContext(this, files);
+    }
+
+    /**
+     * A thread ({@code clone(CLONE_FILES)}) that then sets its own credentials to {@code cred}
+     * ({@code setfsuid(2)}, {@code setfsgid(2)}, {@code setgroups(2)}, which change one Linux
+     * thread's): {@code EPERM} unless this task is root ({@code CAP_SETUID}, {@code CAP_SETGID}) or
+     * {@code cred} is its own.
+     */
+    TaskContext newThread(Credentials cred) {
+        alive(Syscall.CLONE);
+        if (!this.cred.isRoot() && !this.cred.equals(cred)) {
+            throw new VfsException(Errno.EPERM, Syscall.CLONE, null);
+        }
+        files.retainUser();
+        return new TaskContext(this, files, cred);
     }
 
     /**

@@ -3,7 +3,6 @@ package dev.seqvfs.engine;
 import dev.seqvfs.engine.anon.EventFd;
 import dev.seqvfs.engine.fs.StreamFileOperations;
 import dev.seqvfs.engine.inode.AttrChange;
-import dev.seqvfs.engine.walk.VfsPath;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.DirEntry;
 import dev.seqvfs.protocol.Errno;
@@ -179,6 +178,35 @@ public final class VfsTask implements AutoCloseable {
                     () -> c.await(c.opens.openat(dirfd, p, flags, mode, null), Syscall.OPEN, p));
         } catch (VfsException e) {
             throw c.raise(e, Syscall.OPEN, path, null);
+        }
+    }
+
+    /**
+     * {@code open(2)} of {@code /proc/self/fd/FD} ({@code proc_pid_fd(5)}; {@code open(2)}: an
+     * {@code O_PATH} descriptor "can be reopened with the desired access mode"): a new open file
+     * description, and the lowest free descriptor, of the inode {@code fd} names, whatever the
+     * inode's names are now (it may have none left: a file removed while {@code fd} holds it, a
+     * removed directory). No path is walked; the open is checked as an open of that inode is
+     * ({@code may_open}: permission for the access mode, {@code EISDIR}, {@code ELOOP} for a
+     * symbolic link unless {@code O_PATH}, {@code O_TRUNC}'s truncation and {@code EROFS}), with
+     * this task's credentials. {@code fd} may be any descriptor, {@code O_PATH} ones included; the
+     * new description has its own offset and flags.
+     *
+     * @param fd the descriptor whose inode to open
+     * @param flags {@code O_*} flags ({@link OpenFlags}); {@code O_CREAT} opens the existing inode
+     * @return the new descriptor, the lowest free one
+     * @throws VfsException {@code EBADF} ({@code fd} not open), {@code EEXIST} ({@code O_CREAT |
+     *     O_EXCL}), {@code ENOTDIR} ({@code O_DIRECTORY} on what is not a directory), and the
+     *     errors of {@link #open} for an existing inode ({@code EACCES}, {@code EISDIR}, {@code
+     *     ELOOP}, {@code EROFS}, {@code EMFILE}, {@code ENXIO}, {@code EINTR} for a FIFO); nothing
+     *     is opened then
+     */
+    public int reopen(int fd, int flags) {
+        try {
+            return Revalidate.retryingBlocking(
+                    () -> c.await(c.opens.reopen(fd, flags, null), Syscall.OPEN, null));
+        } catch (VfsException e) {
+            throw c.raise(e, Syscall.OPEN, null, null);
         }
     }
 
@@ -1137,13 +1165,17 @@ public final class VfsTask implements AutoCloseable {
     }
 
     /**
-     * {@code fchmodat(2)}; {@code AT_SYMLINK_NOFOLLOW} on a symlink is {@code EOPNOTSUPP}.
+     * {@code fchmodat(2)}, with Linux 6.6's {@code fchmodat2} flags: {@code AT_SYMLINK_NOFOLLOW}
+     * (on a symlink, {@code EOPNOTSUPP}) and {@code AT_EMPTY_PATH} (an empty {@code path} names
+     * {@code dirfd} itself, which may be an {@code O_PATH} descriptor, of an inode with no name
+     * left too; a symlink so named is {@code EOPNOTSUPP}).
      *
      * @param dirfd the directory a relative path starts from, or {@link #AT_FDCWD} for the working
      *     directory
      * @param path the path; a relative one starts at {@code dirfd}
      * @param mode the new permission bits ({@code 07777})
-     * @param flags {@code AT_SYMLINK_NOFOLLOW}, or 0
+     * @param flags {@code AT_SYMLINK_NOFOLLOW}, {@code AT_EMPTY_PATH}, or 0 ({@code EINVAL} for
+     *     others)
      */
     public void fchmodat(int dirfd, CharSequence path, int mode, int flags) {
         try {
@@ -1170,7 +1202,10 @@ public final class VfsTask implements AutoCloseable {
 
     static CompletableFuture<Void> fchmod(TaskContext c, int fd, int mode) {
         return c.attrs.setAttrs(
-                c.fileFdPath(fd, Syscall.FCHMOD), new AttrChange.Chmod(mode), Syscall.FCHMOD, null);
+                AttrCalls.Found.byDescriptor(c, fd, Syscall.FCHMOD),
+                new AttrChange.Chmod(mode),
+                Syscall.FCHMOD,
+                null);
     }
 
     /**
@@ -1189,8 +1224,11 @@ public final class VfsTask implements AutoCloseable {
     }
 
     static CompletableFuture<Void> fchown(TaskContext c, int fd, int uid, int gid) {
-        VfsPath p = c.fileFdPath(fd, Syscall.FCHOWN);
-        return c.attrs.setAttrs(p, new AttrChange.Chown(uid, gid), Syscall.FCHOWN, null);
+        return c.attrs.setAttrs(
+                AttrCalls.Found.byDescriptor(c, fd, Syscall.FCHOWN),
+                new AttrChange.Chown(uid, gid),
+                Syscall.FCHOWN,
+                null);
     }
 
     /**
@@ -1584,6 +1622,103 @@ public final class VfsTask implements AutoCloseable {
     // ---------------------------------------------------------------- the task
 
     /**
+     * {@code setxattrat(2)} (Linux 6.13): {@link #setxattr} of the file at {@code path} relative to
+     * {@code dirfd}, or of {@code dirfd} itself with an empty path and {@code AT_EMPTY_PATH}, which
+     * may then be an {@code O_PATH} descriptor (of an inode with no name left too). Same checks,
+     * errors and atomicity as {@link #setxattr}; the errors name {@code setxattr}.
+     *
+     * @param dirfd the directory a relative path starts from, {@link #AT_FDCWD}, or the descriptor
+     *     itself with {@code AT_EMPTY_PATH}
+     * @param path the path; a relative one starts at {@code dirfd}
+     * @param atFlags {@code AT_SYMLINK_NOFOLLOW} (act on a final symbolic link itself), {@code
+     *     AT_EMPTY_PATH}, or 0 ({@code EINVAL} for others)
+     * @param name the full name, namespace prefix included
+     * @param value the value, 0 to 65,536 bytes (copied)
+     * @param flags {@link dev.seqvfs.protocol.Xattr#XATTR_CREATE}, {@link
+     *     dev.seqvfs.protocol.Xattr#XATTR_REPLACE}, or 0
+     */
+    public void setxattrat(
+            int dirfd, CharSequence path, int atFlags, String name, byte[] value, int flags) {
+        try {
+            Filename p = TaskContext.path(path, Syscall.SETXATTR);
+            c.retryingAwait(
+                    () -> c.xattrs.setAt(dirfd, p, atFlags, name, value, flags, Syscall.SETXATTR),
+                    Syscall.SETXATTR,
+                    p);
+        } catch (VfsException e) {
+            throw c.raise(e, Syscall.SETXATTR, path, null);
+        }
+    }
+
+    /**
+     * {@code getxattrat(2)} (Linux 6.13): {@link #getxattr} by a path relative to {@code dirfd}, or
+     * of {@code dirfd} itself ({@code AT_EMPTY_PATH}, an {@code O_PATH} descriptor too). Lock-free,
+     * no message; the errors name {@code getxattr}.
+     *
+     * @param dirfd the directory a relative path starts from, {@link #AT_FDCWD}, or the descriptor
+     *     itself with {@code AT_EMPTY_PATH}
+     * @param path the path; a relative one starts at {@code dirfd}
+     * @param atFlags {@code AT_SYMLINK_NOFOLLOW}, {@code AT_EMPTY_PATH}, or 0 ({@code EINVAL})
+     * @param name the full name, namespace prefix included
+     * @return the value (a new array)
+     */
+    public byte[] getxattrat(int dirfd, CharSequence path, int atFlags, String name) {
+        try {
+            return c.xattrs.getAt(
+                    dirfd,
+                    TaskContext.path(path, Syscall.GETXATTR),
+                    atFlags,
+                    name,
+                    Syscall.GETXATTR);
+        } catch (VfsException e) {
+            throw c.raise(e, Syscall.GETXATTR, path, null);
+        }
+    }
+
+    /**
+     * {@code listxattrat(2)} (Linux 6.13): {@link #listxattr} by a path relative to {@code dirfd},
+     * or of {@code dirfd} itself ({@code AT_EMPTY_PATH}). Lock-free; the errors name {@code
+     * listxattr}.
+     *
+     * @param dirfd the directory a relative path starts from, {@link #AT_FDCWD}, or the descriptor
+     *     itself with {@code AT_EMPTY_PATH}
+     * @param path the path; a relative one starts at {@code dirfd}
+     * @param atFlags {@code AT_SYMLINK_NOFOLLOW}, {@code AT_EMPTY_PATH}, or 0 ({@code EINVAL})
+     * @return the names the caller may see (immutable)
+     */
+    public List<String> listxattrat(int dirfd, CharSequence path, int atFlags) {
+        try {
+            return c.xattrs.listAt(
+                    dirfd, TaskContext.path(path, Syscall.LISTXATTR), atFlags, Syscall.LISTXATTR);
+        } catch (VfsException e) {
+            throw c.raise(e, Syscall.LISTXATTR, path, null);
+        }
+    }
+
+    /**
+     * {@code removexattrat(2)} (Linux 6.13): {@link #removexattr} by a path relative to {@code
+     * dirfd}, or of {@code dirfd} itself ({@code AT_EMPTY_PATH}); the errors name {@code
+     * removexattr}.
+     *
+     * @param dirfd the directory a relative path starts from, {@link #AT_FDCWD}, or the descriptor
+     *     itself with {@code AT_EMPTY_PATH}
+     * @param path the path; a relative one starts at {@code dirfd}
+     * @param atFlags {@code AT_SYMLINK_NOFOLLOW}, {@code AT_EMPTY_PATH}, or 0 ({@code EINVAL})
+     * @param name the full name, namespace prefix included
+     */
+    public void removexattrat(int dirfd, CharSequence path, int atFlags, String name) {
+        try {
+            Filename p = TaskContext.path(path, Syscall.REMOVEXATTR);
+            c.retryingAwait(
+                    () -> c.xattrs.removeAt(dirfd, p, atFlags, name, Syscall.REMOVEXATTR),
+                    Syscall.REMOVEXATTR,
+                    p);
+        } catch (VfsException e) {
+            throw c.raise(e, Syscall.REMOVEXATTR, path, null);
+        }
+    }
+
+    /**
      * {@code umask(2)}: sets the creation mask to {@code mask & 0777} and returns the old one.
      *
      * @param mask the new mask; only {@code 0777} is kept
@@ -1827,6 +1962,28 @@ public final class VfsTask implements AutoCloseable {
     public VfsTask newThread() {
         try {
             return new VfsTask(c.newThread());
+        } catch (VfsException e) {
+            throw c.raise(e, Syscall.CLONE, null, null);
+        }
+    }
+
+    /**
+     * A new thread of this task with other credentials: {@code clone(CLONE_FILES)} followed, on the
+     * new thread, by {@code setfsuid(2)}, {@code setfsgid(2)} and {@code setgroups(2)}, which on
+     * Linux change the calling thread's credentials only ({@code credentials(7)}; a FUSE server
+     * switches its worker's this way to act as its caller). The new thread shares this task's
+     * descriptor table, so a descriptor either opens is usable by both, while each call is checked
+     * against the credentials of the task that makes it; working directory and umask start as this
+     * task's.
+     *
+     * @param cred the new thread's credentials (user, group, supplementary groups)
+     * @return the new thread's task
+     * @throws VfsException {@code EPERM} unless this task is root (Linux: {@code CAP_SETUID} and
+     *     {@code CAP_SETGID}) or {@code cred} equals its own; nothing is made then
+     */
+    public VfsTask newThread(Credentials cred) {
+        try {
+            return new VfsTask(c.newThread(cred));
         } catch (VfsException e) {
             throw c.raise(e, Syscall.CLONE, null, null);
         }

@@ -71,21 +71,42 @@ final class XattrCalls {
         return p.mnt() != null && p.mnt().superblock().sop().hasXattrs();
     }
 
+    /**
+     * Checks the {@code at_flags} of the {@code *xattrat} calls (Linux 6.13): {@code
+     * AT_SYMLINK_NOFOLLOW} and {@code AT_EMPTY_PATH} only, else {@code EINVAL}.
+     */
+    private static void checkAtFlags(int atFlags, Syscall op) {
+        if ((atFlags & ~(OpenFlags.AT_SYMLINK_NOFOLLOW | OpenFlags.AT_EMPTY_PATH)) != 0) {
+            throw new VfsException(Errno.EINVAL, op, null);
+        }
+    }
+
     /** {@code setxattr}/{@code lsetxattr} by path. */
     CompletableFuture<Void> set(
             Filename path, boolean follow, String name, byte[] value, int flags, Syscall op) {
+        return setAt(OpenFlags.AT_FDCWD, path, lookupFlags(follow), name, value, flags, op);
+    }
+
+    /** {@code setxattrat}: by a path relative to {@code dirfd}, or {@code dirfd} itself. */
+    CompletableFuture<Void> setAt(
+            int dirfd,
+            Filename path,
+            int atFlags,
+            String name,
+            byte[] value,
+            int flags,
+            Syscall op) {
+        checkAtFlags(atFlags, op);
         checkSet(name, value, flags, op);
-        AttrCalls.Found f =
-                t.attrs.resolveForChange(OpenFlags.AT_FDCWD, path, op, lookupFlags(follow));
+        AttrCalls.Found f = t.attrs.resolveForChange(dirfd, path, op, atFlags);
         return change(f, new AttrChange.SetXattr(name, value, flags, op), op, path);
     }
 
     /** {@code fsetxattr}. */
     CompletableFuture<Void> fset(int fd, String name, byte[] value, int flags) {
         checkSet(name, value, flags, Syscall.FSETXATTR);
-        VfsPath p = t.fileFdPath(fd, Syscall.FSETXATTR);
         return change(
-                new AttrCalls.Found(p, null, null, null),
+                AttrCalls.Found.byDescriptor(t, fd, Syscall.FSETXATTR),
                 new AttrChange.SetXattr(name, value, flags, Syscall.FSETXATTR),
                 Syscall.FSETXATTR,
                 null);
@@ -93,18 +114,23 @@ final class XattrCalls {
 
     /** {@code removexattr}/{@code lremovexattr} by path. */
     CompletableFuture<Void> remove(Filename path, boolean follow, String name, Syscall op) {
+        return removeAt(OpenFlags.AT_FDCWD, path, lookupFlags(follow), name, op);
+    }
+
+    /** {@code removexattrat}. */
+    CompletableFuture<Void> removeAt(
+            int dirfd, Filename path, int atFlags, String name, Syscall op) {
+        checkAtFlags(atFlags, op);
         checkName(name, op);
-        AttrCalls.Found f =
-                t.attrs.resolveForChange(OpenFlags.AT_FDCWD, path, op, lookupFlags(follow));
+        AttrCalls.Found f = t.attrs.resolveForChange(dirfd, path, op, atFlags);
         return change(f, new AttrChange.RemoveXattr(name, op), op, path);
     }
 
     /** {@code fremovexattr}. */
     CompletableFuture<Void> fremove(int fd, String name) {
         checkName(name, Syscall.FREMOVEXATTR);
-        VfsPath p = t.fileFdPath(fd, Syscall.FREMOVEXATTR);
         return change(
-                new AttrCalls.Found(p, null, null, null),
+                AttrCalls.Found.byDescriptor(t, fd, Syscall.FREMOVEXATTR),
                 new AttrChange.RemoveXattr(name, Syscall.FREMOVEXATTR),
                 Syscall.FREMOVEXATTR,
                 null);
@@ -124,8 +150,14 @@ final class XattrCalls {
 
     /** {@code getxattr}/{@code lgetxattr} by path. */
     byte[] get(Filename path, boolean follow, String name, Syscall op) {
+        return getAt(OpenFlags.AT_FDCWD, path, lookupFlags(follow), name, op);
+    }
+
+    /** {@code getxattrat}. */
+    byte[] getAt(int dirfd, Filename path, int atFlags, String name, Syscall op) {
+        checkAtFlags(atFlags, op);
         checkName(name, op);
-        return get(t.attrs.resolve(OpenFlags.AT_FDCWD, path, op, lookupFlags(follow), 0), name, op);
+        return get(t.attrs.resolve(dirfd, path, op, atFlags, 0), name, op);
     }
 
     /** {@code fgetxattr}. */
@@ -150,7 +182,13 @@ final class XattrCalls {
 
     /** {@code listxattr}/{@code llistxattr} by path. */
     List<String> list(Filename path, boolean follow, Syscall op) {
-        return list(t.attrs.resolve(OpenFlags.AT_FDCWD, path, op, lookupFlags(follow), 0));
+        return listAt(OpenFlags.AT_FDCWD, path, lookupFlags(follow), op);
+    }
+
+    /** {@code listxattrat}. */
+    List<String> listAt(int dirfd, Filename path, int atFlags, Syscall op) {
+        checkAtFlags(atFlags, op);
+        return list(t.attrs.resolve(dirfd, path, op, atFlags, 0));
     }
 
     /** {@code flistxattr}. */

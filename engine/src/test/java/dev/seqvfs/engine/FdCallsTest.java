@@ -143,6 +143,35 @@ class FdCallsTest {
     }
 
     @Test
+    void newThreadWithCredentials_sharesTheTable_butEachCallIsCheckedWithItsOwnCredentials() {
+        int fd = t.open("/secret", O_CREAT | O_RDWR, 0600);
+        t.mkdir("/d", 0700);
+        VfsTask user = t.newThread(Credentials.of(1000, 1000));
+        assertEquals(1000, user.cred().uid());
+        // the same descriptor, seen from both
+        assertEquals(t.fstat(fd).ino(), user.fstat(fd).ino());
+        // an open by the user's thread is checked as the user's
+        assertEquals(Errno.EACCES, errno(() -> user.open("/secret", O_RDONLY)));
+        assertEquals(Errno.EACCES, errno(() -> user.reopen(fd, O_RDONLY)));
+        int mine = user.open("/mine", O_CREAT | O_RDWR, 0644);
+        assertEquals(1000, t.fstat(mine).uid(), "created with the thread's credentials");
+        user.close();
+        assertTrue(t.fstat(mine).isRegular(), "the thread's exit keeps the shared table");
+        t.close(mine);
+        t.close(fd);
+    }
+
+    @Test
+    void newThreadWithCredentials_ofANonRootTask_isEPERM_unlessTheSame() {
+        VfsTask user = vfs.newTask(Credentials.of(1000, 1000));
+        assertEquals(Errno.EPERM, errno(() -> user.newThread(Credentials.ROOT)));
+        assertEquals(Errno.EPERM, errno(() -> user.newThread(Credentials.of(1000, 1000, 0))));
+        VfsTask same = user.newThread(Credentials.of(1000, 1000));
+        same.close();
+        user.close();
+    }
+
+    @Test
     void dup2RacingFget_readersSeeTheOldFileOrTheNewOneNeverAnother() throws Exception {
         int a = t.open("/a", O_CREAT | O_RDWR, 0644);
         int b = t.open("/b", O_CREAT | O_RDWR, 0644);

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 /**
  * The engine tasks FUSE requests run as: one {@link VfsTask} per distinct set of credentials (uid,
@@ -25,11 +26,20 @@ import java.util.concurrent.ConcurrentHashMap;
  * a {@link ConcurrentHashMap}, and a {@code VfsTask} may be used by several threads at once.
  */
 final class Callers {
-    private final SeqVfs vfs;
+    private final Function<Credentials, VfsTask> factory;
     private final ConcurrentHashMap<Credentials, VfsTask> tasks = new ConcurrentHashMap<>();
 
+    /** Tasks of their own, each with its own descriptor table ({@code SeqVfs.newTask}). */
     Callers(SeqVfs vfs) {
-        this.vfs = vfs;
+        this.factory = vfs::newTask;
+    }
+
+    /**
+     * Threads of {@code server} ({@link VfsTask#newThread(Credentials)}): one descriptor table, the
+     * server's, shared by every caller's task, so a descriptor one opened is usable by all.
+     */
+    Callers(VfsTask server) {
+        this.factory = server::newThread;
     }
 
     /**
@@ -43,7 +53,7 @@ final class Callers {
     }
 
     private VfsTask newTask(Credentials cred) {
-        VfsTask t = vfs.newTask(cred);
+        VfsTask t = factory.apply(cred);
         t.umask(0);
         return t;
     }

@@ -10,154 +10,131 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A SeqVFS instance mounted on the host through FUSE: every program on the host can use it, and
  * each of its requests is an engine call made with the requesting process's uid, gid and
- * supplementary groups. The binding is jnr-fuse over libfuse 2's multi-threaded high-level API;
- * this class is the front end's whole public surface, and no binding type appears in it.
+ * supplementary groups. This class is the front end's whole public surface; no binding type appears
+ * in it.
  *
- * <p>Mount options always given to libfuse ({@link #FIXED_OPTIONS}): {@code use_ino} (the engine's
- * inode numbers), {@code hard_remove} (a file removed while open stays usable: the engine keeps it,
- * no {@code .fuse_hidden} file), {@code big_writes,max_write=131072} (128 KiB writes, not 4 KiB),
- * {@code entry_timeout=0,attr_timeout=0,negative_timeout=0} (the kernel caches no name and no
- * attribute: every lookup and {@code stat} asks the engine, so a change made inside the JVM, or
- * through another mount of the same instance, is seen at once), {@code auto_cache} (the kernel's
- * page cache of a file is dropped at {@code open} when its size or mtime changed), {@code
- * fsname=seqvfs,subtype=seqvfs} ({@code /proc/mounts} shows {@code seqvfs ... fuse.seqvfs}). The
- * caller's options ({@code ro}, {@code allow_other}, ...) are passed after them.
+ * <p>Two transports serve a mount, chosen by the option {@code transport=kernel|libfuse2} (or, when
+ * the options name none, the system property {@code seqvfs.fuse.transport}; {@value
+ * #DEFAULT_TRANSPORT} by default): {@code kernel}, this front end's own implementation of the FUSE
+ * kernel protocol on {@code /dev/fuse} ({@link KernelMount}: inode-based, no libfuse), and {@code
+ * libfuse2}, libfuse 2's high-level path API through jnr-fuse ({@link LibfuseMount}, with {@link
+ * #FIXED_OPTIONS}).
  *
  * <p><b>Thread-safety.</b> {@link #mount} may be called from any thread; {@link #close} and {@link
  * #awaitUnmounted} may be called from any thread, concurrently; {@code close} is idempotent.
  */
 public final class FuseMount implements AutoCloseable {
-    /** The options every mount gets, before the caller's (see the class comment). */
+    /** The options every libfuse 2 mount gets, before the caller's ({@link LibfuseMount}). */
     public static final String FIXED_OPTIONS =
             "use_ino,hard_remove,big_writes,max_write=131072,entry_timeout=0,attr_timeout=0,"
                     + "negative_timeout=0,auto_cache,fsname=seqvfs,subtype=seqvfs";
 
-    /** How long {@link #mount} waits for the kernel to show the mount, in milliseconds. */
-    private static final long MOUNT_WAIT_MILLIS = 10_000;
+    /**
+     * The options with which the kernel caches what it saw ({@code seqvfs mount} gives them to a
+     * mount of an instance of its own): names, attributes and "no such file" for 1 s (libfuse's
+     * default timeouts), a file's pages and a directory's entries across opens ({@code
+     * kernel_cache}, {@code cache_readdir}), and, because a cached path is walked without asking
+     * the file system, the kernel's own permission checks on the attributes the engine reported
+     * ({@code default_permissions}; the engine's checks follow). Correct when nothing but the mount
+     * changes the instance: the kernel applies its own changes to its caches. An instance that JVM
+     * code changes too needs {@link #mount}'s default, no caching.
+     */
+    public static final String CACHED_OPTIONS =
+            "entry_timeout=1,attr_timeout=1,negative_timeout=1,default_permissions,kernel_cache,"
+                    + "cache_readdir";
 
-    /** How long {@link #close} waits for libfuse's loop to end after the unmount, in ms. */
+    /** The transport of a mount whose options and system properties name none. */
+    public static final String DEFAULT_TRANSPORT = "kernel";
+
+    /** How long {@link #close} waits for the transport to end after the unmount, in ms. */
     private static final long UNMOUNT_WAIT_MILLIS = 10_000;
 
     private static final String INSTALL =
             "install it: apt-get install fuse3 libfuse2 (Debian; not the old 'fuse' package)";
 
+    /** What serves a mount: a transport's side of {@link FuseMount}'s methods. */
+    interface Transport {
+        /** {@return whether the mount is still served (no unmount yet)} */
+        boolean isServing();
+
+        /** {@return the files and directories the host has open through the mount now} */
+        int openHandles();
+
+        /**
+         * Detaches the mount; lazily if it is busy.
+         *
+         * @return {@code true} if detached at once, {@code false} if busy (lazy) or ended already
+         */
+        boolean unmount();
+
+        /**
+         * Waits for the end of the serving, after which everything it held is closed.
+         *
+         * @return {@code true} if it ended within the time
+         * @throws InterruptedException if the waiting thread is interrupted
+         */
+        boolean awaitUnmounted(long timeout, TimeUnit unit) throws InterruptedException;
+    }
+
     private final Path mountPoint;
-    private final EngineFuseFs fs;
-    private final Thread loop;
-    private final CountDownLatch ended = new CountDownLatch(1);
-    private final AtomicReference<Throwable> loopFailure = new AtomicReference<>();
-    private final List<String> options;
+    private final Transport transport;
     private volatile boolean closed;
 
-    private FuseMount(Path mountPoint, EngineFuseFs fs, List<String> options) {
+    private FuseMount(Path mountPoint, Transport transport) {
         this.mountPoint = mountPoint;
-        this.fs = fs;
-        this.options = List.copyOf(options);
-        this.loop = new Thread(this::serve, "seqvfs-fuse-" + mountPoint);
-        this.loop.setDaemon(true);
+        this.transport = transport;
     }
 
     /**
-     * Mounts {@code vfs} on {@code mountPoint} and returns once the kernel shows the mount; libfuse
-     * serves it on its own threads until {@link #close} or an unmount from outside ({@code umount},
-     * {@code fusermount -u}). The instance stays the caller's: closing the mount does not close it.
+     * Mounts {@code vfs} on {@code mountPoint} and returns once the mount is live; the transport
+     * serves it on threads of its own until {@link #close} or an unmount from outside ({@code
+     * umount}, {@code fusermount -u}). The instance stays the caller's: closing the mount does not
+     * close it.
      *
      * @param vfs the instance to serve
      * @param mountPoint an existing, empty directory that is not a mount point
-     * @param options extra libfuse/kernel mount options ({@code "ro"}, {@code "allow_other"}), each
-     *     one element or comma-separated
+     * @param options extra mount options ({@code "ro"}, {@code "allow_other"}, {@code
+     *     "transport=libfuse2"}), each one element or comma-separated
      * @return the live mount
      * @throws FuseMountException {@link FuseMountException.Reason#FUSE_MISSING} (no {@code
-     *     libfuse.so.2}, no {@code /dev/fuse}, no {@code fusermount} for a non-root user), {@code
-     *     NOT_A_DIRECTORY}, {@code BUSY} (already a mount point, or not empty), {@code
-     *     NOT_PERMITTED}, {@code FAILED} (libfuse refused; nothing is left mounted)
+     *     /dev/fuse}, no {@code libfuse.so.2} for the libfuse transport, no {@code fusermount} for
+     *     a non-root user), {@code NOT_A_DIRECTORY}, {@code BUSY} (already a mount point, or not
+     *     empty), {@code NOT_PERMITTED}, {@code FAILED} (an unknown option or transport, or the
+     *     mount refused; nothing is left mounted)
      */
     public static FuseMount mount(SeqVfs vfs, Path mountPoint, List<String> options)
             throws FuseMountException {
         Path mp = mountPoint.toAbsolutePath().normalize();
-        check(mp, options);
-        EngineFuseFs fs;
-        try {
-            fs = new EngineFuseFs(vfs);
-        } catch (LinkageError | RuntimeException e) {
-            throw new FuseMountException(
-                    FuseMountException.Reason.FUSE_MISSING,
-                    "cannot load libfuse.so.2 (" + e.getMessage() + "): " + INSTALL);
-        }
-        FuseMount m = new FuseMount(mp, fs, options);
-        m.loop.start();
-        m.awaitMounted();
-        return m;
-    }
-
-    private void serve() {
-        List<String> args = new ArrayList<>();
-        args.add("seqvfs");
-        args.add("-f");
-        args.add(mountPoint.toString());
-        args.add("-o");
-        args.add(FIXED_OPTIONS);
-        for (String o : options) {
-            if (!o.isBlank()) {
-                args.add("-o");
-                args.add(o.trim());
-            }
-        }
-        try {
-            int status =
-                    new FuseLoop(fs.operations(), args.toArray(new String[0]), loop.getName())
-                            .run();
-            if (status != 0) {
-                loopFailure.set(new IllegalStateException("fuse_setup failed"));
-            }
-        } catch (Throwable t) { // the loop's end, whatever it was, must be recorded
-            loopFailure.set(t);
-        } finally {
-            fs.shutdown();
-            fs.handles().closeAll();
-            fs.callers().closeAll();
-            ended.countDown();
-        }
-    }
-
-    private void awaitMounted() throws FuseMountException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(MOUNT_WAIT_MILLIS);
-        while (System.nanoTime() < deadline) {
-            if (isMounted(mountPoint)) {
-                return;
-            }
-            try {
-                if (ended.await(20, TimeUnit.MILLISECONDS)) {
-                    Throwable t = loopFailure.get();
-                    throw new FuseMountException(
-                            FuseMountException.Reason.FAILED,
-                            "libfuse could not mount "
-                                    + mountPoint
-                                    + (t == null ? "" : " (" + t.getMessage() + ")")
-                                    + "; its own message, if any, is above");
+        List<String> rest = new ArrayList<>();
+        String kind = System.getProperty("seqvfs.fuse.transport", DEFAULT_TRANSPORT);
+        for (String group : options) {
+            List<String> kept = new ArrayList<>();
+            for (String o : group.split(",", -1)) {
+                if (o.trim().startsWith("transport=")) {
+                    kind = o.trim().substring("transport=".length());
+                } else {
+                    kept.add(o);
                 }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                close();
-                throw new FuseMountException(
-                        FuseMountException.Reason.FAILED, "interrupted while mounting");
             }
+            rest.add(String.join(",", kept));
         }
-        close();
-        throw new FuseMountException(
-                FuseMountException.Reason.FAILED,
-                "the mount at "
-                        + mountPoint
-                        + " did not appear within "
-                        + MOUNT_WAIT_MILLIS
-                        + " ms");
+        if (!kind.equals("kernel") && !kind.equals("libfuse2")) {
+            throw new FuseMountException(
+                    FuseMountException.Reason.FAILED,
+                    "unknown transport " + kind + " (kernel or libfuse2)");
+        }
+        boolean kernel = kind.equals("kernel");
+        check(mp, rest, kernel);
+        Transport t =
+                kernel
+                        ? KernelMount.mount(vfs, mp, rest, isRoot())
+                        : LibfuseMount.mount(vfs, mp, rest);
+        return new FuseMount(mp, t);
     }
 
     /**
@@ -184,14 +161,19 @@ public final class FuseMount implements AutoCloseable {
         return mountPoint;
     }
 
-    /** {@return whether libfuse is still serving (no unmount yet)} */
+    /** {@return whether the mount is still served (no unmount yet)} */
     public boolean isServing() {
-        return ended.getCount() > 0;
+        return transport.isServing();
     }
 
     /** {@return the number of files and directories the host has open through this mount now} */
     public int openHandles() {
-        return fs.handles().size();
+        return transport.openHandles();
+    }
+
+    /** {@return the transport serving this mount: {@code kernel} or {@code libfuse2}} */
+    public String transport() {
+        return transport instanceof KernelMount ? "kernel" : "libfuse2";
     }
 
     /**
@@ -203,36 +185,29 @@ public final class FuseMount implements AutoCloseable {
      * @throws InterruptedException if the waiting thread is interrupted
      */
     public boolean awaitUnmounted(long timeout, TimeUnit unit) throws InterruptedException {
-        return ended.await(timeout, unit);
+        return transport.awaitUnmounted(timeout, unit);
     }
 
     /**
-     * Asks the kernel to unmount ({@code fusermount -u}) and, if the mount is busy (a process has a
-     * file open or its working directory there), detaches it lazily ({@code fusermount -u -z}):
-     * libfuse then serves the processes still using it until their last file closes. Returns
-     * without waiting for libfuse's loop to end ({@link #awaitUnmounted}).
+     * Asks the kernel to unmount and, if the mount is busy (a process has a file open or its
+     * working directory there), detaches it lazily: the transport then serves the processes still
+     * using it until their last file closes. Returns without waiting for the serving to end ({@link
+     * #awaitUnmounted}).
      *
      * @return {@code true} if the mount was detached at once, {@code false} if it was busy (lazy)
      *     or had ended already
      */
     public boolean unmount() {
-        if (!isServing()) {
-            return false;
-        }
-        if (run("fusermount", "-u", mountPoint.toString()) == 0) {
-            return true;
-        }
-        run("fusermount", "-u", "-z", mountPoint.toString());
-        return false;
+        return transport.unmount();
     }
 
     /**
-     * Unmounts ({@link #unmount}) and waits up to 10 s for libfuse's loop to end; once it has,
-     * every engine descriptor the host still held is closed and the per-credentials tasks are
-     * ended. The instance itself stays open. Idempotent.
+     * Unmounts ({@link #unmount}) and waits up to 10 s for the serving to end; once it has, every
+     * engine descriptor the host still held is closed and the per-credentials tasks are ended. The
+     * instance itself stays open. Idempotent.
      *
-     * @throws IllegalStateException if libfuse's loop was still serving after 10 s (a lazily
-     *     detached mount that a process still uses)
+     * @throws IllegalStateException if the mount was still served after 10 s (a lazily detached
+     *     mount that a process still uses)
      */
     @Override
     public void close() {
@@ -241,7 +216,7 @@ public final class FuseMount implements AutoCloseable {
             unmount();
         }
         try {
-            if (!ended.await(UNMOUNT_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+            if (!transport.awaitUnmounted(UNMOUNT_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
                 throw new IllegalStateException(
                         "the mount at "
                                 + mountPoint
@@ -254,7 +229,8 @@ public final class FuseMount implements AutoCloseable {
 
     // ---------------------------------------------------------------- checks before mounting
 
-    private static void check(Path mp, List<String> options) throws FuseMountException {
+    private static void check(Path mp, List<String> options, boolean kernel)
+            throws FuseMountException {
         if (!Files.exists(Path.of("/dev/fuse"))) {
             throw new FuseMountException(
                     FuseMountException.Reason.FUSE_MISSING,
@@ -262,10 +238,11 @@ public final class FuseMount implements AutoCloseable {
                             + " container was started without the device");
         }
         boolean root = isRoot();
-        if (!root && !onPath("fusermount")) {
+        String fusermount = kernel ? "fusermount3" : "fusermount";
+        if (!root && !onPath(fusermount)) {
             throw new FuseMountException(
                     FuseMountException.Reason.FUSE_MISSING,
-                    "fusermount not found (a non-root mount needs it): " + INSTALL);
+                    fusermount + " not found (a non-root mount needs it): " + INSTALL);
         }
         if (!Files.exists(mp)) {
             if (isMounted(mp)) {
@@ -298,7 +275,8 @@ public final class FuseMount implements AutoCloseable {
                 if (d.iterator().hasNext()) {
                     throw new FuseMountException(
                             FuseMountException.Reason.BUSY,
-                            mp + ": not empty (libfuse refuses; -o nonempty mounts over it)");
+                            mp
+                                    + ": not empty (refused as libfuse does; -o nonempty mounts over it)");
                 }
             } catch (IOException e) {
                 throw new FuseMountException(
@@ -388,7 +366,8 @@ public final class FuseMount implements AutoCloseable {
         return b.toString();
     }
 
-    private static int run(String... cmd) {
+    /** Runs {@code cmd}, its output discarded; returns its exit status, -1 if it could not run. */
+    static int run(String... cmd) {
         try {
             Process p =
                     new ProcessBuilder(cmd)

@@ -118,8 +118,6 @@ class FuseMountTest {
     }
 
     @Test
-    // (fstat of it is ENOENT through this mount: libfuse 2's path API sends the kernel's GETATTR
-    // of a removed file with neither a path nor a handle; README, "Mount it", lists it)
     void fileRemovedWhileOpen_staysReadableAndWritable() throws IOException {
         try (MountedVfs m = new MountedVfs()) {
             Path p = m.path("f");
@@ -142,6 +140,68 @@ class FuseMountTest {
             try (Stream<Path> s = Files.list(m.dir)) {
                 assertEquals(0, s.count(), "hard_remove: no .fuse_hidden file");
             }
+        }
+    }
+
+    /**
+     * Inodes with no name left answer as on tmpfs: {@code fstat} of a file removed while open (a
+     * {@code GETATTR} of a node whose names are gone), {@code fchmod} of it, {@code stat(".")} in a
+     * removed working directory, a file whose opening name was unlinked while a hard link remains.
+     * (The libfuse 2 transport answered {@code ENOENT} to each: its path API had no path for them.)
+     */
+    @Test
+    void namelessInodes_answerAsOnTmpfs() throws Exception {
+        try (MountedVfs m = new MountedVfs()) {
+            assertEquals("kernel", m.mount.transport());
+            HostTools.Result r =
+                    HostTools.sh(
+                            m.dir,
+                            30,
+                            "set -e; exec 3<>f; printf data >&3; ln f g; rm f;"
+                                    + " stat -L -c %h:%s /dev/fd/3; rm g; stat -L -c %h:%s /dev/fd/3;"
+                                    + " chmod 600 /dev/fd/3; stat -L -c %a /dev/fd/3; exec 3>&-;"
+                                    + " mkdir d; cd d; rmdir ../d; stat -c %h:%F .");
+            assertEquals("1:4\n0:4\n600\n0:directory\n", r.output(), r.output());
+            assertEquals(0, r.exit());
+        }
+    }
+
+    /**
+     * The mount a user other than root makes: {@code fusermount3} mounts and passes the device
+     * descriptor back over a unix socket ({@code SCM_RIGHTS}). Made here by root through the same
+     * path (a non-root user needs {@code /dev/fuse} readable and writable by it, which this
+     * machine's may not be), then unmounted with {@code fusermount3 -u}.
+     */
+    @Test
+    void mountThroughFusermount3_receivesTheDeviceOverASocket_andServes() throws Exception {
+        Path dir = Files.createTempDirectory("seqvfs-fuse-fm-");
+        try (dev.seqvfs.engine.SeqVfs vfs =
+                dev.seqvfs.engine.SeqVfs.create(
+                        FuseMount.engineConfig(com.typesafe.config.ConfigFactory.load()))) {
+            KernelMount m = KernelMount.mount(vfs, dir, List.of("fsname=fm-test"), false);
+            try {
+                assertTrue(
+                        Files.readString(Path.of("/proc/self/mounts"))
+                                .contains("fm-test " + dir + " fuse.seqvfs "),
+                        "mounted by fusermount3");
+                Files.writeString(dir.resolve("f"), "through fusermount3");
+                assertEquals("through fusermount3", Files.readString(dir.resolve("f")));
+                assertEquals(19, vfs.newTask(Credentials.ROOT).stat("/f").size());
+            } finally {
+                assertTrue(m.unmount(), "fusermount3 -u");
+                assertTrue(m.awaitUnmounted(10, java.util.concurrent.TimeUnit.SECONDS));
+            }
+        } finally {
+            Files.deleteIfExists(dir);
+        }
+    }
+
+    @Test
+    void libfuse2Transport_stillServes_behindItsOption() throws IOException {
+        try (MountedVfs m = new MountedVfs("transport=libfuse2")) {
+            assertEquals("libfuse2", m.mount.transport());
+            Files.writeString(m.path("f"), "old transport");
+            assertEquals("old transport", Files.readString(m.path("f")));
         }
     }
 
@@ -206,7 +266,8 @@ class FuseMountTest {
             assertEquals(List.of(), failures);
             long started = threads.getTotalStartedThreadCount() - before - clients.size();
             // libfuse 2's own loop started about one thread per request here (each attached to
-            // the JVM anew); FuseLoop's workers stay, so the pool only grows to the concurrency
+            // the JVM anew); the transport's workers stay, so the pool only grows to the
+            // concurrency
             assertTrue(started < 100, started + " threads started for some 10,000 requests");
         }
     }

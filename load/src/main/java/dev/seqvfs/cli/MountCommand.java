@@ -46,7 +46,7 @@ import sun.misc.Signal;
                     + " any program on the host can use it; serve it until umount MOUNTPOINT (or"
                     + " fusermount -u MOUNTPOINT), or Ctrl-C with --foreground. The files live in the"
                     + " JVM's heap and are gone after the unmount.",
-            "Needs FUSE: apt-get install fuse3 libfuse2 (Debian).",
+            "Needs FUSE: apt-get install fuse3 (Debian; libfuse2 too for -o transport=libfuse2).",
             "Example: seqvfs mount /mnt/seqvfs; cd /mnt/seqvfs; ...; umount /mnt/seqvfs"
         })
 final class MountCommand implements Callable<Integer> {
@@ -85,10 +85,14 @@ final class MountCommand implements Callable<Integer> {
             names = "-o",
             paramLabel = "OPTIONS",
             description =
-                    "Mount options, comma-separated, repeatable: ro, allow_other, ... (passed to"
-                            + " libfuse after the fixed ones: "
+                    "Mount options, comma-separated, repeatable: ro, nosuid, allow_other,"
+                            + " default_permissions, entry_timeout=S, attr_timeout=S,"
+                            + " negative_timeout=S (seconds the kernel may cache names, attributes"
+                            + " and \"no such file\"; 0 by default), ...; transport=libfuse2 serves"
+                            + " through libfuse 2 (jnr-fuse) instead of the default /dev/fuse"
+                            + " transport, with its fixed options "
                             + FuseMount.FIXED_OPTIONS
-                            + ").")
+                            + ".")
     List<String> options = new ArrayList<>();
 
     @Option(
@@ -100,6 +104,17 @@ final class MountCommand implements Callable<Integer> {
                             + " they may do, as on any mounted file system.")
     boolean privateMount;
 
+    @Option(
+            names = "--strict",
+            description =
+                    "Let the kernel cache nothing: every lookup and stat asks the engine, and the"
+                            + " engine alone checks permissions (FuseMount's default, for an"
+                            + " instance that JVM code changes too). Without it, the instance is"
+                            + " this mount's alone, so the kernel may cache what it saw: "
+                            + FuseMount.CACHED_OPTIONS
+                            + ".")
+    boolean strict;
+
     /** The background mode's log file, which its server removes after a clean unmount. */
     @Option(names = "--server-log", hidden = true)
     Path serverLog;
@@ -110,6 +125,11 @@ final class MountCommand implements Callable<Integer> {
             // a file system that root mounts is everyone's, under its permissions (the
             // background mode passes the option on to its server)
             options.add("allow_other");
+        }
+        if (!strict && !hasOption("transport=libfuse2")) {
+            // the instance is this mount's alone, so the kernel may cache what it saw (before
+            // the caller's own options, which override the timeouts)
+            options.add(0, FuseMount.CACHED_OPTIONS);
         }
         return foreground ? serve() : background();
     }
@@ -209,6 +229,8 @@ final class MountCommand implements Callable<Integer> {
         if (privateMount) {
             cmd.add("--private");
         }
+        // the options below already say what the kernel may cache
+        cmd.add("--strict");
         if (dataOptions != null) {
             cmd.add("--data-options");
             cmd.add(dataOptions);

@@ -1,6 +1,7 @@
 package dev.seqvfs.load;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -61,12 +62,37 @@ class MountCommandTest {
         assertTrue(
                 mountOptions(mp).contains("allow_other"),
                 "a mount made by root lets every user in: " + mountOptions(mp));
+        assertTrue(
+                mountOptions(mp).contains("default_permissions"),
+                "the instance is the mount's alone: the kernel caches and checks permissions: "
+                        + mountOptions(mp));
         Process u = new ProcessBuilder("umount", mp.toString()).inheritIO().start();
         assertEquals(0, u.waitFor());
         server.join(20_000);
         assertEquals(0, result.exit(), result.err());
         assertTrue(result.out().startsWith("seqvfs: mounted at " + mp), result.out());
         assertEquals("seqvfs mount: " + mp + " unmounted\n", result.err());
+    }
+
+    @Test
+    void mount_strict_letsTheKernelCacheNothing(@TempDir Path dir) throws Exception {
+        Path mp = Files.createDirectory(dir.resolve("mp"));
+        Thread server =
+                new Thread(
+                        () -> result = Cli.run("mount", "--foreground", "--strict", mp.toString()));
+        server.start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!Files.readString(Path.of("/proc/self/mounts")).contains(" " + mp + " ")) {
+            assertTrue(System.nanoTime() < deadline, "no mount after 20 s");
+            Thread.sleep(20);
+        }
+        assertFalse(
+                mountOptions(mp).contains("default_permissions"),
+                "the engine alone checks permissions: " + mountOptions(mp));
+        Process u = new ProcessBuilder("umount", mp.toString()).inheritIO().start();
+        assertEquals(0, u.waitFor());
+        server.join(20_000);
+        assertEquals(0, result.exit(), result.err());
     }
 
     /**

@@ -730,12 +730,25 @@ public final class SeqVfsFileSystem extends FileSystem {
          * @param gid the group id
          * @param groups the supplementary groups
          * @return this builder
+         * @throws IllegalArgumentException if an id is negative (Linux's ids are unsigned; -1 means
+         *     "no change" to {@code chown}, never an owner)
          */
         public Builder user(int uid, int gid, int... groups) {
-            this.uid = uid;
-            this.gid = gid;
-            this.groups = groups.clone();
+            this.uid = id("uid", uid);
+            this.gid = id("gid", gid);
+            int[] g = groups.clone();
+            for (int x : g) {
+                id("groups", x);
+            }
+            this.groups = g;
             return this;
+        }
+
+        private static int id(String what, int v) {
+            if (v < 0) {
+                throw new IllegalArgumentException("seqvfs option " + what + ": negative: " + v);
+            }
+            return v;
         }
 
         /**
@@ -743,9 +756,14 @@ public final class SeqVfsFileSystem extends FileSystem {
          *
          * @param umask the mask; {@code 022} by default
          * @return this builder
+         * @throws IllegalArgumentException if it is not in {@code 0} to {@code 0777}
          */
         public Builder umask(int umask) {
-            this.umask = umask & 0777;
+            if (umask < 0 || umask > 0777) {
+                throw new IllegalArgumentException(
+                        "seqvfs option umask: not in 0 to 0777: 0" + Integer.toOctalString(umask));
+            }
+            this.umask = umask;
             return this;
         }
 
@@ -755,8 +773,12 @@ public final class SeqVfsFileSystem extends FileSystem {
          *
          * @param bytes the limit in bytes, rounded up to 4096-byte pages; 0 is no limit
          * @return this builder
+         * @throws IllegalArgumentException if it is negative
          */
         public Builder maxBytes(long bytes) {
+            if (bytes < 0) {
+                throw new IllegalArgumentException("seqvfs option size: negative: " + bytes);
+            }
             this.maxBytes = bytes;
             return this;
         }
@@ -766,8 +788,12 @@ public final class SeqVfsFileSystem extends FileSystem {
          *
          * @param inodes the limit; 0 is no limit
          * @return this builder
+         * @throws IllegalArgumentException if it is negative
          */
         public Builder maxInodes(long inodes) {
+            if (inodes < 0) {
+                throw new IllegalArgumentException("seqvfs option nr_inodes: negative: " + inodes);
+            }
             this.maxInodes = inodes;
             return this;
         }
@@ -863,61 +889,123 @@ public final class SeqVfsFileSystem extends FileSystem {
 
         Builder fromEnv(Map<String, ?> env) {
             for (Map.Entry<String, ?> e : env.entrySet()) {
+                String key = e.getKey();
                 Object v = e.getValue();
-                switch (e.getKey()) {
+                if (v == null) {
+                    throw new IllegalArgumentException("seqvfs option " + key + ": no value");
+                }
+                switch (key) {
                     case "uid":
-                        uid = toInt(v);
+                        uid = id(key, toInt(key, v));
                         break;
                     case "gid":
-                        gid = toInt(v);
+                        gid = id(key, toInt(key, v));
                         break;
                     case "groups":
-                        groups = toInts(v);
+                        int[] g = toInts(key, v);
+                        for (int x : g) {
+                            id(key, x);
+                        }
+                        groups = g;
                         break;
                     case "umask":
-                        umask(toInt(v));
+                        umask(toInt(key, v));
                         break;
                     case "size":
-                        maxBytes = toLong(v);
+                        maxBytes(toLong(key, v));
                         break;
                     case "nr_inodes":
-                        maxInodes = toLong(v);
+                        maxInodes(toLong(key, v));
                         break;
                     case "readOnly":
-                        readOnly = Boolean.parseBoolean(v.toString());
+                        readOnly = toBoolean(key, v);
                         break;
                     case "proc":
-                        proc = Boolean.parseBoolean(v.toString());
+                        proc = toBoolean(key, v);
                         break;
                     case "workingDirectory":
                         workingDirectory(v.toString());
                         break;
                     case "engine":
-                        engine((SeqVfs) v);
+                        if (!(v instanceof SeqVfs engineValue)) {
+                            throw new IllegalArgumentException(
+                                    "seqvfs option engine: not a SeqVfs: "
+                                            + v.getClass().getName());
+                        }
+                        engine(engineValue);
                         break;
                     default:
-                        throw new IllegalArgumentException("unknown seqvfs option: " + e.getKey());
+                        throw new IllegalArgumentException("unknown seqvfs option: " + key);
                 }
             }
             return this;
         }
 
-        private static int toInt(Object v) {
-            return v instanceof Number n ? n.intValue() : Integer.decode(v.toString().trim());
+        /** {@return {@code v} as an int: a number, or a decimal, {@code 0x} or {@code 0} text} */
+        private static int toInt(String key, Object v) {
+            if (v instanceof Number n) {
+                long l = n.longValue();
+                if (l != (int) l || n.doubleValue() != l) {
+                    throw new IllegalArgumentException(
+                            "seqvfs option " + key + ": not an int: " + v);
+                }
+                return (int) l;
+            }
+            try {
+                return Integer.decode(v.toString().trim());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(
+                        "seqvfs option " + key + ": not a number: \"" + v + "\"", e);
+            }
         }
 
-        private static long toLong(Object v) {
-            return v instanceof Number n ? n.longValue() : Long.decode(v.toString().trim());
+        /** {@return {@code v} as a long: a number, or a decimal, {@code 0x} or {@code 0} text} */
+        private static long toLong(String key, Object v) {
+            if (v instanceof Number n) {
+                if (n.doubleValue() != n.longValue()) {
+                    throw new IllegalArgumentException(
+                            "seqvfs option " + key + ": not a whole number: " + v);
+                }
+                return n.longValue();
+            }
+            try {
+                return Long.decode(v.toString().trim());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(
+                        "seqvfs option " + key + ": not a number: \"" + v + "\"", e);
+            }
         }
 
-        private static int[] toInts(Object v) {
+        /**
+         * {@return {@code v} as a boolean: a {@code Boolean}, or {@code true}/{@code false} text}
+         */
+        private static boolean toBoolean(String key, Object v) {
+            if (v instanceof Boolean b) {
+                return b;
+            }
+            String t = v.toString().trim();
+            if (t.equalsIgnoreCase("true")) {
+                return true;
+            }
+            if (t.equalsIgnoreCase("false")) {
+                return false;
+            }
+            throw new IllegalArgumentException(
+                    "seqvfs option " + key + ": not true or false: \"" + v + "\"");
+        }
+
+        private static int[] toInts(String key, Object v) {
             if (v instanceof int[] a) {
                 return a.clone();
             }
             if (v instanceof List<?> l) {
                 int[] a = new int[l.size()];
                 for (int i = 0; i < a.length; i++) {
-                    a[i] = toInt(l.get(i));
+                    Object x = l.get(i);
+                    if (x == null) {
+                        throw new IllegalArgumentException("seqvfs option " + key + ": a null id");
+                    }
+                    a[i] = toInt(key, x);
                 }
                 return a;
             }
@@ -925,10 +1013,10 @@ public final class SeqVfsFileSystem extends FileSystem {
             if (s.isEmpty()) {
                 return new int[0];
             }
-            String[] parts = s.split(",");
+            String[] parts = s.split(",", -1);
             int[] a = new int[parts.length];
             for (int i = 0; i < a.length; i++) {
-                a[i] = toInt(parts[i]);
+                a[i] = toInt(key, parts[i]);
             }
             return a;
         }

@@ -51,8 +51,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * The environment's keys, all optional: {@code uid}, {@code gid} (numbers, 0 by default), {@code
  * groups} ({@code int[]}, a list or "1,2"), {@code umask} (022), {@code size} (bytes, tmpfs's
  * {@code size=}), {@code nr_inodes}, {@code readOnly}, {@code proc} (mount procfs at {@code
- * /proc}), {@code workingDirectory}, {@code engine} (an existing {@code SeqVfs} to view); an
- * unknown key is {@link IllegalArgumentException}.
+ * /proc}), {@code workingDirectory}, {@code engine} (an existing {@code SeqVfs} to view). An
+ * unknown key, a value of the wrong kind (a number that is not one, a negative id, size or inode
+ * limit, a umask outside 0 to 0777, a flag other than {@code true}/{@code false}), or a URI that is
+ * more than {@code seqvfs://name/} (a path, a query, a fragment, a port, user information) is
+ * {@link IllegalArgumentException} naming the key or the URI, and nothing is made.
  *
  * <p>Every call maps to the engine's system calls as the JDK's Linux provider ({@code
  * UnixFileSystemProvider}, JDK 17) maps to the kernel's, and fails with the same {@link
@@ -115,6 +118,20 @@ public final class SeqVfsFileSystemProvider extends FileSystemProvider {
     @Override
     public SeqVfsFileSystem newFileSystem(URI uri, Map<String, ?> env) {
         String name = nameOf(uri);
+        String p = uri.getRawPath();
+        if (p != null && !p.isEmpty() && !p.equals("/")) {
+            throw new IllegalArgumentException(
+                    "URI names a path, not a file system (seqvfs://NAME/): " + uri);
+        }
+        if (uri.getRawQuery() != null || uri.getRawFragment() != null) {
+            throw new IllegalArgumentException(
+                    "URI has a query or fragment component (options go in the env map): " + uri);
+        }
+        if (uri.getRawUserInfo() != null || uri.getPort() != -1) {
+            throw new IllegalArgumentException(
+                    "URI has user information or a port: a file system name is all it takes: "
+                            + uri);
+        }
         SeqVfsFileSystem.Builder b = SeqVfsFileSystem.builder().name(name).fromEnv(env);
         synchronized (filesystems) {
             if (filesystems.containsKey(name)) {

@@ -113,8 +113,11 @@ public final class Dentry {
         this.w1 = word(name, 0, length, 8);
     }
 
-    /** {@return chars {@code [off + from, off + from + 8)} of {@code s}, capped at {@code len}} */
-    private static long word(String s, int off, int len, int from) {
+    /**
+     * {@return chars {@code [off + from, off + from + 8)} of {@code s}, capped at {@code len}, one
+     * per byte (internal form), low byte first, zero beyond the end}
+     */
+    static long word(String s, int off, int len, int from) {
         long w = 0;
         for (int i = from, end = Math.min(len, from + 8); i < end; i++) {
             w |= (long) (s.charAt(off + i) & 0xFF) << ((i - from) << 3);
@@ -142,23 +145,43 @@ public final class Dentry {
         if (this.hash != hash || this.length != len) {
             return false;
         }
-        if (len <= 16) {
-            long a = 0;
-            long b = 0;
-            for (int i = 0; i < len; i++) {
-                char ch = src.charAt(off + i);
-                if (ch > 0xFF) {
-                    return false; // not internal form: equals no stored name
-                }
-                if (i < 8) {
-                    a |= (long) ch << (i << 3);
-                } else {
-                    b |= (long) ch << ((i - 8) << 3);
-                }
+        long a = 0;
+        long b = 0;
+        for (int i = 0, n = Math.min(len, 16); i < n; i++) {
+            char ch = src.charAt(off + i);
+            if (ch > 0xFF) {
+                return false; // not internal form: equals no stored name
             }
-            return a == w0 && b == w1;
+            if (i < 8) {
+                a |= (long) ch << (i << 3);
+            } else {
+                b |= (long) ch << ((i - 8) << 3);
+            }
         }
-        return name.regionMatches(0, src, off, len);
+        return matches(src, off, len, hash, a, b);
+    }
+
+    /**
+     * As {@link #matches(String, int, int, int)}, for a caller that packed the component's first 16
+     * chars itself while it scanned them (the path walk), as a name stores them: chars 0 to 7 in
+     * {@code a} and 8 to 15 in {@code b}, one per byte, low byte first, zero beyond the end. The
+     * chars are not read again unless the name is longer than 16. The caller has checked that they
+     * are in internal form (none above {@code 0xFF}): a component with such a char equals no stored
+     * name.
+     *
+     * @param src a string holding the component (internal form)
+     * @param off the component's first index
+     * @param len its length
+     * @param hash its hash code
+     * @param a its chars 0 to 7, packed
+     * @param b its chars 8 to 15, packed
+     * @return whether this dentry's name is that component
+     */
+    public boolean matches(String src, int off, int len, int hash, long a, long b) {
+        if (this.hash != hash || this.length != len || a != w0 || b != w1) {
+            return false;
+        }
+        return len <= 16 || name.regionMatches(16, src, off + 16, len - 16);
     }
 
     /** {@return the component, in internal form} */

@@ -256,7 +256,7 @@ public final class DirSnapshot implements Versioned<DirSnapshot> {
      * @return the dentry, or {@code null} if absent
      */
     public Dentry lookup(String name) {
-        return shown(find(name, 0, name.length(), name.hashCode()));
+        return lookup(name, 0, name.length(), name.hashCode());
     }
 
     /**
@@ -315,18 +315,57 @@ public final class DirSnapshot implements Versioned<DirSnapshot> {
      */
     public Dentry lookup(String path, int off, int end, int hash) {
         Objects.checkFromToIndex(off, end, path.length());
-        return shown(find(path, off, end, hash));
+        return shown(findUnpacked(path, off, end, hash));
+    }
+
+    /**
+     * {@return the raw entry named {@code path[off, end)} (not shown through {@link Twins}), or
+     * {@code null}} Packs the name's first 16 chars as a dentry stores them, then {@link #find}s.
+     */
+    private Dentry findUnpacked(String path, int off, int end, int hash) {
+        long a = 0;
+        long b = 0;
+        for (int i = 0, n = Math.min(end - off, 16); i < n; i++) {
+            char ch = path.charAt(off + i);
+            if (ch > 0xFF) {
+                return null; // not internal form: equals no name
+            }
+            if (i < 8) {
+                a |= (long) ch << (i << 3);
+            } else {
+                b |= (long) ch << ((i - 8) << 3);
+            }
+        }
+        return find(path, off, end, hash, a, b);
+    }
+
+    /**
+     * As {@link #lookup(String, int, int, int)}, for a caller that packed the name's first 16 chars
+     * while it scanned them (the path walk): the name is not read again unless it is longer than
+     * 16.
+     *
+     * @param path a string holding the name (internal form; the caller checked that no char of its
+     *     first 16 is above {@code 0xFF})
+     * @param off index of the name's first char
+     * @param end index just past its last char
+     * @param hash the name's {@link String#hashCode()}
+     * @param a its chars 0 to 7, one per byte, low byte first, zero past the end
+     * @param b its chars 8 to 15, likewise
+     * @return the dentry, or {@code null} if absent
+     */
+    public Dentry lookup(String path, int off, int end, int hash, long a, long b) {
+        return shown(find(path, off, end, hash, a, b));
     }
 
     /** The lookup of both forms: a scan of the small array, or the trie. */
-    private Dentry find(String src, int off, int end, int hash) {
+    private Dentry find(String src, int off, int end, int hash, long a, long b) {
         Dentry[] sm = small;
         if (sm == null) {
-            return names.get(src, off, end, hash);
+            return names.get(src, off, end, hash, a, b);
         }
         int len = end - off;
         for (Dentry d : sm) {
-            if (d.matches(src, off, len, hash)) {
+            if (d.matches(src, off, len, hash, a, b)) {
                 return d;
             }
         }
@@ -388,7 +427,7 @@ public final class DirSnapshot implements Versioned<DirSnapshot> {
             e[e.length - 1] = d;
             return of(seq + 1, e, nextCookie + 1, sub, false, gen, prevAcquire(), twins);
         }
-        Dentry old = find(name, 0, name.length(), name.hashCode());
+        Dentry old = findUnpacked(name, 0, name.length(), name.hashCode());
         TreeMap<Object, Dentry> o = order;
         if (old != null) {
             o = o.removed(old.cookie());
@@ -421,7 +460,7 @@ public final class DirSnapshot implements Versioned<DirSnapshot> {
             return new DirSnapshot(
                     seq + 1, e, null, null, nextCookie, sub, false, gen, prevAcquire(), twins);
         }
-        Dentry old = find(name, 0, name.length(), name.hashCode());
+        Dentry old = findUnpacked(name, 0, name.length(), name.hashCode());
         if (old == null) {
             return this;
         }

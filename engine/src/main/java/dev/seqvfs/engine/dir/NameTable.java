@@ -68,9 +68,12 @@ final class NameTable {
      * @param off first char of the name
      * @param end index just past its last char
      * @param hash {@code src.substring(off, end).hashCode()}
+     * @param a the name's chars 0 to 7, packed as {@link Dentry#matches(String, int, int, int,
+     *     long, long)} takes them
+     * @param b its chars 8 to 15, packed
      * @return the dentry, or {@code null}
      */
-    Dentry get(String src, int off, int end, int hash) {
+    Dentry get(String src, int off, int end, int hash, long a, long b) {
         int len = end - off;
         int h = mix(hash);
         Node node = root;
@@ -82,14 +85,14 @@ final class NameTable {
             }
             Object e = node.slots[Integer.bitCount(map & (bit - 1))];
             if (e instanceof Dentry d) {
-                return d.matches(src, off, len, hash) ? d : null;
+                return d.matches(src, off, len, hash, a, b) ? d : null;
             }
             if (e instanceof Node n) {
                 node = n;
                 continue;
             }
             for (Dentry d : ((Collision) e).entries) {
-                if (d.matches(src, off, len, hash)) {
+                if (d.matches(src, off, len, hash, a, b)) {
                     return d;
                 }
             }
@@ -138,7 +141,9 @@ final class NameTable {
     /** Returns a table without {@code name}; this table if it is absent. */
     NameTable without(String name) {
         int hash = name.hashCode();
-        if (get(name, 0, name.length(), hash) == null) {
+        int len = name.length();
+        if (get(name, 0, len, hash, Dentry.word(name, 0, len, 0), Dentry.word(name, 0, len, 8))
+                == null) {
             return this;
         }
         Object r = remove(root, name, hash, mix(hash), 0);

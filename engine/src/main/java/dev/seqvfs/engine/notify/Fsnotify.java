@@ -1,5 +1,7 @@
 package dev.seqvfs.engine.notify;
 
+import dev.seqvfs.engine.dir.DirLink;
+import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.walk.FileOrigin;
@@ -96,20 +98,32 @@ public final class Fsnotify {
     /**
      * Reports an event on an open file ({@code IN_MODIFY}, {@code IN_ACCESS}, {@code IN_OPEN},
      * {@code IN_CLOSE_*}, {@code IN_ATTRIB} by descriptor): to the directory it was opened in, with
-     * the name it was opened by, then to its inode. Anonymous files (pipes, sockets) are never
-     * watched and cost one load of their inode's (null) watch array.
+     * the name it was opened by (for a directory: to its parent and name at the time of the event,
+     * as Linux's {@code fsnotify_parent}), then to its inode. Anonymous files (pipes, sockets) are
+     * never watched and cost one load of their inode's (null) watch array.
      *
      * @param f the open file
      * @param mask one {@code IN_*} event bit
      */
     public static void file(OpenFile f, int mask) {
         Inode inode = f.inode();
-        FileOrigin o = f.origin();
-        Inode dir = o == null || o.name() == null ? null : o.dir();
+        Inode dir;
+        String name;
+        if (inode instanceof DirectoryInode d) {
+            // a directory's dentry follows its renames: its parent and name now (d_parent),
+            // none for a superblock's root
+            DirLink up = d.linkAcquire();
+            dir = up == null ? null : up.parent();
+            name = up == null ? null : up.name();
+        } else {
+            FileOrigin o = f.origin();
+            dir = o == null || o.name() == null ? null : o.dir();
+            name = dir == null ? null : o.name();
+        }
         if (inode.marksAcquire() == null && (dir == null || dir.marksAcquire() == null)) {
             return;
         }
-        child(dir, dir == null ? null : o.name(), inode, mask);
+        child(dir, name, inode, mask);
     }
 
     /**

@@ -352,14 +352,24 @@ public final class Nameidata {
                 }
                 return;
             }
-            // One pass finds the component's end and computes its String hash code, so
-            // that the lookup needs neither a substring nor a second pass (DirSnapshot.lookup
-            // of a range).
+            // One pass finds the component's end, computes its String hash code and packs its
+            // first 16 chars as a dentry stores them, so that the lookup needs neither a
+            // substring nor a second pass over the chars (DirSnapshot.lookup of a range).
             int end = p;
             int hash = 0;
+            long w0 = 0;
+            long w1 = 0;
+            int seen = 0;
             char ch;
             while (end < len && (ch = s.charAt(end)) != '/') {
                 hash = 31 * hash + ch;
+                seen |= ch;
+                int i = end - p;
+                if (i < 8) {
+                    w0 |= (long) ch << (i << 3);
+                } else if (i < 16) {
+                    w1 |= (long) ch << ((i - 8) << 3);
+                }
                 end++;
             }
             int after = end;
@@ -419,7 +429,10 @@ public final class Nameidata {
                 name = s.substring(p, end);
                 child = dir.ops().lookup(dir, name, ctx);
             } else {
-                found = lookupIn(dir, s, p, end, hash);
+                found =
+                        seen > 0xFF
+                                ? lookupIn(dir, s, p, end)
+                                : lookupIn(dir, s, p, end, hash, w0, w1);
                 if (found == null) {
                     throw error(Errno.ENOENT);
                 }
@@ -544,14 +557,26 @@ public final class Nameidata {
 
     /**
      * As {@link #lookupIn(DirectoryInode, String)} for the component {@code path[off, end)} whose
-     * {@code String} hash code is {@code hash}. The trail records the dentry on a hit (its name is
-     * the component), a copy of the name on a miss.
+     * {@code String} hash code is {@code hash} and whose first 16 chars are packed in {@code w0}
+     * and {@code w1} (as a dentry stores its name's). The trail records the dentry on a hit (its
+     * name is the component), a copy of the name on a miss.
      */
-    private Dentry lookupIn(DirectoryInode dir, String path, int off, int end, int hash) {
+    private Dentry lookupIn(
+            DirectoryInode dir, String path, int off, int end, int hash, long w0, long w1) {
         DirSnapshot s = dir.snapshotAcquire();
-        Dentry d = s.lookup(path, off, end, hash);
+        Dentry d = s.lookup(path, off, end, hash, w0, w1);
         appendTrail(dir, s, d != null ? d : path.substring(off, end));
         return d;
+    }
+
+    /**
+     * The lookup of a component with a char above {@code 0xFF} (not internal form): no directory
+     * holds such a name, but the miss is recorded like any other.
+     */
+    private Dentry lookupIn(DirectoryInode dir, String path, int off, int end) {
+        DirSnapshot s = dir.snapshotAcquire();
+        appendTrail(dir, s, path.substring(off, end));
+        return null;
     }
 
     /** Records a read of a directory's parent link ("..") for validation: slot 2 marks the kind. */

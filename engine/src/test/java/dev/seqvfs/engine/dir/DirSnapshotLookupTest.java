@@ -322,6 +322,25 @@ class DirSnapshotLookupTest {
         }
     }
 
+    /**
+     * A component with a char above {@code 0xFF} is not in internal form and equals no stored name,
+     * even one whose chars have the same low bytes; a name of {@code 0xFF} chars, whose packed word
+     * is all ones, is found, by string, by range, and by range with the walk's packed words.
+     */
+    @Test
+    void lookupRange_charAboveFF_matchesNoName_andAllOnesWordsMatch() {
+        String ff = "\u00ff".repeat(20);
+        DirSnapshot s = DirSnapshot.empty().with("A", file()).with(ff, file());
+        String wide = "/\u0141/";
+        assertNull(s.lookup(wide, 1, 2, DirSnapshot.hash(wide, 1, 2)));
+        assertNull(s.lookup("\u0141"));
+        String path = "/" + ff + "/";
+        Dentry d = s.lookup(ff);
+        assertSame(d, s.lookup(path, 1, 21, ff.hashCode()));
+        assertSame(d, s.lookup(path, 1, 21, ff.hashCode(), -1L, -1L));
+        assertNull(s.lookup(path, 1, 21, ff.hashCode(), -1L, 0L), "a wrong packed word misses");
+    }
+
     @Test
     void lookupRange_prefixOrExtensionOfAName_isAbsent() {
         DirSnapshot s = DirSnapshot.empty().with("abc", file());

@@ -83,6 +83,26 @@ class ChmodTest {
     }
 
     @Test
+    void fchmodat_emptyPath_changesTheDescriptorsInode_evenWithNoNameLeft() {
+        int fd = owner.open("/d/f", OpenFlags.O_PATH);
+        assertErrno(Errno.ENOENT, () -> owner.fchmodat(fd, "", 0600, 0));
+        owner.fchmodat(fd, "", 0600, OpenFlags.AT_EMPTY_PATH);
+        assertEquals(0600, t.stat("/d/f").permissions());
+        owner.unlink("/d/f");
+        owner.fchmodat(fd, "", 0640, OpenFlags.AT_EMPTY_PATH);
+        assertEquals(0640, owner.fstat(fd).permissions());
+        VfsTask other = fs.task(1001, 1001);
+        int theirs = other.open("/d", OpenFlags.O_PATH);
+        assertErrno(Errno.EPERM, () -> other.fchmodat(theirs, "", 0777, OpenFlags.AT_EMPTY_PATH));
+        int link = t.open("/lf", OpenFlags.O_PATH | OpenFlags.O_NOFOLLOW);
+        assertErrno(Errno.EOPNOTSUPP, () -> t.fchmodat(link, "", 0777, OpenFlags.AT_EMPTY_PATH));
+        assertErrno(Errno.EINVAL, () -> t.fchmodat(fd, "", 0777, 0x10000));
+        t.close(link);
+        other.close(theirs);
+        owner.close(fd);
+    }
+
+    @Test
     void chmod_byRoot_changesAnyFile() {
         t.chmod("/d/f", 0);
         assertEquals(0, t.stat("/d/f").permissions());

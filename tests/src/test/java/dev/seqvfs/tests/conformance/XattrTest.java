@@ -138,6 +138,43 @@ class XattrTest {
     }
 
     @Test
+    void xattrat_byDirfdAndPath_orOnAPathDescriptorItself_evenWithNoNameLeft() {
+        int d = t.open("/d", OpenFlags.O_PATH);
+        t.setxattrat(d, "f", 0, "user.a", b("1"), 0);
+        assertArrayEquals(b("1"), t.getxattr("/d/f", "user.a"));
+        int f = t.open("/d/f", OpenFlags.O_PATH);
+        assertErrno(Errno.ENOENT, () -> t.getxattrat(f, "", 0, "user.a"));
+        assertArrayEquals(b("1"), t.getxattrat(f, "", OpenFlags.AT_EMPTY_PATH, "user.a"));
+        t.unlink("/d/f");
+        t.setxattrat(f, "", OpenFlags.AT_EMPTY_PATH, "user.b", b("2"), Xattr.XATTR_CREATE);
+        assertEquals(
+                List.of("user.a", "user.b"),
+                t.listxattrat(f, "", OpenFlags.AT_EMPTY_PATH).stream().sorted().toList());
+        t.removexattrat(f, "", OpenFlags.AT_EMPTY_PATH, "user.a");
+        assertEquals(List.of("user.b"), t.listxattrat(f, "", OpenFlags.AT_EMPTY_PATH));
+        assertErrno(Errno.ENODATA, () -> t.getxattrat(f, "", OpenFlags.AT_EMPTY_PATH, "user.a"));
+        assertErrno(Errno.EINVAL, () -> t.listxattrat(f, "", OpenFlags.AT_EACCESS));
+        assertArrayEquals(
+                b("2"), t.async().getxattrat(f, "", OpenFlags.AT_EMPTY_PATH, "user.b").join());
+        t.close(f);
+        t.close(d);
+    }
+
+    @Test
+    void xattrat_symlinkNoFollow_actsOnTheLinkItself() {
+        t.symlink("/d/f", "/d/l");
+        int d = t.open("/d", OpenFlags.O_PATH);
+        t.setxattrat(d, "l", 0, "user.x", b("followed"), 0);
+        assertArrayEquals(b("followed"), t.getxattr("/d/f", "user.x"));
+        t.setxattrat(d, "l", OpenFlags.AT_SYMLINK_NOFOLLOW, "trusted.x", b("link"), 0);
+        assertArrayEquals(b("link"), t.lgetxattr("/d/l", "trusted.x"));
+        assertErrno(
+                Errno.ENODATA,
+                () -> t.getxattrat(d, "f", OpenFlags.AT_SYMLINK_NOFOLLOW, "trusted.x"));
+        t.close(d);
+    }
+
+    @Test
     void asyncTwins_answerAsTheBlockingCalls() {
         t.async().setxattr("/d/f", "user.a", b("1"), Xattr.XATTR_CREATE).join();
         assertArrayEquals(b("1"), t.async().getxattr("/d/f", "user.a").join());

@@ -56,6 +56,9 @@ class InotifyDifferentialTest {
 
         String read(int fd, int len);
 
+        /** {@code lseek} to 0, then {@code getdents64(2)} to the end: the number of entries. */
+        String getdents(int fd);
+
         String close(int fd);
 
         String ftruncate(int fd);
@@ -68,6 +71,12 @@ class InotifyDifferentialTest {
         String umount(String p);
 
         String chmod(String p, int mode);
+
+        /** {@code fchmod(2)}: on the host {@code fchmodat2(fd, "", mode, AT_EMPTY_PATH)}. */
+        String fchmod(int fd, int mode);
+
+        /** {@code fchown(2)}: on the host {@code fchownat(fd, "", uid, gid, AT_EMPTY_PATH)}. */
+        String fchown(int fd, int uid, int gid);
 
         String link(String a, String b);
 
@@ -128,6 +137,11 @@ class InotifyDifferentialTest {
         }
 
         @Override
+        public String getdents(int fd) {
+            return c("GETDENTS " + fd).split(" ")[0];
+        }
+
+        @Override
         public String close(int fd) {
             return c("CLOSE " + fd);
         }
@@ -155,6 +169,26 @@ class InotifyDifferentialTest {
         @Override
         public String chmod(String p, int mode) {
             return c("CHMOD " + AT_FDCWD + " " + s(p) + " " + mode + " 0");
+        }
+
+        @Override
+        public String fchmod(int fd, int mode) {
+            return c("CHMOD " + fd + " " + s("") + " " + mode + " " + OpenFlags.AT_EMPTY_PATH);
+        }
+
+        @Override
+        public String fchown(int fd, int uid, int gid) {
+            return c(
+                    "CHOWN "
+                            + fd
+                            + " "
+                            + s("")
+                            + " "
+                            + uid
+                            + " "
+                            + gid
+                            + " "
+                            + OpenFlags.AT_EMPTY_PATH);
         }
 
         @Override
@@ -263,6 +297,20 @@ class InotifyDifferentialTest {
         }
 
         @Override
+        public String getdents(int fd) {
+            return run(
+                    () -> {
+                        // as hostops: from the start, to the end
+                        t.lseek(fd, 0, VfsTask.SEEK_SET);
+                        int n = 0;
+                        for (int k; (k = t.getdents(fd, 4096).size()) > 0; ) {
+                            n += k;
+                        }
+                        return n;
+                    });
+        }
+
+        @Override
         public String close(int fd) {
             return run(() -> t.close(fd));
         }
@@ -290,6 +338,16 @@ class InotifyDifferentialTest {
         @Override
         public String chmod(String p, int mode) {
             return run(() -> t.chmod(p, mode));
+        }
+
+        @Override
+        public String fchmod(int fd, int mode) {
+            return run(() -> t.fchmod(fd, mode));
+        }
+
+        @Override
+        public String fchown(int fd, int uid, int gid) {
+            return run(() -> t.fchown(fd, uid, gid));
         }
 
         @Override
@@ -435,6 +493,35 @@ class InotifyDifferentialTest {
                     out.add(s.mknod("/w/r"));
                     out.add(s.rename("/w/c", "/w/r")); // over an existing name
                     out.add(s.unlink("/w/r"));
+                    events(s, fd, out);
+                    return out;
+                });
+    }
+
+    /**
+     * {@code IN_ATTRIB} of a change made through a descriptor (fchmod, fchown) reaches the watch on
+     * the directory the file was opened in, with its name; a chmod of a subdirectory reaches its
+     * parent's watch with the subdirectory's name and {@code IN_ISDIR} (fsnotify_change).
+     */
+    @Test
+    void attribByDescriptor_andOfASubdirectory_reachTheParentsWatch() {
+        same(
+                s -> {
+                    List<String> out = new ArrayList<>();
+                    out.add(s.mkdir("/w"));
+                    out.add(s.mknod("/w/a"));
+                    out.add(s.mkdir("/w/d"));
+                    int fd = Integer.parseInt(s.init(IN_NONBLOCK));
+                    out.add(s.addWatch(fd, "/w", IN_ALL_EVENTS));
+                    int f = Integer.parseInt(s.open("/w/a", OpenFlags.O_RDONLY));
+                    out.add(s.fchmod(f, 0600));
+                    out.add(s.fchown(f, 0, 0));
+                    out.add(s.close(f));
+                    out.add(s.chmod("/w/d", 0700));
+                    int d = Integer.parseInt(s.open("/w/d", OpenFlags.O_RDONLY));
+                    out.add(s.fchmod(d, 0750));
+                    out.add(s.getdents(d));
+                    out.add(s.close(d));
                     events(s, fd, out);
                     return out;
                 });
