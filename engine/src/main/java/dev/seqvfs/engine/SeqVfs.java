@@ -150,8 +150,8 @@ public final class SeqVfs implements AutoCloseable {
      * Holds on what this instance's forks read through ({@link #fork()}): one for the instance
      * until it is closed, one per open fork of it. When the last goes, a fork releases what it
      * holds of its source ({@link #releaseSource}): the fork generations it registered, then its
-     * hold on the source, since an unbuilt directory of a fork of this fork may still be built from
-     * this one's source. Changed by CAS; never rises again from zero.
+     * hold on the source, since a fork of this fork may still read, through this one's views, the
+     * versions this one's source keeps. Changed by CAS; never rises again from zero.
      */
     private final AtomicInteger forkHolds = new AtomicInteger(1);
 

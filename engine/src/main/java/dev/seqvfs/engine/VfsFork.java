@@ -22,8 +22,8 @@ import java.util.Map;
  * {@link SeqVfs#fork()}'s two halves: {@link #capture} takes the cut of a whole instance (its mount
  * table, and one bump of the fork generation of every superblock whose names are stored: O(1) per
  * superblock, nothing of the trees is read), {@link #buildSuperblocks} and {@link #attachMounts}
- * make the fork's superblocks (each with an unbuilt root: its directories are built on their first
- * read in the fork, from the source's versions at the fork's generation, {@link TreeFork}) and
+ * make the fork's superblocks (each with a root that is a view of the source's at the fork's
+ * generation: each entry shows as the fork's twin made on its first sight, {@link TreeFork}) and
  * mounts from it.
  *
  * <h2>Concurrency</h2>
@@ -182,9 +182,9 @@ final class VfsFork {
     private final IdentityHashMap<Superblock, TreeFork> trees = new IdentityHashMap<>();
 
     /**
-     * Makes a fork of every copied superblock in {@code target}, with an unbuilt root ({@link
-     * TreeFork#start}), and starts it. Call once, after {@link #capture} released the source.
-     * O(superblocks).
+     * Makes a fork of every copied superblock in {@code target}, with its root a view of the
+     * source's ({@link TreeFork#start}), and starts it. Call once, after {@link #capture} released
+     * the source. O(superblocks).
      *
      * @return the fork of the namespace root's superblock, or {@code null} if it is not copied
      * @throws VfsException {@code ENOSPC} if a copy does not fit its limits
