@@ -68,7 +68,8 @@ public final class BenchMain {
                     new Plan("anon", AnonBench.class, "socketClose", 4, null),
                     new Plan("anon", AnonBench.class, "pipeClose", 16, null),
                     new Plan("newfs", NewFsBench.class, 1, null),
-                    new Plan("data", FileDataBench.class, 1, null));
+                    new Plan("data", FileDataBench.class, 1, null),
+                    new Plan("data", ReadWhileWritingBench.class, 2, null));
 
     private BenchMain() {}
 

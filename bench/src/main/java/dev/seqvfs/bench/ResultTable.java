@@ -13,8 +13,9 @@ import org.openjdk.jmh.results.RunResult;
  * Turns JMH run results into the report: one row per workload and thread count with the three
  * targets' ops/s (for the new-file-system row, creations plus closes per second), SeqVFS's ratios
  * to Jimfs and to the host, the 2-thread/1-thread scaling of each target; then the renamer section
- * (loss of lookups, renames measured) and the goals, each met or missed; a goal whose benchmarks
- * did not run ({@code --only}) is left out. Missing results print as {@code -}.
+ * (loss of lookups, renames measured), with {@code --prof gc} the garbage collection of each row,
+ * and the goals, each met or missed; a goal whose benchmarks did not run ({@code --only}) is left
+ * out. Missing results print as {@code -}.
  */
 final class ResultTable {
     private static final String[] FS = {FsTarget.SEQVFS, FsTarget.JIMFS, FsTarget.HOST};
@@ -66,14 +67,23 @@ final class ResultTable {
                     new Row("pwrite 4K same page, 256M", "FileDataBench", "samePage4k", 1, null),
                     new Row("pwrite 4K, one-page file", "FileDataBench", "smallFile4k", 1, null),
                     new Row("write 1M sequential", "FileDataBench", "seqWrite1m", 1, null),
+                    new Row("pread 4K random, 256M file", "FileDataBench", "randomRead4k", 1, null),
                     new Row(
-                            "pread 4K random, 256M file",
-                            "FileDataBench",
-                            "randomRead4k",
-                            1,
+                            "pread 4K, writer elsewhere",
+                            "ReadWhileWritingBench",
+                            "reader",
+                            2,
                             null));
 
+    /**
+     * Garbage-collection figures of one result, the {@code gc} profiler's: the collector's time in
+     * ms summed over the measurement iterations, the number of collections, and bytes allocated per
+     * op.
+     */
+    private record Gc(double millis, double count, double bytesPerOp) {}
+
     private final Map<Key, Map<String, Score>> scores = new HashMap<>();
+    private final Map<Key, Map<String, Gc>> gcs = new HashMap<>();
     private final Map<String, String[]> renamers = new HashMap<>();
 
     ResultTable(Iterable<RunResult> results, List<String[]> report) {
@@ -91,14 +101,53 @@ final class ResultTable {
                                     ? parts[parts.length - 1]
                                     : null);
             Result<?> primary = r.getPrimaryResult();
-            scores.computeIfAbsent(new Key(bench, variant, p.getThreads()), k -> new HashMap<>())
+            Map<String, Result> secondary = r.getSecondaryResults();
+            if ("ReadWhileWritingBench".equals(bench)) {
+                // a group: the reader's ops/s is the row's, the writer's goes beside the GC
+                Result<?> reader = secondary.get("reader");
+                Result<?> writer = secondary.get("writer");
+                primary = reader == null ? primary : reader;
+                variant = "reader";
+                if (writer != null) {
+                    scores.computeIfAbsent(
+                                    new Key(bench, "writer", p.getThreads()), k -> new HashMap<>())
+                            .put(
+                                    p.getParam("fs"),
+                                    new Score(writer.getScore(), writer.getScoreError()));
+                }
+            }
+            Key key = new Key(bench, variant, p.getThreads());
+            scores.computeIfAbsent(key, k -> new HashMap<>())
                     .put(p.getParam("fs"), new Score(primary.getScore(), primary.getScoreError()));
+            Result<?> time = secondaryEnding(secondary, "gc.time");
+            if (time != null) {
+                Result<?> count = secondaryEnding(secondary, "gc.count");
+                Result<?> norm = secondaryEnding(secondary, "gc.alloc.rate.norm");
+                gcs.computeIfAbsent(key, k -> new HashMap<>())
+                        .put(
+                                p.getParam("fs"),
+                                new Gc(
+                                        time.getScore(),
+                                        count == null ? Double.NaN : count.getScore(),
+                                        norm == null ? Double.NaN : norm.getScore()));
+            }
         }
         for (String[] line : report) {
             if (line.length >= 6 && "renamer".equals(line[0])) {
                 renamers.put(line[1] + "/" + line[2], line);
             }
         }
+    }
+
+    /** {@return the secondary result whose label ends with {@code suffix} (the gc profiler's)} */
+    @SuppressWarnings("rawtypes") // JMH's own map type
+    private static Result<?> secondaryEnding(Map<String, Result> secondary, String suffix) {
+        for (Map.Entry<String, Result> e : secondary.entrySet()) {
+            if (e.getKey().endsWith(suffix)) {
+                return e.getValue();
+            }
+        }
+        return null;
     }
 
     private static String first(String... values) {
@@ -170,10 +219,81 @@ final class ResultTable {
                             factor(ops(k, FsTarget.SEQVFS) / ops(k, FsTarget.HOST)),
                             scaling));
         }
+        renderGc(out);
         renderRenamer(out);
         renderAnon(out);
         renderGoals(out);
         return out.toString();
+    }
+
+    /**
+     * Garbage collection during each row measured with {@code --prof gc}: the time the collector
+     * took (ms over the measurement iterations of the run, as JMH's gc profiler sums it), the
+     * collections, and the bytes allocated per op; SeqVFS beside Jimfs and the host, and the ratio
+     * of GC times (at most 1 is the file-data issue's goal). For the read-while-writing row the
+     * writer's ops/s follows.
+     */
+    private void renderGc(StringBuilder out) {
+        if (gcs.isEmpty()) {
+            return;
+        }
+        out.append('\n')
+                .append(
+                        "garbage collection (--prof gc): GC ms in the measurement, collections,"
+                                + " bytes allocated per op\n");
+        String fmt = "%-30s %3s  %-22s %-22s %-22s %9s  %s%n";
+        out.append(
+                String.format(
+                        fmt,
+                        "benchmark",
+                        "thr",
+                        "SeqVFS ms/n/B",
+                        "Jimfs ms/n/B",
+                        "host ms/n/B",
+                        "GC S/Jimfs",
+                        ""));
+        for (Row row : ROWS) {
+            Key k = new Key(row.bench(), row.variant(), row.threads());
+            Map<String, Gc> m = gcs.get(k);
+            if (m == null) {
+                continue;
+            }
+            Gc s = m.get(FsTarget.SEQVFS);
+            Gc j = m.get(FsTarget.JIMFS);
+            String writer = "";
+            if ("reader".equals(row.variant())) {
+                Key w = new Key(row.bench(), "writer", row.threads());
+                writer =
+                        String.format(
+                                Locale.ROOT,
+                                "writer ops/s: SeqVFS %s, Jimfs %s, host %s",
+                                count(ops(w, FsTarget.SEQVFS)),
+                                count(ops(w, FsTarget.JIMFS)),
+                                count(ops(w, FsTarget.HOST)));
+            }
+            out.append(
+                    String.format(
+                            Locale.ROOT,
+                            fmt,
+                            row.label(),
+                            row.threads(),
+                            gc(s),
+                            gc(j),
+                            gc(m.get(FsTarget.HOST)),
+                            s == null || j == null
+                                    ? "-"
+                                    : j.millis() == 0
+                                            ? (s.millis() == 0 ? "0 / 0" : "> 0 / 0")
+                                            : factor(s.millis() / j.millis()),
+                            writer));
+        }
+    }
+
+    private static String gc(Gc g) {
+        return g == null
+                ? "-"
+                : String.format(
+                        Locale.ROOT, "%.0f / %.0f / %.0f", g.millis(), g.count(), g.bytesPerOp());
     }
 
     /** The seed workloads on anonymous inodes: SeqVFS's two layouts against the host. */
@@ -393,6 +513,30 @@ final class ResultTable {
                 ops(newFs, FsTarget.SEQVFS) / ops(newFs, FsTarget.JIMFS),
                 0.1,
                 true);
+        // The file-data issue (15): ratios to Jimfs, and GC time at most Jimfs's in each row.
+        dataGoal(goals, "pwrite 4K random >= 1.5x Jimfs", "FileDataBench", "randomWrite4k", 1, 1.5);
+        dataGoal(goals, "pwrite 4K same page >= 1.5x Jimfs", "FileDataBench", "samePage4k", 1, 1.5);
+        dataGoal(goals, "write 1M sequential >= Jimfs", "FileDataBench", "seqWrite1m", 1, 1);
+        dataGoal(
+                goals,
+                "pread 4K, writer elsewhere >= Jimfs",
+                "ReadWhileWritingBench",
+                "reader",
+                2,
+                1);
+        for (Row row : ROWS) {
+            Map<String, Gc> m = gcs.get(new Key(row.bench(), row.variant(), row.threads()));
+            Gc s = m == null ? null : m.get(FsTarget.SEQVFS);
+            Gc j = m == null ? null : m.get(FsTarget.JIMFS);
+            if (s != null && j != null) {
+                goals.add(
+                        new String[] {
+                            "GC time <= Jimfs's: " + row.label(),
+                            String.format(Locale.ROOT, "%.0f/%.0f ms", s.millis(), j.millis()),
+                            s.millis() <= j.millis() ? "met" : "MISSED"
+                        });
+            }
+        }
         if (goals.isEmpty()) {
             return;
         }
@@ -400,6 +544,17 @@ final class ResultTable {
         for (String[] g : goals) {
             out.append(String.format(Locale.ROOT, "  %-42s %9s  %s%n", g[0], g[1], g[2]));
         }
+    }
+
+    private void dataGoal(
+            List<String[]> goals,
+            String name,
+            String bench,
+            String variant,
+            int threads,
+            double target) {
+        Key k = new Key(bench, variant, threads);
+        goal(goals, name, ops(k, FsTarget.SEQVFS) / ops(k, FsTarget.JIMFS), target, true);
     }
 
     private static void goal(

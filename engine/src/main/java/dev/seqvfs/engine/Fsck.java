@@ -38,6 +38,9 @@ import java.util.Map;
  *       elsewhere, such as a descriptor in flight in a socket). An inode that was removed and never
  *       freed (a leak) fails this whether or not anything is open; a superblock in the JVM's pool
  *       of tmpfs bytes ({@code HeapPool}) holds exactly its byte count there;
+ *   <li>the tree counts of a superblock a fork copies (its {@code ForkGenerations}: what a fork of
+ *       it is charged) are the reachable directories plus names of files, and the bytes the
+ *       reachable inodes hold;
  *   <li>no inode held by a descriptor has links but no name that reaches it, and no open removed
  *       directory has links left;
  *   <li>with every file closed, no superblock counts a writer or a removed inode still open (a
@@ -264,6 +267,30 @@ public final class Fsck {
                             + bytes
                             + " bytes, reachable and open inodes hold "
                             + heldBytes);
+        }
+        if (VfsFork.copies(sb.type())) {
+            // what a fork of it is charged (ForkGenerations): the tree's slots and bytes
+            long slots = sb.forks().treeSlots();
+            if (slots != dirs.size() + links) {
+                problems.add(
+                        sb
+                                + ": the tree count says "
+                                + slots
+                                + " slots, the tree has "
+                                + dirs.size()
+                                + " directories and "
+                                + links
+                                + " names of files");
+            }
+            long treeBytes = sb.forks().treeBytes();
+            if (treeBytes != reachableBytes) {
+                problems.add(
+                        sb
+                                + ": the tree count says "
+                                + treeBytes
+                                + " bytes, the inodes with a name hold "
+                                + reachableBytes);
+            }
         }
         if (sb.heapPool() != null && sb.heapPoolHeld() != bytes) {
             problems.add(

@@ -147,6 +147,21 @@ public final class SeqVfs implements AutoCloseable {
     private final TaskRegistryView procTasks = new TaskRegistryView();
 
     /**
+     * Holds on what this instance's forks read through ({@link #fork()}): one for the instance
+     * until it is closed, one per open fork of it. When the last goes, a fork releases what it
+     * holds of its source ({@link #releaseSource}): the fork generations it registered, then its
+     * hold on the source, since a fork of this fork may still read, through this one's views, the
+     * versions this one's source keeps. Changed by CAS; never rises again from zero.
+     */
+    private final AtomicInteger forkHolds = new AtomicInteger(1);
+
+    /** Whether {@link #close()} dropped the instance's own hold (once). */
+    private final AtomicBoolean ownHoldDropped = new AtomicBoolean();
+
+    /** A fork's release of its source, run when {@link #forkHolds} reaches zero; else null. */
+    private volatile Runnable releaseSource;
+
+    /**
      * Spawns the instance's root actor through the system's {@link EngineHost} (the root spawns the
      * guardian and the reply collectors), then the root superblock's actor and, with procfs, the
      * first task: all served on this thread by the calling-thread dispatcher, with no hand-off. On
@@ -221,7 +236,22 @@ public final class SeqVfs implements AutoCloseable {
             Superblock root = null;
             VfsFork cut = null;
             if (forkOf != null) {
-                cut = VfsFork.capture(forkOf);
+                if (!forkOf.retainForFork()) {
+                    throw new VfsException(Errno.EIO, Syscall.FORK, null);
+                }
+                VfsFork c;
+                try {
+                    c = VfsFork.capture(forkOf);
+                } catch (RuntimeException | Error e) {
+                    forkOf.releaseForkHold();
+                    throw e;
+                }
+                releaseSource =
+                        () -> {
+                            c.release();
+                            forkOf.releaseForkHold();
+                        };
+                cut = c;
                 root = cut.buildSuperblocks(forkTarget());
             }
             try {
@@ -585,13 +615,17 @@ public final class SeqVfs implements AutoCloseable {
      * <p><b>Atomicity.</b> The fork is one cut of this instance: every directory change, rename,
      * mount change, attribute change and data write that runs concurrently appears in the fork
      * wholly or not at all, and a write that returned before {@code fork()} was called appears
-     * (CONCURRENCY.md, "Fork"). Directory writers, renames and mount changes wait while the cut is
-     * taken; readers never do.
+     * (CONCURRENCY.md, "Fork"). Writers wait while the cut is taken (a few stores); readers never
+     * do.
      *
-     * <p><b>Cost.</b> The cut takes time linear in the inodes (a look at every directory snapshot
-     * and the lock of every regular file); the copy then makes one inode object and one entry per
-     * name, outside any lock, and shares every data page. See README, "Forks", for the figures
-     * measured and how to run them. Thread-safe; closing either instance leaves the other working.
+     * <p><b>Cost.</b> The cut reads nothing of the trees: it bumps each copied superblock's fork
+     * generation, and from then on this instance's writers keep, for the fork, the version of a
+     * directory, an attribute set or a file's data that they replace first (snapshot generations,
+     * as btrfs keeps a snapshot's blocks). The fork's directories are made on their first read in
+     * the fork, with one inode object and one entry per name; a file's data is read from this
+     * instance on its first use, and its pages are shared. What the fork reads stays reachable
+     * while it (or a fork of it) is open. See README, "Forks", for the figures measured and how to
+     * run them. Thread-safe; closing either instance leaves the other working.
      *
      * @return the fork, open; close it
      * @throws VfsException {@code EIO} if this instance is closed or an actor did not answer within
@@ -608,6 +642,33 @@ public final class SeqVfs implements AutoCloseable {
                         ? SharedSystems.acquire(engineConfig)
                         : SharedSystems.borrow(system, engineConfig);
         return new SeqVfs(engineConfig, clock, l, this);
+    }
+
+    /**
+     * Takes a hold on this instance for a fork of it ({@link #forkHolds}).
+     *
+     * @return {@code false} if every hold is gone (the instance is closed and has no open fork)
+     */
+    private boolean retainForFork() {
+        while (true) {
+            int n = forkHolds.get();
+            if (n == 0) {
+                return false;
+            }
+            if (forkHolds.compareAndSet(n, n + 1)) {
+                return true;
+            }
+        }
+    }
+
+    /** Drops a hold ({@link #forkHolds}); the last one releases this fork's source. */
+    private void releaseForkHold() {
+        if (forkHolds.decrementAndGet() == 0) {
+            Runnable r = releaseSource;
+            if (r != null) {
+                r.run();
+            }
+        }
     }
 
     /** The fork's side of {@link VfsFork}: superblocks made, started and mounted here. */
@@ -929,6 +990,9 @@ public final class SeqVfs implements AutoCloseable {
         // actor did not stop in time: the instance is unusable either way.
         for (Superblock sb : superblocks) {
             sb.releaseHeapPool();
+        }
+        if (ownHoldDropped.compareAndSet(false, true)) {
+            releaseForkHold();
         }
         lease.release(linger);
     }

@@ -1,5 +1,6 @@
 package dev.seqvfs.engine;
 
+import dev.seqvfs.engine.dir.DirLink;
 import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.dir.TreeFork;
 import dev.seqvfs.engine.fs.FileSystemType;
@@ -11,33 +12,55 @@ import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.protocol.Errno;
 import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * {@link SeqVfs#fork()}'s two halves: {@link #capture} takes a cut of a whole instance (its mount
- * table and a {@link TreeFork} of every superblock whose names are stored), {@link
- * #buildSuperblocks} and {@link #attachMounts} make the fork's superblocks (each with an unbuilt
- * root: its directories are built on their first read in the fork) and mounts from it.
+ * {@link SeqVfs#fork()}'s two halves: {@link #capture} takes the cut of a whole instance (its mount
+ * table, and one bump of the fork generation of every superblock whose names are stored: O(1) per
+ * superblock, nothing of the trees is read), {@link #buildSuperblocks} and {@link #attachMounts}
+ * make the fork's superblocks (each with a root that is a view of the source's at the fork's
+ * generation: each entry shows as the fork's twin made on its first sight, {@link TreeFork}) and
+ * mounts from it.
  *
  * <h2>Concurrency</h2>
  *
- * {@link #capture} closes the source's publication gate, then takes its rename write lock, then its
- * mount write lock (the lock order of {@link NamespaceLocks}), cuts every superblock, and releases
- * them in reverse order; holding them it waits for no message (a file's writer, whose lock the cut
- * takes, waits for nothing either). Directory writers, renames and mount changes wait at the gate
- * meanwhile; readers never wait. {@link #buildSuperblocks} and {@link #attachMounts} touch only the
- * cut (immutable once taken) and the fork's own new objects, on the forking thread, before the fork
- * is returned; the fork's directories are built later, on any of its threads ({@link TreeFork}).
+ * {@link #capture} closes the source's publication gate (it waits for the writers inside: directory
+ * batches, attribute changes, data writes, each a bounded number of stores), then takes its rename
+ * write lock, then its mount write lock (the lock order of {@link NamespaceLocks}); holding them it
+ * bumps each copied superblock's generation, reads its tree counts and inode-number mark, and the
+ * path of every mountpoint, then releases them in reverse order. Nothing is read of the trees and
+ * nothing waits for a message, so writers wait for O(superblocks + mounts × depth) stores, not for
+ * the trees. {@link #buildSuperblocks} and {@link #attachMounts} touch only what the capture took
+ * and the fork's own new objects, on the forking thread, before the fork is returned. The
+ * generations the capture registered are released by {@link #release} when the fork (and every fork
+ * of it) is closed.
  */
 final class VfsFork {
     private final MountTable table;
-    private final IdentityHashMap<Superblock, TreeFork> cuts;
 
-    private VfsFork(MountTable table, IdentityHashMap<Superblock, TreeFork> cuts) {
+    /** The copied superblocks at the cut, in the mount table's order. */
+    private final IdentityHashMap<Superblock, Source> sources;
+
+    /** Per mount (but the root mount): its mountpoint's and its root's path at the cut. */
+    private final IdentityHashMap<VfsMount, Paths> paths;
+
+    /** One copied superblock at the cut. */
+    private record Source(long k, long slots, long bytes) {}
+
+    /** Names from its superblock's root of a mount's mountpoint and of the mount's root. */
+    private record Paths(List<String> mountpoint, List<String> root) {}
+
+    private VfsFork(
+            MountTable table,
+            IdentityHashMap<Superblock, Source> sources,
+            IdentityHashMap<VfsMount, Paths> paths) {
         this.table = table;
-        this.cuts = cuts;
+        this.sources = sources;
+        this.paths = paths;
     }
 
     /**
@@ -49,15 +72,18 @@ final class VfsFork {
     }
 
     /**
-     * Takes one cut of {@code source}: its mount table and every copied superblock, at one instant
-     * (see the class comment). Blocks directory writers for O(inodes) work; never waits for a
-     * message.
+     * Takes the cut of {@code source}: its mount table, and a bump of every copied superblock's
+     * fork generation, at one instant (see the class comment). Writers wait for O(superblocks +
+     * mounts × depth) work; it never waits for a message. Release what it registered with {@link
+     * #release} once the fork is closed (or failed to start).
      *
-     * @throws VfsException {@code EINVAL} if a mounted type is durable (no fork of it exists)
+     * @throws VfsException {@code EINVAL} if a mounted type is durable (no fork of it exists);
+     *     nothing registered then
      */
     static VfsFork capture(SeqVfs source) {
         NamespaceLocks locks = source.locks();
-        IdentityHashMap<Superblock, TreeFork> cuts = new IdentityHashMap<>();
+        IdentityHashMap<Superblock, Source> sources = new IdentityHashMap<>();
+        IdentityHashMap<VfsMount, Paths> paths = new IdentityHashMap<>();
         MountTable table;
         locks.publish.close();
         try {
@@ -73,12 +99,20 @@ final class VfsFork {
                 try {
                     table = source.namespace().mountTableAcquire();
                     for (VfsMount m : table.mounts()) {
-                        Superblock sb = m.superblock();
-                        if ((sb.type().flags() & FileSystemType.FS_DURABLE) != 0) {
+                        if ((m.superblock().type().flags() & FileSystemType.FS_DURABLE) != 0) {
                             throw new VfsException(Errno.EINVAL, Syscall.FORK, null);
                         }
-                        if (copies(sb.type()) && !cuts.containsKey(sb)) {
-                            cuts.put(sb, TreeFork.capture(sb));
+                    }
+                    for (VfsMount m : table.mounts()) {
+                        Superblock sb = m.superblock();
+                        if (copies(sb.type()) && !sources.containsKey(sb)) {
+                            long k = sb.forks().bump();
+                            sources.put(
+                                    sb,
+                                    new Source(k, sb.forks().treeSlots(), sb.forks().treeBytes()));
+                        }
+                        if (m != table.rootMount()) {
+                            paths.put(m, new Paths(pathOf(m.mountpoint()), pathOf(m.root())));
                         }
                     }
                 } finally {
@@ -90,7 +124,31 @@ final class VfsFork {
         } finally {
             locks.publish.open();
         }
-        return new VfsFork(table, cuts);
+        return new VfsFork(table, sources, paths);
+    }
+
+    /**
+     * {@return the names from its superblock's root to {@code dir}} The caller holds the rename
+     * write lock, so no link moves meanwhile. O(depth).
+     */
+    private static List<String> pathOf(DirectoryInode dir) {
+        List<String> names = new ArrayList<>();
+        for (DirLink l = dir.linkAcquire(); l != null; l = l.parent().linkAcquire()) {
+            names.add(l.name());
+        }
+        Collections.reverse(names);
+        return names;
+    }
+
+    /**
+     * Releases the fork generations {@link #capture} registered: the source's writers stop keeping
+     * the versions this fork would read. Call once, when the fork and every fork of it is closed,
+     * or when the fork failed to start.
+     */
+    void release() {
+        for (Map.Entry<Superblock, Source> e : sources.entrySet()) {
+            e.getKey().forks().release(e.getValue().k());
+        }
     }
 
     /** {@return the namespace root's superblock in the source} */
@@ -100,7 +158,7 @@ final class VfsFork {
 
     /** {@return whether the namespace root's superblock is copied (else it is mounted afresh)} */
     boolean copiesRoot() {
-        return cuts.containsKey(rootSource());
+        return sources.containsKey(rootSource());
     }
 
     /** The fork's side, as {@link SeqVfs} makes it: new superblocks, started, and mounts. */
@@ -118,23 +176,26 @@ final class VfsFork {
         Superblock mountFresh(FileSystemType type, String source);
     }
 
-    /** The fork's copy of each copied source superblock, with its twin of each directory. */
+    /** The fork's copy of each copied source superblock, and of its tree. */
     private final IdentityHashMap<Superblock, Superblock> twinSbs = new IdentityHashMap<>();
 
+    private final IdentityHashMap<Superblock, TreeFork> trees = new IdentityHashMap<>();
+
     /**
-     * Makes a fork of every copied superblock in {@code target}, with the cut as its unbuilt root
-     * ({@link TreeFork#buildInto}), and starts it. Call once, after {@link #capture} released the
-     * source. O(superblocks).
+     * Makes a fork of every copied superblock in {@code target}, with its root a view of the
+     * source's ({@link TreeFork#start}), and starts it. Call once, after {@link #capture} released
+     * the source. O(superblocks).
      *
      * @return the fork of the namespace root's superblock, or {@code null} if it is not copied
      * @throws VfsException {@code ENOSPC} if a copy does not fit its limits
      */
     Superblock buildSuperblocks(Target target) {
-        for (Map.Entry<Superblock, TreeFork> e : cuts.entrySet()) {
+        for (Map.Entry<Superblock, Source> e : sources.entrySet()) {
             Superblock src = e.getKey();
+            Source s = e.getValue();
             Superblock sb = target.newSuperblockLike(src);
             sb.continueNumbersOf(src);
-            e.getValue().buildInto(sb);
+            trees.put(src, TreeFork.start(src, s.k(), s.slots(), s.bytes(), sb));
             twinSbs.put(src, sb);
             target.start(sb);
         }
@@ -145,9 +206,8 @@ final class VfsFork {
      * Attaches, in {@code ns} (whose root mount is the fork of the source's), a twin of each of the
      * source's other mounts, parents first, with the same flags and source name. A mount whose
      * mountpoint or root has no twin (it is under a computed superblock) is left out, with its
-     * children. Builds the fork's directories on the paths to the mountpoints. Then drops the cuts'
-     * index ({@link TreeFork#releaseIndex}) and deactivates every copied superblock that no mount
-     * holds.
+     * children. Builds the fork's directories on the paths to the mountpoints. Then deactivates
+     * every copied superblock that no mount holds.
      */
     void attachMounts(Namespace ns, Target target) {
         IdentityHashMap<VfsMount, VfsMount> twins = new IdentityHashMap<>();
@@ -157,14 +217,14 @@ final class VfsFork {
         if (srcRoot.mountReadOnly() != root.mountReadOnly() || srcRoot.flags() != root.flags()) {
             ns.setMountFlags(root, srcRoot.mountReadOnly(), srcRoot.flags());
         }
-        List<VfsMount> mounts = table.mounts();
-        for (VfsMount m : mounts) {
+        for (VfsMount m : table.mounts()) {
             if (m == srcRoot) {
                 continue;
             }
             VfsMount parent = twins.get(m.parent());
-            TreeFork dirs = cuts.get(m.parent().superblock());
-            DirectoryInode mountpoint = dirs == null ? null : dirs.twinOf(m.mountpoint());
+            TreeFork dirs = trees.get(m.parent().superblock());
+            Paths p = paths.get(m);
+            DirectoryInode mountpoint = dirs == null ? null : dirs.twinAt(p.mountpoint());
             if (parent == null || mountpoint == null) {
                 continue;
             }
@@ -175,7 +235,7 @@ final class VfsFork {
                 sb = target.mountFresh(src.type(), m.source());
                 mroot = sb.root();
             } else {
-                mroot = cuts.get(src).twinOf(m.root());
+                mroot = trees.get(src).twinAt(p.root());
                 if (mroot == null) {
                     continue;
                 }
@@ -190,9 +250,6 @@ final class VfsFork {
                             m.mountReadOnly(),
                             m.flags(),
                             m.source().equals("none") ? null : m.source()));
-        }
-        for (TreeFork cut : cuts.values()) {
-            cut.releaseIndex();
         }
         for (Superblock sb : twinSbs.values()) {
             sb.deactivateIfUnmounted();

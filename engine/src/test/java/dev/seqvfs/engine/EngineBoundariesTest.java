@@ -199,7 +199,7 @@ class EngineBoundariesTest {
                     .check(engine);
         }
         // a fork's sharing of pages and numbers: only the fork's cut and copy
-        for (String m : List.of("shareForFork", "adoptForkedData")) {
+        for (String m : List.of("forkedFrom", "dataAt")) {
             calledOnlyFrom(
                             dev.seqvfs.engine.inode.RegularInode.class,
                             m,

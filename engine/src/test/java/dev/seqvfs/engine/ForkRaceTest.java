@@ -20,10 +20,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Forks racing the source's renames and writers, and the fork's own first readers racing each other
- * to build the same directories (a fork builds a directory on its first read): every fork holds
- * each moved name exactly once, a hard-linked file is one inode with the right link count whichever
- * name is built first, fsck finds nothing, and a write in the fork reaches every name of the file
- * there and none in the source.
+ * to make the twins of the same entries (a fork makes an entry's twin on its first sight): every
+ * fork holds each moved name exactly once, a hard-linked file is one inode with the right link
+ * count whichever name is built first, fsck finds nothing, and a write in the fork reaches every
+ * name of the file there and none in the source.
  *
  * <pre>
  * /r0 .. /r3     the directories a renamer moves names between
@@ -126,10 +126,10 @@ class ForkRaceTest {
     }
 
     /**
-     * Eight threads read the same unbuilt directories of a fresh fork at once, released together:
-     * every one of them gets the very snapshot that was published (one build wins, the others' are
-     * dropped, none is returned), the same directory twin under a name, and one twin for the two
-     * names of a hard-linked file in two directories that different threads build. 200 fresh forks.
+     * Eight threads read the same fresh directories of a new fork at once, released together: every
+     * one of them gets the same snapshot, the same directory twin under a name (one twin made per
+     * entry wins, the others are dropped, none is returned), and one twin for the two names of a
+     * hard-linked file in two directories that different threads see first. 200 fresh forks.
      */
     @Test
     void racingFirstReads_ofAForkedDirectory_allGetThePublishedBuild() throws Exception {
@@ -211,8 +211,8 @@ class ForkRaceTest {
     }
 
     /**
-     * Two threads read the fresh fork at once, in opposite orders, so they race to build the root
-     * and the directories; then the whole fork is checked.
+     * Two threads read the fresh fork at once, in opposite orders, so they race to make the twins
+     * of the same entries; then the whole fork is checked.
      */
     private static void checkFork(SeqVfs f) throws Exception {
         CountDownLatch go = new CountDownLatch(1);

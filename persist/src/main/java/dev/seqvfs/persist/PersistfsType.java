@@ -541,7 +541,7 @@ public final class PersistfsType implements FileSystemType {
                                 && content.size() > 0
                                 && child instanceof RegularInode ri) {
                             sb.chargeBytes(content.allocatedBytes(), Syscall.MOUNT);
-                            ri.adoptForkedData(content);
+                            ri.adoptLoadedData(content);
                             if (row.legacy().length > 0) {
                                 legacy.add(child); // moved to blocks at its next write-back
                             }

@@ -1,7 +1,10 @@
 package dev.seqvfs.engine.dir;
 
 import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.engine.inode.Versioned;
 import dev.seqvfs.protocol.FileType;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -41,10 +44,36 @@ import scala.math.Ordering;
  *   <li>A dead snapshot (after {@code rmdir}) is empty and is never replaced.
  * </ul>
  *
+ * <p>A fork's directory (see {@code TreeFork}) starts as its source's snapshot, shared whole, with
+ * a view ({@link Twins}) through which every lookup and listing shows each entry it still shares
+ * with the source as the fork's twin of it, made on first sight; every version made from it carries
+ * the view, and the fork's own entries are shown as themselves. The structure (array, trie, tree)
+ * holds the raw entries; only {@link #lookup}, {@link #entriesAfter} and {@link #entries} show
+ * them.
+ *
+ * <p>Besides its entries a snapshot carries what a fork of its superblock needs ({@link
+ * Versioned}): the fork generation it was published in, and the snapshot it replaced if that one
+ * belongs to an older generation, while an open fork may read it. Every version made from this one
+ * ({@link #with}, {@link #without}, {@link #killed}) carries both; the directory's publisher retags
+ * it when the generation moved on ({@link DirectoryInode}).
+ *
  * <p>Thread-safe (immutable: arrays are never written after the constructor of the snapshot that
- * holds them returns). Readers obtain it from {@link DirectoryInode#snapshotAcquire()}.
+ * holds them returns; the link to the replaced version is only ever cleared, see {@link
+ * Versioned}). Readers obtain it from {@link DirectoryInode#snapshotAcquire()}.
  */
-public final class DirSnapshot {
+public final class DirSnapshot implements Versioned<DirSnapshot> {
+    private static final VarHandle PREV;
+
+    static {
+        try {
+            PREV =
+                    MethodHandles.lookup()
+                            .findVarHandle(DirSnapshot.class, "prev", DirSnapshot.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     /** Cookie of ".": readdir from 0 starts with it. */
     public static final long COOKIE_DOT = 1;
 
@@ -63,14 +92,7 @@ public final class DirSnapshot {
 
     private static final Dentry[] NO_ENTRIES = new Dentry[0];
     private static final DirSnapshot EMPTY =
-            new DirSnapshot(0, NO_ENTRIES, null, null, FIRST_COOKIE, 0, false);
-
-    /**
-     * The placeholder an unbuilt directory of a fork holds until its first read builds it ({@link
-     * DirectoryInode#snapshotAcquire()}); compared by identity, never returned to a reader.
-     */
-    static final DirSnapshot UNBUILT =
-            new DirSnapshot(0, NO_ENTRIES, null, null, FIRST_COOKIE, 0, false);
+            new DirSnapshot(0, NO_ENTRIES, null, null, FIRST_COOKIE, 0, false, 0, null, null);
 
     private final long seq;
 
@@ -83,6 +105,39 @@ public final class DirSnapshot {
     private final int subdirs;
     private final boolean dead;
 
+    /** The fork generation it was published in ({@link Versioned}). */
+    private final long gen;
+
+    /**
+     * The version it replaced in an older generation, while an open fork may read it ({@link
+     * Versioned}): set before publication, cleared at most once after (release).
+     */
+    @SuppressWarnings("unused") // accessed through PREV
+    private volatile DirSnapshot prev;
+
+    /**
+     * In a fork's directory, how it sees the entries it still shares with its source (the source's
+     * dentries, bound to the source's inodes): each is shown as its twin, made on first sight
+     * ({@link Twins}); {@code null} when every entry is this directory's own. Carried by every
+     * version made from this one.
+     */
+    private final Twins twins;
+
+    /**
+     * A fork's view of the source's entries in its copy of a directory ({@code TreeFork}): the
+     * fork's twin of each, the same object every time it is asked.
+     */
+    interface Twins {
+        /**
+         * {@return the dentry the fork shows for {@code d}, one of this snapshot's raw entries: its
+         * twin, made on first sight, or {@code d} itself if it is the fork's own} Thread-safe;
+         * never blocks for long (a map insert).
+         *
+         * @param d a raw entry
+         */
+        Dentry twinOf(Dentry d);
+    }
+
     private DirSnapshot(
             long seq,
             Dentry[] small,
@@ -90,7 +145,10 @@ public final class DirSnapshot {
             TreeMap<Object, Dentry> order,
             long nextCookie,
             int subdirs,
-            boolean dead) {
+            boolean dead,
+            long gen,
+            DirSnapshot prev,
+            Twins twins) {
         this.seq = seq;
         this.small = small;
         this.names = names;
@@ -98,6 +156,9 @@ public final class DirSnapshot {
         this.nextCookie = nextCookie;
         this.subdirs = subdirs;
         this.dead = dead;
+        this.gen = gen;
+        PREV.set(this, prev);
+        this.twins = twins;
     }
 
     /**
@@ -105,9 +166,17 @@ public final class DirSnapshot {
      * their number calls for}
      */
     private static DirSnapshot of(
-            long seq, Dentry[] entries, long nextCookie, int subdirs, boolean dead) {
+            long seq,
+            Dentry[] entries,
+            long nextCookie,
+            int subdirs,
+            boolean dead,
+            long gen,
+            DirSnapshot prev,
+            Twins twins) {
         if (entries.length <= SMALL_MAX) {
-            return new DirSnapshot(seq, entries, null, null, nextCookie, subdirs, dead);
+            return new DirSnapshot(
+                    seq, entries, null, null, nextCookie, subdirs, dead, gen, prev, twins);
         }
         NameTable n = NameTable.EMPTY;
         TreeMap<Object, Dentry> o = TreeMap$.MODULE$.empty(LONG_ORDER);
@@ -115,7 +184,7 @@ public final class DirSnapshot {
             n = n.with(d);
             o = o.updated(d.cookie(), d);
         }
-        return new DirSnapshot(seq, null, n, o, nextCookie, subdirs, dead);
+        return new DirSnapshot(seq, null, n, o, nextCookie, subdirs, dead, gen, prev, twins);
     }
 
     /** {@return the snapshot of a new, empty directory (version 0)} */
@@ -126,6 +195,37 @@ public final class DirSnapshot {
     /** {@return the version number; each published change adds one} */
     public long seq() {
         return seq;
+    }
+
+    @Override
+    public long gen() {
+        return gen;
+    }
+
+    @Override
+    public DirSnapshot prevAcquire() {
+        return (DirSnapshot) PREV.getAcquire(this);
+    }
+
+    @Override
+    public void dropPrev() {
+        PREV.setRelease(this, null);
+    }
+
+    /**
+     * {@return the same entries published in generation {@code newGen} with {@code newPrev} as the
+     * version it replaced ({@link Versioned}): this snapshot if it already is, else a copy sharing
+     * its entries (the same dentry objects)}
+     *
+     * @param newGen the generation
+     * @param newPrev the older version a fork may read, or {@code null}
+     */
+    DirSnapshot withVersion(long newGen, DirSnapshot newPrev) {
+        if (newGen == gen && newPrev == prevAcquire()) {
+            return this;
+        }
+        return new DirSnapshot(
+                seq, small, names, order, nextCookie, subdirs, dead, newGen, newPrev, twins);
     }
 
     /** {@return whether the directory has been removed ({@code rmdir}, or replaced by a rename)} */
@@ -160,6 +260,46 @@ public final class DirSnapshot {
     }
 
     /**
+     * {@return {@code d}, a raw entry (or {@code null}), as readers see it: in a fork's directory,
+     * the twin of an entry it shares with its source ({@link Twins})}
+     */
+    private Dentry shown(Dentry d) {
+        Twins t = twins;
+        return t == null || d == null ? d : t.twinOf(d);
+    }
+
+    /**
+     * {@return a fork's copy of {@code source} (the source directory's snapshot at the fork's
+     * generation): the same entries, names, cookies and version number, shared, not copied, each
+     * shown through {@code twins} as the fork's twin of it, made on first sight; generation 0 and
+     * no older version (the fork's first state)} O(1).
+     *
+     * @param source the source's snapshot (itself a fork's, for a fork of a fork)
+     * @param twins the fork's view of the entries
+     */
+    static DirSnapshot forked(DirSnapshot source, Twins twins) {
+        return new DirSnapshot(
+                source.seq,
+                source.small,
+                source.names,
+                source.order,
+                source.nextCookie,
+                source.subdirs,
+                source.dead,
+                0,
+                null,
+                twins);
+    }
+
+    /**
+     * {@return how this snapshot shows the entries it shares with its source ({@link Twins}), or
+     * {@code null} if it shows its raw entries}
+     */
+    Twins twins() {
+        return twins;
+    }
+
+    /**
      * Looks up the name {@code path[off, end)} without making a {@code String} of it: the same
      * answer as {@code lookup(path.substring(off, end))}. O(log32 n) plus one compare of the name's
      * chars; allocates nothing.
@@ -175,6 +315,14 @@ public final class DirSnapshot {
      */
     public Dentry lookup(String path, int off, int end, int hash) {
         Objects.checkFromToIndex(off, end, path.length());
+        return shown(findUnpacked(path, off, end, hash));
+    }
+
+    /**
+     * {@return the raw entry named {@code path[off, end)} (not shown through {@link Twins}), or
+     * {@code null}} Packs the name's first 16 chars as a dentry stores them, then {@link #find}s.
+     */
+    private Dentry findUnpacked(String path, int off, int end, int hash) {
         long a = 0;
         long b = 0;
         for (int i = 0, n = Math.min(end - off, 16); i < n; i++) {
@@ -206,7 +354,7 @@ public final class DirSnapshot {
      * @return the dentry, or {@code null} if absent
      */
     public Dentry lookup(String path, int off, int end, int hash, long a, long b) {
-        return find(path, off, end, hash, a, b);
+        return shown(find(path, off, end, hash, a, b));
     }
 
     /** The lookup of both forms: a scan of the small array, or the trie. */
@@ -277,9 +425,9 @@ public final class DirSnapshot {
                 System.arraycopy(sm, at + 1, e, at, sm.length - at - 1);
             }
             e[e.length - 1] = d;
-            return of(seq + 1, e, nextCookie + 1, sub, false);
+            return of(seq + 1, e, nextCookie + 1, sub, false, gen, prevAcquire(), twins);
         }
-        Dentry old = lookup(name);
+        Dentry old = findUnpacked(name, 0, name.length(), name.hashCode());
         TreeMap<Object, Dentry> o = order;
         if (old != null) {
             o = o.removed(old.cookie());
@@ -289,7 +437,8 @@ public final class DirSnapshot {
         }
         NameTable n = names.with(d);
         o = o.updated(nextCookie, d);
-        return new DirSnapshot(seq + 1, null, n, o, nextCookie + 1, sub, false);
+        return new DirSnapshot(
+                seq + 1, null, n, o, nextCookie + 1, sub, false, gen, prevAcquire(), twins);
     }
 
     /**
@@ -308,22 +457,24 @@ public final class DirSnapshot {
             Dentry[] e = new Dentry[sm.length - 1];
             System.arraycopy(sm, 0, e, 0, at);
             System.arraycopy(sm, at + 1, e, at, e.length - at);
-            return new DirSnapshot(seq + 1, e, null, null, nextCookie, sub, false);
+            return new DirSnapshot(
+                    seq + 1, e, null, null, nextCookie, sub, false, gen, prevAcquire(), twins);
         }
-        Dentry old = lookup(name);
+        Dentry old = findUnpacked(name, 0, name.length(), name.hashCode());
         if (old == null) {
             return this;
         }
         int sub = old.inode().type() == FileType.DIRECTORY ? subdirs - 1 : subdirs;
         if (names.size() - 1 <= SMALL_MAX / 2) {
-            Dentry[] all = entryArray();
+            Dentry[] all = rawEntryArray();
             Dentry[] e = new Dentry[all.length - 1];
             for (int i = 0, k = 0; i < all.length; i++) {
                 if (all[i] != old) {
                     e[k++] = all[i];
                 }
             }
-            return new DirSnapshot(seq + 1, e, null, null, nextCookie, sub, false);
+            return new DirSnapshot(
+                    seq + 1, e, null, null, nextCookie, sub, false, gen, prevAcquire(), twins);
         }
         return new DirSnapshot(
                 seq + 1,
@@ -332,103 +483,17 @@ public final class DirSnapshot {
                 order.removed(old.cookie()),
                 nextCookie,
                 sub,
-                false);
+                false,
+                gen,
+                prevAcquire(),
+                twins);
     }
 
     /**
-     * {@return a version with the same names, cookies, order and version number in which each entry
-     * is bound to {@code twin}'s image of its inode, or dropped where that is {@code null}} A
-     * fork's copy of a directory: no hashing, since the maps keep their shape ({@link
-     * #twinnedInOrder}). {@code twin} is called once per entry, in cookie order.
-     *
-     * @param twin the fork's inode for a source entry, or {@code null} to leave the entry out
+     * {@return every raw entry in cookie order (not shown through {@link Twins}), in a new array as
+     * long as {@link #size()}}
      */
-    DirSnapshot twinned(java.util.function.Function<Dentry, Inode> twin) {
-        Dentry[] entries = entryArray();
-        Inode[] twins = new Inode[entries.length];
-        for (int i = 0; i < entries.length; i++) {
-            twins[i] = twin.apply(entries[i]);
-        }
-        return twinnedInOrder(twins);
-    }
-
-    /**
-     * {@return a version with the same names, cookies, order and version number in which the {@code
-     * i}-th entry in cookie order ({@link #entryArray()}) is bound to {@code twins[i]}, or dropped
-     * where that is {@code null}} What {@link #twinned(java.util.function.Function)} does, for a
-     * caller that already holds the entries in order (a fork's build of a directory, {@code
-     * TreeFork}): no hashing; each entry found by its cookie, in O(1) when the cookies are dense
-     * (spread over at most 4n values, as a directory that was filled and not thinned out has them),
-     * else by binary search.
-     *
-     * @param twins the fork's inode for each entry, in cookie order, as long as {@link #size()}
-     */
-    DirSnapshot twinnedInOrder(Inode[] twins) {
-        int n = size();
-        if (twins.length != n) {
-            throw new IllegalArgumentException(twins.length + " twins for " + n + " entries");
-        }
-        Dentry[] sm = small;
-        if (sm != null) {
-            Dentry[] e = new Dentry[n];
-            int k = 0;
-            int sub = subdirs;
-            for (int i = 0; i < n; i++) {
-                Dentry d = sm[i];
-                if (twins[i] == null) {
-                    if (d.inode().type() == FileType.DIRECTORY) {
-                        sub--;
-                    }
-                } else {
-                    e[k++] = new Dentry(d.name(), twins[i], d.cookie(), d.flags());
-                }
-            }
-            return new DirSnapshot(
-                    seq, k == n ? e : Arrays.copyOf(e, k), null, null, nextCookie, sub, dead);
-        }
-        long[] cookies = new long[n];
-        Dentry[] copies = new Dentry[n];
-        List<String> dropped = new ArrayList<>(0);
-        Iterator<Dentry> it = order.valuesIterator();
-        for (int i = 0; i < n; i++) {
-            Dentry d = it.next();
-            cookies[i] = d.cookie();
-            if (twins[i] == null) {
-                dropped.add(d.name());
-            } else {
-                copies[i] = new Dentry(d.name(), twins[i], d.cookie(), d.flags());
-            }
-        }
-        // Cookies are given in order and rarely skipped: when they are dense, index by them.
-        long min = n == 0 ? 0 : cookies[0];
-        long span = n == 0 ? 0 : cookies[n - 1] - min + 1;
-        int[] at = span <= 4L * n ? new int[(int) span] : null;
-        if (at != null) {
-            for (int i = 0; i < n; i++) {
-                at[(int) (cookies[i] - min)] = i;
-            }
-        }
-        java.util.function.UnaryOperator<Dentry> copyOf =
-                d -> {
-                    int i =
-                            at != null
-                                    ? at[(int) (d.cookie() - min)]
-                                    : java.util.Arrays.binarySearch(cookies, d.cookie());
-                    Dentry c = copies[i];
-                    return c == null ? d : c;
-                };
-        NameTable nt = names.mapped(copyOf);
-        TreeMap<Object, Dentry> o = order.transform((k, d) -> copyOf.apply(d));
-        DirSnapshot out = new DirSnapshot(seq, null, nt, o, nextCookie, subdirs, dead);
-        for (String name : dropped) {
-            DirSnapshot w = out.without(name);
-            out = new DirSnapshot(seq, w.small, w.names, w.order, nextCookie, w.subdirs, dead);
-        }
-        return out;
-    }
-
-    /** {@return every entry in cookie order, in a new array as long as {@link #size()}} */
-    Dentry[] entryArray() {
+    private Dentry[] rawEntryArray() {
         Dentry[] sm = small;
         if (sm != null) {
             return sm.clone();
@@ -446,7 +511,8 @@ public final class DirSnapshot {
         if (dead) {
             throw new IllegalStateException("directory snapshot already dead");
         }
-        return new DirSnapshot(seq + 1, NO_ENTRIES, null, null, nextCookie, 0, true);
+        return new DirSnapshot(
+                seq + 1, NO_ENTRIES, null, null, nextCookie, 0, true, gen, prevAcquire(), null);
     }
 
     /**
@@ -466,14 +532,14 @@ public final class DirSnapshot {
                     break;
                 }
                 if (d.cookie() > afterCookie) {
-                    out.add(d);
+                    out.add(shown(d));
                 }
             }
             return out;
         }
         Iterator<Dentry> it = order.valuesIteratorFrom(afterCookie + 1);
         while (it.hasNext() && out.size() < max) {
-            out.add(it.next());
+            out.add(shown(it.next()));
         }
         return out;
     }

@@ -6,6 +6,7 @@ import dev.seqvfs.engine.inode.AttrChange;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.Permission;
+import dev.seqvfs.engine.inode.SymlinkInode;
 import dev.seqvfs.engine.notify.Fsnotify;
 import dev.seqvfs.engine.reply.ReplyTo;
 import dev.seqvfs.engine.sb.PublishGate;
@@ -1321,6 +1322,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
             if (changed) {
                 published = dir.casSnapshot(base, work);
             }
+            linksInGate(published);
         } finally {
             sb.locks().publish.exit(batchGate);
         }
@@ -1369,6 +1371,25 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         }
     }
 
+    /**
+     * Inside the gate, right after the batch's CAS: what its publication changed in other inodes'
+     * link counts and in the tree's bytes, so that whenever the gate is closed (a fork's cut) a
+     * file's link count is the names the published snapshots give it and the tree counts are exact
+     * ({@code ForkGenerations}): the last link of an unlinked name drops (the free waits until the
+     * answer, outside the gate), a new symbolic link's target joins the tree; if the batch was not
+     * published, the link count a staged link raised drops back.
+     */
+    private void linksInGate(boolean published) {
+        for (int i = 0; i < stagedCount; i++) {
+            int kind = stagedKind[i];
+            if (published ? kind == UNLINKED : kind == LINKED) {
+                ((Inode) stagedArg[i]).dropLinksKeptForFree(1, batchNow);
+            } else if (published && kind == CREATED && stagedArg[i] instanceof SymlinkInode l) {
+                sb.treeBytesAdd(l.chargedBytesNow());
+            }
+        }
+    }
+
     /** Records the changes of the {@code n} staged commands of a published batch. */
     private void journalBatch(int n) {
         for (int i = 0; i < n; i++) {
@@ -1396,7 +1417,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
             if (kind == CREATED) {
                 sb.inodeFreed((Inode) arg);
             } else if (kind == LINKED) {
-                ((Inode) arg).dropLinks(1, batchNow);
+                ((Inode) arg).freeIfUnused(); // its link dropped inside the gate
             }
         } catch (RuntimeException e) {
             LOG.error("directory {}: undo failed: {}", dir.ino(), e.toString());
@@ -1433,7 +1454,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                     // IN_DELETE (as the host orders them: d_delete drops the inode before
                     // fsnotify_delete)
                     Fsnotify.inode(victim, Inotify.IN_ATTRIB);
-                    victim.dropLinks(1, batchNow);
+                    victim.freeIfUnused(); // its link dropped inside the gate
                     Fsnotify.entry(dir, Inotify.IN_DELETE, u.name(), 0);
                     replyChanged(u, u.replyTo(), DirReply.ok(victim));
                 }

@@ -6,6 +6,7 @@ import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.InodeOwner;
 import dev.seqvfs.engine.inode.IopFlags;
+import dev.seqvfs.engine.inode.Versioned;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.function.UnaryOperator;
@@ -25,18 +26,9 @@ import org.apache.pekko.actor.typed.ActorRef;
  *       CASes an empty snapshot to its dead version under the mount read lock. Because the actor
  *       publishes by CAS against the version it last published, a kill between its read and its
  *       write makes its CAS fail, and it reports {@code ENOENT} instead of resurrecting the
- *       directory. In a fork, a directory may start <em>unbuilt</em> ({@link #startUnbuilt}:
- *       release store of the {@link DirSnapshot#UNBUILT} placeholder, before the directory is
- *       reachable); its first reader builds it and CASes the placeholder to the built snapshot,
- *       once (racing builders: one CAS wins, the others return the winner's). {@link
- *       #snapshotAcquire()} never returns the placeholder, so every other writer's CAS expects a
- *       built snapshot.
- *   <li>{@code unbuilt}: the fork's cut of an unbuilt directory ({@code TreeFork.Cut}, immutable),
- *       else {@code null}. Written with release by {@link #startUnbuilt} (before the directory is
- *       reachable) and, to {@code null}, by the builder whose CAS of {@code snapshot} won, after
- *       it; read with acquire by {@link #snapshotAcquire()} when it loads the placeholder. A reader
- *       that loads {@code null} is ordered after the winning CAS, so its next load of {@code
- *       snapshot} returns the built snapshot.
+ *       directory. In a fork, a directory starts with its source's snapshot at the fork's
+ *       generation shown through the fork's twins of its entries ({@link #startForked}, before the
+ *       directory is reachable; see {@code TreeFork}).
  *   <li>{@code link}: read with acquire ({@link #linkAcquire()}); written with release by the
  *       parent's actor (same-directory rename) or by the rename coordinator inside the rename write
  *       lock (cross-directory rename). At any instant only one of them may write it: a
@@ -72,9 +64,7 @@ import org.apache.pekko.actor.typed.ActorRef;
  *
  * <h2>States</h2>
  *
- * live → dead (its snapshot is {@link DirSnapshot#isDead()}); dead is final. A fork's directory is
- * unbuilt → live first (its first read builds it; never observable by a reader, which gets the
- * built snapshot).
+ * live → dead (its snapshot is {@link DirSnapshot#isDead()}); dead is final.
  */
 public final class DirectoryInode extends Inode {
     private static final VarHandle SNAPSHOT;
@@ -82,7 +72,6 @@ public final class DirectoryInode extends Inode {
     private static final VarHandle ACTOR;
     private static final VarHandle QUEUE;
     private static final VarHandle RENAME_SEQ;
-    private static final VarHandle CUT;
     private static final VarHandle UNJOURNALED;
     private static final VarHandle WAITERS;
 
@@ -94,7 +83,6 @@ public final class DirectoryInode extends Inode {
             ACTOR = l.findVarHandle(DirectoryInode.class, "actor", ActorRef.class);
             QUEUE = l.findVarHandle(DirectoryInode.class, "queue", DirQueue.class);
             RENAME_SEQ = l.findVarHandle(DirectoryInode.class, "renameSeq", int.class);
-            CUT = l.findVarHandle(DirectoryInode.class, "unbuilt", TreeFork.Cut.class);
             UNJOURNALED = l.findVarHandle(DirectoryInode.class, "unjournaled", boolean.class);
             WAITERS = l.findVarHandle(DirectoryInode.class, "waiters", Waiter.class);
         } catch (ReflectiveOperationException e) {
@@ -125,9 +113,6 @@ public final class DirectoryInode extends Inode {
 
     private int mounts;
 
-    @SuppressWarnings("unused") // accessed through CUT
-    private volatile TreeFork.Cut unbuilt;
-
     /**
      * Creates a directory with an empty snapshot.
      *
@@ -148,54 +133,28 @@ public final class DirectoryInode extends Inode {
             DirectoryInode parent,
             String name) {
         super(ino, owner, ops, fileOps, attrs);
-        SNAPSHOT.setRelease(this, DirSnapshot.empty());
+        SNAPSHOT.setRelease(this, DirSnapshot.empty().withVersion(owner.forkGen(), null));
         LINK.setRelease(this, parent == null ? null : new DirLink(parent, name));
     }
 
     /**
-     * Loads the current snapshot (acquire). Never blocks. In a fork, the first read of a directory
-     * not built yet builds it ({@link #build}): O(its entries), once.
+     * Loads the current snapshot (acquire). Never blocks.
      *
      * @return the current snapshot (acquire)
      */
     public DirSnapshot snapshotAcquire() {
-        DirSnapshot s = (DirSnapshot) SNAPSHOT.getAcquire(this);
-        return s != DirSnapshot.UNBUILT ? s : build();
+        return (DirSnapshot) SNAPSHOT.getAcquire(this);
     }
 
     /**
      * Makes this directory, which no other thread can reach yet (a fork's twin, before its parent's
-     * snapshot or its superblock is published), unbuilt: its entries are made from {@code cut} by
-     * the first {@link #snapshotAcquire()}. Release stores of {@code unbuilt}, then of {@code
-     * snapshot}.
+     * snapshot shows it or its superblock is published), start with {@code forked}: its source's
+     * snapshot shown through the fork's twins ({@link DirSnapshot#forked}). Release store.
      *
-     * @param cut what the fork's cut took for this directory
+     * @param forked its first snapshot
      */
-    void startUnbuilt(TreeFork.Cut cut) {
-        CUT.setRelease(this, cut);
-        SNAPSHOT.setRelease(this, DirSnapshot.UNBUILT);
-    }
-
-    /**
-     * Builds an unbuilt directory: makes its snapshot from the fork's cut and publishes it by CAS
-     * from {@link DirSnapshot#UNBUILT} (a racing builder's loses and is dropped; every builder then
-     * returns the one published), then clears {@code unbuilt} (release). A reader that loads {@code
-     * unbuilt} (acquire) as {@code null} has the CAS before it, so its next load of {@code
-     * snapshot} sees the built one. Lock-free: racing readers build concurrently, none waits.
-     */
-    private DirSnapshot build() {
-        TreeFork.Cut cut = (TreeFork.Cut) CUT.getAcquire(this);
-        if (cut != null) {
-            DirSnapshot built = cut.build(this);
-            if (SNAPSHOT.compareAndSet(this, DirSnapshot.UNBUILT, built)) {
-                CUT.setRelease(this, null);
-            }
-        }
-        DirSnapshot s = (DirSnapshot) SNAPSHOT.getAcquire(this);
-        if (s == DirSnapshot.UNBUILT) {
-            throw new IllegalStateException(this + ": unbuilt with nothing to build it from");
-        }
-        return s;
+    void startForked(DirSnapshot forked) {
+        SNAPSHOT.setRelease(this, forked);
     }
 
     /**
@@ -204,7 +163,35 @@ public final class DirectoryInode extends Inode {
      * @return {@code true} if published
      */
     boolean casSnapshot(DirSnapshot expect, DirSnapshot update) {
-        return SNAPSHOT.compareAndSet(this, expect, update);
+        if (!SNAPSHOT.compareAndSet(this, expect, versioned(expect, update))) {
+            return false;
+        }
+        owner().treeNamesAdd(update.size() - expect.size());
+        return true;
+    }
+
+    /**
+     * {@return {@code next}, the replacement of {@code cur}, tagged for the forks of this
+     * directory's superblock ({@link Versioned}): published in the current generation and linked to
+     * {@code cur} if that one is of an older generation and a fork may read it} A copy (sharing the
+     * entries) only when the tag or the link differs from what {@code next} carries. Called by
+     * every publisher of a snapshot, inside the publication gate or under the rename write lock, so
+     * the generation cannot move between this read and the CAS.
+     */
+    private DirSnapshot versioned(DirSnapshot cur, DirSnapshot next) {
+        long g = owner().forkGen();
+        long gen = cur.gen() < g ? g : cur.gen();
+        return next.withVersion(gen, Versioned.prevFor(cur, g, owner().oldestForkGen()));
+    }
+
+    /**
+     * {@return the snapshot a fork taken when this directory's superblock went to generation {@code
+     * k} reads: the newest one published below {@code k}} Lock-free.
+     *
+     * @param k the fork's generation
+     */
+    public DirSnapshot snapshotAt(long k) {
+        return Versioned.at(snapshotAcquire(), k);
     }
 
     /**
@@ -219,7 +206,7 @@ public final class DirectoryInode extends Inode {
         if (!expect.isEmpty() || expect.isDead()) {
             return false;
         }
-        return SNAPSHOT.compareAndSet(this, expect, expect.killed());
+        return SNAPSHOT.compareAndSet(this, expect, versioned(expect, expect.killed()));
     }
 
     /**

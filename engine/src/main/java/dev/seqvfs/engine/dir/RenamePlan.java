@@ -344,6 +344,10 @@ public final class RenamePlan {
                             "source parent " + oldDir + " changed while prepared");
                 }
             }
+            if (victim != null && !isDir(victim)) {
+                // in the section that removed its name (ForkGenerations); freed by finish
+                victim.dropLinksKeptForFree(1, newDir.owner().now());
+            }
         } finally {
             locks.mount.unlockRead(stamp);
         }
@@ -375,8 +379,10 @@ public final class RenamePlan {
         source.touchCtime(now);
         if (exchange) {
             target.touchCtime(now);
+        } else if (victim != null && isDir(victim)) {
+            victim.dropLinks(2, now);
         } else if (victim != null) {
-            victim.dropLinks(isDir(victim) ? 2 : 1, now);
+            victim.freeIfUnused(); // its link dropped where its name went (publishEntries)
         }
         DirectoryActor.afterEntriesChanged(oldDir, oldSnap, oldNext, now);
         if (oldDir != newDir) {

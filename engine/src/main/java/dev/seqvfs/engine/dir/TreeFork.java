@@ -1,390 +1,218 @@
 package dev.seqvfs.engine.dir;
 
-import dev.seqvfs.engine.file.FileData;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.RegularInode;
 import dev.seqvfs.engine.inode.SymlinkInode;
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.protocol.Syscall;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The copy of one superblock's tree for {@code SeqVfs.fork()}: {@link #capture} takes a cut of the
- * source, {@link #buildInto} gives the fork's superblock a root that is <em>unbuilt</em>: each of
- * the fork's directories is made, with the twins of its entries, the first time anything reads its
- * snapshot in the fork ({@link DirectoryInode#snapshotAcquire()}), from what the cut took for it.
+ * The fork of one superblock's tree for {@code SeqVfs.fork()}: each of the fork's directories
+ * starts as its source directory's snapshot at the fork's generation, shared, not copied, whose
+ * entries the fork shows as its own twins of them, each made the first time anything in the fork
+ * sees it ({@link DirSnapshot#forked}, {@link Twins}).
  *
- * <h2>What the cut keeps</h2>
+ * <h2>What a fork keeps: nothing of the source's tree</h2>
  *
- * Per directory (a {@link Cut}): its snapshot (the source's own, immutable, shared until the source
- * publishes another), its attributes, and, in the snapshot's cookie order, the attributes of each
- * non-directory entry, the {@link Cut} of each directory entry, and each regular file's data
- * version ({@link RegularInode#shareForFork}: the source copies a page of it before writing it).
- * That is two references per name: the fork keeps O(names) words of the source's state, not O(1);
- * the inodes, dentries and snapshots of the fork are made only where the fork goes.
+ * The fork took no cut of the tree: it bumped the source superblock's fork generation from {@code k
+ * - 1} to {@code k} ({@code ForkGenerations.bump}, O(1)), and the source's writers keep, from then
+ * on, the version of each directory snapshot, attribute set and file's data that they replace first
+ * in generation {@code k} or later, for as long as the fork is open ({@link
+ * dev.seqvfs.engine.inode.Versioned}). A twin is made from the source's versions at {@code k}: a
+ * directory's snapshot ({@link DirectoryInode#snapshotAt}), an inode's attributes ({@link
+ * Inode#attrsAt}); a file's data is read only at the first use of its twin ({@link
+ * RegularInode#forkedFrom}, {@link RegularInode#dataAt}). So {@code fork()} makes the fork's root
+ * and its view, the first look at a directory makes the directory's twin and view (O(1)), and the
+ * first sight of an entry (a lookup that finds it, a listing that shows it) makes its twin: the
+ * fork pays per entry it touches, never per entry of a directory it touches.
  *
  * <h2>Concurrency</h2>
  *
  * <ul>
- *   <li>{@link #capture} runs while the caller holds the source namespace's publication gate closed
- *       and its rename and mount write locks: no directory publishes, no rename moves an entry, no
- *       mount changes. In one breadth-first pass it reads each directory's snapshot and attributes
- *       (acquire) and, entry by entry, takes each regular file's write lock before it reads the
- *       file's data ({@link RegularInode#shareForFork}, which marks its pages shared) and
- *       attributes (acquire); it releases the locks only after the last file is taken, so when the
- *       last lock is taken every file is still as it was read. So no write is half done in what it
- *       took, and the cut is one instant: every directory publication, rename, mount change,
- *       path-based or descriptor-based attribute change (they run inside the gate) and data write
- *       (under the file's lock) is wholly before it or wholly after. Lock order: gate, rename,
- *       mount, the files' write locks (whose other holders, the files' writers, take nothing while
- *       they hold them). Everything it writes (the {@link Cut}s and their arrays, {@link #multi},
- *       the totals) is plain: it reaches other threads only through the fork's publication below.
- *   <li>{@link #buildInto} and every later build of a directory run after the source is released:
- *       what they read is immutable (the cut's arrays and fields, written by the forking thread
- *       before the fork's root was made unbuilt (release of its {@code unbuilt} field) and its
- *       namespace published (release), never after; snapshots, attributes, data versions whose
- *       pages the source no longer writes in place, symlink targets). A directory's build may run
- *       on any thread of the fork, several at once: each makes its own snapshot and twins and
- *       publishes them by one CAS of the directory's snapshot ({@link
- *       DirectoryInode#snapshotAcquire()}); a loser drops what it made. A file with several names
- *       gets one twin whichever name is built first: its twin is made once, by {@link
- *       ConcurrentHashMap#computeIfAbsent} on {@link #linked}, and reaches other threads through
- *       that map (its happens-before) or through the snapshot CAS (release).
+ *   <li>A twin may be made by any thread of the fork, several at once for one entry (two walks
+ *       through the same fresh directory): each makes its own from what it reads of the source
+ *       (immutable versions: snapshots, attributes, symlink targets), and one {@link
+ *       ConcurrentHashMap#putIfAbsent} on the directory's view decides which is the twin; the
+ *       others are dropped (they have done nothing anyone can see). The map's insert orders the
+ *       twin's making before every reader that finds it. It takes no lock of the source and changes
+ *       nothing of it (a file's data is read later, under the source file's lock).
+ *   <li>A file with several names at {@code k} gets one twin whichever name is seen first: made
+ *       once by {@link ConcurrentHashMap#computeIfAbsent} on {@link #linked}.
+ *   <li>A directory's view lives as long as its snapshots: every version the fork's writers make of
+ *       it carries the view, so an entry it still shares is shown as the same twin whatever changed
+ *       around it. A fork of the fork shows an entry through both views (its source's first, then
+ *       its own).
+ *   <li>{@link #target} and {@link #k} are final; a view's fields are final. Both reach other
+ *       threads through the publication of the fork's namespace or of a snapshot.
  * </ul>
  *
- * <p>Link counts are recomputed from the cut, not copied: a directory's is {@code 2 +} the
- * subdirectories copied into it, a file's the names it has in the cut. A namespace change in flight
- * publishes its entries inside the gate but adjusts link counts and the parent's times just after
- * it, so the counts read at the cut could be a step behind its entries; the times of such a change
- * may be.
+ * <p>Link counts: a non-directory's is its count at {@code k}, which equals its names at {@code k}
+ * (every change of a file's link count is made in the gate section of the publication that changed
+ * its names, CONCURRENCY.md "Fork"). A directory's is {@code 2 +} the subdirectories of its
+ * snapshot at {@code k} (a directory's own count is updated after its publication, outside the
+ * gate, so the one read at {@code k} may be a step behind).
  */
 public final class TreeFork {
-    private final Superblock source;
+    /** The fork's superblock. */
+    private final Superblock target;
+
+    /** The fork's generation in the source's superblock: it reads the versions below it. */
+    private final long k;
+
+    /** The twin of each source inode with several names at {@code k}, made at its first sight. */
+    private final ConcurrentHashMap<Inode, Inode> linked = new ConcurrentHashMap<>();
+
+    private TreeFork(Superblock target, long k) {
+        this.target = target;
+        this.k = k;
+    }
 
     /**
-     * Every directory's cut, by source directory (for the mounts on them), until {@link
-     * #releaseIndex}.
+     * A fork's view of the entries one of its directories shares with the source's: the twin of
+     * each raw entry, made on first sight and kept here, so the fork sees one twin per entry.
      */
-    private final IdentityHashMap<DirectoryInode, Cut> cuts = new IdentityHashMap<>();
+    static final class Twins implements DirSnapshot.Twins {
+        private final TreeFork fork;
 
-    /**
-     * Names in the cut of each non-directory that has more than one (usually none), by inode
-     * number: its link count in the fork. Every other non-directory has one name.
-     */
-    private final Map<Long, Integer> multi = new HashMap<>();
-
-    /**
-     * The fork's twin of each inode of {@link #multi}, made once by whichever name is built first.
-     */
-    private final ConcurrentHashMap<Long, Inode> linked = new ConcurrentHashMap<>();
-
-    /** Inode slots the copy takes in the fork: one per name, as the eager copy charged. */
-    private long slots;
-
-    /** Bytes of data and symlink targets of the distinct inodes, charged to the fork at once. */
-    private long bytes;
-
-    /** The root's cut, set by {@link #capture}, until {@link #releaseIndex}. */
-    private Cut rootCut;
-
-    /** The fork's superblock, set once by {@link #buildInto} before anything can build. */
-    private Superblock target;
-
-    /**
-     * One directory as the cut took it: its snapshot, its attributes, and what each entry needs to
-     * be made in the fork, in the snapshot's cookie order. Immutable once {@link #capture} returned
-     * (its arrays are filled before the fork's namespace is published, never after).
-     */
-    static final class Cut {
-        final TreeFork fork;
-        final DirectoryInode source;
-        final DirSnapshot snap;
-
-        /** Its name in the parent whose entry the fork keeps, or {@code null} for the root. */
-        final String name;
+        /** The fork's directory: the parent of the twins. */
+        private final DirectoryInode dir;
 
         /**
-         * The cut of its parent, or {@code null} for the root, for {@link #twinOf} while the fork
-         * attaches its mounts; cleared by {@link #releaseIndex} (plain, on the forking thread, the
-         * only reader), so an unbuilt directory keeps only its own subtree's cuts reachable.
+         * How the source's snapshot showed its entries (a fork of a fork: the source's own view),
+         * or {@code null}.
          */
-        Cut parent;
+        private final DirSnapshot.Twins base;
 
-        InodeAttrs attrs;
+        /** The twin shown for each raw entry seen so far. */
+        private final ConcurrentHashMap<Dentry, Dentry> seen = new ConcurrentHashMap<>();
 
-        /** Per entry: a {@link Cut} (a directory), {@link InodeAttrs} (else), or null (dropped). */
-        final Object[] taken;
-
-        /** Per entry: a regular file's data version at the cut, or null; null if none has one. */
-        FileData[] data;
-
-        /**
-         * Directory entries kept (not dead, not bound twice): the twin's link count is 2 + this.
-         */
-        int subdirs;
-
-        Cut(TreeFork fork, DirectoryInode source, DirSnapshot snap, Cut parent, String name) {
+        Twins(TreeFork fork, DirectoryInode dir, DirSnapshot.Twins base) {
             this.fork = fork;
-            this.source = source;
-            this.snap = snap;
-            this.parent = parent;
-            this.name = name;
-            this.taken = new Object[snap.size()];
+            this.dir = dir;
+            this.base = base;
         }
 
-        /**
-         * Makes the snapshot of {@code twin} (this directory's twin in the fork, unbuilt) from the
-         * cut: a twin of each entry (a new unbuilt directory, or a file, symlink or special inode
-         * holding the cut's attributes and data), in a snapshot of the same names, cookies and
-         * shape ({@link DirSnapshot#twinnedInOrder}). Called by {@link
-         * DirectoryInode#snapshotAcquire()} on whatever thread first reads the twin; may run on
-         * several at once (see the class comment). O(entries); copies no page.
-         */
-        DirSnapshot build(DirectoryInode twin) {
-            Dentry[] entries = snap.entryArray();
-            Inode[] twins = new Inode[entries.length];
-            for (int i = 0; i < entries.length; i++) {
-                Object t = taken[i];
-                if (t instanceof Cut c) {
-                    twins[i] = c.unbuiltTwin(twin);
-                } else if (t instanceof InodeAttrs a) {
-                    twins[i] = fork.twinOf(entries[i], a, data == null ? null : data[i], twin);
-                } // else a directory dead at the cut, or bound twice: left out
+        @Override
+        public Dentry twinOf(Dentry d) {
+            Dentry t = seen.get(d);
+            if (t != null) {
+                return t;
             }
-            return snap.twinnedInOrder(twins);
+            if (d.inode().owner() == fork.target) {
+                return d; // the fork's own entry
+            }
+            Dentry src = base == null ? d : base.twinOf(d);
+            Dentry made =
+                    new Dentry(
+                            src.name(),
+                            fork.twinOf(src.inode(), dir, src.name()),
+                            src.cookie(),
+                            src.flags());
+            Dentry won = seen.putIfAbsent(d, made);
+            return won == null ? made : won;
         }
-
-        /** A new twin of this directory under {@code parentTwin}, unbuilt. */
-        private DirectoryInode unbuiltTwin(DirectoryInode parentTwin) {
-            Superblock sb = fork.target;
-            DirectoryInode copy =
-                    (DirectoryInode)
-                            sb.sop()
-                                    .newInode(
-                                            sb,
-                                            source.ino(),
-                                            withNlink(attrs, 2L + subdirs),
-                                            parentTwin,
-                                            name,
-                                            null);
-            copy.startUnbuilt(this);
-            return copy;
-        }
-    }
-
-    private TreeFork(Superblock source) {
-        this.source = source;
     }
 
     /**
-     * Takes a cut of every directory and file reachable from {@code source}'s root. The caller
-     * holds the source namespace's publication gate closed and its rename and mount write locks
-     * (see the class comment); this method takes and releases the write lock of every regular file,
-     * never waits for a message, and allocates O(names) of bookkeeping (two references a name).
+     * Gives {@code target} (a new superblock of {@code source}'s type, continuing its inode
+     * numbers, that nothing has mounted or published yet) a root that is the fork of {@code
+     * source}'s root at generation {@code k}. Charges {@code target} the tree's inode slots and
+     * bytes at the cut ({@code ForkGenerations}), at once, and starts its tree counts there. O(1).
      *
-     * @param source the superblock to copy
-     * @return the cut, to {@link #buildInto} a new superblock after the caller released the source
+     * @param source the source superblock
+     * @param k the fork's generation in it
+     * @param slots the source's tree slots at the cut, the root included
+     * @param bytes the source's tree bytes at the cut
+     * @param target the fork's superblock
+     * @return the fork of the tree
+     * @throws dev.seqvfs.protocol.VfsException {@code ENOSPC} if {@code target}'s limits or the
+     *     JVM's tmpfs pool cannot hold the copy (nothing charged)
      */
-    public static TreeFork capture(Superblock source) {
-        TreeFork f = new TreeFork(source);
-        // Under the freeze only what a writer could change after it: the snapshots, and each
-        // file's data and attributes, into the cuts' arrays (a file with n names appears n times);
-        // the link counts and charges are counted after the release, from what was taken.
-        List<Cut> order = new ArrayList<>();
-        List<Dentry[]> lists = new ArrayList<>();
-        ArrayDeque<Cut> todo = new ArrayDeque<>();
-        int locked = 0;
-        Cut root = new Cut(f, source.root(), source.root().snapshotAcquire(), null, null);
-        f.rootCut = root;
-        f.cuts.put(source.root(), root);
-        todo.add(root);
+    public static TreeFork start(
+            Superblock source, long k, long slots, long bytes, Superblock target) {
+        // the root's slot is charged by the superblock itself
+        target.chargeInodes(slots - 1, Syscall.FORK);
         try {
-            // One pass: each file is locked before it is read, and stays locked until the last one
-            // is taken, so when the last lock is taken every file still is as it was read.
-            while (!todo.isEmpty()) {
-                Cut c = todo.poll();
-                Dentry[] entries = c.snap.entryArray();
-                lists.add(entries);
-                order.add(c);
-                c.attrs = c.source.attrsAcquire();
-                for (int i = 0; i < entries.length; i++) {
-                    Dentry e = entries[i];
-                    Inode child = e.inode();
-                    if (child instanceof DirectoryInode sub) {
-                        if (!sub.isDead() && !f.cuts.containsKey(sub)) {
-                            Cut s = new Cut(f, sub, sub.snapshotAcquire(), c, e.name());
-                            f.cuts.put(sub, s);
-                            c.taken[i] = s;
-                            c.subdirs++;
-                            todo.add(s);
-                        }
-                    } else if (child instanceof RegularInode r) {
-                        r.writeLock().lock();
-                        locked++;
-                        if (c.data == null) {
-                            c.data = new FileData[entries.length];
-                        }
-                        c.data[i] = r.shareForFork();
-                        c.taken[i] = r.attrsAcquire();
-                    } else {
-                        c.taken[i] = child.attrsAcquire();
-                    }
-                }
-            }
-        } finally {
-            // Unlock the first `locked` regular entries in the order they were locked (a file
-            // with several names was locked once per name: the lock is reentrant).
-            int left = locked;
-            for (int k = 0; k < lists.size() && left > 0; k++) {
-                for (Dentry e : lists.get(k)) {
-                    if (left > 0 && e.inode() instanceof RegularInode r) {
-                        r.writeLock().unlock();
-                        left--;
-                    }
-                }
-            }
+            target.chargeBytes(bytes, Syscall.FORK);
+        } catch (RuntimeException e) {
+            target.unchargeInodes(slots - 1);
+            throw e;
         }
-        f.count(order, lists);
+        target.forks().inherit(slots, bytes);
+        TreeFork f = new TreeFork(target, k);
+        DirectoryInode root = target.root();
+        DirSnapshot s = source.root().snapshotAt(k);
+        InodeAttrs a = withDirLinks(source.root().attrsAt(k), s);
+        root.updateDirAttrs(x -> a);
+        root.startForked(DirSnapshot.forked(s, new Twins(f, root, s.twins())));
         return f;
     }
 
     /**
-     * After the release: the names of each non-directory that may have several, the inode slots and
-     * the bytes the fork is charged. O(names), allocating only for the inodes whose link count at
-     * the cut is above one.
+     * {@return the fork's twin of the directory at {@code path} (names from the root, as they were
+     * at the fork's generation), or {@code null} if a name is missing or not a directory} For the
+     * mounts of the source on its directories.
      *
-     * <p>Only those can have several names in the cut, because a link count is never below the
-     * names a published snapshot gives its inode: {@code link} raises the count while it stages the
-     * new entry, before its batch publishes it (inside the gate), and every removal ({@code
-     * unlink}, a rename over the name, a batch whose publication failed) lowers it only after the
-     * snapshot without the name is published. So a file whose count the cut read as 1 has one name
-     * in the cut (the count is read after the snapshots that hold its names, and only drops for
-     * names already gone from them), and needs no entry in a table of names.
+     * @param path the names from the superblock's root
      */
-    private void count(List<Cut> order, List<Dentry[]> lists) {
-        Map<Long, Integer> names = new HashMap<>();
-        for (int k = 0; k < order.size(); k++) {
-            Cut c = order.get(k);
-            Dentry[] entries = lists.get(k);
-            for (int i = 0; i < entries.length; i++) {
-                Object t = c.taken[i];
-                if (t == null) {
-                    continue;
-                }
-                slots++;
-                if (t instanceof InodeAttrs a
-                        && (a.nlink() <= 1
-                                || names.merge(entries[i].inode().ino(), 1, Integer::sum) == 1)) {
-                    Inode child = entries[i].inode();
-                    if (child instanceof SymlinkInode s) {
-                        bytes += s.target().length();
-                    } else if (c.data != null && c.data[i] != null) {
-                        bytes += c.data[i].allocatedBytes();
-                    }
-                }
+    public DirectoryInode twinAt(List<String> path) {
+        DirectoryInode d = target.root();
+        for (String name : path) {
+            Dentry e = d.snapshotAcquire().lookup(name);
+            if (e == null || !(e.inode() instanceof DirectoryInode sub)) {
+                return null;
             }
+            d = sub;
         }
-        names.forEach(
-                (ino, count) -> {
-                    if (count > 1) {
-                        multi.put(ino, count);
-                    }
-                });
+        return d;
     }
 
     /**
-     * Gives {@code target} (a new superblock of the same type, continuing the source's inode
-     * numbers, that nothing has mounted or published yet) the cut as an unbuilt root: its
-     * attributes now, its entries when first read. Charges {@code target} an inode slot per name
-     * and the bytes of the data and symlink targets, at once. O(1) but for the charge.
-     *
-     * @param target the fork's superblock
-     * @throws dev.seqvfs.protocol.VfsException {@code ENOSPC} if {@code target}'s limits or the
-     *     JVM's tmpfs pool cannot hold the copy (nothing charged)
+     * The twin of source inode {@code child}, named {@code name} in the fork's directory {@code
+     * parent}: a directory shown through a view of its own, a file whose data is read on first use,
+     * a symlink, a special file; the one twin of a file with several names.
      */
-    public void buildInto(Superblock target) {
-        this.target = target;
-        target.chargeInodes(slots, Syscall.FORK);
-        try {
-            target.chargeBytes(bytes, Syscall.FORK);
-        } catch (RuntimeException e) {
-            target.unchargeInodes(slots);
-            throw e;
+    private Inode twinOf(Inode child, DirectoryInode parent, String name) {
+        InodeAttrs a = child.attrsAt(k).withVersion(0, null);
+        if (child instanceof DirectoryInode dir) {
+            DirSnapshot s = dir.snapshotAt(k);
+            DirectoryInode copy =
+                    (DirectoryInode)
+                            target.sop()
+                                    .newInode(
+                                            target,
+                                            dir.ino(),
+                                            withDirLinks(a, s),
+                                            parent,
+                                            name,
+                                            null);
+            copy.startForked(DirSnapshot.forked(s, new Twins(this, copy, s.twins())));
+            return copy;
         }
-        Cut root = rootCut;
-        DirectoryInode twin = target.root();
-        InodeAttrs a = root.attrs;
-        long nlink = 2L + root.subdirs;
-        twin.updateDirAttrs(x -> withNlink(a, nlink));
-        twin.startUnbuilt(root);
-    }
-
-    /**
-     * {@return the fork's twin of {@code dir}, a source directory the cut took (built along its
-     * path from the root), or {@code null} if the cut did not take it} For the mounts on it. Call
-     * after {@link #buildInto}.
-     *
-     * @param dir a directory of the source
-     */
-    public DirectoryInode twinOf(DirectoryInode dir) {
-        Cut c = cuts.get(dir);
-        return c == null ? null : twinOf(c);
-    }
-
-    /**
-     * Drops what only {@link #twinOf} needs (the index of every directory's cut and each cut's link
-     * to its parent), once the fork's mounts are attached: from then on an unbuilt directory keeps
-     * only its own subtree of the cut (and the source's objects it names) reachable, not the whole
-     * tree. Call once, on the forking thread, after the last {@link #twinOf}.
-     */
-    public void releaseIndex() {
-        for (Cut c : cuts.values()) {
-            c.parent = null;
+        if (a.nlink() <= 1) {
+            return copyOf(child, a, parent, name);
         }
-        cuts.clear();
-        rootCut = null;
+        return linked.computeIfAbsent(child, c -> copyOf(c, a, parent, name));
     }
 
-    private DirectoryInode twinOf(Cut c) {
-        if (c == rootCut) {
-            return target.root();
-        }
-        Dentry e = twinOf(c.parent).snapshotAcquire().lookup(c.name);
-        return e == null ? null : (DirectoryInode) e.inode();
-    }
-
-    /** The twin of a non-directory entry: a new inode, or the one twin of a file with names. */
-    private Inode twinOf(Dentry e, InodeAttrs a, FileData d, DirectoryInode parent) {
-        Inode child = e.inode();
-        Integer names = multi.get(child.ino());
-        if (names == null) {
-            return copyOf(child, withNlink(a, 1), d, parent, e.name());
-        }
-        return linked.computeIfAbsent(
-                child.ino(), ino -> copyOf(child, withNlink(a, names), d, parent, e.name()));
-    }
-
-    private Inode copyOf(
-            Inode child, InodeAttrs a, FileData d, DirectoryInode parent, String name) {
+    private Inode copyOf(Inode child, InodeAttrs a, DirectoryInode parent, String name) {
         String linkTarget = child instanceof SymlinkInode s ? s.target() : null;
         Inode copy = target.sop().newInode(target, child.ino(), a, parent, name, linkTarget);
-        if (d != null && copy instanceof RegularInode dst) {
-            dst.adoptForkedData(d);
+        if (copy instanceof RegularInode dst && child instanceof RegularInode src) {
+            dst.forkedFrom(src, k, a.blocks() * 512);
         }
         return copy;
     }
 
     /**
-     * {@return {@code a} with link count {@code nlink}: {@code a} itself (immutable) if it has it}
+     * {@return {@code a} (a directory's attributes at the fork's generation) with the link count of
+     * {@code s}, its snapshot then: {@code 2 +} its subdirectories}
      */
-    private static InodeAttrs withNlink(InodeAttrs a, long nlink) {
-        return a.withNlink(nlink, a.ctime());
+    private static InodeAttrs withDirLinks(InodeAttrs a, DirSnapshot s) {
+        long nlink = 2L + s.subdirs();
+        return a.nlink() == nlink ? a : a.withNlink(nlink, a.ctime());
     }
 }

@@ -116,7 +116,11 @@ public class Inode {
         this.ops = ops;
         this.fileOps = fileOps;
         this.iopFlags = IopFlags.compute(type == FileType.DIRECTORY, type == FileType.SYMLINK, ops);
-        ATTRS.setRelease(this, attrs);
+        ATTRS.setRelease(
+                this,
+                attrs.gen() == Versioned.UNTAGGED
+                        ? attrs.withVersion(owner.forkGen(), null)
+                        : attrs);
     }
 
     /** {@return the inode number} */
@@ -178,7 +182,35 @@ public class Inode {
      * @return {@code true} if {@code update} was published
      */
     protected final boolean casAttrs(InodeAttrs expect, InodeAttrs update) {
-        return ATTRS.compareAndSet(this, expect, update);
+        return ATTRS.compareAndSet(this, expect, versioned(expect, update));
+    }
+
+    /**
+     * {@return {@code next}, the replacement of {@code cur}, tagged for the forks of this inode's
+     * superblock ({@link Versioned}): published in the superblock's current generation, linked to
+     * {@code cur} if {@code cur} belongs to an older one and a fork may read it} A copy only when
+     * the tag or the link differs from what {@code next} carries (the first change after a fork, or
+     * after the last open fork was closed); {@code next} itself otherwise. The generation is read
+     * before the oldest open fork (see {@link Versioned#prevFor}). A writer inside the publication
+     * gate (or holding the file's lock inside it) publishes wholly before or after a fork; one
+     * outside it (a time stamp, a directory's link count) may straddle a fork, and then its change
+     * is seen by the fork too, whole.
+     */
+    private InodeAttrs versioned(InodeAttrs cur, InodeAttrs next) {
+        long g = owner.forkGen();
+        long gen = cur.gen() < g ? g : cur.gen();
+        return next.withVersion(gen, Versioned.prevFor(cur, g, owner.oldestForkGen()));
+    }
+
+    /**
+     * {@return the attributes a fork taken when this inode's superblock went to generation {@code
+     * k} reads: the newest version published below {@code k}} Lock-free; for the fork's copy of
+     * this inode.
+     *
+     * @param k the fork's generation
+     */
+    public final InodeAttrs attrsAt(long k) {
+        return Versioned.at(attrsAcquire(), k);
     }
 
     /**
@@ -195,8 +227,12 @@ public class Inode {
         while (true) {
             InodeAttrs cur = attrsAcquire();
             InodeAttrs next = change.apply(cur);
-            if (next == cur || ATTRS.compareAndSet(this, cur, next)) {
-                return next;
+            if (next == cur) {
+                return cur;
+            }
+            InodeAttrs published = versioned(cur, next);
+            if (ATTRS.compareAndSet(this, cur, published)) {
+                return published;
             }
         }
     }
@@ -315,6 +351,40 @@ public class Inode {
     }
 
     /**
+     * Drops {@code n} hard links of a non-directory as part of the publication that removed its
+     * name, without freeing it: the caller holds the publication gate (or the rename write lock) in
+     * which that publication was made, so that at every instant the gate is closed (a fork's cut) a
+     * non-directory's link count equals the names the published snapshots give it, and the tree's
+     * byte count ({@code ForkGenerations}) has left out an inode whose last name went. The caller
+     * then calls {@link #freeIfUnused()} once it has left the gate (a free reports events and
+     * returns charges, which stay out of the gate).
+     *
+     * @param n links to drop (1)
+     * @param now ctime to set, nanoseconds since the epoch
+     */
+    public final void dropLinksKeptForFree(int n, long now) {
+        applyLinks(-n, false, false, now);
+    }
+
+    /**
+     * {@code iput} after {@link #dropLinksKeptForFree}: frees the inode if it has no link left and
+     * is not open (whichever of this and the last close comes second frees it). Thread-safe.
+     */
+    public final void freeIfUnused() {
+        maybeFree();
+    }
+
+    /**
+     * {@return the bytes this inode stops holding in its superblock's tree (its {@code
+     * ForkGenerations} count) now that its last link went, and marks it out of the tree} Called
+     * once, by the holder of the gate whose change dropped the link count to zero. 0 by default (a
+     * directory, a special file).
+     */
+    protected long leftTree() {
+        return 0;
+    }
+
+    /**
      * Changes the link count by {@code delta}, applied by CAS to the count current at that instant
      * (never a count computed from an earlier read, which a concurrent change would make stale),
      * and frees the inode if the count reached zero and it is not open. With {@code entriesChanged}
@@ -327,22 +397,53 @@ public class Inode {
      * @param entriesChanged whether the mtime is set too
      * @param now ctime (and mtime) to set, nanoseconds since the epoch
      */
-    @SuppressWarnings("ReferenceEquality") // as updateAttrs: the same record means nothing changed
     protected final void changeLinks(long delta, boolean entriesChanged, long now) {
+        if (applyLinks(delta, entriesChanged, false, now)) {
+            maybeFree();
+        }
+    }
+
+    /**
+     * Adds {@code delta} to the link count by CAS, keeping the times, and frees the inode if the
+     * count reached zero and it is not open: a fork's build correcting the count its copy of a
+     * directory was made with ({@code DirectoryInode}), a delta since the directory's actor may
+     * have changed it meanwhile.
+     *
+     * @param delta links added (negative: dropped)
+     */
+    protected final void changeLinksKeepingTimes(long delta) {
+        if (applyLinks(delta, false, true, 0)) {
+            maybeFree();
+        }
+    }
+
+    /**
+     * {@link #changeLinks} but the free: applies the delta by CAS, counts a last link gone ({@code
+     * s_remove_count}, the tree's bytes) and returns the slots of extra links dropped.
+     *
+     * @return whether links were dropped (the caller tries the free)
+     */
+    @SuppressWarnings("ReferenceEquality") // as updateAttrs: the same record means nothing changed
+    private boolean applyLinks(long delta, boolean entriesChanged, boolean keepTimes, long now) {
         InodeAttrs before;
         while (true) {
             InodeAttrs cur = attrsAcquire();
             long nlink = Math.max(0, cur.nlink() + delta);
             InodeAttrs next =
-                    entriesChanged ? cur.withNlinkModified(nlink, now) : cur.withNlink(nlink, now);
+                    entriesChanged
+                            ? cur.withNlinkModified(nlink, now)
+                            : cur.withNlink(nlink, keepTimes ? cur.ctime() : now);
             // s_remove_count: counted before the store that makes the inode unlinked, so
             // whoever sees it unlinked (and may free it) sees it counted.
             boolean last = cur.nlink() > 0 && nlink == 0;
             if (last) {
                 owner.removeCountAdd(1);
             }
-            if (next == cur || ATTRS.compareAndSet(this, cur, next)) {
+            if (next == cur || ATTRS.compareAndSet(this, cur, versioned(cur, next))) {
                 before = cur;
+                if (last) {
+                    owner.treeBytesAdd(-leftTree());
+                }
                 break;
             }
             if (last) {
@@ -350,7 +451,7 @@ public class Inode {
             }
         }
         if (delta >= 0) {
-            return;
+            return false;
         }
         if (type != FileType.DIRECTORY) {
             long extra = Math.max(0, Math.min(-delta, before.nlink() - 1));
@@ -358,7 +459,7 @@ public class Inode {
                 owner.extraLinksDropped(extra);
             }
         }
-        maybeFree();
+        return true;
     }
 
     /** Counts one more open file description on this inode. */

@@ -89,4 +89,58 @@ public interface InodeOwner {
      * @param delta +1 or -1
      */
     default void removeCountAdd(long delta) {}
+
+    /**
+     * {@return the fork generation of the superblock (volatile read): how many forks were taken of
+     * it} Every version a writer publishes is tagged with it ({@link Versioned}). 0 for an owner
+     * that is never forked.
+     */
+    default long forkGen() {
+        return 0;
+    }
+
+    /**
+     * {@return the generation of the oldest fork of the superblock still open, {@code
+     * Long.MAX_VALUE} if none (volatile read)} A writer keeps a replaced version reachable only
+     * while it is at most the generation it writes in; read after {@link #forkGen()}.
+     */
+    default long oldestForkGen() {
+        return Long.MAX_VALUE;
+    }
+
+    /**
+     * Enters the superblock's publication gate for one change of a file's data (a write, a
+     * truncate, an allocation), which the caller makes holding the file's write lock: a fork's cut
+     * closes the gate, so such a change is wholly before or after it. Spins while the gate is
+     * closed; never waits for a message. Pair with {@link #exitDataGate}.
+     *
+     * @return what to pass to {@link #exitDataGate}; -1 for an owner without a gate
+     */
+    default int enterDataGate() {
+        return -1;
+    }
+
+    /**
+     * Leaves the gate entered by {@link #enterDataGate}.
+     *
+     * @param stripe what {@link #enterDataGate} returned
+     */
+    default void exitDataGate(int stripe) {}
+
+    /**
+     * Adds {@code delta} to the bytes the superblock's tree holds (its inodes that have a name): a
+     * charge to a file with a name, or the bytes of an inode whose last link went. Called inside
+     * the publication gate (see {@code ForkGenerations}).
+     *
+     * @param delta bytes added (negative: removed)
+     */
+    default void treeBytesAdd(long delta) {}
+
+    /**
+     * Adds {@code delta} to the names the superblock's published directory snapshots hold: by the
+     * publisher of a snapshot, inside the gate or under the rename write lock.
+     *
+     * @param delta names added (negative: removed)
+     */
+    default void treeNamesAdd(long delta) {}
 }

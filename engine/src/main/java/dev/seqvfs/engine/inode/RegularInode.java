@@ -28,7 +28,21 @@ import java.util.concurrent.locks.ReentrantLock;
  * write lock of DESIGN.md, "File data"), which serializes writers, truncates and {@code O_APPEND}
  * offset choices. A writer publishes the data first and the attributes (size, blocks, mtime, ctime)
  * second, both under the lock, so the attributes' size never runs ahead of the data. The lock is
- * held for one write, never across a message.
+ * held for one write, never across a message. Every change of the data (write, truncate,
+ * allocation) also runs inside the owner's publication gate, entered after the lock ({@link
+ * InodeOwner#enterDataGate}), so a fork's cut, which closes the gate, finds none half done.
+ *
+ * <h2>Forks (issue 15)</h2>
+ *
+ * The first change after a fork of the owner ({@link InodeOwner#forkGen()} above {@code dataGen})
+ * keeps the current version for the forks that may read it ({@code frozen}, with the generation it
+ * was published in, {@link #dataAt}) and marks it {@code shared}, so its pages are copied before
+ * they are written and never written in place again ({@link #preserveForForks}). A fork's copy of a
+ * file starts with no data ({@code data} null, {@link #forkedFrom}) and takes the version its fork
+ * reads from its source at its first use, under this file's write lock and then the source file's
+ * (a fork's lock before its source's, never the reverse): the one time a reader of file data takes
+ * a lock. {@code dataGen}, {@code frozen}, {@code shared} and {@code sharedLeft} are guarded by the
+ * write lock.
  *
  * <h2>In-place writes and the sequence count (issue 15)</h2>
  *
@@ -93,6 +107,12 @@ public class RegularInode extends Inode {
     /** The terminal value of {@link #charged}: the inode was freed and returned its charge. */
     private static final long FREED_MARK = Long.MIN_VALUE;
 
+    /**
+     * The bit of {@link #charged} set once the file's last link went ({@link #leftTree}): from then
+     * on its charges are no longer counted in its superblock's tree ({@code ForkGenerations}).
+     */
+    private static final long UNLINKED = 1L << 62;
+
     private final ReentrantLock writeLock = new ReentrantLock();
 
     /**
@@ -125,6 +145,45 @@ public class RegularInode extends Inode {
     private final AtomicInteger stableReaders = new AtomicInteger();
 
     /**
+     * The fork generation of the owner in which {@code data} was last published ({@link
+     * Versioned}): a write in a later one first keeps the current version for the forks taken since
+     * ({@link #preserveForForks}). Guarded by {@link #writeLock}.
+     */
+    private long dataGen;
+
+    /**
+     * The versions of the data that forks taken since may still read, newest first, each with the
+     * generation it was published in ({@link #dataAt}); {@code null} when no open fork reads an
+     * older version than {@code data}. Guarded by {@link #writeLock}.
+     */
+    private Frozen frozen;
+
+    /**
+     * For a fork's copy of a file whose data nobody has read yet: where to read it ({@link
+     * #forkedFrom}); then {@code data} is {@code null}. Written before the inode is reachable and,
+     * to {@code null}, by the holder of {@link #writeLock} that resolved it.
+     */
+    private volatile Lazy lazy;
+
+    /** A version of the data kept for forks, and the generation it was published in. */
+    private static final class Frozen {
+        final FileData data;
+        final long gen;
+
+        /** Older ones; cut (plain, under the write lock) once no open fork reads them. */
+        Frozen next;
+
+        Frozen(FileData data, long gen, Frozen next) {
+            this.data = data;
+            this.gen = gen;
+            this.next = next;
+        }
+    }
+
+    /** The file a fork's copy takes its data from, at the fork's generation. */
+    private record Lazy(RegularInode source, long k) {}
+
+    /**
      * Creates an empty regular file whose open files use {@code fileOps}.
      *
      * @param ino the inode number
@@ -140,6 +199,7 @@ public class RegularInode extends Inode {
             FileOperations fileOps,
             InodeAttrs attrs) {
         super(ino, owner, ops, fileOps, attrs);
+        this.dataGen = owner.forkGen();
         DATA.setRelease(this, FileData.empty());
     }
 
@@ -171,7 +231,148 @@ public class RegularInode extends Inode {
      * @return the current contents (acquire)
      */
     public FileData dataAcquire() {
-        return (FileData) DATA.getAcquire(this);
+        FileData d = (FileData) DATA.getAcquire(this);
+        return d != null ? d : resolveData();
+    }
+
+    /**
+     * Makes this new inode, which no other thread can reach yet, a fork's copy of {@code source}
+     * whose data is read from it on first use ({@link #dataAcquire()}, or the first write): the
+     * version a fork of generation {@code k} reads ({@link #dataAt}). Records {@code bytes} as
+     * charged to this file (the fork's superblock charged its whole tree at once) without counting
+     * them again in its tree. O(1).
+     *
+     * @param source the file in the fork's source
+     * @param k the fork's generation
+     * @param bytes the bytes the version holds ({@code st_blocks * 512} at the cut)
+     */
+    public void forkedFrom(RegularInode source, long k, long bytes) {
+        charged.set(bytes);
+        dataGen = 0;
+        lazy = new Lazy(source, k);
+        DATA.setRelease(this, null);
+    }
+
+    /**
+     * The first use of a fork's copy whose data is not read yet: takes it from the source under
+     * this file's write lock (once; a racing reader waits for it, then finds it done). The one
+     * place where a reader of file data takes a lock, once per file and fork.
+     */
+    private FileData resolveData() {
+        writeLock.lock();
+        try {
+            return resolvedLocked();
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /**
+     * {@return the data, taken from the fork's source first if this is a fork's copy not yet read}
+     * The caller holds the write lock. The version taken is marked shared: this file's writes copy
+     * its pages before they change them.
+     *
+     * @throws IllegalStateException if the version does not hold the bytes charged for it
+     */
+    private FileData resolvedLocked() {
+        FileData d = (FileData) DATA.getAcquire(this);
+        if (d != null) {
+            return d;
+        }
+        Lazy l = lazy;
+        d = l.source().dataAt(l.k());
+        if (d.allocatedBytes() != chargedBytesNow()) {
+            throw new IllegalStateException(
+                    this + " forked with " + chargedBytesNow() + " bytes, its data holds " + d);
+        }
+        markShared(d);
+        DATA.setRelease(this, d);
+        lazy = null;
+        return d;
+    }
+
+    /**
+     * {@return the data a fork taken when this file's superblock went to generation {@code k}
+     * reads: the newest version published below {@code k}} Takes this file's write lock for a few
+     * loads (the versions are guarded by it); the version returned is never written in place again:
+     * a write in generation {@code k} or later first marks the current version shared ({@link
+     * #preserveForForks}). Called by the fork's copy on its first use of the data.
+     *
+     * @param k the fork's generation
+     */
+    public FileData dataAt(long k) {
+        writeLock.lock();
+        try {
+            FileData d = resolvedLocked();
+            if (dataGen < k) {
+                return d;
+            }
+            for (Frozen f = frozen; f != null; f = f.next) {
+                d = f.data;
+                if (f.gen < k) {
+                    break;
+                }
+            }
+            return d; // the oldest kept, if the chain was cut: only for a fork closed meanwhile
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /**
+     * {@return how many older versions of the data this file keeps for forks (tests)} Takes the
+     * write lock.
+     */
+    public int keptDataVersions() {
+        writeLock.lock();
+        try {
+            int n = 0;
+            for (Frozen f = frozen; f != null; f = f.next) {
+                n++;
+            }
+            return n;
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /**
+     * The writer's side of a fork ({@link Versioned}), first in every change of the data, holding
+     * the write lock inside the owner's publication gate (so no fork is taken meanwhile): if a fork
+     * was taken since the data was published, marks the current version shared (its pages are
+     * copied before they are written, never written in place again) and keeps it, with its
+     * generation, for the forks that may read it; then drops what no open fork reads. O(versions
+     * kept).
+     */
+    private void preserveForForks() {
+        long g = owner().forkGen();
+        if (g > dataGen) {
+            FileData d = (FileData) DATA.getAcquire(this);
+            markShared(d);
+            frozen = new Frozen(d, dataGen, frozen);
+            dataGen = g;
+        }
+        if (frozen != null) {
+            frozen = trimmed(frozen, dataGen, owner().oldestForkGen());
+        }
+    }
+
+    /**
+     * {@return {@code f}, the versions kept before the current one (of generation {@code gen}), cut
+     * below the one the oldest open fork reads} {@code null} when every open fork reads the current
+     * version or none is open.
+     */
+    private static Frozen trimmed(Frozen f, long gen, long oldest) {
+        if (gen < oldest) {
+            return null;
+        }
+        for (Frozen x = f; x != null; x = x.next) {
+            if (x.gen < oldest) {
+                x.next = null;
+                break;
+            }
+        }
+        return f;
     }
 
     /**
@@ -348,7 +549,7 @@ public class RegularInode extends Inode {
         }
         writeLock.lock();
         try {
-            FileData d = dataAcquire();
+            FileData d = resolvedLocked();
             long at = k.append() ? d.size() : pos;
             if (total == 0) {
                 // Nothing written: the position stays where it was, even with O_APPEND.
@@ -359,59 +560,12 @@ public class RegularInode extends Inode {
             if (at >= FileData.MAX_SIZE) {
                 throw new VfsException(Errno.EFBIG, op, null);
             }
-            long count = Math.min(total, FileData.MAX_SIZE - at);
-            for (int round = 0; ; round++) {
-                // Charge first, build after: the pages a write adds are counted without
-                // allocating them, so a write that does not fit allocates nothing.
-                long delta = d.missingPages(at, count) * FileData.PAGE;
-                long fits = charge(d, delta, at, count, op);
-                if (fits != count) {
-                    if (round == MAX_CHARGE_ROUNDS) {
-                        // Racing writers kept taking the room this write measured: full.
-                        throw new VfsException(Errno.ENOSPC, op, null);
-                    }
-                    count = fits;
-                    continue;
-                }
-                // In place unless a stable reader is waiting (see the class comment).
-                boolean inPlace = stableReaders.get() == 0;
-                FileData next;
-                try {
-                    owner().hooks().allocatingData(this, delta);
-                    // Every page the write needs, allocated before any byte changes: an
-                    // OutOfMemoryError here leaves the file as it was.
-                    next = d.prepareWrite(at, count, inPlace, shared);
-                } catch (OutOfMemoryError e) {
-                    returnCharge(delta);
-                    throw new VfsException(Errno.ENOMEM, op, null);
-                }
-                checkCharged(d, next, delta);
-                if (shared != null) {
-                    // The shared pages of the range were replaced by copies: no longer shared.
-                    sharedLeft -= d.sharedPages(at, count, shared);
-                    if (sharedLeft <= 0) {
-                        shared = null;
-                    }
-                }
-                long even = inPlace ? beginWrite() : 0;
-                try {
-                    long p = at;
-                    long left = count;
-                    for (int i = 0; i < bufs.length && left > 0; i++) {
-                        int n = (int) Math.min(lens[i], left);
-                        next.copyIn(p, bufs[i], offs[i], n);
-                        p += n;
-                        left -= n;
-                    }
-                    next = next.withSizeAtLeast(at + count);
-                    publish(d, next, cred);
-                } finally {
-                    if (inPlace) {
-                        endWrite(even);
-                    }
-                }
-                k.setPos(at + count);
-                return count;
+            int gate = owner().enterDataGate();
+            try {
+                preserveForForks();
+                return writeLocked(k, bufs, offs, lens, cred, op, d, at, total);
+            } finally {
+                owner().exitDataGate(gate);
             }
         } finally {
             writeLock.unlock();
@@ -419,34 +573,85 @@ public class RegularInode extends Inode {
     }
 
     /**
-     * The source's side of {@code SeqVfs.fork()}: marks every page of the current version as shared
-     * with the fork and returns that version, which the fork's copy of this file then holds ({@link
-     * #adoptForkedData}). From this call on, a write copies a shared page before it changes it
-     * (page by page, on first write) and never writes it in place, so neither side sees the other's
-     * writes. The caller holds {@link #writeLock()} (the fork holds every file's lock at once,
-     * inside the namespace's publication gate, so the versions it takes are one cut, and no write
-     * is half done in any of them). O(1).
-     *
-     * @return the current version, now shared
-     * @throws IllegalStateException if the caller does not hold the write lock
+     * The body of {@link #write}, holding the write lock inside the owner's publication gate:
+     * charges, allocates, copies the bytes in and publishes.
      */
-    public FileData shareForFork() {
-        if (!writeLock.isHeldByCurrentThread()) {
-            throw new IllegalStateException("shareForFork of " + this + " without its write lock");
+    private long writeLocked(
+            Kiocb k,
+            byte[][] bufs,
+            int[] offs,
+            int[] lens,
+            Credentials cred,
+            Syscall op,
+            FileData d,
+            long at,
+            long total) {
+        long count = Math.min(total, FileData.MAX_SIZE - at);
+        for (int round = 0; ; round++) {
+            // Charge first, build after: the pages a write adds are counted without
+            // allocating them, so a write that does not fit allocates nothing.
+            long delta = d.missingPages(at, count) * FileData.PAGE;
+            long fits = charge(d, delta, at, count, op);
+            if (fits != count) {
+                if (round == MAX_CHARGE_ROUNDS) {
+                    // Racing writers kept taking the room this write measured: full.
+                    throw new VfsException(Errno.ENOSPC, op, null);
+                }
+                count = fits;
+                continue;
+            }
+            // In place unless a stable reader is waiting (see the class comment).
+            boolean inPlace = stableReaders.get() == 0;
+            FileData next;
+            try {
+                owner().hooks().allocatingData(this, delta);
+                // Every page the write needs, allocated before any byte changes: an
+                // OutOfMemoryError here leaves the file as it was.
+                next = d.prepareWrite(at, count, inPlace, shared);
+            } catch (OutOfMemoryError e) {
+                returnCharge(delta);
+                throw new VfsException(Errno.ENOMEM, op, null);
+            }
+            checkCharged(d, next, delta);
+            if (shared != null) {
+                // The shared pages of the range were replaced by copies: no longer shared.
+                sharedLeft -= d.sharedPages(at, count, shared);
+                if (sharedLeft <= 0) {
+                    shared = null;
+                }
+            }
+            long even = inPlace ? beginWrite() : 0;
+            try {
+                long p = at;
+                long left = count;
+                for (int i = 0; i < bufs.length && left > 0; i++) {
+                    int n = (int) Math.min(lens[i], left);
+                    next.copyIn(p, bufs[i], offs[i], n);
+                    p += n;
+                    left -= n;
+                }
+                next = next.withSizeAtLeast(at + count);
+                publish(d, next, cred);
+            } finally {
+                if (inPlace) {
+                    endWrite(even);
+                }
+            }
+            k.setPos(at + count);
+            return count;
         }
-        FileData d = dataAcquire();
-        markShared(d);
-        return d;
     }
 
     /**
-     * The fork's side of {@code SeqVfs.fork()}: makes this new inode, which no reader can reach
-     * yet, hold {@code d} (a version {@link #shareForFork} returned), shared, with its {@code
-     * d.allocatedBytes()} recorded as charged (the caller charged them to the owner). O(1).
+     * Makes this new inode, which no reader can reach yet, hold {@code d}, data a file system type
+     * loaded at mount (persistfs's recovery), marked shared: the loader may keep its pages, so this
+     * file's writes copy a page before changing it. Records {@code d.allocatedBytes()} bytes as
+     * charged to this file and counts them in the owner's tree; the caller charged them to the
+     * owner ({@code Superblock.chargeBytes}). Takes the write lock; O(1).
      *
-     * @param d the version the source shares
+     * @param d the data loaded
      */
-    public void adoptForkedData(FileData d) {
+    public void adoptLoadedData(FileData d) {
         writeLock.lock();
         try {
             DATA.setRelease(this, d);
@@ -551,13 +756,20 @@ public class RegularInode extends Inode {
     public void truncate(long len, Credentials cred, Syscall op) {
         writeLock.lock();
         try {
-            FileData d = dataAcquire();
-            // Shrinking drops pages and growing adds a hole: a truncate never charges.
-            FileData next = d.truncate(len);
-            if (next.pages() == 0) {
-                shared = null; // no page left to share
+            resolvedLocked();
+            int gate = owner().enterDataGate();
+            try {
+                preserveForForks();
+                FileData d = dataAcquire();
+                // Shrinking drops pages and growing adds a hole: a truncate never charges.
+                FileData next = d.truncate(len);
+                if (next.pages() == 0) {
+                    shared = null; // no page left to share
+                }
+                publish(d, next, cred);
+            } finally {
+                owner().exitDataGate(gate);
             }
-            publish(d, next, cred);
         } finally {
             writeLock.unlock();
         }
@@ -587,44 +799,58 @@ public class RegularInode extends Inode {
         }
         writeLock.lock();
         try {
-            FileData d = dataAcquire();
-            if ((mode & Falloc.FALLOC_FL_PUNCH_HOLE) != 0) {
-                FileData next = d.punchHole(offset, len);
-                if (next != d) {
-                    publish(d, next, cred);
-                }
-                return;
-            }
-            long missing = d.missingPages(offset, len);
-            if (missing > Long.MAX_VALUE / FileData.PAGE) {
-                throw new VfsException(Errno.ENOSPC, op, null); // more bytes than a long holds
-            }
-            // Charged before anything is allocated: a range that does not fit costs nothing.
-            long delta = missing * FileData.PAGE;
-            if (delta > 0) {
-                owner().chargeBytes(delta, op);
-                if (!addCharge(delta)) {
-                    owner().unchargeBytes(delta);
-                }
-            }
-            FileData next;
+            resolvedLocked();
+            int gate = owner().enterDataGate();
             try {
-                if (delta > Runtime.getRuntime().maxMemory()) {
-                    // No limit stopped it (size=0), but it can never fit in this heap.
-                    throw new OutOfMemoryError("fallocate of " + delta + " bytes");
-                }
-                owner().hooks().allocatingData(this, delta);
-                next = d.allocate(offset, len, (mode & Falloc.FALLOC_FL_KEEP_SIZE) != 0);
-            } catch (OutOfMemoryError e) {
-                returnCharge(delta);
-                throw new VfsException(Errno.ENOMEM, op, null);
-            }
-            checkCharged(d, next, delta);
-            if (next != d) {
-                publish(d, next, cred);
+                preserveForForks();
+                fallocateLocked(mode, offset, len, cred, op);
+            } finally {
+                owner().exitDataGate(gate);
             }
         } finally {
             writeLock.unlock();
+        }
+    }
+
+    /**
+     * The body of {@link #fallocate}, holding the write lock inside the owner's publication gate.
+     */
+    private void fallocateLocked(int mode, long offset, long len, Credentials cred, Syscall op) {
+        FileData d = dataAcquire();
+        if ((mode & Falloc.FALLOC_FL_PUNCH_HOLE) != 0) {
+            FileData next = d.punchHole(offset, len);
+            if (next != d) {
+                publish(d, next, cred);
+            }
+            return;
+        }
+        long missing = d.missingPages(offset, len);
+        if (missing > Long.MAX_VALUE / FileData.PAGE) {
+            throw new VfsException(Errno.ENOSPC, op, null); // more bytes than a long holds
+        }
+        // Charged before anything is allocated: a range that does not fit costs nothing.
+        long delta = missing * FileData.PAGE;
+        if (delta > 0) {
+            owner().chargeBytes(delta, op);
+            if (!addCharge(delta)) {
+                owner().unchargeBytes(delta);
+            }
+        }
+        FileData next;
+        try {
+            if (delta > Runtime.getRuntime().maxMemory()) {
+                // No limit stopped it (size=0), but it can never fit in this heap.
+                throw new OutOfMemoryError("fallocate of " + delta + " bytes");
+            }
+            owner().hooks().allocatingData(this, delta);
+            next = d.allocate(offset, len, (mode & Falloc.FALLOC_FL_KEEP_SIZE) != 0);
+        } catch (OutOfMemoryError e) {
+            returnCharge(delta);
+            throw new VfsException(Errno.ENOMEM, op, null);
+        }
+        checkCharged(d, next, delta);
+        if (next != d) {
+            publish(d, next, cred);
         }
     }
 
@@ -671,7 +897,29 @@ public class RegularInode extends Inode {
                 return false;
             }
             if (charged.compareAndSet(c, c + delta)) {
+                if ((c & UNLINKED) == 0) {
+                    // a file with a name: its bytes are its superblock's tree's (inside the gate)
+                    owner().treeBytesAdd(delta);
+                }
                 return true;
+            }
+        }
+    }
+
+    /**
+     * Its last link went (the caller holds the gate of that change): from now on its charges are
+     * not counted in the tree, and the bytes it holds leave it. One CAS of the ledger, so a write
+     * racing it (in the gate too) counts its charge in the tree exactly when it came first.
+     */
+    @Override
+    protected long leftTree() {
+        while (true) {
+            long c = charged.get();
+            if (c == FREED_MARK || (c & UNLINKED) != 0) {
+                return 0;
+            }
+            if (charged.compareAndSet(c, c | UNLINKED)) {
+                return c;
             }
         }
     }
@@ -683,12 +931,12 @@ public class RegularInode extends Inode {
     @Override
     public long chargedBytes() {
         long c = charged.getAndSet(FREED_MARK);
-        return c == FREED_MARK ? 0 : c;
+        return c == FREED_MARK ? 0 : c & ~UNLINKED;
     }
 
     @Override
     public long chargedBytesNow() {
         long c = charged.get();
-        return c == FREED_MARK ? 0 : c;
+        return c == FREED_MARK ? 0 : c & ~UNLINKED;
     }
 }

@@ -43,4 +43,10 @@ public final class SymlinkInode extends Inode {
     public long chargedBytesNow() {
         return target.length();
     }
+
+    /** Its target's bytes leave the tree with its last name (they were added when it was made). */
+    @Override
+    protected long leftTree() {
+        return target.length();
+    }
 }

@@ -122,6 +122,10 @@ public final class Superblock implements InodeOwner {
     private final AtomicLong freeBytes = new AtomicLong();
     private final AtomicInteger activeMounts = new AtomicInteger();
     private final AtomicLong removeCount = new AtomicLong();
+
+    /** Its fork generation, open forks and tree counts; made before the root, which reads it. */
+    private final ForkGenerations forks = new ForkGenerations();
+
     private final DirectoryInode root;
 
     /** Its account in the JVM's {@link HeapPool}; {@code null} if mounted without a byte limit. */
@@ -647,6 +651,45 @@ public final class Superblock implements InodeOwner {
         unchargeBytes(inode.chargedBytes());
         freeInodes.incrementAndGet();
         sop.evictInode(this, inode);
+    }
+
+    /** {@return its fork generation, the forks of it still open, and its tree counts} */
+    public ForkGenerations forks() {
+        return forks;
+    }
+
+    @Override
+    public long forkGen() {
+        return forks.current();
+    }
+
+    @Override
+    public long oldestForkGen() {
+        return forks.oldestOpen();
+    }
+
+    @Override
+    public int enterDataGate() {
+        return locks.publish.enter();
+    }
+
+    @Override
+    public void exitDataGate(int stripe) {
+        locks.publish.exit(stripe);
+    }
+
+    @Override
+    public void treeBytesAdd(long delta) {
+        if (delta != 0) {
+            forks.bytesAdd(delta);
+        }
+    }
+
+    @Override
+    public void treeNamesAdd(long delta) {
+        if (delta != 0) {
+            forks.namesAdd(delta);
+        }
     }
 
     @Override

@@ -167,9 +167,42 @@ class DirSnapshotLookupTest {
         }
     }
 
-    /** A fork's copy ({@code twinned}): same names, cookies and order; each entry rebound. */
+    /**
+     * A fork's view for these tests: the twin of each of {@code source}'s raw entries (a new dentry
+     * on a new inode, made once), every other entry shown as itself.
+     */
+    private static final class TestTwins implements DirSnapshot.Twins {
+        final java.util.Set<Dentry> shared =
+                java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        final Map<Dentry, Dentry> made = new java.util.IdentityHashMap<>();
+
+        TestTwins(DirSnapshot source) {
+            shared.addAll(source.entries());
+        }
+
+        @Override
+        public synchronized Dentry twinOf(Dentry d) {
+            if (!shared.contains(d)) {
+                return d;
+            }
+            return made.computeIfAbsent(
+                    d,
+                    x ->
+                            new Dentry(
+                                    x.name(),
+                                    x.inode().type() == FileType.DIRECTORY ? dirLike() : file(),
+                                    x.cookie(),
+                                    x.flags()));
+        }
+    }
+
+    /**
+     * A fork's copy ({@code forked}) of a large directory: the same names, cookies, order and
+     * version, each entry shown as its twin, the same one by lookup and by listing, made on first
+     * sight only; the source still shows its own.
+     */
     @Test
-    void twinned_keepsNamesCookiesAndOrder_rebindsEachEntry_dropsNulls() {
+    void forked_showsEachEntryAsItsTwin_madeOnFirstSight_inTheSourcesOrder() {
         DirSnapshot s = DirSnapshot.empty();
         List<String> names = new ArrayList<>(colliding(3));
         for (int i = 0; i < 200; i++) {
@@ -179,102 +212,85 @@ class DirSnapshotLookupTest {
             s = s.with(n, file());
         }
         s = s.without("n7").with("n7", file()); // a later cookie for n7
-        Map<Inode, Inode> twins = new HashMap<>();
-        DirSnapshot t =
-                s.twinned(
-                        d -> {
-                            if (d.name().equals("n3") || d.name().equals("AaAaBB")) {
-                                return null;
-                            }
-                            Inode i = file();
-                            twins.put(d.inode(), i);
-                            return i;
-                        });
-        assertEquals(s.size() - 2, t.size());
+        TestTwins v = new TestTwins(s);
+        DirSnapshot t = DirSnapshot.forked(s, v);
+        assertEquals(s.size(), t.size());
         assertEquals(s.seq(), t.seq());
-        assertNull(t.lookup("n3"));
-        assertNull(t.lookup("AaAaBB"));
+        assertEquals(0, t.gen());
+        Dentry n5 = t.lookup("n5");
+        assertEquals(1, v.made.size(), "only what was looked up has a twin");
+        assertSame(n5, t.lookup("n5"));
+        assertSame(n5, t.lookup("/x/n5/", 3, 5, "n5".hashCode()));
         List<Dentry> before = s.entries();
         List<Dentry> after = t.entries();
-        int k = 0;
-        for (Dentry d : before) {
-            if (d.name().equals("n3") || d.name().equals("AaAaBB")) {
-                continue;
-            }
-            Dentry c = after.get(k++);
+        assertEquals(before.size(), after.size());
+        for (int k = 0; k < before.size(); k++) {
+            Dentry d = before.get(k);
+            Dentry c = after.get(k);
             assertEquals(d.name(), c.name());
             assertEquals(d.cookie(), c.cookie());
-            assertSame(twins.get(d.inode()), c.inode());
-            assertSame(c, t.lookup(d.name()), "both maps hold the same dentry");
+            assertNotEquals(d.inode(), c.inode());
+            assertSame(c, t.lookup(d.name()), "lookup and listing show the same twin");
+            assertSame(d, s.lookup(d.name()), "the source is unchanged");
         }
-        assertEquals(after.size(), k);
-        // the source is unchanged
-        assertSame(before.get(0), s.lookup(before.get(0).name()));
+        assertNull(t.lookup("n999"));
     }
 
     /**
-     * A fork's copy of a directory whose cookies are sparse (most names removed, so they spread
-     * over far more values than there are entries): each entry still gets its own twin.
+     * The fork's changes to a forked directory keep its view: an entry it still shares is the same
+     * twin in every later version, its own entries are shown as themselves, and a directory that
+     * shrinks to the small form (its entries copied into one array) still shows the same twins.
      */
     @Test
-    void twinned_sparseCookies_rebindsEachEntryToItsOwnTwin() {
+    void forked_changedByTheFork_keepsItsTwins_andShowsItsOwnEntries() {
         DirSnapshot s = DirSnapshot.empty();
-        for (int i = 0; i < 200; i++) {
-            s = s.with("n" + i, file());
+        for (int i = 0; i < 40; i++) {
+            s = s.with("n" + i, i % 3 == 0 ? dirLike() : file());
         }
-        for (int i = 0; i < 200; i++) {
-            if (i % 20 != 0) {
-                s = s.without("n" + i);
-            }
+        DirSnapshot t = DirSnapshot.forked(s, new TestTwins(s));
+        Dentry n5 = t.lookup("n5");
+        Inode own = file();
+        DirSnapshot t2 = t.with("new", own).without("n3").with("n6", own);
+        assertSame(n5, t2.lookup("n5"));
+        assertSame(own, t2.lookup("new").inode());
+        assertSame(own, t2.lookup("n6").inode(), "a shared name replaced by the fork's own");
+        assertNull(t2.lookup("n3"));
+        assertEquals(s.subdirs() - 1 /* n3 */ - 1 /* n6 */, t2.subdirs());
+        DirSnapshot small = t2;
+        for (int i = 7; i < 40; i++) {
+            small = small.without("n" + i);
         }
-        Map<String, Inode> twins = new HashMap<>();
-        DirSnapshot t =
-                s.twinned(
-                        d -> {
-                            Inode i = file();
-                            twins.put(d.name(), i);
-                            return i;
-                        });
-        assertEquals(10, t.size());
-        for (Dentry d : s.entries()) {
-            Dentry c = t.lookup(d.name());
-            assertEquals(d.cookie(), c.cookie());
-            assertSame(twins.get(d.name()), c.inode());
-        }
-        List<Dentry> after = t.entries();
-        for (int k = 0; k < after.size(); k++) {
-            assertSame(
-                    t.lookup(after.get(k).name()), after.get(k), "both maps hold the same dentry");
-        }
+        assertEquals(List.of("n0", "n1", "n2", "n4", "n5", "new", "n6"), namesOf(small));
+        assertSame(n5, small.lookup("n5"), "the same twin after the move to the small form");
+        assertSame(small.lookup("n0"), small.entries().get(0));
     }
 
-    /** The same in the small (array) form: rebound entries, a dropped one, the order kept. */
+    /** The same in a small directory: twins, their order, subdirectories counted. */
     @Test
-    void twinned_smallDirectory_rebindsEachEntry_dropsNulls_keepsOrder() {
+    void forked_smallDirectory_showsTwinsInOrder() {
         DirSnapshot s = DirSnapshot.empty();
         for (int i = 0; i < DirSnapshot.SMALL_MAX; i++) {
             s = s.with("n" + i, i % 2 == 0 ? file() : dirLike());
         }
-        DirSnapshot t =
-                s.twinned(
-                        d ->
-                                d.name().equals("n1")
-                                        ? null
-                                        : d.inode().type() == FileType.DIRECTORY
-                                                ? dirLike()
-                                                : file());
-        assertEquals(DirSnapshot.SMALL_MAX - 1, t.size());
-        assertEquals(s.seq(), t.seq());
-        assertNull(t.lookup("n1"));
-        assertEquals(s.subdirs() - 1, t.subdirs(), "n1, a directory, was dropped");
+        DirSnapshot t = DirSnapshot.forked(s, new TestTwins(s));
+        assertEquals(s.subdirs(), t.subdirs());
         List<Dentry> before = s.entries();
-        before.remove(1);
         List<Dentry> after = t.entries();
         for (int k = 0; k < after.size(); k++) {
             assertEquals(before.get(k).name(), after.get(k).name());
             assertEquals(before.get(k).cookie(), after.get(k).cookie());
+            assertEquals(before.get(k).inode().type(), after.get(k).inode().type());
+            assertNotEquals(before.get(k).inode(), after.get(k).inode());
             assertSame(after.get(k), t.lookup(after.get(k).name()));
         }
+    }
+
+    private static List<String> namesOf(DirSnapshot s) {
+        List<String> out = new ArrayList<>();
+        for (Dentry d : s.entries()) {
+            out.add(d.name());
+        }
+        return out;
     }
 
     @Test
