@@ -20,12 +20,12 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * scaling, the loss of lookups to a concurrent renamer, and the project's goals met or missed
  * ({@link ResultTable}).
  *
- * <p>Defaults suit a noisy 2-vCPU machine: 1 fork, warmup 3 x 1 s, measurement 5 x 1 s, about 4
- * minutes in all (26 benchmark runs of ~8 s). Options (each also a system property {@code
- * -Dbench.NAME}):
+ * <p>Defaults suit a noisy 2-vCPU machine: 1 fork, warmup 3 x 1 s, measurement 5 x 1 s, about 9
+ * minutes in all (59 benchmark runs of ~8 s: one per method, target and parameter value of each
+ * plan in {@code PLANS}). Options (each also a system property {@code -Dbench.NAME}):
  *
  * <pre>
- *   --quick              warmup 1 x 1 s, measurement 2 x 1 s (a smoke run, ~2 minutes)
+ *   --quick              warmup 1 x 1 s, measurement 2 x 1 s (a smoke run, ~3 s a run)
  *   --forks N            JMH forks per benchmark (1)
  *   --warmup N           warmup iterations (3)      --warmup-time S   seconds each (1)
  *   --iterations N       measurement iterations (5) --time S          seconds each (1)
