@@ -621,12 +621,12 @@ public final class SeqVfs implements AutoCloseable {
      * <p><b>Cost.</b> The cut reads nothing of the trees: it bumps each copied superblock's fork
      * generation, and from then on this instance's writers keep, for the fork, the version of a
      * directory, an attribute set or a file's data that they replace first (snapshot generations,
-     * as btrfs keeps a snapshot's blocks). A fork's directory is a view of this instance's
-     * snapshot at the fork's generation, shared whole, that shows each entry as the fork's twin of
-     * it, made (in O(1)) the first time the fork sees it; a file's data is read from this
-     * instance on its first use, and its pages are shared. What the fork reads stays reachable
-     * while it (or a fork of it) is open. See README, "Forks", for the figures measured and how to
-     * run them. Thread-safe; closing either instance leaves the other working.
+     * as btrfs keeps a snapshot's blocks). A fork's directory is a view of this instance's snapshot
+     * at the fork's generation, shared whole, that shows each entry as the fork's twin of it, made
+     * (in O(1)) the first time the fork sees it; a file's data is read from this instance on its
+     * first use, and its pages are shared. What the fork reads stays reachable while it (or a fork
+     * of it) is open. See README, "Forks", for the figures measured and how to run them.
+     * Thread-safe; closing either instance leaves the other working.
      *
      * @return the fork, open; close it
      * @throws VfsException {@code EIO} if this instance is closed or an actor did not answer within
