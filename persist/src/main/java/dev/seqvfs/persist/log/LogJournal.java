@@ -1,10 +1,8 @@
 package dev.seqvfs.persist.log;
 
 import com.typesafe.config.Config;
-import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -15,7 +13,6 @@ import org.apache.pekko.dispatch.Futures;
 import org.apache.pekko.persistence.AtomicWrite;
 import org.apache.pekko.persistence.PersistentRepr;
 import org.apache.pekko.persistence.journal.japi.AsyncWriteJournal;
-import org.apache.pekko.serialization.SerializationExtension;
 import org.apache.pekko.serialization.Serializer;
 import scala.concurrent.ExecutionContext;
 import scala.concurrent.Future;
@@ -50,7 +47,7 @@ public final class LogJournal extends AsyncWriteJournal {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LogJournal.class);
 
     private final SegmentLog log;
-    private final boolean owned;
+    private final PluginLog source;
 
     /**
      * Whether events are appended lazily ({@code lazy = on}: an {@code async} mount's journals).
@@ -67,34 +64,11 @@ public final class LogJournal extends AsyncWriteJournal {
      * @throws UncheckedIOException if a log of its own ({@code dir}) cannot be opened
      */
     public LogJournal(Config config) {
-        if (config.hasPath("store-id")) {
-            log = SegmentLog.byId(config.getInt("store-id"));
-            owned = false;
-        } else {
-            try {
-                log =
-                        SegmentLog.open(
-                                Path.of(config.getString("dir")), SegmentLog.Settings.from(config));
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            owned = true;
-        }
+        source = PluginLog.of(config);
+        log = source.log();
         lazy = config.hasPath("lazy") && config.getBoolean("lazy");
-        serializer = serializerFor(PersistentRepr.class);
-        reads =
-                context()
-                        .system()
-                        .dispatchers()
-                        .lookup("pekko.actor.default-blocking-io-dispatcher");
-    }
-
-    private Serializer serializerFor(Class<?> c) {
-        try {
-            return SerializationExtension.get(context().system()).serializerFor(c);
-        } catch (java.io.NotSerializableException e) {
-            throw new IllegalStateException("no serializer for " + c.getName(), e);
-        }
+        serializer = PluginLog.serializer(context().system(), PersistentRepr.class);
+        reads = PluginLog.reads(context().system());
     }
 
     @Override
@@ -102,9 +76,7 @@ public final class LogJournal extends AsyncWriteJournal {
         try {
             super.postStop();
         } finally {
-            if (owned) {
-                log.close();
-            }
+            source.release();
         }
     }
 

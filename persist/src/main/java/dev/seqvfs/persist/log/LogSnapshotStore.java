@@ -4,7 +4,6 @@ import com.typesafe.config.Config;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -14,7 +13,6 @@ import org.apache.pekko.persistence.SnapshotMetadata;
 import org.apache.pekko.persistence.SnapshotSelectionCriteria;
 import org.apache.pekko.persistence.serialization.Snapshot;
 import org.apache.pekko.persistence.snapshot.japi.SnapshotStore;
-import org.apache.pekko.serialization.SerializationExtension;
 import org.apache.pekko.serialization.Serializer;
 import scala.concurrent.ExecutionContext;
 import scala.concurrent.Future;
@@ -44,7 +42,7 @@ public final class LogSnapshotStore extends SnapshotStore {
             org.slf4j.LoggerFactory.getLogger(LogSnapshotStore.class);
 
     private final SegmentLog log;
-    private final boolean owned;
+    private final PluginLog source;
     private final Serializer serializer;
     private final ExecutionContext reads;
 
@@ -55,33 +53,10 @@ public final class LogSnapshotStore extends SnapshotStore {
      * @throws UncheckedIOException if a log of its own ({@code dir}) cannot be opened
      */
     public LogSnapshotStore(Config config) {
-        if (config.hasPath("store-id")) {
-            log = SegmentLog.byId(config.getInt("store-id"));
-            owned = false;
-        } else {
-            try {
-                log =
-                        SegmentLog.open(
-                                Path.of(config.getString("dir")), SegmentLog.Settings.from(config));
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            owned = true;
-        }
-        serializer = serializerFor(Snapshot.class);
-        reads =
-                context()
-                        .system()
-                        .dispatchers()
-                        .lookup("pekko.actor.default-blocking-io-dispatcher");
-    }
-
-    private Serializer serializerFor(Class<?> c) {
-        try {
-            return SerializationExtension.get(context().system()).serializerFor(c);
-        } catch (java.io.NotSerializableException e) {
-            throw new IllegalStateException("no serializer for " + c.getName(), e);
-        }
+        source = PluginLog.of(config);
+        log = source.log();
+        serializer = PluginLog.serializer(context().system(), Snapshot.class);
+        reads = PluginLog.reads(context().system());
     }
 
     @Override
@@ -89,9 +64,7 @@ public final class LogSnapshotStore extends SnapshotStore {
         try {
             super.postStop();
         } finally {
-            if (owned) {
-                log.close();
-            }
+            source.release();
         }
     }
 
