@@ -20,7 +20,6 @@ import java.util.Objects;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -76,32 +75,16 @@ class EmbeddedStoreRollbackTest {
         long acked = 0;
         for (int round = 1; round <= rounds; round++) {
             String where = "seed " + seed + ", round " + round;
-            Process p =
-                    new ProcessBuilder(
-                                    Path.of(System.getProperty("java.home"), "bin", "java")
-                                            .toString(),
-                                    "-Xmx128m",
-                                    "-cp",
-                                    System.getProperty("java.class.path"),
-                                    StoreKillWorkload.class.getName(),
-                                    data.toString(),
-                                    Long.toString(round * ROUND_VERSIONS),
-                                    Long.toString(r.nextLong()))
-                            .redirectOutput(out.toFile())
-                            .redirectError(err.toFile())
-                            .start();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (!Files.readString(out).startsWith("READY")
-                    && p.isAlive()
-                    && System.nanoTime() < deadline) {
-                Thread.sleep(5);
-            }
-            boolean ready = Files.readString(out).startsWith("READY");
-            if (ready) {
-                Thread.sleep(100 + r.nextInt(600));
-            }
-            p.destroyForcibly(); // SIGKILL
-            assertTrue(p.waitFor(30, TimeUnit.SECONDS), where + ": the child outlived SIGKILL");
+            boolean ready =
+                    ChildKill.killAtRandom(
+                            StoreKillWorkload.class,
+                            out,
+                            err,
+                            r,
+                            where,
+                            data.toString(),
+                            Long.toString(round * ROUND_VERSIONS),
+                            Long.toString(r.nextLong()));
             String opened =
                     round == 1
                             ? "the child did not start"

@@ -3,6 +3,7 @@ package dev.seqvfs.persist.log;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.seqvfs.persist.ChildKill;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -131,32 +131,16 @@ class LogStoreKillTest {
         long acked = 0;
         for (int round = 1; round <= rounds; round++) {
             String where = "seed " + seed + ", round " + round;
-            Process p =
-                    new ProcessBuilder(
-                                    Path.of(System.getProperty("java.home"), "bin", "java")
-                                            .toString(),
-                                    "-Xmx128m",
-                                    "-cp",
-                                    System.getProperty("java.class.path"),
-                                    LogKillWorkload.class.getName(),
-                                    logDir.toString(),
-                                    Integer.toString(round),
-                                    Long.toString(r.nextLong()))
-                            .redirectOutput(out.toFile())
-                            .redirectError(err.toFile())
-                            .start();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (!Files.readString(out).startsWith("READY")
-                    && p.isAlive()
-                    && System.nanoTime() < deadline) {
-                Thread.sleep(5);
-            }
-            boolean ready = Files.readString(out).startsWith("READY");
-            if (ready) {
-                Thread.sleep(100 + r.nextInt(600));
-            }
-            p.destroyForcibly(); // SIGKILL
-            assertTrue(p.waitFor(30, TimeUnit.SECONDS), where + ": the child outlived SIGKILL");
+            boolean ready =
+                    ChildKill.killAtRandom(
+                            LogKillWorkload.class,
+                            out,
+                            err,
+                            r,
+                            where,
+                            logDir.toString(),
+                            Integer.toString(round),
+                            Long.toString(r.nextLong()));
             assertTrue(ready, () -> where + ": the child did not start:\n" + tail(err));
             // the lines are read once the child is dead; a line the kill cut short says nothing
             String text = Files.readString(out, StandardCharsets.UTF_8);
