@@ -1715,12 +1715,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                     }
                     // fsnotify_change: to the parent's watches with the directory's name, then
                     // to its own
-                    DirLink up = dir.linkAcquire();
-                    Fsnotify.child(
-                            up == null ? null : up.parent(),
-                            up == null ? null : up.name(),
-                            dir,
-                            Inotify.IN_ATTRIB);
+                    Fsnotify.directory(dir, Inotify.IN_ATTRIB);
                     journalChange(new DirJournal.Attrs(null, dir));
                     replyChanged(c, c.replyTo(), DirReply.ok(dir));
                     return this;

@@ -107,23 +107,33 @@ public final class Fsnotify {
      */
     public static void file(OpenFile f, int mask) {
         Inode inode = f.inode();
-        Inode dir;
-        String name;
         if (inode instanceof DirectoryInode d) {
-            // a directory's dentry follows its renames: its parent and name now (d_parent),
-            // none for a superblock's root
-            DirLink up = d.linkAcquire();
-            dir = up == null ? null : up.parent();
-            name = up == null ? null : up.name();
-        } else {
-            FileOrigin o = f.origin();
-            dir = o == null || o.name() == null ? null : o.dir();
-            name = dir == null ? null : o.name();
+            directory(d, mask);
+            return;
         }
+        FileOrigin o = f.origin();
+        Inode dir = o == null || o.name() == null ? null : o.dir();
         if (inode.marksAcquire() == null && (dir == null || dir.marksAcquire() == null)) {
             return;
         }
-        child(dir, name, inode, mask);
+        child(dir, dir == null ? null : o.name(), inode, mask);
+    }
+
+    /**
+     * Reports an event on a directory: to its parent's watches with its name as they are now (a
+     * directory's dentry follows its renames: {@code fsnotify_parent} over {@code d_parent}), none
+     * for a superblock's root, then to its own.
+     *
+     * @param d the directory
+     * @param mask one {@code IN_*} event bit; {@code IN_ISDIR} is added
+     */
+    public static void directory(DirectoryInode d, int mask) {
+        DirLink up = d.linkAcquire();
+        if (up == null) {
+            inode(d, mask);
+        } else {
+            child(up.parent(), up.name(), d, mask);
+        }
     }
 
     /**
