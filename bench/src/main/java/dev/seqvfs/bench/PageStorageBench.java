@@ -41,18 +41,23 @@ import org.openjdk.jmh.annotations.State;
  * own slabs and never reuse a freed slot, so they leave out what a shared slab allocator would add:
  * a free list, zeroing a reused slot (a 4 KiB fill), and slabs kept alive by one live page.
  *
+ * <p>The {@code heap} store's {@link #write4k}, {@link #samePage4k} and {@link #read4k} are the
+ * floor of {@code FileDataBench}'s {@code randomWrite4k}, {@code samePage4k} and {@code
+ * randomRead4k}: the copy alone, with no file system around it.
+ *
  * <p>Operations (one op each; {@code Mode.Throughput}, reported in ops/s):
  *
  * <ul>
  *   <li>{@link #write4k}: copies a 4 KiB buffer into a random page of a 256 MiB file whose pages
  *       all exist ({@code pwrite} in place);
+ *   <li>{@link #samePage4k}: copies a 4 KiB buffer into page 1,000 of that file, every time;
  *   <li>{@link #read4k}: copies a random page of that file into a 4 KiB buffer ({@code pread});
  *   <li>{@link #append4k}: allocates the next page of a second, growing file and copies 4 KiB into
  *       it (a sequential write that extends the file); at 256 MiB the growing file is dropped whole
  *       and starts again at zero pages, so its pages die at every age up to 256 MiB old.
  * </ul>
  *
- * The 256 MiB file stays live during all three, so the collector always has it to trace.
+ * The 256 MiB file stays live during all four, so the collector always has it to trace.
  *
  * <p>Footprint: the trial's setup prints one {@code footprint:} line with the heap bytes and the
  * direct (native) buffer bytes that the 256 MiB file adds, each divided by its 268,435,456 bytes of
@@ -125,6 +130,19 @@ public class PageStorageBench {
     public byte write4k() {
         buf[0]++;
         file.write(rnd.nextInt(FILE_PAGES), buf);
+        return buf[0];
+    }
+
+    /**
+     * Copies 4 KiB into one page of the 256 MiB file, always the same (page 1,000): the floor of
+     * {@code FileDataBench.samePage4k}, as {@link #write4k} is of its {@code randomWrite4k}.
+     *
+     * @return a byte of the buffer written
+     */
+    @Benchmark
+    public byte samePage4k() {
+        buf[0]++;
+        file.write(1000, buf);
         return buf[0];
     }
 

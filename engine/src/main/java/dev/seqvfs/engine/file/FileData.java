@@ -278,6 +278,18 @@ public final class FileData {
     }
 
     /**
+     * {@return whether the {@code len} bytes at {@code offset} lie within one page that is
+     * allocated (not a hole)} Such a range can be written in place with {@link #copyIn} without
+     * {@link #prepareWrite}. Allocates nothing.
+     *
+     * @param offset the byte offset of the range, not negative
+     * @param len the length of the range in bytes, 1 to {@link #PAGE}
+     */
+    public boolean withinOnePage(long offset, int len) {
+        return len > 0 && len <= PAGE - (int) (offset % PAGE) && page(offset / PAGE) != null;
+    }
+
+    /**
      * {@return whether page {@code pageNo} is allocated (not a hole)}
      *
      * @param pageNo the page number ({@code offset / PAGE})

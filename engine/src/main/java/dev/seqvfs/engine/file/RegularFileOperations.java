@@ -59,6 +59,12 @@ public final class RegularFileOperations implements FileOperations {
         f.fileAccessed(i);
     }
 
+    /** One buffer: {@link RegularInode#write(Kiocb, byte[], int, int, Credentials, Syscall)}. */
+    @Override
+    public int write(OpenFile f, byte[] src, int off, int len, Kiocb k) {
+        return (int) regular(f).write(k, src, off, len, k.cred(), Syscall.WRITE);
+    }
+
     @Override
     public long writev(OpenFile f, byte[][] bufs, int[] offs, int[] lens, Kiocb k) {
         return regular(f).write(k, bufs, offs, lens, k.cred(), Syscall.WRITE);

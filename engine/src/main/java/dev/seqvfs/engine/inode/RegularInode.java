@@ -432,7 +432,7 @@ public class RegularInode extends Inode {
     /** Opens a write that changes published pages: {@code seq} odd. The caller holds the lock. */
     private long beginWrite() {
         long s = (long) SEQ.getOpaque(this);
-        SEQ.setVolatile(this, s + 1);
+        SEQ.setOpaque(this, s + 1);
         VarHandle.storeStoreFence();
         return s + 2;
     }
@@ -549,21 +549,95 @@ public class RegularInode extends Inode {
         }
         writeLock.lock();
         try {
+            return writeUnderLock(k, bufs, offs, lens, cred, op, total);
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /** {@link #write} of {@code total} bytes once the write lock is held. */
+    private long writeUnderLock(
+            Kiocb k,
+            byte[][] bufs,
+            int[] offs,
+            int[] lens,
+            Credentials cred,
+            Syscall op,
+            long total) {
+        FileData d = resolvedLocked();
+        long at = k.append() ? d.size() : k.pos();
+        if (total == 0) {
+            // Nothing written: the position stays where it was, even with O_APPEND.
+            return 0;
+        }
+        // generic_write_check_limits: nothing at or past the maximum size; a write
+        // crossing it is cut short there.
+        if (at >= FileData.MAX_SIZE) {
+            throw new VfsException(Errno.EFBIG, op, null);
+        }
+        int gate = owner().enterDataGate();
+        try {
+            preserveForForks();
+            return writeLocked(k, bufs, offs, lens, cred, op, d, at, total);
+        } finally {
+            owner().exitDataGate(gate);
+        }
+    }
+
+    /**
+     * {@code write(2)} and {@code pwrite(2)} of one buffer: the same change, results and errors as
+     * {@link #write(Kiocb, byte[][], int[], int[], Credentials, Syscall)} with {@code bufs =
+     * {buf}}. A write that lies within one page the file already has, when no fork shares that
+     * version and no stable reader waits, copies its bytes straight into the page inside the
+     * sequence count: no page walk for charging, no page allocated, no buffer arrays; every other
+     * write takes the general path.
+     *
+     * @param k the write's position and flags
+     * @param buf the buffer
+     * @param off the index in {@code buf} of the first byte
+     * @param len the number of bytes
+     * @param cred who writes
+     * @param op the call, for the error
+     * @return the bytes written, as the general form returns them
+     * @throws VfsException as the general form throws
+     */
+    public long write(Kiocb k, byte[] buf, int off, int len, Credentials cred, Syscall op) {
+        long pos = k.pos();
+        if (len <= 0 || pos + len < 0) {
+            return write(k, new byte[][] {buf}, new int[] {off}, new int[] {len}, cred, op);
+        }
+        writeLock.lock();
+        try {
             FileData d = resolvedLocked();
             long at = k.append() ? d.size() : pos;
-            if (total == 0) {
-                // Nothing written: the position stays where it was, even with O_APPEND.
-                return 0;
-            }
-            // generic_write_check_limits: nothing at or past the maximum size; a write
-            // crossing it is cut short there.
-            if (at >= FileData.MAX_SIZE) {
-                throw new VfsException(Errno.EFBIG, op, null);
+            if (at + len < 0 || !d.withinOnePage(at, len)) {
+                return writeUnderLock(
+                        k, new byte[][] {buf}, new int[] {off}, new int[] {len}, cred, op, len);
             }
             int gate = owner().enterDataGate();
             try {
                 preserveForForks();
-                return writeLocked(k, bufs, offs, lens, cred, op, d, at, total);
+                if (shared != null || stableReaders.get() != 0) {
+                    return writeLocked(
+                            k,
+                            new byte[][] {buf},
+                            new int[] {off},
+                            new int[] {len},
+                            cred,
+                            op,
+                            d,
+                            at,
+                            len);
+                }
+                long even = beginWrite();
+                try {
+                    d.copyIn(at, buf, off, len);
+                    publish(d, d.withSizeAtLeast(at + len), cred);
+                } finally {
+                    endWrite(even);
+                }
+                k.setPos(at + len);
+                return len;
             } finally {
                 owner().exitDataGate(gate);
             }
@@ -866,21 +940,36 @@ public class RegularInode extends Inode {
             owner().unchargeBytes(-delta);
         }
         long now = owner().now();
+        long size = next.size();
         long blocks = next.allocatedBytes() / 512;
-        boolean killPrivs = !cred.isRoot();
-        updateAttrs(
-                a -> {
-                    InodeAttrs sized = a.withSize(next.size(), blocks, now);
-                    // file_remove_privs: a write or truncate by an unprivileged caller clears
-                    // set-user-ID, and set-group-ID when group-execute is set or the caller is not
-                    // in the file's group (setattr_should_drop_sgid).
-                    int perm = sized.permissions();
-                    int kept = perm & ~Mode.S_ISUID;
-                    if ((perm & 010) != 0 || !cred.inGroup(sized.gid())) {
-                        kept &= ~Mode.S_ISGID;
-                    }
-                    return killPrivs && kept != perm ? sized.withPermissions(kept, now) : sized;
-                });
+        // a loop rather than updateAttrs(lambda): the write path allocates no closure
+        while (true) {
+            InodeAttrs a = attrsAcquire();
+            if (casAttrs(a, written(a, size, blocks, now, cred))) {
+                return;
+            }
+        }
+    }
+
+    /**
+     * {@return {@code a} after a write or truncate by {@code cred} left the file at {@code size}
+     * bytes and {@code blocks} 512-byte blocks, at {@code now}} mtime and ctime are {@code now};
+     * {@code file_remove_privs}: a change by an unprivileged caller clears set-user-ID, and
+     * set-group-ID when group-execute is set or the caller is not in the file's group ({@code
+     * setattr_should_drop_sgid}).
+     */
+    private static InodeAttrs written(
+            InodeAttrs a, long size, long blocks, long now, Credentials cred) {
+        InodeAttrs sized = a.withSize(size, blocks, now);
+        if (cred.isRoot()) {
+            return sized;
+        }
+        int perm = sized.permissions();
+        int kept = perm & ~Mode.S_ISUID;
+        if ((perm & 010) != 0 || !cred.inGroup(sized.gid())) {
+            kept &= ~Mode.S_ISGID;
+        }
+        return kept != perm ? sized.withPermissions(kept, now) : sized;
     }
 
     /**
