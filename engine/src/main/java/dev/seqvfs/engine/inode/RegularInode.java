@@ -49,7 +49,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * A write changes the pages it finds in place ({@link FileData#prepareWrite} in place, then {@link
  * FileData#copyIn}): no page is copied, no long-lived garbage is made. It does so between two
  * increments of {@code seq}, the file's sequence count (Linux's {@code write_seqcount_begin} /
- * {@code _end}): odd while a write is changing published pages. The opening increment is a volatile
+ * {@code _end}): odd while a write is changing published pages. The opening increment is an opaque
  * store followed by a store-store fence (the page stores cannot move above it), the closing one a
  * release store (they cannot move below it). A reader ({@link #read}, {@link #readv}) loads {@code
  * seq} with acquire, skips an odd value, copies the bytes from the published {@link FileData},
