@@ -234,6 +234,30 @@ class ForkTest {
         return out;
     }
 
+    /**
+     * Pages a source file drops after a fork (a truncate, the free of an unlinked file) are not
+     * given to the source's free-page cache, from which its next writes take pages: the fork, which
+     * has not read the file yet and reads it from the source's version at the fork, still gets the
+     * bytes it had ({@code RegularInode.recyclingPool}).
+     */
+    @Test
+    void pagesDroppedInTheSource_afterAFork_areNotReusedUnderTheFork() {
+        byte[] orig = fill(8 * 4096, (byte) 'o');
+        byte[] gone = fill(8 * 4096, (byte) 'g');
+        try (VfsTask t = vfs.newTask(Credentials.ROOT)) {
+            writeFile(t, "/a/big", orig);
+            writeFile(t, "/a/gone", gone);
+            SeqVfs f = track(vfs.fork());
+            t.truncate("/a/big", 0);
+            t.unlink("/a/gone");
+            writeFile(t, "/b/other", fill(16 * 4096, (byte) 'x'));
+            try (VfsTask ft = f.newTask(Credentials.ROOT)) {
+                assertArrayEquals(orig, read(ft, "/a/big", 0, orig.length));
+                assertArrayEquals(gone, read(ft, "/a/gone", 0, gone.length));
+            }
+        }
+    }
+
     @Test
     void forksOfForks_areIndependent() {
         SeqVfs b = track(vfs.fork());

@@ -3,6 +3,7 @@ package dev.seqvfs.engine;
 import dev.seqvfs.engine.anon.AnonFs;
 import dev.seqvfs.engine.dir.DirQueue;
 import dev.seqvfs.engine.dir.DirectoryInode;
+import dev.seqvfs.engine.file.PagePool;
 import dev.seqvfs.engine.inode.RegularInode;
 import dev.seqvfs.engine.inode.WriterHooks;
 import dev.seqvfs.engine.mount.Namespace;
@@ -82,6 +83,14 @@ public final class EngineInternals {
                         vfs.namespace().rootMount().root().snapshotAcquire().lookup(name).inode();
         DirQueue q = d.commandQueueIfAny();
         return q == null ? new long[2] : q.batchCounts();
+    }
+
+    /**
+     * Returns the free-page cache of the superblock mounted at the instance's root ({@link
+     * Superblock#pagePool}), or {@code null} if it keeps none.
+     */
+    public static PagePool rootPagePool(SeqVfs vfs) {
+        return vfs.namespace().rootMount().superblock().pagePool();
     }
 
     /** Returns the instance's anonymous-inode file system (pipes, sockets). */

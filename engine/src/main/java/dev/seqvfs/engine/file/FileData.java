@@ -178,6 +178,23 @@ public final class FileData {
      * @throws IllegalArgumentException if the range would end past {@link #MAX_SIZE}
      */
     public FileData prepareWrite(long offset, long len, boolean inPlace, FileData shared) {
+        return prepareWrite(offset, len, inPlace, shared, null);
+    }
+
+    /**
+     * {@return as {@link #prepareWrite(long, long, boolean, FileData)}, taking the new pages from
+     * {@code pool} while it has any} A page from the pool is zeroed unless the write covers it
+     * whole; a copy of an existing page is copied into it.
+     *
+     * @param offset the byte offset of the range
+     * @param len the length of the range in bytes, at least 1
+     * @param inPlace whether existing pages are written in place
+     * @param shared the version whose pages must not be written, or {@code null} for none
+     * @param pool the free pages to use first, or {@code null}
+     * @throws IllegalArgumentException if the range would end past {@link #MAX_SIZE}
+     */
+    public FileData prepareWrite(
+            long offset, long len, boolean inPlace, FileData shared, PagePool pool) {
         // MAX_SIZE is Long.MAX_VALUE: a write ends past it exactly when offset + len overflows.
         if (offset < 0 || len <= 0 || offset + len < 0) {
             throw new IllegalArgumentException("write past the maximum file size");
@@ -201,7 +218,10 @@ public final class FileData {
                 continue;
             }
             boolean whole = pageNo * PAGE >= offset && (pageNo + 1) * PAGE <= end;
-            byte[] fresh = old == null || whole ? new byte[PAGE] : old.clone();
+            byte[] fresh = newPage(pool, old == null && !whole);
+            if (old != null && !whole) {
+                System.arraycopy(old, 0, fresh, 0, PAGE);
+            }
             if (old == null) {
                 newPages++;
             }
@@ -214,6 +234,78 @@ public final class FileData {
             return this;
         }
         return new FileData(size, d, b == null ? r : b.root, newPages);
+    }
+
+    /**
+     * {@return a page from {@code pool}, zeroed if {@code zero}, or a new zero page when the pool
+     * is empty or absent}
+     */
+    private static byte[] newPage(PagePool pool, boolean zero) {
+        byte[] p = pool == null ? null : pool.take();
+        if (p == null) {
+            return new byte[PAGE];
+        }
+        if (zero) {
+            Arrays.fill(p, (byte) 0);
+        }
+        return p;
+    }
+
+    /**
+     * Offers to {@code pool} every page of this version, at page number {@code fromPage} or above,
+     * that {@code next} does not hold at the same number (the same object): the pages a truncate
+     * dropped or replaced, or all of them when {@code next} is {@code null} (the file is freed).
+     * The caller, the file's one writer, has published {@code next} inside the file's sequence
+     * count, and nothing else (a fork, a stable reader, a loader) holds this version. O(pages
+     * visited).
+     *
+     * @param next the version published in place of this one, or {@code null}
+     * @param fromPage the first page number that may have been dropped
+     * @param pool where the pages go
+     * @return how many pages the pool kept
+     */
+    public int releaseDropped(FileData next, long fromPage, PagePool pool) {
+        int[] kept = {0};
+        visit(
+                root,
+                depth,
+                0,
+                Math.max(0, fromPage),
+                (pageNo, page) -> {
+                    if ((next == null || next.page(pageNo) != page) && pool.offer(page)) {
+                        kept[0]++;
+                    }
+                });
+        return kept[0];
+    }
+
+    /** What {@link #visit} calls for each page. */
+    @FunctionalInterface
+    private interface PageVisitor {
+        void page(long pageNo, byte[] page);
+    }
+
+    /**
+     * Calls {@code v} for each page numbered {@code from} or above under {@code node}, in order.
+     */
+    private static void visit(Object node, int level, long base, long from, PageVisitor v) {
+        if (node == null) {
+            return;
+        }
+        if (level == 0) {
+            if (base >= from) {
+                v.page(base, (byte[]) node);
+            }
+            return;
+        }
+        Object[] children = (Object[]) node;
+        long childSpan = capacityPages(level - 1);
+        for (int i = 0; i < FANOUT; i++) {
+            long b = base + i * childSpan;
+            if (b + childSpan > from) {
+                visit(children[i], level - 1, b, from, v);
+            }
+        }
     }
 
     /**

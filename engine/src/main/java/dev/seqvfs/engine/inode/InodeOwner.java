@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.inode;
 
+import dev.seqvfs.engine.file.PagePool;
 import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 
@@ -89,6 +90,14 @@ public interface InodeOwner {
      * @param delta +1 or -1
      */
     default void removeCountAdd(long delta) {}
+
+    /**
+     * {@return the superblock's cache of free file pages ({@link PagePool}), or {@code null} if it
+     * keeps none} Files take new pages from it and give it the pages they drop.
+     */
+    default PagePool pagePool() {
+        return null;
+    }
 
     /**
      * {@return the fork generation of the superblock (volatile read): how many forks were taken of

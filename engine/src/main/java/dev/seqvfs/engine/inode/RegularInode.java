@@ -1,6 +1,7 @@
 package dev.seqvfs.engine.inode;
 
 import dev.seqvfs.engine.file.FileData;
+import dev.seqvfs.engine.file.PagePool;
 import dev.seqvfs.engine.fs.FileOperations;
 import dev.seqvfs.engine.fs.InodeOperations;
 import dev.seqvfs.engine.fs.Kiocb;
@@ -64,6 +65,24 @@ import java.util.concurrent.locks.ReentrantLock;
  * sends a message. Retries and stable reads are counted ({@link #readRetries()}, {@link
  * #stableReads()}). Truncation, hole punching and allocation build new versions by copying the
  * pages they change, as before, so they need no bracket.
+ *
+ * <h2>Free pages</h2>
+ *
+ * A write takes the new pages it needs from the owner's {@link PagePool} first. A truncate that
+ * drops pages publishes the shorter version inside the sequence count (odd, release of {@code
+ * data}, even) and then offers the dropped pages, and the tail page it replaced, to the pool; the
+ * free of the file ({@link #releasePagesOnFree}) publishes the empty version the same way and
+ * offers every page. The bracket is what makes the reuse safe: an optimistic reader that loaded the
+ * old version before it may still be copying from a page that another file's write now fills, but
+ * its validation then sees {@code seq} moved and it retries on the new version (a reader that sees
+ * the new {@code seq} sees the new {@code data}: it was released before). Readers that do not
+ * validate must never meet a reused page, so a file gives no page to the pool while anything else
+ * may hold one ({@link #recyclingPool}): a fork of the owner was ever taken, the data is a fork's
+ * or a loader's ({@code lazy}, {@code shared}), versions are kept for forks ({@code frozen}), or a
+ * stable reader is waiting. Those pages are left to the collector, as before. {@code
+ * FileDataRaceTest.truncateRecyclingPages_readersNeverSeeAnotherFilesBytes} races it (and its
+ * negative control sees bad reads without validation); {@code
+ * ForkTest.pagesDroppedInTheSource_afterAFork_areNotReusedUnderTheFork} checks the fork rule.
  *
  * <h2>Accounting</h2>
  *
@@ -681,7 +700,7 @@ public class RegularInode extends Inode {
                 owner().hooks().allocatingData(this, delta);
                 // Every page the write needs, allocated before any byte changes: an
                 // OutOfMemoryError here leaves the file as it was.
-                next = d.prepareWrite(at, count, inPlace, shared);
+                next = d.prepareWrite(at, count, inPlace, shared, owner().pagePool());
             } catch (OutOfMemoryError e) {
                 returnCharge(delta);
                 throw new VfsException(Errno.ENOMEM, op, null);
@@ -837,16 +856,78 @@ public class RegularInode extends Inode {
                 FileData d = dataAcquire();
                 // Shrinking drops pages and growing adds a hole: a truncate never charges.
                 FileData next = d.truncate(len);
+                PagePool pool = next != d && len <= d.size() ? recyclingPool() : null;
                 if (next.pages() == 0) {
                     shared = null; // no page left to share
                 }
-                publish(d, next, cred);
+                if (pool == null) {
+                    publish(d, next, cred);
+                } else {
+                    // the dropped pages go to the pool: a reader still copying from one fails
+                    // its validation ("Free pages" in the class comment)
+                    long even = beginWrite();
+                    try {
+                        publish(d, next, cred);
+                    } finally {
+                        endWrite(even);
+                    }
+                    d.releaseDropped(next, len / FileData.PAGE, pool);
+                }
             } finally {
                 owner().exitDataGate(gate);
             }
         } finally {
             writeLock.unlock();
         }
+    }
+
+    /**
+     * The free of this file (its last link and last descriptor gone; {@code Superblock.inodeFreed},
+     * after its charge was returned): gives its pages to the owner's {@link PagePool} and leaves it
+     * empty, if the pages are its own ({@link #recyclingPool}). Does not wait: if another thread
+     * holds the write lock (a write-back copying the file), the pages are left to the collector.
+     */
+    public void releasePagesOnFree() {
+        if (owner().pagePool() == null || !writeLock.tryLock()) {
+            return;
+        }
+        try {
+            FileData d = (FileData) DATA.getAcquire(this);
+            PagePool pool = recyclingPool();
+            if (d == null || d.pages() == 0 || pool == null) {
+                return;
+            }
+            long even = beginWrite();
+            try {
+                DATA.setRelease(this, FileData.empty());
+            } finally {
+                endWrite(even);
+            }
+            d.releaseDropped(null, 0, pool);
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /**
+     * {@return the pool this file may give the pages it drops to, or {@code null} when something
+     * besides this file's validated readers may still read them} That is: the owner keeps no pool;
+     * a fork was ever taken of the owner (a fork reads the source's versions, frozen or current,
+     * without validating); this is a fork's copy whose data is not its own yet ({@code lazy},
+     * {@code shared}); a loader shares its pages ({@code shared}); versions are kept for forks
+     * ({@code frozen}); or a stable reader is waiting. The caller holds the write lock.
+     */
+    private PagePool recyclingPool() {
+        PagePool pool = owner().pagePool();
+        if (pool == null
+                || shared != null
+                || frozen != null
+                || lazy != null
+                || owner().forkGen() != 0
+                || stableReaders.get() != 0) {
+            return null;
+        }
+        return pool;
     }
 
     /**

@@ -2,12 +2,14 @@ package dev.seqvfs.engine.sb;
 
 import dev.seqvfs.engine.dir.DirectoryActor;
 import dev.seqvfs.engine.dir.DirectoryInode;
+import dev.seqvfs.engine.file.PagePool;
 import dev.seqvfs.engine.fs.FileSystemType;
 import dev.seqvfs.engine.fs.InodeOperations;
 import dev.seqvfs.engine.fs.SuperOperations;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.InodeOwner;
+import dev.seqvfs.engine.inode.RegularInode;
 import dev.seqvfs.engine.inode.WriterHooks;
 import dev.seqvfs.engine.notify.Fsnotify;
 import dev.seqvfs.protocol.Errno;
@@ -131,6 +133,13 @@ public final class Superblock implements InodeOwner {
     /** Its account in the JVM's {@link HeapPool}; {@code null} if mounted without a byte limit. */
     private final HeapPool.Account heap;
 
+    /**
+     * Its free file pages ({@link PagePool}): only a superblock with a byte limit has one (its
+     * pages are bounded by that limit and an eighth of the heap); cleared with {@link
+     * #releaseHeapPool}. Final; the pool is thread-safe.
+     */
+    private final PagePool pagePool;
+
     @SuppressWarnings("unused") // accessed through READ_ONLY
     private volatile boolean readOnly;
 
@@ -205,6 +214,7 @@ public final class Superblock implements InodeOwner {
             HeapPool pool) {
         this.dev = dev;
         this.heap = pool == null || config.maxBytes() == Long.MAX_VALUE ? null : pool.open();
+        this.pagePool = heap == null ? null : PagePool.forLimit(config.maxBytes());
         this.type = type;
         this.sop = sop;
         CONFIG.setRelease(this, config);
@@ -299,6 +309,14 @@ public final class Superblock implements InodeOwner {
         if (heap != null) {
             heap.close();
         }
+        if (pagePool != null) {
+            pagePool.clear();
+        }
+    }
+
+    @Override
+    public PagePool pagePool() {
+        return pagePool;
     }
 
     /**
@@ -651,6 +669,9 @@ public final class Superblock implements InodeOwner {
         unchargeBytes(inode.chargedBytes());
         freeInodes.incrementAndGet();
         sop.evictInode(this, inode);
+        if (inode instanceof RegularInode r) {
+            r.releasePagesOnFree();
+        }
     }
 
     /** {@return its fork generation, the forks of it still open, and its tree counts} */

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.seqvfs.engine.EngineInternals;
 import dev.seqvfs.engine.VfsTask;
+import dev.seqvfs.engine.file.PagePool;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.tests.support.VfsFixture;
 import java.util.ArrayList;
@@ -146,6 +147,101 @@ class FileDataRaceTest {
                 "file data race, validation off: %d reads, %d torn, %d round(s)%n",
                 reads, torn, rounds);
         assertTrue(torn > 0, "no torn read without validation: the race test cannot fail");
+    }
+
+    /** The counts of a run of {@link #recyclingRace}. */
+    record Recycling(long reads, long bad, long rewrites, long reusedPages) {}
+
+    /** Pages of each file of {@link #recyclingRace}. */
+    private static final int RECYCLED_PAGES = 8;
+
+    /**
+     * Two files, {@code /a} and {@code /b}, each rewritten over and over by its own writer: a
+     * truncate to 0 (its pages go to the superblock's free-page cache) and one write of {@value
+     * #RECYCLED_PAGES} uniform pages (taking pages from the cache: often the other file's). Writer
+     * {@code /a} uses odd byte values, {@code /b} even ones. Readers read a whole file and count as
+     * bad any read that is neither empty (between the truncate and the write) nor all of it, all
+     * one value of that file's parity: a byte of the other file's would be a recycled page seen by
+     * a reader that still had the old version.
+     */
+    private Recycling recyclingRace(long nanos, boolean stopAtFirstBad) {
+        VfsTask t = fs.root();
+        PagePool pool = EngineInternals.rootPagePool(fs.vfs());
+        assertTrue(pool != null, "the root tmpfs keeps no free-page cache");
+        long reused = pool.reusedPages();
+        int len = RECYCLED_PAGES * PAGE;
+        int[] fds = {
+            t.open("/a", OpenFlags.O_CREAT | OpenFlags.O_RDWR, 0644),
+            t.open("/b", OpenFlags.O_CREAT | OpenFlags.O_RDWR, 0644)
+        };
+        LongAdder reads = new LongAdder();
+        LongAdder bad = new LongAdder();
+        LongAdder rewrites = new LongAdder();
+        List<Stress.Worker> workers = new ArrayList<>();
+        int n = Math.max(4, Stress.threads());
+        for (int w = 0; w < n; w++) {
+            int file = w % 2;
+            boolean writer = w < 2;
+            workers.add(
+                    c -> {
+                        ThreadLocalRandom rnd = ThreadLocalRandom.current();
+                        byte[] b = new byte[len];
+                        while (c.running() && !(stopAtFirstBad && bad.sum() > 0)) {
+                            if (writer) {
+                                Arrays.fill(b, (byte) (rnd.nextInt(1, 128) * 2 - 1 + file));
+                                t.ftruncate(fds[file], 0);
+                                assertEquals(len, t.pwrite(fds[file], b, 0, len, 0));
+                                rewrites.increment();
+                            } else {
+                                int got = t.pread(fds[file], b, 0, len, 0);
+                                reads.increment();
+                                if (got != 0
+                                        && (got != len
+                                                || !uniform(b)
+                                                || (b[0] & 1) != (file == 0 ? 1 : 0))) {
+                                    bad.increment();
+                                }
+                            }
+                        }
+                    });
+        }
+        Stress.run(nanos, workers);
+        t.close(fds[0]);
+        t.close(fds[1]);
+        t.unlink("/a");
+        t.unlink("/b");
+        return new Recycling(reads.sum(), bad.sum(), rewrites.sum(), pool.reusedPages() - reused);
+    }
+
+    @Test
+    void truncateRecyclingPages_readersNeverSeeAnotherFilesBytes() {
+        Recycling o = recyclingRace(Stress.sliceNanos(), false);
+        System.out.printf(
+                "recycled pages race: %d reads, %d rewrites, %d bad, %d pages reused%n",
+                o.reads(), o.rewrites(), o.bad(), o.reusedPages());
+        assertTrue(o.reads() > 0 && o.rewrites() > 0, "the race did not run");
+        assertTrue(o.reusedPages() > 0, "no page was reused: the race proves nothing");
+        assertEquals(0, o.bad(), "reads that saw another file's bytes or a torn write");
+    }
+
+    /** The negative control of the recycling race: without validation it sees bad reads. */
+    @Test
+    void withoutValidation_recycledPagesShowInReads() {
+        EngineInternals.validateDataReads(false);
+        long deadline = System.nanoTime() + Math.max(Stress.sliceNanos(), CONTROL_NANOS);
+        long reads = 0;
+        long bad = 0;
+        int rounds = 0;
+        while (bad == 0 && (rounds == 0 || System.nanoTime() < deadline)) {
+            Recycling o = recyclingRace(Stress.sliceNanos(), true);
+            reads += o.reads();
+            bad += o.bad();
+            rounds++;
+        }
+        System.out.printf(
+                "recycled pages race, validation off: %d reads, %d bad, %d round(s)%n",
+                reads, bad, rounds);
+        assertTrue(bad > 0, "no bad read without validation: the recycling test cannot fail");
     }
 
     /** How long the negative control may look for a torn read on a busy machine: 60 s. */

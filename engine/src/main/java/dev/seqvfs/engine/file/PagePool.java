@@ -1,0 +1,125 @@
+package dev.seqvfs.engine.file;
+
+import java.util.Arrays;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * A bounded cache of free 4 KiB pages ({@code byte[}{@value FileData#PAGE}{@code ]}) for one
+ * superblock: pages that files dropped (a truncate, the free of an unlinked and closed file) are
+ * kept here and given to the next writes that need new pages, instead of being left to the garbage
+ * collector and allocated again. It is what Jimfs's {@code HeapDisk} block cache does, bounded: a
+ * file system that writes, drops and writes again (temporary files, a log truncated and rewritten)
+ * then allocates nothing in its steady state, and its pages, already old, are not copied by young
+ * collections (README, "Where pages live").
+ *
+ * <p>Only pages that no reader can still rely on come here: the owner of a file offers its pages
+ * after publishing the version without them inside the file's sequence count, so that an optimistic
+ * reader still copying from one fails its validation and retries; never pages that a fork, a stable
+ * reader or a loader may still hold ({@code RegularInode}, "Free pages"). A page taken from the
+ * pool holds old bytes: {@link #take} says whether the caller must zero it.
+ *
+ * <p>Holds at most {@code capacityPages} pages; an offer beyond that is dropped (left to the
+ * collector). {@link #clear} empties it when the superblock's instance closes. Thread-safe: one
+ * monitor around a stack of pages (an offer or a take is a few instructions inside it; files of one
+ * superblock are written by many threads).
+ */
+public final class PagePool {
+    private final int capacityPages;
+
+    /** Guarded by {@code this}. */
+    private byte[][] pages = new byte[16][];
+
+    /** Guarded by {@code this}. */
+    private int count;
+
+    private final LongAdder reused = new LongAdder();
+    private final LongAdder kept = new LongAdder();
+
+    /**
+     * Makes an empty pool.
+     *
+     * @param capacityBytes the most bytes of free pages it keeps; rounded down to whole pages, at
+     *     most {@code Integer.MAX_VALUE} pages
+     */
+    public PagePool(long capacityBytes) {
+        this.capacityPages =
+                (int) Math.min(Integer.MAX_VALUE - 8, Math.max(0, capacityBytes / FileData.PAGE));
+    }
+
+    /**
+     * The pool a superblock with a byte limit gets: up to an eighth of the JVM's maximum heap, at
+     * most the superblock's byte limit.
+     *
+     * @param maxBytes the superblock's byte limit
+     * @return the pool
+     */
+    public static PagePool forLimit(long maxBytes) {
+        return new PagePool(Math.min(maxBytes, Runtime.getRuntime().maxMemory() / 8));
+    }
+
+    /**
+     * {@return a free page with any bytes in it, or {@code null} if the pool is empty} The caller
+     * overwrites it whole or zeroes what it does not write.
+     */
+    public byte[] take() {
+        byte[] p;
+        synchronized (this) {
+            if (count == 0) {
+                return null;
+            }
+            p = pages[--count];
+            pages[count] = null;
+        }
+        reused.increment();
+        return p;
+    }
+
+    /**
+     * Keeps {@code page} for a later {@link #take}, unless the pool is full.
+     *
+     * @param page a page nothing reads or writes any more, {@value FileData#PAGE} bytes
+     * @return whether it was kept
+     */
+    public boolean offer(byte[] page) {
+        if (page.length != FileData.PAGE) {
+            return false;
+        }
+        synchronized (this) {
+            if (count == capacityPages) {
+                return false;
+            }
+            if (count == pages.length) {
+                pages = Arrays.copyOf(pages, (int) Math.min(capacityPages, 2L * count));
+            }
+            pages[count++] = page;
+        }
+        kept.increment();
+        return true;
+    }
+
+    /** Drops every page it holds (to the collector): when the superblock's instance closes. */
+    public synchronized void clear() {
+        pages = new byte[16][];
+        count = 0;
+    }
+
+    /** {@return the pages it holds now} */
+    public synchronized int size() {
+        return count;
+    }
+
+    /** {@return the most pages it holds} */
+    public int capacityPages() {
+        return capacityPages;
+    }
+
+    /** {@return the pages {@link #take} has handed out, since the pool was made} */
+    public long reusedPages() {
+        return reused.sum();
+    }
+
+    /** {@return the pages {@link #offer} has kept, since the pool was made} */
+    public long keptPages() {
+        return kept.sum();
+    }
+}
