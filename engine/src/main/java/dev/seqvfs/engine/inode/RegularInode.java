@@ -66,6 +66,22 @@ import java.util.concurrent.locks.ReentrantLock;
  * #stableReads()}). Truncation, hole punching and allocation build new versions by copying the
  * pages they change, as before, so they need no bracket.
  *
+ * <h2>Sequence counts per range</h2>
+ *
+ * A file of {@link #STRIPED_BYTES} or more has {@value #STRIPES} more counts, {@code stripes}, page
+ * {@code p} covered by count {@code p % STRIPES}, each on its own cache line, so that a read of one
+ * part of a large file does not retry (and, after four tries, make the writer copy pages for its
+ * stable path) because another part was written. An in-place write makes the counts of the pages it
+ * writes odd (opaque stores, then the store-store fence), writes, and makes them even (release
+ * stores); a read loads {@code seq}, then {@code stripes} (acquire), sums the counts of the pages
+ * it reads (acquire loads; any odd one means retry), copies, issues the load-load fence and sums
+ * them again (opaque): each count only grows, so an equal sum means none moved. The whole-file
+ * bracket ({@link #beginWrite()}: truncates that free pages, the free of the file, the write that
+ * installs the counts) moves {@code seq} and every count. A reader that loaded {@code stripes} as
+ * {@code null} validates {@code seq}: the writer that installs the counts (a release store) does so
+ * before its whole-file bracket, so such a reader either took its {@code seq} before that bracket
+ * closed, and its validation fails, or sees the counts.
+ *
  * <h2>Free pages</h2>
  *
  * A write takes the new pages it needs from the owner's {@link PagePool} first. A truncate that
@@ -94,6 +110,17 @@ import java.util.concurrent.locks.ReentrantLock;
 public class RegularInode extends Inode {
     private static final VarHandle DATA;
     private static final VarHandle SEQ;
+    private static final VarHandle STRIPE_ARRAY;
+    private static final VarHandle STRIPE = MethodHandles.arrayElementVarHandle(long[].class);
+
+    /** Sequence counts per range of a large file; page {@code p} has count {@code p % STRIPES}. */
+    static final int STRIPES = 16;
+
+    /** Longs between two counts of {@code stripes}: 64 bytes, a cache line each. */
+    private static final int STRIPE_PAD = 8;
+
+    /** The size from which a file has counts per range: 1 MiB (their 1 KiB is 0.1% of it). */
+    static final long STRIPED_BYTES = 1L << 20;
 
     /** Optimistic attempts of a read before it takes the stable path. */
     static final int MAX_OPTIMISTIC_READS = 4;
@@ -112,6 +139,7 @@ public class RegularInode extends Inode {
             MethodHandles.Lookup l = MethodHandles.lookup();
             DATA = l.findVarHandle(RegularInode.class, "data", FileData.class);
             SEQ = l.findVarHandle(RegularInode.class, "seq", long.class);
+            STRIPE_ARRAY = l.findVarHandle(RegularInode.class, "stripes", long[].class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -146,6 +174,16 @@ public class RegularInode extends Inode {
 
     @SuppressWarnings("unused") // accessed through SEQ: see the class comment
     private long seq;
+
+    /**
+     * The per-range sequence counts of a large file ({@link #STRIPES} of them, each alone on its
+     * cache line: element {@code i * STRIPE_PAD}), or {@code null} for a file that never reached
+     * {@link #STRIPED_BYTES}. Page {@code p} is covered by count {@code p % STRIPES}. Installed
+     * once, with a release store, by the writer (under the write lock), never removed; read with
+     * acquire by readers, after {@code seq} ("Sequence counts per range" in the class comment).
+     */
+    @SuppressWarnings("unused") // accessed through STRIPE_ARRAY
+    private volatile long[] stripes;
 
     /**
      * The version of the data a fork shares with this file ({@code SeqVfs.fork()}), whose pages
@@ -414,9 +452,11 @@ public class RegularInode extends Inode {
     public int read(long pos, byte[] dst, int off, int len) {
         for (int attempt = 0; attempt < MAX_OPTIMISTIC_READS; attempt++) {
             long s = (long) SEQ.getAcquire(this);
-            if ((s & 1) == 0) {
+            long[] st = (long[]) STRIPE_ARRAY.getAcquire(this);
+            long t = st == null ? s : stripeTicket(st, pos, len);
+            if ((t & 1) == 0) {
                 int n = dataAcquire().read(pos, dst, off, len);
-                if (validate(s)) {
+                if (validate(st, t, pos, len)) {
                     return Math.max(0, n);
                 }
             } else {
@@ -429,9 +469,11 @@ public class RegularInode extends Inode {
         try {
             while (true) {
                 long s = (long) SEQ.getVolatile(this);
-                if ((s & 1) == 0) {
+                long[] st = (long[]) STRIPE_ARRAY.getAcquire(this);
+                long t = st == null ? s : stripeTicket(st, pos, len);
+                if ((t & 1) == 0) {
                     int n = dataAcquire().read(pos, dst, off, len);
-                    if (validate(s)) {
+                    if (validate(st, t, pos, len)) {
                         return Math.max(0, n);
                     }
                 }
@@ -442,22 +484,132 @@ public class RegularInode extends Inode {
         }
     }
 
-    /** Whether no write changed published pages since {@code seq} read {@code s}. */
-    private boolean validate(long s) {
+    /**
+     * Whether no write changed published pages of {@code [pos, pos + len)} since the ticket {@code
+     * t} was taken: {@code seq} unchanged (no counts per range), or the sum of the range's counts
+     * unchanged (each count only grows, so an equal sum means every one is unchanged).
+     */
+    private boolean validate(long[] st, long t, long pos, long len) {
         VarHandle.loadLoadFence();
-        return (long) SEQ.getOpaque(this) == s || !validatingReads;
+        if (!validatingReads) {
+            return true;
+        }
+        return st == null ? (long) SEQ.getOpaque(this) == t : stripeSum(st, pos, len) == t;
+    }
+
+    /**
+     * {@return the ticket of an optimistic read of {@code [pos, pos + len)} on a file with counts
+     * per range: the sum of the counts covering its pages (acquire loads), or -1 (odd) if one of
+     * them is odd (a write of that range is open)}
+     */
+    private static long stripeTicket(long[] st, long pos, long len) {
+        int mask = stripeMask(pos, len);
+        long sum = 0;
+        for (int m = mask; m != 0; m &= m - 1) {
+            long v = (long) STRIPE.getAcquire(st, Integer.numberOfTrailingZeros(m) * STRIPE_PAD);
+            if ((v & 1) != 0) {
+                return -1;
+            }
+            sum += v;
+        }
+        return sum;
+    }
+
+    /** {@return the sum of the counts covering {@code [pos, pos + len)} (opaque loads)} */
+    private static long stripeSum(long[] st, long pos, long len) {
+        int mask = stripeMask(pos, len);
+        long sum = 0;
+        for (int m = mask; m != 0; m &= m - 1) {
+            sum += (long) STRIPE.getOpaque(st, Integer.numberOfTrailingZeros(m) * STRIPE_PAD);
+        }
+        return sum;
+    }
+
+    /** {@return the counts (one bit each) covering the pages of {@code [pos, pos + len)}} */
+    private static int stripeMask(long pos, long len) {
+        if (len <= 0 || pos < 0) {
+            return 0;
+        }
+        long first = pos / FileData.PAGE;
+        long last = (pos + len - 1) / FileData.PAGE;
+        if (last < first || last - first + 1 >= STRIPES) {
+            return (1 << STRIPES) - 1;
+        }
+        int mask = 0;
+        for (long p = first; p <= last; p++) {
+            mask |= 1 << (int) (p % STRIPES);
+        }
+        return mask;
     }
 
     /** Opens a write that changes published pages: {@code seq} odd. The caller holds the lock. */
     private long beginWrite() {
         long s = (long) SEQ.getOpaque(this);
         SEQ.setOpaque(this, s + 1);
+        long[] st = (long[]) STRIPE_ARRAY.getOpaque(this);
+        if (st != null) {
+            bumpStripes(st, (1 << STRIPES) - 1, false);
+        }
         VarHandle.storeStoreFence();
         return s + 2;
     }
 
+    /** The token of {@link #beginWrite(long, long)} that only counts per range were opened. */
+    private static final long RANGE_OPENED = -1;
+
+    /**
+     * Opens an in-place write of {@code [at, at + count)}: on a file with counts per range, only
+     * the counts of its pages go odd; otherwise (installing the counts first when the file or the
+     * write reaches {@link #STRIPED_BYTES}) the whole-file bracket, {@link #beginWrite()}. The
+     * caller holds the lock and closes it with {@link #endWrite(long, long, long)}.
+     */
+    private long beginWrite(long at, long count) {
+        long[] st = (long[]) STRIPE_ARRAY.getOpaque(this);
+        if (st == null) {
+            FileData cur = (FileData) DATA.getOpaque(this);
+            if (Math.max(at + count, cur == null ? 0 : cur.size()) >= STRIPED_BYTES) {
+                // before the whole-file bracket below: a reader that loaded no counts took its
+                // seq before that bracket's close, so its validation fails
+                STRIPE_ARRAY.setRelease(this, new long[STRIPES * STRIPE_PAD]);
+            }
+            return beginWrite();
+        }
+        bumpStripes(st, stripeMask(at, count), false);
+        VarHandle.storeStoreFence();
+        return RANGE_OPENED;
+    }
+
+    /** Closes what {@link #beginWrite(long, long)} opened, after every page store. */
+    private void endWrite(long token, long at, long count) {
+        if (token == RANGE_OPENED) {
+            bumpStripes((long[]) STRIPE_ARRAY.getOpaque(this), stripeMask(at, count), true);
+        } else {
+            endWrite(token);
+        }
+    }
+
+    /**
+     * Adds 1 to each count of {@code mask}: opaque stores when opening (the caller's store-store
+     * fence follows), release stores when closing. Only the holder of the write lock writes them.
+     */
+    private static void bumpStripes(long[] st, int mask, boolean release) {
+        for (int m = mask; m != 0; m &= m - 1) {
+            int i = Integer.numberOfTrailingZeros(m) * STRIPE_PAD;
+            long v = (long) STRIPE.getOpaque(st, i) + 1;
+            if (release) {
+                STRIPE.setRelease(st, i, v);
+            } else {
+                STRIPE.setOpaque(st, i, v);
+            }
+        }
+    }
+
     /** Closes it: {@code seq} even again (release), after every page store. */
     private void endWrite(long even) {
+        long[] st = (long[]) STRIPE_ARRAY.getOpaque(this);
+        if (st != null) {
+            bumpStripes(st, (1 << STRIPES) - 1, true);
+        }
         SEQ.setRelease(this, even);
     }
 
@@ -495,6 +647,10 @@ public class RegularInode extends Inode {
      * @return the bytes read in all
      */
     public long readv(long pos, byte[][] iov) {
+        long len = 0;
+        for (byte[] b : iov) {
+            len += b.length;
+        }
         for (int attempt = 0; ; attempt++) {
             boolean stable = attempt == MAX_OPTIMISTIC_READS;
             if (stable) {
@@ -504,9 +660,11 @@ public class RegularInode extends Inode {
             try {
                 while (true) {
                     long s = (long) (stable ? SEQ.getVolatile(this) : SEQ.getAcquire(this));
-                    if ((s & 1) == 0) {
+                    long[] st = (long[]) STRIPE_ARRAY.getAcquire(this);
+                    long t = st == null ? s : stripeTicket(st, pos, len);
+                    if ((t & 1) == 0) {
                         long total = readvFrom(dataAcquire(), pos, iov);
-                        if (validate(s)) {
+                        if (validate(st, t, pos, len)) {
                             return total;
                         }
                     }
@@ -648,12 +806,12 @@ public class RegularInode extends Inode {
                             at,
                             len);
                 }
-                long even = beginWrite();
+                long token = beginWrite(at, len);
                 try {
                     d.copyIn(at, buf, off, len);
                     publish(d, d.withSizeAtLeast(at + len), cred);
                 } finally {
-                    endWrite(even);
+                    endWrite(token, at, len);
                 }
                 k.setPos(at + len);
                 return len;
@@ -713,7 +871,7 @@ public class RegularInode extends Inode {
                     shared = null;
                 }
             }
-            long even = inPlace ? beginWrite() : 0;
+            long token = inPlace ? beginWrite(at, count) : 0;
             try {
                 long p = at;
                 long left = count;
@@ -727,7 +885,7 @@ public class RegularInode extends Inode {
                 publish(d, next, cred);
             } finally {
                 if (inPlace) {
-                    endWrite(even);
+                    endWrite(token, at, count);
                 }
             }
             k.setPos(at + count);

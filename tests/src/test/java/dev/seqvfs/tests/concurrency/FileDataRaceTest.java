@@ -57,8 +57,20 @@ class FileDataRaceTest {
     record Outcome(long reads, long torn, long writes) {}
 
     private Outcome race(long nanos, boolean stopAtFirstTorn) {
+        return race(nanos, stopAtFirstTorn, false);
+    }
+
+    /**
+     * The race; {@code large}: the file is first made 1 MiB long, so that it has sequence counts
+     * per range of pages ({@code RegularInode.STRIPED_BYTES}) and each read validates only the
+     * counts of the pages it read.
+     */
+    private Outcome race(long nanos, boolean stopAtFirstTorn, boolean large) {
         VfsTask t = fs.root();
         int fd = t.open("/data", OpenFlags.O_CREAT | OpenFlags.O_RDWR, 0644);
+        if (large) {
+            assertEquals(1, t.pwrite(fd, new byte[1], 0, 1, 1L << 20));
+        }
         for (long[] slot : SLOTS) {
             byte[] zeros = new byte[(int) slot[1]];
             assertEquals(zeros.length, t.pwrite(fd, zeros, 0, zeros.length, slot[0]));
@@ -122,6 +134,33 @@ class FileDataRaceTest {
         assertTrue(o.reads() > 0 && o.writes() > 0, "the race did not run");
         assertEquals(0, o.torn(), "torn reads");
         assertTrue(r > 0, "no read overlapped a write: the race proves nothing");
+    }
+
+    @Test
+    void preadRacingPwrite_onAFileWithCountsPerRange_returnsAllOfOneWriteOrNone() {
+        long retries = fs.vfs().dataReadRetries();
+        Outcome o = race(Stress.sliceNanos(), false, true);
+        long r = fs.vfs().dataReadRetries() - retries;
+        System.out.printf(
+                "file data race, counts per range: %d reads, %d writes, %d torn, %d retried%n",
+                o.reads(), o.writes(), o.torn(), r);
+        assertTrue(o.reads() > 0 && o.writes() > 0, "the race did not run");
+        assertEquals(0, o.torn(), "torn reads");
+        assertTrue(r > 0, "no read overlapped a write: the race proves nothing");
+    }
+
+    /** The negative control of the race on a file with counts per range. */
+    @Test
+    void withoutValidation_theSameRaceOnAFileWithCountsPerRange_seesTornReads() {
+        EngineInternals.validateDataReads(false);
+        long deadline = System.nanoTime() + Math.max(Stress.sliceNanos(), CONTROL_NANOS);
+        long torn = 0;
+        int rounds = 0;
+        while (torn == 0 && (rounds == 0 || System.nanoTime() < deadline)) {
+            torn += race(Stress.sliceNanos(), true, true).torn();
+            rounds++;
+        }
+        assertTrue(torn > 0, "no torn read without validation: the race test cannot fail");
     }
 
     /**
