@@ -1,6 +1,7 @@
 package dev.seqvfs.engine.file;
 
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -18,12 +19,24 @@ import java.util.concurrent.atomic.LongAdder;
  * reader or a loader may still hold ({@code RegularInode}, "Free pages"). A page taken from the
  * pool holds old bytes: {@link #take} says whether the caller must zero it.
  *
- * <p>Holds at most {@code capacityPages} pages; an offer beyond that is dropped (left to the
- * collector). {@link #clear} empties it when the superblock's instance closes. Thread-safe: one
- * monitor around a stack of pages (an offer or a take is a few instructions inside it; files of one
- * superblock are written by many threads).
+ * <p>Holds at most {@code capacityPages} pages, and all the pools of a JVM together at most an
+ * eighth of the maximum heap; an offer beyond either is dropped (left to the collector). {@link
+ * #clear} empties it when the superblock's instance closes. Thread-safe: one monitor around a stack
+ * of pages (an offer or a take is a few instructions inside it; files of one superblock are written
+ * by many threads).
  */
 public final class PagePool {
+    /**
+     * Pages held by every pool of this JVM together, bounded by {@link #JVM_CAPACITY_PAGES}, so
+     * that many instances each keeping free pages cannot hold more than an eighth of the heap
+     * between them. Changed inside a pool's monitor, read and written atomically.
+     */
+    private static final AtomicLong JVM_PAGES = new AtomicLong();
+
+    /** The most pages all pools of this JVM hold together: an eighth of the maximum heap. */
+    private static final long JVM_CAPACITY_PAGES =
+            Runtime.getRuntime().maxMemory() / 8 / FileData.PAGE;
+
     private final int capacityPages;
 
     /** Guarded by {@code this}. */
@@ -31,6 +44,9 @@ public final class PagePool {
 
     /** Guarded by {@code this}. */
     private int count;
+
+    /** Set by {@link #clear}: later offers are refused. Guarded by {@code this}. */
+    private boolean closed;
 
     private final LongAdder reused = new LongAdder();
     private final LongAdder kept = new LongAdder();
@@ -69,6 +85,7 @@ public final class PagePool {
             }
             p = pages[--count];
             pages[count] = null;
+            JVM_PAGES.decrementAndGet();
         }
         reused.increment();
         return p;
@@ -85,7 +102,11 @@ public final class PagePool {
             return false;
         }
         synchronized (this) {
-            if (count == capacityPages) {
+            if (closed || count == capacityPages) {
+                return false;
+            }
+            if (JVM_PAGES.incrementAndGet() > JVM_CAPACITY_PAGES) {
+                JVM_PAGES.decrementAndGet();
                 return false;
             }
             if (count == pages.length) {
@@ -97,10 +118,20 @@ public final class PagePool {
         return true;
     }
 
-    /** Drops every page it holds (to the collector): when the superblock's instance closes. */
+    /**
+     * Drops every page it holds (to the collector) and refuses later offers: when the superblock's
+     * instance closes.
+     */
     public synchronized void clear() {
+        closed = true;
+        JVM_PAGES.addAndGet(-count);
         pages = new byte[16][];
         count = 0;
+    }
+
+    /** {@return the pages all pools of this JVM hold now} */
+    public static long jvmPages() {
+        return JVM_PAGES.get();
     }
 
     /** {@return the pages it holds now} */
