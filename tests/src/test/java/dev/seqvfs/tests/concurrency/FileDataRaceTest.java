@@ -13,6 +13,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -152,15 +153,8 @@ class FileDataRaceTest {
     /** The negative control of the race on a file with counts per range. */
     @Test
     void withoutValidation_theSameRaceOnAFileWithCountsPerRange_seesTornReads() {
-        EngineInternals.validateDataReads(false);
-        long deadline = System.nanoTime() + Math.max(Stress.sliceNanos(), CONTROL_NANOS);
-        long torn = 0;
-        int rounds = 0;
-        while (torn == 0 && (rounds == 0 || System.nanoTime() < deadline)) {
-            torn += race(Stress.sliceNanos(), true, true).torn();
-            rounds++;
-        }
-        assertTrue(torn > 0, "no torn read without validation: the race test cannot fail");
+        long[] r = withoutValidation(() -> race(Stress.sliceNanos(), true, true).torn());
+        assertTrue(r[0] > 0, "no torn read without validation: the race test cannot fail");
     }
 
     /**
@@ -171,21 +165,28 @@ class FileDataRaceTest {
      */
     @Test
     void withoutValidation_theSameRaceSeesTornReads() {
+        long[] r = withoutValidation(() -> race(Stress.sliceNanos(), true).torn());
+        System.out.printf("file data race, validation off: %d torn, %d round(s)%n", r[0], r[1]);
+        assertTrue(r[0] > 0, "no torn read without validation: the race test cannot fail");
+    }
+
+    /**
+     * Runs {@code round} (a race that stops at its first bad read and returns how many it saw) with
+     * the readers' validation off, again and again until one sees a bad read, for at least one
+     * round and at most {@link #CONTROL_NANOS}.
+     *
+     * @return {bad reads, rounds run}
+     */
+    private static long[] withoutValidation(LongSupplier round) {
         EngineInternals.validateDataReads(false);
         long deadline = System.nanoTime() + Math.max(Stress.sliceNanos(), CONTROL_NANOS);
-        long reads = 0;
-        long torn = 0;
-        int rounds = 0;
-        while (torn == 0 && (rounds == 0 || System.nanoTime() < deadline)) {
-            Outcome o = race(Stress.sliceNanos(), true);
-            reads += o.reads();
-            torn += o.torn();
+        long bad = 0;
+        long rounds = 0;
+        while (bad == 0 && (rounds == 0 || System.nanoTime() < deadline)) {
+            bad += round.getAsLong();
             rounds++;
         }
-        System.out.printf(
-                "file data race, validation off: %d reads, %d torn, %d round(s)%n",
-                reads, torn, rounds);
-        assertTrue(torn > 0, "no torn read without validation: the race test cannot fail");
+        return new long[] {bad, rounds};
     }
 
     /** The counts of a run of {@link #recyclingRace}. */
@@ -266,21 +267,9 @@ class FileDataRaceTest {
     /** The negative control of the recycling race: without validation it sees bad reads. */
     @Test
     void withoutValidation_recycledPagesShowInReads() {
-        EngineInternals.validateDataReads(false);
-        long deadline = System.nanoTime() + Math.max(Stress.sliceNanos(), CONTROL_NANOS);
-        long reads = 0;
-        long bad = 0;
-        int rounds = 0;
-        while (bad == 0 && (rounds == 0 || System.nanoTime() < deadline)) {
-            Recycling o = recyclingRace(Stress.sliceNanos(), true);
-            reads += o.reads();
-            bad += o.bad();
-            rounds++;
-        }
-        System.out.printf(
-                "recycled pages race, validation off: %d reads, %d bad, %d round(s)%n",
-                reads, bad, rounds);
-        assertTrue(bad > 0, "no bad read without validation: the recycling test cannot fail");
+        long[] r = withoutValidation(() -> recyclingRace(Stress.sliceNanos(), true).bad());
+        System.out.printf("recycled pages race, validation off: %d bad, %d round(s)%n", r[0], r[1]);
+        assertTrue(r[0] > 0, "no bad read without validation: the recycling test cannot fail");
     }
 
     /** How long the negative control may look for a torn read on a busy machine: 60 s. */
