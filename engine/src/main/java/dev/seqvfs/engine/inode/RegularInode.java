@@ -76,26 +76,28 @@ import java.util.concurrent.locks.ReentrantLock;
  * stores); a read loads {@code seq}, then {@code stripes} (acquire), sums the counts of the pages
  * it reads (acquire loads; any odd one means retry), copies, issues the load-load fence and sums
  * them again (opaque): each count only grows, so an equal sum means none moved. The whole-file
- * bracket ({@link #beginWrite()}: truncates that free pages, the free of the file, the write that
- * installs the counts) moves {@code seq} and every count. A reader that loaded {@code stripes} as
- * {@code null} validates {@code seq}: the writer that installs the counts (a release store) does so
- * before its whole-file bracket, so such a reader either took its {@code seq} before that bracket
- * closed, and its validation fails, or sees the counts.
+ * bracket ({@link #beginWrite()}: truncates that free pages, the write that installs the counts)
+ * moves {@code seq} and every count. A reader that loaded {@code stripes} as {@code null} validates
+ * {@code seq}: the writer that installs the counts (a release store) does so before its whole-file
+ * bracket, so such a reader either took its {@code seq} before that bracket closed, and its
+ * validation fails, or sees the counts.
  *
  * <h2>Free pages</h2>
  *
  * A write takes the new pages it needs from the owner's {@link PagePool} first. A truncate that
  * drops pages publishes the shorter version inside the sequence count (odd, release of {@code
- * data}, even) and then offers the dropped pages, and the tail page it replaced, to the pool; the
- * free of the file ({@link #releasePagesOnFree}) publishes the empty version the same way and
- * offers every page. The bracket is what makes the reuse safe: an optimistic reader that loaded the
- * old version before it may still be copying from a page that another file's write now fills, but
- * its validation then sees {@code seq} moved and it retries on the new version (a reader that sees
- * the new {@code seq} sees the new {@code data}: it was released before). Readers that do not
- * validate must never meet a reused page, so a file gives no page to the pool while anything else
- * may hold one ({@link #recyclingPool}): a fork of the owner was ever taken, the data is a fork's
- * or a loader's ({@code lazy}, {@code shared}), versions are kept for forks ({@code frozen}), or a
- * stable reader is waiting. Those pages are left to the collector, as before. {@code
+ * data}, even) and then offers the dropped pages, and the tail page it replaced, to the pool. The
+ * free of a file gives nothing back: a path walk that found the file just before its last name went
+ * may still open it after the free (the inode stays readable; the open is ordered before the
+ * unlink), so its pages are left to the collector. The bracket is what makes the reuse safe: an
+ * optimistic reader that loaded the old version before it may still be copying from a page that
+ * another file's write now fills, but its validation then sees {@code seq} moved and it retries on
+ * the new version (a reader that sees the new {@code seq} sees the new {@code data}: it was
+ * released before). Readers that do not validate must never meet a reused page, so a file gives no
+ * page to the pool while anything else may hold one ({@link #recyclingPool}): a fork of the owner
+ * was ever taken, the data is a fork's or a loader's ({@code lazy}, {@code shared}), versions are
+ * kept for forks ({@code frozen}), or a stable reader is waiting. Those pages are left to the
+ * collector, as before. {@code
  * FileDataRaceTest.truncateRecyclingPages_readersNeverSeeAnotherFilesBytes} races it (and its
  * negative control sees bad reads without validation); {@code
  * ForkTest.pagesDroppedInTheSource_afterAFork_areNotReusedUnderTheFork} checks the fork rule.
@@ -1040,34 +1042,6 @@ public class RegularInode extends Inode {
     }
 
     /**
-     * The free of this file (its last link and last descriptor gone; {@code Superblock.inodeFreed},
-     * after its charge was returned): gives its pages to the owner's {@link PagePool} and leaves it
-     * empty, if the pages are its own ({@link #recyclingPool}). Does not wait: if another thread
-     * holds the write lock (a write-back copying the file), the pages are left to the collector.
-     */
-    public void releasePagesOnFree() {
-        if (owner().pagePool() == null || !writeLock.tryLock()) {
-            return;
-        }
-        try {
-            FileData d = (FileData) DATA.getAcquire(this);
-            PagePool pool = recyclingPool();
-            if (d == null || d.pages() == 0 || pool == null) {
-                return;
-            }
-            long even = beginWrite();
-            try {
-                DATA.setRelease(this, FileData.empty());
-            } finally {
-                endWrite(even);
-            }
-            d.releaseDropped(null, 0, pool);
-        } finally {
-            writeLock.unlock();
-        }
-    }
-
-    /**
      * {@return the pool this file may give the pages it drops to, or {@code null} when something
      * besides this file's validated readers may still read them} That is: the owner keeps no pool;
      * a fork was ever taken of the owner (a fork reads the source's versions, frozen or current,
@@ -1259,7 +1233,16 @@ public class RegularInode extends Inode {
     @Override
     public long chargedBytes() {
         long c = charged.getAndSet(FREED_MARK);
-        return c == FREED_MARK ? 0 : c & ~UNLINKED;
+        if (c == FREED_MARK) {
+            return 0;
+        }
+        if ((c & UNLINKED) == 0 && c != 0) {
+            // Freed between the store that took its last link and that change's leftTree (a
+            // close racing the unlink or the replacing rename): leftTree will find FREED_MARK
+            // and return 0, so the bytes leave the tree here, once.
+            owner().treeBytesAdd(-c);
+        }
+        return c & ~UNLINKED;
     }
 
     @Override

@@ -9,7 +9,6 @@ import dev.seqvfs.engine.fs.SuperOperations;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.InodeOwner;
-import dev.seqvfs.engine.inode.RegularInode;
 import dev.seqvfs.engine.inode.WriterHooks;
 import dev.seqvfs.engine.notify.Fsnotify;
 import dev.seqvfs.protocol.Errno;
@@ -669,9 +668,6 @@ public final class Superblock implements InodeOwner {
         unchargeBytes(inode.chargedBytes());
         freeInodes.incrementAndGet();
         sop.evictInode(this, inode);
-        if (inode instanceof RegularInode r) {
-            r.releasePagesOnFree();
-        }
     }
 
     /** {@return its fork generation, the forks of it still open, and its tree counts} */
