@@ -6,18 +6,19 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A bounded cache of free 4 KiB pages ({@code byte[}{@value FileData#PAGE}{@code ]}) for one
- * superblock: pages that files dropped (a truncate, the free of an unlinked and closed file) are
- * kept here and given to the next writes that need new pages, instead of being left to the garbage
- * collector and allocated again. It is what Jimfs's {@code HeapDisk} block cache does, bounded: a
- * file system that writes, drops and writes again (temporary files, a log truncated and rewritten)
- * then allocates nothing in its steady state, and its pages, already old, are not copied by young
- * collections (README, "Where pages live").
+ * superblock: pages that a truncate dropped are kept here and given to the next writes that need
+ * new pages, instead of being left to the garbage collector and allocated again. It is what Jimfs's
+ * {@code HeapDisk} block cache does, bounded: a file system that truncates files and writes them
+ * again (a log rewritten, an output file written over with {@code O_TRUNC}) then allocates nothing
+ * in its steady state, and its pages, already old, are not copied by young collections (README,
+ * "Where pages live").
  *
  * <p>Only pages that no reader can still rely on come here: the owner of a file offers its pages
  * after publishing the version without them inside the file's sequence count, so that an optimistic
  * reader still copying from one fails its validation and retries; never pages that a fork, a stable
- * reader or a loader may still hold ({@code RegularInode}, "Free pages"). A page taken from the
- * pool holds old bytes: {@link #take} says whether the caller must zero it.
+ * reader or a loader may still hold, nor the pages of a freed file, which an open ordered before
+ * its last unlink may still read ({@code RegularInode}, "Free pages"). A page taken from the pool
+ * holds old bytes: the caller overwrites or zeroes it.
  *
  * <p>Holds at most {@code capacityPages} pages, and all the pools of a JVM together at most an
  * eighth of the maximum heap; an offer beyond either is dropped (left to the collector). {@link
