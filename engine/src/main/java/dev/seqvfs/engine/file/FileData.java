@@ -254,11 +254,11 @@ public final class FileData {
     /**
      * Offers to {@code pool} every page of this version, at page number {@code fromPage} or above,
      * that {@code next} does not hold at the same number (the same object): the pages a truncate
-     * dropped or replaced, or all of them when {@code next} is {@code null}. The caller, the file's
-     * one writer, has published {@code next} inside the file's sequence count, and nothing else (a
-     * fork, a stable reader, a loader) holds this version. O(pages visited).
+     * dropped or replaced. The caller, the file's one writer, has published {@code next} inside the
+     * file's sequence count, and nothing else (a fork, a stable reader, a loader) holds this
+     * version. O(pages visited).
      *
-     * @param next the version published in place of this one, or {@code null}
+     * @param next the version published in place of this one
      * @param fromPage the first page number that may have been dropped
      * @param pool where the pages go
      * @return how many pages the pool kept
@@ -271,7 +271,7 @@ public final class FileData {
                 0,
                 Math.max(0, fromPage),
                 (pageNo, page) -> {
-                    if ((next == null || next.page(pageNo) != page) && pool.offer(page)) {
+                    if (next.page(pageNo) != page && pool.offer(page)) {
                         kept[0]++;
                     }
                 });
