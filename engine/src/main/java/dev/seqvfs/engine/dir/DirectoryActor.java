@@ -508,6 +508,15 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
     /** The publication-gate stripe the open batch entered. */
     private int batchGate;
 
+    /**
+     * Whether the next batch opened is an exclusive one ({@link #unbindsWalkable}): it closes the
+     * gate and takes the rename write lock instead of entering the gate.
+     */
+    private boolean batchExclusive;
+
+    /** The rename write lock's stamp the open exclusive batch holds. */
+    private long batchRenameStamp;
+
     /** The published snapshot the open batch builds on (its publication CASes against it). */
     private DirSnapshot base;
 
@@ -747,9 +756,104 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
 
     /** A create, link or unlink sent directly (not through the queue): a batch of one. */
     private Behavior<Command> single(Command c) {
-        stage(c);
-        commit();
+        if (unbindsWalkable(c)) {
+            exclusively(c);
+        } else {
+            stage(c);
+            commit();
+        }
         return settle(this);
+    }
+
+    /**
+     * Stages {@code c} in a batch of its own that closes the publication gate and holds the rename
+     * write lock from its proof check to its publication ({@link #unbindsWalkable}); no batch may
+     * be open.
+     */
+    private void exclusively(Command c) {
+        batchExclusive = true;
+        try {
+            stage(c);
+            commit();
+        } finally {
+            batchExclusive = false;
+        }
+    }
+
+    /**
+     * {@return whether {@code c}, an unlink that is no rmdir, removes a symbolic link} Such a
+     * command unbinds a name a walk may have followed on its way to another directory, so it is
+     * published with the gate closed, not in a batch ({@link #closeGate}). Read against the open
+     * batch's working snapshot, else the published one: this actor is the only writer of both.
+     */
+    private boolean unbindsWalkable(Command c) {
+        if (!(c instanceof Unlink u) || u.rmdir()) {
+            return false;
+        }
+        DirSnapshot s = batchOpen ? work : dir.snapshotAcquire();
+        Dentry d = s.lookup(u.name());
+        return d != null && d.inode().type() == FileType.SYMLINK;
+    }
+
+    /**
+     * {@return whether a change of the binding of a name to {@code i} can invalidate another
+     * command's path proof} A walk goes through a name only if it is bound to a directory or a
+     * symbolic link.
+     */
+    private static boolean walkable(Inode i) {
+        return i != null && (i.type() == FileType.DIRECTORY || i.type() == FileType.SYMLINK);
+    }
+
+    /**
+     * Closes the publication gate and takes the rename write lock, in that order ({@link
+     * dev.seqvfs.engine.sb.NamespaceLocks}), for a change that unbinds or rebinds a name bound to a
+     * directory or a symbolic link: a same-directory rename of one (or over one), an rmdir, an
+     * unlink of a symbolic link. Such a change can invalidate the path proof of a command another
+     * directory's actor has checked and not yet published (a create or unlink in {@code /b/s} while
+     * {@code /b} renames {@code s}); closing the gate waits for that publication, so the command
+     * takes effect before this change, where its path still led, never after it ({@code
+     * AncestorUnbindRaceTest}). The rename lock orders it with the cross-directory renames, which
+     * close the gate too. Held for the few stores of one publication; never across a message.
+     *
+     * @return the rename write lock's stamp, for {@link #openGate}
+     */
+    private long closeGate() {
+        sb.locks().publish.close();
+        long stamp;
+        while ((stamp = sb.locks().rename.tryWriteLock()) == 0) {
+            Thread.onSpinWait();
+        }
+        return stamp;
+    }
+
+    /**
+     * Undoes {@link #closeGate}.
+     *
+     * @param stamp what it returned
+     */
+    private void openGate(long stamp) {
+        sb.locks().rename.unlockWrite(stamp);
+        sb.locks().publish.open();
+    }
+
+    /**
+     * {@link #enterChecked} for a change that unbinds or rebinds a walkable name: closes the gate
+     * ({@link #closeGate}) and checks {@code c}'s proof there.
+     *
+     * @return the stamp to pass to {@link #openGate}, or 0 (the gate already opened again) if the
+     *     proof no longer holds
+     */
+    private long closeChecked(Command c) {
+        if (journal != null) {
+            dir.markUnjournaled();
+        }
+        long stamp = closeGate();
+        PathProof p = c.proof();
+        if (p != null && !p.stillHoldsHoldingRenameLock()) {
+            openGate(stamp);
+            return 0;
+        }
+        return stamp;
     }
 
     /**
@@ -865,7 +969,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                     done++;
                     if (died) {
                         c.failGone(dir);
-                    } else if (batchable(c)) {
+                    } else if (batchable(c) && !unbindsWalkable(c)) {
                         stage(c); // a batch never outgrows the drain's bound below
                     } else {
                         commit();
@@ -1106,7 +1210,11 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
     /** Runs a queued command that publishes on its own (no batch is open). */
     private void handleAlone(Command c) {
         if (c instanceof Unlink u) {
-            onRmdir(u);
+            if (u.rmdir()) {
+                onRmdir(u);
+            } else {
+                exclusively(u);
+            }
         } else if (c instanceof Rename r) {
             onRename(r);
         } else if (c instanceof SetAttrs a) {
@@ -1133,7 +1241,11 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         }
         batchWriter = sb.tryBeginWrite();
         batchNow = sb.now();
-        batchGate = sb.locks().publish.enter();
+        if (batchExclusive) {
+            batchRenameStamp = closeGate();
+        } else {
+            batchGate = sb.locks().publish.enter();
+        }
         base = dir.snapshotAcquire();
         work = base;
         batchUnlinked = false;
@@ -1324,7 +1436,11 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
             }
             linksInGate(published);
         } finally {
-            sb.locks().publish.exit(batchGate);
+            if (batchExclusive) {
+                openGate(batchRenameStamp);
+            } else {
+                sb.locks().publish.exit(batchGate);
+            }
         }
         int n = stagedCount;
         stagedCount = 0;
@@ -1575,8 +1691,9 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                     }
                     DirectoryInode child = (DirectoryInode) victim;
                     DirSnapshot next = snap.without(c.name());
-                    int g = enterChecked(c);
-                    if (g < 0) {
+                    // a walk may have gone through it (by ".."): published with the gate closed
+                    long stamp = closeChecked(c);
+                    if (stamp == 0) {
                         return stale(c);
                     }
                     boolean killed;
@@ -1587,7 +1704,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                                     dir + " changed under its own actor while holding " + c.name());
                         }
                     } finally {
-                        sb.locks().publish.exit(g);
+                        openGate(stamp);
                     }
                     if (!killed) {
                         // its journal first, then this rmdir's (which hands on what it held):
@@ -1659,14 +1776,29 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                                     c.newSlash(),
                                     c.cred());
                     Inode victim = plan.target;
-                    int g = enterChecked(c);
-                    if (g < 0) {
-                        return stale(c);
+                    // a walk may have gone through a directory or symlink it moves or replaces
+                    boolean exclusive = walkable(plan.source) || walkable(victim);
+                    int g = -1;
+                    long stamp = 0;
+                    if (exclusive) {
+                        stamp = closeChecked(c);
+                        if (stamp == 0) {
+                            return stale(c);
+                        }
+                    } else {
+                        g = enterChecked(c);
+                        if (g < 0) {
+                            return stale(c);
+                        }
                     }
                     try {
                         plan.publishEntries(sb.locks());
                     } finally {
-                        sb.locks().publish.exit(g);
+                        if (exclusive) {
+                            openGate(stamp);
+                        } else {
+                            sb.locks().publish.exit(g);
+                        }
                     }
                     sb.hooks().entriesPublished(dir);
                     plan.finish(sb.now());
