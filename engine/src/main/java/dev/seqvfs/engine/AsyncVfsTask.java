@@ -910,7 +910,7 @@ public final class AsyncVfsTask {
      * @param newdirfd the directory a relative {@code newpath} starts from, or {@link
      *     VfsTask#AT_FDCWD}
      * @param newpath its new path
-     * @param flags {@code RENAME_NOREPLACE}, {@code RENAME_EXCHANGE}, or 0
+     * @param flags {@code RENAME_NOREPLACE}, {@code RENAME_EXCHANGE}, {@code RENAME_WHITEOUT}, or 0
      * @return a future completed when the call is done
      */
     public CompletableFuture<Void> renameat2(

@@ -4,6 +4,7 @@ import dev.seqvfs.engine.dir.Dentry;
 import dev.seqvfs.engine.dir.DirReply;
 import dev.seqvfs.engine.dir.DirectoryActor;
 import dev.seqvfs.engine.dir.DirectoryInode;
+import dev.seqvfs.engine.dir.RenamePlan;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.IopFlags;
 import dev.seqvfs.engine.inode.Permission;
@@ -369,8 +370,7 @@ final class NamespaceCalls {
 
     CompletableFuture<Void> renameat2(
             int olddirfd, Filename oldpath, int newdirfd, Filename newpath, int flags) {
-        int known = OpenFlags.RENAME_NOREPLACE | OpenFlags.RENAME_EXCHANGE;
-        if ((flags & ~known) != 0 || flags == known) {
+        if (!RenamePlan.validFlags(flags)) {
             throw new VfsException(Errno.EINVAL, Syscall.RENAME, oldpath, newpath);
         }
         String io = PathNames.toInternal(oldpath, Syscall.RENAME);

@@ -15,6 +15,7 @@ import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.IopFlags;
 import dev.seqvfs.engine.inode.Permission;
 import dev.seqvfs.engine.inode.SpecialInode;
+import dev.seqvfs.engine.mount.VfsMount;
 import dev.seqvfs.engine.notify.Fsnotify;
 import dev.seqvfs.engine.pipe.Fifo;
 import dev.seqvfs.engine.pipe.PipeEnd;
@@ -686,7 +687,8 @@ final class OpenCalls {
      * anything is held, in the kernel's order.
      *
      * @throws VfsException {@code ELOOP}, {@code EISDIR}, {@code ENOTDIR}, {@code EROFS}, {@code
-     *     EACCES}, {@code EPERM} ({@code O_NOATIME}), {@code ENXIO} (a socket)
+     *     EACCES} (also a device node on a {@code nodev} mount), {@code EPERM} ({@code O_NOATIME}),
+     *     {@code ENXIO} (a socket; a device node: no device exists behind it)
      */
     private void mayOpen(VfsPath p, int flags, Filename path) {
         Inode i = p.inode();
@@ -708,6 +710,10 @@ final class OpenCalls {
             throw new VfsException(Errno.ENOTDIR, Syscall.OPEN, path);
         }
         boolean regular = type == FileType.REGULAR;
+        boolean device = type == FileType.CHAR_DEVICE || type == FileType.BLOCK_DEVICE;
+        if (device && (p.mnt().flags() & VfsMount.MNT_NODEV) != 0) {
+            throw new VfsException(Errno.EACCES, Syscall.OPEN, path); // may_open_dev
+        }
         if (trunc && regular && p.mnt().isReadOnly()) {
             throw new VfsException(Errno.EROFS, Syscall.OPEN, path);
         }
@@ -731,6 +737,12 @@ final class OpenCalls {
         }
         if (type == FileType.SOCKET) {
             // open(2): "ENXIO The file is a UNIX domain socket" (only O_PATH may open one).
+            throw new VfsException(Errno.ENXIO, Syscall.OPEN, path);
+        }
+        if (device) {
+            // open(2): "ENXIO The file is a device special file and no corresponding device
+            // exists": the engine has no device drivers (chrdev_open, blkdev_open), so every
+            // device node, a RENAME_WHITEOUT's whiteout (0/0) among them, is one without a device
             throw new VfsException(Errno.ENXIO, Syscall.OPEN, path);
         }
     }

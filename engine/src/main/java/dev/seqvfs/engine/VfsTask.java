@@ -1043,14 +1043,17 @@ public final class VfsTask implements AutoCloseable {
     }
 
     /**
-     * {@code renameat2(2)} with {@code RENAME_NOREPLACE} ({@code EEXIST}) and {@code
-     * RENAME_EXCHANGE}.
+     * {@code renameat2(2)} with {@code RENAME_NOREPLACE} ({@code EEXIST}), {@code RENAME_EXCHANGE}
+     * and {@code RENAME_WHITEOUT} (the source name is left bound to a whiteout, a character device
+     * of mode 0 and number 0/0 owned by the caller, in the same atomic change, as tmpfs does; no
+     * privilege needed, as since Linux 5.8; {@code ENOSPC} without a free inode). {@code EINVAL}
+     * for an unknown flag, or {@code RENAME_EXCHANGE} with either other flag.
      *
      * @param olddirfd the directory a relative {@code oldpath} starts from, or {@link #AT_FDCWD}
      * @param oldpath the path to rename
      * @param newdirfd the directory a relative {@code newpath} starts from, or {@link #AT_FDCWD}
      * @param newpath its new path
-     * @param flags {@code RENAME_NOREPLACE}, {@code RENAME_EXCHANGE}, or 0
+     * @param flags {@code RENAME_NOREPLACE}, {@code RENAME_EXCHANGE}, {@code RENAME_WHITEOUT}, or 0
      */
     public void renameat2(
             int olddirfd, CharSequence oldpath, int newdirfd, CharSequence newpath, int flags) {

@@ -87,8 +87,9 @@ public sealed interface DirEvent extends CborSerializable {
      * @param fromName the component there
      * @param replaced the attributes of the inode {@code name} bound before, when the move unlinked
      *     it and it keeps other names; else {@code null}
-     * @param exchanged for {@code RENAME_EXCHANGE}, the inode {@code name} bound before, now bound
-     *     as {@code fromName} there; else {@code null}
+     * @param exchanged what {@code fromName} binds there after the move: for {@code
+     *     RENAME_EXCHANGE}, the inode {@code name} bound before; for {@code RENAME_WHITEOUT}, the
+     *     whiteout left there; else {@code null}
      */
     record EntryMovedIn(
             String name,
@@ -106,8 +107,8 @@ public sealed interface DirEvent extends CborSerializable {
      *
      * @param name the component here
      * @param rename the move's number
-     * @param exchanged for {@code RENAME_EXCHANGE}, the inode {@code name} now binds; else {@code
-     *     null}: the name is gone
+     * @param exchanged what {@code name} now binds: for {@code RENAME_EXCHANGE} the exchanged
+     *     inode, for {@code RENAME_WHITEOUT} the whiteout; else {@code null}: the name is gone
      */
     record EntryMovedOut(String name, long rename, EntryRecord exchanged) implements DirEvent {}
 

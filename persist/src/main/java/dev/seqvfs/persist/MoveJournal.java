@@ -39,6 +39,11 @@ final class MoveJournal implements RenameJournal {
         EntryRecord source = EntityJournal.record(m.source());
         Inode t = m.target();
         EntryRecord target = t == null ? null : EntityJournal.record(t);
+        // what the source name binds after the move: the exchanged inode or the whiteout
+        EntryRecord left =
+                m.exchange()
+                        ? target
+                        : m.whiteout() == null ? null : EntityJournal.record(m.whiteout());
         EntryRecord replaced = null;
         boolean lastName = false;
         if (!m.exchange() && t != null && t.type() != FileType.DIRECTORY) {
@@ -50,14 +55,8 @@ final class MoveJournal implements RenameJournal {
         }
         DirEvent in =
                 new DirEvent.EntryMovedIn(
-                        m.newName(),
-                        source,
-                        id,
-                        m.oldDir().ino(),
-                        m.oldName(),
-                        replaced,
-                        m.exchange() ? target : null);
-        DirEvent out = new DirEvent.EntryMovedOut(m.oldName(), id, m.exchange() ? target : null);
+                        m.newName(), source, id, m.oldDir().ino(), m.oldName(), replaced, left);
+        DirEvent out = new DirEvent.EntryMovedOut(m.oldName(), id, left);
         long to = m.newDir().ino();
         long from = m.oldDir().ino();
         List<DirEvent> ins = new ArrayList<>(3);

@@ -211,7 +211,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      *
      * @param oldName source component
      * @param newName target component
-     * @param flags {@code RENAME_NOREPLACE} / {@code RENAME_EXCHANGE}
+     * @param flags {@code RENAME_NOREPLACE} / {@code RENAME_EXCHANGE} / {@code RENAME_WHITEOUT}
      * @param oldSlash whether the source path had a trailing slash
      * @param newSlash whether the target path had a trailing slash
      * @param cred who asks
@@ -1776,6 +1776,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
                                     c.newSlash(),
                                     c.cred());
                     Inode victim = plan.target;
+                    plan.makeWhiteout(sb, c.cred(), sb.now()); // RENAME_WHITEOUT only
                     // a walk may have gone through a directory or symlink it moves or replaces
                     boolean exclusive = walkable(plan.source) || walkable(victim);
                     int g = -1;

@@ -34,6 +34,8 @@ public interface RenameJournal {
      *     move is journaled
      * @param target the inode {@code newName} bound before, or {@code null}: replaced (unless
      *     {@code exchange})
+     * @param whiteout for {@code RENAME_WHITEOUT}, the whiteout {@code oldName} now binds; else
+     *     {@code null}
      */
     record Move(
             DirectoryInode oldDir,
@@ -42,7 +44,8 @@ public interface RenameJournal {
             String newName,
             boolean exchange,
             Inode source,
-            Inode target) {}
+            Inode target,
+            Inode whiteout) {}
 
     /**
      * Journals {@code move} in both parents' journals and calls {@code done} once it is durable in

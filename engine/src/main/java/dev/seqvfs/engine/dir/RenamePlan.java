@@ -1,6 +1,7 @@
 package dev.seqvfs.engine.dir;
 
 import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.inode.Permission;
 import dev.seqvfs.engine.notify.Fsnotify;
 import dev.seqvfs.engine.sb.NamespaceLocks;
@@ -40,6 +41,12 @@ public final class RenamePlan {
     private DirSnapshot newNext;
     private boolean published;
 
+    /**
+     * The whiteout {@code RENAME_WHITEOUT} binds at {@code oldName} ({@link #makeWhiteout}), or
+     * {@code null}.
+     */
+    private Inode whiteout;
+
     private RenamePlan(
             DirectoryInode oldDir,
             DirSnapshot oldSnap,
@@ -64,6 +71,65 @@ public final class RenamePlan {
     }
 
     /**
+     * {@return whether {@code flags} is a valid {@code renameat2(2)} flag set} Unknown bits, and
+     * {@code RENAME_EXCHANGE} with {@code RENAME_NOREPLACE} or {@code RENAME_WHITEOUT}, are {@code
+     * EINVAL} ({@code do_renameat2}, checked before any lookup).
+     *
+     * @param flags {@code RENAME_*} bits
+     */
+    public static boolean validFlags(int flags) {
+        int known =
+                OpenFlags.RENAME_NOREPLACE | OpenFlags.RENAME_EXCHANGE | OpenFlags.RENAME_WHITEOUT;
+        if ((flags & ~known) != 0) {
+            return false;
+        }
+        return (flags & OpenFlags.RENAME_EXCHANGE) == 0
+                || (flags & (OpenFlags.RENAME_NOREPLACE | OpenFlags.RENAME_WHITEOUT)) == 0;
+    }
+
+    /**
+     * For {@code RENAME_WHITEOUT}: makes the whiteout this rename leaves at the source name, a
+     * character device of mode 0 and device number 0/0 owned by the caller (its group the source
+     * parent's if that one is set-group-ID), as tmpfs's {@code shmem_whiteout} does, after the
+     * checks of {@link #plan} and before {@link #publishEntries}, which binds it in the same
+     * publication as the move (atomic: a walk sees the source name bound to the moved inode or to
+     * the whiteout, never missing). Nothing for a no-op rename (the kernel returns before it) or
+     * without the flag. A failed publication frees it.
+     *
+     * @param sb the superblock (charged one inode; numbers it)
+     * @param cred who asks
+     * @param now the time, in nanoseconds since the epoch
+     * @throws VfsException {@code ENOTEMPTY} if the target is a non-empty directory (the kernel
+     *     checks that first), {@code ENOSPC} if no inode is left; nothing changed then
+     */
+    public void makeWhiteout(dev.seqvfs.engine.sb.Superblock sb, Credentials cred, long now) {
+        if (noop || (flags & OpenFlags.RENAME_WHITEOUT) == 0) {
+            return;
+        }
+        if (target != null
+                && isDir(target)
+                && !((DirectoryInode) target).snapshotAcquire().isEmpty()) {
+            throw err(Errno.ENOTEMPTY);
+        }
+        sb.chargeInode(Syscall.RENAME);
+        try {
+            InodeAttrs parent = oldDir.attrsAcquire();
+            int gid = (parent.mode() & Mode.S_ISGID) != 0 ? parent.gid() : cred.gid();
+            InodeAttrs a =
+                    InodeAttrs.create(FileType.CHAR_DEVICE.ifmt(), 1, cred.uid(), gid, 0L, 0L, now);
+            whiteout = sb.sop().newInode(sb, sb.allocInoBatch(1), a, oldDir, oldName, null);
+        } catch (RuntimeException | OutOfMemoryError e) {
+            sb.unchargeInode();
+            throw e;
+        }
+    }
+
+    /** {@return the whiteout left at the source name, or {@code null}} */
+    public Inode whiteout() {
+        return whiteout;
+    }
+
+    /**
      * Checks a rename and returns its plan.
      *
      * @param oldDir the source directory
@@ -72,7 +138,8 @@ public final class RenamePlan {
      * @param newDir the target directory
      * @param newSnap its snapshot
      * @param newName the target name
-     * @param flags {@code RENAME_NOREPLACE}, {@code RENAME_EXCHANGE}, or 0
+     * @param flags {@code RENAME_NOREPLACE}, {@code RENAME_EXCHANGE}, {@code RENAME_WHITEOUT}, or 0
+     *     ({@link #validFlags})
      * @param oldSlash whether the source path ended in a slash
      * @param newSlash whether the target path ended in a slash
      * @param cred who asks
@@ -211,7 +278,8 @@ public final class RenamePlan {
                 newName,
                 (flags & OpenFlags.RENAME_EXCHANGE) != 0,
                 source,
-                target);
+                target,
+                whiteout);
     }
 
     /**
@@ -252,6 +320,18 @@ public final class RenamePlan {
         if (noop) {
             return;
         }
+        try {
+            publishEntriesOnce(locks);
+        } catch (RuntimeException | Error e) {
+            if (whiteout != null && !published) {
+                whiteout.owner().inodeFreed(whiteout); // never bound: its inode is given back
+                whiteout = null;
+            }
+            throw e;
+        }
+    }
+
+    private void publishEntriesOnce(NamespaceLocks locks) {
         if (oldDir == newDir) {
             publishEntriesMarked(locks);
             return;
@@ -289,14 +369,16 @@ public final class RenamePlan {
         boolean same = oldDir == newDir;
         DirSnapshot oldNext;
         DirSnapshot newNext;
+        // what the source name binds after: the exchanged inode, the whiteout, or nothing
+        Inode left = exchange ? target : whiteout;
         if (same) {
             oldNext =
-                    exchange
-                            ? oldSnap.with(oldName, target).with(newName, source)
+                    left != null
+                            ? oldSnap.with(oldName, left).with(newName, source)
                             : oldSnap.without(oldName).with(newName, source);
             newNext = oldNext;
         } else {
-            oldNext = exchange ? oldSnap.with(oldName, target) : oldSnap.without(oldName);
+            oldNext = left != null ? oldSnap.with(oldName, left) : oldSnap.without(oldName);
             newNext = newSnap.with(newName, source);
         }
         Inode victim = exchange ? null : target;

@@ -12,7 +12,6 @@ import dev.seqvfs.engine.fs.SuperOperations;
 import dev.seqvfs.engine.reply.ReplyTo;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Errno;
-import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import java.time.Duration;
@@ -102,7 +101,7 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
      * @param oldName source component
      * @param newDir target parent
      * @param newName target component
-     * @param flags {@code RENAME_NOREPLACE} / {@code RENAME_EXCHANGE}
+     * @param flags {@code RENAME_NOREPLACE} / {@code RENAME_EXCHANGE} / {@code RENAME_WHITEOUT}
      * @param oldSlash whether the source path had a trailing slash
      * @param newSlash whether the target path had a trailing slash
      * @param cred who asks
@@ -327,8 +326,7 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
             return this;
         }
         int f = r.flags();
-        if ((f & ~(OpenFlags.RENAME_NOREPLACE | OpenFlags.RENAME_EXCHANGE)) != 0
-                || f == (OpenFlags.RENAME_NOREPLACE | OpenFlags.RENAME_EXCHANGE)) {
+        if (!RenamePlan.validFlags(f)) {
             r.replyTo().tell(DirReply.error(Errno.EINVAL));
             return this;
         }
@@ -389,6 +387,7 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
                             r.oldSlash(),
                             r.newSlash(),
                             r.cred());
+            plan.makeWhiteout(sb, r.cred(), sb.now()); // RENAME_WHITEOUT only
             // Close the directory writers' gate first: a command whose proof a directory
             // actor checked publishes before this rename, never after it (PublishGate).
             sb.locks().publish.close();

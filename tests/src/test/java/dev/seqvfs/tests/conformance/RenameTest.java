@@ -12,8 +12,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.seqvfs.engine.VfsTask;
+import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.DirEntry;
 import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.MountFlags;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.Stat;
@@ -28,11 +30,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Specifies {@code rename(2)}, {@code renameat(2)} and {@code renameat2(2)} with {@code
- * RENAME_NOREPLACE} and {@code RENAME_EXCHANGE}: the resulting tree, link counts, ".." of moved
- * directories, times, and the man page's errnos that apply: EACCES, EBADF, EBUSY, EEXIST, EINVAL,
- * EISDIR, ELOOP, ENAMETOOLONG, ENOENT, ENOTDIR, ENOTEMPTY, EPERM (sticky, see PermissionTest),
- * EROFS, EXDEV. Where several errors apply, the errno is the one Linux 6.18 returns (checked on the
- * host against /dev/shm).
+ * RENAME_NOREPLACE}, {@code RENAME_EXCHANGE} and {@code RENAME_WHITEOUT} (tmpfs's whiteout): the
+ * resulting tree, link counts, ".." of moved directories, times, and the man page's errnos that
+ * apply: EACCES, EBADF, EBUSY, EEXIST, EINVAL, EISDIR, ELOOP, ENAMETOOLONG, ENOENT, ENOTDIR,
+ * ENOTEMPTY, EPERM (sticky, see PermissionTest), EROFS, EXDEV. Where several errors apply, the
+ * errno is the one Linux 6.18 returns (checked on the host against /dev/shm).
  *
  * <pre>
  * /a/b/c/       directories
@@ -535,9 +537,83 @@ class RenameTest {
         assertEquals(Errno.EINVAL, r2(t, "/f", "/g", 1 << 20));
     }
 
+    // ------------------------------------------------------ RENAME_WHITEOUT (host: tmpfs)
+
+    /** The whiteout: a character device, mode 0 ({@code c---------}), device 0/0, one link. */
+    private void assertWhiteout(String path, int uid, int gid) {
+        Stat w = t.lstat(path);
+        assertEquals(Mode.S_IFCHR, w.mode(), path + "'s mode");
+        assertEquals(0, w.rdev());
+        assertEquals(1, w.nlink());
+        assertEquals(0, w.size());
+        assertEquals(uid, w.uid());
+        assertEquals(gid, w.gid());
+    }
+
     @Test
-    void renameat2_whiteoutUnsupportedByThisFileSystem_failsWithEINVAL() {
-        assertEquals(Errno.EINVAL, r2(t, "/f", "/g", RENAME_WHITEOUT));
-        assertTrue(exists(t, "/f"));
+    void renameat2_whiteout_movesTheFileAndLeavesAWhiteoutAtTheSource() {
+        long ino = t.stat("/f").ino();
+        long rootSize = t.stat("/").size();
+        t.renameat2(VfsTask.AT_FDCWD, "/f", VfsTask.AT_FDCWD, "/h", RENAME_WHITEOUT);
+        assertEquals(ino, t.stat("/h").ino());
+        assertWhiteout("/f", 0, 0);
+        assertTrue(t.lstat("/f").ino() != ino);
+        // one name more in the directory than before (tmpfs counts 20 bytes a name)
+        assertEquals(rootSize + 20, t.stat("/").size());
+    }
+
+    @Test
+    void renameat2_whiteoutOfADirectoryAcrossDirectories_movesItAndLeavesAWhiteout() {
+        long ino = t.stat("/a/b").ino();
+        t.renameat2(VfsTask.AT_FDCWD, "/a/b", VfsTask.AT_FDCWD, "/e/b", RENAME_WHITEOUT);
+        assertEquals(ino, t.stat("/e/b").ino());
+        assertTrue(exists(t, "/e/b/c"));
+        assertWhiteout("/a/b", 0, 0);
+        assertEquals(2, t.stat("/a").nlink(), "the whiteout is no subdirectory");
+        assertEquals(3, t.stat("/e").nlink());
+    }
+
+    @Test
+    void renameat2_whiteoutOverAnExistingFile_replacesItAndLeavesAWhiteout() {
+        long ino = t.stat("/f").ino();
+        t.renameat2(VfsTask.AT_FDCWD, "/f", VfsTask.AT_FDCWD, "/g", RENAME_WHITEOUT);
+        assertEquals(ino, t.stat("/g").ino());
+        assertWhiteout("/f", 0, 0);
+    }
+
+    @Test
+    void renameat2_whiteoutByAnotherUser_isOwnedByTheCaller() {
+        // no CAP_MKNOD needed since Linux 5.8 ("vfs: allow unprivileged whiteout creation")
+        t.chmod("/e", 0777);
+        VfsTask u = fs.vfs().newTask(Credentials.of(1000, 1000));
+        touch(u, "/e/u");
+        u.renameat2(VfsTask.AT_FDCWD, "/e/u", VfsTask.AT_FDCWD, "/e/v", RENAME_WHITEOUT);
+        assertWhiteout("/e/u", 1000, 1000);
+    }
+
+    @Test
+    void renameat2_whiteoutBetweenLinksOfOneInode_doesNothing() {
+        t.link("/f", "/h");
+        t.renameat2(VfsTask.AT_FDCWD, "/f", VfsTask.AT_FDCWD, "/h", RENAME_WHITEOUT);
+        assertEquals(2, t.stat("/f").nlink());
+        assertEquals(Mode.S_IFREG, t.lstat("/f").mode() & Mode.S_IFMT);
+    }
+
+    @Test
+    void renameat2_whiteoutWithExchange_failsWithEINVAL_withNoreplaceOntoAName_EEXIST() {
+        assertEquals(Errno.EINVAL, r2(t, "/f", "/g", RENAME_WHITEOUT | RENAME_EXCHANGE));
+        assertEquals(Errno.EEXIST, r2(t, "/f", "/g", RENAME_WHITEOUT | RENAME_NOREPLACE));
+        assertEquals(Errno.ENOENT, r2(t, "/missing", "/x", RENAME_WHITEOUT));
+        assertEquals(Errno.ENOTEMPTY, r2(t, "/e", "/ne", RENAME_WHITEOUT));
+        assertEquals(Mode.S_IFREG, t.lstat("/f").mode() & Mode.S_IFMT);
+        assertTrue(exists(t, "/e"));
+    }
+
+    @Test
+    void whiteout_opensWithENXIO_andUnlinksLikeAnyName() {
+        t.renameat2(VfsTask.AT_FDCWD, "/f", VfsTask.AT_FDCWD, "/h", RENAME_WHITEOUT);
+        assertEquals(Errno.ENXIO, Sys.errno(() -> t.open("/f", OpenFlags.O_RDONLY, 0)));
+        t.unlink("/f");
+        assertFalse(exists(t, "/f"));
     }
 }

@@ -382,8 +382,10 @@ public record Op(Kind kind, int fd, String path, int fd2, String path2, int flag
     private static String renameFlags(int flags) {
         return flagNames(
                 flags,
-                new int[] {OpenFlags.RENAME_NOREPLACE, OpenFlags.RENAME_EXCHANGE},
-                new String[] {"RENAME_NOREPLACE", "RENAME_EXCHANGE"},
+                new int[] {
+                    OpenFlags.RENAME_NOREPLACE, OpenFlags.RENAME_EXCHANGE, OpenFlags.RENAME_WHITEOUT
+                },
+                new String[] {"RENAME_NOREPLACE", "RENAME_EXCHANGE", "RENAME_WHITEOUT"},
                 "0");
     }
 

@@ -19,6 +19,7 @@ import static dev.seqvfs.protocol.OpenFlags.O_TRUNC;
 import static dev.seqvfs.protocol.OpenFlags.O_WRONLY;
 import static dev.seqvfs.protocol.OpenFlags.RENAME_EXCHANGE;
 import static dev.seqvfs.protocol.OpenFlags.RENAME_NOREPLACE;
+import static dev.seqvfs.protocol.OpenFlags.RENAME_WHITEOUT;
 
 import dev.seqvfs.protocol.Mode;
 import java.math.BigInteger;
@@ -42,10 +43,11 @@ import net.jqwik.api.Tuple;
  * a chain of 39 to 41 links in {@code /} (the {@code SYMLOOP_MAX} boundary of 40) and stats its
  * end.
  *
- * <p>Not generated (deliberate differences or calls that would block the host): {@code
- * RENAME_WHITEOUT}, {@code O_TMPFILE}, device nodes; FIFOs are made but the host never opens one
- * (see {@link Outcomes#SKIPPED}); times and inode numbers are never compared. Where the host sets
- * {@code fs.protected_regular} or {@code fs.protected_fifos}, files are never given to another user
+ * <p>Not generated (deliberate differences or calls that would block the host): {@code O_TMPFILE},
+ * device nodes by {@code mknod} (a {@code RENAME_WHITEOUT} makes its whiteout, a device node 0/0,
+ * which both sides open with {@code ENXIO}); FIFOs are made but the host never opens one (see
+ * {@link Outcomes#SKIPPED}); times and inode numbers are never compared. Where the host sets {@code
+ * fs.protected_regular} or {@code fs.protected_fifos}, files are never given to another user
  * ({@link HostKernel#protectsStickyFiles()}).
  */
 final class OpArbitraries {
@@ -368,7 +370,10 @@ final class OpArbitraries {
                 Tuple.of(10, 0),
                 Tuple.of(3, RENAME_NOREPLACE),
                 Tuple.of(4, RENAME_EXCHANGE),
-                Tuple.of(1, RENAME_NOREPLACE | RENAME_EXCHANGE));
+                Tuple.of(1, RENAME_NOREPLACE | RENAME_EXCHANGE),
+                Tuple.of(3, RENAME_WHITEOUT),
+                Tuple.of(1, RENAME_WHITEOUT | RENAME_NOREPLACE),
+                Tuple.of(1, RENAME_WHITEOUT | RENAME_EXCHANGE));
     }
 
     static Arbitrary<Op> link() {
