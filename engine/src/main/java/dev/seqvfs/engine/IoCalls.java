@@ -206,6 +206,38 @@ final class IoCalls {
         }
     }
 
+    /**
+     * {@link #pread(int, byte[], int, int, long)} into {@code dst} from its position up to its
+     * limit, which it advances by the bytes read.
+     */
+    int pread(int fd, java.nio.ByteBuffer dst, long pos) {
+        if (pos < 0) {
+            throw new VfsException(Errno.EINVAL, Syscall.PREAD, null);
+        }
+        if (dst == null) {
+            throw new VfsException(Errno.EFAULT, Syscall.PREAD, null);
+        }
+        OpenFile f = t.fdget(fd, Syscall.PREAD);
+        try {
+            positional(f, FileOperations.FMODE_PREAD, Syscall.PREAD);
+            readable(f, Syscall.PREAD);
+            if (dst.isReadOnly()) {
+                throw new VfsException(Errno.EFAULT, Syscall.PREAD, null);
+            }
+            int len = dst.remaining();
+            if (pos + len < 0) {
+                throw new VfsException(Errno.EINVAL, Syscall.PREAD, null);
+            }
+            int n = f.ops().read(f, dst, dst.position(), len, pos, nonblock(f));
+            if (n > 0) {
+                dst.position(dst.position() + n);
+            }
+            return accessed(f, n);
+        } finally {
+            TaskContext.fdput(f);
+        }
+    }
+
     /** {@code fsnotify_access} after a read that returned bytes; returns {@code n}. */
     private static int accessed(OpenFile f, int n) {
         if (n > 0) {

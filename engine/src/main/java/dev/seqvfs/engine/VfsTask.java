@@ -341,6 +341,28 @@ public final class VfsTask implements AutoCloseable {
     }
 
     /**
+     * {@code pread(2)} into a {@link java.nio.ByteBuffer}: reads up to {@code dst.remaining()}
+     * bytes at {@code pos} into {@code dst} from its position, and advances the position by the
+     * bytes read (as {@link java.nio.channels.FileChannel#read(java.nio.ByteBuffer, long)}). A
+     * regular file's bytes go straight from its pages into the buffer, with no array between: the
+     * form for a direct buffer (a FUSE reply, a channel's direct buffer). The same guarantees and
+     * errnos as {@link #pread(int, byte[], int, int, long)}; a read-only buffer is {@code EFAULT}.
+     * Not thread-safe for one buffer, as any use of a {@code ByteBuffer}.
+     *
+     * @param fd the descriptor
+     * @param dst the buffer, filled from its position
+     * @param pos the file offset to read at, in bytes
+     * @return the bytes read, 0 at end of file
+     */
+    public int pread(int fd, java.nio.ByteBuffer dst, long pos) {
+        try {
+            return c.io.pread(fd, dst, pos);
+        } catch (VfsException e) {
+            throw c.raise(e, Syscall.PREAD, null, null);
+        }
+    }
+
+    /**
      * {@code readv(2)}: fills the buffers in order from one version of the file (on a pipe or
      * socket, from one read).
      *

@@ -26,8 +26,14 @@ final class Exchange {
     final ByteBuffer out;
     final Pointer outAddress;
 
-    /** Scratch bytes for file data (a write's bytes, a read's), {@code max_write} long. */
+    /** Scratch bytes for file data (a write's bytes), {@code max_write} long. */
     final byte[] data;
+
+    /**
+     * A view of {@link #out}'s data (its bytes after the reply header) that a read fills straight
+     * from the engine's pages ({@link #readData}); one per exchange, so no buffer is made per read.
+     */
+    private final ByteBuffer outData;
 
     /** The request's length in bytes, as {@code read(2)} returned it. */
     int length;
@@ -46,6 +52,20 @@ final class Exchange {
         out = Libc.direct(FuseAbi.OUT_HEADER + Math.max(dataSize, FuseAbi.MIN_READ_BUFFER));
         outAddress = Libc.address(out);
         data = new byte[dataSize];
+        outData = out.duplicate();
+    }
+
+    /**
+     * {@return the reply's data area, positioned at its start with room for {@code size} bytes} For
+     * a read to fill straight from the engine.
+     *
+     * @param size the bytes wanted, at most the data area's size
+     */
+    ByteBuffer readData(int size) {
+        outData.clear();
+        outData.position(FuseAbi.OUT_HEADER);
+        outData.limit(FuseAbi.OUT_HEADER + size);
+        return outData;
     }
 
     // ---------------------------------------------------------------- the request

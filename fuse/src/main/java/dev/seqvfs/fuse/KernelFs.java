@@ -572,11 +572,9 @@ final class KernelFs {
     private void read(Exchange x) {
         Handles.Handle h = handle(x.argLong(0));
         long offset = x.argLong(8);
-        int size = Math.min(x.argInt(16), x.data.length);
-        int n = server.pread(h.fd(), x.data, 0, size, offset);
-        if (n > 0) {
-            x.putBytes(0, x.data, 0, n);
-        }
+        int size = Math.max(0, Math.min(x.argInt(16), x.data.length));
+        // straight from the file's pages into the reply (no array between)
+        int n = server.pread(h.fd(), x.readData(size), offset);
         x.reply(Math.max(n, 0));
     }
 

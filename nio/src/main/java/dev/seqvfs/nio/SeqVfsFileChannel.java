@@ -320,14 +320,18 @@ final class SeqVfsFileChannel extends FileChannel {
             return 0;
         }
         try {
-            byte[] b = scratch(dst, len);
-            int off = dst.hasArray() ? dst.arrayOffset() + dst.position() : 0;
-            int n = task.pread(fd, b, off, dst.hasArray() ? len : b.length, position);
-            if (dst.hasArray()) {
-                dst.position(dst.position() + n);
-            } else {
-                dst.put(b, 0, n);
+            if (dst.isReadOnly()) {
+                throw new IllegalArgumentException("Read-only buffer"); // as IOUtil.read
             }
+            if (!dst.hasArray()) {
+                // a direct buffer: straight from the file's pages, no array between
+                int n = task.pread(fd, dst, position);
+                return n == 0 ? -1 : n;
+            }
+            byte[] b = scratch(dst, len);
+            int off = dst.arrayOffset() + dst.position();
+            int n = task.pread(fd, b, off, len, position);
+            dst.position(dst.position() + n);
             return n == 0 ? -1 : n;
         } catch (VfsException e) {
             throw Errors.forIo(e);

@@ -819,6 +819,31 @@ class NioDifferentialTest {
                                         .write("big", ByteBuffer.allocate(65537))));
         t.add(
                 s(
+                        "file channels into direct and read-only buffers",
+                        r -> {
+                            Files.write(r.resolve("f"), b("0123456789"));
+                            try (FileChannel ch = FileChannel.open(r.resolve("f"))) {
+                                ByteBuffer d = ByteBuffer.allocateDirect(16);
+                                d.position(3).limit(8);
+                                int n = ch.read(d, 4);
+                                byte[] got = new byte[5];
+                                d.get(3, got);
+                                int end = ch.read(ByteBuffer.allocateDirect(4), 10);
+                                return List.of(n, d.position(), new String(got, UTF_8), end);
+                            }
+                        },
+                        r -> {
+                            try (FileChannel ch = FileChannel.open(r.resolve("f"))) {
+                                return ch.read(ByteBuffer.allocate(4).asReadOnlyBuffer(), 0);
+                            }
+                        },
+                        r -> {
+                            try (FileChannel ch = FileChannel.open(r.resolve("f"))) {
+                                return ch.read(ByteBuffer.allocateDirect(4).asReadOnlyBuffer(), 0);
+                            }
+                        }));
+        t.add(
+                s(
                         "file channels",
                         r -> {
                             try (FileChannel ch =

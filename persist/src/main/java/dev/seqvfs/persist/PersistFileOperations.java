@@ -47,6 +47,12 @@ final class PersistFileOperations implements FileOperations {
     }
 
     @Override
+    public int read(
+            OpenFile f, java.nio.ByteBuffer dst, int index, int len, long pos, boolean nonblock) {
+        return d.read(f, dst, index, len, pos, nonblock);
+    }
+
+    @Override
     public long readv(OpenFile f, byte[][] iov, long pos, boolean nonblock) {
         return d.readv(f, iov, pos, nonblock);
     }

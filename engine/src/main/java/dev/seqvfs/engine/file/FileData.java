@@ -1,5 +1,6 @@
 package dev.seqvfs.engine.file;
 
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.IdentityHashMap;
 
@@ -106,6 +107,43 @@ public final class FileData {
         }
         return n;
     }
+
+    /**
+     * {@link #read(long, byte[], int, int)} into a {@link ByteBuffer} (heap or direct), at absolute
+     * index {@code dstIndex}; the buffer's position and limit are not used or changed. A direct
+     * buffer takes the bytes straight from the pages, with no array between (a FUSE reply, a
+     * channel's direct buffer).
+     *
+     * @param offset the byte offset to read at
+     * @param dst the buffer the bytes are read into
+     * @param dstIndex the index in {@code dst} of the first byte
+     * @param len the number of bytes, at most {@code dst.capacity() - dstIndex}
+     * @return the number of bytes copied, 0 at or past the end
+     */
+    public int read(long offset, ByteBuffer dst, int dstIndex, int len) {
+        if (offset >= size || len <= 0) {
+            return 0;
+        }
+        int n = (int) Math.min(len, size - offset);
+        int done = 0;
+        while (done < n) {
+            long pos = offset + done;
+            long pageNo = pos / PAGE;
+            int inPage = (int) (pos % PAGE);
+            int chunk = Math.min(n - done, PAGE - inPage);
+            byte[] page = page(pageNo);
+            dst.put(
+                    dstIndex + done,
+                    page == null ? ZERO_PAGE : page,
+                    page == null ? 0 : inPage,
+                    chunk);
+            done += chunk;
+        }
+        return n;
+    }
+
+    /** A page of zeros, never written: what a hole reads as into a {@link ByteBuffer}. */
+    private static final byte[] ZERO_PAGE = new byte[PAGE];
 
     /** Returns the page {@code pageNo}, or {@code null} for a hole. */
     byte[] page(long pageNo) {

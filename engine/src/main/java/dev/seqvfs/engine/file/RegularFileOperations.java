@@ -46,6 +46,19 @@ public final class RegularFileOperations implements FileOperations {
         return n;
     }
 
+    /**
+     * Straight from the pages into the buffer: {@link RegularInode#read(long, java.nio.ByteBuffer,
+     * int, int)}.
+     */
+    @Override
+    public int read(
+            OpenFile f, java.nio.ByteBuffer dst, int index, int len, long pos, boolean nonblock) {
+        RegularInode ri = regular(f);
+        int n = ri.read(pos, dst, index, len);
+        accessed(f, ri);
+        return n;
+    }
+
     /** Reads every buffer from one published version of the file. */
     @Override
     public long readv(OpenFile f, byte[][] iov, long pos, boolean nonblock) {

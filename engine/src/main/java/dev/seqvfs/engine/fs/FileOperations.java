@@ -137,6 +137,31 @@ public interface FileOperations {
     }
 
     /**
+     * {@link #read(OpenFile, byte[], int, int, long, boolean)} into a {@link java.nio.ByteBuffer}
+     * at absolute index {@code index} (its position and limit unused and unchanged). The default
+     * reads into an array and copies it in; a type whose data can go straight into the buffer
+     * overrides it (regular files: no array between their pages and a direct buffer).
+     *
+     * @param f the open file
+     * @param dst the buffer the bytes are read into
+     * @param index the index in the buffer of the first byte
+     * @param len the number of bytes, at most {@code dst.capacity() - index}
+     * @param pos the byte offset to read at; ignored by streams
+     * @param nonblock as for the array form
+     * @return the bytes read, 0 at end of file
+     * @throws VfsException as the array form
+     */
+    default int read(
+            OpenFile f, java.nio.ByteBuffer dst, int index, int len, long pos, boolean nonblock) {
+        byte[] b = new byte[len];
+        int n = read(f, b, 0, len, pos, nonblock);
+        if (n > 0) {
+            dst.put(index, b, 0, n);
+        }
+        return n;
+    }
+
+    /**
      * {@code readv(2)}: reads into the buffers in order as one read, at {@code pos}. The default
      * reads each buffer in turn and stops at the first short read; a type whose reads must see one
      * version of the file across buffers overrides it.

@@ -452,12 +452,39 @@ public class RegularInode extends Inode {
      * @return the bytes copied, 0 at or past the end
      */
     public int read(long pos, byte[] dst, int off, int len) {
+        return readInto(pos, dst, off, len);
+    }
+
+    /**
+     * {@link #read(long, byte[], int, int)} into a {@link java.nio.ByteBuffer}, heap or direct, at
+     * absolute index {@code index} (its position and limit unused and unchanged): the same
+     * guarantee (one published version, all of a racing write or none of it), with no array between
+     * the pages and a direct buffer.
+     *
+     * @param pos the byte offset to read at
+     * @param dst the buffer the bytes are read into
+     * @param index the index in the buffer of the first byte
+     * @param len the number of bytes, at most {@code dst.capacity() - index}
+     * @return the bytes copied, 0 at or past the end
+     */
+    public int read(long pos, java.nio.ByteBuffer dst, int index, int len) {
+        return readInto(pos, dst, index, len);
+    }
+
+    /** One read from one published version into {@code dst}, a {@code byte[]} or a buffer. */
+    private static int copy(FileData d, long pos, Object dst, int off, int len) {
+        return dst instanceof byte[] a
+                ? d.read(pos, a, off, len)
+                : d.read(pos, (java.nio.ByteBuffer) dst, off, len);
+    }
+
+    private int readInto(long pos, Object dst, int off, int len) {
         for (int attempt = 0; attempt < MAX_OPTIMISTIC_READS; attempt++) {
             long s = (long) SEQ.getAcquire(this);
             long[] st = (long[]) STRIPE_ARRAY.getAcquire(this);
             long t = st == null ? s : stripeTicket(st, pos, len);
             if ((t & 1) == 0) {
-                int n = dataAcquire().read(pos, dst, off, len);
+                int n = copy(dataAcquire(), pos, dst, off, len);
                 if (validate(st, t, pos, len)) {
                     return Math.max(0, n);
                 }
@@ -474,7 +501,7 @@ public class RegularInode extends Inode {
                 long[] st = (long[]) STRIPE_ARRAY.getAcquire(this);
                 long t = st == null ? s : stripeTicket(st, pos, len);
                 if ((t & 1) == 0) {
-                    int n = dataAcquire().read(pos, dst, off, len);
+                    int n = copy(dataAcquire(), pos, dst, off, len);
                     if (validate(st, t, pos, len)) {
                         return Math.max(0, n);
                     }

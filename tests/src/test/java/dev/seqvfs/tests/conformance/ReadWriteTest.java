@@ -177,6 +177,46 @@ class ReadWriteTest {
     }
 
     @Test
+    void pread_intoByteBuffers_fillsFromThePositionAndAdvancesIt_holesReadAsZeros() {
+        int fd = t.open("/f", OpenFlags.O_RDWR);
+        t.pwrite(fd, bytes("Z"), 0, 1, 3 * 4096 + 10); // a hole of three pages, then "Z"
+        for (java.nio.ByteBuffer b :
+                List.of(
+                        java.nio.ByteBuffer.allocate(4 * 4096),
+                        java.nio.ByteBuffer.allocateDirect(4 * 4096))) {
+            b.put((byte) 7).put((byte) 7); // the read fills from here
+            b.limit(2 + 3);
+            assertEquals(3, t.pread(fd, b, 1), b.toString());
+            assertEquals(5, b.position());
+            assertEquals("ell", new String(new byte[] {b.get(2), b.get(3), b.get(4)}));
+            assertEquals(7, b.get(1));
+            b.clear();
+            for (int i = 0; i < b.capacity(); i++) {
+                b.put(i, (byte) 9);
+            }
+            // across the hole: every byte of it reads as zero, then "Z", then the end
+            assertEquals(3 * 4096 + 11 - 4096, t.pread(fd, b, 4096));
+            for (int i = 0; i < 3 * 4096 + 10 - 4096; i++) {
+                assertEquals(0, b.get(i), "byte " + i + " of the hole");
+            }
+            assertEquals('Z', b.get(3 * 4096 + 10 - 4096));
+            assertEquals(0, t.pread(fd, b, 1 << 20), "past the end");
+        }
+        assertErrno(
+                Errno.EFAULT,
+                () -> t.pread(fd, java.nio.ByteBuffer.allocate(4).asReadOnlyBuffer(), 0));
+        assertErrno(Errno.EINVAL, () -> t.pread(fd, java.nio.ByteBuffer.allocate(4), -1));
+        t.close(fd);
+        int wr = t.open("/f", OpenFlags.O_WRONLY);
+        assertErrno(Errno.EBADF, () -> t.pread(wr, java.nio.ByteBuffer.allocate(4), 0));
+        t.close(wr);
+        int[] p = t.pipe();
+        assertErrno(Errno.ESPIPE, () -> t.pread(p[0], java.nio.ByteBuffer.allocate(4), 0));
+        t.close(p[0]);
+        t.close(p[1]);
+    }
+
+    @Test
     void write_zeroBytesWithOAppend_keepsTheOffset() {
         int fd = t.open("/f", OpenFlags.O_WRONLY | OpenFlags.O_APPEND);
         t.lseek(fd, 1, VfsTask.SEEK_SET);
