@@ -29,10 +29,15 @@ import org.openjdk.jmh.infra.ThreadParams;
 /**
  * The persistence issue's benchmark: create a file, write 4 KiB, {@code fsync}, close, each thread
  * in its own directory; {@code persistfs} (SeqVFS's persistent type on its own store, the segment
- * log, in a temporary directory), {@code persistfs-h2} (the same on the H2 store) against the
- * host's disk file system through {@code java.nio} ({@code FileChannel.force(true)}), all under
- * {@code java.io.tmpdir} (ext4 on these machines). One op is one such file. Run with {@code -t 1},
- * {@code -t 2}, {@code -t 16} ({@code -p fs=persistfs,host} for two of them):
+ * log, in a temporary directory), {@code persistfs-h2} (the same on the H2 store), {@code
+ * persistfs-pg} (on PostgreSQL, the server {@code seqvfs.persistfs.postgresql} names, in a schema
+ * of its own that the run drops), each also as {@code -async} (the {@code async} mount option: the
+ * create's journal write is not waited for; the {@code fsync}'s force takes it along when it
+ * reached the store first, but a name is durable for sure only after an {@code fsync} of its
+ * directory), against the host's disk file system through {@code java.nio} ({@code
+ * FileChannel.force(true)}), all under {@code java.io.tmpdir} (ext4 on these machines). One op is
+ * one such file. Run with {@code -t 1}, {@code -t 2}, {@code -t 16} ({@code -p fs=persistfs,host}
+ * for two of them):
  *
  * <pre>
  * java -cp bench/target/benchmarks.jar org.openjdk.jmh.Main PersistBench -f 1 -wi 1 -i 3 -w 2 -r 3 -t 16
@@ -51,6 +56,9 @@ public class PersistBench {
         @Param({"persistfs", "persistfs-h2", "host"})
         public String fs;
 
+        /** The schema a {@code persistfs-pg} target made, dropped at tear-down. */
+        String schema;
+
         Path dir;
         SeqVfs vfs;
 
@@ -58,15 +66,26 @@ public class PersistBench {
         @Setup(Level.Trial)
         public void setUp() throws IOException {
             dir = Files.createTempDirectory("persistbench-");
-            if (fs.equals("persistfs")) {
-                vfs = SeqVfs.create(PersistfsType.rootConfig(dir));
-            } else if (fs.equals("persistfs-h2")) {
+            boolean async = fs.endsWith("-async");
+            String base = async ? fs.substring(0, fs.length() - "-async".length()) : fs;
+            String options;
+            switch (base) {
+                case "persistfs" -> options = "data_dir=" + dir;
+                case "persistfs-h2" -> options = "store=h2,data_dir=" + dir;
+                case "persistfs-pg" -> {
+                    schema = "persistbench_" + Long.toHexString(System.nanoTime());
+                    options = "store=postgresql,schema=" + schema;
+                }
+                case "host" -> options = null;
+                default -> throw new IllegalArgumentException("no target " + fs);
+            }
+            if (options != null) {
                 vfs =
                         SeqVfs.create(
                                 com.typesafe.config.ConfigFactory.parseMap(
                                                 java.util.Map.of(
                                                         "seqvfs.root.options",
-                                                        "store=h2,data_dir=" + dir))
+                                                        options + (async ? ",async" : "")))
                                         .withFallback(PersistfsType.rootConfig(dir)));
             }
         }
@@ -77,9 +96,29 @@ public class PersistBench {
             if (vfs != null) {
                 vfs.close();
             }
+            if (schema != null) {
+                dropSchema(schema);
+            }
             try (Stream<Path> s = Files.walk(dir)) {
                 s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
+        }
+    }
+
+    /**
+     * Drops {@code schema} from the PostgreSQL database persistfs used (the connection settings of
+     * {@code seqvfs.persistfs.postgresql}).
+     */
+    static void dropSchema(String schema) {
+        com.typesafe.config.Config c =
+                com.typesafe.config.ConfigFactory.load().getConfig("seqvfs.persistfs.postgresql");
+        try (java.sql.Connection k =
+                        java.sql.DriverManager.getConnection(
+                                c.getString("url"), c.getString("user"), c.getString("password"));
+                java.sql.Statement st = k.createStatement()) {
+            st.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+        } catch (java.sql.SQLException e) {
+            System.err.println("persistbench: could not drop schema " + schema + ": " + e);
         }
     }
 
