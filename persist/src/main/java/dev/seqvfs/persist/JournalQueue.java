@@ -32,6 +32,9 @@ final class JournalQueue {
     private final Scheduler scheduler;
     private final Duration timeout;
 
+    /** The set this queue is in while it is sending (its owner's busy queues). */
+    private final java.util.Set<JournalQueue> busy;
+
     /** Submissions not yet sent, in order; guarded by this. */
     private final List<Submission> waiting = new ArrayList<>();
 
@@ -45,10 +48,15 @@ final class JournalQueue {
     final java.util.concurrent.atomic.AtomicLong appends =
             new java.util.concurrent.atomic.AtomicLong();
 
-    JournalQueue(ActorRef<DirectoryEntity.Command> entity, Scheduler scheduler, Duration timeout) {
+    JournalQueue(
+            ActorRef<DirectoryEntity.Command> entity,
+            Scheduler scheduler,
+            Duration timeout,
+            java.util.Set<JournalQueue> busy) {
         this.entity = entity;
         this.scheduler = scheduler;
         this.timeout = timeout;
+        this.busy = busy;
     }
 
     /**
@@ -69,6 +77,9 @@ final class JournalQueue {
             waiting.add(new Submission(List.copyOf(events), done));
             waitingEvents += events.size();
             start = !sending;
+            if (start) {
+                busy.add(this); // under the monitor: in the set exactly while sending
+            }
             sending = true;
         }
         if (start) {
@@ -126,6 +137,7 @@ final class JournalQueue {
             }
             if (batch.isEmpty()) {
                 sending = false;
+                busy.remove(this);
                 return;
             }
         }

@@ -135,7 +135,13 @@ final class PersistFileOperations implements FileOperations {
     @Override
     public void fsync(OpenFile f, boolean datasync) {
         d.fsync(f, datasync);
-        ops.writeBack(f.inode(), datasync ? Syscall.FDATASYNC : Syscall.FSYNC);
+        Syscall op = datasync ? Syscall.FDATASYNC : Syscall.FSYNC;
+        // an async mount: every namespace change made before (a new file's name among them) goes
+        // with the file, as ext4 commits its running transaction at an fsync
+        boolean names = ops.namespaceWritten(op);
+        if (!ops.writeBack(f.inode(), op) && names) {
+            ops.forceStore(op); // the write-back's own force covers them when it wrote
+        }
     }
 
     @Override

@@ -263,11 +263,72 @@ final class PersistfsOps implements SuperOperations {
     private final ConcurrentHashMap<Long, JournalQueue> queues = new ConcurrentHashMap<>();
 
     /**
+     * The journal queues with an append in flight or waiting ({@link JournalQueue}: added when one
+     * starts sending, removed when it runs dry, under its monitor): what a barrier over every
+     * namespace change made so far must wait for ({@link #namespaceWritten}), without visiting the
+     * queues of every directory ever written.
+     */
+    private final java.util.Set<JournalQueue> busyQueues = ConcurrentHashMap.newKeySet();
+
+    /**
      * {@return directory {@code ino}'s journal queue: every append to its entity goes through it}
      */
     JournalQueue queue(long ino) {
         return queues.computeIfAbsent(
-                ino, i -> new JournalQueue(entity(i), system.scheduler(), writeTimeout));
+                ino,
+                i -> new JournalQueue(entity(i), system.scheduler(), writeTimeout, busyQueues));
+    }
+
+    /**
+     * On an {@code async} mount, waits until every namespace change made before this call is
+     * written to the store (on the segment log: written, not yet forced), as ext4's {@code fsync}
+     * commits the journal's running transaction with the file: so an {@code fsync} of a new file
+     * makes its name durable with its data (the caller forces after). Nothing on a {@code dirsync}
+     * mount, where every change was durable when its call returned. Blocks the caller's thread.
+     *
+     * @param op the call, for the error
+     * @return whether it waited for anything (a force must follow)
+     * @throws VfsException {@code EIO} if one of those writes failed, {@code EINTR}
+     */
+    boolean namespaceWritten(Syscall op) {
+        if (!asyncNamespace || busyQueues.isEmpty()) {
+            return false;
+        }
+        List<CompletableFuture<Void>> barriers = new ArrayList<>();
+        for (JournalQueue q : busyQueues.toArray(new JournalQueue[0])) {
+            barriers.add(q.submit(List.of()));
+        }
+        try {
+            for (CompletableFuture<Void> b : barriers) {
+                b.get(writeTimeout.toMillis() * 2, TimeUnit.MILLISECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new VfsException(Errno.EINTR, op, null);
+        } catch (java.util.concurrent.ExecutionException
+                | java.util.concurrent.TimeoutException e) {
+            throw new VfsException(Errno.EIO, op, null);
+        }
+        return true;
+    }
+
+    /**
+     * Forces what the store wrote and did not force yet (a lazy journal's appends), before
+     * returning: nothing for a store that is durable at each write.
+     *
+     * @param op the call, for the error
+     * @throws VfsException {@code EIO}, {@code EINTR}
+     */
+    void forceStore(Syscall op) {
+        try {
+            store.forceAsync().get(writeTimeout.toMillis() * 2, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new VfsException(Errno.EINTR, op, null);
+        } catch (java.util.concurrent.ExecutionException
+                | java.util.concurrent.TimeoutException e) {
+            throw new VfsException(Errno.EIO, op, null);
+        }
     }
 
     /**
@@ -403,27 +464,30 @@ final class PersistfsOps implements SuperOperations {
      *
      * @param inode the inode
      * @param op the call, for the error
+     * @return whether anything was written (and so, on the segment log, forced)
      * @throws VfsException {@code EIO} if the database refused a write (the inode stays dirty:
      *     every block is written at the next write-back)
      */
-    void writeBack(Inode inode, Syscall op) {
+    boolean writeBack(Inode inode, Syscall op) {
         if (inode.type() == FileType.DIRECTORY) {
-            return; // a directory's attributes are in its journal
+            return false; // a directory's attributes are in its journal
         }
         synchronized (writeBackLocks[(int) (inode.ino() & (writeBackLocks.length - 1))]) {
             try {
                 if (inode instanceof RegularInode r) {
-                    writeBackFile(r);
+                    return writeBackFile(r);
                 } else {
                     DirtyBlocks x = dirty.remove(inode.ino());
                     if (x == null) {
-                        return;
+                        return false;
                     }
                     x.take();
                     InodeAttrs a = inode.attrsAcquire();
                     if (a.nlink() > 0 || inode.openCount() > 0) {
                         data.write(inode.ino(), List.of(), a);
+                        return true;
                     }
+                    return false;
                 }
             } catch (UncheckedIOException e) {
                 dirtyAll(inode);
@@ -437,13 +501,13 @@ final class PersistfsOps implements SuperOperations {
         }
     }
 
-    private void writeBackFile(RegularInode r) {
+    private boolean writeBackFile(RegularInode r) {
         List<DataStore.Step> steps = new ArrayList<>();
         r.writeLock().lock();
         try {
             DirtyBlocks x = dirty.remove(r.ino());
             if (x == null) {
-                return;
+                return false;
             }
             DirtyBlocks.Plan plan = x.take();
             FileData d = r.dataAcquire();
@@ -504,11 +568,12 @@ final class PersistfsOps implements SuperOperations {
                 r.writeLock().unlock();
             }
             if (r.attrsAcquire().nlink() == 0 && r.openCount() == 0) {
-                return; // freed meanwhile: evictInode deletes its rows
+                return i > 0; // freed meanwhile: evictInode deletes its rows
             }
             data.write(r.ino(), batch, a);
             blocksWritten.addAndGet(batch.stream().filter(s -> s.data() != null).count());
         }
+        return true;
     }
 
     /** A write step of block {@code b}, its bytes read when its batch is copied. */

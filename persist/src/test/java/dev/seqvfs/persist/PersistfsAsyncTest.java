@@ -110,6 +110,46 @@ class PersistfsAsyncTest {
         }
     }
 
+    /**
+     * An {@code fsync} of a file on an {@code async} mount takes every namespace change made before
+     * it along (ext4 commits its running transaction with the file): when it returns, no journal
+     * queue holds anything, so a new file's name is durable with its content.
+     */
+    @Test
+    void async_fsyncOfAFile_waitsForEveryDirectorysJournal() {
+        try (SeqVfs vfs = SeqVfs.create(config("async"))) {
+            VfsTask t = vfs.newTask(Credentials.ROOT);
+            t.mkdir("/d", 0755);
+            t.mkdir("/e", 0755);
+            for (int round = 0; round < 20; round++) {
+                for (int i = 0; i < 20; i++) {
+                    t.close(
+                            t.open(
+                                    "/d/f" + round + "-" + i,
+                                    OpenFlags.O_CREAT | OpenFlags.O_WRONLY,
+                                    0644));
+                }
+                int fd = t.open("/e/x" + round, OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0644);
+                if ((round & 1) == 0) {
+                    t.write(fd, new byte[] {1, 2, 3}); // a write-back that forces, or none
+                }
+                t.fsync(fd);
+                for (String dir : List.of("/", "/d", "/e")) {
+                    assertTrue(
+                            PersistfsType.mounted(data).queue(t.stat(dir).ino()).idle(),
+                            "round " + round + ": " + dir + "'s journal still sending after fsync");
+                }
+                t.close(fd);
+            }
+        }
+        try (SeqVfs vfs = SeqVfs.create(config("async"))) {
+            VfsTask t = vfs.newTask(Credentials.ROOT);
+            assertEquals(400, t.readdir("/d").size());
+            assertEquals(20, t.readdir("/e").size());
+            assertEquals(List.of(), Fsck.check(vfs, true));
+        }
+    }
+
     @Test
     void async_anUnmountWithoutSync_writesWhatTheJournalQueuesHold() {
         try (SeqVfs vfs = SeqVfs.create(config("async"))) {
