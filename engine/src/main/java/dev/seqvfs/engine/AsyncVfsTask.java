@@ -236,6 +236,19 @@ public final class AsyncVfsTask {
     }
 
     /**
+     * {@link VfsTask#pread(int, java.nio.ByteBuffer, long)}: into a buffer from its position, which
+     * it advances; not thread-safe for one buffer.
+     *
+     * @param fd the descriptor
+     * @param dst the buffer, filled from its position
+     * @param pos the file offset to read at, in bytes
+     * @return a future of the bytes read, 0 at end of file
+     */
+    public CompletableFuture<Integer> pread(int fd, java.nio.ByteBuffer dst, long pos) {
+        return c.answer(TaskContext.now(() -> c.io.pread(fd, dst, pos)), Syscall.PREAD, null, null);
+    }
+
+    /**
      * {@link VfsTask#readv}; on a stream, one of the instance's threads waits for the data.
      *
      * @param fd the descriptor

@@ -147,12 +147,12 @@ final class SeqVfsAsynchronousFileChannel extends AsynchronousFileChannel {
     }
 
     private CompletableFuture<FileLock> doLock(long position, long size, boolean shared) {
-        if (position < 0 || size < 0 || position + size < 0) {
-            throw new IllegalArgumentException();
-        }
+        SeqVfsFileChannel.checkRange(position, size);
+        FileKey k;
         try {
             ensureOpen();
-        } catch (ClosedChannelException e) {
+            k = key();
+        } catch (IOException e) {
             return CompletableFuture.failedFuture(e);
         }
         if (shared && !readable) {
@@ -162,8 +162,43 @@ final class SeqVfsAsynchronousFileChannel extends AsynchronousFileChannel {
             throw new NonWritableChannelException();
         }
         FileLock lock = new Lock(this, position, size, shared);
-        return async.fcntlLock(fd, Fcntl.F_SETLKW, flock(lock, shared)).thenApply(x -> lock);
+        // in the table while it waits too, as the JDK's: an overlapping request throws at once
+        fs.locks().add(k, lock);
+        CompletableFuture<?> granted;
+        try {
+            granted = async.fcntlLock(fd, Fcntl.F_SETLKW, flock(lock, shared));
+        } catch (RuntimeException e) {
+            fs.locks().remove(k, lock);
+            throw e;
+        }
+        return granted.handle(
+                (x, failure) -> {
+                    if (failure != null) {
+                        fs.locks().remove(k, lock);
+                        throw failure instanceof java.util.concurrent.CompletionException c
+                                ? c
+                                : new java.util.concurrent.CompletionException(failure);
+                    }
+                    return lock;
+                });
     }
+
+    /** The file's identity for the lock table, read once, at the first lock call. */
+    private FileKey key() throws IOException {
+        FileKey k = key;
+        if (k == null) {
+            try {
+                var st = task.fstat(fd);
+                k = new FileKey(st.dev(), st.ino());
+            } catch (VfsException e) {
+                throw Errors.forIo(e);
+            }
+            key = k;
+        }
+        return k;
+    }
+
+    private volatile FileKey key;
 
     private static Flock flock(FileLock l, boolean shared) {
         return new Flock(
@@ -219,9 +254,7 @@ final class SeqVfsAsynchronousFileChannel extends AsynchronousFileChannel {
 
     @Override
     public FileLock tryLock(long position, long size, boolean shared) throws IOException {
-        if (position < 0 || size < 0 || position + size < 0) {
-            throw new IllegalArgumentException();
-        }
+        SeqVfsFileChannel.checkRange(position, size);
         ensureOpen();
         if (shared && !readable) {
             throw new NonReadableChannelException();
@@ -230,14 +263,22 @@ final class SeqVfsAsynchronousFileChannel extends AsynchronousFileChannel {
             throw new NonWritableChannelException();
         }
         FileLock lock = new Lock(this, position, size, shared);
+        FileKey k = key();
+        fs.locks().add(k, lock);
+        boolean granted = false;
         try {
             task.fcntlLock(fd, Fcntl.F_SETLK, flock(lock, shared));
+            granted = true;
             return lock;
         } catch (VfsException e) {
             if (e.errno() == Errno.EAGAIN || e.errno() == Errno.EACCES) {
                 return null;
             }
             throw Errors.forIo(e);
+        } finally {
+            if (!granted) {
+                fs.locks().remove(k, lock);
+            }
         }
     }
 
@@ -293,6 +334,12 @@ final class SeqVfsAsynchronousFileChannel extends AsynchronousFileChannel {
             }
             open = false;
         }
+        FileKey k = key;
+        if (k != null) {
+            for (FileLock l : fs.locks().removeAll(k, this)) {
+                ((Lock) l).valid = false;
+            }
+        }
         fs.closedOne(this);
         try {
             task.close(fd);
@@ -321,6 +368,10 @@ final class SeqVfsAsynchronousFileChannel extends AsynchronousFileChannel {
             ch.ensureOpen();
             if (valid) {
                 valid = false;
+                FileKey k = ch.key;
+                if (k != null) {
+                    ch.fs.locks().remove(k, this);
+                }
                 try {
                     ch.task.fcntlLock(
                             ch.fd,

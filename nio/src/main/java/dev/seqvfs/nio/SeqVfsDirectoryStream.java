@@ -195,7 +195,8 @@ final class SeqVfsDirectoryStream implements SecureDirectoryStream<Path> {
                         dir.resolve(p),
                         acc != dev.seqvfs.protocol.OpenFlags.O_WRONLY,
                         acc != dev.seqvfs.protocol.OpenFlags.O_RDONLY,
-                        options.contains(java.nio.file.StandardOpenOption.DELETE_ON_CLOSE));
+                        options.contains(java.nio.file.StandardOpenOption.DELETE_ON_CLOSE),
+                        options.contains(java.nio.file.StandardOpenOption.APPEND));
         fs.opened(ch);
         return ch;
     }
@@ -340,8 +341,24 @@ final class SeqVfsDirectoryStream implements SecureDirectoryStream<Path> {
             try {
                 if (name == null) {
                     task.fchmod(fd, mode);
-                } else {
+                } else if (follow) {
                     task.fchmodat(fd, name.filename(), mode, 0);
+                } else {
+                    // as the JDK's UnixSecureDirectoryStream: openat(O_NOFOLLOW), then fchmod; a
+                    // symbolic link fails with ELOOP, its target untouched
+                    int f =
+                            task.openat(
+                                    fd,
+                                    name.filename(),
+                                    dev.seqvfs.protocol.OpenFlags.O_RDONLY
+                                            | dev.seqvfs.protocol.OpenFlags.O_NOFOLLOW
+                                            | dev.seqvfs.protocol.OpenFlags.O_NONBLOCK,
+                                    0);
+                    try {
+                        task.fchmod(f, mode);
+                    } finally {
+                        task.close(f);
+                    }
                 }
             } catch (VfsException e) {
                 throw fail(e);

@@ -39,6 +39,10 @@ final class SeqVfsFileChannel extends FileChannel {
     private final boolean readable;
     private final boolean writable;
     private final boolean deleteOnClose;
+
+    /** Opened with {@code APPEND}: {@link #position()} is the file's size, as the JDK's. */
+    private final boolean append;
+
     private volatile FileKey key;
 
     SeqVfsFileChannel(
@@ -47,7 +51,8 @@ final class SeqVfsFileChannel extends FileChannel {
             SeqVfsPath path,
             boolean readable,
             boolean writable,
-            boolean deleteOnClose) {
+            boolean deleteOnClose,
+            boolean append) {
         this.fs = fs;
         this.task = fs.task();
         this.fd = fd;
@@ -55,6 +60,7 @@ final class SeqVfsFileChannel extends FileChannel {
         this.readable = readable;
         this.writable = writable;
         this.deleteOnClose = deleteOnClose;
+        this.append = append;
     }
 
     /** The file's identity for the lock table, read once, at the first lock call. */
@@ -171,7 +177,8 @@ final class SeqVfsFileChannel extends FileChannel {
     public long position() throws IOException {
         ensureOpen();
         try {
-            return task.lseek(fd, 0, VfsTask.SEEK_CUR);
+            // FileChannelImpl: "in append mode the position is ... the end of the file"
+            return append ? task.fstat(fd).size() : task.lseek(fd, 0, VfsTask.SEEK_CUR);
         } catch (VfsException e) {
             throw Errors.forIo(e);
         }
@@ -387,11 +394,22 @@ final class SeqVfsFileChannel extends FileChannel {
         return lock(position, size, shared, false);
     }
 
+    /** The JDK's checks of a lock's range, with its messages ({@code FileChannelImpl}). */
+    static void checkRange(long position, long size) {
+        if (position < 0) {
+            throw new IllegalArgumentException("Negative position");
+        }
+        if (size < 0) {
+            throw new IllegalArgumentException("Negative size");
+        }
+        if (position + size < 0) {
+            throw new IllegalArgumentException("Negative position + size");
+        }
+    }
+
     private FileLock lock(long position, long size, boolean shared, boolean wait)
             throws IOException {
-        if (position < 0 || size < 0 || position + size < 0) {
-            throw new IllegalArgumentException();
-        }
+        checkRange(position, size);
         ensureOpen();
         if (shared && !readable) {
             throw new NonReadableChannelException();
@@ -450,8 +468,8 @@ final class SeqVfsFileChannel extends FileChannel {
     protected void implCloseChannel() throws IOException {
         FileKey k = key;
         if (k != null) {
-            for (SeqVfsFileLock l : fs.locks().removeAll(k, this)) {
-                l.invalidate();
+            for (FileLock l : fs.locks().removeAll(k, this)) {
+                ((SeqVfsFileLock) l).invalidate();
             }
         }
         fs.closedOne(this);

@@ -328,7 +328,8 @@ public final class SeqVfsFileSystemProvider extends FileSystemProvider {
                         p,
                         acc != OpenFlags.O_WRONLY,
                         acc != OpenFlags.O_RDONLY,
-                        options.contains(StandardOpenOption.DELETE_ON_CLOSE));
+                        options.contains(StandardOpenOption.DELETE_ON_CLOSE),
+                        options.contains(StandardOpenOption.APPEND));
         try {
             p.getFileSystem().opened(ch);
         } catch (RuntimeException e) {

@@ -1,10 +1,12 @@
 package dev.seqvfs.nio;
 
 import dev.seqvfs.protocol.Filename;
+import dev.seqvfs.protocol.PathNames;
+import dev.seqvfs.protocol.Syscall;
+import dev.seqvfs.protocol.VfsException;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.InvalidPathException;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -47,7 +49,11 @@ public final class SeqVfsPath implements Path {
     /**
      * Parses {@code input} as the JDK's {@code UnixPath.normalizeAndCheck} does: a NUL is {@link
      * InvalidPathException} ("Nul character not allowed"); repeated slashes collapse; a trailing
-     * slash goes.
+     * slash goes. Encoded as UTF-8, but a character {@code U+DC80..U+DCFF} stands for the raw byte
+     * {@code 0x80..0xFF} (surrogateescape, the engine's form of a name that is not UTF-8, so that a
+     * name a listing returned names the same file again); any other unpaired surrogate is {@link
+     * InvalidPathException} ("Malformed input or input contains unmappable characters", as the
+     * JDK's {@code UnixPath.encode}), never a silent {@code '?'}.
      */
     static SeqVfsPath parse(SeqVfsFileSystem fs, String input) {
         int n = input.length();
@@ -67,7 +73,15 @@ public final class SeqVfsPath implements Path {
         if (sb.length() > 1 && sb.charAt(sb.length() - 1) == '/') {
             sb.setLength(sb.length() - 1);
         }
-        return new SeqVfsPath(fs, sb.toString().getBytes(StandardCharsets.UTF_8));
+        String s = sb.toString();
+        byte[] bytes;
+        try {
+            bytes = PathNames.toBytes(PathNames.toInternal(s, Syscall.OPEN));
+        } catch (VfsException e) {
+            throw new InvalidPathException(
+                    input, "Malformed input or input contains unmappable characters");
+        }
+        return new SeqVfsPath(fs, bytes);
     }
 
     private static int[] offsets(byte[] p) {
@@ -474,7 +488,7 @@ public final class SeqVfsPath implements Path {
     public String toString() {
         String s = string;
         if (s == null) {
-            s = new String(path, StandardCharsets.UTF_8);
+            s = PathNames.fromBytes(path); // a byte that is not UTF-8 as U+DC80..U+DCFF
             string = s;
         }
         return s;

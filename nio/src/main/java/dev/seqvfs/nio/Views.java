@@ -94,11 +94,7 @@ final class Views {
 
         @Override
         public void setPermissions(Set<PosixFilePermission> perms) throws IOException {
-            try {
-                task().chmod(path.filename(), SeqVfsFileAttributes.mode(perms));
-            } catch (VfsException e) {
-                throw Errors.translate(e, path, null);
-            }
+            setMode(SeqVfsFileAttributes.mode(perms));
         }
 
         private void chown(int uid, int gid) throws IOException {
@@ -129,9 +125,30 @@ final class Views {
             chown(-1, g.id());
         }
 
+        /**
+         * {@code chmod}; with {@code NOFOLLOW_LINKS} as the JDK's Linux provider does it: open the
+         * file {@code O_RDONLY | O_NOFOLLOW} and {@code fchmod} it, so a symbolic link fails with
+         * {@code ELOOP} ("... or unable to access attributes of symbolic link") and its target is
+         * never changed (Linux has no {@code lchmod}). {@code O_NONBLOCK}: a FIFO's open does not
+         * wait for a writer.
+         */
         void setMode(int mode) throws IOException {
+            VfsTask t = task();
             try {
-                task().chmod(path.filename(), mode);
+                if (follow) {
+                    t.chmod(path.filename(), mode);
+                    return;
+                }
+                int fd =
+                        t.open(
+                                path.filename(),
+                                OpenFlags.O_RDONLY | OpenFlags.O_NOFOLLOW | OpenFlags.O_NONBLOCK,
+                                0);
+                try {
+                    t.fchmod(fd, mode);
+                } finally {
+                    t.close(fd);
+                }
             } catch (VfsException e) {
                 throw Errors.translate(e, path, null);
             }

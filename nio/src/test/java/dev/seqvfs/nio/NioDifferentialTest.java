@@ -819,6 +819,130 @@ class NioDifferentialTest {
                                         .write("big", ByteBuffer.allocate(65537))));
         t.add(
                 s(
+                        "NOFOLLOW_LINKS permission changes refuse a symbolic link, its target"
+                                + " untouched (newcomer finding)",
+                        r -> {
+                            Files.write(r.resolve("tgt"), b("x"));
+                            Files.setPosixFilePermissions(
+                                    r.resolve("tgt"), PosixFilePermissions.fromString("rw-r--r--"));
+                            return Files.createSymbolicLink(
+                                    r.resolve("lnk"), r.getFileSystem().getPath("tgt"));
+                        },
+                        r -> {
+                            Files.getFileAttributeView(
+                                            r.resolve("lnk"),
+                                            PosixFileAttributeView.class,
+                                            LinkOption.NOFOLLOW_LINKS)
+                                    .setPermissions(PosixFilePermissions.fromString("r--------"));
+                            return "changed";
+                        },
+                        r ->
+                                Files.setAttribute(
+                                        r.resolve("lnk"),
+                                        "posix:permissions",
+                                        PosixFilePermissions.fromString("r--------"),
+                                        LinkOption.NOFOLLOW_LINKS),
+                        r ->
+                                Files.setAttribute(
+                                        r.resolve("lnk"),
+                                        "unix:mode",
+                                        0400,
+                                        LinkOption.NOFOLLOW_LINKS),
+                        r -> {
+                            try (DirectoryStream<Path> ds = Files.newDirectoryStream(r)) {
+                                ((SecureDirectoryStream<Path>) ds)
+                                        .getFileAttributeView(
+                                                r.getFileSystem().getPath("lnk"),
+                                                PosixFileAttributeView.class,
+                                                LinkOption.NOFOLLOW_LINKS)
+                                        .setPermissions(
+                                                PosixFilePermissions.fromString("r--------"));
+                                return "changed";
+                            }
+                        },
+                        r ->
+                                PosixFilePermissions.toString(
+                                        Files.getPosixFilePermissions(r.resolve("tgt"))),
+                        r -> {
+                            Files.getFileAttributeView(
+                                            r.resolve("tgt"),
+                                            PosixFileAttributeView.class,
+                                            LinkOption.NOFOLLOW_LINKS)
+                                    .setPermissions(PosixFilePermissions.fromString("rw-------"));
+                            return PosixFilePermissions.toString(
+                                    Files.getPosixFilePermissions(r.resolve("tgt")));
+                        }));
+        t.add(
+                s(
+                        "a lone surrogate in a path is malformed input (newcomer finding)",
+                        r -> r.resolve("s\uD800x"),
+                        r -> r.getFileSystem().getPath("s\uD801x"),
+                        r -> r.resolve("ok\u00e9")));
+        t.add(
+                s(
+                        "an APPEND channel's position is the file's size (newcomer finding)",
+                        r -> {
+                            Files.write(r.resolve("f"), b("0123456789"));
+                            try (FileChannel c =
+                                    FileChannel.open(
+                                            r.resolve("f"),
+                                            StandardOpenOption.WRITE,
+                                            StandardOpenOption.APPEND)) {
+                                long p0 = c.position();
+                                c.write(ByteBuffer.wrap(b("ab")));
+                                return List.of(p0, c.position(), c.size());
+                            }
+                        }));
+        t.add(
+                s(
+                        "asynchronous channels' locks overlap as FileChannel's do (newcomer"
+                                + " finding)",
+                        r -> {
+                            Files.write(r.resolve("f"), b("0123456789"));
+                            try (AsynchronousFileChannel a =
+                                            AsynchronousFileChannel.open(
+                                                    r.resolve("f"),
+                                                    StandardOpenOption.READ,
+                                                    StandardOpenOption.WRITE);
+                                    AsynchronousFileChannel b =
+                                            AsynchronousFileChannel.open(
+                                                    r.resolve("f"),
+                                                    StandardOpenOption.READ,
+                                                    StandardOpenOption.WRITE);
+                                    FileChannel c =
+                                            FileChannel.open(
+                                                    r.resolve("f"), StandardOpenOption.WRITE)) {
+                                FileLock l = a.lock().get();
+                                List<String> out = new ArrayList<>();
+                                out.add("locked " + l.isValid() + " " + l.isShared());
+                                for (java.util.concurrent.Callable<Object> x :
+                                        List.<java.util.concurrent.Callable<Object>>of(
+                                                () -> a.tryLock(),
+                                                () -> a.lock().get(),
+                                                () -> b.tryLock(),
+                                                () -> c.tryLock(),
+                                                () -> a.tryLock(-1, 1, false))) {
+                                    try {
+                                        out.add("got " + x.call());
+                                    } catch (Exception e) {
+                                        Throwable w =
+                                                e instanceof java.util.concurrent.ExecutionException
+                                                        ? e.getCause()
+                                                        : e;
+                                        out.add(
+                                                w.getClass().getSimpleName()
+                                                        + " "
+                                                        + w.getMessage());
+                                    }
+                                }
+                                l.release();
+                                FileLock again = b.tryLock();
+                                out.add("after release " + (again != null && again.isValid()));
+                                return out;
+                            }
+                        }));
+        t.add(
+                s(
                         "file channels into direct and read-only buffers",
                         r -> {
                             Files.write(r.resolve("f"), b("0123456789"));

@@ -61,6 +61,43 @@ class SeqVfsFileSystemTest {
         assertThrows(FileSystemNotFoundException.class, () -> Path.of(uri));
     }
 
+    /**
+     * A name that is not UTF-8 (made through the engine, as a FUSE mount's client can) comes back
+     * from a listing as a path that names the same file again: read, rename, delete (the JDK's
+     * provider keeps a path's bytes too). A newcomer found such names unusable from java.nio.
+     */
+    @Test
+    void aNameThatIsNotUtf8_listed_namesTheSameFileAgain() throws IOException {
+        try (SeqVfsFileSystem fs = SeqVfsFileSystem.builder().build()) {
+            fs.task().mkdir("/d", 0755);
+            int fd =
+                    fs.task()
+                            .open(
+                                    dev.seqvfs.protocol.Filename.of(
+                                            new byte[] {'/', 'd', '/', 'b', (byte) 0xff}),
+                                    dev.seqvfs.protocol.OpenFlags.O_CREAT
+                                            | dev.seqvfs.protocol.OpenFlags.O_WRONLY,
+                                    0644);
+            fs.task().write(fd, new byte[] {'h', 'i'});
+            fs.task().close(fd);
+            List<Path> listed;
+            try (var s = Files.list(fs.getPath("/d"))) {
+                listed = s.toList();
+            }
+            assertEquals(1, listed.size());
+            Path p = listed.get(0);
+            assertEquals("hi", Files.readString(p));
+            assertEquals(p, fs.getPath(p.toString()), "its string parses back to the same bytes");
+            Path q = Files.move(p, p.resolveSibling("c\u00e9"));
+            assertEquals("hi", Files.readString(q));
+            Files.move(q, p);
+            Files.delete(p);
+            try (var s = Files.list(fs.getPath("/d"))) {
+                assertEquals(0, s.count());
+            }
+        }
+    }
+
     @Test
     void newFileSystem_unknownEnvKey_isIllegalArgument() {
         assertThrows(
