@@ -230,11 +230,62 @@ public class Inode {
             if (next == cur) {
                 return cur;
             }
+            // extended attributes take space (ENOSPC before the CAS, nothing published then)
+            long grow =
+                    next.xattrs() == cur.xattrs()
+                            ? 0
+                            : next.xattrs().space() - cur.xattrs().space();
+            if (grow > 0) {
+                owner.chargeXattrSpace(grow, Syscall.SETXATTR);
+            }
             InodeAttrs published = versioned(cur, next);
             if (ATTRS.compareAndSet(this, cur, published)) {
+                if (grow != 0) {
+                    settleXattrSpace(grow);
+                }
                 return published;
             }
+            if (grow > 0) {
+                owner.unchargeXattrSpace(grow);
+            }
         }
+    }
+
+    /**
+     * The extended-attribute space this inode holds charged ({@link InodeOwner#chargeXattrSpace}):
+     * what its published changes added, never below zero (an inode made with attributes, by a
+     * mount's recovery or a fork, holds them uncharged). Given back when the inode is freed. Atomic
+     * adds; read once at the free.
+     */
+    private volatile long xattrCharge;
+
+    private static final java.util.concurrent.atomic.AtomicLongFieldUpdater<Inode> XATTR_CHARGE =
+            java.util.concurrent.atomic.AtomicLongFieldUpdater.newUpdater(
+                    Inode.class, "xattrCharge");
+
+    /** After a published change of {@code grow} bytes of attribute space: the account. */
+    private void settleXattrSpace(long grow) {
+        if (grow > 0) {
+            XATTR_CHARGE.addAndGet(this, grow);
+            return;
+        }
+        // a removal gives back at most what this inode was charged
+        long give;
+        while (true) {
+            long had = xattrCharge;
+            give = Math.min(had, -grow);
+            if (XATTR_CHARGE.compareAndSet(this, had, had - give)) {
+                break;
+            }
+        }
+        if (give > 0) {
+            owner.unchargeXattrSpace(give);
+        }
+    }
+
+    /** {@return and clears the attribute space this inode holds charged} At its free. */
+    public final long takeXattrCharge() {
+        return XATTR_CHARGE.getAndSet(this, 0);
     }
 
     /**

@@ -36,6 +36,24 @@ public interface InodeOwner {
     void unchargeBytes(long bytes);
 
     /**
+     * Charges {@code bytes} of extended-attribute space ({@link Xattrs#space}), as tmpfs charges
+     * its {@code ispace} ({@code ENOSPC} when it runs out), so that no caller can fill the heap
+     * with attribute values. The default charges nothing.
+     *
+     * @param bytes the space to take
+     * @param op the call, for the error
+     * @throws VfsException {@code ENOSPC} when it does not fit; nothing charged
+     */
+    default void chargeXattrSpace(long bytes, Syscall op) {}
+
+    /**
+     * Gives back {@code bytes} of extended-attribute space.
+     *
+     * @param bytes the space taken before
+     */
+    default void unchargeXattrSpace(long bytes) {}
+
+    /**
      * {@return how many bytes could be charged now (the limit minus what is charged): what a write
      * may still take before {@code ENOSPC}} A racing charge may take them first.
      */

@@ -35,6 +35,22 @@ public final class Xattrs {
     }
 
     /**
+     * {@return the space the attributes take, in bytes: for each, 40 plus its name's UTF-8 length
+     * plus its value's (Linux's {@code simple_xattr_space})} What a superblock's attribute space is
+     * charged ({@link InodeOwner#chargeXattrSpace}).
+     */
+    public long space() {
+        long n = 0;
+        for (int i = 0; i < names.length; i++) {
+            n +=
+                    40
+                            + names[i].getBytes(java.nio.charset.StandardCharsets.UTF_8).length
+                            + values[i].length;
+        }
+        return n;
+    }
+
+    /**
      * {@return a copy of the value of {@code name}, or {@code null} if there is none}
      *
      * @param name the full name, prefix included

@@ -120,6 +120,10 @@ public final class Superblock implements InodeOwner {
     private final NamespaceLocks locks;
     private final AtomicLong nextIno = new AtomicLong(ROOT_INO + 1);
     private final AtomicLong freeInodes = new AtomicLong();
+
+    /** The extended-attribute space in use ({@link #chargeXattrSpace}). Atomic adds. */
+    private final AtomicLong xattrSpace = new AtomicLong();
+
     private final AtomicLong freeBytes = new AtomicLong();
     private final AtomicInteger activeMounts = new AtomicInteger();
     private final AtomicLong removeCount = new AtomicLong();
@@ -663,9 +667,42 @@ public final class Superblock implements InodeOwner {
         }
     }
 
+    /**
+     * Charges extended-attribute space as tmpfs does ({@code simple_xattr_space} taken from its
+     * {@code free_ispace}, which is 1 KiB, {@code BOGO_INODE_SIZE}, per inode not in use): {@code
+     * ENOSPC} when the attributes would pass 1 KiB times the free inodes, or an eighth of the heap
+     * (a superblock without an inode limit), so that no caller can fill the heap with attribute
+     * values (a newcomer's unprivileged loop of 64 KiB values ended a root FUSE mount with an
+     * {@code OutOfMemoryError}). Inode creation does not look at the attribute space (tmpfs's
+     * does): the two limits are checked apart.
+     */
+    @Override
+    public void chargeXattrSpace(long bytes, Syscall op) {
+        long heapCap = Runtime.getRuntime().maxMemory() / 8;
+        while (true) {
+            long used = xattrSpace.get();
+            long free = freeInodes.get();
+            long limit = free >= heapCap / 1024 ? heapCap : Math.max(0, free) * 1024;
+            if (used + bytes > limit) {
+                throw new VfsException(Errno.ENOSPC, op, null);
+            }
+            if (xattrSpace.compareAndSet(used, used + bytes)) {
+                return;
+            }
+        }
+    }
+
+    @Override
+    public void unchargeXattrSpace(long bytes) {
+        if (bytes > 0) {
+            xattrSpace.addAndGet(-bytes);
+        }
+    }
+
     @Override
     public void inodeFreed(Inode inode) {
         unchargeBytes(inode.chargedBytes());
+        unchargeXattrSpace(inode.takeXattrCharge());
         freeInodes.incrementAndGet();
         sop.evictInode(this, inode);
     }

@@ -52,6 +52,37 @@ class XattrTest {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
+    /**
+     * Attribute values take space, as tmpfs's: 1 KiB per free inode ({@code free_ispace}), each
+     * attribute 40 bytes plus its name and value ({@code simple_xattr_space}), {@code ENOSPC} past
+     * it, given back by a removal. The figures are the host's: a tmpfs mounted with {@code
+     * nr_inodes=10} holding two files (Linux 6.18). Without the charge a loop of 64 KiB values
+     * ended a FUSE mount's JVM with an {@code OutOfMemoryError} (a newcomer's finding).
+     */
+    @Test
+    void setxattr_takesSpace_ENOSPCPastOneKibPerFreeInode_asTmpfs() {
+        t.mkdir("/m", 0755);
+        t.mount("none", "/m", "tmpfs", 0, "nr_inodes=10");
+        try {
+            touch(t, "/m/f", 0644);
+            touch(t, "/m/g", 0644);
+            for (int n : new int[] {100, 1000, 5000}) {
+                t.setxattr("/m/f", "user.a", new byte[n], 0);
+            }
+            assertErrno(Errno.ENOSPC, () -> t.setxattr("/m/f", "user.a", new byte[8000], 0));
+            assertEquals(
+                    5000, t.getxattr("/m/f", "user.a").length, "the failed set changed nothing");
+            assertErrno(Errno.ENOSPC, () -> t.setxattr("/m/g", "user.b", new byte[5000], 0));
+            t.removexattr("/m/f", "user.a");
+            t.setxattr("/m/g", "user.b", new byte[5000], 0);
+            t.unlink("/m/g"); // the freed inode gives its space back
+            t.setxattr("/m/f", "user.a", new byte[6000], 0);
+            t.unlink("/m/f");
+        } finally {
+            t.umount("/m");
+        }
+    }
+
     @Test
     void setxattr_movesCtimeOnly_removexattrToo() {
         t.utimensat(OpenFlags.AT_FDCWD, "/d/f", new Timespec(1000, 0), new Timespec(1000, 0), 0);
