@@ -365,7 +365,7 @@ final class AttrCalls {
                 gate.exit(g);
             }
             if (sb != null) {
-                sb.sop().dirtyInode(sb, i);
+                sb.sop().attrsChanged(sb, i);
             }
             // fsnotify_change / fsnotify_xattr: to the directory the file is in (with its name)
             // and to the inode

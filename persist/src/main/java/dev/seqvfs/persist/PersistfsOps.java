@@ -602,6 +602,30 @@ final class PersistfsOps implements SuperOperations {
         }
     }
 
+    /**
+     * An attribute change through a descriptor: on a {@code dirsync} mount (the default) written
+     * back before the call returns, so that a {@code chmod}, {@code chown}, {@code touch} or {@code
+     * setfattr} through the FUSE mount (whose server makes them by descriptor) is as durable as the
+     * same call by path, which the directory's journal has when it returns (a newcomer's crash test
+     * lost all four); on an {@code async} mount at the next write-back, as {@link #dirtyInode}. A
+     * regular file's dirty blocks go with it.
+     */
+    @Override
+    public void attrsChanged(Superblock sb, Inode inode) {
+        if (inode.type() == FileType.DIRECTORY) {
+            return;
+        }
+        mark(inode, DirtyBlocks::attrs);
+        if (syncWrites || !asyncNamespace) {
+            writeBack(inode, Syscall.FSYNC);
+        }
+    }
+
+    /** {@return whether inode {@code ino} waits for a write-back} For tests. */
+    boolean dirtyNow(long ino) {
+        return dirty.containsKey(ino);
+    }
+
     /** {@code syncfs}: writes back every file written since its last write-back. */
     @Override
     public void sync(Superblock sb) {

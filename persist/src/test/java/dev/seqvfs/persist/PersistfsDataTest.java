@@ -36,6 +36,54 @@ class PersistfsDataTest {
         }
     }
 
+    /**
+     * An attribute change through a descriptor (how the FUSE server makes every {@code chmod},
+     * {@code chown}, {@code touch} and {@code setfattr}) is written back before it returns on a
+     * {@code dirsync} mount, as the same change by path is journaled: a newcomer's {@code kill -9}
+     * after them through the mount lost all four. On an {@code async} mount it waits for a
+     * write-back, as a write does.
+     */
+    @Test
+    void attributeChangesByDescriptor_areWrittenBackBeforeTheyReturn_onADirsyncMount() {
+        for (String mode : List.of("", "async")) {
+            Path dir = data.resolve("m" + mode);
+            com.typesafe.config.Config c =
+                    com.typesafe.config.ConfigFactory.parseMap(
+                                    java.util.Map.of(
+                                            "seqvfs.root.options",
+                                            "data_dir=" + dir + (mode.isEmpty() ? "" : ",async")))
+                            .withFallback(PersistfsType.rootConfig(dir));
+            try (SeqVfs vfs = SeqVfs.create(c)) {
+                VfsTask t = vfs.newTask(Credentials.ROOT);
+                PersistfsOps ops = PersistfsType.mounted(dir);
+                int fd = t.open("/f", OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0644);
+                t.close(fd);
+                long ino = t.stat("/f").ino();
+                int opath = t.open("/f", OpenFlags.O_PATH, 0);
+                try {
+                    t.fchmodat(opath, "", 0600, OpenFlags.AT_EMPTY_PATH);
+                    assertEquals(!mode.isEmpty(), ops.dirtyNow(ino), mode + ": after fchmodat");
+                    t.fchownat(opath, "", 7, 7, OpenFlags.AT_EMPTY_PATH);
+                    assertEquals(!mode.isEmpty(), ops.dirtyNow(ino), mode + ": after fchownat");
+                } finally {
+                    t.close(opath);
+                }
+                fd = t.open("/f", OpenFlags.O_RDONLY, 0);
+                try {
+                    t.fsetxattr(fd, "user.q", new byte[] {1}, 0);
+                    assertEquals(!mode.isEmpty(), ops.dirtyNow(ino), mode + ": after fsetxattr");
+                } finally {
+                    t.close(fd);
+                }
+            }
+            try (SeqVfs vfs = SeqVfs.create(c)) {
+                Stat st = vfs.newTask(Credentials.ROOT).stat("/f");
+                assertEquals(0600, st.mode() & 07777);
+                assertEquals(7, st.uid());
+            }
+        }
+    }
+
     @Test
     void fsyncedData_isReadBackByTheNextInstance() {
         byte[] big = new byte[3 * 4096 + 17];

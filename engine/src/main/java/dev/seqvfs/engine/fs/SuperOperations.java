@@ -189,6 +189,21 @@ public interface SuperOperations {
     default void dirtyInode(Superblock sb, Inode inode) {}
 
     /**
+     * An explicit attribute change through a descriptor ({@code fchmod}, {@code fchown}, {@code
+     * futimens}, {@code fsetxattr}, the {@code AT_EMPTY_PATH} forms): what a FUSE server makes of
+     * every {@code chmod}, {@code chown}, {@code touch} and {@code setfattr} by path. Called on the
+     * caller's thread after the change is published; a durable type may write the inode back before
+     * returning, so that the change is as durable as the same change by path. The default is {@link
+     * #dirtyInode}.
+     *
+     * @param sb the inode's superblock
+     * @param inode the changed inode (not a live directory)
+     */
+    default void attrsChanged(Superblock sb, Inode inode) {
+        dirtyInode(sb, inode);
+    }
+
+    /**
      * Told that {@code sb} has now given inode numbers below {@code end} (a directory actor took a
      * batch of them): a persistent type keeps a durable high-water mark ahead of it, so a number is
      * never given twice across restarts. Called on the taking actor's thread, often; must be cheap
