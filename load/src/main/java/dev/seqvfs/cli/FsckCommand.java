@@ -1,6 +1,5 @@
 package dev.seqvfs.cli;
 
-import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
 import dev.seqvfs.persist.PersistfsFsck;
 import java.io.PrintWriter;
@@ -93,8 +92,10 @@ final class FsckCommand implements Callable<Integer> {
                     pg
                             ? PersistfsFsck.checkPostgresql(schema, ConfigFactory.load())
                             : PersistfsFsck.check(dataDir, ConfigFactory.load());
-        } catch (IllegalArgumentException | ConfigException e) {
-            err.println("seqvfs fsck: " + e.getMessage());
+        } catch (RuntimeException e) {
+            // an operational error (fsck(8)'s 8): the whole chain of causes on one line, so the
+            // root one (a corrupt segment, a store held by another process) is in it
+            err.println("seqvfs fsck: " + Causes.line(e));
             err.flush();
             return 8;
         }

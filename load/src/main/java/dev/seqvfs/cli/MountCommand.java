@@ -162,7 +162,14 @@ final class MountCommand implements Callable<Integer> {
                 DataDir.options(dataOptions);
             }
         }
-        try (SeqVfs vfs = SeqVfs.create(FuseMount.engineConfig(ConfigFactory.load()))) {
+        SeqVfs made;
+        try {
+            made = SeqVfs.create(FuseMount.engineConfig(ConfigFactory.load()));
+        } catch (RuntimeException e) {
+            // one line with the root cause (a data directory in use, a corrupt store), not a trace
+            return fail("cannot start the file system: " + Causes.line(e));
+        }
+        try (SeqVfs vfs = made) {
             FuseMount mount;
             try {
                 mount = FuseMount.mount(vfs, mountPoint, options);

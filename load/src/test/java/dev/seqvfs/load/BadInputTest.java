@@ -371,6 +371,19 @@ class BadInputTest {
         Cli.Result r = Cli.run("fsck", "--data-dir", data.toString());
         assertEquals(0, r.exit(), r.out() + r.err());
         assertTrue(r.out().contains("; 0 corrected, 0 errors"), r.out());
+        // a store another instance holds: one line that names the cause (another process's hold
+        // was the last line of a 40-line trace), the operational error status
+        try (dev.seqvfs.engine.SeqVfs held =
+                dev.seqvfs.engine.SeqVfs.create(
+                        dev.seqvfs.persist.PersistfsType.rootConfig(data))) {
+            Cli.Result busy = Cli.run("fsck", "--data-dir", data.toString());
+            assertEquals(8, busy.exit(), busy.out() + busy.err());
+            assertTrue(
+                    busy.err().startsWith("seqvfs fsck: ")
+                            && busy.err().strip().lines().count() == 1
+                            && busy.err().contains("EBUSY"), // held by this JVM: EBUSY
+                    busy.err());
+        }
         Cli.Result none = Cli.run("fsck", "--data-dir", d.resolve("nothing").toString());
         assertEquals(8, none.exit(), none.out() + none.err());
         assertTrue(
