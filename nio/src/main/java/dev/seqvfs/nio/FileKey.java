@@ -8,6 +8,20 @@ package dev.seqvfs.nio;
  * @param ino the inode number ({@code st_ino})
  */
 record FileKey(long dev, long ino) {
+    /**
+     * {@return the key of the file open on {@code fd}}
+     *
+     * @throws java.io.IOException as {@code fstat} fails, translated as a channel's I/O error
+     */
+    static FileKey of(dev.seqvfs.engine.VfsTask task, int fd) throws java.io.IOException {
+        try {
+            var st = task.fstat(fd);
+            return new FileKey(st.dev(), st.ino());
+        } catch (dev.seqvfs.protocol.VfsException e) {
+            throw Errors.forIo(e);
+        }
+    }
+
     @Override
     public String toString() {
         return "(dev=" + Long.toHexString(dev) + ",ino=" + ino + ")";

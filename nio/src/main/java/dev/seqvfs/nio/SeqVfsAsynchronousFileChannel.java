@@ -187,12 +187,7 @@ final class SeqVfsAsynchronousFileChannel extends AsynchronousFileChannel {
     private FileKey key() throws IOException {
         FileKey k = key;
         if (k == null) {
-            try {
-                var st = task.fstat(fd);
-                k = new FileKey(st.dev(), st.ino());
-            } catch (VfsException e) {
-                throw Errors.forIo(e);
-            }
+            k = FileKey.of(task, fd);
             key = k;
         }
         return k;

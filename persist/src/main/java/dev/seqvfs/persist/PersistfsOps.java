@@ -298,16 +298,8 @@ final class PersistfsOps implements SuperOperations {
         for (JournalQueue q : busyQueues.toArray(new JournalQueue[0])) {
             barriers.add(q.submit(List.of()));
         }
-        try {
-            for (CompletableFuture<Void> b : barriers) {
-                b.get(writeTimeout.toMillis() * 2, TimeUnit.MILLISECONDS);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new VfsException(Errno.EINTR, op, null);
-        } catch (java.util.concurrent.ExecutionException
-                | java.util.concurrent.TimeoutException e) {
-            throw new VfsException(Errno.EIO, op, null);
+        for (CompletableFuture<Void> b : barriers) {
+            await(b, op);
         }
         return true;
     }
@@ -320,8 +312,16 @@ final class PersistfsOps implements SuperOperations {
      * @throws VfsException {@code EIO}, {@code EINTR}
      */
     void forceStore(Syscall op) {
+        await(store.forceAsync(), op);
+    }
+
+    /**
+     * Waits for {@code f}, up to twice the write timeout: {@code EIO} if it fails or times out,
+     * {@code EINTR} if the thread is interrupted.
+     */
+    private void await(CompletableFuture<?> f, Syscall op) {
         try {
-            store.forceAsync().get(writeTimeout.toMillis() * 2, TimeUnit.MILLISECONDS);
+            f.get(writeTimeout.toMillis() * 2, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new VfsException(Errno.EINTR, op, null);
@@ -380,19 +380,11 @@ final class PersistfsOps implements SuperOperations {
                 barriers.add(q.submit(List.of()));
             }
         }
-        try {
-            for (CompletableFuture<Void> b : barriers) {
-                b.get(writeTimeout.toMillis() * 2, TimeUnit.MILLISECONDS);
-            }
-            // a lazy journal (async on the segment log): written, now forced
-            store.forceAsync().get(writeTimeout.toMillis() * 2, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new VfsException(Errno.EINTR, op, null);
-        } catch (java.util.concurrent.ExecutionException
-                | java.util.concurrent.TimeoutException e) {
-            throw new VfsException(Errno.EIO, op, null);
+        for (CompletableFuture<Void> b : barriers) {
+            await(b, op);
         }
+        // a lazy journal (async on the segment log): written, now forced
+        await(store.forceAsync(), op);
         if (journalError.getAndSet(null) != null) {
             throw new VfsException(Errno.EIO, op, null);
         }

@@ -87,25 +87,7 @@ public final class FileData {
      * @return the number of bytes copied, 0 at or past the end
      */
     public int read(long offset, byte[] dst, int dstOff, int len) {
-        if (offset >= size || len <= 0) {
-            return 0;
-        }
-        int n = (int) Math.min(len, size - offset);
-        int done = 0;
-        while (done < n) {
-            long pos = offset + done;
-            long pageNo = pos / PAGE;
-            int inPage = (int) (pos % PAGE);
-            int chunk = Math.min(n - done, PAGE - inPage);
-            byte[] page = page(pageNo);
-            if (page == null) {
-                Arrays.fill(dst, dstOff + done, dstOff + done + chunk, (byte) 0);
-            } else {
-                System.arraycopy(page, inPage, dst, dstOff + done, chunk);
-            }
-            done += chunk;
-        }
-        return n;
+        return copyOut(offset, dst, dstOff, len);
     }
 
     /**
@@ -121,6 +103,11 @@ public final class FileData {
      * @return the number of bytes copied, 0 at or past the end
      */
     public int read(long offset, ByteBuffer dst, int dstIndex, int len) {
+        return copyOut(offset, dst, dstIndex, len);
+    }
+
+    /** The two reads' loop: page by page into {@code dst}, a {@code byte[]} or a buffer. */
+    private int copyOut(long offset, Object dst, int dstOff, int len) {
         if (offset >= size || len <= 0) {
             return 0;
         }
@@ -128,15 +115,16 @@ public final class FileData {
         int done = 0;
         while (done < n) {
             long pos = offset + done;
-            long pageNo = pos / PAGE;
             int inPage = (int) (pos % PAGE);
             int chunk = Math.min(n - done, PAGE - inPage);
-            byte[] page = page(pageNo);
-            dst.put(
-                    dstIndex + done,
-                    page == null ? ZERO_PAGE : page,
-                    page == null ? 0 : inPage,
-                    chunk);
+            byte[] page = page(pos / PAGE);
+            byte[] from = page == null ? ZERO_PAGE : page;
+            int at = page == null ? 0 : inPage;
+            if (dst instanceof byte[] a) {
+                System.arraycopy(from, at, a, dstOff + done, chunk);
+            } else {
+                ((ByteBuffer) dst).put(dstOff + done, from, at, chunk);
+            }
             done += chunk;
         }
         return n;
