@@ -101,28 +101,37 @@ final class EntityJournal implements DirJournal {
         // in async mode the callers are answered now, unless the journal is far behind (then
         // they wait, which holds the directory's actor back: a bounded backlog, never a drop)
         boolean early = ops.asyncNamespace() && ops.queue(dir.ino()).backlog() < ASYNC_BACKLOG;
-        ops.append(dir.ino(), events)
-                .whenComplete(
-                        (ok, failure) -> {
-                            if (failure == null && gone != null) {
-                                for (long ino : gone) {
-                                    ops.lastNameDurablyRemoved(ino);
-                                }
-                            }
-                            if (failure != null) {
-                                LOG.error(
-                                        "journal of directory {}: {} events not written: {}",
-                                        dir.ino(),
-                                        events.size(),
-                                        failure.toString());
-                                if (early) {
-                                    ops.journalFailed(failure);
-                                }
-                            }
-                            if (!early) {
-                                done.done(failure == null ? null : Errno.EIO);
-                            }
-                        });
+        java.util.concurrent.CompletableFuture<Void> written =
+                ops.append(dir.ino(), events).toCompletableFuture();
+        if (early) {
+            // an fsync of a file this batch named waits for exactly this write (nameWritten)
+            for (Change c : changes) {
+                if (c instanceof Bound b && b.inode().type() != FileType.DIRECTORY) {
+                    ops.namePending(b.inode().ino(), written);
+                }
+            }
+        }
+        written.whenComplete(
+                (ok, failure) -> {
+                    if (failure == null && gone != null) {
+                        for (long ino : gone) {
+                            ops.lastNameDurablyRemoved(ino);
+                        }
+                    }
+                    if (failure != null) {
+                        LOG.error(
+                                "journal of directory {}: {} events not written: {}",
+                                dir.ino(),
+                                events.size(),
+                                failure.toString());
+                        if (early) {
+                            ops.journalFailed(failure);
+                        }
+                    }
+                    if (!early) {
+                        done.done(failure == null ? null : Errno.EIO);
+                    }
+                });
         if (early) {
             done.done(null);
         }

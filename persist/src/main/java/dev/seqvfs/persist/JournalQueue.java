@@ -32,9 +32,6 @@ final class JournalQueue {
     private final Scheduler scheduler;
     private final Duration timeout;
 
-    /** The set this queue is in while it is sending (its owner's busy queues). */
-    private final java.util.Set<JournalQueue> busy;
-
     /** Submissions not yet sent, in order; guarded by this. */
     private final List<Submission> waiting = new ArrayList<>();
 
@@ -48,15 +45,10 @@ final class JournalQueue {
     final java.util.concurrent.atomic.AtomicLong appends =
             new java.util.concurrent.atomic.AtomicLong();
 
-    JournalQueue(
-            ActorRef<DirectoryEntity.Command> entity,
-            Scheduler scheduler,
-            Duration timeout,
-            java.util.Set<JournalQueue> busy) {
+    JournalQueue(ActorRef<DirectoryEntity.Command> entity, Scheduler scheduler, Duration timeout) {
         this.entity = entity;
         this.scheduler = scheduler;
         this.timeout = timeout;
-        this.busy = busy;
     }
 
     /**
@@ -77,9 +69,6 @@ final class JournalQueue {
             waiting.add(new Submission(List.copyOf(events), done));
             waitingEvents += events.size();
             start = !sending;
-            if (start) {
-                busy.add(this); // under the monitor: in the set exactly while sending
-            }
             sending = true;
         }
         if (start) {
@@ -137,7 +126,6 @@ final class JournalQueue {
             }
             if (batch.isEmpty()) {
                 sending = false;
-                busy.remove(this);
                 return;
             }
         }

@@ -136,9 +136,9 @@ final class PersistFileOperations implements FileOperations {
     public void fsync(OpenFile f, boolean datasync) {
         d.fsync(f, datasync);
         Syscall op = datasync ? Syscall.FDATASYNC : Syscall.FSYNC;
-        // an async mount: every namespace change made before (a new file's name among them) goes
-        // with the file, as ext4 commits its running transaction at an fsync
-        boolean names = ops.namespaceWritten(op);
+        // an async mount: the file's newest name goes with it, as ext4's commit takes the
+        // directory entry of a new file along with it
+        boolean names = ops.nameWritten(f.inode().ino(), op);
         if (!ops.writeBack(f.inode(), op) && names) {
             ops.forceStore(op); // the write-back's own force covers them when it wrote
         }

@@ -263,44 +263,57 @@ final class PersistfsOps implements SuperOperations {
     private final ConcurrentHashMap<Long, JournalQueue> queues = new ConcurrentHashMap<>();
 
     /**
-     * The journal queues with an append in flight or waiting ({@link JournalQueue}: added when one
-     * starts sending, removed when it runs dry, under its monitor): what a barrier over every
-     * namespace change made so far must wait for ({@link #namespaceWritten}), without visiting the
-     * queues of every directory ever written.
+     * On an {@code async} mount, the journal write of the newest name given to each non-directory
+     * whose name is not written yet ({@link #namePending}), removed when it completes: what an
+     * {@code fsync} of that file waits for ({@link #nameWritten}).
      */
-    private final java.util.Set<JournalQueue> busyQueues = ConcurrentHashMap.newKeySet();
+    private final ConcurrentHashMap<Long, CompletableFuture<Void>> pendingNames =
+            new ConcurrentHashMap<>();
+
+    /**
+     * Records that inode {@code ino} was given a name whose journal write is {@code written} (an
+     * {@code async} mount's create, link or rename within a directory).
+     *
+     * @param ino the inode named
+     * @param written completes once the name is written to the store
+     */
+    void namePending(long ino, CompletableFuture<Void> written) {
+        pendingNames.put(ino, written);
+        written.whenComplete((ok, failure) -> pendingNames.remove(ino, written));
+    }
 
     /**
      * {@return directory {@code ino}'s journal queue: every append to its entity goes through it}
      */
     JournalQueue queue(long ino) {
         return queues.computeIfAbsent(
-                ino,
-                i -> new JournalQueue(entity(i), system.scheduler(), writeTimeout, busyQueues));
+                ino, i -> new JournalQueue(entity(i), system.scheduler(), writeTimeout));
     }
 
     /**
-     * On an {@code async} mount, waits until every namespace change made before this call is
-     * written to the store (on the segment log: written, not yet forced), as ext4's {@code fsync}
-     * commits the journal's running transaction with the file: so an {@code fsync} of a new file
-     * makes its name durable with its data (the caller forces after). Nothing on a {@code dirsync}
-     * mount, where every change was durable when its call returned. Blocks the caller's thread.
+     * On an {@code async} mount, waits until the newest name given to inode {@code ino} is written
+     * to the store (on the segment log: written, not yet forced), so that an {@code fsync} of a new
+     * file makes its name durable with its data, as ext4's does (its journal commit takes the
+     * directory entry along); the caller forces after. Nothing when no name of it waits (every name
+     * on a {@code dirsync} mount, which was durable when its call returned). Blocks the caller's
+     * thread.
      *
+     * @param ino the inode being synced
      * @param op the call, for the error
-     * @return whether it waited for anything (a force must follow)
-     * @throws VfsException {@code EIO} if one of those writes failed, {@code EINTR}
+     * @return whether it waited for a write (a force must follow)
+     * @throws VfsException {@code EIO} if that write failed, {@code EINTR}
      */
-    boolean namespaceWritten(Syscall op) {
-        if (!asyncNamespace || busyQueues.isEmpty()) {
+    /** {@return whether a name of inode {@code ino} waits for its journal write} For tests. */
+    boolean namePendingNow(long ino) {
+        return pendingNames.containsKey(ino);
+    }
+
+    boolean nameWritten(long ino, Syscall op) {
+        CompletableFuture<Void> w = pendingNames.get(ino);
+        if (w == null) {
             return false;
         }
-        List<CompletableFuture<Void>> barriers = new ArrayList<>();
-        for (JournalQueue q : busyQueues.toArray(new JournalQueue[0])) {
-            barriers.add(q.submit(List.of()));
-        }
-        for (CompletableFuture<Void> b : barriers) {
-            await(b, op);
-        }
+        await(w, op);
         return true;
     }
 
