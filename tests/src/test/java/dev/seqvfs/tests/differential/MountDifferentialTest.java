@@ -64,11 +64,15 @@ class MountDifferentialTest {
         }
         mountPoint = Files.createTempDirectory("seqvfs-fuse-diff-");
         vfs = SeqVfs.create(FuseMount.engineConfig(ConfigFactory.load()));
-        mount = FuseMount.mount(vfs, mountPoint, List.of());
+        // "dev": the host's sandbox tmpfs is no nodev mount, so a device node (a RENAME_WHITEOUT's
+        // whiteout) opens with ENXIO there; the mount's default nodev would answer EACCES from the
+        // kernel before asking the file system (a mount option, not the file system's answer)
+        mount = FuseMount.mount(vfs, mountPoint, List.of("dev"));
         cachedMountPoint = Files.createTempDirectory("seqvfs-fuse-diff-cached-");
         cachedVfs = SeqVfs.create(FuseMount.engineConfig(ConfigFactory.load()));
         cachedMount =
-                FuseMount.mount(cachedVfs, cachedMountPoint, List.of(FuseMount.CACHED_OPTIONS));
+                FuseMount.mount(
+                        cachedVfs, cachedMountPoint, List.of(FuseMount.CACHED_OPTIONS, "dev"));
     }
 
     @AfterContainer
