@@ -85,44 +85,35 @@ final class VfsFork {
         IdentityHashMap<Superblock, Source> sources = new IdentityHashMap<>();
         IdentityHashMap<VfsMount, Paths> paths = new IdentityHashMap<>();
         MountTable table;
-        locks.publish.close();
+        long rename = locks.closeForRename();
         try {
-            long rename;
-            while ((rename = locks.rename.tryWriteLock()) == 0) {
+            long mount;
+            while ((mount = locks.mount.tryWriteLock()) == 0) {
                 Thread.onSpinWait();
             }
             try {
-                long mount;
-                while ((mount = locks.mount.tryWriteLock()) == 0) {
-                    Thread.onSpinWait();
+                table = source.namespace().mountTableAcquire();
+                for (VfsMount m : table.mounts()) {
+                    if ((m.superblock().type().flags() & FileSystemType.FS_DURABLE) != 0) {
+                        throw new VfsException(Errno.EINVAL, Syscall.FORK, null);
+                    }
                 }
-                try {
-                    table = source.namespace().mountTableAcquire();
-                    for (VfsMount m : table.mounts()) {
-                        if ((m.superblock().type().flags() & FileSystemType.FS_DURABLE) != 0) {
-                            throw new VfsException(Errno.EINVAL, Syscall.FORK, null);
-                        }
+                for (VfsMount m : table.mounts()) {
+                    Superblock sb = m.superblock();
+                    if (copies(sb.type()) && !sources.containsKey(sb)) {
+                        long k = sb.forks().bump();
+                        sources.put(
+                                sb, new Source(k, sb.forks().treeSlots(), sb.forks().treeBytes()));
                     }
-                    for (VfsMount m : table.mounts()) {
-                        Superblock sb = m.superblock();
-                        if (copies(sb.type()) && !sources.containsKey(sb)) {
-                            long k = sb.forks().bump();
-                            sources.put(
-                                    sb,
-                                    new Source(k, sb.forks().treeSlots(), sb.forks().treeBytes()));
-                        }
-                        if (m != table.rootMount()) {
-                            paths.put(m, new Paths(pathOf(m.mountpoint()), pathOf(m.root())));
-                        }
+                    if (m != table.rootMount()) {
+                        paths.put(m, new Paths(pathOf(m.mountpoint()), pathOf(m.root())));
                     }
-                } finally {
-                    locks.mount.unlockWrite(mount);
                 }
             } finally {
-                locks.rename.unlockWrite(rename);
+                locks.mount.unlockWrite(mount);
             }
         } finally {
-            locks.publish.open();
+            locks.reopenAfterRename(rename);
         }
         return new VfsFork(table, sources, paths);
     }

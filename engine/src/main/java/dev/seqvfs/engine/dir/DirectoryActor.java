@@ -805,25 +805,21 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
     }
 
     /**
-     * Closes the publication gate and takes the rename write lock, in that order ({@link
-     * dev.seqvfs.engine.sb.NamespaceLocks}), for a change that unbinds or rebinds a name bound to a
-     * directory or a symbolic link: a same-directory rename of one (or over one), an rmdir, an
-     * unlink of a symbolic link. Such a change can invalidate the path proof of a command another
-     * directory's actor has checked and not yet published (a create or unlink in {@code /b/s} while
-     * {@code /b} renames {@code s}); closing the gate waits for that publication, so the command
-     * takes effect before this change, where its path still led, never after it ({@code
-     * AncestorUnbindRaceTest}). The rename lock orders it with the cross-directory renames, which
-     * close the gate too. Held for the few stores of one publication; never across a message.
+     * Closes the publication gate and takes the rename write lock ({@link
+     * dev.seqvfs.engine.sb.NamespaceLocks#closeForRename}) for a change that unbinds or rebinds a
+     * name bound to a directory or a symbolic link: a same-directory rename of one (or over one),
+     * an rmdir, an unlink of a symbolic link. Such a change can invalidate the path proof of a
+     * command another directory's actor has checked and not yet published (a create or unlink in
+     * {@code /b/s} while {@code /b} renames {@code s}); closing the gate waits for that
+     * publication, so the command takes effect before this change, where its path still led, never
+     * after it ({@code AncestorUnbindRaceTest}). The rename lock orders it with the cross-directory
+     * renames, which close the gate too. Held for the few stores of one publication; never across a
+     * message.
      *
      * @return the rename write lock's stamp, for {@link #openGate}
      */
     private long closeGate() {
-        sb.locks().publish.close();
-        long stamp;
-        while ((stamp = sb.locks().rename.tryWriteLock()) == 0) {
-            Thread.onSpinWait();
-        }
-        return stamp;
+        return sb.locks().closeForRename();
     }
 
     /**
@@ -832,8 +828,7 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
      * @param stamp what it returned
      */
     private void openGate(long stamp) {
-        sb.locks().rename.unlockWrite(stamp);
-        sb.locks().publish.open();
+        sb.locks().reopenAfterRename(stamp);
     }
 
     /**

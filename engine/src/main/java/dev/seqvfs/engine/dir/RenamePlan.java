@@ -124,11 +124,6 @@ public final class RenamePlan {
         }
     }
 
-    /** {@return the whiteout left at the source name, or {@code null}} */
-    public Inode whiteout() {
-        return whiteout;
-    }
-
     /**
      * Checks a rename and returns its plan.
      *

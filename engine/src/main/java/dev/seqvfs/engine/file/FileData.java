@@ -130,7 +130,7 @@ public final class FileData {
         return n;
     }
 
-    /** A page of zeros, never written: what a hole reads as into a {@link ByteBuffer}. */
+    /** A page of zeros, never written: what a hole reads as. */
     private static final byte[] ZERO_PAGE = new byte[PAGE];
 
     /** Returns the page {@code pageNo}, or {@code null} for a hole. */

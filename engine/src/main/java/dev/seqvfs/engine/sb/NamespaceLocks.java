@@ -59,4 +59,31 @@ public final class NamespaceLocks {
         }
         return stamp;
     }
+
+    /**
+     * Closes the gate, then takes the rename write lock (spinning), in the lock order: what a
+     * publisher of a change that can fail another writer's path proof holds around its stores (a
+     * cross-directory rename, a directory's change of a name bound to a directory or symbolic link,
+     * a fork's cut before it takes the mount lock too). Release with {@link #reopenAfterRename}.
+     *
+     * @return the rename write stamp
+     */
+    public long closeForRename() {
+        publish.close();
+        long stamp;
+        while ((stamp = rename.tryWriteLock()) == 0) {
+            Thread.onSpinWait();
+        }
+        return stamp;
+    }
+
+    /**
+     * Undoes {@link #closeForRename}: releases the rename write lock, then opens the gate.
+     *
+     * @param stamp what {@link #closeForRename} returned
+     */
+    public void reopenAfterRename(long stamp) {
+        rename.unlockWrite(stamp);
+        publish.open();
+    }
 }

@@ -390,22 +390,14 @@ public final class SuperblockActor extends AbstractBehavior<SuperblockActor.Comm
             plan.makeWhiteout(sb, r.cred(), sb.now()); // RENAME_WHITEOUT only
             // Close the directory writers' gate first: a command whose proof a directory
             // actor checked publishes before this rename, never after it (PublishGate).
-            sb.locks().publish.close();
+            long stamp = sb.locks().closeForRename();
             try {
-                long stamp;
-                while ((stamp = sb.locks().rename.tryWriteLock()) == 0) {
-                    Thread.onSpinWait();
+                if (r.proof() != null && !r.proof().stillHoldsHoldingRenameLock()) {
+                    throw new VfsException(Errno.ESTALE, Syscall.RENAME, null);
                 }
-                try {
-                    if (r.proof() != null && !r.proof().stillHoldsHoldingRenameLock()) {
-                        throw new VfsException(Errno.ESTALE, Syscall.RENAME, null);
-                    }
-                    plan.publishEntries(sb.locks());
-                } finally {
-                    sb.locks().rename.unlockWrite(stamp);
-                }
+                plan.publishEntries(sb.locks());
             } finally {
-                sb.locks().publish.open();
+                sb.locks().reopenAfterRename(stamp);
             }
             sb.hooks().entriesPublished(r.oldDir());
             plan.finish(sb.now());
