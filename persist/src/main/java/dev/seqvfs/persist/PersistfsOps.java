@@ -290,6 +290,11 @@ final class PersistfsOps implements SuperOperations {
                 ino, i -> new JournalQueue(entity(i), system.scheduler(), writeTimeout));
     }
 
+    /** {@return whether a name of inode {@code ino} waits for its journal write} For tests. */
+    boolean namePendingNow(long ino) {
+        return pendingNames.containsKey(ino);
+    }
+
     /**
      * On an {@code async} mount, waits until the newest name given to inode {@code ino} is written
      * to the store (on the segment log: written, not yet forced), so that an {@code fsync} of a new
@@ -303,11 +308,6 @@ final class PersistfsOps implements SuperOperations {
      * @return whether it waited for a write (a force must follow)
      * @throws VfsException {@code EIO} if that write failed, {@code EINTR}
      */
-    /** {@return whether a name of inode {@code ino} waits for its journal write} For tests. */
-    boolean namePendingNow(long ino) {
-        return pendingNames.containsKey(ino);
-    }
-
     boolean nameWritten(long ino, Syscall op) {
         CompletableFuture<Void> w = pendingNames.get(ino);
         if (w == null) {
@@ -396,8 +396,7 @@ final class PersistfsOps implements SuperOperations {
         for (CompletableFuture<Void> b : barriers) {
             await(b, op);
         }
-        // a lazy journal (async on the segment log): written, now forced
-        await(store.forceAsync(), op);
+        forceStore(op); // a lazy journal (async on the segment log): written, now forced
         if (journalError.getAndSet(null) != null) {
             throw new VfsException(Errno.EIO, op, null);
         }
@@ -601,8 +600,16 @@ final class PersistfsOps implements SuperOperations {
         if (inode.type() == FileType.DIRECTORY) {
             return;
         }
+        markAttrs(inode, syncWrites);
+    }
+
+    /**
+     * Marks {@code inode}'s attributes for write-back ({@code ->dirty_inode}), and writes it back
+     * now if {@code now} (a {@code sync} mount; an explicit change on a {@code dirsync} one).
+     */
+    private void markAttrs(Inode inode, boolean now) {
         mark(inode, DirtyBlocks::attrs);
-        if (syncWrites) {
+        if (now) {
             writeBack(inode, Syscall.FSYNC);
         }
     }
@@ -620,10 +627,7 @@ final class PersistfsOps implements SuperOperations {
         if (inode.type() == FileType.DIRECTORY) {
             return;
         }
-        mark(inode, DirtyBlocks::attrs);
-        if (syncWrites || !asyncNamespace) {
-            writeBack(inode, Syscall.FSYNC);
-        }
+        markAttrs(inode, syncWrites || !asyncNamespace);
     }
 
     /** {@return whether inode {@code ino} waits for a write-back} For tests. */
