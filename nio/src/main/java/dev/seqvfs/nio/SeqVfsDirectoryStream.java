@@ -344,21 +344,8 @@ final class SeqVfsDirectoryStream implements SecureDirectoryStream<Path> {
                 } else if (follow) {
                     task.fchmodat(fd, name.filename(), mode, 0);
                 } else {
-                    // as the JDK's UnixSecureDirectoryStream: openat(O_NOFOLLOW), then fchmod; a
-                    // symbolic link fails with ELOOP, its target untouched
-                    int f =
-                            task.openat(
-                                    fd,
-                                    name.filename(),
-                                    dev.seqvfs.protocol.OpenFlags.O_RDONLY
-                                            | dev.seqvfs.protocol.OpenFlags.O_NOFOLLOW
-                                            | dev.seqvfs.protocol.OpenFlags.O_NONBLOCK,
-                                    0);
-                    try {
-                        task.fchmod(f, mode);
-                    } finally {
-                        task.close(f);
-                    }
+                    // as the JDK's UnixSecureDirectoryStream: ELOOP, the link's target untouched
+                    Views.chmodNoFollow(task, fd, name.filename(), mode);
                 }
             } catch (VfsException e) {
                 throw fail(e);

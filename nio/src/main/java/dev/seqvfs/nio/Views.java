@@ -41,6 +41,28 @@ final class Views {
                 Math.floorDiv(nanos, 1_000_000_000L), Math.floorMod(nanos, 1_000_000_000L));
     }
 
+    /**
+     * {@code chmod} without following a final symbolic link, as the JDK's Linux provider does it
+     * (Linux has no {@code lchmod}): {@code openat(O_RDONLY | O_NOFOLLOW)}, then {@code fchmod}, so
+     * a symbolic link fails with {@code ELOOP} and its target is never changed. {@code O_NONBLOCK}:
+     * a FIFO's open does not wait for a writer.
+     *
+     * @throws VfsException as the open or the {@code fchmod} fails
+     */
+    static void chmodNoFollow(VfsTask t, int dirfd, CharSequence path, int mode) {
+        int fd =
+                t.openat(
+                        dirfd,
+                        path,
+                        OpenFlags.O_RDONLY | OpenFlags.O_NOFOLLOW | OpenFlags.O_NONBLOCK,
+                        0);
+        try {
+            t.fchmod(fd, mode);
+        } finally {
+            t.close(fd);
+        }
+    }
+
     /** The {@code basic}, {@code posix} and {@code owner} views of one path. */
     static final class Posix implements PosixFileAttributeView {
         private final SeqVfsPath path;
@@ -126,28 +148,15 @@ final class Views {
         }
 
         /**
-         * {@code chmod}; with {@code NOFOLLOW_LINKS} as the JDK's Linux provider does it: open the
-         * file {@code O_RDONLY | O_NOFOLLOW} and {@code fchmod} it, so a symbolic link fails with
-         * {@code ELOOP} ("... or unable to access attributes of symbolic link") and its target is
-         * never changed (Linux has no {@code lchmod}). {@code O_NONBLOCK}: a FIFO's open does not
-         * wait for a writer.
+         * {@code chmod}; with {@code NOFOLLOW_LINKS} {@link #chmodNoFollow}: a symbolic link fails
+         * with {@code ELOOP} ("... or unable to access attributes of symbolic link").
          */
         void setMode(int mode) throws IOException {
-            VfsTask t = task();
             try {
                 if (follow) {
-                    t.chmod(path.filename(), mode);
-                    return;
-                }
-                int fd =
-                        t.open(
-                                path.filename(),
-                                OpenFlags.O_RDONLY | OpenFlags.O_NOFOLLOW | OpenFlags.O_NONBLOCK,
-                                0);
-                try {
-                    t.fchmod(fd, mode);
-                } finally {
-                    t.close(fd);
+                    task().chmod(path.filename(), mode);
+                } else {
+                    chmodNoFollow(task(), OpenFlags.AT_FDCWD, path.filename(), mode);
                 }
             } catch (VfsException e) {
                 throw Errors.translate(e, path, null);
