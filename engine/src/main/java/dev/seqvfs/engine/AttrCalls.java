@@ -92,6 +92,7 @@ final class AttrCalls {
         return t.walk(
                 t.startFor(dirfd, ip, op, path, empty),
                 ip,
+                path,
                 op,
                 nd -> {
                     VfsPath p = nd.walkFull(lf);
@@ -114,7 +115,7 @@ final class AttrCalls {
                 ((flags & OpenFlags.AT_SYMLINK_NOFOLLOW) != 0 ? 0 : Nameidata.LOOKUP_FOLLOW)
                         | (empty ? Nameidata.LOOKUP_EMPTY : 0)
                         | lookupExtra;
-        return t.walk(t.startFor(dirfd, ip, op, path, empty), ip, op, nd -> nd.walkFull(lf));
+        return t.walk(t.startFor(dirfd, ip, op, path, empty), ip, path, op, nd -> nd.walkFull(lf));
     }
 
     Stat fstatat(int dirfd, Filename path, int flags) {
@@ -131,6 +132,7 @@ final class AttrCalls {
         return t.walk(
                 t.startFor(dirfd, ip, Syscall.STAT, path, empty),
                 ip,
+                path,
                 Syscall.STAT,
                 nd -> {
                     Stat st = stat(nd.walkFull(lf).inode());

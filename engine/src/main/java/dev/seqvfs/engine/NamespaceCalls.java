@@ -59,6 +59,7 @@ final class NamespaceCalls {
                 t.walk(
                         start,
                         ip,
+                        extPath,
                         op,
                         nd -> {
                             VfsPath parent = nd.walkParent();
@@ -314,6 +315,7 @@ final class NamespaceCalls {
         return t.walk(
                 start,
                 ip,
+                extPath,
                 op,
                 nd -> {
                     VfsPath p = nd.walkParent();

@@ -139,7 +139,8 @@ final class OpenCalls {
         }
         for (int attempt = 0; ; attempt++) {
             VfsPath start = t.startFor(dirfd, ip, Syscall.OPEN, path, emptyPath);
-            OpenTarget target = t.walk(start, ip, Syscall.OPEN, nd -> walkOpen(nd, f, emptyPath));
+            OpenTarget target =
+                    t.walk(start, ip, path, Syscall.OPEN, nd -> walkOpen(nd, f, emptyPath));
             if (target.existing() != null) {
                 if (isFifo(target.existing(), f)) {
                     CompletableFuture<Integer> fd =

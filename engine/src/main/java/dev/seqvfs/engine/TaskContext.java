@@ -17,6 +17,7 @@ import dev.seqvfs.protocol.Filename;
 import dev.seqvfs.protocol.Limits;
 import dev.seqvfs.protocol.MountFlags;
 import dev.seqvfs.protocol.OpenFlags;
+import dev.seqvfs.protocol.PathComponents;
 import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import java.util.Objects;
@@ -172,6 +173,26 @@ final class TaskContext implements WalkContext {
     <T> T walk(VfsPath start, String internalPath, Syscall op, WalkFunction<T> fn) {
         alive(op);
         return vfs.walker().walk(this, start, internalPath, op, fn);
+    }
+
+    /**
+     * As {@link #walk(VfsPath, String, Syscall, WalkFunction)} for a path the caller passed as
+     * {@code source}: when that is a {@link Filename} whose internal form is {@code internalPath}
+     * and which was walked before, the walk reads its components parsed ahead ({@link
+     * Filename#components()}) instead of scanning its chars again.
+     */
+    <T> T walk(
+            VfsPath start,
+            String internalPath,
+            CharSequence source,
+            Syscall op,
+            WalkFunction<T> fn) {
+        alive(op);
+        PathComponents comps =
+                source instanceof Filename f && f.internal() == internalPath
+                        ? f.components()
+                        : null;
+        return vfs.walker().walk(this, start, internalPath, comps, op, fn);
     }
 
     /**

@@ -21,6 +21,16 @@ public final class Filename implements CharSequence, Comparable<Filename> {
     private final String internal;
     private final String text;
 
+    /**
+     * The components, once a second walk asked for them ({@link #components()}). A racy cache: the
+     * value is immutable with final fields, so a thread that sees it sees it whole, and two threads
+     * that both compute it store equal values.
+     */
+    private PathComponents components;
+
+    /** Whether {@link #components()} was asked once (plain; racy, only a hint). */
+    private boolean walked;
+
     private Filename(String internal, String text) {
         this.internal = internal;
         this.text = text;
@@ -87,6 +97,26 @@ public final class Filename implements CharSequence, Comparable<Filename> {
      */
     public String internal() {
         return internal;
+    }
+
+    /**
+     * {@return the path's components, parsed once, for a walk that reuses this {@code Filename}; or
+     * {@code null} the first time it is asked} A {@code Filename} made for one call (a {@code
+     * String} literal passed to the API) is walked once, and the walk's own scan is then cheaper
+     * than parsing ahead; one kept and walked again (a {@code java.nio.file.Path}'s) is parsed on
+     * its second walk and never scanned again. Thread-safe (a racy cache of an immutable value).
+     */
+    public PathComponents components() {
+        PathComponents c = components;
+        if (c == null) {
+            if (!walked) {
+                walked = true;
+                return null;
+            }
+            c = PathComponents.of(internal);
+            components = c;
+        }
+        return c;
     }
 
     /** {@return the path's length in bytes} */

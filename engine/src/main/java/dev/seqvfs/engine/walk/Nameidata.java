@@ -13,8 +13,10 @@ import dev.seqvfs.engine.mount.MountTable;
 import dev.seqvfs.engine.mount.VfsMount;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.Errno;
+import dev.seqvfs.protocol.Filename;
 import dev.seqvfs.protocol.Limits;
 import dev.seqvfs.protocol.Mode;
+import dev.seqvfs.protocol.PathComponents;
 import dev.seqvfs.protocol.PathNames;
 import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
@@ -59,6 +61,22 @@ public final class Nameidata {
     private final Syscall op;
     private final Credentials cred;
 
+    /**
+     * {@link #path}'s components parsed ahead ({@link Filename#components()}), or {@code null}: the
+     * walk then reads each component of the path itself from here instead of scanning its chars.
+     * Link bodies are always scanned.
+     */
+    private final PathComponents comps;
+
+    /** The next component of {@link #path} to walk, while {@link #topFrame}. */
+    private int ci;
+
+    /** Whether the walk is in {@link #path} itself (not in a link body) and has {@link #comps}. */
+    private boolean topFrame;
+
+    /** Whether the bottom of the link stack is {@link #path}'s frame, with {@link #comps}. */
+    private boolean topStacked;
+
     private MountTable mounts;
     private VfsMount mnt;
     private Inode inode;
@@ -90,18 +108,27 @@ public final class Nameidata {
      * The trail: per lookup, {@link #ENTRY} slots. Made with each walk, so young: its stores need
      * no card marking, where a trail pooled across walks (old) would dirty a card at each walk.
      */
-    private Object[] trail = new Object[ENTRY * 8];
+    private Object[] trail;
 
     private int trailLen;
     private boolean validateAll;
 
-    Nameidata(PathWalk walker, WalkContext ctx, VfsPath start, String path, Syscall op) {
+    Nameidata(
+            PathWalk walker,
+            WalkContext ctx,
+            VfsPath start,
+            String path,
+            PathComponents comps,
+            Syscall op) {
         this.walker = walker;
         this.ctx = ctx;
         this.start = start;
         this.path = path;
+        this.comps = comps;
         this.op = op;
         this.cred = ctx.cred();
+        // sized for the path's own lookups when they are known, so that it does not grow
+        this.trail = new Object[ENTRY * (comps == null ? 8 : Math.max(8, comps.count() + 1))];
     }
 
     void reset(MountTable table) {
@@ -116,6 +143,10 @@ public final class Nameidata {
         trailingSlash = false;
         trailLen = 0;
         validateAll = false;
+        originMnt = null;
+        originDir = null;
+        originName = null;
+        originDentry = null;
     }
 
     /** {@return the path being walked (internal form)} */
@@ -313,6 +344,9 @@ public final class Nameidata {
         }
         cur = path;
         pos = 0;
+        ci = 0;
+        topFrame = comps != null;
+        topStacked = false;
         if (path.charAt(0) == '/') {
             VfsPath r = ctx.root();
             mnt = r.mnt();
@@ -328,143 +362,233 @@ public final class Nameidata {
     }
 
     private void run(boolean parentMode, int flags) {
-        while (true) {
-            String s = cur;
-            int len = s.length();
-            int p = pos;
-            while (p < len && s.charAt(p) == '/') {
-                p++;
-            }
-            if (p == len) {
-                if (sp > 0) {
-                    sp--;
-                    cur = stackPath[sp];
-                    pos = stackPos[sp];
-                    stackPath[sp] = null;
-                    continue;
+        // The origin of the final inode is kept in locals while the walk runs and stored once when
+        // it ends: four reference stores per component (each with the collector's barriers) were
+        // a measurable part of a walk's cost.
+        VfsMount oMnt = originMnt;
+        DirectoryInode oDir = originDir;
+        String oName = originName;
+        Dentry oDentry = originDentry;
+        try {
+            while (true) {
+                String s = cur;
+                int len = s.length();
+                PathComponents pc = topFrame ? comps : null;
+                int p;
+                if (pc != null) {
+                    int n = pc.count();
+                    // The common case in a tight loop: an ordinary name, not the last, found in
+                    // a plain directory the caller may search, naming a directory with no mount
+                    // on it. Anything else (or a miss) leaves the loop before recording anything,
+                    // and the general steps below take the same component from the same state.
+                    while (ci < n - 1 && pc.kind(ci) == PathComponents.NAME) {
+                        Inode di = inode;
+                        int df = di.iopFlags();
+                        if ((df & (IopFlags.IOP_LOOKUP | IopFlags.IOP_CUSTOM_LOOKUP))
+                                        != IopFlags.IOP_LOOKUP
+                                || ((cred.uid() != 0 || (df & IopFlags.IOP_PERMISSION) != 0)
+                                        && !Permission.check(di, Mode.X_OK, cred))) {
+                            break;
+                        }
+                        int c = ci;
+                        int cs = pc.start(c);
+                        int ce = pc.end(c);
+                        if (ce - cs > Limits.NAME_MAX) {
+                            break;
+                        }
+                        DirectoryInode dir = (DirectoryInode) di;
+                        DirSnapshot snap = dir.snapshotAcquire();
+                        Dentry found = snap.lookup(s, cs, ce, pc.hash(c), pc.word0(c), pc.word1(c));
+                        if (found == null) {
+                            break;
+                        }
+                        Inode child = found.inode();
+                        if ((child.iopFlags() & (IopFlags.IOP_LOOKUP | IopFlags.IOP_FOLLOW_LINK))
+                                        != IopFlags.IOP_LOOKUP
+                                || ((DirectoryInode) child).mountCount() > 0) {
+                            break;
+                        }
+                        appendTrail(dir, snap, found);
+                        oMnt = mnt;
+                        oDir = dir;
+                        oName = found.name();
+                        oDentry = found;
+                        inode = child;
+                        ci = c + 1;
+                        pos = pc.start(c + 1);
+                    }
+                    p = ci < n ? pc.start(ci) : len;
+                } else {
+                    p = pos;
+                    while (p < len && s.charAt(p) == '/') {
+                        p++;
+                    }
                 }
-                if (parentMode) {
-                    lastType = LastType.ROOT;
-                    last = null;
-                } else if ((flags & LOOKUP_DIRECTORY) != 0
-                        && (inode.iopFlags() & IopFlags.IOP_LOOKUP) == 0) {
+                if (p == len) {
+                    if (sp > 0) {
+                        sp--;
+                        cur = stackPath[sp];
+                        pos = stackPos[sp];
+                        stackPath[sp] = null;
+                        // the bottom frame is the path's own only if it was pushed from there
+                        topFrame = sp == 0 && topStacked;
+                        topStacked &= !topFrame;
+                        continue;
+                    }
+                    if (parentMode) {
+                        lastType = LastType.ROOT;
+                        last = null;
+                    } else if ((flags & LOOKUP_DIRECTORY) != 0
+                            && (inode.iopFlags() & IopFlags.IOP_LOOKUP) == 0) {
+                        throw error(Errno.ENOTDIR);
+                    }
+                    return;
+                }
+                // One pass finds the component's end, computes its String hash code and packs its
+                // first 16 chars as a dentry stores them, so that the lookup needs neither a
+                // substring nor a second pass over the chars (DirSnapshot.lookup of a range).
+                int end;
+                int hash;
+                long w0;
+                long w1;
+                boolean wide;
+                int after;
+                LastType type;
+                if (pc != null) {
+                    // parsed ahead: no char of the component is read
+                    int c = ci++;
+                    end = pc.end(c);
+                    hash = pc.hash(c);
+                    w0 = pc.word0(c);
+                    w1 = pc.word1(c);
+                    int kind = pc.kind(c);
+                    wide = kind == PathComponents.WIDE;
+                    type =
+                            kind == PathComponents.DOT
+                                    ? LastType.DOT
+                                    : kind == PathComponents.DOTDOT
+                                            ? LastType.DOTDOT
+                                            : LastType.NORM;
+                    after = ci < pc.count() ? pc.start(ci) : len;
+                } else {
+                    end = p;
+                    hash = 0;
+                    w0 = 0;
+                    w1 = 0;
+                    int seen = 0;
+                    char ch;
+                    while (end < len && (ch = s.charAt(end)) != '/') {
+                        hash = 31 * hash + ch;
+                        seen |= ch;
+                        int i = end - p;
+                        if (i < 8) {
+                            w0 |= (long) ch << (i << 3);
+                        } else if (i < 16) {
+                            w1 |= (long) ch << ((i - 8) << 3);
+                        }
+                        end++;
+                    }
+                    wide = seen > 0xFF;
+                    after = end;
+                    while (after < len && s.charAt(after) == '/') {
+                        after++;
+                    }
+                    type = typeOf(s, p, end);
+                }
+                boolean lastInFrame = after == len;
+                boolean isLast = lastInFrame && sp == 0;
+                boolean slashAfter = end < len;
+                if (isLast && slashAfter) {
+                    // A trailing slash makes the final component a directory that must be
+                    // followed, through however many links (link_path_walk's LOOKUP_FOLLOW |
+                    // LOOKUP_DIRECTORY), even after the slash itself has been consumed.
+                    flags |= LOOKUP_FOLLOW | LOOKUP_DIRECTORY;
+                }
+                pos = after;
+                if ((inode.iopFlags() & IopFlags.IOP_LOOKUP) == 0) {
+                    // only after a magic link jumped to a non-directory with components left
                     throw error(Errno.ENOTDIR);
                 }
-                return;
-            }
-            // One pass finds the component's end, computes its String hash code and packs its
-            // first 16 chars as a dentry stores them, so that the lookup needs neither a
-            // substring nor a second pass over the chars (DirSnapshot.lookup of a range).
-            int end = p;
-            int hash = 0;
-            long w0 = 0;
-            long w1 = 0;
-            int seen = 0;
-            char ch;
-            while (end < len && (ch = s.charAt(end)) != '/') {
-                hash = 31 * hash + ch;
-                seen |= ch;
-                int i = end - p;
-                if (i < 8) {
-                    w0 |= (long) ch << (i << 3);
-                } else if (i < 16) {
-                    w1 |= (long) ch << ((i - 8) << 3);
+                if (isLast && parentMode) {
+                    // NAME_MAX is checked where the final component is looked up (lookupLast, the
+                    // directory actor), as Linux's lookup does, after the caller's earlier checks.
+                    last = s.substring(p, end);
+                    lastType = type;
+                    trailingSlash = slashAfter;
+                    return;
                 }
-                end++;
-            }
-            int after = end;
-            while (after < len && s.charAt(after) == '/') {
-                after++;
-            }
-            boolean lastInFrame = after == len;
-            boolean isLast = lastInFrame && sp == 0;
-            boolean slashAfter = end < len;
-            if (isLast && slashAfter) {
-                // A trailing slash makes the final component a directory that must be
-                // followed, through however many links (link_path_walk's LOOKUP_FOLLOW |
-                // LOOKUP_DIRECTORY), even after the slash itself has been consumed.
-                flags |= LOOKUP_FOLLOW | LOOKUP_DIRECTORY;
-            }
-            pos = after;
-            LastType type = typeOf(s, p, end);
-            if ((inode.iopFlags() & IopFlags.IOP_LOOKUP) == 0) {
-                // only after a magic link jumped to a non-directory with components left
-                throw error(Errno.ENOTDIR);
-            }
-            if (isLast && parentMode) {
-                // NAME_MAX is checked where the final component is looked up (lookupLast, the
-                // directory actor), as Linux's lookup does, after the caller's earlier checks.
-                last = s.substring(p, end);
-                lastType = type;
-                trailingSlash = slashAfter;
-                return;
-            }
-            if (isLast && slashAfter) {
-                // As lookup_last: a trailing slash makes the rest of the walk, including the
-                // bodies of links it follows, follow links and require a directory.
-                flags |= LOOKUP_FOLLOW | LOOKUP_DIRECTORY;
-            }
-            mayLookup(inode);
-            if (end - p > Limits.NAME_MAX) {
-                throw error(isDeadDir(inode) ? Errno.ENOENT : Errno.ENAMETOOLONG);
-            }
-            if (type == LastType.DOT) {
-                if (isLast) {
-                    checkFinalDir(flags, slashAfter);
+                if (isLast && slashAfter) {
+                    // As lookup_last: a trailing slash makes the rest of the walk, including the
+                    // bodies of links it follows, follow links and require a directory.
+                    flags |= LOOKUP_FOLLOW | LOOKUP_DIRECTORY;
                 }
-                continue;
-            }
-            if (type == LastType.DOTDOT) {
-                followDotdot();
-                if (isLast) {
-                    checkFinalDir(flags, slashAfter);
+                mayLookup(inode);
+                if (end - p > Limits.NAME_MAX) {
+                    throw error(isDeadDir(inode) ? Errno.ENOENT : Errno.ENAMETOOLONG);
                 }
-                continue;
-            }
-            DirectoryInode dir = (DirectoryInode) inode;
-            Inode child;
-            Dentry found = null;
-            String name;
-            if ((dir.iopFlags() & IopFlags.IOP_CUSTOM_LOOKUP) != 0) {
-                name = s.substring(p, end);
-                child = dir.ops().lookup(dir, name, ctx);
-            } else {
-                found =
-                        seen > 0xFF
-                                ? lookupIn(dir, s, p, end)
-                                : lookupIn(dir, s, p, end, hash, w0, w1);
-                if (found == null) {
+                if (type == LastType.DOT) {
+                    if (isLast) {
+                        checkFinalDir(flags, slashAfter);
+                    }
+                    continue;
+                }
+                if (type == LastType.DOTDOT) {
+                    followDotdot();
+                    if (isLast) {
+                        checkFinalDir(flags, slashAfter);
+                    }
+                    continue;
+                }
+                DirectoryInode dir = (DirectoryInode) inode;
+                Inode child;
+                Dentry found = null;
+                String name;
+                if ((dir.iopFlags() & IopFlags.IOP_CUSTOM_LOOKUP) != 0) {
+                    name = s.substring(p, end);
+                    child = dir.ops().lookup(dir, name, ctx);
+                } else {
+                    found =
+                            wide
+                                    ? lookupIn(dir, s, p, end)
+                                    : lookupIn(dir, s, p, end, hash, w0, w1);
+                    if (found == null) {
+                        throw error(Errno.ENOENT);
+                    }
+                    // the dentry's name equals the component: no substring on a hit
+                    name = found.name();
+                    child = found.inode();
+                }
+                if (child == null) {
                     throw error(Errno.ENOENT);
                 }
-                // the dentry's name equals the component: no substring on a hit
-                name = found.name();
-                child = found.inode();
-            }
-            if (child == null) {
-                throw error(Errno.ENOENT);
-            }
-            int f = child.iopFlags();
-            if ((f & IopFlags.IOP_FOLLOW_LINK) != 0
-                    && (!isLast || (flags & LOOKUP_FOLLOW) != 0 || slashAfter)) {
-                if (!lastInFrame) {
-                    push(s, after);
+                int f = child.iopFlags();
+                if ((f & IopFlags.IOP_FOLLOW_LINK) != 0
+                        && (!isLast || (flags & LOOKUP_FOLLOW) != 0 || slashAfter)) {
+                    if (!lastInFrame) {
+                        push(s, after);
+                    }
+                    enterLink(child);
+                    continue;
                 }
-                enterLink(child);
-                continue;
-            }
-            originMnt = mnt;
-            originDir = dir;
-            originName = name;
-            originDentry = found;
-            if (isLast) {
+                oMnt = mnt;
+                oDir = dir;
+                oName = name;
+                oDentry = found;
+                if (isLast) {
+                    stepInto(child);
+                    checkFinalDir(flags, slashAfter);
+                    return;
+                }
+                if ((f & IopFlags.IOP_LOOKUP) == 0) {
+                    throw error(Errno.ENOTDIR);
+                }
                 stepInto(child);
-                checkFinalDir(flags, slashAfter);
-                return;
             }
-            if ((f & IopFlags.IOP_LOOKUP) == 0) {
-                throw error(Errno.ENOTDIR);
-            }
-            stepInto(child);
+        } finally {
+            originMnt = oMnt;
+            originDir = oDir;
+            originName = oName;
+            originDentry = oDentry;
         }
     }
 
@@ -496,6 +620,7 @@ public final class Nameidata {
         }
         stackPath[sp] = s;
         stackPos[sp] = p;
+        topStacked |= topFrame;
         sp++;
     }
 
@@ -503,6 +628,7 @@ public final class Nameidata {
         if (++linkCount > Limits.SYMLOOP_MAX) {
             throw error(Errno.ELOOP);
         }
+        topFrame = false;
         if ((link.iopFlags() & IopFlags.IOP_CUSTOM_LINK) != 0) {
             LinkJump j;
             try {

@@ -1,6 +1,7 @@
 package dev.seqvfs.engine.walk;
 
 import dev.seqvfs.engine.sb.NamespaceLocks;
+import dev.seqvfs.protocol.PathComponents;
 import dev.seqvfs.protocol.Syscall;
 import dev.seqvfs.protocol.VfsException;
 import java.util.concurrent.locks.StampedLock;
@@ -86,9 +87,34 @@ public final class PathWalk {
      * @throws VfsException the error {@code fn} raised in a validated walk
      */
     public <T> T walk(WalkContext ctx, VfsPath start, String path, Syscall op, WalkFunction<T> fn) {
+        return walk(ctx, start, path, null, op, fn);
+    }
+
+    /**
+     * As {@link #walk(WalkContext, VfsPath, String, Syscall, WalkFunction)}, for a path whose
+     * components were parsed ahead: the walk reads them from {@code comps} instead of scanning the
+     * path's chars.
+     *
+     * @param <T> what {@code fn} answers
+     * @param ctx the task
+     * @param start where relative paths start (the cwd or a directory descriptor)
+     * @param path the path, internal form
+     * @param comps {@code path}'s components ({@link PathComponents#of}), or {@code null}
+     * @param op the system call's name, for errors
+     * @param fn the reading part of the call
+     * @return {@code fn}'s answer
+     * @throws VfsException the error {@code fn} raised in a validated walk
+     */
+    public <T> T walk(
+            WalkContext ctx,
+            VfsPath start,
+            String path,
+            PathComponents comps,
+            Syscall op,
+            WalkFunction<T> fn) {
         NamespaceLocks locks = ns.locks();
         StampedLock ml = locks.mount;
-        Nameidata nd = new Nameidata(this, ctx, start, path, op);
+        Nameidata nd = new Nameidata(this, ctx, start, path, comps, op);
         for (int attempt = 0; attempt < optimisticAttempts; attempt++) {
             long ms = ml.tryOptimisticRead();
             if (ms != 0) {

@@ -3,6 +3,7 @@ package dev.seqvfs.tests.concurrency;
 import dev.seqvfs.engine.VfsTask;
 import dev.seqvfs.protocol.DirEntry;
 import dev.seqvfs.protocol.FileType;
+import dev.seqvfs.protocol.Filename;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.VfsException;
 import dev.seqvfs.tests.concurrency.LinearizabilityChecker.Op;
@@ -14,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -145,8 +147,31 @@ final class NamespaceWorkload {
         return l.get(ThreadLocalRandom.current().nextInt(l.size()));
     }
 
+    /** Filenames parsed ahead ({@link Filename#components()}), one per path, shared by threads. */
+    private static final ConcurrentHashMap<String, Filename> PARSED = new ConcurrentHashMap<>();
+
+    /**
+     * {@return {@code p} itself or, half the time, a shared {@link Filename} of it whose components
+     * were parsed ahead, so that walks take both the scanning and the parsed route}
+     */
+    static CharSequence eitherForm(String p) {
+        if (ThreadLocalRandom.current().nextBoolean()) {
+            return p;
+        }
+        return PARSED.computeIfAbsent(
+                p,
+                k -> {
+                    Filename f = Filename.of(k);
+                    f.components();
+                    f.components();
+                    return f;
+                });
+    }
+
     /** Executes one call, timing it from just before the call to just after it returned. */
-    static Op run(VfsTask t, int thread, Kind kind, String a, String b) {
+    static Op run(VfsTask t, int thread, Kind kind, String pa, String pb) {
+        CharSequence a = pa == null ? null : eitherForm(pa);
+        CharSequence b = pb == null ? null : eitherForm(pb);
         long inv = System.nanoTime();
         Result res;
         int fd = -1;
@@ -177,7 +202,7 @@ final class NamespaceWorkload {
         if (fd >= 0) {
             t.close(fd);
         }
-        return new Op(thread, kind, a, b, res, inv, resp);
+        return new Op(thread, kind, pa, pb, res, inv, resp);
     }
 
     /** Reads the whole tree (at quiescence) as a model state. */
