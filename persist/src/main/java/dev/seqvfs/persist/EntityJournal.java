@@ -104,9 +104,10 @@ final class EntityJournal implements DirJournal {
         java.util.concurrent.CompletableFuture<Void> written =
                 ops.append(dir.ino(), events).toCompletableFuture();
         if (early) {
-            // an fsync of a file this batch named waits for exactly this write (nameWritten)
+            // an fsync of a file this batch named, or of anything below a directory it named,
+            // waits for exactly this write (PersistfsOps.pathWritten)
             for (Change c : changes) {
-                if (c instanceof Bound b && b.inode().type() != FileType.DIRECTORY) {
+                if (c instanceof Bound b) {
                     ops.namePending(b.inode().ino(), written);
                 }
             }

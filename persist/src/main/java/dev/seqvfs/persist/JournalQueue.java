@@ -112,7 +112,28 @@ final class JournalQueue {
         return !sending && waiting.isEmpty();
     }
 
+    /**
+     * Tests: while set and not complete, nothing more is sent (a store that is slow for this
+     * directory); the queue resumes when it completes. Volatile.
+     */
+    private volatile CompletableFuture<Void> held;
+
+    /**
+     * Tests: holds back every append not yet sent until {@code until} completes.
+     *
+     * @param until completes to let the queue go on
+     */
+    void holdUntil(CompletableFuture<Void> until) {
+        held = until;
+    }
+
     private void sendNext() {
+        CompletableFuture<Void> h = held;
+        if (h != null && !h.isDone()) {
+            // "sending" stays set meanwhile: submissions wait
+            CompletableFuture<Void> unused = h.whenComplete((v, e) -> sendNext());
+            return;
+        }
         List<Submission> batch = new ArrayList<>();
         List<DirEvent> events = new ArrayList<>();
         synchronized (this) {

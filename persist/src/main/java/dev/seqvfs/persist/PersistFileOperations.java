@@ -5,6 +5,7 @@ import dev.seqvfs.engine.file.RegularFileOperations;
 import dev.seqvfs.engine.fs.FileOperations;
 import dev.seqvfs.engine.fs.Kiocb;
 import dev.seqvfs.engine.inode.Inode;
+import dev.seqvfs.engine.walk.FileOrigin;
 import dev.seqvfs.engine.walk.WalkContext;
 import dev.seqvfs.protocol.Credentials;
 import dev.seqvfs.protocol.DirEntry;
@@ -136,9 +137,10 @@ final class PersistFileOperations implements FileOperations {
     public void fsync(OpenFile f, boolean datasync) {
         d.fsync(f, datasync);
         Syscall op = datasync ? Syscall.FDATASYNC : Syscall.FSYNC;
-        // an async mount: the file's newest name goes with it, as ext4's commit takes the
-        // directory entry of a new file along with it
-        boolean names = ops.nameWritten(f.inode().ino(), op);
+        // an async mount: the file's newest name, and those of new directories above it, go
+        // with it, as ext4's commit takes the directory entries along
+        FileOrigin o = f.origin();
+        boolean names = ops.pathWritten(f.inode(), o == null ? null : o.dir(), op);
         if (!ops.writeBack(f.inode(), op) && names) {
             ops.forceStore(op); // the write-back's own force covers them when it wrote
         }

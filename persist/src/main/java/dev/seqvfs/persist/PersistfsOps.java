@@ -1,6 +1,7 @@
 package dev.seqvfs.persist;
 
 import dev.seqvfs.engine.dir.DirJournal;
+import dev.seqvfs.engine.dir.DirLink;
 import dev.seqvfs.engine.dir.DirectoryFileOperations;
 import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.dir.RenameJournal;
@@ -114,7 +115,10 @@ final class PersistfsOps implements SuperOperations {
                 @Override
                 public void fsync(OpenFile f, boolean datasync) {
                     d.fsync(f, datasync);
-                    flushJournals(f.inode().ino(), datasync ? Syscall.FDATASYNC : Syscall.FSYNC);
+                    Syscall op = datasync ? Syscall.FDATASYNC : Syscall.FSYNC;
+                    DirLink l = ((DirectoryInode) f.inode()).linkAcquire();
+                    pathWritten(f.inode(), l == null ? null : l.parent(), op);
+                    flushJournals(f.inode().ino(), op); // forces what pathWritten waited for
                 }
 
                 @Override
@@ -263,9 +267,9 @@ final class PersistfsOps implements SuperOperations {
     private final ConcurrentHashMap<Long, JournalQueue> queues = new ConcurrentHashMap<>();
 
     /**
-     * On an {@code async} mount, the journal write of the newest name given to each non-directory
-     * whose name is not written yet ({@link #namePending}), removed when it completes: what an
-     * {@code fsync} of that file waits for ({@link #nameWritten}).
+     * On an {@code async} mount, the journal write of the newest name given to each inode whose
+     * name is not written yet ({@link #namePending}), removed when it completes: what an {@code
+     * fsync} of that inode, or of anything below it, waits for ({@link #pathWritten}).
      */
     private final ConcurrentHashMap<Long, CompletableFuture<Void>> pendingNames =
             new ConcurrentHashMap<>();
@@ -315,6 +319,31 @@ final class PersistfsOps implements SuperOperations {
         }
         await(w, op);
         return true;
+    }
+
+    /**
+     * On an {@code async} mount, waits until the newest name of {@code inode} and the newest name
+     * of every directory from {@code parent} up to the superblock's root are written to the store,
+     * so that an {@code fsync} makes the whole path of a file made in new directories durable with
+     * it: ext4's journal commit takes the directory entries of new parents along too (POSIX asks
+     * only for the file's data; programs that fsync a new file in a new directory count on ext4's
+     * behaviour). The caller forces after. Blocks the caller's thread.
+     *
+     * @param inode the inode being synced
+     * @param parent the directory it was opened from (a file), or its parent (a directory), or
+     *     {@code null}
+     * @param op the call, for the error
+     * @return whether it waited for a write (a force must follow)
+     * @throws VfsException {@code EIO} if a write failed, {@code EINTR}
+     */
+    boolean pathWritten(Inode inode, DirectoryInode parent, Syscall op) {
+        boolean waited = nameWritten(inode.ino(), op);
+        for (DirectoryInode d = parent; d != null; ) {
+            waited |= nameWritten(d.ino(), op);
+            DirLink l = d.linkAcquire(); // null at the superblock's root
+            d = l == null ? null : l.parent();
+        }
+        return waited;
     }
 
     /**

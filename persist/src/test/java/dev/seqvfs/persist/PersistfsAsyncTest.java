@@ -1,6 +1,7 @@
 package dev.seqvfs.persist;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.Config;
@@ -13,6 +14,8 @@ import dev.seqvfs.protocol.OpenFlags;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -147,6 +150,57 @@ class PersistfsAsyncTest {
             VfsTask t = vfs.newTask(Credentials.ROOT);
             assertEquals(400, t.readdir("/d").size());
             assertEquals(20, t.readdir("/e").size());
+            assertEquals(List.of(), Fsck.check(vfs, true));
+        }
+    }
+
+    /**
+     * An {@code fsync} of a file made in new directories on an {@code async} mount takes the names
+     * of those directories along too (ext4's commit takes every directory entry of the path): with
+     * the root directory's journal held back, the fsync of {@code /n/m/f} does not return until
+     * {@code /n}'s name is written, and then neither {@code /n} nor {@code /n/m} waits for a write.
+     */
+    @Test
+    void async_fsyncOfAFileInNewDirectories_waitsForTheirNamesToo() throws Exception {
+        try (SeqVfs vfs = SeqVfs.create(config("async"))) {
+            VfsTask t = vfs.newTask(Credentials.ROOT);
+            PersistfsOps ops = PersistfsType.mounted(data);
+            CompletableFuture<Void> release = new CompletableFuture<>();
+            ops.queue(t.stat("/").ino()).holdUntil(release);
+            t.mkdir("/n", 0755);
+            t.mkdir("/n/m", 0755);
+            long top = t.stat("/n").ino();
+            long mid = t.stat("/n/m").ino();
+            int fd = t.open("/n/m/f", OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0644);
+            t.write(fd, new byte[] {4, 5, 6});
+            assertTrue(ops.namePendingNow(top), "/n's name is held back");
+            CompletableFuture<Void> synced = CompletableFuture.runAsync(() -> t.fsync(fd));
+            Thread.sleep(300);
+            assertFalse(synced.isDone(), "fsync returned while /n's name was not written");
+            release.complete(null);
+            synced.get(10, TimeUnit.SECONDS);
+            assertFalse(ops.namePendingNow(top));
+            assertFalse(ops.namePendingNow(mid));
+            t.close(fd);
+
+            // the same for an fsync of a new directory in a new directory
+            CompletableFuture<Void> release2 = new CompletableFuture<>();
+            ops.queue(t.stat("/").ino()).holdUntil(release2);
+            t.mkdir("/p", 0755);
+            t.mkdir("/p/q", 0755);
+            int dfd = t.open("/p/q", OpenFlags.O_RDONLY | OpenFlags.O_DIRECTORY);
+            CompletableFuture<Void> dirSynced = CompletableFuture.runAsync(() -> t.fsync(dfd));
+            Thread.sleep(300);
+            assertFalse(dirSynced.isDone(), "fsync of /p/q returned before /p's name was written");
+            release2.complete(null);
+            dirSynced.get(10, TimeUnit.SECONDS);
+            assertFalse(ops.namePendingNow(t.stat("/p").ino()));
+            t.close(dfd);
+        }
+        try (SeqVfs vfs = SeqVfs.create(config("async"))) {
+            VfsTask t = vfs.newTask(Credentials.ROOT);
+            assertEquals(3, t.stat("/n/m/f").size());
+            assertEquals(0, t.readdir("/p/q").size());
             assertEquals(List.of(), Fsck.check(vfs, true));
         }
     }
