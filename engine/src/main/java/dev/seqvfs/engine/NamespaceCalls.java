@@ -5,6 +5,7 @@ import dev.seqvfs.engine.dir.DirReply;
 import dev.seqvfs.engine.dir.DirectoryActor;
 import dev.seqvfs.engine.dir.DirectoryInode;
 import dev.seqvfs.engine.dir.RenamePlan;
+import dev.seqvfs.engine.fdtable.OpenFile;
 import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.IopFlags;
 import dev.seqvfs.engine.inode.Permission;
@@ -265,6 +266,25 @@ final class NamespaceCalls {
         if (empty && io.isEmpty() && !t.cred().isRoot()) {
             throw new VfsException(Errno.ENOENT, Syscall.LINK, oldpath, newpath);
         }
+        if (empty && io.isEmpty() && olddirfd != OpenFlags.AT_FDCWD) {
+            // linkat(fd, "", AT_EMPTY_PATH) holds the descriptor's file for the call, as Linux's
+            // fdget does: a close racing the link cannot free the inode it names (an O_TMPFILE
+            // file with no name yet is freed by its last close)
+            OpenFile held = t.fdget(olddirfd, Syscall.LINK);
+            try {
+                return TaskContext.fdputWhenDone(
+                        held, linkResolved(olddirfd, oldpath, io, newdirfd, newpath, flags));
+            } catch (RuntimeException | Error e) {
+                TaskContext.fdput(held);
+                throw e;
+            }
+        }
+        return linkResolved(olddirfd, oldpath, io, newdirfd, newpath, flags);
+    }
+
+    private CompletableFuture<Void> linkResolved(
+            int olddirfd, Filename oldpath, String io, int newdirfd, Filename newpath, int flags) {
+        boolean empty = (flags & OpenFlags.AT_EMPTY_PATH) != 0;
         int lf =
                 ((flags & OpenFlags.AT_SYMLINK_FOLLOW) != 0 ? Nameidata.LOOKUP_FOLLOW : 0)
                         | (empty ? Nameidata.LOOKUP_EMPTY : 0);

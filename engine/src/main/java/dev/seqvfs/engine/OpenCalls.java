@@ -5,6 +5,7 @@ import dev.seqvfs.engine.dir.Dentry;
 import dev.seqvfs.engine.dir.DirReply;
 import dev.seqvfs.engine.dir.DirectoryActor;
 import dev.seqvfs.engine.dir.DirectoryInode;
+import dev.seqvfs.engine.dir.NamelessFile;
 import dev.seqvfs.engine.fdtable.FdReply;
 import dev.seqvfs.engine.fdtable.FdTableActor;
 import dev.seqvfs.engine.fdtable.InstallClaim;
@@ -113,8 +114,8 @@ final class OpenCalls {
      */
     private CompletableFuture<Integer> openat(
             int dirfd, Filename path, int flags, int mode, OpenFuture req, boolean emptyPath) {
-        if ((flags & OpenFlags.O_TMPFILE) == OpenFlags.O_TMPFILE) {
-            throw new VfsException(Errno.EOPNOTSUPP, Syscall.OPEN, path);
+        if ((flags & TMPFILE_BIT) != 0) {
+            return tmpfile(dirfd, path, flags, mode, req);
         }
         if ((flags & OpenFlags.O_PATH) != 0) {
             flags &= PATH_KEEP;
@@ -183,6 +184,97 @@ final class OpenCalls {
                 throw new VfsException(Errno.ENOENT, Syscall.OPEN, path);
             }
         }
+    }
+
+    /** {@code __O_TMPFILE}: {@link OpenFlags#O_TMPFILE} without its {@code O_DIRECTORY} bit. */
+    private static final int TMPFILE_BIT = OpenFlags.O_TMPFILE & ~OpenFlags.O_DIRECTORY;
+
+    /**
+     * {@code open(O_TMPFILE)} ({@code do_tmpfile}, {@code vfs_tmpfile}, tmpfs's {@code
+     * shmem_tmpfile}): a regular file with no name in the directory {@code path} names, opened for
+     * writing. It has a link count of 0, counts against the superblock's inodes and bytes as any
+     * file does, and is freed at its last close unless {@code linkat} gave it a name first (with
+     * {@code AT_EMPTY_PATH} on its descriptor, or through {@code /proc/self/fd/N} with {@code
+     * AT_SYMLINK_FOLLOW}), which {@code O_EXCL} forbids ({@code ENOENT} then).
+     *
+     * <p>Errors in Linux's order: {@code EINVAL} ({@code O_CREAT} with it, or {@code O_DIRECTORY}
+     * missing, or an access mode that cannot write), the walk's ({@code ENOENT}, {@code ENOTDIR}
+     * for a non-directory or, with {@code O_NOFOLLOW}, a final link, ...), {@code EMFILE}, {@code
+     * EROFS}, {@code EACCES} (write and search permission on the directory), {@code EOPNOTSUPP} (a
+     * type without nameless files: procfs, hostfs, persistfs), {@code ENOSPC} (no inode left).
+     */
+    private CompletableFuture<Integer> tmpfile(
+            int dirfd, Filename path, int flags, int mode, OpenFuture req) {
+        if ((flags & (OpenFlags.O_TMPFILE | OpenFlags.O_CREAT)) != OpenFlags.O_TMPFILE
+                || (flags & OpenFlags.O_PATH) != 0
+                || !OpenFlags.writable(flags)) {
+            throw new VfsException(Errno.EINVAL, Syscall.OPEN, path);
+        }
+        int f = flags | OpenFlags.O_LARGEFILE;
+        VfsPath dir =
+                t.attrs.resolve(
+                        dirfd,
+                        path,
+                        Syscall.OPEN,
+                        (f & OpenFlags.O_NOFOLLOW) != 0 ? OpenFlags.AT_SYMLINK_NOFOLLOW : 0,
+                        Nameidata.LOOKUP_DIRECTORY);
+        DirectoryInode d = (DirectoryInode) dir.inode();
+        Superblock sb = dir.mnt().superblock();
+        if (dir.mnt().isReadOnly() || sb.isReadOnly()) {
+            throw new VfsException(Errno.EROFS, Syscall.OPEN, path);
+        }
+        if (!Permission.check(d, Mode.W_OK | Mode.X_OK, t.cred())) {
+            throw new VfsException(Errno.EACCES, Syscall.OPEN, path);
+        }
+        if ((d.iopFlags() & IopFlags.IOP_MUTABLE_DIR) == 0 || !sb.sop().tmpfile()) {
+            throw new VfsException(Errno.EOPNOTSUPP, Syscall.OPEN, path);
+        }
+        return withReservation(
+                req,
+                path,
+                res -> {
+                    Runnable endHold = holdForWrite(sb, f, path);
+                    OpenFile file;
+                    try {
+                        stopIfWithdrawn(req, path);
+                        file = openNameless(dir, d, sb, f, mode, path);
+                    } finally {
+                        endHold.run(); // the file holds its own write access now, or failed
+                    }
+                    return res.install(
+                            file,
+                            (f & OpenFlags.O_CLOEXEC) != 0,
+                            req == null ? null : req.claim(),
+                            path);
+                });
+    }
+
+    /**
+     * Makes ({@link NamelessFile}) and opens {@link #tmpfile}'s inode, on a pin of the mount that
+     * the open file takes over.
+     */
+    private OpenFile openNameless(
+            VfsPath dir, DirectoryInode d, Superblock sb, int f, int mode, Filename path) {
+        if (!dir.mnt().tryPin()) {
+            throw new VfsException(Errno.ENOENT, Syscall.OPEN, path); // the mount went away
+        }
+        Inode i;
+        try {
+            i =
+                    NamelessFile.make(
+                            sb,
+                            d,
+                            mode & ~t.umask() & 07777,
+                            t.cred(),
+                            (f & OpenFlags.O_EXCL) != 0);
+        } catch (RuntimeException | Error e) {
+            dir.mnt().unpin();
+            throw e;
+        }
+        OpenFile file = new OpenFile(i, dir.mnt(), null, f);
+        file.setOrigin(new FileOrigin(dir.mnt(), d, "#" + i.ino()));
+        takeWriteAccess(file, f, path);
+        return file;
     }
 
     /**

@@ -127,7 +127,12 @@ public final class VfsTask implements AutoCloseable {
      * {@code open(2)}: opens (and with {@code O_CREAT}, creates) a file and returns the lowest free
      * descriptor. Flags are {@link OpenFlags} values. Creation applies the umask. Follows a final
      * symlink unless {@code O_NOFOLLOW} ({@code ELOOP}) or {@code O_CREAT | O_EXCL} ({@code
-     * EEXIST}); a dangling symlink with {@code O_CREAT} creates its target.
+     * EEXIST}); a dangling symlink with {@code O_CREAT} creates its target. With {@code O_TMPFILE}
+     * (and a writable access mode, without {@code O_CREAT}: else {@code EINVAL}) {@code path} names
+     * a directory, in which a regular file with no name is made and opened: freed at its last close
+     * unless {@link #linkat} names it first ({@code AT_EMPTY_PATH} on the descriptor, or {@code
+     * /proc/self/fd/N} with {@code AT_SYMLINK_FOLLOW}), which {@code O_EXCL} forbids; {@code
+     * EOPNOTSUPP} on a type without it (persistfs).
      *
      * @param path the path
      * @param flags access mode and flags

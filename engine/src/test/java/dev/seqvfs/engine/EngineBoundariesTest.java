@@ -160,7 +160,8 @@ class EngineBoundariesTest {
                         "addMounts",
                         "dev.seqvfs.engine.mount.Namespace")
                 .check(engine);
-        // inode numbers and inode slots are handed out to directory writers
+        // inode numbers and inode slots are handed out to directory writers (and to O_TMPFILE's
+        // dir.NamelessFile, which writes no directory)
         calledOnlyFrom(
                         dev.seqvfs.engine.sb.Superblock.class,
                         "allocInoBatch",

@@ -75,6 +75,7 @@ final class FuseAbi {
     static final int LSEEK = 46;
     static final int COPY_FILE_RANGE = 47;
     static final int SYNCFS = 50;
+    static final int TMPFILE = 51;
 
     // ---------------------------------------------------------------- notify codes
 

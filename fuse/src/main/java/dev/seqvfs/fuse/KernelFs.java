@@ -202,6 +202,7 @@ final class KernelFs {
                                 : 0);
             }
             case FuseAbi.CREATE -> create(x);
+            case FuseAbi.TMPFILE -> tmpfile(x);
             case FuseAbi.READ -> read(x);
             case FuseAbi.WRITE -> write(x);
             case FuseAbi.STATFS -> statfs(x);
@@ -535,12 +536,38 @@ final class KernelFs {
         int flags = x.argInt(0);
         int mode = x.argInt(4) & Mode.PERMISSION_MASK;
         Filename name = x.name(16);
-        VfsTask c = caller(x);
         int f =
                 (flags & (OPEN_FLAGS_KEPT | OpenFlags.O_EXCL))
                         | OpenFlags.O_CREAT
                         | OpenFlags.O_CLOEXEC;
-        int fd = c.openat(parent.fd, name, f, mode);
+        replyCreated(x, caller(x).openat(parent.fd, name, f, mode));
+    }
+
+    /**
+     * {@code TMPFILE} ({@code open(2)} with {@code O_TMPFILE} in a directory of the mount, Linux
+     * 6.3 on): the engine's own {@code O_TMPFILE} open in the node's directory, by the caller (so
+     * its permission checks and its {@code O_EXCL}, which makes the file unlinkable, apply),
+     * answered as {@code CREATE} is: the new node, with no name and a link count of 0, and its
+     * handle. The request carries the same {@code fuse_create_in}; the name after it is the
+     * kernel's placeholder ({@code "/"}) and is not read.
+     */
+    private void tmpfile(Exchange x) {
+        Nodes.Node dir = node(x);
+        int flags = x.argInt(0);
+        int mode = x.argInt(4) & Mode.PERMISSION_MASK;
+        int f =
+                (flags & (OPEN_FLAGS_KEPT | OpenFlags.O_EXCL))
+                        | OpenFlags.O_TMPFILE
+                        | OpenFlags.O_CLOEXEC;
+        replyCreated(x, caller(x).openat(dir.fd, ".", f, mode));
+    }
+
+    /**
+     * Answers a {@code CREATE} or {@code TMPFILE} with the file the engine opened on {@code fd}:
+     * its node ({@code fuse_entry_out}) and a handle ({@code fuse_open_out}); on any failure the
+     * descriptor and the node are given back.
+     */
+    private void replyCreated(Exchange x, int fd) {
         long fh = handles.add(server, fd);
         Nodes.Node n;
         Stat st;

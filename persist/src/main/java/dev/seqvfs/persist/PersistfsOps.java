@@ -91,6 +91,15 @@ final class PersistfsOps implements SuperOperations {
     final DataStore data;
     private final PersistFileOperations regularOps = new PersistFileOperations(this);
 
+    /**
+     * No {@code O_TMPFILE} ({@code EOPNOTSUPP}): the journal records files by the names that give
+     * them, so a nameless file's data would have no record to come back with.
+     */
+    @Override
+    public boolean tmpfile() {
+        return false;
+    }
+
     /** A directory's: tmpfs's, but {@code fsync} waits for the directory's journal. */
     private final FileOperations directoryOps =
             new FileOperations() {

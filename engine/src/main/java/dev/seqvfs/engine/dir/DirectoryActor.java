@@ -1363,12 +1363,18 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
             return;
         }
         long now = batchNow;
-        // tmpfs charges every extra name against nr_inodes (shmem_reserve_inode in link).
-        sb.chargeInode(Syscall.LINK);
+        // tmpfs charges every extra name against nr_inodes (shmem_reserve_inode in link), but
+        // not an O_TMPFILE file's first one: its inode's own charge covers it
+        boolean extra = c.target().attrsAcquire().nlink() > 0;
+        if (extra) {
+            sb.chargeInode(Syscall.LINK);
+        }
         try {
             c.target().addLink(now);
         } catch (VfsException e) {
-            sb.unchargeInode();
+            if (extra) {
+                sb.unchargeInode();
+            }
             throw e;
         }
         DirSnapshot next;
@@ -1495,6 +1501,8 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
             int kind = stagedKind[i];
             if (published ? kind == UNLINKED : kind == LINKED) {
                 ((Inode) stagedArg[i]).dropLinksKeptForFree(1, batchNow);
+            } else if (published && kind == LINKED) {
+                ((Inode) stagedArg[i]).enteredTree(); // an O_TMPFILE file's first name
             } else if (published && kind == CREATED && stagedArg[i] instanceof SymlinkInode l) {
                 sb.treeBytesAdd(l.chargedBytesNow());
             }

@@ -55,10 +55,21 @@ public interface SuperOperations {
     FileOperations fileOps(FileType type);
 
     /**
+     * {@return whether {@code open(O_TMPFILE)} may make a nameless file in this type's directories
+     * (its {@code ->tmpfile}); {@code EOPNOTSUPP} otherwise, as {@code open(2)} documents} The
+     * default is {@code true} for a type whose directories the engine's actors change (tmpfs); a
+     * type whose journal records files by their names (persistfs) says {@code false}.
+     */
+    default boolean tmpfile() {
+        return true;
+    }
+
+    /**
      * Instantiates an inode that a directory of {@code sb} creates ({@code alloc_inode} and the
      * type's {@code ->create}/{@code ->mkdir}/{@code ->symlink}/{@code ->mknod}): the directory
      * actor has charged it and chosen its number and attributes. Called on the directory actor's
-     * thread; must not block.
+     * thread (for {@code open(O_TMPFILE)}'s nameless file, {@code parent} with no {@code name}, on
+     * the opening thread); must not block.
      *
      * @param sb the superblock
      * @param ino its inode number

@@ -378,17 +378,53 @@ public class Inode {
      *     EMLINK} at {@link Limits#LINK_MAX}; nothing changed
      */
     public final void addLink(long now) {
+        boolean[] named = new boolean[1];
         updateAttrs(
                 a -> {
-                    if (a.nlink() == 0) {
+                    if (a.nlink() == 0 && !linkable) {
                         throw new VfsException(Errno.ENOENT, Syscall.LINK, null);
                     }
                     if (a.nlink() >= Limits.LINK_MAX) {
                         throw new VfsException(Errno.EMLINK, Syscall.LINK, null);
                     }
+                    named[0] = a.nlink() == 0;
                     return a.withNlink(a.nlink() + 1, now);
                 });
+        if (named[0]) {
+            // an O_TMPFILE file's first name (I_LINKABLE): it is no longer a removed inode
+            // waiting for its free, and it cannot be named from nothing again
+            linkable = false;
+            owner.removeCountAdd(-1);
+        }
     }
+
+    /**
+     * Whether this inode, with no link, may still be given one ({@code I_LINKABLE}: a file made by
+     * {@code open(O_TMPFILE)} without {@code O_EXCL}, until its first {@code linkat}). Written
+     * before the inode is published to another thread (its open file's install) and by the
+     * directory actor that links it; read by that actor (volatile).
+     */
+    private volatile boolean linkable;
+
+    /**
+     * Makes this new inode one that {@code open(O_TMPFILE)} made: no link, counted as removed
+     * ({@code s_remove_count}) until it is freed or named, out of its superblock's tree, and
+     * linkable unless {@code exclusive} ({@code O_EXCL}). Called once, before the inode is
+     * reachable by any other thread.
+     *
+     * @param exclusive whether {@code O_EXCL} was given: then it can never be linked
+     */
+    public final void madeNameless(boolean exclusive) {
+        owner.removeCountAdd(1);
+        leftTree();
+        linkable = !exclusive;
+    }
+
+    /**
+     * A nameless file's first name was published (the caller holds the gate of that change): its
+     * charges count in its superblock's tree again. Nothing for any other inode.
+     */
+    public void enteredTree() {}
 
     /**
      * Drops {@code n} hard links (an unlink, or a directory's two links at rmdir) and frees the

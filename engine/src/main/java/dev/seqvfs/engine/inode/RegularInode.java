@@ -1254,6 +1254,25 @@ public class RegularInode extends Inode {
     }
 
     /**
+     * A nameless ({@code O_TMPFILE}) file's first name was published (the caller holds the gate of
+     * that change): its charges count in the tree again, the bytes it holds first. One CAS of the
+     * ledger, as {@link #leftTree}; nothing if it was never out of the tree or was freed.
+     */
+    @Override
+    public void enteredTree() {
+        while (true) {
+            long c = charged.get();
+            if (c == FREED_MARK || (c & UNLINKED) == 0) {
+                return;
+            }
+            if (charged.compareAndSet(c, c & ~UNLINKED)) {
+                owner().treeBytesAdd(c & ~UNLINKED);
+                return;
+            }
+        }
+    }
+
+    /**
      * Returns, once, the bytes this file holds against the owner's limit, and closes its account:
      * later charges are returned at once. Called when the inode is freed.
      */

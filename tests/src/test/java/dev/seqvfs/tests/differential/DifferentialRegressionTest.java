@@ -33,6 +33,39 @@ class DifferentialRegressionTest {
     }
 
     /**
+     * {@code O_TMPFILE} (SeqVFS said EOPNOTSUPP): a nameless file of link count 0 that {@code
+     * linkat(AT_EMPTY_PATH)} names, one opened with {@code O_EXCL} that cannot be linked ({@code
+     * ENOENT}), the refusals of a read-only access mode and of {@code O_CREAT} ({@code EINVAL}), of
+     * a non-directory ({@code ENOTDIR}) and of a missing one ({@code ENOENT}), and a nameless file
+     * dropped at its close; as on the host's tmpfs.
+     */
+    @Example
+    void open_tmpfile_matchesHost() {
+        replay(
+                mkdir("d", 0755),
+                open("d", O_TMPFILE | O_RDWR, 0640),
+                fstat(0),
+                linkat(0, "", AT_FDCWD, "d/named", AT_EMPTY_PATH),
+                fstat(0),
+                stat("d/named"),
+                linkat(0, "", AT_FDCWD, "d/again", AT_EMPTY_PATH),
+                stat("d/named"),
+                open("d", O_TMPFILE | O_RDWR | O_EXCL, 0600),
+                fstat(1),
+                linkat(1, "", AT_FDCWD, "d/n2", AT_EMPTY_PATH),
+                open("d", O_TMPFILE | O_WRONLY, 07777),
+                fstat(2),
+                close(2),
+                open("d", O_TMPFILE | O_RDONLY, 0600),
+                open("d", O_TMPFILE | O_RDWR | O_CREAT, 0600),
+                open("d/named", O_TMPFILE | O_RDWR, 0600),
+                open("missing", O_TMPFILE | O_RDWR, 0600),
+                getdents(0),
+                close(0),
+                close(1));
+    }
+
+    /**
      * SeqVFS said EBADF: getname() rejects a path of PATH_MAX bytes (ENAMETOOLONG) before the
      * dirfd.
      */

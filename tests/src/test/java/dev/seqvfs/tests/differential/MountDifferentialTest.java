@@ -226,6 +226,36 @@ class MountDifferentialTest {
                         Op.stat("f")));
     }
 
+    /**
+     * {@code O_TMPFILE} through the mount (the kernel's {@code FUSE_TMPFILE}): a nameless file of
+     * link count 0 that {@code linkat(AT_EMPTY_PATH)} names, one opened with {@code O_EXCL} that
+     * cannot be linked ({@code ENOENT}), and the refusals of a read-only open ({@code EINVAL}) and
+     * of a non-directory ({@code ENOTDIR}): as on the host's tmpfs, on both mounts (before the
+     * server handled the request, every such open was {@code EOPNOTSUPP}).
+     */
+    @Example
+    void oTmpfile_linkableUnlessExclusive_asOnTheHost() {
+        List<Op> ops =
+                List.of(
+                        Op.mkdir("d", 0755),
+                        Op.open("d", OpenFlags.O_TMPFILE | OpenFlags.O_RDWR, 0640),
+                        Op.fstat(0),
+                        Op.linkat(0, "", OpenFlags.AT_FDCWD, "d/named", OpenFlags.AT_EMPTY_PATH),
+                        Op.fstat(0),
+                        Op.stat("d/named"),
+                        Op.open(
+                                "d",
+                                OpenFlags.O_TMPFILE | OpenFlags.O_RDWR | OpenFlags.O_EXCL,
+                                0600),
+                        Op.fstat(1),
+                        Op.linkat(1, "", OpenFlags.AT_FDCWD, "d/n2", OpenFlags.AT_EMPTY_PATH),
+                        Op.open("d", OpenFlags.O_TMPFILE | OpenFlags.O_RDONLY, 0600),
+                        Op.open("d/named", OpenFlags.O_TMPFILE | OpenFlags.O_WRONLY, 0600),
+                        Op.stat("d"));
+        check(ops);
+        check(ops, cachedMountPoint);
+    }
+
     @Property(tries = 60, edgeCases = EdgeCasesMode.NONE)
     void renames_randomSequencesOverTwoNames_throughTheMount_matchHostKernel(
             @ForAll("renameSequences") List<Op> ops) {

@@ -43,10 +43,11 @@ import net.jqwik.api.Tuple;
  * a chain of 39 to 41 links in {@code /} (the {@code SYMLOOP_MAX} boundary of 40) and stats its
  * end.
  *
- * <p>Not generated (deliberate differences or calls that would block the host): {@code O_TMPFILE},
- * device nodes by {@code mknod} (a {@code RENAME_WHITEOUT} makes its whiteout, a device node 0/0,
- * which both sides open with {@code ENXIO}); FIFOs are made but the host never opens one (see
- * {@link Outcomes#SKIPPED}); times and inode numbers are never compared. Where the host sets {@code
+ * <p>Not generated (deliberate differences or calls that would block the host): {@code O_TMPFILE}
+ * (its cases are examples: {@code DifferentialRegressionTest#open_tmpfile_matchesHost}), device
+ * nodes by {@code mknod} (a {@code RENAME_WHITEOUT} makes its whiteout, a device node 0/0, which
+ * both sides open with {@code ENXIO}); FIFOs are made but the host never opens one (see {@link
+ * Outcomes#SKIPPED}); times and inode numbers are never compared. Where the host sets {@code
  * fs.protected_regular} or {@code fs.protected_fifos}, files are never given to another user
  * ({@link HostKernel#protectsStickyFiles()}).
  */
