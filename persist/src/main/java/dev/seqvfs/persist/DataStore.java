@@ -102,15 +102,18 @@ interface DataStore extends AutoCloseable {
     void close();
 
     /**
-     * {@return {@code x} as stored: a count, then each name (UTF-8) and value, each with its
-     * length}
+     * {@return {@code x} as stored: a count, then each name (its bytes: UTF-8, any byte that is not
+     * UTF-8 kept as it is) and value, each with its length}
      */
     static byte[] encode(dev.seqvfs.engine.inode.Xattrs x) {
         java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
         try (java.io.DataOutputStream o = new java.io.DataOutputStream(b)) {
             o.writeInt(x.size());
             for (String n : x.names()) {
-                byte[] name = n.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                // the name's own bytes: a byte that is not UTF-8 is kept (surrogateescape)
+                byte[] name =
+                        dev.seqvfs.protocol.PathNames.toBytes(
+                                dev.seqvfs.protocol.PathNames.toInternal(n, null));
                 byte[] v = x.get(n);
                 o.writeInt(name.length);
                 o.write(name);
@@ -137,7 +140,13 @@ interface DataStore extends AutoCloseable {
                 in.readFully(name);
                 byte[] v = new byte[in.readInt()];
                 in.readFully(v);
-                x = x.with(new String(name, java.nio.charset.StandardCharsets.UTF_8), v);
+                x =
+                        x.with(
+                                dev.seqvfs.protocol.PathNames.toExternal(
+                                        new String(
+                                                name,
+                                                java.nio.charset.StandardCharsets.ISO_8859_1)),
+                                v);
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -22,7 +22,8 @@ import java.util.Objects;
  * @param ctime last status change, nanoseconds since the epoch
  * @param linkTarget a symbolic link's target, else {@code null}
  * @param xattrs its extended attributes, by name, or {@code null} for none (added in schema version
- *     2: an older record has none)
+ *     2: an older record has none); a name that is not valid UTF-8 is kept as NUL followed by its
+ *     bytes, one char per byte
  */
 public record EntryRecord(
         long ino,
@@ -69,7 +70,11 @@ public record EntryRecord(
         dev.seqvfs.engine.inode.Xattrs x = dev.seqvfs.engine.inode.Xattrs.EMPTY;
         if (xattrs != null) {
             for (java.util.Map.Entry<String, byte[]> e : xattrs.entrySet()) {
-                x = x.with(e.getKey(), e.getValue());
+                String n = e.getKey();
+                if (n.startsWith(BYTES_MARK)) {
+                    n = dev.seqvfs.protocol.PathNames.toExternal(n.substring(1));
+                }
+                x = x.with(n, e.getValue());
             }
         }
         return x;
@@ -82,9 +87,33 @@ public record EntryRecord(
         }
         java.util.SortedMap<String, byte[]> m = new java.util.TreeMap<>();
         for (String n : x.names()) {
-            m.put(n, x.get(n));
+            m.put(recordedName(n), x.get(n));
         }
         return java.util.Collections.unmodifiableSortedMap(m);
+    }
+
+    /**
+     * Marks a recorded attribute name kept as its bytes, one char per byte ({@code
+     * PathNames.toInternal}), because it is not valid UTF-8: as text it would hold lone surrogates
+     * (surrogateescape), which CBOR's text strings cannot carry. No real name starts with NUL (a
+     * name is a C string), so names recorded before the mark existed read as they did.
+     */
+    private static final String BYTES_MARK = "\0";
+
+    /** {@return name {@code n} as a record keeps it: itself, or its bytes after the mark} */
+    private static String recordedName(String n) {
+        for (int i = 0; i < n.length(); i++) {
+            if (Character.isSurrogate(n.charAt(i))
+                    && !(Character.isHighSurrogate(n.charAt(i))
+                            && i + 1 < n.length()
+                            && Character.isLowSurrogate(n.charAt(i + 1)))) {
+                return BYTES_MARK + dev.seqvfs.protocol.PathNames.toInternal(n, null);
+            }
+            if (Character.isHighSurrogate(n.charAt(i))) {
+                i++; // a whole pair: valid UTF-16
+            }
+        }
+        return n;
     }
 
     /** {@return the file type its {@code mode} names} */

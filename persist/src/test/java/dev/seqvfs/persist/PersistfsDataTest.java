@@ -8,6 +8,7 @@ import dev.seqvfs.engine.Fsck;
 import dev.seqvfs.engine.SeqVfs;
 import dev.seqvfs.engine.VfsTask;
 import dev.seqvfs.protocol.Credentials;
+import dev.seqvfs.protocol.FileType;
 import dev.seqvfs.protocol.OpenFlags;
 import dev.seqvfs.protocol.Stat;
 import java.nio.charset.StandardCharsets;
@@ -375,6 +376,48 @@ class PersistfsDataTest {
         // the unmount wrote it back in blocks
         assertEquals(1, storedBlocks(data, ino));
         assertArrayEquals("old content".getBytes(StandardCharsets.UTF_8), row(data, ino));
+    }
+
+    /**
+     * Attribute names are bytes: names that are not UTF-8 ({@code user.\xff}, {@code user.\xfe}, as
+     * text {@code "user.\udcff"}: surrogateescape) on a directory, a file and a symbolic link
+     * survive a remount as themselves, and the directory's journal takes them. Found through the
+     * mount: CBOR could not write such a name (the directory's journal failed, with EIO and then
+     * lost files), and a file's stored attributes turned each such byte into {@code '?'}.
+     */
+    @Test
+    void extendedAttributeNames_thatAreNotUtf8_surviveARemount() {
+        String ff = "user.\udcffa";
+        String fe = "user.\udcfea";
+        String valid = "user.\u00e9t\u00e9";
+        try (SeqVfs vfs = SeqVfs.create(PersistfsRemountTest.config(data))) {
+            VfsTask t = vfs.newTask(Credentials.ROOT);
+            t.mkdir("/x", 0755);
+            t.setxattr("/x", ff, new byte[] {1}, 0);
+            t.setxattr("/x", valid, new byte[] {9}, 0);
+            t.close(t.open("/x/f", OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0644));
+            t.setxattr("/x/f", ff, new byte[] {2}, 0);
+            t.setxattr("/x/f", fe, new byte[] {3}, 0);
+            t.symlink("f", "/x/l");
+            t.lsetxattr("/x/l", "trusted.\udcff", new byte[] {4}, 0);
+            t.mkdir("/x/after", 0755); // the journal goes on after the attribute
+        }
+        try (SeqVfs vfs = SeqVfs.create(PersistfsRemountTest.config(data))) {
+            VfsTask t = vfs.newTask(Credentials.ROOT);
+            assertEquals(
+                    new java.util.TreeSet<>(List.of(ff, valid)),
+                    new java.util.TreeSet<>(t.listxattr("/x")));
+            assertArrayEquals(new byte[] {1}, t.getxattr("/x", ff));
+            assertArrayEquals(new byte[] {9}, t.getxattr("/x", valid));
+            assertEquals(
+                    new java.util.TreeSet<>(List.of(ff, fe)),
+                    new java.util.TreeSet<>(t.listxattr("/x/f")));
+            assertArrayEquals(new byte[] {2}, t.getxattr("/x/f", ff));
+            assertArrayEquals(new byte[] {3}, t.getxattr("/x/f", fe));
+            assertArrayEquals(new byte[] {4}, t.lgetxattr("/x/l", "trusted.\udcff"));
+            assertEquals(FileType.DIRECTORY, t.stat("/x/after").type());
+            assertEquals(List.of(), Fsck.check(vfs, true));
+        }
     }
 
     @Test
