@@ -36,4 +36,20 @@ final class Causes {
         }
         return String.join(": ", parts);
     }
+
+    /**
+     * {@return the message for an {@link OutOfMemoryError} while a data directory was loaded:
+     * persistfs keeps file data in the heap (tmpfs-like), so a store larger than about half the
+     * heap cannot be mounted or checked}
+     *
+     * @param dataDir the data directory, or {@code null}
+     */
+    static String heapTooSmall(java.nio.file.Path dataDir) {
+        return "the data"
+                + (dataDir == null ? "" : " in " + dataDir)
+                + " does not fit in this JVM's heap ("
+                + (Runtime.getRuntime().maxMemory() >> 20)
+                + " MiB; persistfs keeps file contents in memory): give it more, as"
+                + " SEQVFS_JAVA_OPTS=-Xmx8g";
+    }
 }

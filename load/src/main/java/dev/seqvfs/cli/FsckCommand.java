@@ -98,6 +98,10 @@ final class FsckCommand implements Callable<Integer> {
             err.println("seqvfs fsck: " + Causes.line(e));
             err.flush();
             return 8;
+        } catch (OutOfMemoryError e) {
+            err.println("seqvfs fsck: " + Causes.heapTooSmall(dataDir));
+            err.flush();
+            return 8;
         }
         for (String c : r.corrected()) {
             out.println("corrected: " + c);

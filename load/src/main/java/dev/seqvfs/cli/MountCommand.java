@@ -42,10 +42,12 @@ import sun.misc.Signal;
         sortOptions = false,
         versionProvider = VersionProvider.class,
         description = {
-            "Mount a fresh SeqVFS instance (an empty tmpfs root) on MOUNTPOINT through FUSE, so that"
-                    + " any program on the host can use it; serve it until umount MOUNTPOINT (or"
-                    + " fusermount -u MOUNTPOINT), or Ctrl-C with --foreground. The files live in the"
-                    + " JVM's heap and are gone after the unmount.",
+            "Mount a SeqVFS instance on MOUNTPOINT through FUSE, so that any program on the host"
+                    + " can use it; serve it until umount MOUNTPOINT (or fusermount -u MOUNTPOINT),"
+                    + " or Ctrl-C with --foreground. By default it is an empty tmpfs root whose"
+                    + " files live in the JVM's heap and are gone after the unmount; with"
+                    + " --data-dir D it is the persistent type, kept in D (sync(1) does not reach"
+                    + " a FUSE server: fsync, or --data-options sync, makes contents durable).",
             "Needs FUSE: apt-get install fuse3 (Debian; libfuse2 too for -o transport=libfuse2).",
             "Example: seqvfs mount /mnt/seqvfs; cd /mnt/seqvfs; ...; umount /mnt/seqvfs"
         })
@@ -88,7 +90,8 @@ final class MountCommand implements Callable<Integer> {
                     "Mount options, comma-separated, repeatable: ro, nosuid, allow_other,"
                             + " default_permissions, entry_timeout=S, attr_timeout=S,"
                             + " negative_timeout=S (seconds the kernel may cache names, attributes"
-                            + " and \"no such file\"; 0 by default), ...; transport=libfuse2 serves"
+                            + " and \"no such file\"; 1 by default, 0 with --strict), ...;"
+                            + " transport=libfuse2 serves"
                             + " through libfuse 2 (jnr-fuse) instead of the default /dev/fuse"
                             + " transport, with its fixed options "
                             + FuseMount.FIXED_OPTIONS
@@ -121,6 +124,15 @@ final class MountCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (dataOptions != null && dataDir == null) {
+            // without --data-dir the mount is tmpfs: its options would be ignored, and an
+            // "async" or "sync" the user asked for would silently mean nothing
+            err().println(
+                            "seqvfs mount: --data-options needs --data-dir (without it the mount is tmpfs,"
+                                    + " whose files are gone at the unmount)");
+            err().flush();
+            return 2;
+        }
         if (!privateMount && FuseMount.isRoot() && !hasOption("allow_other")) {
             // a file system that root mounts is everyone's, under its permissions (the
             // background mode passes the option on to its server)
@@ -168,6 +180,8 @@ final class MountCommand implements Callable<Integer> {
         } catch (RuntimeException e) {
             // one line with the root cause (a data directory in use, a corrupt store), not a trace
             return fail("cannot start the file system: " + Causes.line(e));
+        } catch (OutOfMemoryError e) {
+            return fail("cannot start the file system: " + Causes.heapTooSmall(dataDir));
         }
         try (SeqVfs vfs = made) {
             FuseMount mount;

@@ -31,6 +31,14 @@ class MountCommandTest {
         assertEquals("seqvfs mount: /nonexistent/seqvfs-mp: no such directory\n", r.err());
     }
 
+    /** Found by a newcomer: the options were ignored and the mount served tmpfs (exit 0). */
+    @Test
+    void mount_dataOptionsWithoutDataDir_isRefused_andMountsNothing(@TempDir Path dir) {
+        Cli.Result r = Cli.run("mount", "--foreground", "--data-options", "async", dir.toString());
+        assertEquals(2, r.exit());
+        assertTrue(r.err().startsWith("seqvfs mount: --data-options needs --data-dir"), r.err());
+    }
+
     @Test
     void mount_onAFile_saysNotADirectory(@TempDir Path dir) throws IOException {
         Path f = Files.createFile(dir.resolve("f"));
