@@ -171,8 +171,7 @@ final class TaskContext implements WalkContext {
     }
 
     <T> T walk(VfsPath start, String internalPath, Syscall op, WalkFunction<T> fn) {
-        alive(op);
-        return vfs.walker().walk(this, start, internalPath, op, fn);
+        return walk(start, internalPath, null, op, fn);
     }
 
     /**

@@ -102,18 +102,10 @@ public record EntryRecord(
 
     /** {@return name {@code n} as a record keeps it: itself, or its bytes after the mark} */
     private static String recordedName(String n) {
-        for (int i = 0; i < n.length(); i++) {
-            if (Character.isSurrogate(n.charAt(i))
-                    && !(Character.isHighSurrogate(n.charAt(i))
-                            && i + 1 < n.length()
-                            && Character.isLowSurrogate(n.charAt(i + 1)))) {
-                return BYTES_MARK + dev.seqvfs.protocol.PathNames.toInternal(n, null);
-            }
-            if (Character.isHighSurrogate(n.charAt(i))) {
-                i++; // a whole pair: valid UTF-16
-            }
-        }
-        return n;
+        // only well-formed UTF-16 (no lone surrogate) encodes as UTF-8 text
+        return java.nio.charset.StandardCharsets.UTF_8.newEncoder().canEncode(n)
+                ? n
+                : BYTES_MARK + dev.seqvfs.protocol.PathNames.toInternal(n, null);
     }
 
     /** {@return the file type its {@code mode} names} */

@@ -1604,21 +1604,8 @@ public final class DirectoryActor extends AbstractBehavior<DirectoryActor.Comman
         }
         InodeAttrs parent = dir.attrsAcquire();
         Credentials cred = c.cred();
-        int perm = c.mode() & Mode.PERMISSION_MASK;
-        int gid = cred.gid();
-        if ((parent.mode() & Mode.S_ISGID) != 0) {
-            gid = parent.gid();
-            if (type == FileType.DIRECTORY) {
-                perm |= Mode.S_ISGID;
-            }
-        }
-        if (type != FileType.DIRECTORY
-                && (perm & Mode.S_ISGID) != 0
-                && (perm & 010) != 0
-                && !cred.isRoot()
-                && !cred.inGroup(gid)) {
-            perm &= ~Mode.S_ISGID;
-        }
+        int gid = InitOwner.gid(parent, cred);
+        int perm = InitOwner.perm(c.mode() & Mode.PERMISSION_MASK, type, parent, cred, gid);
         long now = batchNow;
         long ino = nextIno();
         int mode = type.ifmt() | perm;

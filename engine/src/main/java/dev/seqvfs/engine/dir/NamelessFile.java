@@ -4,6 +4,7 @@ import dev.seqvfs.engine.inode.Inode;
 import dev.seqvfs.engine.inode.InodeAttrs;
 import dev.seqvfs.engine.sb.Superblock;
 import dev.seqvfs.protocol.Credentials;
+import dev.seqvfs.protocol.FileType;
 import dev.seqvfs.protocol.Mode;
 import dev.seqvfs.protocol.Syscall;
 
@@ -11,10 +12,8 @@ import dev.seqvfs.protocol.Syscall;
  * Makes the inode of {@code open(O_TMPFILE)}: a regular file with no name (tmpfs's {@code
  * shmem_tmpfile}). It changes no directory, so it needs no directory's writer: the inode's charge
  * ({@link Superblock#chargeInode}) and its number ({@link Superblock#allocInoBatch}) are atomic,
- * and nothing else can reach the inode until its open file is installed. Its attributes are a
- * create's in {@code dir} ({@code inode_init_owner}: a set-group-ID directory's group; the
- * set-group-ID bit dropped for a caller outside that group), as {@link DirectoryActor} makes a new
- * file's. Thread-safe; stateless.
+ * and nothing else can reach the inode until its open file is installed. Its owner and bits are a
+ * create's in {@code dir} ({@code inode_init_owner}). Thread-safe; stateless.
  */
 public final class NamelessFile {
     private NamelessFile() {}
@@ -34,22 +33,14 @@ public final class NamelessFile {
     public static Inode make(
             Superblock sb, DirectoryInode dir, int perm, Credentials cred, boolean exclusive) {
         InodeAttrs parent = dir.attrsAcquire();
-        int gid = cred.gid();
-        if ((parent.mode() & Mode.S_ISGID) != 0) {
-            gid = parent.gid();
-        }
-        if ((perm & Mode.S_ISGID) != 0
-                && (perm & 010) != 0
-                && !cred.isRoot()
-                && !cred.inGroup(gid)) {
-            perm &= ~Mode.S_ISGID;
-        }
+        int gid = InitOwner.gid(parent, cred);
+        int kept = InitOwner.perm(perm, FileType.REGULAR, parent, cred, gid);
         sb.chargeInode(Syscall.OPEN);
         Inode i;
         try {
             long ino = sb.allocInoBatch(1);
             InodeAttrs attrs =
-                    InodeAttrs.create(Mode.S_IFREG | perm, 0, cred.uid(), gid, 0, 0, sb.now());
+                    InodeAttrs.create(Mode.S_IFREG | kept, 0, cred.uid(), gid, 0, 0, sb.now());
             i = sb.sop().newInode(sb, ino, attrs, dir, null, null);
         } catch (RuntimeException | OutOfMemoryError e) {
             sb.unchargeInode();
